@@ -1,0 +1,104 @@
+"""Turning ``--rag-gate`` on: settings, metrics and judge, checked before collection.
+
+Every problem found here is a usage error (pytest exits 4) with a message that names the
+setting and, for a misspelt name, the closest valid one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .config import GateConfig, load_config
+from .exceptions import UsageError
+from .metrics.base import Metric
+from .metrics.registry import builtin_metrics, load_entry_point_metrics, unknown_metric_error
+from .session import GateRun, WorkerInfo
+
+if TYPE_CHECKING:
+    from .reports.json_report import SavedReport
+
+
+def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
+    """Build the run, or raise ``pytest.UsageError`` with a clear message."""
+    try:
+        loaded = load_config(
+            rootdir=config.rootpath,
+            cli=cli,
+            env=os.environ,
+            config_path=config.option.rag_gate_config,
+        )
+        metrics = available_metrics(loaded.config)
+        from .custom_metrics import hook_metrics, with_metric_defaults
+
+        metrics.update(hook_metrics(config, metrics))
+        loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
+        check_metric_names(loaded.config, metrics)
+        from .live import resolve_target
+
+        target = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
+        baseline = _read_baseline(loaded.config, config)
+        from .judges.factory import create_judge
+
+        judge, info = create_judge(loaded.config, rootdir=config.rootpath, env=os.environ)
+        from .judges.embedder import bind_embedder
+
+        bind_embedder(metrics, judge, loaded.config)
+    except UsageError as error:
+        raise pytest.UsageError(str(error)) from None
+    return GateRun(
+        pytest_config=config,
+        loaded=loaded,
+        metrics=metrics,
+        judge=judge,
+        judge_info=info,
+        worker=WorkerInfo.of(config),
+        baseline=baseline,
+        target=target,
+    )
+
+
+def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport | None:
+    """The baseline report, read now so that a bad path stops the run before any judging."""
+    if not settings.baseline:
+        return None
+    from .baseline import read_baseline
+
+    return read_baseline(settings.baseline, rootdir=config.invocation_params.dir)
+
+
+def available_metrics(config: GateConfig) -> dict[str, Metric]:
+    """Built-in metrics first, in display order, then those from installed packages."""
+    from .judges.embedder import deferred_embedder
+
+    metrics: dict[str, Metric] = dict(
+        builtin_metrics(
+            answer_relevancy_strategy=config.answer_relevancy_strategy,
+            embedder=deferred_embedder(config),
+        )
+    )
+    from .metrics.tool_selection import ToolSelection
+
+    # Tool selection needs no judge and applies only to cases with an expected tool.
+    metrics.setdefault(ToolSelection.name, ToolSelection())
+    for name, metric in load_entry_point_metrics().items():
+        metrics.setdefault(name, metric)
+    return metrics
+
+
+def check_metric_names(config: GateConfig, metrics: Mapping[str, Metric]) -> None:
+    """Every metric named in the settings must exist."""
+    named: list[Iterable[str]] = [
+        config.metrics or [],
+        config.thresholds,
+        config.rules,
+        *config.tag_thresholds.values(),
+    ]
+    for names in named:
+        for name in names:
+            if name not in metrics:
+                raise unknown_metric_error(name, metrics)

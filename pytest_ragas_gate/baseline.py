@@ -1,0 +1,385 @@
+"""Regression against a baseline: a previous run's JSON report, compared case by case.
+
+Cases are paired by (golden file, id); a case whose file was moved or renamed is still
+paired by its id alone when that id is unambiguous. Per metric, the paired deltas
+(new − baseline) over the cases scored in both runs give a mean drop and a paired
+bootstrap interval. A metric *regresses* when its mean drops by more than
+``max_regression`` **and** the whole interval lies below 0, so a noisy dip on a few cases
+does not block a deploy while a real, material drop does. Like a threshold, a regression
+fails the gate only for a gated metric (one with a threshold); the regression of a
+reported-only metric is shown and does not block.
+
+Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate merge`` share it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .config import GateConfig
+from .exceptions import ReportError, UsageError
+from .gate import GateVerdict, canonical_order
+from .reports.hints import hint_for
+from .reports.json_report import SavedReport, load_report
+from .reports.junit import split_source
+from .results import CaseResult
+from .sharding import Shard
+from .stats import mean, paired_bootstrap_ci
+
+__all__ = [
+    "BaselineComparison",
+    "CaseDelta",
+    "MetricDelta",
+    "apply_baseline",
+    "case_deltas",
+    "compare_to_baseline",
+    "pair_cases",
+    "in_shard",
+    "read_baseline",
+    "report_extras",
+]
+
+# The same float slack as the gate: a drop equal to max_regression on paper must not
+# regress because of the last bits of a subtraction.
+_TOLERANCE = 1e-9
+
+
+class MetricDelta(BaseModel):
+    """One metric, new run against baseline, over the cases scored in both."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    n_paired: int
+    base_mean: float | None
+    new_mean: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    regressed: bool
+    gated: bool = True
+    message: str
+
+
+class BaselineComparison(BaseModel):
+    """The comparison of a run with its baseline, as stored under ``baseline`` in reports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    max_regression: float
+    confidence: float
+    paired_cases: int
+    paired_by_id_only: int
+    new_cases: list[str] = Field(default_factory=list)
+    removed_cases: list[str] = Field(default_factory=list)
+    metrics: dict[str, MetricDelta] = Field(default_factory=dict)
+    regressed_metrics: list[str] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Whether no metric regressed."""
+        return not self.regressed_metrics
+
+    def summary_line(self) -> str:
+        """One line for the terminal and the Markdown summary."""
+        verdict = (
+            "no regression"
+            if self.passed
+            else f"{len(self.regressed_metrics)} metric(s) regressed: "
+            + ", ".join(self.regressed_metrics)
+        )
+        return (
+            f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
+            f"{len(self.removed_cases)} removed case(s); {verdict}"
+        )
+
+
+class CaseDelta(BaseModel):
+    """One paired case's change on one metric."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    metric: str
+    base: float
+    new: float
+
+    @property
+    def delta(self) -> float:
+        """New minus baseline."""
+        return self.new - self.base
+
+
+def case_label(result: CaseResult) -> str:
+    """How a case is named in comparisons: ``file::id``."""
+    return f"{split_source(result.source)[0]}::{result.id}"
+
+
+def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
+    """Load the baseline report named in the settings, as a usage error when it cannot be.
+
+    Args:
+        path: The report, absolute or relative to ``rootdir``.
+        rootdir: Where a relative path is resolved.
+
+    Returns:
+        The saved report.
+
+    Raises:
+        UsageError: The file is missing, unreadable or not a report of this schema.
+    """
+    resolved = Path(path)
+    if not resolved.is_absolute():
+        resolved = rootdir / resolved
+    try:
+        return load_report(resolved)
+    except ReportError as error:
+        raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None
+
+
+def pair_cases(
+    base: Sequence[CaseResult], new: Sequence[CaseResult]
+) -> tuple[list[tuple[CaseResult, CaseResult]], list[CaseResult], list[CaseResult], int]:
+    """Pair baseline and new cases by (file, id), then by id alone for moved files.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+
+    Returns:
+        ``(pairs, new_only, base_only, paired_by_id_only)``; pairs as (base, new), in
+        the new run's canonical order.
+    """
+    base_by_key = {(split_source(r.source)[0], r.id): r for r in canonical_order(base)}
+    pairs: list[tuple[CaseResult, CaseResult]] = []
+    unmatched_new: list[CaseResult] = []
+    for result in canonical_order(new):
+        match = base_by_key.pop((split_source(result.source)[0], result.id), None)
+        if match is None:
+            unmatched_new.append(result)
+        else:
+            pairs.append((match, result))
+
+    # A file that moved keeps its ids; pair on the id only where it names one case on
+    # each side, since an id repeated across files cannot say which is which.
+    base_left = list(base_by_key.values())
+    base_ids = Counter(result.id for result in base_left)
+    new_ids = Counter(result.id for result in unmatched_new)
+    base_by_id = {result.id: result for result in base_left if base_ids[result.id] == 1}
+    by_id_only = 0
+    new_only: list[CaseResult] = []
+    for result in unmatched_new:
+        match = base_by_id.pop(result.id, None) if new_ids[result.id] == 1 else None
+        if match is None:
+            new_only.append(result)
+        else:
+            pairs.append((match, result))
+            by_id_only += 1
+    paired_base = {id(base_result) for base_result, _ in pairs}
+    base_only = [result for result in base_left if id(result) not in paired_base]
+    pairs.sort(key=lambda pair: (pair[1].source, pair[1].id))
+    return pairs, new_only, base_only, by_id_only
+
+
+def _score(result: CaseResult, metric: str) -> float | None:
+    """A metric's number in a case, or None when unscored (n/a, errored, absent)."""
+    if result.error is not None or metric in result.errors:
+        return None
+    return result.scores.get(metric)
+
+
+def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> list[CaseDelta]:
+    """The per-case changes of ``metric`` over the pairs scored in both runs.
+
+    Args:
+        pairs: (baseline, new) case pairs from :func:`pair_cases`.
+        metric: The metric.
+
+    Returns:
+        One delta per pair where both runs have a number, in pair order.
+    """
+    deltas = []
+    for base_result, new_result in pairs:
+        base_score, new_score = _score(base_result, metric), _score(new_result, metric)
+        if base_score is not None and new_score is not None:
+            deltas.append(
+                CaseDelta(
+                    case=case_label(new_result), metric=metric, base=base_score, new=new_score
+                )
+            )
+    return deltas
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def _metric_delta(
+    metric: str, deltas: Sequence[CaseDelta], config: GateConfig, label: str, *, gated: bool
+) -> MetricDelta:
+    if not deltas:
+        return MetricDelta(
+            metric=metric,
+            n_paired=0,
+            base_mean=None,
+            new_mean=None,
+            delta=None,
+            ci_low=None,
+            ci_high=None,
+            regressed=False,
+            gated=gated,
+            message=f"{metric}: no case scored in both runs; not compared",
+        )
+    base_mean = mean([delta.base for delta in deltas])
+    new_mean = mean([delta.new for delta in deltas])
+    change = mean([delta.delta for delta in deltas])
+    ci_low, ci_high = paired_bootstrap_ci(
+        [delta.delta for delta in deltas],
+        confidence=config.confidence,
+        resamples=config.bootstrap_resamples,
+        seed=config.seed,
+    )
+    dropped_materially = -change > config.max_regression + _TOLERANCE
+    real = ci_high < 0.0
+    regressed = dropped_materially and real
+    if regressed:
+        status = "regressed" if gated else "regressed (not gated)"
+    elif dropped_materially:
+        status = "dropped, within noise"
+    else:
+        status = "no regression"
+    message = (
+        f"{metric} {status}: mean {new_mean:.2f} vs baseline {base_mean:.2f} "
+        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}, n={len(deltas)} paired)"
+    )
+    return MetricDelta(
+        metric=metric,
+        n_paired=len(deltas),
+        base_mean=base_mean,
+        new_mean=new_mean,
+        delta=change,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        regressed=regressed,
+        gated=gated,
+        message=message,
+    )
+
+
+def compare_to_baseline(
+    base: Sequence[CaseResult],
+    new: Sequence[CaseResult],
+    metrics: Sequence[str],
+    config: GateConfig,
+    *,
+    path: str,
+) -> BaselineComparison:
+    """Compare a run with its baseline, metric by metric.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+        metrics: The metrics to compare (the new run's gate metrics).
+        config: The new run's settings (``max_regression``, confidence, resamples, seed).
+        path: The baseline as the user named it, for messages.
+
+    Returns:
+        The comparison; ``regressed_metrics`` lists the metrics that fail.
+    """
+    pairs, new_only, base_only, by_id_only = pair_cases(base, new)
+    label = f"{round(config.confidence * 100, 6):g}%"
+    gated = set(config.effective_thresholds())
+    for tag_thresholds in config.tag_thresholds.values():
+        gated.update(tag_thresholds)
+    deltas = {
+        metric: _metric_delta(
+            metric, case_deltas(pairs, metric), config, label, gated=metric in gated
+        )
+        for metric in metrics
+    }
+    return BaselineComparison(
+        path=path,
+        max_regression=config.max_regression,
+        confidence=config.confidence,
+        paired_cases=len(pairs),
+        paired_by_id_only=by_id_only,
+        new_cases=[case_label(result) for result in new_only],
+        removed_cases=[case_label(result) for result in base_only],
+        metrics=deltas,
+        regressed_metrics=[
+            metric for metric, delta in deltas.items() if delta.regressed and delta.gated
+        ],
+    )
+
+
+def apply_baseline(verdict: GateVerdict, comparison: BaselineComparison) -> GateVerdict:
+    """Fold the baseline's regressions into the gate's verdict.
+
+    Args:
+        verdict: The threshold gate's verdict.
+        comparison: The comparison with the baseline.
+
+    Returns:
+        ``verdict`` unchanged when nothing regressed; else a copy that fails, lists each
+        regression among its failures and names the metrics in its recommendation.
+    """
+    if comparison.passed:
+        return verdict
+    regressed = comparison.regressed_metrics
+    cause = f"{len(regressed)} metric(s) regressed: " + ", ".join(regressed)
+    recommendation = (
+        f"{verdict.recommendation}; {cause}"
+        if not verdict.passed
+        else f"Block deployment — {cause}"
+    )
+    hints = dict(verdict.hints)
+    for metric in regressed:
+        hints.setdefault(metric, hint_for(metric))
+    return verdict.model_copy(
+        update={
+            "passed": False,
+            "failures": [
+                *verdict.failures,
+                *(comparison.metrics[metric].message for metric in regressed),
+            ],
+            "recommendation": recommendation,
+            "hints": hints,
+        }
+    )
+
+
+def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseResult]:
+    """The baseline cases of one shard, so a shard is compared with its own share only.
+
+    Args:
+        results: Case results of a full run.
+        shard: The shard of the current run, or None.
+
+    Returns:
+        The results whose (file, id) falls in ``shard`` (all of them without a shard).
+    """
+    if shard is None:
+        return list(results)
+    return [result for result in results if shard.holds(split_source(result.source)[0], result.id)]
+
+
+def report_extras(shard: Shard | None, comparison: BaselineComparison | None) -> dict[str, Any]:
+    """The JSON report's ``shard`` and ``baseline`` keys.
+
+    Args:
+        shard: The run's shard, or None for a whole run.
+        comparison: The comparison with the baseline, or None without one.
+
+    Returns:
+        ``{"shard": {"index", "count"} | None, "baseline": {...} | None}``.
+    """
+    return {
+        "shard": None if shard is None else {"index": shard.index, "count": shard.count},
+        "baseline": None if comparison is None else comparison.model_dump(mode="json"),
+    }

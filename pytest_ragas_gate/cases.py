@@ -1,0 +1,71 @@
+"""The golden case: one question of the golden set, with what the RAG system produced."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Context(BaseModel):
+    """One retrieved chunk; its position in ``GoldenCase.contexts`` is its rank."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str | None = None
+    text: str
+
+
+class GoldenCase(BaseModel):
+    """A validated golden case.
+
+    ``answer`` and ``contexts`` are None when absent (live mode fills them in); an empty
+    list of contexts is kept as an empty list, which makes context metrics not applicable.
+    Unknown input fields are kept in ``metadata``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    question: str
+    answer: str | None = None
+    contexts: list[Context] | None = None
+    reference: str | None = None
+    relevant_context_ids: list[str] | None = None
+    tags: list[str] = Field(default_factory=list)
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    file: str = ""
+    line: int = 0
+
+    @property
+    def source(self) -> str:
+        """Where the case was read from, as ``path:line``."""
+        return f"{self.file}:{self.line}"
+
+    @property
+    def context_texts(self) -> list[str]:
+        """The retrieved chunks' texts in rank order (empty when there are none)."""
+        return [context.text for context in self.contexts or []]
+
+    def has(self, field: str) -> bool:
+        """Whether ``field`` is present and non-empty, i.e. a metric needing it can run."""
+        value = getattr(self, field, None)
+        if value is None:
+            value = self.metadata.get(field)
+        if isinstance(value, str):
+            return bool(value.strip())
+        if isinstance(value, (list, dict)):
+            return bool(value)
+        return value is not None
+
+
+def stable_case_id(question: str) -> str:
+    """A short id derived from the question, stable across runs and machines.
+
+    >>> stable_case_id("Who founded Apple?")
+    'q-b3f475fb53'
+    """
+    digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()
+    return f"q-{digest[:10]}"

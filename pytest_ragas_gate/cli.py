@@ -1,0 +1,588 @@
+"""The ``rag-gate`` command: work on saved JSON reports without calling a judge.
+
+``regate`` applies the gate again with other thresholds, ``compare`` shows what changed
+between two runs, ``merge`` recombines the reports of a sharded CI matrix and gates the
+whole, and ``summary`` prints the Markdown summary of a report.
+
+Exit statuses follow pytest's: 0 the gate passed (or no regression), 1 it failed, 4 the
+command line or a report is unusable (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+
+from .baseline import (
+    BaselineComparison,
+    apply_baseline,
+    case_deltas,
+    compare_to_baseline,
+    pair_cases,
+    report_extras,
+)
+from .config import GateConfig, load_config
+from .exceptions import ConfigError, ReportError
+from .gate import GateVerdict, evaluate_gate
+from .plugin import parse_threshold
+from .reports.json_report import SavedReport, build_report, load_report, write_report
+from .reports.junit import split_source
+from .results import CaseResult, UsageRecord
+
+__all__ = ["main"]
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 4
+
+#: Settings that may differ between the shards of one run: where files go and how fast
+#: the judge was driven, never what was measured or how it was gated.
+OPERATIONAL_SETTINGS = frozenset(
+    {
+        "report",
+        "junit",
+        "cache",
+        "cache_dir",
+        "concurrency",
+        "requests_per_minute",
+        "timeout_s",
+        "max_retries",
+    }
+)
+
+
+class CommandError(Exception):
+    """A problem the user must fix; reported as one line on stderr, exit 4."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors exit 4, as pytest's do."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _threshold_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--threshold",
+        dest="thresholds",
+        action="append",
+        type=parse_threshold,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="Minimum for a metric; repeatable; overrides the report's and --config's.",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="A rag_gate.yaml whose gate settings replace the report's (thresholds, rules, "
+        "tag_thresholds, max_error_rate, ...).",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``rag-gate`` argument parser."""
+    parser = _Parser(
+        prog="rag-gate",
+        description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
+        "(written by --rag-gate-report) without calling a judge.",
+        epilog="Exit status: 0 passed, 1 failed or regressed, 4 bad command line or report.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    regate = commands.add_parser(
+        "regate",
+        help="apply the gate again to a saved report, e.g. with new thresholds",
+        description="Apply the gate again to a saved report with no judge calls. A stored "
+        "baseline comparison still counts unless --baseline names another report.",
+    )
+    regate.add_argument("report", metavar="REPORT", help="a JSON report")
+    _threshold_option(regate)
+    regate.add_argument("--baseline", metavar="PATH", help="compare with this report instead")
+    regate.add_argument("-o", "--output", metavar="OUT", help="write the re-gated report here")
+
+    compare = commands.add_parser(
+        "compare",
+        help="per-metric and per-case deltas between two reports",
+        description="Pair the cases of two reports and show per-metric deltas with paired "
+        "bootstrap intervals and the largest per-case changes. Exits 1 when a metric "
+        "regressed: its mean dropped by more than max_regression and the interval of the "
+        "delta lies below 0.",
+    )
+    compare.add_argument("base", metavar="BASE", help="the baseline report")
+    compare.add_argument("new", metavar="NEW", help="the new report")
+    compare.add_argument(
+        "--max-regression",
+        type=float,
+        default=None,
+        metavar="DROP",
+        help="largest tolerated drop of a mean (default: max_regression of NEW's config)",
+    )
+    compare.add_argument(
+        "--cases",
+        type=int,
+        default=20,
+        metavar="N",
+        help="per-case changes to list, largest drops first (default: 20)",
+    )
+
+    merge = commands.add_parser(
+        "merge",
+        help="merge shard reports into one report and gate it",
+        description="Merge the reports of a sharded run (--rag-gate-shard K/N) into one "
+        "report and gate it. The reports must share judge and settings, every shard must "
+        "be present once, and no case may appear twice.",
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged report")
+    _threshold_option(merge)
+    merge.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="compare the merged run with this report (default: the shards' baseline)",
+    )
+
+    summary = commands.add_parser(
+        "summary",
+        help="print a report's Markdown summary",
+        description="Print the Markdown summary of a report, as written to the GitHub "
+        "step summary.",
+    )
+    summary.add_argument("report", metavar="REPORT", help="a JSON report")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``rag-gate``; returns the exit status.
+
+    Args:
+        argv: The arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 passed, 1 failed, 4 usage error.
+    """
+    arguments = build_parser().parse_args(argv)
+    handlers = {
+        "regate": _regate,
+        "compare": _compare,
+        "merge": _merge,
+        "summary": _summary,
+    }
+    try:
+        return handlers[arguments.command](arguments)
+    except (CommandError, ReportError, ConfigError) as error:
+        print(f"rag-gate {arguments.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+# --- shared ---------------------------------------------------------------------------
+
+
+def _settings(
+    base: GateConfig, config_file: str | None, thresholds: Sequence[tuple[str, float]]
+) -> GateConfig:
+    """The report's settings, overlaid with ``--config`` and then ``--threshold``."""
+    merged: dict[str, Any] = base.model_dump(mode="json")
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise CommandError(f"Config file {config_file} does not exist.")
+        loaded = load_config(
+            rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
+        ).config
+        for key in loaded.model_fields_set:
+            value = getattr(loaded, key)
+            previous = merged.get(key)
+            if isinstance(value, dict) and isinstance(previous, dict):
+                merged[key] = {**previous, **loaded.model_dump(mode="json")[key]}
+            else:
+                merged[key] = loaded.model_dump(mode="json")[key]
+    if thresholds:
+        merged["thresholds"] = {**merged.get("thresholds", {}), **dict(thresholds)}
+    try:
+        return GateConfig.model_validate(merged)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise CommandError(f"Invalid setting {where!r}: {problem['msg']}.") from None
+
+
+def _check_metric_names(
+    thresholds: Sequence[tuple[str, float]], metrics: Sequence[str], report: str
+) -> None:
+    """A threshold for a metric the report does not hold is a typo, not a no-op."""
+    for name, _ in thresholds:
+        if name not in metrics:
+            close = difflib.get_close_matches(name, list(metrics), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise CommandError(
+                f"{report} has no metric {name!r} (it has {', '.join(metrics)}){hint}"
+            )
+
+
+def _usage_by_metric(results: Sequence[CaseResult]) -> dict[str, UsageRecord]:
+    totals: dict[str, UsageRecord] = {}
+    for result in results:
+        for metric, usage in result.usage.items():
+            totals[metric] = totals.get(metric, UsageRecord()) + usage
+    return totals
+
+
+def _stored_comparison(report: SavedReport) -> BaselineComparison | None:
+    stored = report.raw.get("baseline")
+    if stored is None:
+        return None
+    try:
+        return BaselineComparison.model_validate(stored)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise CommandError(
+            f"The report {report.path} has an invalid 'baseline.{where}': {problem['msg']}."
+        ) from None
+
+
+def _compare_with(
+    path: str, results: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
+) -> BaselineComparison:
+    base = load_report(path)
+    return compare_to_baseline(base.results, results, metrics, config, path=path)
+
+
+def _verdict_lines(verdict: GateVerdict, comparison: BaselineComparison | None) -> list[str]:
+    """The per-metric table, failures, verdict and recommendation, as the plugin prints."""
+    rows = [("metric", "mean", "CI", "threshold", "rule", "n", "n/a", "errors", "verdict")]
+    for name, aggregate in verdict.metrics.items():
+        interval = (
+            "-"
+            if aggregate.ci_low is None or aggregate.ci_high is None
+            else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
+        )
+        rows.append(
+            (
+                name,
+                "-" if aggregate.mean is None else f"{aggregate.mean:.3f}",
+                interval,
+                "-" if aggregate.threshold is None else f"{aggregate.threshold:.2f}",
+                aggregate.rule if aggregate.threshold is not None else "-",
+                str(aggregate.n),
+                str(aggregate.not_applicable),
+                str(aggregate.errors),
+                {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
+            )
+        )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    lines.append(f"cases: {verdict.total_cases} scored, {verdict.errored_cases} errored")
+    if comparison is not None:
+        lines.append(comparison.summary_line())
+    if verdict.failures:
+        lines.append("")
+        lines.extend(f"FAILED {failure}" for failure in verdict.failures)
+    lines += ["", f"RAG gate: {'PASSED' if verdict.passed else 'FAILED'}", verdict.recommendation]
+    return lines
+
+
+def _github(
+    verdict: GateVerdict,
+    results: Sequence[CaseResult],
+    report: SavedReport,
+    comparison: BaselineComparison | None,
+) -> None:
+    """Step summary and annotations, as the plugin writes them under GitHub Actions."""
+    from .reports.github import annotation_lines, write_step_summary
+
+    write_step_summary(
+        verdict,
+        results=results,
+        judge=report.judge,
+        usage=sum(_usage_by_metric(results).values(), UsageRecord()),
+        baseline=comparison,
+    )
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in annotation_lines(
+            verdict,
+            results=results,
+            judge=report.judge,
+            rootdir=Path.cwd(),
+            workspace=os.environ.get("GITHUB_WORKSPACE"),
+        ):
+            print(line)
+
+
+def _timing(report: SavedReport) -> Mapping[str, Any]:
+    timing = report.raw.get("timing")
+    return timing if isinstance(timing, dict) else {}
+
+
+def _write(
+    output: str,
+    *,
+    results: Sequence[CaseResult],
+    verdict: GateVerdict,
+    config: GateConfig,
+    report: SavedReport,
+    comparison: BaselineComparison | None,
+    wall_s: float,
+    scoring_s: float,
+    incomplete: bool,
+    extra: Mapping[str, Any],
+) -> None:
+    document = build_report(
+        results=results,
+        verdict=verdict,
+        config=config,
+        judge=report.judge,
+        usage_by_metric=_usage_by_metric(results),
+        wall_s=wall_s,
+        scoring_s=scoring_s,
+        incomplete=incomplete,
+    )
+    document.update(report_extras(None, comparison))
+    document.update(extra)
+    try:
+        write_report(output, document)
+    except OSError as error:
+        raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
+
+
+# --- commands -------------------------------------------------------------------------
+
+
+def _regate(arguments: argparse.Namespace) -> int:
+    report = load_report(arguments.report)
+    config = _settings(report.config, arguments.config, arguments.thresholds)
+    _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
+    verdict = evaluate_gate(report.results, report.metrics, config)
+    if arguments.baseline is not None:
+        comparison: BaselineComparison | None = _compare_with(
+            arguments.baseline, report.results, report.metrics, config
+        )
+    else:
+        comparison = _stored_comparison(report)
+    if comparison is not None:
+        verdict = apply_baseline(verdict, comparison)
+    if arguments.output:
+        timing = _timing(report)
+        _write(
+            arguments.output,
+            results=report.results,
+            verdict=verdict,
+            config=config,
+            report=report,
+            comparison=comparison,
+            wall_s=float(timing.get("wall_s", 0.0)),
+            scoring_s=float(timing.get("scoring_s", 0.0)),
+            incomplete=bool(report.raw.get("incomplete", False)),
+            extra={"shard": report.raw.get("shard"), "regated_from": str(arguments.report)},
+        )
+    print("\n".join(_verdict_lines(verdict, comparison)))
+    _github(verdict, report.results, report, comparison)
+    return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _compare(arguments: argparse.Namespace) -> int:
+    base, new = load_report(arguments.base), load_report(arguments.new)
+    config = new.config
+    if arguments.max_regression is not None:
+        if not 0.0 <= arguments.max_regression <= 1.0:
+            raise CommandError(
+                f"--max-regression must be from 0 to 1, got {arguments.max_regression}."
+            )
+        config = config.model_copy(update={"max_regression": arguments.max_regression})
+    if (base.judge.kind, base.judge.model) != (new.judge.kind, new.judge.model):
+        print(
+            f"rag-gate compare: warning: {arguments.base} was scored by {base.judge.kind} "
+            f"({base.judge.model}) and {arguments.new} by {new.judge.kind} "
+            f"({new.judge.model}); deltas mix judge and system changes.",
+            file=sys.stderr,
+        )
+    metrics = [metric for metric in new.metrics if metric in base.metrics]
+    comparison = compare_to_baseline(
+        base.results, new.results, metrics, config, path=arguments.base
+    )
+    lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
+    lines += [delta.message for delta in comparison.metrics.values()]
+
+    pairs, _, _, _ = pair_cases(base.results, new.results)
+    changes = [
+        change
+        for metric in metrics
+        for change in case_deltas(pairs, metric)
+        if abs(change.delta) > 1e-9
+    ]
+    changes.sort(key=lambda change: (change.delta, change.case, change.metric))
+    if changes:
+        shown = changes[: max(arguments.cases, 0)]
+        lines += ["", f"changed cases ({len(changes)} case-metric changes, largest drops first):"]
+        lines += [
+            f"  {change.case}  {change.metric}  {change.base:.2f} → {change.new:.2f} "
+            f"(Δ {change.delta:+.2f})"
+            for change in shown
+        ]
+        if len(changes) > len(shown):
+            lines.append(f"  … and {len(changes) - len(shown)} more")
+    for title, cases in (("new", comparison.new_cases), ("removed", comparison.removed_cases)):
+        if cases:
+            lines += ["", f"{title} cases ({len(cases)}):", *(f"  {case}" for case in cases)]
+    lines += [
+        "",
+        f"{comparison.paired_cases} paired case(s), {len(comparison.new_cases)} new, "
+        f"{len(comparison.removed_cases)} removed",
+        (
+            "No regression"
+            if comparison.passed
+            else "Regression: " + ", ".join(comparison.regressed_metrics)
+        ),
+    ]
+    print("\n".join(lines))
+    return EXIT_PASSED if comparison.passed else EXIT_FAILED
+
+
+def _check_compatible(reports: Sequence[SavedReport]) -> None:
+    """Shards of one run share judge and settings; say exactly what differs."""
+    first = reports[0]
+    reference = first.config.model_dump(mode="json")
+    for other in reports[1:]:
+        if (other.judge.kind, other.judge.model) != (first.judge.kind, first.judge.model):
+            raise CommandError(
+                f"Cannot merge {first.path} (judge {first.judge.kind}, model "
+                f"{first.judge.model}) with {other.path} (judge {other.judge.kind}, model "
+                f"{other.judge.model}): shards must be scored by the same judge and model."
+            )
+        settings = other.config.model_dump(mode="json")
+        for key in reference:
+            if key in OPERATIONAL_SETTINGS or reference[key] == settings.get(key):
+                continue
+            raise CommandError(
+                f"Cannot merge {first.path} with {other.path}: setting {key!r} differs "
+                f"({reference[key]!r} vs {settings.get(key)!r}); shards must share settings."
+            )
+
+
+def _check_shards(reports: Sequence[SavedReport]) -> None:
+    """Every shard of the split present once, or no shards at all."""
+    shards: list[tuple[str, tuple[int, int] | None]] = []
+    for report in reports:
+        shard = report.raw.get("shard")
+        if isinstance(shard, dict):
+            shards.append((str(report.path), (int(shard["index"]), int(shard["count"]))))
+        else:
+            shards.append((str(report.path), None))
+    sharded = [(path, shard) for path, shard in shards if shard is not None]
+    if not sharded:
+        return
+    if len(sharded) != len(shards):
+        whole = next(path for path, shard in shards if shard is None)
+        raise CommandError(
+            f"Cannot merge {whole}, a whole run, with shard reports; merge shards of one split."
+        )
+    counts = {count for _, (_, count) in sharded}
+    if len(counts) > 1:
+        raise CommandError(
+            "Cannot merge shards of different splits: "
+            + ", ".join(f"{path} is shard {i}/{n}" for path, (i, n) in sharded)
+            + "."
+        )
+    count = counts.pop()
+    seen: dict[int, str] = {}
+    for path, (index, _) in sharded:
+        if index in seen:
+            raise CommandError(f"{seen[index]} and {path} are both shard {index}/{count}.")
+        seen[index] = path
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+    if missing:
+        raise CommandError(
+            f"Shard(s) {', '.join(missing)} missing: the merged gate would judge an "
+            "incomplete golden set. Pass every shard's report."
+        )
+
+
+def _merge(arguments: argparse.Namespace) -> int:
+    reports = [load_report(path) for path in arguments.reports]
+    _check_compatible(reports)
+    _check_shards(reports)
+
+    results: list[CaseResult] = []
+    owner: dict[tuple[str, str], Path] = {}
+    for report in reports:
+        for result in report.results:
+            key = (split_source(result.source)[0], result.id)
+            if key in owner:
+                raise CommandError(
+                    f"Case {result.id!r} of {key[0]} is in both {owner[key]} and "
+                    f"{report.path}: shard reports must not overlap."
+                )
+            owner[key] = report.path
+            results.append(result)
+    metrics = list(dict.fromkeys(metric for report in reports for metric in report.metrics))
+
+    first = reports[0]
+    config = _settings(first.config, arguments.config, arguments.thresholds)
+    _check_metric_names(arguments.thresholds, metrics, "the merged report")
+    verdict = evaluate_gate(results, metrics, config)
+
+    baseline_path = arguments.baseline
+    if baseline_path is None and any(report.raw.get("baseline") for report in reports):
+        baseline_path = config.baseline
+        if not baseline_path or not Path(baseline_path).is_file():
+            raise CommandError(
+                f"The shards were compared with the baseline {baseline_path}, which is not "
+                "readable here; pass --baseline PATH so the merged run is compared as a whole."
+            )
+    comparison = None
+    if baseline_path is not None:
+        comparison = _compare_with(baseline_path, results, metrics, config)
+        verdict = apply_baseline(verdict, comparison)
+
+    timings = [_timing(report) for report in reports]
+    # Shards run side by side: the merged run took as long as its slowest shard.
+    _write(
+        arguments.output,
+        results=results,
+        verdict=verdict,
+        config=config,
+        report=first,
+        comparison=comparison,
+        wall_s=max(float(timing.get("wall_s", 0.0)) for timing in timings),
+        scoring_s=max(float(timing.get("scoring_s", 0.0)) for timing in timings),
+        incomplete=any(bool(report.raw.get("incomplete", False)) for report in reports),
+        extra={"merged_from": [str(report.path) for report in reports]},
+    )
+    print(f"merged {len(reports)} report(s), {len(results)} case(s) into {arguments.output}")
+    print("\n".join(_verdict_lines(verdict, comparison)))
+    _github(verdict, results, first, comparison)
+    return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _summary(arguments: argparse.Namespace) -> int:
+    from .reports.markdown import render_markdown
+
+    report = load_report(arguments.report)
+    verdict = evaluate_gate(report.results, report.metrics, report.config)
+    comparison = _stored_comparison(report)
+    if comparison is not None:
+        verdict = apply_baseline(verdict, comparison)
+    usage = sum(_usage_by_metric(report.results).values(), UsageRecord())
+    text = render_markdown(
+        verdict, results=report.results, judge=report.judge, usage=usage, baseline=comparison
+    )
+    sys.stdout.write(text)
+    # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
+    # stop a `set -e` script; regate is the command whose status follows the verdict.
+    return EXIT_PASSED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

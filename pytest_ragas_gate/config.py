@@ -1,0 +1,254 @@
+"""The gate's settings: one validated model, and where each value came from.
+
+Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gate.yaml``
+(or ``--rag-gate-config PATH``), ``[tool.rag_gate]`` in ``pyproject.toml``, defaults.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .exceptions import ConfigError
+from .latency import LatencyBudget
+
+Rule = Literal["mean", "ci_lower", "ci_upper"]
+JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
+CacheMode = Literal["readwrite", "read", "off"]
+
+#: Seed 003's deployment thresholds; other metrics are reported but not gated by default.
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    "faithfulness": 0.85,
+    "answer_relevancy": 0.75,
+    "context_recall": 0.80,
+    "context_precision": 0.70,
+}
+
+DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
+    f"{stem}.{ext}"
+    for stem in ("golden*", "*.golden")
+    for ext in ("jsonl", "json", "yaml", "yml", "csv")
+)
+
+
+class ModelPrice(BaseModel):
+    """US dollars per million input and output tokens."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class GateConfig(BaseModel):
+    """Every setting of the gate, validated; unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    judge: JudgeKind = "auto"
+    model: str | None = None
+    metrics: list[str] | None = None
+    thresholds: dict[str, float | None] = Field(default_factory=dict)
+    rule: Rule = "mean"
+    rules: dict[str, Rule] = Field(default_factory=dict)
+    tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
+    bootstrap_resamples: int = Field(default=2000, ge=100, le=100_000)
+    seed: int = 0
+    answer_relevancy_strategy: Literal["judge", "reverse_questions"] = "judge"
+    embedding_model: str | None = None
+    cache: CacheMode = "readwrite"
+    cache_dir: str = ".rag_gate_cache"
+    concurrency: int = Field(default=32, ge=1, le=1024)
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=6, ge=0, le=20)
+    retry_backoff_s: float = Field(default=0.5, gt=0, le=60)
+    max_reasks: int = Field(default=2, ge=0, le=10)
+    max_calls: int | None = Field(default=None, ge=0)
+    max_cost: float | None = Field(default=None, ge=0)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    case_files: list[str] = Field(default_factory=lambda: list(DEFAULT_CASE_FILES))
+    target: str | None = None
+    latency: LatencyBudget | None = None
+    junit: str | None = None
+    report: str | None = None
+    baseline: str | None = None
+    max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds_in_unit_interval(
+        cls, value: dict[str, float | None]
+    ) -> dict[str, float | None]:
+        for metric, threshold in value.items():
+            if threshold is not None and not 0.0 <= threshold <= 1.0:
+                raise ValueError(
+                    f"threshold for {metric!r} is {threshold}; expected a number from 0 to 1"
+                )
+        return value
+
+    @field_validator("tag_thresholds")
+    @classmethod
+    def _tag_thresholds_in_unit_interval(
+        cls, value: dict[str, dict[str, float]]
+    ) -> dict[str, dict[str, float]]:
+        for tag, thresholds in value.items():
+            for metric, threshold in thresholds.items():
+                if not 0.0 <= threshold <= 1.0:
+                    raise ValueError(
+                        f"threshold for {metric!r} under tag {tag!r} is {threshold}; "
+                        "expected a number from 0 to 1"
+                    )
+        return value
+
+    def effective_thresholds(self) -> dict[str, float]:
+        """Seed defaults overlaid with the configured ones; ``null`` removes a default."""
+        merged: dict[str, float | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
+        return {metric: value for metric, value in merged.items() if value is not None}
+
+    def rule_for(self, metric: str) -> Rule:
+        """The decision rule of ``metric`` (its own, else the global one)."""
+        return self.rules.get(metric, self.rule)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The effective settings and a human description of where they came from."""
+
+    config: GateConfig
+    source: str
+
+
+ENV_KEYS: dict[str, str] = {
+    "RAG_GATE_JUDGE": "judge",
+    "RAG_GATE_MODEL": "model",
+}
+
+
+def load_config(
+    *,
+    rootdir: Path,
+    cli: Mapping[str, Any],
+    env: Mapping[str, str],
+    config_path: str | None = None,
+) -> LoadedConfig:
+    """Merge every source into one validated ``GateConfig``.
+
+    ``cli`` holds only the options the user actually gave. Raises ``ConfigError`` naming
+    the source and key at fault, with the closest valid key for a misspelt one.
+
+    >>> loaded = load_config(rootdir=Path("/nonexistent"), cli={"judge": "offline"}, env={})
+    >>> loaded.config.judge, loaded.source
+    ('offline', 'defaults + command line')
+    """
+    layers: list[tuple[str, dict[str, Any]]] = []
+    pyproject = rootdir / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_pyproject_table(pyproject)
+        if table is not None:
+            layers.append((f"{pyproject.name} [tool.rag_gate]", table))
+    explicit_path = config_path or env.get("RAG_GATE_CONFIG")
+    if explicit_path:
+        path = Path(explicit_path)
+        if not path.is_absolute():
+            path = rootdir / path
+        if not path.is_file():
+            raise ConfigError(f"Config file {explicit_path} does not exist.")
+        layers.append((str(explicit_path), _read_yaml_mapping(path)))
+    else:
+        default_yaml = rootdir / "rag_gate.yaml"
+        if default_yaml.is_file():
+            layers.append((default_yaml.name, _read_yaml_mapping(default_yaml)))
+    env_layer = {key: env[name] for name, key in ENV_KEYS.items() if env.get(name)}
+    if env_layer:
+        layers.append(("environment", env_layer))
+    if cli:
+        layers.append(("command line", dict(cli)))
+
+    merged: dict[str, Any] = {}
+    for origin, layer in layers:
+        _check_keys(layer, origin)
+        for key, value in layer.items():
+            if key in _MERGED_MAPPINGS and isinstance(value, dict):
+                previous = merged.get(key)
+                merged[key] = {**previous, **value} if isinstance(previous, dict) else value
+            else:
+                merged[key] = value
+    try:
+        config = GateConfig.model_validate(merged)
+    except ValidationError as error:
+        raise ConfigError(_describe_validation_error(error, layers)) from None
+    names = [origin for origin, _ in layers]
+    return LoadedConfig(config=config, source=" + ".join(["defaults", *names]))
+
+
+# Mapping-valued settings merge key by key across sources, so a threshold set in
+# rag_gate.yaml does not drop the ones set in pyproject.toml.
+_MERGED_MAPPINGS = frozenset({"thresholds", "rules", "tag_thresholds", "prices", "latency"})
+
+
+def _check_keys(layer: Mapping[str, Any], origin: str) -> None:
+    known = list(GateConfig.model_fields)
+    for key in layer:
+        if key not in GateConfig.model_fields:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; valid keys: {', '.join(known)}"
+            raise ConfigError(f"Unknown setting {key!r} in {origin}{hint}")
+
+
+def _describe_validation_error(
+    error: ValidationError, layers: list[tuple[str, dict[str, Any]]]
+) -> str:
+    problems = []
+    for detail in error.errors():
+        location = ".".join(str(part) for part in detail["loc"])
+        top = str(detail["loc"][0]) if detail["loc"] else ""
+        origin = next((name for name, layer in reversed(layers) if top in layer), "the defaults")
+        message = detail["msg"].removeprefix("Value error, ")
+        problems.append(f"setting {location!r} from {origin}: {message}")
+    return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
+
+
+def _read_yaml_mapping(path: Path) -> dict[str, Any]:
+    import yaml  # deferred: the plugin stays import-light until --rag-gate is given
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Config file {path} cannot be read: {error}.") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML in the config file: {error}.") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"Config file {path} must hold a mapping of settings, got {type(data).__name__}."
+        )
+    return {str(key): value for key, value in data.items()}
+
+
+def _read_pyproject_table(path: Path) -> dict[str, Any] | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path} cannot be read as TOML: {error}.") from None
+    table = data.get("tool", {}).get("rag_gate")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.rag_gate] must be a table.")
+    return dict(table)

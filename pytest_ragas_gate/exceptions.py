@@ -1,0 +1,60 @@
+"""Errors raised by pytest-ragas-gate.
+
+The hierarchy::
+
+    RagGateError
+    ├── UsageError            bad command line, config or golden file: pytest exits 4
+    │   ├── ConfigError       an invalid setting, naming the key and the source file
+    │   └── GoldenFileError   a golden file that cannot be read at all
+    ├── CaseError             one malformed case: its item errors, the others still run
+    ├── JudgeError            a judge request failed for good: that case's metric errors
+    │   ├── JudgeReplyError   the judge kept answering with an invalid reply
+    │   └── BudgetExceeded    max_calls / max_cost reached before the request was sent
+    └── ReportError           a saved report that cannot be read or combined
+
+Every message is a full sentence that names the file, line, field or request at fault
+and what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class RagGateError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class UsageError(RagGateError):
+    """The command line, the configuration or an input file is wrong; pytest exits 4."""
+
+
+class ConfigError(UsageError):
+    """An invalid configuration value."""
+
+
+class GoldenFileError(UsageError):
+    """A golden file that cannot be read at all (bad syntax, bad encoding, bad shape)."""
+
+
+class CaseError(RagGateError):
+    """One golden case is malformed; it becomes an errored item and the others still run."""
+
+
+class JudgeError(RagGateError):
+    """A judge request failed after every retry; the metric of that case is an error."""
+
+
+class JudgeReplyError(JudgeError):
+    """The judge's reply stayed invalid after the bounded re-asks."""
+
+
+#: Every ``BudgetExceeded`` message holds this phrase, so reports read back from JSON can
+#: still tell a budget stop from a failing judge.
+BUDGET_SPENT = "budget is spent"
+
+
+class BudgetExceeded(JudgeError):
+    """The run's max_calls or max_cost budget is spent; unscored cases are errors."""
+
+
+class ReportError(RagGateError):
+    """A saved JSON report is unreadable, of an unknown schema, or cannot be combined."""

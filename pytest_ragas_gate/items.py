@@ -1,0 +1,152 @@
+"""Golden files become pytest collectors and each golden case a pytest item."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .exceptions import GoldenFileError
+
+if TYPE_CHECKING:
+    from .cases import GoldenCase
+    from .loading import CaseProblem
+    from .results import CaseResult
+    from .session import GateRun
+
+
+class GoldenFile(pytest.File):
+    """A golden set file; yields one item per case and one errored item per bad case."""
+
+    def __init__(self, *, run: GateRun, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """Load the file; malformed cases become items that error with their message."""
+        loaded = self.run.load(self.path)
+        for case in loaded.cases:
+            yield CaseItem.from_parent(self, name=item_name(case.id), case=case)
+        for problem in loaded.problems:
+            name = item_name(problem.case_id or f"line-{problem.line}")
+            yield BadCaseItem.from_parent(self, name=name, problem=problem)
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str:
+        """A golden file that cannot be read is reported by its message, no traceback."""
+        if isinstance(excinfo.value, GoldenFileError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+
+class CaseFailure(Exception):
+    """A case scored below its own thresholds; the first line is the verdict."""
+
+
+class CaseItem(pytest.Item):
+    """One golden case; its scores are computed before the run and reported here."""
+
+    def __init__(self, *, case: GoldenCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.result: CaseResult | None = None
+        # Tags become keywords, so `-k zh` selects; markers would warn as unregistered.
+        self.extra_keyword_matches.update(case.tags)
+
+    @property
+    def run(self) -> GateRun:
+        """The active gate run."""
+        parent = self.parent
+        assert isinstance(parent, GoldenFile)
+        return parent.run
+
+    def setup(self) -> None:
+        """Fetch the precomputed result; a judge or pipeline error makes the item an error."""
+        result = self.run.result_for(self)
+        self.result = result
+        for metric, score in result.scores.items():
+            self.user_properties.append((f"rag_gate.{metric}", "n/a" if score is None else score))
+        if result.errored:
+            pytest.fail(error_text(result), pytrace=False)
+
+    def runtest(self) -> None:
+        """Fail when the case misses its own per-case thresholds."""
+        assert self.result is not None
+        failures = self.result.case_threshold_failures()
+        if failures:
+            raise CaseFailure("\n".join(failures))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        """The verdict first, then the question, a trimmed answer and the judge's reasons."""
+        if isinstance(excinfo.value, CaseFailure) and self.result is not None:
+            return failure_text(str(excinfo.value), self.result)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        """Point at the case's line in the golden file."""
+        return self.path, self.case.line - 1, f"rag case: {self.case.id}"
+
+
+class BadCaseItem(pytest.Item):
+    """A malformed case: it errors with its message and counts as an errored case."""
+
+    def __init__(self, *, problem: CaseProblem, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problem = problem
+
+    def setup(self) -> None:
+        """Report the problem as an error of this case, without a traceback."""
+        pytest.fail(self.problem.message, pytrace=False)
+
+    def runtest(self) -> None:
+        """Never reached: setup always fails."""
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        """Point at the malformed case's line."""
+        return self.path, self.problem.line - 1, f"rag case (invalid): line {self.problem.line}"
+
+
+def item_name(case_id: str) -> str:
+    """A pytest-safe item name: ``::`` would split the node id."""
+    return case_id.replace("::", ":_:") or "case"
+
+
+def error_text(result: CaseResult) -> str:
+    """Why a case errored: the case-level error or each metric's, first line a summary."""
+    lines = []
+    if result.error:
+        lines.append(result.error)
+    for metric, message in sorted(result.errors.items()):
+        if result.error != message:
+            lines.append(f"{metric}: judge error: {message}")
+    for metric in sorted(result.errors):
+        for detail in result.details.get(metric, []):
+            trace = detail.get("traceback")
+            if isinstance(trace, str):
+                lines.append(f"\n{metric} traceback:\n{trace.rstrip()}")
+    return "\n".join(lines)
+
+
+def failure_text(verdict: str, result: CaseResult) -> str:
+    """Verdict lines first (they become the short summary and the JUnit message)."""
+    lines = [verdict, "", f"question: {result.question}"]
+    if result.answer is not None:
+        lines.append(f"answer: {textwrap.shorten(result.answer, width=300, placeholder=' …')}")
+    for metric, score in result.scores.items():
+        shown = "n/a" if score is None else f"{score:.2f}"
+        reason = result.reasons.get(metric, "")
+        lines.append(f"{metric}: {shown}" + (f" — {reason}" if reason else ""))
+    unsupported = [
+        detail
+        for detail in result.details.get("faithfulness", [])
+        if detail.get("supported") is False
+    ]
+    if unsupported:
+        lines.append("unsupported claims:")
+        for detail in unsupported:
+            reason = detail.get("reason") or ""
+            lines.append(f"  - {detail.get('claim', '')}" + (f" ({reason})" if reason else ""))
+    return "\n".join(lines)

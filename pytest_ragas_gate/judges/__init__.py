@@ -1,0 +1,1 @@
+"""Judges: the offline heuristics and the LLM judges, behind one protocol."""

@@ -1,0 +1,239 @@
+"""The Anthropic judge: Claude through the official ``anthropic`` SDK and the Messages API.
+
+Structured output is a single tool whose ``input_schema`` is the reply model's JSON schema;
+the reply is the ``tool_use`` block's input, validated with pydantic. The tool is forced
+with ``tool_choice={"type": "tool", ...}`` where the model accepts that. Some current models
+(Claude Sonnet 5.5) answer a forced tool choice with HTTP 400; for those the tool is offered
+with ``tool_choice={"type": "auto"}`` and the prompt demands the tool call, and a model not
+known in advance that rejects forced tool choice is switched over after its first 400. A
+reply without the tool call but with a JSON text block is accepted too; anything else is
+re-asked.
+
+No sampling parameters are sent: the API version that SDK 2.x speaks rejects
+``temperature`` (even 0) for every model. Run-to-run stability comes from the cache, which
+replays the recorded replies.
+
+The SDK's own retries are off (``max_retries=0``): :mod:`.transport` retries, so every retry
+is counted and every 429 narrows the shared concurrency limit.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import anthropic
+
+from .base import Answer, ReplyT
+from .prompts import build_prompt, reask_message
+from .requests import JudgeRequest
+from .transport import (
+    AdaptiveLimiter,
+    Exchange,
+    Failure,
+    Followup,
+    RateLimiter,
+    RetryPolicy,
+    Transport,
+    ask_until_valid,
+    is_retryable_status,
+    parse_json_text,
+    retry_after_from_headers,
+)
+
+#: The default judge model: a current Claude model with a good cost/quality balance.
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+
+#: Models documented to answer a forced ``tool_choice`` with HTTP 400.
+_NO_FORCED_TOOL_PREFIXES: tuple[str, ...] = ("claude-sonnet-5-5",)
+
+
+def classify_anthropic_error(exc: BaseException) -> Failure | None:
+    """Map an ``anthropic`` SDK exception to a transport :class:`Failure`."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return Failure("the request timed out", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return Failure("the connection failed", retryable=True)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return Failure(
+            f"HTTP {exc.status_code} with a malformed response body",
+            retryable=True,
+            status=None,
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        detail = exc.api_message or exc.message
+        return Failure(
+            f"HTTP {exc.status_code}: {detail}",
+            retryable=is_retryable_status(exc.status_code),
+            status=exc.status_code,
+            retry_after_s=retry_after_from_headers(exc.response.headers),
+        )
+    if isinstance(exc, ValueError):
+        # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
+        return Failure("a malformed response body", retryable=True)
+    return None
+
+
+class AnthropicJudge:
+    """Answers judge requests with Claude.
+
+    Args:
+        model: the Claude model.
+        api_key: the API key; None lets the SDK find one (``ANTHROPIC_API_KEY``).
+        base_url: the API base URL; None lets the SDK decide (``ANTHROPIC_BASE_URL``).
+        timeout_s: the per-request timeout.
+        max_retries: transport retries per request (429, 5xx, timeouts, connection errors).
+        max_reasks: how often an invalid reply is re-asked.
+        limiter: the concurrency limiter; by default a private one of 32 slots.
+        rate_limiter: optional requests-per-minute spacing.
+        retry_policy: backoff settings; overrides ``max_retries`` when given.
+        max_tokens: the output token cap of each call.
+        force_tool: force the tool call; None decides from the model name.
+        seed: seeds the backoff jitter.
+    """
+
+    kind = "anthropic"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_ANTHROPIC_MODEL,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 6,
+        max_reasks: int = 2,
+        limiter: AdaptiveLimiter | None = None,
+        rate_limiter: RateLimiter | None = None,
+        retry_policy: RetryPolicy | None = None,
+        max_tokens: int = 8192,
+        force_tool: bool | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self._model = model
+        self.max_reasks = max_reasks
+        self.max_tokens = max_tokens
+        self.force_tool = (
+            not model.startswith(_NO_FORCED_TOOL_PREFIXES) if force_tool is None else force_tool
+        )
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+        )
+        self._secrets = (api_key,) if api_key else ()
+        self.transport = Transport(
+            policy=retry_policy or RetryPolicy(max_retries=max_retries),
+            limiter=limiter or AdaptiveLimiter(32),
+            classify=classify_anthropic_error,
+            describe=f"anthropic judge ({model})",
+            rate_limiter=rate_limiter,
+            secrets=self._secrets,
+            rng=random.Random(seed),
+        )
+
+    def __repr__(self) -> str:
+        # Names the endpoint, never the key.
+        return f"AnthropicJudge(model={self._model!r}, base_url={str(self._client.base_url)!r})"
+
+    @property
+    def model(self) -> str:
+        """The Claude model name."""
+        return self._model
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
+        prompt = build_prompt(request, schema_in_prompt=False)
+        tool = {
+            "name": prompt.tool_name,
+            "description": f"Record the {request.kind} result.",
+            "input_schema": prompt.schema,
+        }
+
+        def params(followups: Sequence[Followup]) -> dict[str, Any]:
+            messages: list[dict[str, Any]] = [{"role": "user", "content": prompt.user}]
+            for invalid_reply, problem in followups:
+                messages.append({"role": "assistant", "content": invalid_reply or "(empty)"})
+                messages.append({"role": "user", "content": reask_message(request, problem)})
+            choice: dict[str, Any] = (
+                {"type": "tool", "name": prompt.tool_name} if self.force_tool else {"type": "auto"}
+            )
+            return {
+                "model": self._model,
+                "max_tokens": self.max_tokens,
+                "system": prompt.system,
+                "messages": messages,
+                "tools": [tool],
+                "tool_choice": choice,
+            }
+
+        async def attempt(followups: Sequence[Followup]) -> Any:
+            try:
+                return await self._client.messages.create(**params(followups))
+            except anthropic.BadRequestError as exc:
+                if not (self.force_tool and "tool_choice" in str(exc)):
+                    raise
+                # This model rejects forced tool choice: offer the tool instead, from now on.
+                self.force_tool = False
+                return await self._client.messages.create(**params(followups))
+
+        async def call(followups: Sequence[Followup]) -> Exchange:
+            message, retries = await self.transport.send(
+                lambda: attempt(followups), what=request.kind
+            )
+            return self._exchange(message, prompt.tool_name, retries)
+
+        return await ask_until_valid(
+            request,
+            call,
+            max_reasks=self.max_reasks,
+            describe=self.transport.describe,
+            secrets=self._secrets,
+        )
+
+    @staticmethod
+    def _exchange(message: Any, tool_name: str, retries: int) -> Exchange:
+        usage = getattr(message, "usage", None)
+        input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+        texts: list[str] = []
+        for block in getattr(message, "content", None) or []:
+            block_type = getattr(block, "type", None)
+            if block_type == "tool_use" and getattr(block, "name", None) == tool_name:
+                data = block.input
+                return Exchange(
+                    data=data,
+                    raw=json.dumps(data, ensure_ascii=False),
+                    problem=None,
+                    input_tokens=input_tokens,
+                    output_tokens=output_tokens,
+                    retries=retries,
+                )
+            if block_type == "text":
+                texts.append(block.text)
+        raw = "\n".join(texts)
+        data = parse_json_text(raw) if raw else None
+        stop_reason = getattr(message, "stop_reason", None)
+        if data is not None:
+            problem = None
+        elif stop_reason == "max_tokens":
+            problem = "it was cut off at max_tokens before the tool call was complete"
+        elif stop_reason == "refusal":
+            problem = "the model refused to answer"
+        else:
+            problem = f"it did not call the {tool_name} tool"
+        return Exchange(
+            data=data,
+            raw=raw,
+            problem=problem,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            retries=retries,
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()

@@ -1,0 +1,284 @@
+"""The judge as the gate uses it: cache, budgets, cost and running totals around a real judge.
+
+:class:`MeteredJudge` implements the ``Judge`` protocol over another judge:
+
+- **cache**: a request already answered (same judge kind, model, prompt version and
+  request) is replayed from disk with ``Usage(cache_hits=1)`` and no call; in ``read``
+  mode a miss raises ``JudgeError`` instead of calling.
+- **budgets**: once ``max_calls`` calls are sent (or reserved by requests in flight) or
+  ``max_cost`` dollars are spent, further requests raise ``BudgetExceeded`` without
+  sending anything. Cache hits are free.
+- **cost**: each answer's tokens are priced with the :class:`PriceTable`.
+- **totals**: ``calls``, ``retries``, ``errors``, tokens and cost so far, for the progress
+  line and the report, overall and per request kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, Protocol, runtime_checkable
+
+from ..cache import JudgeCache, cache_key
+from ..exceptions import BudgetExceeded, JudgeError
+from .base import Answer, Judge, ReplyT, Usage
+from .pricing import PriceTable
+from .prompts import PROMPT_VERSION
+from .requests import JudgeRequest
+from .transport import TransportStats
+
+
+@runtime_checkable
+class _Embedder(Protocol):
+    async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
+        """Embed texts, reporting usage."""
+        ...
+
+
+class _HasTransport(Protocol):
+    transport: Any
+
+
+class MeteredJudge:
+    """Wraps a judge with the cache, the budgets, pricing and running totals.
+
+    Args:
+        inner: the judge that actually answers.
+        cache: the reply cache, or None for no caching.
+        pricing: the price table used for ``cost_usd``.
+        max_calls: the most calls this judge may send, or None.
+        max_cost: the most US dollars it may spend, or None.
+    """
+
+    def __init__(
+        self,
+        inner: Judge,
+        *,
+        cache: JudgeCache | None = None,
+        pricing: PriceTable | None = None,
+        max_calls: int | None = None,
+        max_cost: float | None = None,
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.pricing = pricing or PriceTable()
+        self.max_calls = max_calls
+        self.max_cost = max_cost
+        self.totals = Usage()
+        self.by_kind: dict[str, Usage] = {}
+        self.errors = 0
+        self.budget_refusals = 0
+        self._reserved = 0
+
+    def __repr__(self) -> str:
+        cache = self.cache.directory if self.cache is not None else None
+        return f"MeteredJudge({self.inner!r}, cache={str(cache)!r}, max_calls={self.max_calls})"
+
+    @property
+    def kind(self) -> str:
+        """The inner judge's kind."""
+        return self.inner.kind
+
+    @property
+    def model(self) -> str:
+        """The inner judge's model."""
+        return self.inner.model
+
+    @property
+    def priced(self) -> bool:
+        """Whether the model has a known price (otherwise ``cost_usd`` stays 0.0)."""
+        return self.kind == "offline" or self.pricing.is_priced(self.model)
+
+    @property
+    def replay_only(self) -> bool:
+        """True when the judge has no key and can only replay a read-mode cache."""
+        return getattr(self.inner, "replay_only", False) is True
+
+    @property
+    def calls(self) -> int:
+        """Calls sent so far (re-asks included; retries and cache hits not)."""
+        return self.totals.calls
+
+    @property
+    def retries(self) -> int:
+        """Transport retries so far, including those of requests that failed."""
+        stats = self.transport_stats
+        return stats.retries if stats is not None else self.totals.retries
+
+    @property
+    def cache_hits(self) -> int:
+        """Requests answered from the cache."""
+        return self.totals.cache_hits
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens so far."""
+        return self.totals.input_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        """Output tokens so far."""
+        return self.totals.output_tokens
+
+    @property
+    def cost_usd(self) -> float:
+        """Estimated spend so far."""
+        return self.totals.cost_usd
+
+    @property
+    def transport_stats(self) -> TransportStats | None:
+        """The inner judge's live transport counters, when it has a transport."""
+        transport = getattr(self.inner, "transport", None)
+        stats = getattr(transport, "stats", None)
+        return stats if isinstance(stats, TransportStats) else None
+
+    @property
+    def supports_embeddings(self) -> bool:
+        """Whether :meth:`embed` works with this judge (the OpenAI-compatible one)."""
+        return isinstance(self.inner, _Embedder)
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer from the cache, or from the inner judge within the budgets."""
+        key = self._key(request.kind, request.model_dump(mode="json"))
+        if key is not None and self.cache is not None:
+            entry = self.cache.load(key)
+            if entry is not None:
+                try:
+                    reply = request.parse_reply(entry.reply)
+                except ValueError:
+                    self.cache.discard()
+                else:
+                    return self._account(request.kind, Answer(reply, Usage(cache_hits=1)))
+            if self.cache.mode == "read":
+                self.errors += 1
+                raise JudgeError(self._miss_message(request.kind, key))
+        answer = await self._call(request.kind, lambda: self.inner.ask(request))
+        if key is not None and self.cache is not None:
+            self.cache.store(
+                key,
+                reply=answer.reply.model_dump(mode="json"),
+                usage=asdict(answer.usage),
+                about=self._about(request.kind),
+            )
+        return answer
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed ``texts`` through the inner judge, cached and metered like requests."""
+        if not isinstance(self.inner, _Embedder):
+            raise JudgeError(
+                f"The {self.kind} judge has no embeddings API, which the reverse_questions "
+                "answer relevancy strategy needs; use answer_relevancy_strategy: judge, or "
+                "the openai judge."
+            )
+        embedder = self.inner
+        model = str(getattr(embedder, "embedding_model", self.model))
+        key = self._key("embed", {"model": model, "texts": list(texts)})
+        if key is not None and self.cache is not None:
+            entry = self.cache.load(key)
+            if entry is not None and _is_vectors(entry.reply, len(texts)):
+                self._account("embed", Answer(None, Usage(cache_hits=1)))
+                return [[float(value) for value in vector] for vector in entry.reply]
+            if entry is not None:
+                self.cache.discard()
+            if self.cache.mode == "read":
+                self.errors += 1
+                raise JudgeError(self._miss_message("embed", key))
+
+        async def send() -> Answer[Any]:
+            vectors, usage = await embedder.embed_with_usage(texts)
+            return Answer(vectors, usage)
+
+        answer = await self._call("embed", send, model=model)
+        if key is not None and self.cache is not None:
+            self.cache.store(
+                key, reply=answer.reply, usage=asdict(answer.usage), about=self._about("embed")
+            )
+        vectors: list[list[float]] = answer.reply
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the inner judge."""
+        await self.inner.aclose()
+
+    def _key(self, kind: str, payload: Any) -> str | None:
+        # The offline judge is deterministic and free: nothing to gain from caching it.
+        if self.cache is None or not self.cache.reads or self.kind == "offline":
+            return None
+        return cache_key(
+            judge_kind=self.kind,
+            model=self.model,
+            prompt_version=PROMPT_VERSION,
+            kind=kind,
+            payload=payload,
+        )
+
+    def _about(self, kind: str) -> dict[str, Any]:
+        return {
+            "judge": self.kind,
+            "model": self.model,
+            "prompt_version": PROMPT_VERSION,
+            "request_kind": kind,
+        }
+
+    def _miss_message(self, kind: str, key: str) -> str:
+        directory = self.cache.directory if self.cache is not None else "?"
+        return (
+            f"cache miss in read mode for {kind} (judge {self.kind}, model {self.model}, "
+            f"key {key[:12]}…, cache {directory}) — run once with a key in readwrite mode "
+            "to record this request, or check that the judge, model and cases match the "
+            "recording."
+        )
+
+    def _check_budget(self, kind: str) -> None:
+        if self.max_calls is not None and self.calls + self._reserved >= self.max_calls:
+            self.budget_refusals += 1
+            raise BudgetExceeded(
+                f"The judge call budget is spent: max_calls={self.max_calls} and "
+                f"{self.calls} calls were sent, so the {kind} request was not sent. "
+                "Raise max_calls, or record the cache and replay it."
+            )
+        if self.max_cost is not None and self.cost_usd >= self.max_cost:
+            self.budget_refusals += 1
+            raise BudgetExceeded(
+                f"The judge cost budget is spent: max_cost=${self.max_cost:.4f} and "
+                f"${self.cost_usd:.4f} was spent, so the {kind} request was not sent. "
+                "Raise max_cost, or record the cache and replay it."
+            )
+
+    async def _call(self, kind: str, send: Any, *, model: str | None = None) -> Answer[Any]:
+        self._check_budget(kind)
+        self._reserved += 1
+        try:
+            answer: Answer[Any] = await send()
+        except Exception:
+            self.errors += 1
+            raise
+        finally:
+            self._reserved -= 1
+        cost = self.pricing.cost(
+            model or self.model,
+            input_tokens=answer.usage.input_tokens,
+            output_tokens=answer.usage.output_tokens,
+        )
+        usage = Usage(
+            calls=answer.usage.calls,
+            input_tokens=answer.usage.input_tokens,
+            output_tokens=answer.usage.output_tokens,
+            retries=answer.usage.retries,
+            cache_hits=answer.usage.cache_hits,
+            cost_usd=answer.usage.cost_usd + cost.usd,
+        )
+        return self._account(kind, Answer(answer.reply, usage))
+
+    def _account(self, kind: str, answer: Answer[Any]) -> Answer[Any]:
+        self.totals = self.totals + answer.usage
+        self.by_kind[kind] = self.by_kind.get(kind, Usage()) + answer.usage
+        return answer
+
+
+def _is_vectors(data: Any, count: int) -> bool:
+    return (
+        isinstance(data, list)
+        and len(data) == count
+        and all(isinstance(vector, list) and vector for vector in data)
+    )

@@ -1,0 +1,399 @@
+"""The offline judge: deterministic text heuristics, no model, no network, no key.
+
+It answers every request type with the same reply models as the LLM judges, so metrics run
+unchanged on it. A claim is supported when its content tokens are covered by the contexts
+(entities weigh double) and every number or date in it appears there. Agreement with human
+labels is measured by ``benchmarks/offline_agreement.py``.
+
+>>> import asyncio
+>>> from pytest_ragas_gate.judges.requests import VerifyClaims
+>>> judge = OfflineJudge()
+>>> request = VerifyClaims(
+...     claims=["Apple was founded in 1976.", "Apple was founded in 1980."],
+...     contexts=["Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."],
+... )
+>>> [verdict.supported for verdict in asyncio.run(judge.ask(request)).reply.verdicts]
+[True, False]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..exceptions import JudgeError
+from .base import Answer, Usage
+from .requests import (
+    AttributeAnswer,
+    AttributeStatements,
+    ChunkVerdict,
+    ChunkVerdicts,
+    Claims,
+    ClaimVerdict,
+    ClaimVerdicts,
+    ClassifyCorrectness,
+    CorrectnessClasses,
+    CorrectnessItem,
+    DocumentUsage,
+    ExtractClaims,
+    GeneratedQuestions,
+    GenerateQuestions,
+    JudgeChunks,
+    JudgeRequest,
+    RateRelevancy,
+    RelevancyRating,
+    StatementVerdict,
+    StatementVerdicts,
+    VerifyClaims,
+)
+from .text import (
+    Token,
+    content_tokens,
+    is_noncommittal,
+    number_words,
+    numbers,
+    split_claims,
+    split_sentences,
+)
+
+__all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_claims"]
+
+SUPPORT_THRESHOLD = 0.6
+"""Share of a claim's (weighted) content tokens the contexts must cover for support."""
+
+ENTITY_WEIGHT = 2.0
+"""Names and other capitalised tokens count double: a wrong name is a wrong fact."""
+
+PREFIX_LENGTH = 5
+"""Two words sharing this many leading letters count as the same word (found/founder)."""
+
+CHUNK_RELEVANCE_THRESHOLD = 0.5
+"""Share of the target's content a chunk must cover to be judged relevant."""
+
+DOCUMENT_USE_THRESHOLD = 0.3
+"""Share of the answer's content a context must cover to count as used."""
+
+_MAX_REASON_ITEMS = 6
+
+ReplyT = TypeVar("ReplyT", bound=BaseModel)
+
+
+def _prefix(token: str) -> str | None:
+    if len(token) > PREFIX_LENGTH and token.isalpha() and token.isascii():
+        return token[:PREFIX_LENGTH]
+    return None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The contexts, pre-tokenised once so many claims can be checked against them."""
+
+    tokens: frozenset[str]
+    prefixes: frozenset[str]
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> Evidence:
+        """Tokenise ``texts`` (contexts, a reference, a chunk) into evidence."""
+        tokens: set[str] = set()
+        found_numbers: set[str] = set()
+        for text in texts:
+            found_numbers |= numbers(text) | number_words(text)
+            for sentence in split_sentences(text):
+                tokens.update(token.text for token in content_tokens(sentence))
+        prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
+        return cls(frozenset(tokens), frozenset(prefixes), frozenset(found_numbers))
+
+    def covers(self, token: str) -> bool:
+        """Whether the evidence holds ``token`` or a word of the same family."""
+        if token in self.tokens:
+            return True
+        prefix = _prefix(token)
+        return prefix is not None and prefix in self.prefixes
+
+
+@dataclass(frozen=True)
+class Support:
+    """The outcome of checking one claim against evidence."""
+
+    supported: bool
+    coverage: float
+    missing_tokens: tuple[str, ...]
+    missing_numbers: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        """A one-line explanation naming what was missing."""
+        problems: list[str] = []
+        if self.missing_numbers:
+            problems.append("numbers not in the contexts: " + ", ".join(self.missing_numbers))
+        if self.missing_tokens:
+            shown = ", ".join(self.missing_tokens[:_MAX_REASON_ITEMS])
+            more = len(self.missing_tokens) - _MAX_REASON_ITEMS
+            shown += f" (+{more} more)" if more > 0 else ""
+            problems.append(f"words not in the contexts: {shown}")
+        summary = f"coverage {self.coverage:.2f}"
+        if self.supported:
+            return f"supported: {summary}" + (f"; {problems[0]}" if problems else "")
+        return f"not supported: {summary}; " + "; ".join(problems)
+
+
+def _weighted_coverage(tokens: Sequence[Token], evidence: Evidence) -> tuple[float, list[str]]:
+    total = 0.0
+    covered = 0.0
+    missing: list[str] = []
+    for token in tokens:
+        weight = ENTITY_WEIGHT if token.entity else 1.0
+        total += weight
+        if evidence.covers(token.text):
+            covered += weight
+        else:
+            missing.append(token.text)
+    return (covered / total if total else 1.0), missing
+
+
+def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THRESHOLD) -> Support:
+    """Check one claim against evidence.
+
+    Args:
+        claim: The claim or statement to check.
+        evidence: The tokenised contexts.
+        threshold: Weighted share of the claim's content tokens that must be covered.
+
+    Returns:
+        The verdict with its coverage and what was missing.
+    """
+    tokens = content_tokens(claim)
+    coverage, missing = _weighted_coverage(tokens, evidence)
+    claim_numbers = numbers(claim)
+    missing_numbers = sorted(claim_numbers - evidence.numbers)
+    supported = (
+        (bool(tokens) or bool(claim_numbers)) and coverage >= threshold and not missing_numbers
+    )
+    return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|no|nope|correct|right|true|false|indeed|sure)\b"
+    r"|^\W*(?:是的|是|对|对的|不是|不对|没有|有)(?:\W|$)",
+    re.IGNORECASE,
+)
+
+
+def extract_claims(question: str, answer: str) -> list[str]:
+    """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
+
+    >>> extract_claims("Were both bands formed in 1990?", "Yes.")
+    ['Yes: were both bands formed in 1990']
+    """
+    claims = split_claims(answer)
+    if claims or not _YES_NO.match(answer) or not question.strip():
+        return claims
+    proposition = question.strip().rstrip("?？ ")
+    reply = answer.strip().split()[0].strip(",.!;，。！")
+    # The question is quoted as part of the claim, in its language and wording.
+    return [f"{reply}: {proposition[:1].lower()}{proposition[1:]}"]
+
+
+class OfflineJudge:
+    """A deterministic judge built from text heuristics; it never sends anything anywhere.
+
+    Args:
+        threshold: Weighted token coverage a claim needs to count as supported.
+    """
+
+    def __init__(self, threshold: float = SUPPORT_THRESHOLD) -> None:
+        self._threshold = threshold
+
+    @property
+    def kind(self) -> str:
+        """Always ``offline``."""
+        return "offline"
+
+    @property
+    def model(self) -> str:
+        """The heuristics' version, ``heuristic-v1``."""
+        return "heuristic-v1"
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer ``request`` at once; usage stays zero since nothing is sent."""
+        # Round-trip through the reply model so the offline judge is held to the same
+        # validation as the LLM judges.
+        reply = request.parse_reply(self.answer(request).model_dump())
+        return Answer(reply=reply, usage=Usage())
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def answer(self, request: JudgeRequest[Any]) -> BaseModel:
+        """Answer ``request`` synchronously (the benchmark uses this directly).
+
+        Raises:
+            JudgeError: When the request type is not one the offline judge knows.
+        """
+        if isinstance(request, ExtractClaims):
+            return Claims(claims=extract_claims(request.question, request.answer))
+        if isinstance(request, VerifyClaims):
+            return self._verify(request)
+        if isinstance(request, AttributeStatements):
+            return self._attribute_statements(request)
+        if isinstance(request, ClassifyCorrectness):
+            return self._classify(request)
+        if isinstance(request, RateRelevancy):
+            return _rate_relevancy(request)
+        if isinstance(request, GenerateQuestions):
+            return _generate_questions(request)
+        if isinstance(request, JudgeChunks):
+            return _judge_chunks(request)
+        if isinstance(request, AttributeAnswer):
+            return _attribute_answer(request)
+        kind = getattr(request, "kind", type(request).__name__)
+        raise JudgeError(
+            f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
+        )
+
+    def _verify(self, request: VerifyClaims) -> ClaimVerdicts:
+        evidence = Evidence.of(request.contexts)
+        verdicts = []
+        for claim in request.claims:
+            support = check_support(claim, evidence, self._threshold)
+            verdicts.append(
+                ClaimVerdict(claim=claim, supported=support.supported, reason=support.reason)
+            )
+        return ClaimVerdicts(verdicts=verdicts)
+
+    def _attribute_statements(self, request: AttributeStatements) -> StatementVerdicts:
+        evidence = Evidence.of(request.contexts)
+        verdicts = []
+        for statement in split_claims(request.reference):
+            support = check_support(statement, evidence, self._threshold)
+            verdicts.append(
+                StatementVerdict(
+                    statement=statement, attributed=support.supported, reason=support.reason
+                )
+            )
+        return StatementVerdicts(verdicts=verdicts)
+
+    def _classify(self, request: ClassifyCorrectness) -> CorrectnessClasses:
+        reference = Evidence.of([request.reference])
+        answer = Evidence.of(request.answer_claims)
+        classes = CorrectnessClasses()
+        for claim in request.answer_claims:
+            support = check_support(claim, reference, self._threshold)
+            target = classes.tp if support.supported else classes.fp
+            target.append(CorrectnessItem(statement=claim, reason=support.reason))
+        for statement in split_claims(request.reference):
+            support = check_support(statement, answer, self._threshold)
+            if not support.supported:
+                reason = support.reason.replace("the contexts", "the answer")
+                classes.fn.append(CorrectnessItem(statement=statement, reason=reason))
+        return classes
+
+
+_QUESTION_CUES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("when", "what year", "which year", "什么时候", "何时", "哪一年", "哪年", "几月"), "date"),
+    (
+        ("how many", "how much", "how old", "how long", "多少", "几个", "几岁", "多大", "多长"),
+        "number",
+    ),
+)
+
+
+def _answer_has(kind: str, answer: str) -> bool:
+    if kind in ("date", "number"):
+        return bool(numbers(answer) or number_words(answer))
+    return False
+
+
+def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
+    if not request.answer.strip() or is_noncommittal(request.answer):
+        return RelevancyRating(
+            rating=1, noncommittal=True, reason="the answer is noncommittal or empty"
+        )
+    question_tokens = content_tokens(request.question)
+    evidence = Evidence.of([request.answer])
+    overlap, missing = _weighted_coverage(question_tokens, evidence)
+    lowered = request.question.lower()
+    cue_met = any(
+        any(cue in lowered for cue in cues) and _answer_has(kind, request.answer)
+        for cues, kind in _QUESTION_CUES
+    )
+    score = overlap + (0.3 if cue_met else 0.0)
+    if not question_tokens:
+        rating = 3
+    elif score >= 0.8:
+        rating = 5
+    elif score >= 0.55:
+        rating = 4
+    elif score >= 0.3:
+        rating = 3
+    elif score > 0.0:
+        rating = 2
+    else:
+        rating = 1
+    reason = f"the answer covers {overlap:.0%} of the question's content words"
+    if cue_met:
+        reason += " and gives the kind of value asked for"
+    if missing:
+        reason += "; not addressed: " + ", ".join(missing[:_MAX_REASON_ITEMS])
+    return RelevancyRating(rating=rating, noncommittal=False, reason=reason)
+
+
+def _as_question(sentence: str) -> str:
+    body = sentence.rstrip(" .!?。！？；;")
+    if any(char >= "\u3040" for char in body[:4]):
+        return f"{body}吗？"
+    return f"Is it true that {body[:1].lower()}{body[1:]}?"
+
+
+def _generate_questions(request: GenerateQuestions) -> GeneratedQuestions:
+    noncommittal = is_noncommittal(request.answer)
+    sentences = split_claims(request.answer) or split_sentences(request.answer)
+    count = max(request.count, 0)
+    if not sentences:
+        return GeneratedQuestions(questions=[], noncommittal=noncommittal)
+    # Cycle the answer's sentences so exactly ``count`` questions come back.
+    questions = [_as_question(sentences[index % len(sentences)]) for index in range(count)]
+    return GeneratedQuestions(questions=questions, noncommittal=noncommittal)
+
+
+def _judge_chunks(request: JudgeChunks) -> ChunkVerdicts:
+    target_tokens = content_tokens(request.target)
+    target_numbers = numbers(request.target)
+    verdicts = []
+    for index, chunk in enumerate(request.chunks):
+        evidence = Evidence.of([chunk])
+        coverage, _ = _weighted_coverage(target_tokens, evidence)
+        if target_numbers:
+            found = len(target_numbers & evidence.numbers) / len(target_numbers)
+            coverage = (coverage * len(target_tokens) + found * len(target_numbers)) / (
+                len(target_tokens) + len(target_numbers)
+            )
+        relevant = bool(target_tokens or target_numbers) and coverage >= CHUNK_RELEVANCE_THRESHOLD
+        verdicts.append(
+            ChunkVerdict(
+                index=index,
+                relevant=relevant,
+                reason=f"covers {coverage:.0%} of the {request.against}'s content",
+            )
+        )
+    return ChunkVerdicts(verdicts=verdicts)
+
+
+def _attribute_answer(request: AttributeAnswer) -> DocumentUsage:
+    answer_tokens = content_tokens(request.answer)
+    used: list[int] = []
+    shares: list[str] = []
+    for index, context in enumerate(request.contexts):
+        coverage, _ = _weighted_coverage(answer_tokens, Evidence.of([context]))
+        if answer_tokens and coverage >= DOCUMENT_USE_THRESHOLD:
+            used.append(index)
+        shares.append(f"{index}: {coverage:.0%}" if answer_tokens else f"{index}: -")
+    return DocumentUsage(
+        used_documents=used,
+        reason="share of the answer's content per document: " + ", ".join(shares),
+    )

@@ -1,0 +1,276 @@
+"""The OpenAI-compatible judge: Chat Completions through the official ``openai`` SDK.
+
+Any endpoint that speaks the Chat Completions API works through ``base_url`` (or
+``OPENAI_BASE_URL``): OpenAI, Azure, vLLM, Ollama, the llama.cpp server, a LiteLLM proxy.
+Structured output is ``response_format={"type": "json_schema", ...}`` with the reply model's
+schema (``strict`` off, because pydantic schemas use features strict mode forbids); a
+server that rejects that format is stepped down to ``json_object`` and then to plain
+prompting, and the message content is parsed as JSON either way (a tool call is accepted
+too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
+
+``openai`` is an optional extra; importing this module without it raises ``UsageError``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ..exceptions import JudgeError, UsageError
+from .base import Answer, ReplyT, Usage
+from .prompts import build_prompt, reask_message
+from .requests import JudgeRequest
+from .transport import (
+    AdaptiveLimiter,
+    Exchange,
+    Failure,
+    Followup,
+    RateLimiter,
+    RetryPolicy,
+    Transport,
+    ask_until_valid,
+    is_retryable_status,
+    parse_json_text,
+    retry_after_from_headers,
+)
+
+try:
+    import openai
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise UsageError(
+        "The openai judge needs the openai package: install pytest-ragas-gate[openai]."
+    ) from exc
+
+#: The default judge model: small, cheap, and good at following a JSON schema.
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
+
+#: The default embedding model (reverse-questions answer relevancy).
+DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+
+#: Model families that reject ``temperature`` (OpenAI reasoning models).
+_NO_TEMPERATURE_PREFIXES: tuple[str, ...] = ("o1", "o3", "o4", "gpt-5")
+
+_RESPONSE_FORMATS: tuple[str, ...] = ("json_schema", "json_object", "none")
+
+
+def classify_openai_error(exc: BaseException) -> Failure | None:
+    """Map an ``openai`` SDK exception to a transport :class:`Failure`."""
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure("the request timed out", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure("the connection failed", retryable=True)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return Failure(f"HTTP {exc.status_code} with a malformed response body", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        return Failure(
+            f"HTTP {exc.status_code}: {exc.message}",
+            retryable=is_retryable_status(exc.status_code),
+            status=exc.status_code,
+            retry_after_s=retry_after_from_headers(exc.response.headers),
+        )
+    if isinstance(exc, ValueError):
+        # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
+        return Failure("a malformed response body", retryable=True)
+    return None
+
+
+class OpenAIJudge:
+    """Answers judge requests through an OpenAI-compatible Chat Completions endpoint.
+
+    Args:
+        model: the chat model.
+        api_key: the API key; None lets the SDK read ``OPENAI_API_KEY``.
+        base_url: the endpoint; None lets the SDK read ``OPENAI_BASE_URL``.
+        embedding_model: the model of :meth:`embed`.
+        timeout_s: the per-request timeout.
+        max_retries: transport retries per request (429, 5xx, timeouts, connection errors).
+        max_reasks: how often an invalid reply is re-asked.
+        limiter: the concurrency limiter; by default a private one of 32 slots.
+        rate_limiter: optional requests-per-minute spacing.
+        retry_policy: backoff settings; overrides ``max_retries`` when given.
+        temperature: the sampling temperature; None sends 0 where the model accepts it.
+        seed: seeds the backoff jitter.
+    """
+
+    kind = "openai"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_OPENAI_MODEL,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        embedding_model: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 6,
+        max_reasks: int = 2,
+        limiter: AdaptiveLimiter | None = None,
+        rate_limiter: RateLimiter | None = None,
+        retry_policy: RetryPolicy | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self._model = model
+        self.embedding_model = embedding_model or DEFAULT_EMBEDDING_MODEL
+        self.max_reasks = max_reasks
+        if temperature is None and not model.startswith(_NO_TEMPERATURE_PREFIXES):
+            temperature = 0.0
+        self.temperature = temperature
+        self.response_format = _RESPONSE_FORMATS[0]
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+        )
+        self._secrets = (api_key,) if api_key else ()
+        self.transport = Transport(
+            policy=retry_policy or RetryPolicy(max_retries=max_retries),
+            limiter=limiter or AdaptiveLimiter(32),
+            classify=classify_openai_error,
+            describe=f"openai judge ({model})",
+            rate_limiter=rate_limiter,
+            secrets=self._secrets,
+            rng=random.Random(seed),
+        )
+
+    def __repr__(self) -> str:
+        # Names the endpoint, never the key.
+        return f"OpenAIJudge(model={self._model!r}, base_url={str(self._client.base_url)!r})"
+
+    @property
+    def model(self) -> str:
+        """The chat model name."""
+        return self._model
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
+
+        def params(followups: Sequence[Followup]) -> dict[str, Any]:
+            # Read per attempt: a server that rejects the JSON-schema format is stepped
+            # down, and then the schema has to be spelt out in the prompt instead.
+            prompt = build_prompt(
+                request,
+                channel="one JSON object (no prose, no code fence)",
+                schema_in_prompt=self.response_format != "json_schema",
+            )
+            messages: list[dict[str, Any]] = [
+                {"role": "system", "content": prompt.system},
+                {"role": "user", "content": prompt.user},
+            ]
+            for invalid_reply, problem in followups:
+                messages.append({"role": "assistant", "content": invalid_reply or "(empty)"})
+                messages.append({"role": "user", "content": reask_message(request, problem)})
+            arguments: dict[str, Any] = {"model": self._model, "messages": messages}
+            if self.temperature is not None:
+                arguments["temperature"] = self.temperature
+            if self.response_format == "json_schema":
+                arguments["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": prompt.tool_name,
+                        "schema": prompt.schema,
+                        "strict": False,
+                    },
+                }
+            elif self.response_format == "json_object":
+                arguments["response_format"] = {"type": "json_object"}
+            return arguments
+
+        async def attempt(followups: Sequence[Followup]) -> Any:
+            while True:
+                try:
+                    return await self._client.chat.completions.create(**params(followups))
+                except openai.BadRequestError as exc:
+                    if self.response_format == "none" or "response_format" not in str(exc):
+                        raise
+                    # This server lacks that structured-output mode: step down, from now on.
+                    next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
+                    self.response_format = _RESPONSE_FORMATS[next_format]
+
+        async def call(followups: Sequence[Followup]) -> Exchange:
+            completion, retries = await self.transport.send(
+                lambda: attempt(followups), what=request.kind
+            )
+            return self._exchange(completion, retries)
+
+        return await ask_until_valid(
+            request,
+            call,
+            max_reasks=self.max_reasks,
+            describe=self.transport.describe,
+            secrets=self._secrets,
+        )
+
+    @staticmethod
+    def _exchange(completion: Any, retries: int) -> Exchange:
+        usage = getattr(completion, "usage", None)
+        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        choices = getattr(completion, "choices", None) or []
+        if not choices:
+            return Exchange(
+                None, "", "the response had no choices", input_tokens, output_tokens, retries
+            )
+        message = choices[0].message
+        raw = message.content or ""
+        data = parse_json_text(raw) if raw else None
+        if data is None:
+            for tool_call in getattr(message, "tool_calls", None) or []:
+                function = getattr(tool_call, "function", None)
+                arguments = getattr(function, "arguments", None)
+                if isinstance(arguments, str):
+                    raw = arguments
+                    data = parse_json_text(arguments)
+                    break
+        if data is not None:
+            problem = None
+        elif getattr(message, "refusal", None):
+            problem = f"the model refused: {message.refusal}"
+        elif choices[0].finish_reason == "length":
+            problem = "it was cut off at the token limit"
+        else:
+            problem = "its content is not a JSON object"
+        return Exchange(
+            data,
+            json.dumps(data, ensure_ascii=False) if data else raw,
+            problem,
+            input_tokens,
+            output_tokens,
+            retries,
+        )
+
+    async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
+        """Embed ``texts`` with the embedding model; returns the vectors and the usage."""
+        if not texts:
+            return [], Usage()
+
+        async def attempt() -> Any:
+            # Floats, not the SDK's base64 default, which not every compatible server speaks.
+            return await self._client.embeddings.create(
+                model=self.embedding_model, input=list(texts), encoding_format="float"
+            )
+
+        response, retries = await self.transport.send(attempt, what="embed")
+        vectors = [
+            [float(value) for value in item.embedding]
+            for item in sorted(response.data, key=lambda item: item.index)
+        ]
+        if len(vectors) != len(texts):
+            raise JudgeError(
+                f"The {self.transport.describe} returned {len(vectors)} embeddings for "
+                f"{len(texts)} texts; check the embedding_model setting."
+            )
+        tokens = int(getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0)
+        return vectors, Usage(calls=1, input_tokens=tokens, retries=retries)
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed ``texts`` (reverse-questions answer relevancy)."""
+        vectors, _ = await self.embed_with_usage(texts)
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connections."""
+        await self._client.close()

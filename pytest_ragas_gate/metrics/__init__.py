@@ -1,0 +1,1 @@
+"""Metrics: turn per-item judge verdicts into scores."""

@@ -1,0 +1,63 @@
+"""Retriever-generator alignment (seed 003): does the answer use the top-ranked chunk.
+
+Production RAG systems often rank the right document first and then answer from a
+lower-ranked one; the gate reports ``1 - mean`` of this metric as the ignored-top-ranked
+rate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cases import GoldenCase
+from ..exceptions import JudgeReplyError
+from ..judges.base import CaseJudge
+from ..judges.requests import AttributeAnswer
+from ._case_fields import required_contexts, required_text
+from .base import MetricResult
+
+
+class TopDocUsage:
+    """1.0 when the answer draws on the top-ranked chunk, else 0.0.
+
+    An answer that uses none of the retrieved chunks scores 0.0: the top-ranked chunk was
+    ignored all the same.
+    """
+
+    name: str = "top_doc_usage"
+    required_fields: tuple[str, ...] = ("answer", "contexts")
+    default_threshold: float | None = None
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        answer = required_text(case, "answer", self.name)
+        contexts = required_contexts(case, self.name)
+        reply = await judge.ask(
+            AttributeAnswer(answer=answer, contexts=[context.text for context in contexts])
+        )
+        used = set(reply.used_documents)
+        out_of_range = sorted(index for index in used if not 0 <= index < len(contexts))
+        if out_of_range:
+            raise JudgeReplyError(
+                f"The judge's {AttributeAnswer.kind} reply for case {case.id!r} "
+                f"({case.source}) names document index(es) "
+                f"{', '.join(map(str, out_of_range))} but only {len(contexts)} were "
+                "retrieved (0-based); the reply cannot be scored."
+            )
+        details: list[dict[str, Any]] = [
+            {"rank": index + 1, "id": context.id, "used": index in used}
+            for index, context in enumerate(contexts)
+        ]
+        used_ranks = ", ".join(str(index + 1) for index in sorted(used))
+        if not used:
+            summary = "the answer uses none of the retrieved chunks"
+        elif 0 in used:
+            summary = f"the answer uses the top-ranked chunk (ranks used: {used_ranks})"
+        else:
+            summary = f"the answer ignores the top-ranked chunk (ranks used: {used_ranks})"
+        judge_reason = " ".join(reply.reason.split())
+        return MetricResult(
+            score=1.0 if 0 in used else 0.0,
+            details=details,
+            reason=f"{summary}: {judge_reason}" if judge_reason else summary,
+        )

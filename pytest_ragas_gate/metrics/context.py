@@ -1,0 +1,181 @@
+"""Retrieval quality judged by the LLM: context precision, recall and relevance."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..cases import Context, GoldenCase
+from ..config import DEFAULT_THRESHOLDS
+from ..exceptions import JudgeReplyError
+from ..judges.base import CaseJudge
+from ..judges.requests import AttributeStatements, ChunkVerdict, JudgeChunks
+from ._case_fields import required_contexts, required_text
+from .base import MetricResult
+from .formulas import average_precision, share
+
+
+class ContextPrecision:
+    """Are the relevant chunks ranked first: average precision of the chunk verdicts.
+
+    Relevance is judged against the reference answer when the case has one, else against
+    the question. A ranking where no chunk is relevant scores 0.0.
+    """
+
+    name: str = "context_precision"
+    required_fields: tuple[str, ...] = ("question", "contexts")
+    default_threshold: float | None = DEFAULT_THRESHOLDS["context_precision"]
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        contexts = required_contexts(case, self.name)
+        against: Literal["reference", "question"]
+        if case.has("reference"):
+            target, against = required_text(case, "reference", self.name), "reference"
+        else:
+            target, against = case.question, "question"
+        details = await judge_chunks(case, contexts, target, against, judge)
+        relevance = [bool(detail["relevant"]) for detail in details]
+        relevant = sum(relevance)
+        return MetricResult(
+            score=average_precision(relevance),
+            details=details,
+            reason=(
+                f"{relevant} of {len(relevance)} chunks relevant to the {against}"
+                + (f", first at rank {relevance.index(True) + 1}" if relevant else "")
+            ),
+        )
+
+
+class ContextRecall:
+    """Does the retrieval cover the reference: attributable statements / all statements.
+
+    A reference that yields no statements is not applicable.
+    """
+
+    name: str = "context_recall"
+    required_fields: tuple[str, ...] = ("question", "reference", "contexts")
+    default_threshold: float | None = DEFAULT_THRESHOLDS["context_recall"]
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        reference = required_text(case, "reference", self.name)
+        contexts = required_contexts(case, self.name)
+        reply = await judge.ask(
+            AttributeStatements(
+                question=case.question,
+                reference=reference,
+                contexts=[context.text for context in contexts],
+            )
+        )
+        if not reply.verdicts:
+            return MetricResult.not_applicable("the reference has no statements to attribute")
+        details: list[dict[str, Any]] = [
+            {
+                "statement": verdict.statement,
+                "attributed": verdict.attributed,
+                "reason": verdict.reason,
+            }
+            for verdict in reply.verdicts
+        ]
+        attributed = sum(1 for verdict in reply.verdicts if verdict.attributed)
+        return MetricResult(
+            score=share(attributed, len(reply.verdicts)),
+            details=details,
+            reason=(
+                f"{attributed} of {len(reply.verdicts)} reference statements "
+                "attributable to the contexts"
+            ),
+        )
+
+
+class ContextRelevance:
+    """The share of retrieved chunks relevant to the question; needs no reference."""
+
+    name: str = "context_relevance"
+    required_fields: tuple[str, ...] = ("question", "contexts")
+    default_threshold: float | None = None
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        contexts = required_contexts(case, self.name)
+        details = await judge_chunks(case, contexts, case.question, "question", judge)
+        relevant = sum(1 for detail in details if detail["relevant"])
+        return MetricResult(
+            score=share(relevant, len(details)),
+            details=details,
+            reason=f"{relevant} of {len(details)} chunks relevant to the question",
+        )
+
+
+async def judge_chunks(
+    case: GoldenCase,
+    contexts: list[Context],
+    target: str,
+    against: Literal["reference", "question"],
+    judge: CaseJudge,
+) -> list[dict[str, Any]]:
+    """Ask for one relevance verdict per chunk and return them in rank order.
+
+    Context precision without a reference and context relevance send the identical
+    request, so the judge scheduler answers it once per case.
+
+    Args:
+        case: The case being scored, for error messages.
+        contexts: The retrieved chunks in rank order.
+        target: The text relevance is judged against.
+        against: Whether ``target`` is the reference or the question.
+        judge: The judge of this case.
+
+    Returns:
+        Per chunk, in rank order: ``index``, ``id``, ``chunk``, ``relevant``, ``reason``.
+
+    Raises:
+        JudgeReplyError: When the verdicts do not cover every chunk index exactly once.
+    """
+    request = JudgeChunks(
+        question=case.question,
+        target=target,
+        against=against,
+        chunks=[context.text for context in contexts],
+    )
+    reply = await judge.ask(request)
+    by_index = _verdicts_by_index(reply.verdicts, len(contexts), case)
+    return [
+        {
+            "index": index,
+            "id": context.id,
+            "chunk": context.text,
+            "relevant": by_index[index].relevant,
+            "reason": by_index[index].reason,
+        }
+        for index, context in enumerate(contexts)
+    ]
+
+
+def _verdicts_by_index(
+    verdicts: list[ChunkVerdict], chunk_count: int, case: GoldenCase
+) -> dict[int, ChunkVerdict]:
+    by_index: dict[int, ChunkVerdict] = {}
+    duplicated: set[int] = set()
+    for verdict in verdicts:
+        if verdict.index in by_index:
+            duplicated.add(verdict.index)
+        by_index[verdict.index] = verdict
+    missing = sorted(set(range(chunk_count)) - by_index.keys())
+    out_of_range = sorted(index for index in by_index if index >= chunk_count)
+    if missing or duplicated or out_of_range:
+        problems = [
+            f"{label} {', '.join(map(str, indexes))}"
+            for label, indexes in (
+                ("missing chunk index(es)", missing),
+                ("duplicated index(es)", sorted(duplicated)),
+                ("out-of-range index(es)", out_of_range),
+            )
+            if indexes
+        ]
+        raise JudgeReplyError(
+            f"The judge's {JudgeChunks.kind} reply for case {case.id!r} ({case.source}) has "
+            f"{'; '.join(problems)} for {chunk_count} chunk(s); every chunk needs exactly "
+            "one verdict, so the reply cannot be scored."
+        )
+    return by_index

@@ -1,0 +1,51 @@
+"""Answer correctness: the F1 of the answer's claims against the reference (seed 002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cases import GoldenCase
+from ..judges.base import CaseJudge
+from ..judges.requests import ClassifyCorrectness
+from ._case_fields import required_text
+from .base import MetricResult
+from .faithfulness import extract_claims
+from .formulas import f1_from_counts
+
+
+class AnswerCorrectness:
+    """TP / FP / FN classification of answer claims and reference statements → F1.
+
+    Reuses faithfulness's claim extraction (the same request, answered once per case),
+    then one classification request. An answer without claims still scores: every
+    reference statement it misses is a false negative. When nothing at all is classified
+    the metric is not applicable.
+    """
+
+    name: str = "answer_correctness"
+    required_fields: tuple[str, ...] = ("question", "answer", "reference")
+    default_threshold: float | None = None
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        answer = required_text(case, "answer", self.name)
+        reference = required_text(case, "reference", self.name)
+        claims = await extract_claims(case.question, answer, judge)
+        reply = await judge.ask(
+            ClassifyCorrectness(question=case.question, answer_claims=claims, reference=reference)
+        )
+        details: list[dict[str, Any]] = [
+            {"statement": item.statement, "classification": label, "reason": item.reason}
+            for label, items in (("TP", reply.tp), ("FP", reply.fp), ("FN", reply.fn))
+            for item in items
+        ]
+        counts = len(reply.tp), len(reply.fp), len(reply.fn)
+        if sum(counts) == 0:
+            return MetricResult.not_applicable(
+                "neither the answer nor the reference has a statement to compare"
+            )
+        return MetricResult(
+            score=f1_from_counts(*counts),
+            details=details,
+            reason="F1 of {} TP, {} FP, {} FN".format(*counts),
+        )

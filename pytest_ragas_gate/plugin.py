@@ -1,0 +1,292 @@
+"""The pytest entry point: options and activation only.
+
+pytest imports this module on every run of every user, so it imports nothing but pytest
+and the standard library; the gate itself loads only when ``--rag-gate`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .sharding import parse_shard, select_shard
+
+if TYPE_CHECKING:
+    from .session import GateRun
+
+RUN_KEY = pytest.StashKey["GateRun"]()
+HOOKS_NAME = "rag-gate"
+
+JUDGES = ("auto", "anthropic", "openai", "offline")
+CACHE_MODES = ("readwrite", "read", "off")
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    """Parse ``METRIC=VALUE`` with VALUE a number from 0 to 1.
+
+    >>> parse_threshold("faithfulness=0.9")
+    ('faithfulness', 0.9)
+    """
+    metric, separator, raw = text.partition("=")
+    if not separator or not metric.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {text!r}")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"threshold for {metric.strip()!r} must be a number from 0 to 1, got {raw!r}"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"threshold for {metric.strip()!r} must be from 0 to 1, got {value}"
+        )
+    return metric.strip(), value
+
+
+def parse_metric_list(text: str) -> list[str]:
+    """Parse ``NAME,NAME``.
+
+    >>> parse_metric_list("faithfulness, context_recall")
+    ['faithfulness', 'context_recall']
+    """
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of metric names")
+    return names
+
+
+def parse_positive_int(text: str) -> int:
+    """Parse a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Declare the hooks a conftest.py may implement (live-mode target, custom metrics)."""
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the ``rag-gate`` option group."""
+    group = parser.getgroup("rag-gate", "RAG quality gate")
+    group.addoption(
+        "--rag-gate",
+        action="store_true",
+        dest="rag_gate",
+        default=False,
+        help="Collect golden RAG cases, score them and gate the run on the metrics (default: off).",
+    )
+    group.addoption(
+        "--rag-gate-judge",
+        dest="rag_gate_judge",
+        choices=JUDGES,
+        default=None,
+        metavar="{" + ",".join(JUDGES) + "}",
+        help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto).",
+    )
+    group.addoption(
+        "--rag-gate-model",
+        dest="rag_gate_model",
+        default=None,
+        metavar="NAME",
+        help="Judge model (default: the judge's own default).",
+    )
+    group.addoption(
+        "--rag-gate-config",
+        dest="rag_gate_config",
+        default=None,
+        metavar="PATH",
+        help="Config file (default: rag_gate.yaml in rootdir, then [tool.rag_gate]).",
+    )
+    group.addoption(
+        "--rag-gate-threshold",
+        dest="rag_gate_thresholds",
+        action="append",
+        type=parse_threshold,
+        default=None,
+        metavar="METRIC=VALUE",
+        help="Minimum for a metric; repeatable; overrides config (default: seed thresholds).",
+    )
+    group.addoption(
+        "--rag-gate-metrics",
+        dest="rag_gate_metrics",
+        type=parse_metric_list,
+        default=None,
+        metavar="NAME,NAME",
+        help="Run only these metrics (default: every metric whose fields are present).",
+    )
+    group.addoption(
+        "--rag-gate-junit",
+        dest="rag_gate_junit",
+        default=None,
+        metavar="PATH",
+        help="Write the JUnit XML report here (default: none).",
+    )
+    group.addoption(
+        "--rag-gate-report",
+        dest="rag_gate_report",
+        default=None,
+        metavar="PATH",
+        help="Write the JSON report here (default: none).",
+    )
+    group.addoption(
+        "--rag-gate-baseline",
+        dest="rag_gate_baseline",
+        default=None,
+        metavar="PATH",
+        help="A previous JSON report to compare against (default: none).",
+    )
+    group.addoption(
+        "--rag-gate-shard",
+        dest="rag_gate_shard",
+        type=parse_shard,
+        default=None,
+        metavar="K/N",
+        help="Score only shard K of N of the golden cases, for a CI matrix (default: all).",
+    )
+    group.addoption(
+        "--rag-gate-cache",
+        dest="rag_gate_cache",
+        choices=CACHE_MODES,
+        default=None,
+        metavar="{" + ",".join(CACHE_MODES) + "}",
+        help="Judge cache mode; read replays and fails on a miss (default: readwrite).",
+    )
+    group.addoption(
+        "--rag-gate-cache-dir",
+        dest="rag_gate_cache_dir",
+        default=None,
+        metavar="PATH",
+        help="Judge cache directory (default: .rag_gate_cache in rootdir).",
+    )
+    group.addoption(
+        "--rag-gate-concurrency",
+        dest="rag_gate_concurrency",
+        type=parse_positive_int,
+        default=None,
+        metavar="N",
+        help="Most concurrent judge requests per worker, adaptive on 429s (default: 32).",
+    )
+    group.addoption(
+        "--rag-gate-target",
+        dest="rag_gate_target",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="Live mode: the RAG system to call for each case (default: none, static mode).",
+    )
+
+
+def cli_settings(config: pytest.Config) -> dict[str, Any]:
+    """The settings given on the command line, as config keys."""
+    option = config.option
+    settings: dict[str, Any] = {
+        "judge": option.rag_gate_judge,
+        "model": option.rag_gate_model,
+        "metrics": option.rag_gate_metrics,
+        "junit": option.rag_gate_junit,
+        "report": option.rag_gate_report,
+        "baseline": option.rag_gate_baseline,
+        "cache": option.rag_gate_cache,
+        "cache_dir": option.rag_gate_cache_dir,
+        "concurrency": option.rag_gate_concurrency,
+        "target": option.rag_gate_target,
+    }
+    if option.rag_gate_thresholds:
+        settings["thresholds"] = dict(option.rag_gate_thresholds)
+    return {key: value for key, value in settings.items() if value is not None}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Activate the gate only when ``--rag-gate`` is given."""
+    if not config.option.rag_gate:
+        return
+    from .activation import start_run
+
+    run = start_run(config, cli_settings(config))
+    config.stash[RUN_KEY] = run
+    config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Drop the run's hooks."""
+    hooks = config.pluginmanager.get_plugin(HOOKS_NAME)
+    if hooks is not None:
+        config.pluginmanager.unregister(hooks)
+        del config.stash[RUN_KEY]
+
+
+class GateHooks:
+    """The hooks of an active run; each hands off to the ``GateRun``."""
+
+    def __init__(self, run: GateRun) -> None:
+        self.run = run
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """Say which judge, model, thresholds, cache and config are in force."""
+        from .reports.terminal import header_lines
+
+        return header_lines(self.run)
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
+        """Golden files become collectors."""
+        if not self.run.is_golden_file(file_path):
+            return None
+        from .items import GoldenFile
+
+        return GoldenFile.from_parent(parent, path=file_path, run=self.run)
+
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
+        select_shard(config, items, config.option.rag_gate_shard)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Score every selected case at once, before the first item runs."""
+        if not self.run.pytest_config.option.collectonly:
+            self.run.score(session.items)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Attach the case result to the report, so it reaches an xdist controller."""
+        report = yield
+        from .reports.terminal import attach_result
+
+        attach_result(item, report)
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Gather case results (in a serial run or on the xdist controller)."""
+        self.run.record(report)
+
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        """Show each case's scores on its verbose line."""
+        from .reports.terminal import teststatus
+
+        return teststatus(report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Gate the run: a failed gate turns a green run red (exit 1)."""
+        self.run.finish(session)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the per-metric table and the verdict."""
+        from .reports.terminal import write_summary
+
+        write_summary(self.run, terminalreporter)

@@ -1,0 +1,1 @@
+"""Reports: terminal, JUnit XML, JSON and Markdown."""

@@ -1,0 +1,218 @@
+"""GitHub Actions output: the step summary and workflow-command annotations.
+
+When ``GITHUB_STEP_SUMMARY`` names a file, the Markdown summary is appended to it (GitHub
+shows it on the run's page). When ``GITHUB_ACTIONS`` is ``true``, ``::error`` and
+``::warning`` workflow commands annotate the run: one per gate failure, one warning when
+the offline judge scored the run, and one per failing case, pinned to its golden file and
+line so it shows in the pull request's diff.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..gate import GateVerdict, canonical_order
+from ..results import CaseResult, UsageRecord
+from .json_report import JudgeInfo
+from .junit import split_source
+from .markdown import render_markdown
+
+if TYPE_CHECKING:
+    from ..baseline import BaselineComparison
+    from ..session import GateRun
+
+__all__ = [
+    "MAX_CASE_ANNOTATIONS",
+    "annotation_lines",
+    "escape_data",
+    "escape_property",
+    "publish_annotations",
+    "publish_step_summary",
+    "write_step_summary",
+]
+
+TITLE = "RAG gate"
+
+#: GitHub shows only the first few annotations of a step; the rest are noise in the log.
+MAX_CASE_ANNOTATIONS = 20
+
+
+def escape_data(text: str) -> str:
+    r"""Escape a workflow command's message, as the Actions toolkit does.
+
+    >>> escape_data("100% done\nnext")
+    '100%25 done%0Anext'
+    """
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value (``file=``, ``title=``).
+
+    >>> escape_property("a,b:c")
+    'a%2Cb%3Ac'
+    """
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(kind: str, message: str, **properties: str) -> str:
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    head = f"::{kind} {props}" if props else f"::{kind}"
+    return f"{head}::{escape_data(message)}"
+
+
+def _repo_path(file: str, rootdir: Path | None, workspace: str | None) -> str:
+    """The golden file relative to the checkout, which is what annotations resolve against."""
+    if rootdir is None or not workspace:
+        return file
+    absolute = Path(file) if Path(file).is_absolute() else rootdir / file
+    try:
+        return Path(os.path.relpath(absolute.resolve(), Path(workspace).resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return file
+
+
+def _case_problem(result: CaseResult, verdict: GateVerdict) -> str | None:
+    """Why a case deserves an annotation: an error, a case minimum, a failing metric."""
+    if result.error is not None:
+        return f"errored: {result.error.strip().splitlines()[0] if result.error.strip() else ''}"
+    if result.errors:
+        metric, message = sorted(result.errors.items())[0]
+        first = message.strip().splitlines()[0] if message.strip() else ""
+        return f"{metric} errored: {first}"
+    own = result.case_threshold_failures()
+    if own:
+        return "; ".join(own)
+    if verdict.passed:
+        return None
+    below = []
+    for metric in verdict.failing_metrics:
+        score = result.scores.get(metric)
+        threshold = verdict.metrics[metric].threshold
+        if score is not None and threshold is not None and score < threshold:
+            below.append(f"{metric} {score:.2f} < {threshold:.2f}")
+    return "; ".join(below) or None
+
+
+def annotation_lines(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    rootdir: Path | None = None,
+    workspace: str | None = None,
+) -> list[str]:
+    """The workflow commands for a gate run.
+
+    Args:
+        verdict: The gate's verdict (baseline regressions included).
+        results: Every case result of the run.
+        judge: The judge that scored the run.
+        rootdir: The directory case sources are relative to.
+        workspace: ``GITHUB_WORKSPACE``, the checkout annotations are relative to.
+
+    Returns:
+        One ``::error``/``::warning`` line per annotation.
+    """
+    lines = [_command("error", failure, title=TITLE) for failure in verdict.failures]
+    if not verdict.passed:
+        lines.append(_command("error", verdict.recommendation, title=TITLE))
+    if judge.kind == "offline":
+        lines.append(
+            _command(
+                "warning",
+                "Scored by the offline heuristic judge, not an LLM: a smoke test, not a "
+                "quality measurement. Set ANTHROPIC_API_KEY to gate with an LLM judge.",
+                title=TITLE,
+            )
+        )
+    problems = [
+        (result, problem)
+        for result in canonical_order(results)
+        if (problem := _case_problem(result, verdict)) is not None
+    ]
+    for result, problem in problems[:MAX_CASE_ANNOTATIONS]:
+        file, line = split_source(result.source)
+        properties = {"file": _repo_path(file, rootdir, workspace)}
+        if line is not None:
+            properties["line"] = str(line)
+        properties["title"] = f"RAG case {result.id}"
+        lines.append(_command("error", f"{result.id}: {problem}", **properties))
+    if len(problems) > MAX_CASE_ANNOTATIONS:
+        lines.append(
+            _command(
+                "error",
+                f"{len(problems) - MAX_CASE_ANNOTATIONS} more failing case(s) in the reports.",
+                title=TITLE,
+            )
+        )
+    return lines
+
+
+def write_step_summary(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    usage: UsageRecord,
+    baseline: BaselineComparison | None = None,
+    env: Mapping[str, str] | None = None,
+) -> bool:
+    """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
+
+    Args:
+        verdict: The gate's verdict.
+        results: Every case result of the run.
+        judge: The judge that scored the run.
+        usage: Judge usage over the run.
+        baseline: The comparison with a baseline, when there is one.
+        env: The environment (default: ``os.environ``).
+
+    Returns:
+        Whether a summary was written.
+    """
+    target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return False
+    text = render_markdown(verdict, results=results, judge=judge, usage=usage, baseline=baseline)
+    try:
+        with open(target, "a", encoding="utf-8") as summary:
+            summary.write(text + "\n")
+    except OSError:
+        # A summary is a courtesy; a read-only or vanished file must not change the verdict.
+        return False
+    return True
+
+
+def publish_step_summary(run: GateRun) -> None:
+    """Write the run's step summary (a no-op outside GitHub Actions)."""
+    if run.verdict is not None:
+        write_step_summary(
+            run.verdict,
+            results=run.collected,
+            judge=run.judge_info,
+            usage=run.total_usage(),
+            baseline=run.baseline_comparison,
+        )
+
+
+def publish_annotations(run: GateRun, write_line: Callable[[str], object]) -> None:
+    """Print the run's annotations through ``write_line`` when under GitHub Actions.
+
+    Args:
+        run: The finished gate run.
+        write_line: The terminal reporter's ``write_line``.
+    """
+    if os.environ.get("GITHUB_ACTIONS") != "true" or run.verdict is None:
+        return
+    for line in annotation_lines(
+        run.verdict,
+        results=run.collected,
+        judge=run.judge_info,
+        rootdir=run.pytest_config.rootpath,
+        workspace=os.environ.get("GITHUB_WORKSPACE"),
+    ):
+        write_line(line)

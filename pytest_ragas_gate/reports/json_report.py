@@ -1,0 +1,263 @@
+"""The machine-readable JSON report: build it, write it atomically, load it back.
+
+The report keeps every :class:`~pytest_ragas_gate.results.CaseResult` whole, together with
+the config that gated it, so ``rag-gate regate`` can feed a saved report back to
+:func:`~pytest_ragas_gate.gate.evaluate_gate` and reach the very verdict of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..config import GateConfig
+from ..exceptions import ReportError
+from ..gate import GateVerdict, canonical_order
+from ..results import CaseResult, UsageRecord
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "JudgeInfo",
+    "SavedReport",
+    "build_report",
+    "load_report",
+    "write_report",
+    "write_text_atomic",
+]
+
+#: Bumped on any change that an older reader would misread; additions keep the version.
+SCHEMA_VERSION = 1
+
+
+class JudgeInfo(BaseModel):
+    """Which judge scored the run, and why that one (announced in every report)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    model: str
+    selected_by: str = ""
+
+
+@dataclass(frozen=True)
+class SavedReport:
+    """A JSON report read back from disk, ready to be re-gated."""
+
+    path: Path
+    results: list[CaseResult]
+    config: GateConfig
+    metrics: list[str]
+    judge: JudgeInfo
+    raw: dict[str, Any]
+
+
+def build_report(
+    *,
+    results: Sequence[CaseResult],
+    verdict: GateVerdict,
+    config: GateConfig,
+    judge: JudgeInfo,
+    usage_by_metric: Mapping[str, UsageRecord],
+    wall_s: float,
+    scoring_s: float,
+    incomplete: bool = False,
+) -> dict[str, Any]:
+    """The report as a JSON-ready dict (schema version :data:`SCHEMA_VERSION`).
+
+    Args:
+        results: Every case result of the run.
+        verdict: The gate's verdict over ``results``.
+        config: The config the verdict was reached with.
+        judge: The judge that scored the run.
+        usage_by_metric: Judge usage per metric.
+        wall_s: Wall time of the whole run, in seconds.
+        scoring_s: Wall time of the scoring pass, in seconds.
+        incomplete: True when the run stopped early (budget, interrupt) and not every
+            selected case was scored.
+
+    Returns:
+        A dict of plain JSON values.
+    """
+    total = sum(usage_by_metric.values(), UsageRecord())
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": "passed" if verdict.passed else "failed",
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "incomplete": incomplete,
+        "judge": judge.model_dump(mode="json"),
+        "config": config.model_dump(mode="json"),
+        "metrics": {
+            name: aggregate.model_dump(mode="json", exclude={"metric"})
+            for name, aggregate in verdict.metrics.items()
+        },
+        "tags": [tag.model_dump(mode="json") for tag in verdict.tags],
+        "error_rate": {
+            "total_cases": verdict.total_cases,
+            "errored_cases": verdict.errored_cases,
+            "error_rate": verdict.error_rate,
+            "max_error_rate": verdict.max_error_rate,
+            "passed": verdict.error_rate_passed,
+            "message": verdict.error_rate_message,
+        },
+        "failures": list(verdict.failures),
+        "failing_metrics": list(verdict.failing_metrics),
+        "recommendation": verdict.recommendation,
+        "hints": dict(verdict.hints),
+        "latency": None if verdict.latency is None else verdict.latency.model_dump(mode="json"),
+        "alignment": (
+            None if verdict.alignment is None else verdict.alignment.model_dump(mode="json")
+        ),
+        "usage": {
+            **total.model_dump(mode="json"),
+            "by_metric": {
+                metric: record.model_dump(mode="json") for metric, record in usage_by_metric.items()
+            },
+        },
+        "timing": {"wall_s": wall_s, "scoring_s": scoring_s},
+        "cases": [result.model_dump(mode="json") for result in canonical_order(results)],
+    }
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` as UTF-8 so readers see the old file or the new one, never half.
+
+    The text goes to a temporary file in the destination's directory (same filesystem,
+    so the final :func:`os.replace` is atomic); missing parent directories are created.
+
+    Args:
+        path: The destination file.
+        text: The whole content.
+    """
+    destination = Path(path)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(
+        "w",
+        encoding="utf-8",
+        newline="\n",
+        dir=destination.parent,
+        prefix=f".{destination.name}.",
+        suffix=".tmp",
+        delete=False,
+    )
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, destination)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def write_report(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
+    """Write a report built by :func:`build_report` to ``path``, atomically.
+
+    Args:
+        path: The destination file.
+        report: The report dict.
+    """
+    write_text_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+
+
+def _field_path(location: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in location) or "(the value itself)"
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    return f"field {_field_path(tuple(problem['loc']))!r}: {problem['msg']}"
+
+
+def load_report(path: str | os.PathLike[str]) -> SavedReport:
+    """Read a JSON report written by :func:`write_report`.
+
+    Args:
+        path: The report file.
+
+    Returns:
+        The report's case results, config, metric names (in report order) and judge.
+
+    Raises:
+        ReportError: The file cannot be read, is not JSON, has a missing or unknown
+            ``schema_version``, or holds a config or case that does not validate.
+    """
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(f"Cannot read the report {source}: {exc.strerror or exc}.") from exc
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"The report {source} is not UTF-8 text: {exc.reason}.") from exc
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(
+            f"The report {source} is not JSON: line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}. Pass a file written by --rag-gate-report."
+        ) from exc
+    if not isinstance(raw, dict):
+        raise ReportError(
+            f"The report {source} holds a JSON {type(raw).__name__}, not an object; "
+            "pass a file written by --rag-gate-report."
+        )
+
+    version = raw.get("schema_version")
+    if version is None:
+        raise ReportError(
+            f"The report {source} has no 'schema_version'; it was not written by "
+            "pytest-ragas-gate. Pass a file written by --rag-gate-report."
+        )
+    if version != SCHEMA_VERSION:
+        raise ReportError(
+            f"The report {source} has schema_version {version!r}; this version of "
+            f"pytest-ragas-gate reads schema_version {SCHEMA_VERSION}. Re-run the gate to "
+            "write a current report, or use the matching pytest-ragas-gate version."
+        )
+
+    for key, kind in (("config", dict), ("metrics", dict), ("cases", list), ("judge", dict)):
+        if not isinstance(raw.get(key), kind):
+            expected = "an object" if kind is dict else "a list"
+            raise ReportError(f"The report {source} has no valid {key!r}: expected {expected}.")
+
+    try:
+        config = GateConfig.model_validate(raw["config"])
+    except ValidationError as exc:
+        raise ReportError(
+            f"The report {source} has an invalid 'config': {_first_problem(exc)}."
+        ) from exc
+    try:
+        judge = JudgeInfo.model_validate(raw["judge"])
+    except ValidationError as exc:
+        raise ReportError(
+            f"The report {source} has an invalid 'judge': {_first_problem(exc)}."
+        ) from exc
+
+    results: list[CaseResult] = []
+    for index, item in enumerate(raw["cases"]):
+        try:
+            results.append(CaseResult.model_validate(item))
+        except ValidationError as exc:
+            case_id = item.get("id") if isinstance(item, dict) else None
+            named = f" (id {case_id!r})" if isinstance(case_id, str) else ""
+            raise ReportError(
+                f"The report {source} has an invalid case at index {index}{named}: "
+                f"{_first_problem(exc)}."
+            ) from exc
+
+    return SavedReport(
+        path=source,
+        results=results,
+        config=config,
+        metrics=list(raw["metrics"]),
+        judge=judge,
+        raw=raw,
+    )

@@ -1,0 +1,237 @@
+"""JUnit XML for CI test views: one suite of golden cases, one suite of gate verdicts.
+
+Built with the ``junit-xml`` package. Its 1.9 release writes properties on suites only,
+so each case's scores are added as ``<properties>`` of its ``<testcase>`` by editing the
+element tree the package builds, before the file is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+import junit_xml
+
+from ..gate import GateVerdict, canonical_order
+from ..results import CaseResult
+from .json_report import JudgeInfo, write_text_atomic
+
+__all__ = ["CASES_SUITE", "GATE_SUITE", "split_source", "write_junit"]
+
+CASES_SUITE = "rag-cases"
+GATE_SUITE = "rag-gate"
+
+# XML 1.0 forbids most control characters; answers and tracebacks may carry them.
+_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(text: str) -> str:
+    return _ILLEGAL_XML.sub("", text)
+
+
+def split_source(source: str) -> tuple[str, int | None]:
+    """Split a ``path:line`` source into the path and the line number.
+
+    Args:
+        source: A case's source, e.g. ``golden/qa.jsonl:12``.
+
+    Returns:
+        ``(path, line)``; line is None when the source carries none.
+
+    Example:
+        >>> split_source("golden/qa.jsonl:12")
+        ('golden/qa.jsonl', 12)
+        >>> split_source("C:/sets/qa.csv:7")
+        ('C:/sets/qa.csv', 7)
+        >>> split_source("stdin")
+        ('stdin', None)
+    """
+    path, _, line = source.rpartition(":")
+    if path and line.isdigit():
+        return path, int(line)
+    return source, None
+
+
+def _classname(path: str) -> str:
+    """``golden/sub/qa.jsonl`` → ``golden.sub.qa``: how CI views group test classes."""
+    posix = PurePosixPath(path.replace("\\", "/"))
+    parts = [part for part in posix.with_suffix("").parts if part not in ("/", ".", "..")]
+    return ".".join(part.replace(".", "_") for part in parts) or "golden"
+
+
+def _score_text(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:.4f}"
+
+
+def _case_properties(result: CaseResult) -> list[tuple[str, str]]:
+    properties = [(metric, _score_text(score)) for metric, score in result.scores.items()]
+    properties += [(metric, "error") for metric in result.errors if metric not in result.scores]
+    properties.append(("source", result.source))
+    if result.tags:
+        properties.append(("tags", ",".join(result.tags)))
+    if result.latency_s is not None:
+        properties.append(("latency_s", f"{result.latency_s:.3f}"))
+    return properties
+
+
+def _case_testcase(result: CaseResult, failure_lines: Mapping[str, list[str]]) -> Any:
+    path, line = split_source(result.source)
+    testcase = junit_xml.TestCase(
+        name=result.id,
+        classname=_classname(path),
+        elapsed_sec=result.scoring_s,
+        file=path,
+        line=None if line is None else str(line),
+    )
+    lines = failure_lines.get(result.id) or result.case_threshold_failures()
+    if lines:
+        testcase.add_failure_info(
+            message=_clean(lines[0]),
+            output=_clean("\n".join(lines)),
+            failure_type="RagCaseThreshold",
+        )
+    if result.error is not None or result.errors:
+        problems = [] if result.error is None else [result.error]
+        problems += [f"{metric}: {message}" for metric, message in result.errors.items()]
+        # A whole-case error is the pipeline's (target, malformed case, budget); a metric
+        # error is the judge's.
+        kind = "RagCaseError" if result.error is not None else "JudgeError"
+        testcase.add_error_info(
+            message=_clean(problems[0].splitlines()[0] if problems[0] else kind),
+            output=_clean("\n".join(problems)),
+            error_type=kind,
+        )
+    return testcase
+
+
+def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[str, str]]]]:
+    testcases: list[Any] = []
+    properties: list[list[tuple[str, str]]] = []
+    for metric, aggregate in verdict.metrics.items():
+        testcase = junit_xml.TestCase(name=metric, classname=GATE_SUITE)
+        if aggregate.passed is False:
+            hint = verdict.hints.get(metric)
+            output = aggregate.message + (f"\nHint: {hint}" if hint else "")
+            testcase.add_failure_info(
+                message=_clean(aggregate.message),
+                output=_clean(output),
+                failure_type="RagGateThreshold",
+            )
+        testcases.append(testcase)
+        props = [
+            ("mean", "n/a" if aggregate.mean is None else f"{aggregate.mean:.4f}"),
+            ("n", str(aggregate.n)),
+            ("not_applicable", str(aggregate.not_applicable)),
+            ("errors", str(aggregate.errors)),
+            ("rule", aggregate.rule),
+            ("verdict", _clean(aggregate.message)),
+        ]
+        if aggregate.ci_low is not None and aggregate.ci_high is not None:
+            props += [
+                ("ci_low", f"{aggregate.ci_low:.4f}"),
+                ("ci_high", f"{aggregate.ci_high:.4f}"),
+            ]
+        if aggregate.threshold is None:
+            props.append(("gated", "false"))
+        else:
+            props.append(("threshold", f"{aggregate.threshold:.4f}"))
+        properties.append(props)
+
+    error_rate = junit_xml.TestCase(name="error_rate", classname=GATE_SUITE)
+    if not verdict.error_rate_passed:
+        error_rate.add_failure_info(
+            message=_clean(verdict.error_rate_message), failure_type="RagGateErrorRate"
+        )
+    testcases.append(error_rate)
+    properties.append(
+        [
+            ("total_cases", str(verdict.total_cases)),
+            ("errored_cases", str(verdict.errored_cases)),
+            ("error_rate", f"{verdict.error_rate:.4f}"),
+            ("max_error_rate", f"{verdict.max_error_rate:.4f}"),
+        ]
+    )
+
+    for tag in verdict.tags:
+        testcase = junit_xml.TestCase(name=f"tag:{tag.tag}:{tag.metric}", classname=GATE_SUITE)
+        if not tag.passed:
+            testcase.add_failure_info(message=_clean(tag.message), failure_type="RagGateThreshold")
+        testcases.append(testcase)
+        properties.append(
+            [
+                ("mean", "n/a" if tag.mean is None else f"{tag.mean:.4f}"),
+                ("n", str(tag.n)),
+                ("threshold", f"{tag.threshold:.4f}"),
+            ]
+        )
+    return testcases, properties
+
+
+def _attach_properties(suite: ET.Element, per_case: Sequence[Sequence[tuple[str, str]]]) -> None:
+    """Give each ``<testcase>`` of ``suite`` its properties, first as the schema orders them."""
+    for element, properties in zip(suite.iter("testcase"), per_case, strict=True):
+        if not properties:
+            continue
+        container = ET.Element("properties")
+        for name, value in properties:
+            ET.SubElement(container, "property", {"name": name, "value": _clean(value)})
+        element.insert(0, container)
+
+
+def write_junit(
+    path: str | os.PathLike[str],
+    *,
+    results: Sequence[CaseResult],
+    verdict: GateVerdict,
+    judge: JudgeInfo,
+    failure_lines: Mapping[str, list[str]],
+) -> None:
+    """Write the JUnit XML report, atomically, as UTF-8.
+
+    Suite ``rag-cases`` has one test case per golden case: its scores as properties, a
+    ``<failure>`` when it misses its own per-case minimums, an ``<error>`` when it or one of
+    its metrics errored. Suite ``rag-gate`` has one test case per metric (failing with the
+    verdict line), one for the error rate and one per tag minimum.
+
+    Args:
+        path: The destination file.
+        results: Every case result of the run.
+        verdict: The gate's verdict.
+        judge: The judge that scored the run.
+        failure_lines: Per case id, the failure lines the case's pytest item reported
+            (verdict first); cases not in it fall back to their own threshold check.
+    """
+    ordered = canonical_order(results)
+    case_suite = junit_xml.TestSuite(
+        CASES_SUITE, [_case_testcase(result, failure_lines) for result in ordered]
+    )
+    gate_cases, gate_properties = _gate_testcases(verdict)
+    gate_suite = junit_xml.TestSuite(
+        GATE_SUITE,
+        gate_cases,
+        properties={
+            "verdict": "passed" if verdict.passed else "failed",
+            "recommendation": _clean(verdict.recommendation),
+            "judge_kind": judge.kind,
+            "judge_model": judge.model,
+            "judge_selected_by": judge.selected_by,
+        },
+    )
+
+    case_element: ET.Element = case_suite.build_xml_doc()
+    _attach_properties(case_element, [_case_properties(result) for result in ordered])
+    gate_element: ET.Element = gate_suite.build_xml_doc()
+    _attach_properties(gate_element, gate_properties)
+
+    root = ET.Element("testsuites", {"name": "pytest-ragas-gate"})
+    for key in ("tests", "failures", "errors", "disabled"):
+        root.set(key, str(sum(int(s.get(key, "0")) for s in (case_element, gate_element))))
+    root.set("time", f"{sum(result.scoring_s for result in ordered):.3f}")
+    root.extend([case_element, gate_element])
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    write_text_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n")

@@ -1,0 +1,219 @@
+"""The Markdown summary, for ``$GITHUB_STEP_SUMMARY`` and pull-request comments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..gate import GateVerdict, MetricAggregate, canonical_order
+from ..results import CaseResult, UsageRecord
+from .json_report import JudgeInfo
+
+if TYPE_CHECKING:
+    from ..baseline import BaselineComparison
+
+__all__ = ["MAX_FAILING_CASES", "render_markdown"]
+
+#: Failing cases listed in the summary; the JSON report has them all.
+MAX_FAILING_CASES = 20
+
+OFFLINE_WARNING = (
+    "Scored by the offline heuristic judge, not an LLM: these numbers are a smoke test, "
+    "not a quality measurement. Set `ANTHROPIC_API_KEY` (or choose `--rag-gate-judge`) "
+    "to gate with an LLM judge."
+)
+
+
+def _cell(text: str) -> str:
+    """Make ``text`` safe inside one table cell."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _verdict_cell(passed: bool | None) -> str:
+    if passed is None:
+        return "reported"
+    return "✅ pass" if passed else "❌ fail"
+
+
+def _metric_row(aggregate: MetricAggregate) -> str:
+    if aggregate.ci_low is None or aggregate.ci_high is None:
+        interval = "—"
+    else:
+        interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
+    cells = [
+        f"`{_cell(aggregate.metric)}`",
+        _number(aggregate.mean),
+        interval,
+        _number(aggregate.threshold),
+        aggregate.rule if aggregate.threshold is not None else "—",
+        str(aggregate.n),
+        str(aggregate.not_applicable),
+        str(aggregate.errors),
+        _verdict_cell(aggregate.passed),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _worst(result: CaseResult, verdict: GateVerdict) -> tuple[float, str] | None:
+    """How badly ``result`` fails, as (shortfall, description); None when it does not.
+
+    Errors rank worst of all; otherwise the metric furthest below its minimum (the case's
+    own, else the gate's threshold) names the case's problem.
+    """
+    if result.error is not None:
+        return (float("inf"), f"error: {result.error.splitlines()[0] if result.error else ''}")
+    if result.errors:
+        metric, message = next(iter(result.errors.items()))
+        return (float("inf"), f"`{metric}` error: {message.splitlines()[0] if message else ''}")
+    worst: tuple[float, str] | None = None
+    for metric, score in result.scores.items():
+        if score is None:
+            continue
+        aggregate = verdict.metrics.get(metric)
+        minimum = result.thresholds.get(metric)
+        if minimum is None and aggregate is not None:
+            minimum = aggregate.threshold
+        if minimum is None or score >= minimum:
+            continue
+        shortfall = minimum - score
+        if worst is None or shortfall > worst[0]:
+            worst = (shortfall, f"`{metric}` {score:.2f} < {minimum:.2f}")
+    return worst
+
+
+def _failing_cases(results: Sequence[CaseResult], verdict: GateVerdict) -> list[str]:
+    ranked: list[tuple[float, int, CaseResult, str]] = []
+    for position, result in enumerate(canonical_order(results)):
+        worst = _worst(result, verdict)
+        if worst is not None:
+            ranked.append((-worst[0], position, result, worst[1]))
+    if not ranked:
+        return []
+    ranked.sort(key=lambda item: (item[0], item[1]))
+    lines = [
+        f"### Failing cases ({len(ranked)})",
+        "",
+        "| case | source | worst metric |",
+        "|---|---|---|",
+    ]
+    for _, _, result, description in ranked[:MAX_FAILING_CASES]:
+        lines.append(f"| `{_cell(result.id)}` | `{_cell(result.source)}` | {_cell(description)} |")
+    if len(ranked) > MAX_FAILING_CASES:
+        lines += ["", f"… and {len(ranked) - MAX_FAILING_CASES} more in the JSON report."]
+    return lines
+
+
+def _baseline_section(comparison: BaselineComparison) -> list[str]:
+    confidence = f"{round(comparison.confidence * 100, 6):g}%"
+    lines = [
+        f"### Baseline `{_cell(comparison.path)}`",
+        "",
+        f"{comparison.paired_cases} paired case(s) · {len(comparison.new_cases)} new · "
+        f"{len(comparison.removed_cases)} removed · max regression "
+        f"{comparison.max_regression:.2f}",
+        "",
+        f"| metric | baseline | new | Δ | {confidence} CI of Δ | n paired | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for delta in comparison.metrics.values():
+        interval = (
+            "—"
+            if delta.ci_low is None or delta.ci_high is None
+            else f"{delta.ci_low:+.2f}–{delta.ci_high:+.2f}"
+        )
+        change = "—" if delta.delta is None else f"{delta.delta:+.2f}"
+        cells = [
+            f"`{_cell(delta.metric)}`",
+            _number(delta.base_mean),
+            _number(delta.new_mean),
+            change,
+            interval,
+            str(delta.n_paired),
+            ("❌ regressed" if delta.gated else "⚠️ regressed (not gated)")
+            if delta.regressed
+            else "✅ ok",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_markdown(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    usage: UsageRecord,
+    baseline: BaselineComparison | None = None,
+) -> str:
+    """The gate's summary as GitHub-flavoured Markdown.
+
+    Args:
+        verdict: The gate's verdict.
+        results: Every case result of the run.
+        judge: The judge that scored the run.
+        usage: Judge usage over the whole run.
+        baseline: The comparison with a baseline report, when the run had one.
+
+    Returns:
+        The Markdown text, ending in a newline.
+    """
+    status = "✅ RAG gate: PASSED" if verdict.passed else "❌ RAG gate: FAILED"
+    lines = [f"## {status}", ""]
+    if judge.kind == "offline":
+        lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]
+    judge_line = f"Judge: `{_cell(judge.kind)}` · model `{_cell(judge.model)}`"
+    if judge.selected_by:
+        judge_line += f" · {_cell(judge.selected_by)}"
+    lines += [judge_line, ""]
+
+    confidence = f"{round(verdict.confidence * 100, 6):g}%"
+    lines += [
+        f"| metric | mean | {confidence} CI | threshold | rule | n | n/a | errors | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [_metric_row(aggregate) for aggregate in verdict.metrics.values()]
+    lines.append("")
+
+    if verdict.tags:
+        lines += ["| tag | metric | mean | threshold | n | verdict |", "|---|---|---|---|---|---|"]
+        for tag in verdict.tags:
+            cells = [
+                f"`{_cell(tag.tag)}`",
+                f"`{_cell(tag.metric)}`",
+                _number(tag.mean),
+                _number(tag.threshold),
+                str(tag.n),
+                _verdict_cell(tag.passed),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+
+    mark = "✅" if verdict.error_rate_passed else "❌"
+    lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
+
+    if baseline is not None:
+        lines += [*_baseline_section(baseline), ""]
+
+    failing = _failing_cases(results, verdict)
+    if failing:
+        lines += [*failing, ""]
+
+    lines += [
+        "### Judge usage",
+        "",
+        f"{usage.calls:,} calls · {usage.input_tokens:,} input + {usage.output_tokens:,} output "
+        f"tokens · ${usage.cost_usd:.4f} estimated · {usage.cache_hits:,} cache hits · "
+        f"{usage.retries:,} retries",
+        "",
+        f"**{_cell(verdict.recommendation)}**",
+    ]
+    if verdict.failures:
+        lines += ["", *(f"- {_cell(failure)}" for failure in verdict.failures)]
+    if verdict.hints:
+        lines += ["", "### Hints", ""]
+        lines += [f"- `{_cell(metric)}`: {_cell(hint)}" for metric, hint in verdict.hints.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,215 @@
+"""Score many cases at once: every case's metrics run concurrently on one event loop.
+
+Wall time then grows with cases ÷ concurrency rather than cases × judge latency. Within a
+case, identical judge requests (faithfulness and answer correctness both extract the
+answer's claims) are sent once and shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from .cases import GoldenCase
+from .exceptions import BudgetExceeded, JudgeError
+from .judges.base import Judge, Usage
+from .judges.requests import JudgeRequest
+from .metrics.base import Metric, MetricResult
+from .results import CaseResult, UsageRecord
+
+if TYPE_CHECKING:
+    from .live import LiveTarget
+
+ReplyT = TypeVar("ReplyT", bound=BaseModel)
+
+ProgressCallback = Callable[["Progress"], None]
+
+
+@dataclass
+class Progress:
+    """Running totals for the live progress line."""
+
+    total_cases: int
+    cases_done: int = 0
+    judge_calls: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def line(self) -> str:
+        """One status line, e.g. ``rag-gate: 40/100 cases · 160 calls · 2 retries``."""
+        return (
+            f"rag-gate: {self.cases_done}/{self.total_cases} cases scored · "
+            f"{self.judge_calls} judge calls · {self.cache_hits} cached · "
+            f"{self.retries} retries · {self.errors} errors · "
+            f"{time.monotonic() - self.started:.1f}s"
+        )
+
+
+class _SharedRequests:
+    """The judge as seen by one case: identical requests are answered once."""
+
+    def __init__(self, judge: Judge, progress: Progress) -> None:
+        self._judge = judge
+        self._progress = progress
+        self._pending: dict[str, asyncio.Task[Any]] = {}
+        self.usage_by_metric: dict[str, Usage] = {}
+
+    def for_metric(self, metric: str) -> _MetricJudge:
+        return _MetricJudge(self, metric)
+
+    async def ask(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
+        key = f"{request.kind}:{request.model_dump_json()}"
+        task = self._pending.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._send(request, metric))
+            self._pending[key] = task
+        reply: ReplyT = await asyncio.shield(task)
+        return reply
+
+    async def _send(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
+        answer = await self._judge.ask(request)
+        # The metric that asked first pays; a shared request is never counted twice.
+        self.usage_by_metric[metric] = self.usage_by_metric.get(metric, Usage()) + answer.usage
+        self._progress.judge_calls += answer.usage.calls
+        self._progress.retries += answer.usage.retries
+        self._progress.cache_hits += answer.usage.cache_hits
+        return answer.reply
+
+
+class _MetricJudge:
+    """A ``CaseJudge`` bound to one metric of one case."""
+
+    def __init__(self, shared: _SharedRequests, metric: str) -> None:
+        self._shared = shared
+        self._metric = metric
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> ReplyT:
+        return await self._shared.ask(request, self._metric)
+
+
+def describe_error(error: BaseException) -> tuple[str, str | None]:
+    """A one-line message, plus the traceback unless the error is an expected judge failure."""
+    message = str(error) or type(error).__name__
+    if isinstance(error, JudgeError):
+        return message, None
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return f"{type(error).__name__}: {message}", text
+
+
+async def score_case(
+    case: GoldenCase,
+    metric_names: Sequence[str],
+    metrics: Mapping[str, Metric],
+    judge: Judge,
+    progress: Progress,
+) -> CaseResult:
+    """Run every metric of one case concurrently and collect scores, verdicts and errors."""
+    started = time.monotonic()
+    shared = _SharedRequests(judge, progress)
+    result = CaseResult(
+        id=case.id,
+        source=case.source,
+        tags=list(case.tags),
+        question=case.question,
+        answer=case.answer,
+        contexts=case.context_texts if case.contexts is not None else None,
+        thresholds=dict(case.thresholds),
+        metrics=list(metric_names),
+    )
+
+    async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
+        metric = metrics[name]
+        missing = [field for field in metric.required_fields if not case.has(field)]
+        if missing:
+            return name, MetricResult.not_applicable(f"no {', '.join(missing)} in the case")
+        try:
+            return name, await metric.score(case, shared.for_metric(name))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # any failure is that metric's error, never a score
+            return name, error
+
+    outcomes = await asyncio.gather(*(run_one(name) for name in metric_names))
+    for name, outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            message, trace = describe_error(outcome)
+            result.errors[name] = message
+            if trace is not None:
+                result.details[name] = [{"traceback": trace}]
+            progress.errors += 1
+            if isinstance(outcome, BudgetExceeded):
+                result.error = message
+                result.incomplete = True
+            continue
+        result.scores[name] = outcome.score
+        if outcome.reason:
+            result.reasons[name] = outcome.reason
+        if outcome.details:
+            result.details[name] = list(outcome.details)
+    result.usage = {
+        name: UsageRecord.of(usage) for name, usage in sorted(shared.usage_by_metric.items())
+    }
+    result.scoring_s = round(time.monotonic() - started, 6)
+    return result
+
+
+async def score_cases(
+    cases: Sequence[GoldenCase],
+    metric_names_for: Callable[[GoldenCase], Sequence[str]],
+    metrics: Mapping[str, Metric],
+    judge: Judge,
+    *,
+    max_cases_in_flight: int,
+    on_progress: ProgressCallback | None = None,
+    progress_interval_s: float = 0.5,
+    into: dict[str, CaseResult] | None = None,
+    target: LiveTarget | None = None,
+) -> dict[str, CaseResult]:
+    """Score all cases concurrently; returns results keyed by ``GoldenCase.source``+id.
+
+    Finished cases are also stored in ``into`` as they finish, so a caller whose scoring is
+    interrupted (Ctrl-C cancels the event loop) still holds every result that was complete.
+    With a live-mode ``target``, each case first calls it and is scored on what it returned.
+    """
+    progress = Progress(total_cases=len(cases))
+    gate = asyncio.Semaphore(max(1, max_cases_in_flight))
+    results: dict[str, CaseResult] = {} if into is None else into
+
+    async def one(case: GoldenCase) -> None:
+        async with gate:
+            if target is None:
+                result = await score_case(case, metric_names_for(case), metrics, judge, progress)
+            else:
+                result = await target.score_case(case, metric_names_for, metrics, judge, progress)
+        results[case_key(case)] = result
+        progress.cases_done += 1
+
+    async def report_progress() -> None:
+        while on_progress is not None:
+            on_progress(progress)
+            await asyncio.sleep(progress_interval_s)
+
+    reporter = asyncio.ensure_future(report_progress())
+    try:
+        await asyncio.gather(*(one(case) for case in cases))
+    finally:
+        reporter.cancel()
+        if target is not None:
+            target.close()
+        await judge.aclose()
+    if on_progress is not None:
+        on_progress(progress)
+    return results
+
+
+def case_key(case: GoldenCase) -> str:
+    """The key a case's result is stored under: unique across files."""
+    return f"{case.source}::{case.id}"

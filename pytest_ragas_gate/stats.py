@@ -1,0 +1,197 @@
+"""Small, deterministic statistics for the gate: means, spreads, bootstrap intervals.
+
+Pure Python on purpose: the gate must give the same numbers on every machine and under
+every worker layout, and must not pull in numpy. Sums go through :func:`math.fsum`, which
+is exactly rounded and therefore independent of the order of the values.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Sequence
+
+__all__ = [
+    "bootstrap_ci",
+    "mean",
+    "paired_bootstrap_ci",
+    "percentile",
+    "sample_std",
+]
+
+
+def mean(values: Sequence[float]) -> float:
+    """The arithmetic mean.
+
+    An empty sequence is an error rather than 0.0: an aggregate over nothing must never
+    look like a score.
+
+    Args:
+        values: The numbers to average.
+
+    Returns:
+        Their mean.
+
+    Raises:
+        ValueError: If ``values`` is empty.
+
+    Example:
+        >>> mean([1.0, 0.5, 0.0])
+        0.5
+        >>> mean([0.1] * 10)
+        0.1
+    """
+    if not values:
+        raise ValueError("the mean of no values is undefined")
+    return math.fsum(values) / len(values)
+
+
+def sample_std(values: Sequence[float]) -> float | None:
+    """The sample standard deviation (``ddof=1``), or None with fewer than two values.
+
+    Args:
+        values: The numbers.
+
+    Returns:
+        The standard deviation, or None when it is undefined.
+
+    Example:
+        >>> sample_std([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
+        2.138089935299395
+        >>> sample_std([0.7]) is None
+        True
+    """
+    if len(values) < 2:
+        return None
+    # statistics.stdev computes with exact fractions, so the result cannot depend on order.
+    return statistics.stdev(values)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile with linear interpolation between order statistics.
+
+    This is numpy's default (``method="linear"``): the rank is ``q / 100 * (n - 1)``.
+
+    Args:
+        values: The numbers, in any order.
+        q: The percentile, from 0 to 100.
+
+    Returns:
+        The interpolated percentile.
+
+    Raises:
+        ValueError: If ``values`` is empty or ``q`` is outside [0, 100].
+
+    Example:
+        >>> percentile([1.0, 2.0, 3.0, 4.0], 50)
+        2.5
+        >>> percentile([0.2, 0.9, 0.4], 95)
+        0.85
+        >>> percentile([5.0], 99)
+        5.0
+    """
+    if not values:
+        raise ValueError("the percentile of no values is undefined")
+    if not 0.0 <= q <= 100.0:
+        raise ValueError(f"percentile q={q} is outside 0..100")
+    ordered = sorted(values)
+    return _interpolate(ordered, q / 100.0)
+
+
+def _interpolate(ordered: Sequence[float], fraction: float) -> float:
+    """Linear interpolation at ``fraction`` (0..1) of an already sorted sequence."""
+    rank = fraction * (len(ordered) - 1)
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    weight = rank - low
+    if weight == 0.0 or ordered[low] == ordered[high]:
+        return ordered[low]
+    return ordered[low] + (ordered[high] - ordered[low]) * weight
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """A percentile-bootstrap confidence interval for the mean.
+
+    Resampling is driven by ``random.Random(seed)`` alone, so the same values in the same
+    order and the same seed always give the same interval; callers that want independence
+    from input order sort their values first.
+
+    Args:
+        values: The per-case scores.
+        confidence: The coverage of the interval, e.g. 0.95.
+        resamples: How many bootstrap resamples to draw.
+        seed: The seed of the random generator.
+
+    Returns:
+        ``(low, high)``. A single value gives ``(x, x)``; identical values give a
+        zero-width interval.
+
+    Raises:
+        ValueError: If ``values`` is empty, or ``confidence`` or ``resamples`` is out of range.
+
+    Example:
+        >>> bootstrap_ci([0.8], confidence=0.95, resamples=1000, seed=0)
+        (0.8, 0.8)
+        >>> low, high = bootstrap_ci([0.0, 1.0] * 20, confidence=0.95, resamples=1000, seed=0)
+        >>> low < 0.5 < high
+        True
+        >>> bootstrap_ci([0.2, 0.4, 0.9], seed=3) == bootstrap_ci([0.2, 0.4, 0.9], seed=3)
+        True
+    """
+    if not values:
+        raise ValueError("a confidence interval over no values is undefined")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence} is outside (0, 1)")
+    if resamples < 1:
+        raise ValueError(f"resamples={resamples} must be at least 1")
+    if len(values) == 1:
+        return (values[0], values[0])
+    if min(values) == max(values):
+        return (values[0], values[0])
+    rng = random.Random(seed)
+    size = len(values)
+    means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
+    tail = (1.0 - confidence) / 2.0
+    return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
+
+
+def paired_bootstrap_ci(
+    deltas: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """A confidence interval for the mean of paired differences (candidate − baseline).
+
+    The caller pairs the two runs case by case and passes one delta per case; resampling
+    the deltas keeps each pair together, which removes the between-case variance that an
+    unpaired comparison would carry. A regression is "real" when the upper bound is below 0.
+
+    Args:
+        deltas: One difference per case present in both runs.
+        confidence: The coverage of the interval.
+        resamples: How many bootstrap resamples to draw.
+        seed: The seed of the random generator.
+
+    Returns:
+        ``(low, high)`` for the mean delta.
+
+    Raises:
+        ValueError: As :func:`bootstrap_ci`.
+
+    Example:
+        >>> low, high = paired_bootstrap_ci([-0.2, -0.1, -0.15, -0.3, -0.05], seed=0)
+        >>> high < 0.0
+        True
+        >>> paired_bootstrap_ci([0.0, 0.0, 0.0])
+        (0.0, 0.0)
+    """
+    return bootstrap_ci(deltas, confidence=confidence, resamples=resamples, seed=seed)

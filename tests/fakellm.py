@@ -1,0 +1,647 @@
+"""A local fake LLM server speaking the Anthropic and OpenAI HTTP APIs, for tests and benchmarks.
+
+The real SDKs talk to it over HTTP on 127.0.0.1, so the judges are exercised end to end
+(serialisation, headers, retries, timeouts) without a network or a key::
+
+    with FakeLLM() as server:
+        judge = AnthropicJudge(base_url=server.url, api_key="test-key-not-real")
+        judge = OpenAIJudge(base_url=server.openai_url, api_key="test-key-not-real")
+
+Endpoints: ``POST /v1/messages`` (a ``tool_use`` block with the reply), ``POST
+/v1/chat/completions`` (the reply as JSON message content) and ``POST /v1/embeddings``
+(deterministic bag-of-trigram vectors).
+
+Token usage is estimated the way current BPE tokenizers behave on average: one token per
+CJK character (Chinese, Japanese, Korean and full-width punctuation) and one per four
+characters of anything else; see :func:`estimate_tokens`. Input tokens count what the
+model reads (system prompt, message texts, tool or response-format schemas, a few tokens
+of framing per message), not the JSON envelope of the HTTP body.
+
+Scripting: ``responder`` maps a :class:`FakeCall` to the reply data (a dict) or a
+:class:`Raw` text reply; :func:`default_reply` answers every request kind sensibly from the
+data blocks of the prompt. ``latency_s`` delays every answer. Faults: :meth:`FakeLLM.fail`
+on given call numbers (1-based, judge calls only) or with a seeded probability — HTTP
+statuses with optional ``retry-after``, a hang past the client timeout, a body that is
+not JSON, or a reply that does not fit the schema. Every request is recorded with its
+headers and body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+CHAT_PATHS = ("/v1/messages", "/v1/chat/completions")
+
+_BLOCK = re.compile(
+    r'<data id="(?P<id>[0-9a-f]+)" field="(?P<field>\w+)"(?: index="(?P<index>\d+)")?>\n'
+    r'(?P<text>.*?)\n</data id="(?P=id)">',
+    re.DOTALL,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*")
+_WORD = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]", re.IGNORECASE)
+_NONCOMMITTAL = ("i don't know", "i do not know", "cannot answer", "不知道", "无法回答", "无法确定")
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+#: Role markers and separators each message costs on top of its text.
+MESSAGE_FRAMING_TOKENS = 4
+_STOPWORDS = frozenset(
+    "a an the is are was were of in on at to and or by for with as it its be has have had "
+    "that this which who what when where how did does do".split()
+)
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A reply sent as plain text instead of structured data (e.g. not JSON at all)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A failure the server produces instead of a normal answer.
+
+    Attributes:
+        kind: ``status`` (an HTTP error), ``hang`` (no answer for ``hang_s``),
+            ``malformed`` (HTTP 200 with a body that is not JSON) or ``invalid`` (a reply
+            that does not fit the reply schema).
+        status: the HTTP status of a ``status`` fault.
+        retry_after: the ``retry-after`` header to send with it, if any.
+        hang_s: how long a ``hang`` fault waits.
+    """
+
+    kind: str
+    status: int = 500
+    retry_after: str | None = None
+    hang_s: float = 5.0
+
+
+def status(code: int, retry_after: str | None = None) -> Fault:
+    """An HTTP error fault."""
+    return Fault("status", status=code, retry_after=retry_after)
+
+
+HANG = Fault("hang")
+MALFORMED = Fault("malformed")
+INVALID = Fault("invalid")
+
+
+@dataclass(frozen=True)
+class FakeCall:
+    """One judge call as the responder sees it.
+
+    Attributes:
+        api: ``anthropic`` or ``openai``.
+        kind: the request kind, from the tool / schema name (None if absent).
+        body: the request JSON.
+        system: the system prompt.
+        user: the first user message.
+        data: the data blocks of the first user message: field -> texts, in order.
+        nonce: the data-block id.
+        reasks: how many re-ask follow-ups the conversation holds.
+        number: the 1-based number of this judge call on the server.
+    """
+
+    api: str
+    kind: str | None
+    body: dict[str, Any]
+    system: str
+    user: str
+    data: dict[str, list[str]]
+    nonce: str | None
+    reasks: int
+    number: int
+
+    def outside_data(self) -> str:
+        """Everything the model reads that is not inside a data block."""
+        return self.system + "\n" + _BLOCK.sub("", self.user)
+
+
+@dataclass
+class Recorded:
+    """A request as the server received it.
+
+    ``received_s`` and ``answered_s`` are ``time.monotonic()`` readings of the server
+    process, so tests can tell which calls of a case ran one after the other.
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    body: Any
+    received_s: float = 0.0
+    answered_s: float | None = None
+
+    @property
+    def text(self) -> str:
+        """The body as text."""
+        return self.raw.decode("utf-8", errors="replace")
+
+
+Responder = Callable[[FakeCall], "dict[str, Any] | Raw"]
+
+
+# --- the default responder --------------------------------------------------------------
+
+
+def sentences(text: str) -> list[str]:
+    """Split text at sentence ends (Latin and CJK punctuation)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def _tokens(text: str) -> set[str]:
+    return {token.lower() for token in _WORD.findall(text)} - _STOPWORDS
+
+
+def supported_by(statement: str, sources: Iterable[str]) -> bool:
+    """Whether every content token of ``statement`` occurs in ``sources``."""
+    needed = _tokens(statement)
+    available = _tokens(" ".join(sources))
+    return bool(needed) and needed <= available
+
+
+def _overlaps(text: str, other: str) -> bool:
+    return bool(_tokens(text) & _tokens(other))
+
+
+def default_reply(call: FakeCall) -> dict[str, Any]:
+    """A sensible reply to each request kind, computed from the prompt's data blocks."""
+    data = call.data
+
+    def one(field: str) -> str:
+        return data.get(field, [""])[0]
+
+    if call.kind == "extract_claims":
+        answer = one("answer")
+        if any(cue in answer.lower() for cue in _NONCOMMITTAL):
+            return {"claims": []}
+        return {"claims": sentences(answer)}
+    if call.kind == "verify_claims":
+        contexts = data.get("context", [])
+        return {
+            "verdicts": [
+                {"claim": claim, "supported": supported_by(claim, contexts), "reason": "overlap"}
+                for claim in data.get("claim", [])
+            ]
+        }
+    if call.kind == "attribute_statements":
+        contexts = data.get("context", [])
+        return {
+            "verdicts": [
+                {"statement": statement, "attributed": supported_by(statement, contexts)}
+                for statement in sentences(one("reference"))
+            ]
+        }
+    if call.kind == "classify_correctness":
+        reference = one("reference")
+        claims = data.get("answer_claim", [])
+        tp = [{"statement": c} for c in claims if supported_by(c, [reference])]
+        fp = [{"statement": c} for c in claims if not supported_by(c, [reference])]
+        fn = [{"statement": s} for s in sentences(reference) if not supported_by(s, claims)]
+        return {"tp": tp, "fp": fp, "fn": fn}
+    if call.kind == "rate_relevancy":
+        answer = one("answer")
+        noncommittal = any(cue in answer.lower() for cue in _NONCOMMITTAL)
+        relevant = _overlaps(one("question"), answer) and not noncommittal
+        return {"rating": 5 if relevant else 1, "noncommittal": noncommittal, "reason": "fake"}
+    if call.kind == "generate_questions":
+        answer = one("answer")
+        match = re.search(r"write (\d+) different questions", call.system)
+        count = int(match.group(1)) if match else 3
+        return {"questions": [f"What about {answer}?"] * count, "noncommittal": False}
+    if call.kind == "judge_chunks":
+        target = one("reference") or one("question")
+        return {
+            "verdicts": [
+                {"index": index, "relevant": _overlaps(chunk, target)}
+                for index, chunk in enumerate(data.get("chunk", []))
+            ]
+        }
+    if call.kind == "attribute_answer":
+        answer = one("answer")
+        used = [i for i, doc in enumerate(data.get("document", [])) if _overlaps(doc, answer)]
+        return {"used_documents": used}
+    return {}
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a BPE tokenizer spends on ``text``: 1 per CJK character, 1 per 4 other characters.
+
+    English prose averages about four characters per token in the Claude and GPT
+    tokenizers; a Chinese character costs about one token.
+
+    >>> estimate_tokens("Apple was founded in 1976.")
+    7
+    >>> estimate_tokens("苹果公司成立于1976年。")
+    10
+    """
+    cjk = len(_CJK.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(
+            str(block.get("text") or json.dumps(block.get("input", ""), ensure_ascii=False))
+            for block in content
+            if isinstance(block, dict)
+        )
+    return str(content or "")
+
+
+def input_tokens_of(api: str, body: dict[str, Any]) -> int:
+    """The prompt tokens of a chat request: texts, schemas and per-message framing."""
+    messages = body.get("messages") or []
+    texts = [_content_text(message.get("content")) for message in messages]
+    if api == "anthropic":
+        texts.append(_content_text(body.get("system")))
+        for tool in body.get("tools") or []:
+            texts.append(str(tool.get("name", "")) + " " + str(tool.get("description", "")))
+            texts.append(json.dumps(tool.get("input_schema", {}), ensure_ascii=False))
+    else:
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        if schema is not None:
+            texts.append(json.dumps(schema, ensure_ascii=False))
+    framing = MESSAGE_FRAMING_TOKENS * (len(messages) + 1)
+    return framing + sum(estimate_tokens(text) for text in texts)
+
+
+def embedding(text: str, dimensions: int = 64) -> list[float]:
+    """A deterministic unit vector of hashed character trigrams: similar texts, close vectors."""
+    vector = [0.0] * dimensions
+    padded = f"  {text.lower()}  "
+    for start in range(len(padded) - 2):
+        digest = hashlib.md5(padded[start : start + 3].encode("utf-8")).digest()
+        vector[digest[0] % dimensions] += 1.0
+    norm = math.sqrt(sum(value * value for value in vector)) or 1.0
+    return [value / norm for value in vector]
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+@dataclass
+class _FaultRule:
+    fault: Fault
+    calls: frozenset[int] | None
+    probability: float
+
+
+@dataclass
+class FakeLLM:
+    """The fake server; start it with ``with FakeLLM() as server`` or :meth:`start`.
+
+    Attributes:
+        responder: computes each judge call's reply (default: :func:`default_reply`).
+        latency_s: delay before every answer.
+        seed: seeds probabilistic faults.
+        required_key: when set, requests whose auth headers lack it get HTTP 401.
+        reject_forced_tool_choice: answer a forced Anthropic ``tool_choice`` with HTTP 400,
+            as some current Claude models do.
+    """
+
+    responder: Responder = default_reply
+    latency_s: float = 0.0
+    seed: int = 0
+    required_key: str | None = None
+    reject_forced_tool_choice: bool = False
+    requests: list[Recorded] = field(default_factory=list)
+    calls: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rules: list[_FaultRule] = []
+        self._rng = random.Random(self.seed)
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._port: int | None = None
+
+    # lifecycle
+
+    def start(self) -> FakeLLM:
+        """Listen on a free port of 127.0.0.1 in a background thread."""
+        handler = _make_handler(self)
+        self._server = _Server(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._port = int(self._server.server_address[1])
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening; hanging answers are cut short."""
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The listening port (kept after :meth:`stop`, so clients then get refused)."""
+        assert self._port is not None, "the fake LLM server was never started"
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The base URL for the Anthropic SDK (it appends ``/v1/messages``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        """The base URL for the OpenAI SDK (it appends ``/chat/completions``)."""
+        return f"{self.url}/v1"
+
+    # scripting
+
+    def fail(
+        self,
+        fault: Fault,
+        *,
+        calls: Iterable[int] | None = None,
+        probability: float = 1.0,
+    ) -> None:
+        """Produce ``fault`` on the given judge call numbers, or at random with ``probability``."""
+        chosen = frozenset(calls) if calls is not None else None
+        self._rules.append(_FaultRule(fault, chosen, probability))
+
+    def clear_faults(self) -> None:
+        """Forget every scripted fault."""
+        self._rules.clear()
+
+    def judge_requests(self) -> list[Recorded]:
+        """The recorded judge calls (messages and chat completions)."""
+        return [request for request in self.requests if request.path in CHAT_PATHS]
+
+    # internals
+
+    def _next_call(self) -> tuple[int, Fault | None]:
+        with self._lock:
+            self.calls += 1
+            number = self.calls
+            for rule in self._rules:
+                hit = number in rule.calls if rule.calls is not None else True
+                if hit and (rule.probability >= 1.0 or self._rng.random() < rule.probability):
+                    return number, rule.fault
+            return number, None
+
+    def _authorised(self, headers: dict[str, str]) -> bool:
+        if self.required_key is None:
+            return True
+        presented = headers.get("x-api-key") or headers.get("authorization", "")
+        return presented.removeprefix("Bearer ").strip() == self.required_key
+
+
+def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
+    kind: str | None = None
+    if api == "anthropic":
+        tools = body.get("tools") or []
+        if tools:
+            kind = str(tools[0].get("name", "")).removeprefix("record_")
+        system = body.get("system") or ""
+        if isinstance(system, list):
+            system = "\n".join(block.get("text", "") for block in system)
+        messages = body.get("messages", [])
+    else:
+        response_format = body.get("response_format") or {}
+        schema_name = (response_format.get("json_schema") or {}).get("name")
+        messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
+        system = "\n".join(
+            str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system"
+        )
+        if schema_name:
+            kind = str(schema_name).removeprefix("record_")
+    user_messages = [m for m in messages if m.get("role") == "user"]
+    first = user_messages[0].get("content", "") if user_messages else ""
+    if isinstance(first, list):
+        first = "\n".join(block.get("text", "") for block in first if isinstance(block, dict))
+    if kind is None:
+        match = re.search(r"Request kind: (\w+)\.", str(system))
+        kind = match.group(1) if match else None
+    data: dict[str, list[str]] = {}
+    nonce = None
+    for match in _BLOCK.finditer(first):
+        nonce = match.group("id")
+        data.setdefault(match.group("field"), []).append(match.group("text"))
+    return FakeCall(
+        api=api,
+        kind=kind,
+        body=body,
+        system=str(system),
+        user=str(first),
+        data=data,
+        nonce=nonce,
+        reasks=max(0, len(user_messages) - 1),
+        number=number,
+    )
+
+
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops connection attempts when a judge opens dozens of
+    # connections at once, and each dropped SYN costs the client a one-second retransmit.
+    request_queue_size = 256
+
+
+_SCHEMA_INVALID: dict[str, Any] = {"claims": "not a list", "verdicts": "not a list", "rating": 99}
+
+
+def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _send(self, code: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            try:
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def _json(self, code: int, data: Any, headers: dict[str, str] | None = None) -> None:
+            self._send(code, json.dumps(data, ensure_ascii=False).encode("utf-8"), headers)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", "0"))
+            raw = self.rfile.read(length)
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = None
+            recorded = Recorded("POST", self.path, headers, raw, body, time.monotonic())
+            with server._lock:
+                server.requests.append(recorded)
+                server.in_flight += 1
+                server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+            try:
+                self._handle(headers, body)
+            finally:
+                recorded.answered_s = time.monotonic()
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _error(self, api: str, code: int, message: str, headers: dict[str, str]) -> None:
+            if api == "anthropic":
+                kinds = {
+                    401: "authentication_error",
+                    429: "rate_limit_error",
+                    400: "invalid_request_error",
+                }
+                payload = {
+                    "type": "error",
+                    "error": {"type": kinds.get(code, "api_error"), "message": message},
+                }
+            else:
+                payload = {"error": {"message": message, "type": "error", "code": str(code)}}
+            self._json(code, payload, headers)
+
+        def _handle(self, headers: dict[str, str], body: Any) -> None:
+            api = "anthropic" if self.path.endswith("/messages") else "openai"
+            if not server._authorised(headers):
+                self._error(api, 401, "invalid x-api-key", {})
+                return
+            if not isinstance(body, dict):
+                self._error(api, 400, "the request body is not JSON", {})
+                return
+            if self.path.endswith("/embeddings"):
+                texts = body.get("input")
+                texts = [texts] if isinstance(texts, str) else list(texts or [])
+                self._json(
+                    200,
+                    {
+                        "object": "list",
+                        "model": body.get("model", "fake-embedding"),
+                        "data": [
+                            {"object": "embedding", "index": i, "embedding": embedding(str(t))}
+                            for i, t in enumerate(texts)
+                        ],
+                        "usage": {
+                            "prompt_tokens": sum(estimate_tokens(str(t)) for t in texts),
+                            "total_tokens": sum(estimate_tokens(str(t)) for t in texts),
+                        },
+                    },
+                )
+                return
+            if self.path not in CHAT_PATHS:
+                self._error(api, 404, f"no route {self.path}", {})
+                return
+            number, fault = server._next_call()
+            if server.latency_s:
+                time.sleep(server.latency_s)
+            if (
+                api == "anthropic"
+                and server.reject_forced_tool_choice
+                and (body.get("tool_choice") or {}).get("type") in ("tool", "any")
+            ):
+                self._error(
+                    api, 400, "tool_choice: forced tool use is not supported for this model", {}
+                )
+                return
+            if fault is not None and fault.kind == "status":
+                extra = {"retry-after": fault.retry_after} if fault.retry_after else {}
+                self._error(api, fault.status, f"fake HTTP {fault.status}", extra)
+                return
+            if fault is not None and fault.kind == "hang":
+                server._stopping.wait(fault.hang_s)
+                self._error(api, 504, "fake hang ended", {})
+                return
+            if fault is not None and fault.kind == "malformed":
+                self._send(200, b'{"this is": not json')
+                return
+            call = _call_of(api, body, number)
+            reply: dict[str, Any] | Raw
+            reply = _SCHEMA_INVALID if fault is not None else server.responder(call)
+            output_text = (
+                reply.text if isinstance(reply, Raw) else json.dumps(reply, ensure_ascii=False)
+            )
+            input_tokens = input_tokens_of(api, body)
+            output_tokens = estimate_tokens(output_text) + 1
+            model = str(body.get("model", "fake"))
+            if api == "anthropic":
+                if isinstance(reply, Raw) or not body.get("tools"):
+                    content = [{"type": "text", "text": output_text}]
+                    stop_reason = "end_turn"
+                else:
+                    content = [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_fake_{number}",
+                            "name": body["tools"][0]["name"],
+                            "input": reply,
+                        }
+                    ]
+                    stop_reason = "tool_use"
+                self._json(
+                    200,
+                    {
+                        "id": f"msg_fake_{number}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": content,
+                        "stop_reason": stop_reason,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+                    },
+                )
+            else:
+                self._json(
+                    200,
+                    {
+                        "id": f"chatcmpl-fake-{number}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": output_text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": input_tokens,
+                            "completion_tokens": output_tokens,
+                            "total_tokens": input_tokens + output_tokens,
+                        },
+                    },
+                )
+
+    return Handler
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    """A running fake LLM server with the default responder; stopped after the test."""
+    with FakeLLM() as server:
+        yield server

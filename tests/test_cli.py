@@ -1,0 +1,314 @@
+"""The rag-gate command end to end: regate, compare, merge and summary, as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from report_factory import case, cases, write
+
+from pytest_ragas_gate.config import GateConfig
+from pytest_ragas_gate.reports.json_report import JudgeInfo
+
+
+def rag_gate(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).with_name("rag-gate")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "pytest_ragas_gate.cli"]
+    return subprocess.run(
+        [*command, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
+
+
+def in_process(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """The same command without a new interpreter, for the many variants of one case."""
+    import contextlib
+    import io
+
+    from pytest_ragas_gate.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exit_:
+                status = int(exit_.code or 0)
+    finally:
+        os.chdir(previous)
+    return status, out.getvalue(), err.getvalue()
+
+
+def assert_in_process_usage_error(cwd: Path, args: tuple[str, ...], *fragments: str) -> None:
+    status, _, err = in_process(cwd, *args)
+    assert status == 4, err
+    for fragment in fragments:
+        assert fragment in err
+
+
+def assert_usage_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr
+
+
+def test_help_lists_the_commands(tmp_path: Path) -> None:
+    result = rag_gate("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for command in ("regate", "compare", "merge", "summary"):
+        assert command in result.stdout
+
+
+def test_regate_with_new_thresholds_and_no_judge(tmp_path: Path) -> None:
+    write(tmp_path / "run.json", cases([0.9, 0.8, 0.7, 1.0]))
+    passed = rag_gate("regate", "run.json", cwd=tmp_path)
+    assert passed.returncode == 0, passed.stderr
+    assert "RAG gate: PASSED" in passed.stdout
+
+    failed = rag_gate(
+        "regate",
+        "run.json",
+        "--threshold",
+        "faithfulness=0.95",
+        "-o",
+        "out/regated.json",
+        cwd=tmp_path,
+    )
+    assert failed.returncode == 1
+    assert "FAILED faithfulness mean 0.85 < 0.95" in failed.stdout
+    assert "Block deployment — 1 metric(s) below threshold: faithfulness" in failed.stdout
+    regated = json.loads((tmp_path / "out" / "regated.json").read_text(encoding="utf-8"))
+    assert regated["verdict"] == "failed"
+    assert regated["config"]["thresholds"]["faithfulness"] == 0.95
+    assert regated["regated_from"] == "run.json"
+
+    (tmp_path / "rag_gate.yaml").write_text("thresholds:\n  faithfulness: 0.6\n", encoding="utf-8")
+    relaxed = in_process(tmp_path, "regate", "out/regated.json", "--config", "rag_gate.yaml")
+    assert relaxed[0] == 0, relaxed
+
+
+def test_regate_under_github_actions_writes_summary_and_annotations(tmp_path: Path) -> None:
+    write(tmp_path / "run.json", [*cases([0.9, 0.9]), case("bad", 0.1, line=9)])
+    summary = tmp_path / "summary.md"
+    result = rag_gate(
+        "regate",
+        "run.json",
+        "--threshold",
+        "faithfulness=0.9",
+        cwd=tmp_path,
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert result.returncode == 1
+    assert "::error title=RAG gate::faithfulness mean 0.63 < 0.90" in result.stdout
+    assert (
+        "::error file=golden.jsonl,line=9,title=RAG case bad::bad: faithfulness 0.10 < 0.90"
+        in result.stdout
+    )
+    assert "## ❌ RAG gate: FAILED" in summary.read_text(encoding="utf-8")
+
+
+def test_regate_rejects_bad_input_with_exit_4(tmp_path: Path) -> None:
+    write(tmp_path / "run.json", cases([0.9]))
+    (tmp_path / "garbage.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "other.json").write_text('{"schema_version": 99}', encoding="utf-8")
+    assert_usage_error(
+        rag_gate("regate", "missing.json", cwd=tmp_path), "Cannot read the report missing.json"
+    )
+    assert_usage_error(rag_gate("regate", "garbage.json", cwd=tmp_path), "is not JSON: line 1")
+    assert_in_process_usage_error(tmp_path, ("regate", "other.json"), "schema_version 99")
+    assert_in_process_usage_error(
+        tmp_path,
+        ("regate", "run.json", "--threshold", "faithfulnes=0.9"),
+        "has no metric 'faithfulnes'",
+        "did you mean 'faithfulness'?",
+    )
+    assert_in_process_usage_error(
+        tmp_path, ("regate", "run.json", "--threshold", "faithfulness"), "METRIC=VALUE"
+    )
+    assert_in_process_usage_error(
+        tmp_path, ("regate", "run.json", "--config", "nope.yaml"), "nope.yaml does not exist"
+    )
+    assert_in_process_usage_error(tmp_path, ("frobnicate",), "invalid choice")
+
+
+def test_compare_shows_metric_and_case_deltas(tmp_path: Path) -> None:
+    write(tmp_path / "base.json", [*cases([0.9] * 12), case("removed", 0.9, line=40)])
+    new = cases([0.9] * 4 + [0.5] * 6 + [0.2, 0.3])
+    write(tmp_path / "same.json", cases([0.9] * 12))
+    write(tmp_path / "new.json", [*new, case("added", 0.9, line=41)])
+    result = rag_gate("compare", "base.json", "new.json", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert any(
+        line.startswith("faithfulness regressed: mean 0.59 vs baseline 0.90 (Δ -0.31")
+        for line in lines
+    )
+    assert any(line.startswith("context_recall no regression") for line in lines)
+    assert "  golden.jsonl::c10  faithfulness  0.90 → 0.20 (Δ -0.70)" in lines
+    assert lines.index("  golden.jsonl::c10  faithfulness  0.90 → 0.20 (Δ -0.70)") < lines.index(
+        "  golden.jsonl::c11  faithfulness  0.90 → 0.30 (Δ -0.60)"
+    )
+    assert "new cases (1):" in lines and "  golden.jsonl::added" in lines
+    assert "removed cases (1):" in lines and "  golden.jsonl::removed" in lines
+    assert lines[-1] == "Regression: faithfulness"
+
+    assert "changed cases (8 case-metric changes, largest drops first):" in lines
+
+    assert (
+        in_process(tmp_path, "compare", "base.json", "new.json", "--max-regression", "0.4")[0] == 0
+    )
+    assert in_process(tmp_path, "compare", "base.json", "same.json")[0] == 0
+    assert_usage_error(
+        rag_gate("compare", "base.json", "missing.json", cwd=tmp_path), "missing.json"
+    )
+
+
+def test_merge_recombines_shards_and_gates_the_whole(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", cases([1.0, 1.0], prefix="a"), shard={"index": 1, "count": 2})
+    write(tmp_path / "b.json", cases([0.2, 0.2], prefix="b"), shard={"index": 2, "count": 2})
+    result = rag_gate("merge", "a.json", "b.json", "-o", "merged.json", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith("merged 2 report(s), 4 case(s) into merged.json")
+    merged = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+    assert merged["metrics"]["faithfulness"]["mean"] == pytest.approx(0.6)
+    assert merged["metrics"]["faithfulness"]["n"] == 4
+    assert merged["verdict"] == "failed"
+    assert merged["merged_from"] == ["a.json", "b.json"]
+    assert merged["shard"] is None
+    assert merged["usage"]["calls"] == 8
+
+    relaxed = in_process(
+        tmp_path, "merge", "a.json", "b.json", "-o", "m2.json", "--threshold", "faithfulness=0.5"
+    )
+    assert relaxed[0] == 0, relaxed
+
+
+def test_merge_refuses_mismatched_or_overlapping_reports(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", cases([1.0], prefix="a"))
+    write(tmp_path / "overlap.json", cases([1.0, 1.0], prefix="a"))
+    write(
+        tmp_path / "offline.json",
+        cases([1.0], prefix="o"),
+        judge=JudgeInfo(kind="offline", model="heuristic-v1"),
+    )
+    write(
+        tmp_path / "strict.json",
+        cases([1.0], prefix="s"),
+        config=GateConfig(judge="anthropic", bootstrap_resamples=500, rule="ci_lower"),
+    )
+    write(tmp_path / "s1.json", cases([1.0], prefix="x"), shard={"index": 1, "count": 3})
+    write(tmp_path / "s2.json", cases([1.0], prefix="y"), shard={"index": 2, "count": 3})
+    (tmp_path / "broken.json").write_text('{"schema_version": 1, "config": {}}', encoding="utf-8")
+
+    def merge(*names: str) -> tuple[str, ...]:
+        return ("merge", *names, "-o", "out.json")
+
+    assert_usage_error(
+        rag_gate(*merge("a.json", "overlap.json"), cwd=tmp_path),
+        "Case 'a0' of golden.jsonl is in both a.json and overlap.json",
+    )
+    assert_usage_error(
+        rag_gate(*merge("a.json", "offline.json"), cwd=tmp_path),
+        "judge anthropic, model claude-test",
+        "judge offline, model heuristic-v1",
+    )
+    assert_in_process_usage_error(
+        tmp_path, merge("a.json", "strict.json"), "setting 'rule' differs ('mean' vs 'ci_lower')"
+    )
+    assert_in_process_usage_error(tmp_path, merge("s1.json", "s2.json"), "Shard(s) 3/3 missing")
+    assert_in_process_usage_error(tmp_path, merge("s1.json", "s1.json"), "both shard 1/3")
+    assert_in_process_usage_error(
+        tmp_path, merge("a.json", "s1.json"), "a whole run, with shard reports"
+    )
+    assert_in_process_usage_error(
+        tmp_path, merge("a.json", "broken.json"), "broken.json has no valid 'metrics'"
+    )
+    assert_in_process_usage_error(tmp_path, ("merge", "a.json"), "-o/--output")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_summary_prints_markdown_with_the_baseline(tmp_path: Path) -> None:
+    write(tmp_path / "base.json", cases([0.9] * 10))
+    shutil.copy(tmp_path / "base.json", tmp_path / "copy.json")
+    write(tmp_path / "new.json", cases([0.5] * 10))
+    regated = rag_gate(
+        "regate",
+        "new.json",
+        "--baseline",
+        "base.json",
+        "--threshold",
+        "faithfulness=0.4",
+        "-o",
+        "gated.json",
+        cwd=tmp_path,
+    )
+    assert regated.returncode == 1
+    assert "FAILED faithfulness regressed: mean 0.50 vs baseline 0.90" in regated.stdout
+    result = rag_gate("summary", "gated.json", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.startswith("## ❌ RAG gate: FAILED")
+    assert "### Baseline `base.json`" in result.stdout
+    assert "| `faithfulness` | 0.90 | 0.50 | -0.40 |" in result.stdout
+    assert "Block deployment — 1 metric(s) regressed: faithfulness" in result.stdout
+    # The stored comparison keeps counting when the report is re-gated later.
+    again = in_process(tmp_path, "regate", "gated.json")
+    assert again[0] == 1 and "regressed" in again[1]
+    assert_in_process_usage_error(tmp_path, ("summary", "nothing.json"), "nothing.json")
+
+
+def test_merge_compares_the_whole_run_with_the_shards_baseline(tmp_path: Path) -> None:
+    write(tmp_path / "base.json", [*cases([0.9] * 4, prefix="a"), *cases([0.9] * 4, prefix="b")])
+    config = GateConfig(judge="anthropic", bootstrap_resamples=500, baseline="base.json")
+    stored = {"path": "base.json"}
+    write(
+        tmp_path / "a.json",
+        cases([0.9] * 4, prefix="a"),
+        config=config,
+        shard={"index": 1, "count": 2},
+        baseline=stored,
+    )
+    write(
+        tmp_path / "b.json",
+        cases([0.2] * 4, prefix="b"),
+        config=config,
+        shard={"index": 2, "count": 2},
+        baseline=stored,
+    )
+    status, out, err = in_process(
+        tmp_path,
+        "merge",
+        "a.json",
+        "b.json",
+        "-o",
+        "merged.json",
+        "--threshold",
+        "faithfulness=0.1",
+    )
+    assert status == 1, err
+    assert (
+        "baseline base.json: 8 paired, 0 new, 0 removed case(s); "
+        "1 metric(s) regressed: faithfulness" in out
+    )
+    merged = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+    assert merged["baseline"]["regressed_metrics"] == ["faithfulness"]
+    (tmp_path / "elsewhere").mkdir()
+    assert_in_process_usage_error(
+        tmp_path / "elsewhere",
+        ("merge", "../a.json", "../b.json", "-o", "m.json"),
+        "pass --baseline PATH",
+    )

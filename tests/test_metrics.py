@@ -1,0 +1,767 @@
+"""Built-in metrics, their arithmetic and the metric registry.
+
+The judge here is a scripted test double: it returns the verdicts a test gives it, so these
+tests pin down how each metric turns per-item verdicts into a score. The real judges are
+tested in their own modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import doctest
+import math
+from collections.abc import Awaitable, Sequence
+from importlib.metadata import EntryPoint
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from pytest_ragas_gate.cases import Context, GoldenCase
+from pytest_ragas_gate.config import DEFAULT_THRESHOLDS
+from pytest_ragas_gate.exceptions import CaseError, ConfigError, JudgeError, JudgeReplyError
+from pytest_ragas_gate.judges.requests import (
+    AttributeAnswer,
+    AttributeStatements,
+    ClassifyCorrectness,
+    ExtractClaims,
+    GenerateQuestions,
+    JudgeChunks,
+    JudgeRequest,
+    RateRelevancy,
+    VerifyClaims,
+)
+from pytest_ragas_gate.metrics import formulas, registry
+from pytest_ragas_gate.metrics.alignment import TopDocUsage
+from pytest_ragas_gate.metrics.base import Metric, MetricResult
+from pytest_ragas_gate.metrics.context import ContextPrecision, ContextRecall, ContextRelevance
+from pytest_ragas_gate.metrics.correctness import AnswerCorrectness
+from pytest_ragas_gate.metrics.faithfulness import Faithfulness
+from pytest_ragas_gate.metrics.formulas import (
+    average_precision,
+    cosine_similarity,
+    f1_from_counts,
+    id_precision,
+    id_recall,
+    mean_reciprocal_rank,
+    normalised_rating,
+    reciprocal_rank,
+    share,
+)
+from pytest_ragas_gate.metrics.registry import (
+    BUILTIN_METRIC_NAMES,
+    ENTRY_POINT_GROUP,
+    applicable_metrics,
+    builtin_metrics,
+    load_entry_point_metrics,
+    unknown_metric_error,
+)
+from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
+from pytest_ragas_gate.metrics.retrieval_ids import IdPrecision, IdRecall, MeanReciprocalRank
+
+# --- test double ---------------------------------------------------------------------------
+
+
+class ScriptedJudge:
+    """Answers each request kind with the raw reply scripted for it, validated as a judge would."""
+
+    def __init__(self, **replies: object) -> None:
+        self.replies = replies
+        self.asked: list[JudgeRequest[Any]] = []
+
+    async def ask(self, request: JudgeRequest[Any]) -> Any:
+        self.asked.append(request)
+        if request.kind not in self.replies:
+            raise AssertionError(f"unexpected request {request.kind}: {request!r}")
+        return request.parse_reply(self.replies[request.kind])
+
+    def kinds(self) -> list[str]:
+        return [request.kind for request in self.asked]
+
+
+def make_case(**fields: Any) -> GoldenCase:
+    fields.setdefault("id", "case-1")
+    fields.setdefault("question", "Who founded Apple?")
+    if "contexts" in fields:
+        fields["contexts"] = [
+            context if isinstance(context, Context) else Context(text=context)
+            for context in fields["contexts"]
+        ]
+    return GoldenCase(file="golden.jsonl", line=3, **fields)
+
+
+def run(metric: Metric, case: GoldenCase, judge: ScriptedJudge | None = None) -> MetricResult:
+    return asyncio.run(metric.score(case, judge or ScriptedJudge()))
+
+
+def chunk_verdicts(relevance: Sequence[int]) -> dict[str, Any]:
+    return {
+        "verdicts": [
+            {"index": index, "relevant": bool(relevant), "reason": f"chunk {index}"}
+            for index, relevant in enumerate(relevance)
+        ]
+    }
+
+
+APPLE_CASE = make_case(
+    question="Who founded Apple?",
+    answer="Apple was founded by Steve Jobs, Steve Wozniak and Bill Gates in 1976.",
+    contexts=["Apple was founded by Steve Jobs, Steve Wozniak and Ronald Wayne."],
+    reference="Steve Jobs, Steve Wozniak and Ronald Wayne founded Apple in 1976.",
+)
+APPLE_CLAIMS = [
+    "Apple was founded by Steve Jobs.",
+    "Apple was founded by Bill Gates.",
+    "Apple was founded in 1976.",
+]
+
+# --- formulas --------------------------------------------------------------------------------
+
+
+def test_formulas_doctests_pass() -> None:
+    failures, attempted = doctest.testmod(formulas)
+    assert attempted > 0
+    assert failures == 0
+
+
+def test_registry_doctests_pass() -> None:
+    failures, attempted = doctest.testmod(registry)
+    assert attempted > 0
+    assert failures == 0
+
+
+# Seed 000 rounds 0.5833 to 0.585 and seed 004 prints 0.7567 for 0.7556; the exact values
+# of the formula are asserted here.
+@pytest.mark.parametrize(
+    ("relevance", "expected"),
+    [
+        ([0, 1, 1], 0.58333),
+        ([1, 0, 1, 0, 1], 0.75556),
+        ([0, 0, 0, 1, 1], 0.325),
+        ([1, 1, 1, 0, 0], 1.0),
+        ([0, 0], 0.0),
+    ],
+)
+def test_average_precision_seed_vectors(relevance: list[int], expected: float) -> None:
+    assert average_precision(relevance) == pytest.approx(expected, abs=1e-4)
+
+
+def test_normalised_rating_seed_vectors() -> None:
+    assert [normalised_rating(rating) for rating in (5, 3, 2, 1)] == [1.0, 0.5, 0.25, 0.0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: share(1, 0),
+        lambda: share(3, 2),
+        lambda: average_precision([]),
+        lambda: f1_from_counts(0, 0, 0),
+        lambda: f1_from_counts(-1, 1, 1),
+        lambda: normalised_rating(6),
+        lambda: cosine_similarity([1.0], [1.0, 0.0]),
+        lambda: cosine_similarity([0.0, 0.0], [1.0, 0.0]),
+        lambda: reciprocal_rank([]),
+        lambda: mean_reciprocal_rank([]),
+        lambda: id_recall(["A"], []),
+        lambda: id_precision([], ["A"]),
+    ],
+)
+def test_formulas_refuse_inputs_without_a_score(call: Any) -> None:
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_id_formulas_seed_004() -> None:
+    gold = ["A", "B", "C", "D", "E"]
+    assert id_recall(["A", "C", "E"], gold) == pytest.approx(0.6)
+    assert id_precision(["A", "B", "X", "Y", "Z"], gold) == pytest.approx(0.4)
+    assert reciprocal_rank([0, 1, 0]) == 0.5
+    assert mean_reciprocal_rank([[1], [0, 1]]) == 0.75
+
+
+relevance_lists = st.lists(st.booleans(), min_size=1, max_size=30)
+id_lists = st.lists(st.sampled_from("ABCDEFGHIJ"), min_size=1, max_size=12)
+
+
+@given(relevance_lists)
+def test_average_precision_and_reciprocal_rank_lie_in_unit_interval(
+    relevance: list[bool],
+) -> None:
+    assert 0.0 <= average_precision(relevance) <= 1.0
+    assert 0.0 <= reciprocal_rank(relevance) <= 1.0
+
+
+@given(st.integers(0, 1000), st.integers(0, 1000), st.integers(0, 1000))
+def test_f1_lies_in_unit_interval(tp: int, fp: int, fn: int) -> None:
+    if tp + fp + fn == 0:
+        with pytest.raises(ValueError):
+            f1_from_counts(tp, fp, fn)
+    else:
+        assert 0.0 <= f1_from_counts(tp, fp, fn) <= 1.0
+
+
+@given(id_lists, id_lists)
+def test_id_metrics_lie_in_unit_interval(retrieved: list[str], gold: list[str]) -> None:
+    assert 0.0 <= id_recall(retrieved, gold) <= 1.0
+    assert 0.0 <= id_precision(retrieved, gold) <= 1.0
+
+
+@given(
+    st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=2),
+    st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=2),
+)
+def test_cosine_similarity_lies_in_its_range(left: list[float], right: list[float]) -> None:
+    if math.hypot(*left) == 0.0 or math.hypot(*right) == 0.0:
+        return
+    assert -1.0 <= cosine_similarity(left, right) <= 1.0
+
+
+# --- faithfulness ----------------------------------------------------------------------------
+
+
+def test_faithfulness_seed_000_one_of_three_claims_supported() -> None:
+    judge = ScriptedJudge(
+        extract_claims={"claims": APPLE_CLAIMS},
+        verify_claims={
+            "verdicts": [
+                {"claim": APPLE_CLAIMS[0], "supported": True, "reason": "named in context"},
+                {"claim": APPLE_CLAIMS[1], "supported": False, "reason": "Ronald Wayne"},
+                {"claim": APPLE_CLAIMS[2], "supported": False, "reason": "no year"},
+            ]
+        },
+    )
+    result = run(Faithfulness(), APPLE_CASE, judge)
+    assert result.score == pytest.approx(1 / 3)
+    assert round(result.score or 0, 3) == 0.333
+    assert result.reason == "1 of 3 claims supported"
+    assert result.details[1] == {
+        "claim": APPLE_CLAIMS[1],
+        "supported": False,
+        "reason": "Ronald Wayne",
+    }
+    assert judge.kinds() == ["extract_claims", "verify_claims"]
+    verify = judge.asked[1]
+    assert isinstance(verify, VerifyClaims)
+    assert verify.claims == APPLE_CLAIMS
+    assert verify.contexts == APPLE_CASE.context_texts
+
+
+def test_faithfulness_seed_004_two_of_three() -> None:
+    claims = ["Einstein was born in Germany.", "He was born in 1879.", "He won two Nobels."]
+    judge = ScriptedJudge(
+        extract_claims={"claims": claims},
+        verify_claims={
+            "verdicts": [
+                {"claim": claim, "supported": supported}
+                for claim, supported in zip(claims, (True, True, False), strict=True)
+            ]
+        },
+    )
+    case = make_case(question="Einstein?", answer="...", contexts=["Einstein bio"])
+    result = run(Faithfulness(), case, judge)
+    assert round(result.score or 0, 3) == 0.667
+
+
+def test_faithfulness_without_claims_is_not_applicable() -> None:
+    judge = ScriptedJudge(extract_claims={"claims": ["  ", ""]})
+    result = run(Faithfulness(), APPLE_CASE, judge)
+    assert result.score is None
+    assert "no factual claims" in result.reason
+    assert judge.kinds() == ["extract_claims"]
+
+
+def test_faithfulness_rejects_a_verdict_count_that_differs_from_the_claims() -> None:
+    judge = ScriptedJudge(
+        extract_claims={"claims": APPLE_CLAIMS},
+        verify_claims={"verdicts": [{"claim": APPLE_CLAIMS[0], "supported": True}]},
+    )
+    with pytest.raises(JudgeReplyError, match=r"1 verdict\(s\) for 3 claim\(s\)"):
+        run(Faithfulness(), APPLE_CASE, judge)
+
+
+def test_a_missing_required_field_is_a_case_error_not_a_score() -> None:
+    case = make_case(answer=None, contexts=["x"])
+    with pytest.raises(CaseError, match="'answer'"):
+        run(Faithfulness(), case)
+
+
+# --- answer relevancy ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rating", "expected"), [(5, 1.0), (3, 0.5), (2, 0.25), (1, 0.0)])
+def test_answer_relevancy_rubric_seed_004(rating: int, expected: float) -> None:
+    judge = ScriptedJudge(rate_relevancy={"rating": rating, "reason": "r"})
+    case = make_case(answer="Jobs and Wozniak.")
+    result = run(AnswerRelevancy(), case, judge)
+    assert result.score == expected
+    assert result.details == [{"rating": rating, "noncommittal": False, "reason": "r"}]
+    request = judge.asked[0]
+    assert isinstance(request, RateRelevancy)
+    assert (request.question, request.answer) == (case.question, case.answer)
+
+
+def test_answer_relevancy_noncommittal_answer_scores_zero() -> None:
+    judge = ScriptedJudge(rate_relevancy={"rating": 4, "noncommittal": True})
+    result = run(AnswerRelevancy(), make_case(answer="I don't know."), judge)
+    assert result.score == 0.0
+    assert "noncommittal" in result.reason
+
+
+def unit_vector_at(similarity: float) -> list[float]:
+    """A 2-D unit vector whose cosine with [1, 0] is ``similarity``."""
+    return [similarity, math.sqrt(1 - similarity**2)]
+
+
+def fixed_embedder(vectors: list[list[float]]) -> Any:
+    seen: list[list[str]] = []
+
+    async def embed(texts: list[str]) -> list[list[float]]:
+        seen.append(texts)
+        return vectors
+
+    embed.seen = seen  # type: ignore[attr-defined]
+    return embed
+
+
+def test_answer_relevancy_reverse_questions_seed_000() -> None:
+    embedder = fixed_embedder([[1.0, 0.0], *(unit_vector_at(s) for s in (0.95, 0.82, 0.78))])
+    questions = ["What is a vector database?", "What does it store?", "How does it query?"]
+    judge = ScriptedJudge(generate_questions={"questions": questions})
+    case = make_case(question="What is a vector database?", answer="A database of vectors.")
+    result = run(AnswerRelevancy("reverse_questions", embedder), case, judge)
+    assert result.score == pytest.approx(0.85)
+    assert [detail["similarity"] for detail in result.details] == pytest.approx([0.95, 0.82, 0.78])
+    assert embedder.seen == [[case.question, *questions]]
+    request = judge.asked[0]
+    assert isinstance(request, GenerateQuestions)
+    assert request.count == 3
+
+
+def test_answer_relevancy_reverse_questions_noncommittal_is_zero() -> None:
+    embedder = fixed_embedder([])
+    judge = ScriptedJudge(generate_questions={"questions": ["?"], "noncommittal": True})
+    result = run(
+        AnswerRelevancy("reverse_questions", embedder), make_case(answer="No idea."), judge
+    )
+    assert result.score == 0.0
+    assert embedder.seen == []
+
+
+def test_answer_relevancy_reverse_questions_clamps_negative_similarity_to_zero() -> None:
+    embedder = fixed_embedder([[1.0, 0.0], [-1.0, 0.0]])
+    judge = ScriptedJudge(generate_questions={"questions": ["Unrelated?"]})
+    result = run(AnswerRelevancy("reverse_questions", embedder), make_case(answer="a"), judge)
+    assert result.score == 0.0
+
+
+def test_answer_relevancy_reverse_questions_rejects_a_short_embedding_batch() -> None:
+    embedder = fixed_embedder([[1.0, 0.0]])
+    judge = ScriptedJudge(generate_questions={"questions": ["q1", "q2"]})
+    with pytest.raises(JudgeError, match="1 vector"):
+        run(AnswerRelevancy("reverse_questions", embedder), make_case(answer="a"), judge)
+
+
+def test_answer_relevancy_reverse_questions_without_questions_is_a_reply_error() -> None:
+    judge = ScriptedJudge(generate_questions={"questions": []})
+    metric = AnswerRelevancy("reverse_questions", fixed_embedder([]))
+    with pytest.raises(JudgeReplyError, match="no questions"):
+        run(metric, make_case(answer="a"), judge)
+
+
+def test_answer_relevancy_configuration_errors() -> None:
+    with pytest.raises(ConfigError, match="embedder"):
+        AnswerRelevancy("reverse_questions")
+    with pytest.raises(ConfigError, match="'cosine'"):
+        AnswerRelevancy("cosine")
+    with pytest.raises(ConfigError, match="embedder"):
+        builtin_metrics(answer_relevancy_strategy="reverse_questions")
+
+
+# --- context precision / relevance / recall --------------------------------------------------
+
+
+# Seed 000 rounds 0.5833 to 0.585 and seed 004 prints 0.7567 for 0.7556.
+@pytest.mark.parametrize(
+    ("relevance", "expected"),
+    [
+        ([0, 1, 1], 0.5833),
+        ([1, 0, 1, 0, 1], 0.7556),
+        ([0, 0, 0, 1, 1], 0.325),
+        ([1, 1, 1, 0, 0], 1.0),
+        ([0, 0, 0], 0.0),
+    ],
+)
+def test_context_precision_seed_vectors(relevance: list[int], expected: float) -> None:
+    case = make_case(
+        contexts=[f"chunk {index}" for index in range(len(relevance))], reference="ref"
+    )
+    judge = ScriptedJudge(judge_chunks=chunk_verdicts(relevance))
+    result = run(ContextPrecision(), case, judge)
+    assert result.score == pytest.approx(expected, abs=1e-4)
+    assert [detail["relevant"] for detail in result.details] == [bool(r) for r in relevance]
+
+
+def test_context_precision_judges_against_the_reference_when_present() -> None:
+    judge = ScriptedJudge(judge_chunks=chunk_verdicts([1]))
+    run(ContextPrecision(), make_case(contexts=["c"], reference="The reference."), judge)
+    request = judge.asked[0]
+    assert isinstance(request, JudgeChunks)
+    assert (request.target, request.against) == ("The reference.", "reference")
+
+
+def test_context_precision_without_reference_matches_context_relevance_request() -> None:
+    case = make_case(contexts=["A", "B"])
+    precision_judge = ScriptedJudge(judge_chunks=chunk_verdicts([1, 0]))
+    relevance_judge = ScriptedJudge(judge_chunks=chunk_verdicts([1, 0]))
+    run(ContextPrecision(), case, precision_judge)
+    run(ContextRelevance(), case, relevance_judge)
+    assert precision_judge.asked == relevance_judge.asked
+    request = precision_judge.asked[0]
+    assert isinstance(request, JudgeChunks)
+    assert (request.target, request.against) == (case.question, "question")
+
+
+def test_context_precision_orders_verdicts_by_chunk_index() -> None:
+    shuffled = {
+        "verdicts": [
+            {"index": 2, "relevant": True},
+            {"index": 0, "relevant": False},
+            {"index": 1, "relevant": True},
+        ]
+    }
+    result = run(
+        ContextPrecision(),
+        make_case(contexts=["a", "b", "c"]),
+        ScriptedJudge(judge_chunks=shuffled),
+    )
+    assert result.score == pytest.approx(0.5833, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("indexes", "problem"),
+    [
+        ([0, 1], "missing chunk index"),
+        ([0, 1, 1, 2], "duplicated index"),
+        ([0, 1, 2, 3], "out-of-range index"),
+    ],
+)
+@pytest.mark.parametrize("metric", [ContextPrecision(), ContextRelevance()])
+def test_chunk_verdicts_must_cover_every_index_once(
+    indexes: list[int], problem: str, metric: Metric
+) -> None:
+    reply = {"verdicts": [{"index": index, "relevant": True} for index in indexes]}
+    with pytest.raises(JudgeReplyError, match=problem):
+        run(metric, make_case(contexts=["a", "b", "c"]), ScriptedJudge(judge_chunks=reply))
+
+
+def test_context_relevance_seed_004_one_of_two_resources() -> None:
+    case = make_case(contexts=[Context(id="A", text="A"), Context(id="B", text="B")])
+    result = run(ContextRelevance(), case, ScriptedJudge(judge_chunks=chunk_verdicts([1, 0])))
+    assert result.score == 0.5
+    assert result.details[0]["id"] == "A"
+    assert result.reason == "1 of 2 chunks relevant to the question"
+
+
+@pytest.mark.parametrize(
+    ("attributed", "expected"),
+    [((True, False), 0.5), ((False, False), 0.0)],
+    ids=["seed-000-france", "seed-001-nike"],
+)
+def test_context_recall_seed_vectors(attributed: tuple[bool, ...], expected: float) -> None:
+    reply = {
+        "verdicts": [
+            {"statement": f"s{index}", "attributed": flag} for index, flag in enumerate(attributed)
+        ]
+    }
+    case = make_case(contexts=["c"], reference="r")
+    judge = ScriptedJudge(attribute_statements=reply)
+    result = run(ContextRecall(), case, judge)
+    assert result.score == expected
+    request = judge.asked[0]
+    assert isinstance(request, AttributeStatements)
+    assert request.reference == "r"
+
+
+def test_context_recall_without_statements_is_not_applicable() -> None:
+    judge = ScriptedJudge(attribute_statements={"verdicts": []})
+    result = run(ContextRecall(), make_case(contexts=["c"], reference="r"), judge)
+    assert result.score is None
+
+
+# --- answer correctness ----------------------------------------------------------------------
+
+
+def item(statement: str) -> dict[str, str]:
+    return {"statement": statement, "reason": "because"}
+
+
+def test_answer_correctness_is_f1_of_the_classification() -> None:
+    judge = ScriptedJudge(
+        extract_claims={"claims": APPLE_CLAIMS},
+        classify_correctness={
+            "tp": [item(APPLE_CLAIMS[0]), item(APPLE_CLAIMS[2])],
+            "fp": [item(APPLE_CLAIMS[1])],
+            "fn": [item("Ronald Wayne co-founded Apple.")],
+        },
+    )
+    result = run(AnswerCorrectness(), APPLE_CASE, judge)
+    assert result.score == pytest.approx(2 / 3)
+    assert [detail["classification"] for detail in result.details] == ["TP", "TP", "FP", "FN"]
+    assert result.reason == "F1 of 2 TP, 1 FP, 1 FN"
+    extract, classify = judge.asked
+    # The same request faithfulness sends, so the scheduler can answer it once per case.
+    assert extract == ExtractClaims(question=APPLE_CASE.question, answer=APPLE_CASE.answer or "")
+    assert isinstance(classify, ClassifyCorrectness)
+    assert classify.answer_claims == APPLE_CLAIMS
+
+
+def test_answer_correctness_with_nothing_classified_is_not_applicable() -> None:
+    judge = ScriptedJudge(extract_claims={"claims": []}, classify_correctness={})
+    result = run(AnswerCorrectness(), APPLE_CASE, judge)
+    assert result.score is None
+
+
+def test_answer_correctness_without_claims_still_counts_missed_statements() -> None:
+    judge = ScriptedJudge(
+        extract_claims={"claims": []}, classify_correctness={"fn": [item("fact")]}
+    )
+    assert run(AnswerCorrectness(), APPLE_CASE, judge).score == 0.0
+
+
+# --- id-based retrieval metrics --------------------------------------------------------------
+
+
+def id_case(retrieved: Sequence[str | None], gold: Sequence[str]) -> GoldenCase:
+    return make_case(
+        contexts=[Context(id=context_id, text=f"text {context_id}") for context_id in retrieved],
+        relevant_context_ids=list(gold),
+    )
+
+
+GOLD = ["A", "B", "C", "D", "E"]
+
+
+def test_id_recall_seed_004() -> None:
+    result = run(IdRecall(), id_case(["A", "C", "E"], GOLD))
+    assert result.score == pytest.approx(0.6)
+    assert result.reason == "3 of 5 relevant ids retrieved"
+    assert {"id": "B", "retrieved": False} in result.details
+
+
+def test_id_precision_seed_004() -> None:
+    result = run(IdPrecision(), id_case(["A", "B", "X", "Y", "Z"], GOLD))
+    assert result.score == pytest.approx(0.4)
+    assert result.details[2] == {"rank": 3, "id": "X", "relevant": False}
+
+
+@pytest.mark.parametrize(
+    ("retrieved", "expected"),
+    [(["X", "Y", "C"], 1 / 3), (["A"], 1.0), (["X", "Y"], 0.0), ([None, "X", "B"], 0.5)],
+)
+def test_mrr_is_reciprocal_rank_of_the_first_relevant_id(
+    retrieved: list[str | None], expected: float
+) -> None:
+    assert run(MeanReciprocalRank(), id_case(retrieved, GOLD)).score == pytest.approx(expected)
+
+
+def test_id_metrics_ignore_contexts_without_ids_and_count_duplicates_once() -> None:
+    case = id_case([None, "A", "A", "X"], GOLD)
+    assert run(IdPrecision(), case).score == 0.5
+    assert run(IdRecall(), case).score == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("metric", [IdRecall(), IdPrecision(), MeanReciprocalRank()])
+def test_id_metrics_without_any_context_id_are_not_applicable(metric: Metric) -> None:
+    result = run(metric, id_case([None, None], GOLD))
+    assert result.score is None
+    assert result.reason == "no retrieved context has an id"
+
+
+# --- top document usage ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("used", "expected", "phrase"),
+    [
+        ([0, 2], 1.0, "uses the top-ranked chunk"),
+        ([1], 0.0, "ignores the top-ranked chunk"),
+        ([], 0.0, "uses none of the retrieved chunks"),
+    ],
+)
+def test_top_doc_usage(used: list[int], expected: float, phrase: str) -> None:
+    judge = ScriptedJudge(attribute_answer={"used_documents": used, "reason": "cites doc"})
+    case = make_case(answer="a", contexts=["d0", "d1", "d2"])
+    result = run(TopDocUsage(), case, judge)
+    assert result.score == expected
+    assert phrase in result.reason
+    assert [detail["used"] for detail in result.details] == [i in used for i in range(3)]
+    assert isinstance(judge.asked[0], AttributeAnswer)
+
+
+def test_top_doc_usage_rejects_an_index_beyond_the_contexts() -> None:
+    judge = ScriptedJudge(attribute_answer={"used_documents": [5]})
+    with pytest.raises(JudgeReplyError, match="5"):
+        run(TopDocUsage(), make_case(answer="a", contexts=["d0"]), judge)
+
+
+# --- registry --------------------------------------------------------------------------------
+
+
+def test_builtin_metrics_follow_the_display_order_and_the_protocol() -> None:
+    metrics = builtin_metrics()
+    assert tuple(metrics) == BUILTIN_METRIC_NAMES
+    for name, metric in metrics.items():
+        assert isinstance(metric, Metric)
+        assert metric.name == name
+        assert metric.default_threshold == DEFAULT_THRESHOLDS.get(name)
+        assert "question" in metric.required_fields or name.startswith(("id_", "mrr", "top"))
+
+
+def test_builtin_metrics_pass_the_relevancy_strategy_through() -> None:
+    metric = builtin_metrics(
+        answer_relevancy_strategy="reverse_questions", embedder=fixed_embedder([])
+    )["answer_relevancy"]
+    assert isinstance(metric, AnswerRelevancy)
+    assert metric.strategy == "reverse_questions"
+
+
+def test_required_fields_decide_the_applicable_metrics() -> None:
+    metrics = builtin_metrics()
+    question_only = make_case()
+    assert applicable_metrics(question_only, metrics) == []
+    static = make_case(answer="a", contexts=["c"])
+    assert applicable_metrics(static, metrics) == [
+        "faithfulness",
+        "answer_relevancy",
+        "context_precision",
+        "context_relevance",
+        "top_doc_usage",
+    ]
+    full = make_case(
+        answer="a",
+        contexts=[Context(id="A", text="c")],
+        reference="r",
+        relevant_context_ids=["A"],
+    )
+    assert applicable_metrics(full, metrics) == list(BUILTIN_METRIC_NAMES)
+    blank = make_case(answer="  ", contexts=[], reference="r")
+    assert applicable_metrics(blank, metrics) == []
+
+
+def test_unknown_metric_suggests_the_closest_name() -> None:
+    error = unknown_metric_error("faithfulnes", BUILTIN_METRIC_NAMES)
+    assert isinstance(error, ConfigError)
+    assert str(error) == "unknown metric 'faithfulnes'; did you mean 'faithfulness'?"
+    assert "did you mean 'context_recall'" in str(
+        unknown_metric_error("context_recal", BUILTIN_METRIC_NAMES)
+    )
+    assert "known metrics: faithfulness, answer_relevancy" in str(
+        unknown_metric_error("bleu", BUILTIN_METRIC_NAMES)
+    )
+
+
+# --- entry-point metrics ---------------------------------------------------------------------
+
+
+class WordCount:
+    name = "word_count"
+    required_fields = ("answer",)
+    default_threshold = None
+
+    async def score(self, case: GoldenCase, judge: Any) -> MetricResult:
+        return MetricResult(score=min(1.0, len((case.answer or "").split()) / 10))
+
+
+def make_word_count() -> WordCount:
+    return WordCount()
+
+
+WORD_COUNT = WordCount()
+
+
+class SyncScore:
+    name = "sync_score"
+    required_fields = ("answer",)
+    default_threshold = None
+
+    def score(self, case: GoldenCase, judge: Any) -> MetricResult:
+        return MetricResult(score=1.0)
+
+
+class NeedsArguments(WordCount):
+    def __init__(self, weight: float) -> None:
+        self.weight = weight
+
+
+class Builtin(WordCount):
+    name = "faithfulness"
+
+
+class NotAMetric(BaseModel):
+    value: int = 0
+
+
+def install_entry_points(monkeypatch: pytest.MonkeyPatch, **targets: str) -> None:
+    points = [
+        EntryPoint(name=name, value=f"{__name__}:{target}", group=ENTRY_POINT_GROUP)
+        for name, target in targets.items()
+    ]
+
+    def fake_entry_points(*, group: str) -> list[EntryPoint]:
+        assert group == ENTRY_POINT_GROUP
+        return points
+
+    monkeypatch.setattr(registry, "entry_points", fake_entry_points)
+
+
+@pytest.mark.parametrize("target", ["WordCount", "make_word_count", "WORD_COUNT"])
+def test_entry_points_load_instances_classes_and_factories(
+    monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    install_entry_points(monkeypatch, word_count=target)
+    metrics = load_entry_point_metrics()
+    assert list(metrics) == ["word_count"]
+    assert isinstance(metrics["word_count"], WordCount)
+    case = make_case(answer="one two three four five")
+    assert run(metrics["word_count"], case).score == 0.5
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("NotAMetric", "is not a metric"),
+        ("SyncScore", "is not a metric"),
+        ("NeedsArguments", "could not be loaded"),
+        ("does_not_exist", "could not be loaded"),
+        ("Builtin", "built-in metric's name"),
+    ],
+)
+def test_bad_entry_points_are_config_errors_naming_the_entry_point(
+    monkeypatch: pytest.MonkeyPatch, target: str, message: str
+) -> None:
+    install_entry_points(monkeypatch, broken=target)
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_entry_point_metrics()
+    assert f"broken = {__name__}:{target}" in str(raised.value)
+
+
+def test_two_entry_points_with_one_metric_name_are_a_config_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_entry_points(monkeypatch, first="WordCount", second="make_word_count")
+    with pytest.raises(ConfigError, match="both provide metric 'word_count'"):
+        load_entry_point_metrics()
+
+
+def test_no_entry_points_means_no_extra_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
+    install_entry_points(monkeypatch)
+    assert load_entry_point_metrics() == {}
+
+
+def test_scores_are_awaitable_coroutines() -> None:
+    coroutine = Faithfulness().score(APPLE_CASE, ScriptedJudge())
+    assert isinstance(coroutine, Awaitable)
+    coroutine.close()

@@ -1,0 +1,270 @@
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from pytest_ragas_gate.judges.base import Usage
+from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.judges.requests import (
+    ALL_REQUEST_TYPES,
+    AttributeAnswer,
+    AttributeStatements,
+    ClassifyCorrectness,
+    ExtractClaims,
+    GenerateQuestions,
+    JudgeChunks,
+    JudgeRequest,
+    RateRelevancy,
+    VerifyClaims,
+)
+from pytest_ragas_gate.judges.text import is_noncommittal, numbers, split_claims, split_sentences
+
+APPLE_CONTEXT = "Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."
+APPLE_CONTEXT_ZH = "苹果公司于1976年由史蒂夫·乔布斯、史蒂夫·沃兹尼亚克和罗恩·韦恩创立。"
+
+
+def ask(request: JudgeRequest[Any]) -> Any:
+    answer = asyncio.run(OfflineJudge().ask(request))
+    assert answer.usage == Usage()
+    return answer.reply
+
+
+def test_identity() -> None:
+    judge = OfflineJudge()
+    assert judge.kind == "offline"
+    assert judge.model == "heuristic-v1"
+    asyncio.run(judge.aclose())
+
+
+def test_extract_claims_english() -> None:
+    reply = ask(
+        ExtractClaims(
+            question="Who founded Apple?",
+            answer="Apple was founded by Steve Jobs. It was founded in 1980! Was it?",
+        )
+    )
+    assert reply.claims[:2] == ["Apple was founded by Steve Jobs.", "It was founded in 1980!"]
+
+
+def test_extract_claims_splits_lists_into_atomic_facts() -> None:
+    claims = ask(ExtractClaims(question="", answer=APPLE_CONTEXT)).claims
+    assert claims == [
+        "Apple was founded in 1976",
+        "Apple was founded by Steve Jobs",
+        "Apple was founded by Steve Wozniak",
+        "Apple was founded by Ronald Wayne.",
+    ]
+
+
+def test_extract_claims_chinese_keeps_language() -> None:
+    claims = ask(
+        ExtractClaims(question="谁创立了苹果？", answer="苹果很大。它很有名！真的吗？是的；")
+    ).claims
+    assert claims[:2] == ["苹果很大。", "它很有名！"]
+    assert all("苹果" in claim or "它" in claim or "真的" in claim for claim in claims)
+
+
+def test_bare_yes_asserts_the_question() -> None:
+    claims = ask(ExtractClaims(question="Were both bands formed in 1990?", answer="Yes")).claims
+    assert claims == ["Yes: were both bands formed in 1990"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Pi is about 3.14 today. Next.", ["Pi is about 3.14 today.", "Next."]),
+        ("See e.g. the U.S. Army. Dr. Smith came.", ["See e.g. the U.S. Army.", "Dr. Smith came."]),
+        ("William O. Douglas was born in 1898.", ["William O. Douglas was born in 1898."]),
+        ("北京很大。上海呢？广州！深圳；", ["北京很大。", "上海呢？", "广州！", "深圳；"]),
+        ("- first point\n- second point", ["first point", "second point"]),
+    ],
+)
+def test_split_sentences(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_filler_is_not_a_claim() -> None:
+    assert split_claims("Hi! Yes.") == []
+
+
+def test_numbers_are_normalised() -> None:
+    assert numbers("1,000 people in 1844–1846, pi 3.140") == {"1000", "1844", "1846", "3.14"}
+
+
+def test_verify_wrong_year_is_unsupported() -> None:
+    reply = ask(
+        VerifyClaims(
+            claims=[
+                "Apple was founded by Steve Jobs.",
+                "Apple was founded by Bill Gates.",
+                "Apple was founded in 1980.",
+            ],
+            contexts=[APPLE_CONTEXT],
+        )
+    )
+    assert [verdict.supported for verdict in reply.verdicts] == [True, False, False]
+    assert "1980" in reply.verdicts[2].reason
+    assert "gate" in reply.verdicts[1].reason
+
+
+def test_words_present_but_number_differs_is_unsupported() -> None:
+    reply = ask(
+        VerifyClaims(
+            claims=["The bridge is 1,400 metres long.", "The bridge is 1300 metres long."],
+            contexts=["The bridge is 1,300 metres long and 1200 years old."],
+        )
+    )
+    assert [verdict.supported for verdict in reply.verdicts] == [False, True]
+
+
+def test_verify_chinese() -> None:
+    reply = ask(
+        VerifyClaims(
+            claims=[
+                "苹果公司由史蒂夫·乔布斯创立",
+                "苹果公司由比尔·盖茨创立",
+                "苹果公司创立于1980年",
+            ],
+            contexts=[APPLE_CONTEXT_ZH],
+        )
+    )
+    assert [verdict.supported for verdict in reply.verdicts] == [True, False, False]
+
+
+def test_faithfulness_of_the_seed_example() -> None:
+    answer = "苹果公司由史蒂夫·乔布斯和比尔·盖茨创立于1980年。"
+    claims = ask(ExtractClaims(question="谁是苹果公司的创始人?", answer=answer)).claims
+    verdicts = ask(VerifyClaims(claims=claims, contexts=[APPLE_CONTEXT_ZH])).verdicts
+    supported = sum(verdict.supported for verdict in verdicts)
+    assert 0 < supported < len(verdicts)
+
+
+def test_attribute_statements() -> None:
+    reply = ask(
+        AttributeStatements(
+            question="Tell me about France.",
+            reference="Paris is the capital of France. France won the 2018 World Cup.",
+            contexts=["Paris is the capital and largest city of France."],
+        )
+    )
+    assert [verdict.attributed for verdict in reply.verdicts] == [True, False]
+
+
+def test_classify_correctness() -> None:
+    reply = ask(
+        ClassifyCorrectness(
+            question="Who founded Apple?",
+            answer_claims=["Apple was founded by Steve Jobs.", "Apple was founded in 1980."],
+            reference="Apple was founded by Steve Jobs. Apple is based in Cupertino.",
+        )
+    )
+    assert [item.statement for item in reply.tp] == ["Apple was founded by Steve Jobs."]
+    assert [item.statement for item in reply.fp] == ["Apple was founded in 1980."]
+    assert [item.statement for item in reply.fn] == ["Apple is based in Cupertino."]
+
+
+def test_rate_relevancy() -> None:
+    good = ask(
+        RateRelevancy(question="When was Apple founded?", answer="Apple was founded in 1976.")
+    )
+    off_topic = ask(RateRelevancy(question="When was Apple founded?", answer="Bananas are yellow."))
+    assert good.rating == 5 and not good.noncommittal
+    assert off_topic.rating < good.rating
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I don't know.",
+        "Sorry, I cannot answer that.",
+        "无法回答。",
+        "我不知道",
+        "不清楚",
+        "没有相关信息",
+    ],
+)
+def test_noncommittal(answer: str) -> None:
+    assert is_noncommittal(answer)
+    rating = ask(RateRelevancy(question="Who founded Apple?", answer=answer))
+    assert rating.rating == 1 and rating.noncommittal
+    assert ask(GenerateQuestions(answer=answer)).noncommittal
+
+
+def test_committal_answers_are_not_noncommittal() -> None:
+    assert not is_noncommittal("Apple was founded in 1976.")
+    assert not is_noncommittal("苹果公司于1976年创立。")
+
+
+def test_generate_questions() -> None:
+    reply = ask(GenerateQuestions(answer="Apple was founded in 1976. It makes phones.", count=3))
+    assert len(reply.questions) == 3
+    assert all(question.endswith("?") for question in reply.questions)
+    assert not reply.noncommittal
+
+
+def test_judge_chunks() -> None:
+    reply = ask(
+        JudgeChunks(
+            question="Who founded Apple?",
+            target="Apple was founded by Steve Jobs in 1976.",
+            against="reference",
+            chunks=["Bananas are yellow.", APPLE_CONTEXT],
+        )
+    )
+    assert [(verdict.index, verdict.relevant) for verdict in reply.verdicts] == [
+        (0, False),
+        (1, True),
+    ]
+
+
+def test_attribute_answer() -> None:
+    reply = ask(
+        AttributeAnswer(
+            answer="Apple was founded by Steve Jobs in 1976.",
+            contexts=["Bananas are yellow.", APPLE_CONTEXT, "Steve Jobs founded Apple."],
+        )
+    )
+    assert reply.used_documents == [1, 2]
+
+
+SAMPLE_REQUESTS: list[JudgeRequest[Any]] = [
+    ExtractClaims(question="q", answer=APPLE_CONTEXT),
+    VerifyClaims(claims=["Apple was founded in 1976."], contexts=[APPLE_CONTEXT]),
+    AttributeStatements(question="q", reference=APPLE_CONTEXT, contexts=[APPLE_CONTEXT]),
+    ClassifyCorrectness(question="q", answer_claims=["Apple."], reference=APPLE_CONTEXT),
+    RateRelevancy(question="Who founded Apple?", answer=APPLE_CONTEXT),
+    GenerateQuestions(answer=APPLE_CONTEXT_ZH),
+    JudgeChunks(question="q", target="Apple", against="question", chunks=[APPLE_CONTEXT]),
+    AttributeAnswer(answer=APPLE_CONTEXT, contexts=[APPLE_CONTEXT]),
+]
+
+
+def test_every_request_type_is_answered() -> None:
+    assert {type(request) for request in SAMPLE_REQUESTS} == set(ALL_REQUEST_TYPES)
+    for request in SAMPLE_REQUESTS:
+        assert isinstance(ask(request), request.reply_type)
+
+
+@pytest.mark.parametrize("request_", SAMPLE_REQUESTS, ids=lambda request: request.kind)
+def test_deterministic(request_: JudgeRequest[BaseModel]) -> None:
+    first = ask(request_).model_dump()
+    assert all(ask(request_).model_dump() == first for _ in range(3))
+
+
+def test_empty_inputs_are_answered() -> None:
+    assert ask(ExtractClaims(question="", answer="")).claims == []
+    assert (
+        ask(VerifyClaims(claims=["Apple was founded."], contexts=[])).verdicts[0].supported is False
+    )
+    assert ask(JudgeChunks(question="", target="", against="question", chunks=["x"])).verdicts
+
+
+def test_extract_claims_splits_a_plain_clause_at_its_phrases() -> None:
+    answer = "Hans Dobida served as chairman of the Continental Cup until 2018."
+    assert ask(ExtractClaims(question="", answer=answer)).claims == [
+        "Hans Dobida served as chairman of the Continental Cup",
+        "Hans Dobida served until 2018.",
+    ]

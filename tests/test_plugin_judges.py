@@ -1,0 +1,366 @@
+"""End to end: `pytest --rag-gate` with the anthropic and openai judges, through the real SDKs.
+
+The fake LLM server runs in this process; the runs under test find it through the
+SDKs' own ``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL``, as a user's CI would.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakellm import INVALID, FakeLLM, Recorded, status
+
+KEY = "test-key-not-real"
+CORE_METRICS = "faithfulness,answer_relevancy,context_precision,context_recall"
+CORE_REQUEST_KINDS = {
+    "extract_claims",
+    "verify_claims",
+    "rate_relevancy",
+    "judge_chunks",
+    "attribute_statements",
+}
+
+
+def case(index: int) -> dict[str, Any]:
+    """A distinct, well-supported case: its own product name appears in every field."""
+    product = f"Zorblax{index}"
+    return {
+        "id": f"case-{index}",
+        "question": f"How much storage does the {product} plan give each user?",
+        "answer": f"The {product} plan gives each user {index + 2} TB of storage. "
+        f"The {product} plan includes file sharing.",
+        "contexts": [
+            f"The {product} plan gives each user {index + 2} TB of storage.",
+            f"The {product} plan includes file sharing and version history.",
+            "Support is available on weekdays.",
+        ],
+        "reference": f"The {product} plan gives each user {index + 2} TB of storage.",
+    }
+
+
+def write_cases(pytester: pytest.Pytester, count: int, name: str = "golden.jsonl") -> Path:
+    path = pytester.path / name
+    rows = [case(index) for index in range(count)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def write_config(pytester: pytest.Pytester, text: str) -> None:
+    (pytester.path / "rag_gate.yaml").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    """A fake server both judges' SDKs are pointed at, with the Anthropic key set."""
+    with FakeLLM() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        yield fake
+
+
+def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+    return data
+
+
+def scores_of(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    return {result["id"]: result["scores"] for result in report["cases"]}
+
+
+def requests_by_case(server: FakeLLM, count: int) -> dict[int, list[Recorded]]:
+    """Each judge request, filed under the case whose product name it mentions."""
+    by_case: dict[int, list[Recorded]] = defaultdict(list)
+    for request in server.judge_requests():
+        owners = [index for index in range(count) if f"Zorblax{index} " in request.text]
+        assert len(owners) == 1, request.text[:300]
+        by_case[owners[0]].append(request)
+    return by_case
+
+
+def longest_sequential_chain(requests: list[Recorded]) -> int:
+    """The most requests of one case that ran strictly one after another."""
+    ordered = sorted(requests, key=lambda request: request.received_s)
+    chain: list[int] = []
+    for position, request in enumerate(ordered):
+        before = [
+            chain[earlier]
+            for earlier in range(position)
+            if (ordered[earlier].answered_s or 0.0) <= request.received_s
+        ]
+        chain.append(1 + max(before, default=0))
+    return max(chain, default=0)
+
+
+@pytest.mark.parametrize(
+    ("judge", "model"), [("anthropic", "claude-sonnet-5-5"), ("openai", "gpt-4.1-mini")]
+)
+def test_header_summary_and_report_show_the_judge_and_its_usage(
+    pytester: pytest.Pytester, server: FakeLLM, judge: str, model: str
+) -> None:
+    write_cases(pytester, 2)
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        judge,
+        "--rag-gate-metrics",
+        CORE_METRICS,
+        "--rag-gate-report",
+        "report.json",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines([f"rag-gate: judge {judge} ({model}) — --rag-gate-judge {judge}"])
+    result.stdout.fnmatch_lines(
+        [
+            f"judge: {judge} ({model})*",
+            "judge usage: 10 calls, * input + * output tokens, $0.0*, 0 cache hits, 0 retries",
+            "  answer_relevancy: 2 calls, * input + * output tokens, $*, 0 cache hits, 0 retries",
+            "  context_precision: 2 calls, *",
+            "  context_recall: 2 calls, *",
+            "  faithfulness: 4 calls, *",
+            "RAG gate: PASSED",
+        ]
+    )
+    report = read_report(pytester)
+    assert report["judge"]["kind"] == judge and report["judge"]["model"] == model
+    usage = report["usage"]
+    assert usage["calls"] == len(server.judge_requests()) == 10
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    assert usage["cost_usd"] > 0 and usage["cache_hits"] == 0 and usage["retries"] == 0
+    by_metric = usage["by_metric"]
+    assert {name: record["calls"] for name, record in by_metric.items()} == {
+        "answer_relevancy": 2,
+        "context_precision": 2,
+        "context_recall": 2,
+        "faithfulness": 4,
+    }
+    for field in ("input_tokens", "output_tokens", "cost_usd"):
+        assert sum(record[field] for record in by_metric.values()) == pytest.approx(usage[field])
+    assert all(record["cost_usd"] > 0 for record in by_metric.values())
+
+
+def test_cached_run_replays_without_a_key_and_without_calls(
+    pytester: pytest.Pytester, server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_cases(pytester, 3)
+    recorded = pytester.runpytest(
+        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-report", "first.json"
+    )
+    assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
+    calls = server.calls
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    replayed = pytester.runpytest(
+        "--rag-gate", "--rag-gate-cache", "read", "--rag-gate-report", "second.json"
+    )
+    assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
+    replayed.stdout.fnmatch_lines(["rag-gate: judge anthropic (*) — auto: *cache mode is read*"])
+    replayed.stdout.fnmatch_lines(["judge usage: 0 calls, 0 input + 0 output tokens, *"])
+    assert server.calls == calls
+    first, second = read_report(pytester, "first.json"), read_report(pytester, "second.json")
+    assert scores_of(second) == scores_of(first)
+    assert second["usage"]["calls"] == 0
+    assert second["usage"]["cache_hits"] == first["usage"]["calls"]
+
+
+def test_a_read_mode_miss_errors_its_case_and_fails_the_gate(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_cases(pytester, 2)
+    assert pytester.runpytest("--rag-gate", "--rag-gate-judge", "anthropic").ret == 0
+    write_cases(pytester, 3)
+    calls = server.calls
+    result = pytester.runpytest(
+        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-cache", "read", "-rE"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["ERROR golden.jsonl::case-2 - *cache m*"])
+    result.stdout.fnmatch_lines(["FAILED judge unreliable: 1 of 3 case(s) errored*"])
+    result.stdout.fnmatch_lines(["RAG gate: FAILED"])
+    assert server.calls == calls
+
+
+def test_xdist_workers_sharing_a_cache_send_each_request_once(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_cases(pytester, 6)
+    common = ["--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-metrics", CORE_METRICS]
+    serial = pytester.runpytest(*common, "--rag-gate-cache-dir", "serial-cache")
+    assert serial.ret == pytest.ExitCode.OK, serial.stdout.str()
+    serial_calls = server.calls
+    distributed = pytester.runpytest(*common, "-n", "2", "--rag-gate-cache-dir", "shared-cache")
+    assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
+    assert server.calls - serial_calls == serial_calls == 6 * 5
+    bodies = [request.text for request in server.judge_requests()[serial_calls:]]
+    assert len(set(bodies)) == len(bodies)
+
+
+def test_a_judge_that_always_fails_errors_every_case_and_the_gate(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.fail(status(500))
+    write_cases(pytester, 3)
+    write_config(pytester, "max_retries: 1\n")
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "anthropic",
+        "--rag-gate-junit",
+        "junit.xml",
+        "--rag-gate-report",
+        "report.json",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["FAILED judge unreliable: 3 of 3 case(s) errored*"])
+    result.stdout.fnmatch_lines(["RAG gate: FAILED"])
+    assert "Traceback" not in result.stdout.str()
+    report = read_report(pytester)
+    assert report["verdict"] == "failed"
+    for result_case in report["cases"]:
+        assert result_case["errors"], result_case
+        assert all("HTTP 500" in message for message in result_case["errors"].values())
+    suites = ElementTree.parse(pytester.path / "junit.xml").getroot()
+    cases = [
+        element
+        for element in suites.iter("testcase")
+        if element.get("name", "").startswith("case-")
+    ]
+    assert len(cases) == 3
+    assert all(element.find("error") is not None for element in cases)
+
+
+def test_the_call_budget_stops_scoring_cleanly(pytester: pytest.Pytester, server: FakeLLM) -> None:
+    write_cases(pytester, 4)
+    write_config(pytester, "max_calls: 6\nconcurrency: 1\n")
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "anthropic",
+        "--rag-gate-metrics",
+        CORE_METRICS,
+        "--rag-gate-report",
+        "report.json",
+        "-rE",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert server.calls == 6
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) >= 2
+    result.stdout.fnmatch_lines(["ERROR golden.jsonl::case-* - *call budget is spent*"])
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED judge budget spent (* case(s) left unscored): * of 4 case(s) errored*",
+            "RAG gate: FAILED",
+            "Block deployment — *case(s) errored*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    report = read_report(pytester)
+    unscored = [result for result in report["cases"] if result["error"]]
+    assert len(unscored) == outcomes["errors"]
+    assert all("max_calls=6" in result["error"] for result in unscored)
+    assert report["usage"]["calls"] == 6
+
+
+def test_a_reply_that_breaks_the_schema_is_asked_again(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.fail(INVALID, calls=[1])
+    write_cases(pytester, 1)
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "anthropic",
+        "--rag-gate-metrics",
+        CORE_METRICS,
+        "--rag-gate-report",
+        "report.json",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["judge usage: 6 calls, *"])
+    reasked = [request for request in server.judge_requests() if len(request.body["messages"]) == 3]
+    assert len(reasked) == 1
+    assert "could not be used" in reasked[0].body["messages"][2]["content"]
+    assert read_report(pytester)["usage"]["calls"] == 6
+
+
+def test_core_metrics_take_five_calls_per_case_and_two_in_a_row(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.latency_s = 0.2
+    count = 4
+    write_cases(pytester, count)
+    result = pytester.runpytest(
+        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-metrics", CORE_METRICS
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    by_case = requests_by_case(server, count)
+    assert sorted(by_case) == list(range(count))
+    for requests in by_case.values():
+        kinds = [request.body["tools"][0]["name"].removeprefix("record_") for request in requests]
+        assert len(requests) <= 5 and set(kinds) == CORE_REQUEST_KINDS
+        assert longest_sequential_chain(requests) <= 2
+        first_wave_end = min(request.answered_s or 0.0 for request in requests)
+        after_a_reply = [
+            kind
+            for kind, request in zip(kinds, requests, strict=True)
+            if request.received_s >= first_wave_end
+        ]
+        assert after_a_reply == ["verify_claims"]
+
+
+def test_reverse_questions_relevancy_embeds_through_the_openai_judge(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_cases(pytester, 2)
+    write_config(
+        pytester,
+        "answer_relevancy_strategy: reverse_questions\nembedding_model: fake-embedding-small\n",
+    )
+    command = [
+        "--rag-gate",
+        "--rag-gate-judge",
+        "openai",
+        "--rag-gate-metrics",
+        "answer_relevancy",
+        "--rag-gate-report",
+        "report.json",
+    ]
+    result = pytester.runpytest(*command)
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
+    embeddings = [request for request in server.requests if request.path == "/v1/embeddings"]
+    assert len(embeddings) == 2
+    assert {request.body["model"] for request in embeddings} == {"fake-embedding-small"}
+    assert all(len(request.body["input"]) == 4 for request in embeddings)
+    report = read_report(pytester)
+    for result_case in report["cases"]:
+        score = result_case["scores"]["answer_relevancy"]
+        assert score is not None and 0.0 < score <= 1.0
+        assert [sorted(item) for item in result_case["details"]["answer_relevancy"]] == [
+            ["question", "similarity"]
+        ] * 3
+    requests_before = len(server.requests)
+    cached = pytester.runpytest(*command)
+    assert cached.ret == result.ret
+    assert len(server.requests) == requests_before
+
+
+def test_reverse_questions_without_an_embeddings_api_is_a_usage_error(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_cases(pytester, 1)
+    write_config(pytester, "answer_relevancy_strategy: reverse_questions\n")
+    result = pytester.runpytest("--rag-gate", "--rag-gate-judge", "anthropic")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*'reverse_questions'*the anthropic judge has no embeddings API*--rag-gate-judge openai*"]
+    )
+    assert server.calls == 0
