@@ -13,24 +13,23 @@ and a fresh cache directory; then the same command runs again and replays the ca
 Tokens are the fake server's estimate: one per CJK character, one per four other
 characters, counting the system prompt, the messages and the tool / response schema.
 
-Measured with the command above (and ``--judge openai``) on a 2-core container shared with
-other test runs (load average 8-10, so every wall time is inflated)::
+Measured with the command above (and ``--judge openai``) on an idle 2-core machine::
 
     judge      calls/case  prompt tok/case  completion tok/case  wall (scoring)   cached re-run
-    anthropic  5.00        4,339            328                  21.4 s (8.7 s)   0 calls
-    openai     5.00        4,314            328                  17.6 s (10.4 s)  0 calls
+    anthropic  4.00        3,301            327                  7.04 s (4.99 s)  0 calls, 2.09 s
+    openai     4.00        3,283            327                  6.08 s (4.87 s)  0 calls, 1.25 s
 
-Per case: faithfulness 2 calls (extract claims, then verify all of them), answer relevancy,
-context precision and context recall 1 each; at most 2 calls in a row. With prompt
-version 1 the same run sent 6,546 prompt tokens per case (the reply schema was sent twice,
-in the system prompt and as the tool, with pydantic titles) and spent ~4 ms of event-loop
-time per call building that schema.
+Per case: faithfulness 2 calls (extract claims, then verify all of them), answer relevancy
+1, and one call shared by context precision and context recall (per-chunk relevance and
+per-statement attribution in one reply, so the four contexts are sent once); at most 2
+calls in a row. Prompt version 2 sent separate precision and recall requests: 5 calls and
+4,339 prompt tokens per case, 8.35 s wall. Prompt version 1 sent the reply schema twice
+(system prompt and tool, with pydantic titles): 6,546 prompt tokens per case.
 
-Targets: at most 5 calls per case (met), cached re-run 0 calls (met), at most 4,000 prompt
-tokens per case (missed: three of the five calls must carry the four contexts, which alone
-are ~2,200 tokens per English case), 100 cases at 300 ms in at most 8 s wall (missed on
-this machine: importing the anthropic SDK takes 2 s idle and 3-6 s under load, before any
-case is collected; the scoring floor at 32 concurrent calls is 500 x 0.3 s / 32 = 4.7 s).
+Targets: at most 5 calls per case, at most 4,000 prompt tokens per case, 100 cases at
+300 ms in at most 8 s wall, cached re-run 0 calls. Wall time includes starting Python and
+pytest and importing the SDK (about 1 s for anthropic); the scoring floor at 32 concurrent
+calls is 400 x 0.3 s / 32 = 3.75 s.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         JudgeChunks,
         JudgeRequest,
         RateRelevancy,
+        ReviewContexts,
         VerifyClaims,
     )
     from .metrics.base import Metric, MetricResult
@@ -43,6 +44,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "RateRelevancy",
+    "ReviewContexts",
     "VerifyClaims",
     "__version__",
 ]
@@ -62,6 +64,7 @@ _LAZY = {
             "JudgeChunks",
             "JudgeRequest",
             "RateRelevancy",
+            "ReviewContexts",
             "VerifyClaims",
         )
     },

@@ -61,6 +61,13 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "attribute_statements":
         statements = sentences(data.get("reference", [""])[0])
         return {"verdicts": [{"statement": s, "attributed": True} for s in statements]}
+    if call.kind == "review_contexts":
+        statements = sentences(data.get("reference", [""])[0])
+        contexts = data.get("context", [])
+        return {
+            "chunks": [{"index": i, "relevant": True} for i in range(len(contexts))],
+            "statements": [{"statement": s, "attributed": True} for s in statements],
+        }
     if call.kind == "classify_correctness":
         claims = data.get("answer_claim", [])
         return {"tp": [{"statement": c} for c in claims], "fp": [], "fn": []}

@@ -20,6 +20,7 @@ from pytest_ragas_gate.judges.requests import (
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewContexts,
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.transport import AdaptiveLimiter, RetryPolicy
@@ -54,6 +55,11 @@ EVERY_KIND: list[JudgeRequest[Any]] = [
     ),
     AttributeAnswer(
         answer="Steve Jobs founded Apple.", contexts=["Bananas.", "Steve Jobs, Apple."]
+    ),
+    ReviewContexts(
+        question="Who founded Apple?",
+        reference="Apple was founded by Steve Jobs. It was founded in Paris.",
+        contexts=["Apple founders: Steve Jobs.", "Bananas are yellow."],
     ),
 ]
 

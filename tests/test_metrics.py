@@ -24,13 +24,13 @@ from pytest_ragas_gate.config import DEFAULT_THRESHOLDS
 from pytest_ragas_gate.exceptions import CaseError, ConfigError, JudgeError, JudgeReplyError
 from pytest_ragas_gate.judges.requests import (
     AttributeAnswer,
-    AttributeStatements,
     ClassifyCorrectness,
     ExtractClaims,
     GenerateQuestions,
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewContexts,
     VerifyClaims,
 )
 from pytest_ragas_gate.metrics import formulas, registry
@@ -398,18 +398,27 @@ def test_context_precision_seed_vectors(relevance: list[int], expected: float) -
     case = make_case(
         contexts=[f"chunk {index}" for index in range(len(relevance))], reference="ref"
     )
-    judge = ScriptedJudge(judge_chunks=chunk_verdicts(relevance))
+    review = {"chunks": chunk_verdicts(relevance)["verdicts"], "statements": []}
+    judge = ScriptedJudge(review_contexts=review)
     result = run(ContextPrecision(), case, judge)
     assert result.score == pytest.approx(expected, abs=1e-4)
     assert [detail["relevant"] for detail in result.details] == [bool(r) for r in relevance]
 
 
-def test_context_precision_judges_against_the_reference_when_present() -> None:
-    judge = ScriptedJudge(judge_chunks=chunk_verdicts([1]))
-    run(ContextPrecision(), make_case(contexts=["c"], reference="The reference."), judge)
-    request = judge.asked[0]
-    assert isinstance(request, JudgeChunks)
-    assert (request.target, request.against) == ("The reference.", "reference")
+def test_context_precision_and_recall_share_one_request_when_a_reference_exists() -> None:
+    review = {
+        "chunks": chunk_verdicts([1])["verdicts"],
+        "statements": [{"statement": "s", "attributed": True}],
+    }
+    case = make_case(contexts=["c"], reference="The reference.")
+    precision_judge = ScriptedJudge(review_contexts=review)
+    recall_judge = ScriptedJudge(review_contexts=review)
+    run(ContextPrecision(), case, precision_judge)
+    run(ContextRecall(), case, recall_judge)
+    assert precision_judge.asked == recall_judge.asked
+    request = precision_judge.asked[0]
+    assert isinstance(request, ReviewContexts)
+    assert (request.reference, request.contexts) == ("The reference.", ["c"])
 
 
 def test_context_precision_without_reference_matches_context_relevance_request() -> None:
@@ -449,12 +458,17 @@ def test_context_precision_orders_verdicts_by_chunk_index() -> None:
     ],
 )
 @pytest.mark.parametrize("metric", [ContextPrecision(), ContextRelevance()])
+@pytest.mark.parametrize("reference", [None, "r"])
 def test_chunk_verdicts_must_cover_every_index_once(
-    indexes: list[int], problem: str, metric: Metric
+    indexes: list[int], problem: str, metric: Metric, reference: str | None
 ) -> None:
-    reply = {"verdicts": [{"index": index, "relevant": True} for index in indexes]}
+    verdicts = [{"index": index, "relevant": True} for index in indexes]
+    judge = ScriptedJudge(
+        judge_chunks={"verdicts": verdicts},
+        review_contexts={"chunks": verdicts, "statements": []},
+    )
     with pytest.raises(JudgeReplyError, match=problem):
-        run(metric, make_case(contexts=["a", "b", "c"]), ScriptedJudge(judge_chunks=reply))
+        run(metric, make_case(contexts=["a", "b", "c"], reference=reference), judge)
 
 
 def test_context_relevance_seed_004_one_of_two_resources() -> None:
@@ -472,21 +486,23 @@ def test_context_relevance_seed_004_one_of_two_resources() -> None:
 )
 def test_context_recall_seed_vectors(attributed: tuple[bool, ...], expected: float) -> None:
     reply = {
-        "verdicts": [
+        "chunks": chunk_verdicts([1])["verdicts"],
+        "statements": [
             {"statement": f"s{index}", "attributed": flag} for index, flag in enumerate(attributed)
-        ]
+        ],
     }
     case = make_case(contexts=["c"], reference="r")
-    judge = ScriptedJudge(attribute_statements=reply)
+    judge = ScriptedJudge(review_contexts=reply)
     result = run(ContextRecall(), case, judge)
     assert result.score == expected
     request = judge.asked[0]
-    assert isinstance(request, AttributeStatements)
+    assert isinstance(request, ReviewContexts)
     assert request.reference == "r"
 
 
 def test_context_recall_without_statements_is_not_applicable() -> None:
-    judge = ScriptedJudge(attribute_statements={"verdicts": []})
+    reply = {"chunks": chunk_verdicts([1])["verdicts"], "statements": []}
+    judge = ScriptedJudge(review_contexts=reply)
     result = run(ContextRecall(), make_case(contexts=["c"], reference="r"), judge)
     assert result.score is None
 

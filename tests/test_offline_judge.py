@@ -18,6 +18,7 @@ from pytest_ragas_gate.judges.requests import (
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewContexts,
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.text import is_noncommittal, numbers, split_claims, split_sentences
@@ -239,7 +240,23 @@ SAMPLE_REQUESTS: list[JudgeRequest[Any]] = [
     GenerateQuestions(answer=APPLE_CONTEXT_ZH),
     JudgeChunks(question="q", target="Apple", against="question", chunks=[APPLE_CONTEXT]),
     AttributeAnswer(answer=APPLE_CONTEXT, contexts=[APPLE_CONTEXT]),
+    ReviewContexts(question="q", reference=APPLE_CONTEXT, contexts=[APPLE_CONTEXT, "Bananas."]),
 ]
+
+
+def test_review_contexts_answers_as_the_chunk_and_statement_requests_do() -> None:
+    """Merging precision and recall into one request changes no offline score."""
+    contexts = ["Bananas are yellow.", APPLE_CONTEXT]
+    review = ask(ReviewContexts(question="q", reference=APPLE_CONTEXT, contexts=contexts))
+    chunks = ask(
+        JudgeChunks(question="q", target=APPLE_CONTEXT, against="reference", chunks=contexts)
+    )
+    statements = ask(
+        AttributeStatements(question="q", reference=APPLE_CONTEXT, contexts=contexts)
+    )
+    assert review.chunks == chunks.verdicts
+    assert review.statements == statements.verdicts
+    assert [verdict.relevant for verdict in review.chunks] == [False, True]
 
 
 def test_every_request_type_is_answered() -> None:

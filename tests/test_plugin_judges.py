@@ -22,8 +22,7 @@ CORE_REQUEST_KINDS = {
     "extract_claims",
     "verify_claims",
     "rate_relevancy",
-    "judge_chunks",
-    "attribute_statements",
+    "review_contexts",
 }
 
 
@@ -120,10 +119,10 @@ def test_header_summary_and_report_show_the_judge_and_its_usage(
     result.stdout.fnmatch_lines(
         [
             f"judge: {judge} ({model})*",
-            "judge usage: 10 calls, * input + * output tokens, $0.0*, 0 cache hits, 0 retries",
+            "judge usage: 8 calls, * input + * output tokens, $0.0*, 0 cache hits, 0 retries",
             "  answer_relevancy: 2 calls, * input + * output tokens, $*, 0 cache hits, 0 retries",
+            # context recall shares context precision's request: counted once, there.
             "  context_precision: 2 calls, *",
-            "  context_recall: 2 calls, *",
             "  faithfulness: 4 calls, *",
             "RAG gate: PASSED",
         ]
@@ -131,14 +130,13 @@ def test_header_summary_and_report_show_the_judge_and_its_usage(
     report = read_report(pytester)
     assert report["judge"]["kind"] == judge and report["judge"]["model"] == model
     usage = report["usage"]
-    assert usage["calls"] == len(server.judge_requests()) == 10
+    assert usage["calls"] == len(server.judge_requests()) == 8
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert usage["cost_usd"] > 0 and usage["cache_hits"] == 0 and usage["retries"] == 0
     by_metric = usage["by_metric"]
     assert {name: record["calls"] for name, record in by_metric.items()} == {
         "answer_relevancy": 2,
         "context_precision": 2,
-        "context_recall": 2,
         "faithfulness": 4,
     }
     for field in ("input_tokens", "output_tokens", "cost_usd"):
@@ -197,7 +195,7 @@ def test_xdist_workers_sharing_a_cache_send_each_request_once(
     serial_calls = server.calls
     distributed = pytester.runpytest(*common, "-n", "2", "--rag-gate-cache-dir", "shared-cache")
     assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
-    assert server.calls - serial_calls == serial_calls == 6 * 5
+    assert server.calls - serial_calls == serial_calls == 6 * 4
     bodies = [request.text for request in server.judge_requests()[serial_calls:]]
     assert len(set(bodies)) == len(bodies)
 
@@ -285,14 +283,14 @@ def test_a_reply_that_breaks_the_schema_is_asked_again(
         "report.json",
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    result.stdout.fnmatch_lines(["judge usage: 6 calls, *"])
+    result.stdout.fnmatch_lines(["judge usage: 5 calls, *"])
     reasked = [request for request in server.judge_requests() if len(request.body["messages"]) == 3]
     assert len(reasked) == 1
     assert "could not be used" in reasked[0].body["messages"][2]["content"]
-    assert read_report(pytester)["usage"]["calls"] == 6
+    assert read_report(pytester)["usage"]["calls"] == 5
 
 
-def test_core_metrics_take_five_calls_per_case_and_two_in_a_row(
+def test_core_metrics_take_four_calls_per_case_and_two_in_a_row(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     server.latency_s = 0.2
@@ -306,7 +304,7 @@ def test_core_metrics_take_five_calls_per_case_and_two_in_a_row(
     assert sorted(by_case) == list(range(count))
     for requests in by_case.values():
         kinds = [request.body["tools"][0]["name"].removeprefix("record_") for request in requests]
-        assert len(requests) <= 5 and set(kinds) == CORE_REQUEST_KINDS
+        assert len(requests) == 4 and set(kinds) == CORE_REQUEST_KINDS
         assert longest_sequential_chain(requests) <= 2
         first_wave_end = min(request.answered_s or 0.0 for request in requests)
         after_a_reply = [

@@ -36,6 +36,7 @@ from .requests import (
     ClaimVerdict,
     ClaimVerdicts,
     ClassifyCorrectness,
+    ContextReview,
     CorrectnessClasses,
     CorrectnessItem,
     DocumentUsage,
@@ -46,6 +47,7 @@ from .requests import (
     JudgeRequest,
     RateRelevancy,
     RelevancyRating,
+    ReviewContexts,
     StatementVerdict,
     StatementVerdicts,
     VerifyClaims,
@@ -249,6 +251,8 @@ class OfflineJudge:
             return _generate_questions(request)
         if isinstance(request, JudgeChunks):
             return _judge_chunks(request)
+        if isinstance(request, ReviewContexts):
+            return self._review_contexts(request)
         if isinstance(request, AttributeAnswer):
             return _attribute_answer(request)
         kind = getattr(request, "kind", type(request).__name__)
@@ -277,6 +281,24 @@ class OfflineJudge:
                 )
             )
         return StatementVerdicts(verdicts=verdicts)
+
+    def _review_contexts(self, request: ReviewContexts) -> ContextReview:
+        chunks = _judge_chunks(
+            JudgeChunks(
+                question=request.question,
+                target=request.reference,
+                against="reference",
+                chunks=request.contexts,
+            )
+        )
+        statements = self._attribute_statements(
+            AttributeStatements(
+                question=request.question,
+                reference=request.reference,
+                contexts=request.contexts,
+            )
+        )
+        return ContextReview(chunks=chunks.verdicts, statements=statements.verdicts)
 
     def _classify(self, request: ClassifyCorrectness) -> CorrectnessClasses:
         reference = Evidence.of([request.reference])

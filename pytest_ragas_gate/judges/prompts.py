@@ -41,10 +41,11 @@ from .requests import (
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewContexts,
     VerifyClaims,
 )
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 
 _DATA_TAG = re.compile(r"<(\s*/?\s*)(data)\b", re.IGNORECASE)
 
@@ -88,6 +89,13 @@ evasive or declines ("I don't know", "不知道", "无法回答").""",
 Task: for each retrieved chunk, in rank order, say whether it is relevant to the \
 {against}: it holds information that helps to produce the {against}. Give its index \
 (0 = top-ranked) and a short reason.""",
+    ReviewContexts.kind: """\
+Task, two parts. chunks: for each retrieved context, in rank order, whether it is \
+relevant to the reference answer (it holds information that helps to produce it), with \
+its index (0 = top-ranked) and a short reason. statements: split the reference into \
+atomic, self-contained statements covering all of it in order; attributed is true only \
+if the contexts alone imply the statement (your own knowledge does not count); a short \
+reason for each.""",
     AttributeAnswer.kind: """\
 Task: list the 0-based indices (0 = top-ranked), ascending, of the retrieved documents \
 the answer takes information from (empty if none), with a short reason.""",
@@ -241,6 +249,15 @@ def _user_message(request: JudgeRequest[Any], nonce: str, channel: str) -> str:
         parts += [
             f"The {len(request.chunks)} retrieved chunks, in rank order:",
             _blocks(request.chunks, nonce=nonce, field="chunk"),
+        ]
+    elif isinstance(request, ReviewContexts):
+        parts = [
+            "The question:",
+            one(request.question, "question"),
+            "The reference answer:",
+            one(request.reference, "reference"),
+            f"The {len(request.contexts)} retrieved contexts, in rank order:",
+            _blocks(request.contexts, nonce=nonce, field="context"),
         ]
     elif isinstance(request, AttributeAnswer):
         parts = [

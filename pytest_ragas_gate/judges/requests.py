@@ -209,6 +209,29 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     chunks: list[str]
 
 
+class ContextReview(Reply):
+    """Per chunk, relevance to the reference; per reference statement, attribution."""
+
+    chunks: list[ChunkVerdict]
+    statements: list[StatementVerdict]
+
+
+class ReviewContexts(JudgeRequest[ContextReview]):
+    """Judge the chunks against the reference and attribute the reference to them.
+
+    Context precision (with a reference) and context recall read the same question,
+    reference and contexts, so they share this one request: the contexts are sent, and
+    paid for, once per case instead of twice.
+    """
+
+    kind: ClassVar[str] = "review_contexts"
+    reply_type: ClassVar[type[BaseModel]] = ContextReview
+
+    question: str
+    reference: str
+    contexts: list[str]
+
+
 class DocumentUsage(Reply):
     """Which retrieved documents (0-based rank) the answer draws on."""
 
@@ -234,5 +257,6 @@ ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     RateRelevancy,
     GenerateQuestions,
     JudgeChunks,
+    ReviewContexts,
     AttributeAnswer,
 )

@@ -8,7 +8,7 @@ from ..cases import Context, GoldenCase
 from ..config import DEFAULT_THRESHOLDS
 from ..exceptions import JudgeReplyError
 from ..judges.base import CaseJudge
-from ..judges.requests import AttributeStatements, ChunkVerdict, JudgeChunks
+from ..judges.requests import ChunkVerdict, JudgeChunks, ReviewContexts
 from ._case_fields import required_contexts, required_text
 from .base import MetricResult
 from .formulas import average_precision, share
@@ -17,8 +17,9 @@ from .formulas import average_precision, share
 class ContextPrecision:
     """Are the relevant chunks ranked first: average precision of the chunk verdicts.
 
-    Relevance is judged against the reference answer when the case has one, else against
-    the question. A ranking where no chunk is relevant scores 0.0.
+    Relevance is judged against the reference answer when the case has one (in the request
+    context recall shares), else against the question (in the request context relevance
+    shares). A ranking where no chunk is relevant scores 0.0.
     """
 
     name: str = "context_precision"
@@ -30,10 +31,12 @@ class ContextPrecision:
         contexts = required_contexts(case, self.name)
         against: Literal["reference", "question"]
         if case.has("reference"):
-            target, against = required_text(case, "reference", self.name), "reference"
+            against = "reference"
+            review = await judge.ask(review_request(case, contexts, self.name))
+            details = chunk_details(case, contexts, review.chunks, ReviewContexts.kind)
         else:
-            target, against = case.question, "question"
-        details = await judge_chunks(case, contexts, target, against, judge)
+            against = "question"
+            details = await judge_chunks(case, contexts, case.question, against, judge)
         relevance = [bool(detail["relevant"]) for detail in details]
         relevant = sum(relevance)
         return MetricResult(
@@ -58,16 +61,10 @@ class ContextRecall:
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
-        reference = required_text(case, "reference", self.name)
         contexts = required_contexts(case, self.name)
-        reply = await judge.ask(
-            AttributeStatements(
-                question=case.question,
-                reference=reference,
-                contexts=[context.text for context in contexts],
-            )
-        )
-        if not reply.verdicts:
+        review = await judge.ask(review_request(case, contexts, self.name))
+        verdicts = review.statements
+        if not verdicts:
             return MetricResult.not_applicable("the reference has no statements to attribute")
         details: list[dict[str, Any]] = [
             {
@@ -75,14 +72,14 @@ class ContextRecall:
                 "attributed": verdict.attributed,
                 "reason": verdict.reason,
             }
-            for verdict in reply.verdicts
+            for verdict in verdicts
         ]
-        attributed = sum(1 for verdict in reply.verdicts if verdict.attributed)
+        attributed = sum(1 for verdict in verdicts if verdict.attributed)
         return MetricResult(
-            score=share(attributed, len(reply.verdicts)),
+            score=share(attributed, len(verdicts)),
             details=details,
             reason=(
-                f"{attributed} of {len(reply.verdicts)} reference statements "
+                f"{attributed} of {len(verdicts)} reference statements "
                 "attributable to the contexts"
             ),
         )
@@ -105,6 +102,15 @@ class ContextRelevance:
             details=details,
             reason=f"{relevant} of {len(details)} chunks relevant to the question",
         )
+
+
+def review_request(case: GoldenCase, contexts: list[Context], metric: str) -> ReviewContexts:
+    """The request context precision and context recall share for one case."""
+    return ReviewContexts(
+        question=case.question,
+        reference=required_text(case, "reference", metric),
+        contexts=[context.text for context in contexts],
+    )
 
 
 async def judge_chunks(
@@ -139,7 +145,18 @@ async def judge_chunks(
         chunks=[context.text for context in contexts],
     )
     reply = await judge.ask(request)
-    by_index = _verdicts_by_index(reply.verdicts, len(contexts), case)
+    return chunk_details(case, contexts, reply.verdicts, JudgeChunks.kind)
+
+
+def chunk_details(
+    case: GoldenCase, contexts: list[Context], verdicts: list[ChunkVerdict], kind: str
+) -> list[dict[str, Any]]:
+    """Per chunk, in rank order: ``index``, ``id``, ``chunk``, ``relevant``, ``reason``.
+
+    Raises:
+        JudgeReplyError: When the verdicts do not cover every chunk index exactly once.
+    """
+    by_index = _verdicts_by_index(verdicts, len(contexts), case, kind)
     return [
         {
             "index": index,
@@ -153,7 +170,7 @@ async def judge_chunks(
 
 
 def _verdicts_by_index(
-    verdicts: list[ChunkVerdict], chunk_count: int, case: GoldenCase
+    verdicts: list[ChunkVerdict], chunk_count: int, case: GoldenCase, kind: str
 ) -> dict[int, ChunkVerdict]:
     by_index: dict[int, ChunkVerdict] = {}
     duplicated: set[int] = set()
@@ -174,7 +191,7 @@ def _verdicts_by_index(
             if indexes
         ]
         raise JudgeReplyError(
-            f"The judge's {JudgeChunks.kind} reply for case {case.id!r} ({case.source}) has "
+            f"The judge's {kind} reply for case {case.id!r} ({case.source}) has "
             f"{'; '.join(problems)} for {chunk_count} chunk(s); every chunk needs exactly "
             "one verdict, so the reply cannot be scored."
         )
