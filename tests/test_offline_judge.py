@@ -251,9 +251,7 @@ def test_review_contexts_answers_as_the_chunk_and_statement_requests_do() -> Non
     chunks = ask(
         JudgeChunks(question="q", target=APPLE_CONTEXT, against="reference", chunks=contexts)
     )
-    statements = ask(
-        AttributeStatements(question="q", reference=APPLE_CONTEXT, contexts=contexts)
-    )
+    statements = ask(AttributeStatements(question="q", reference=APPLE_CONTEXT, contexts=contexts))
     assert review.chunks == chunks.verdicts
     assert review.statements == statements.verdicts
     assert [verdict.relevant for verdict in review.chunks] == [False, True]

@@ -79,8 +79,7 @@ class ContextRecall:
             score=share(attributed, len(verdicts)),
             details=details,
             reason=(
-                f"{attributed} of {len(verdicts)} reference statements "
-                "attributable to the contexts"
+                f"{attributed} of {len(verdicts)} reference statements attributable to the contexts"
             ),
         )
 
