@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -344,7 +345,10 @@ def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
     (pytester.path / "rag_gate.yaml").write_text(
         "target: rag_target:answer\nlatency: {p50: 0.2, max: 0.25}\n", encoding="utf-8"
     )
-    failing, report = run_live(pytester)
+    summary = pytester.path / "summary.md"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        failing, report = run_live(pytester, "--rag-gate-junit", "gate.xml")
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
     failing.assert_outcomes(passed=3)
     failing.stdout.fnmatch_lines(
@@ -358,6 +362,19 @@ def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
     )
     assert report["latency"]["passed"] is False
     assert report["failures"][0].startswith("latency max 0.3")
+    markdown = summary.read_text(encoding="utf-8")
+    assert "| `latency p50` | " in markdown and "| ≤0.20s | — | 3 | — | — | ✅ pass |" in markdown
+    assert "| ≤0.25s | — | 3 | — | — | ❌ fail |" in markdown
+    gate_suite = {
+        case.get("name"): case
+        for case in ET.parse(pytester.path / "gate.xml").getroot().iter("testcase")
+        if case.get("classname") == "rag-gate"
+    }
+    assert gate_suite["latency:p50"].find("failure") is None
+    failure = gate_suite["latency:max"].find("failure")
+    assert failure is not None and failure.get("message", "").startswith("latency max 0.3")
+    limits = {p.get("name"): p.get("value") for p in gate_suite["latency:max"].iter("property")}
+    assert limits["limit"] == "0.2500" and limits["n"] == "3"
 
 
 def test_latency_budget_without_live_mode_fails_closed(pytester: pytest.Pytester) -> None:
@@ -390,9 +407,18 @@ def test_ignored_top_ranked_alarm_and_top_doc_usage_threshold(pytester: pytest.P
     }
     rows = [{**GOOD, "id": "used"}, {**ignored, "id": "ignored-1"}, {**ignored, "id": "ignored-2"}]
     write_jsonl(pytester, "golden.jsonl", rows)
-    result, report = run_live(
-        pytester, "--rag-gate-metrics", "top_doc_usage", "--rag-gate-threshold", "top_doc_usage=0.7"
-    )
+    summary = pytester.path / "summary.md"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        result, report = run_live(
+            pytester,
+            "--rag-gate-metrics",
+            "top_doc_usage",
+            "--rag-gate-threshold",
+            "top_doc_usage=0.7",
+            "--rag-gate-junit",
+            "gate.xml",
+        )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
@@ -407,6 +433,16 @@ def test_ignored_top_ranked_alarm_and_top_doc_usage_threshold(pytester: pytest.P
     assert alignment["alarm"] is True and alignment["alarm_above"] == 0.3
     assert alignment["rate"] == pytest.approx(2 / 3) and alignment["n"] == 3
     assert report["metrics"]["top_doc_usage"]["threshold"] == 0.7
+    assert "⚠️ Alignment: ignored top-ranked document: 67% of cases" in summary.read_text(
+        encoding="utf-8"
+    )
+    (alarm,) = [
+        case
+        for case in ET.parse(pytester.path / "gate.xml").getroot().iter("testcase")
+        if case.get("name") == "ignored_top_ranked"
+    ]
+    properties = {p.get("name"): p.get("value") for p in alarm.iter("property")}
+    assert properties["alarm"] == "true" and properties["rate"] == "0.6667"
 
 
 # --- custom metrics -----------------------------------------------------------------------

@@ -156,6 +156,39 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
         ]
     )
 
+    if verdict.latency is not None:
+        for check in verdict.latency.checks:
+            testcase = junit_xml.TestCase(name=f"latency:{check.statistic}", classname=GATE_SUITE)
+            if not check.passed:
+                testcase.add_failure_info(
+                    message=_clean(check.message), failure_type="RagGateLatency"
+                )
+            testcases.append(testcase)
+            seconds = "n/a" if check.seconds is None else f"{check.seconds:.4f}"
+            properties.append(
+                [
+                    ("seconds", seconds),
+                    ("limit", f"{check.limit:.4f}"),
+                    ("n", str(verdict.latency.n)),
+                    ("verdict", _clean(check.message)),
+                ]
+            )
+
+    if verdict.alignment is not None:
+        # An alarm, not a gate: it reads as a passing test case whose properties say so;
+        # gating on alignment is a threshold on top_doc_usage.
+        alignment = verdict.alignment
+        testcases.append(junit_xml.TestCase(name="ignored_top_ranked", classname=GATE_SUITE))
+        properties.append(
+            [
+                ("rate", f"{alignment.rate:.4f}"),
+                ("n", str(alignment.n)),
+                ("alarm_above", f"{alignment.alarm_above:.4f}"),
+                ("alarm", str(alignment.alarm).lower()),
+                ("verdict", _clean(alignment.message)),
+            ]
+        )
+
     for tag in verdict.tags:
         testcase = junit_xml.TestCase(name=f"tag:{tag.tag}:{tag.metric}", classname=GATE_SUITE)
         if not tag.passed:
@@ -195,7 +228,8 @@ def write_junit(
     Suite ``rag-cases`` has one test case per golden case: its scores as properties, a
     ``<failure>`` when it misses its own per-case minimums, an ``<error>`` when it or one of
     its metrics errored. Suite ``rag-gate`` has one test case per metric (failing with the
-    verdict line), one for the error rate and one per tag minimum.
+    verdict line), one for the error rate, one per latency budget check, one for the
+    ignored-top-ranked alarm and one per tag minimum.
 
     Args:
         path: The destination file.

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..gate import GateVerdict, MetricAggregate, canonical_order
+from ..latency import latency_rows
 from ..results import CaseResult, UsageRecord
 from .json_report import JudgeInfo
 
@@ -141,6 +142,16 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
     return lines
 
 
+def _latency_rows(verdict: GateVerdict) -> list[str]:
+    """Table rows (same columns as the metrics) for the latency budget checks."""
+    rows = []
+    for name, value, _, limit, _, n, _, _, word in latency_rows(verdict.latency):
+        mark = {"PASS": _verdict_cell(True), "FAIL": _verdict_cell(False)}.get(word, "reported")
+        limit_cell = "—" if limit == "-" else limit
+        rows.append(f"| `{name}` | {value} | — | {limit_cell} | — | {n} | — | — | {mark} |")
+    return rows
+
+
 def render_markdown(
     verdict: GateVerdict,
     *,
@@ -176,7 +187,11 @@ def render_markdown(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [_metric_row(aggregate) for aggregate in verdict.metrics.values()]
+    lines += _latency_rows(verdict)
     lines.append("")
+    if verdict.alignment is not None:
+        mark = "⚠️" if verdict.alignment.alarm else "✅"
+        lines += [f"{mark} Alignment: {_cell(verdict.alignment.message)}", ""]
 
     if verdict.tags:
         lines += ["| tag | metric | mean | threshold | n | verdict |", "|---|---|---|---|---|---|"]
