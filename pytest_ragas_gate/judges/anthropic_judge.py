@@ -20,14 +20,13 @@ is counted and every 429 narrows the shared concurrency limit.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Sequence
 from typing import Any
 
 import anthropic
 
 from .base import Answer, ReplyT
-from .prompts import build_prompt, reask_message
+from .prompts import build_prompt
 from .requests import JudgeRequest
 from .transport import (
     AdaptiveLimiter,
@@ -36,10 +35,11 @@ from .transport import (
     Followup,
     RateLimiter,
     RetryPolicy,
-    Transport,
     ask_until_valid,
     is_retryable_status,
+    judge_transport,
     parse_json_text,
+    reask_turns,
     retry_after_from_headers,
 )
 
@@ -124,16 +124,18 @@ class AnthropicJudge:
             timeout=timeout_s,
             max_retries=0,
         )
-        self._secrets = (api_key,) if api_key else ()
-        self.transport = Transport(
-            policy=retry_policy or RetryPolicy(max_retries=max_retries),
-            limiter=limiter or AdaptiveLimiter(32),
+        self.transport = judge_transport(
+            "anthropic",
+            model,
             classify=classify_anthropic_error,
-            describe=f"anthropic judge ({model})",
+            api_key=api_key,
+            retry_policy=retry_policy,
+            max_retries=max_retries,
+            limiter=limiter,
             rate_limiter=rate_limiter,
-            secrets=self._secrets,
-            rng=random.Random(seed),
+            seed=seed,
         )
+        self._secrets = self.transport.secrets
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
@@ -155,9 +157,7 @@ class AnthropicJudge:
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
             messages: list[dict[str, Any]] = [{"role": "user", "content": prompt.user}]
-            for invalid_reply, problem in followups:
-                messages.append({"role": "assistant", "content": invalid_reply or "(empty)"})
-                messages.append({"role": "user", "content": reask_message(request, problem)})
+            messages += reask_turns(request, followups)
             choice: dict[str, Any] = (
                 {"type": "tool", "name": prompt.tool_name} if self.force_tool else {"type": "auto"}
             )

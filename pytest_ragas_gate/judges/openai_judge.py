@@ -14,13 +14,12 @@ too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject 
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import JudgeError, UsageError
 from .base import Answer, ReplyT, Usage
-from .prompts import build_prompt, reask_message
+from .prompts import build_prompt
 from .requests import JudgeRequest
 from .transport import (
     AdaptiveLimiter,
@@ -29,10 +28,11 @@ from .transport import (
     Followup,
     RateLimiter,
     RetryPolicy,
-    Transport,
     ask_until_valid,
     is_retryable_status,
+    judge_transport,
     parse_json_text,
+    reask_turns,
     retry_after_from_headers,
 )
 
@@ -125,16 +125,18 @@ class OpenAIJudge:
             timeout=timeout_s,
             max_retries=0,
         )
-        self._secrets = (api_key,) if api_key else ()
-        self.transport = Transport(
-            policy=retry_policy or RetryPolicy(max_retries=max_retries),
-            limiter=limiter or AdaptiveLimiter(32),
+        self.transport = judge_transport(
+            "openai",
+            model,
             classify=classify_openai_error,
-            describe=f"openai judge ({model})",
+            api_key=api_key,
+            retry_policy=retry_policy,
+            max_retries=max_retries,
+            limiter=limiter,
             rate_limiter=rate_limiter,
-            secrets=self._secrets,
-            rng=random.Random(seed),
+            seed=seed,
         )
+        self._secrets = self.transport.secrets
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
@@ -160,9 +162,7 @@ class OpenAIJudge:
                 {"role": "system", "content": prompt.system},
                 {"role": "user", "content": prompt.user},
             ]
-            for invalid_reply, problem in followups:
-                messages.append({"role": "assistant", "content": invalid_reply or "(empty)"})
-                messages.append({"role": "user", "content": reask_message(request, problem)})
+            messages += reask_turns(request, followups)
             arguments: dict[str, Any] = {"model": self._model, "messages": messages}
             if self.temperature is not None:
                 arguments["temperature"] = self.temperature

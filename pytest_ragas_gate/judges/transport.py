@@ -24,12 +24,13 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..exceptions import JudgeError, JudgeReplyError
 from .base import Answer, Usage
+from .prompts import reask_message
 from .requests import JudgeRequest
 
 T = TypeVar("T")
@@ -372,8 +373,41 @@ class Exchange:
     retries: int
 
 
+def judge_transport(
+    judge: str,
+    model: str,
+    *,
+    classify: ClassifyError,
+    api_key: str | None,
+    retry_policy: RetryPolicy | None,
+    max_retries: int,
+    limiter: AdaptiveLimiter | None,
+    rate_limiter: RateLimiter | None,
+    seed: int | None,
+) -> Transport:
+    """The transport of one LLM judge, which knows its API key only to redact it."""
+    return Transport(
+        policy=retry_policy or RetryPolicy(max_retries=max_retries),
+        limiter=limiter or AdaptiveLimiter(32),
+        classify=classify,
+        describe=f"{judge} judge ({model})",
+        rate_limiter=rate_limiter,
+        secrets=(api_key,) if api_key else (),
+        rng=random.Random(seed),
+    )
+
+
 #: A re-ask appended to the conversation: the invalid reply and what was wrong with it.
 Followup = tuple[str, str]
+
+
+def reask_turns(request: JudgeRequest[Any], followups: Sequence[Followup]) -> list[dict[str, str]]:
+    """The conversation turns after the first message: each invalid reply and its re-ask."""
+    turns: list[dict[str, str]] = []
+    for invalid_reply, problem in followups:
+        turns.append({"role": "assistant", "content": invalid_reply or "(empty)"})
+        turns.append({"role": "user", "content": reask_message(request, problem)})
+    return turns
 
 
 def parse_json_text(text: str) -> object | None:
