@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ..cache import JudgeCache
 from ..config import GateConfig
@@ -108,6 +109,17 @@ def create_judge(
     pricing = PriceTable(config.prices)
     limiter = AdaptiveLimiter(config.concurrency)
     rate_limiter = RateLimiter(config.requests_per_minute) if config.requests_per_minute else None
+    transport_settings: dict[str, Any] = {
+        "timeout_s": config.timeout_s,
+        "max_retries": config.max_retries,
+        "retry_policy": RetryPolicy(
+            max_retries=config.max_retries, base_delay_s=config.retry_backoff_s
+        ),
+        "max_reasks": config.max_reasks,
+        "limiter": limiter,
+        "rate_limiter": rate_limiter,
+        "seed": config.seed,
+    }
     inner: Judge
     if kind == "offline":
         from .offline import OfflineJudge
@@ -137,15 +149,7 @@ def create_judge(
                 model,
                 api_key=anthropic_key,
                 base_url=_env(env, "ANTHROPIC_BASE_URL"),
-                timeout_s=config.timeout_s,
-                max_retries=config.max_retries,
-                retry_policy=RetryPolicy(
-                    max_retries=config.max_retries, base_delay_s=config.retry_backoff_s
-                ),
-                max_reasks=config.max_reasks,
-                limiter=limiter,
-                rate_limiter=rate_limiter,
-                seed=config.seed,
+                **transport_settings,
             )
     elif kind == "openai":
         openai_key = _env(env, "OPENAI_API_KEY")
@@ -168,15 +172,7 @@ def create_judge(
                 api_key=openai_key or PLACEHOLDER_OPENAI_KEY,
                 base_url=base_url,
                 embedding_model=config.embedding_model,
-                timeout_s=config.timeout_s,
-                max_retries=config.max_retries,
-                retry_policy=RetryPolicy(
-                    max_retries=config.max_retries, base_delay_s=config.retry_backoff_s
-                ),
-                max_reasks=config.max_reasks,
-                limiter=limiter,
-                rate_limiter=rate_limiter,
-                seed=config.seed,
+                **transport_settings,
             )
     else:  # pragma: no cover - GateConfig validates the judge name
         raise UsageError(f"unknown judge {kind!r}; expected auto, anthropic, openai or offline")
