@@ -60,15 +60,15 @@ def _unknown_metric(name: str, known: Collection[str]) -> str:
 def explain_no_golden_files(verdict: GateVerdict, case_files: Sequence[str]) -> GateVerdict:
     """Say why a run that collected nothing has no cases, in the verdict that fails it.
 
-    pytest's own exit status for such a run (5, no tests collected) stays; the verdict
-    names the file patterns that were looked for, so a misnamed golden file is found fast.
+    Such a run exits 4 (a usage error, not pytest's 5); the verdict names the file patterns
+    that were looked for, so a misnamed golden file is found fast.
     """
     if verdict.total_cases:
         return verdict
     message = (
         "no golden cases were scored: no golden file was collected (under directories, "
         f"golden files match {', '.join(case_files)}; name a file on the command line to "
-        "use any other name, or set case_files)"
+        "use any other name, or set case_files), or -k / -m deselected every case"
     )
     old = verdict.error_rate_message
     return verdict.model_copy(

@@ -275,7 +275,11 @@ class GateRun:
         from .reports.github import publish_step_summary
 
         publish_step_summary(self)
-        if not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            # A gate over nothing is a mistake in the command (wrong path, misnamed files,
+            # a -k that matches no case), not a test result: the same status as bad options.
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _against_baseline(self, verdict: GateVerdict) -> GateVerdict:

@@ -337,8 +337,11 @@ def test_a_directory_without_golden_files_says_what_was_looked_for(
     (data / "cases.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
     result = pytester.runpytest("--rag-gate", "data")
     assert_no_traceback(result)
-    # pytest's own status for a run that collected nothing; the gate fails as well.
-    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    distributed = pytester.runpytest("--rag-gate", "data", "-n", "2")
+    assert distributed.ret == pytest.ExitCode.USAGE_ERROR
+    distributed.stdout.fnmatch_lines(["FAILED no golden cases were scored: no golden file *"])
+    # A gate over nothing is a usage error, whether run serially or under xdist.
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(
         [
             "FAILED no golden cases were scored: no golden file was collected "
@@ -351,3 +354,11 @@ def test_a_directory_without_golden_files_says_what_was_looked_for(
 def test_case_checks_doctests_pass() -> None:
     failures, _ = doctest.testmod(pytest_ragas_gate.case_checks)
     assert failures == 0
+
+
+def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "golden.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
+    result = pytester.runpytest("--rag-gate", "-k", "no-such-case")
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["FAILED no golden cases were scored: *deselected every case"])
