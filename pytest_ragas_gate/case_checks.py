@@ -77,3 +77,28 @@ def explain_no_golden_files(verdict: GateVerdict, case_files: Sequence[str]) -> 
             "failures": [message if failure == old else failure for failure in verdict.failures],
         }
     )
+
+
+def fail_for_unreadable_files(verdict: GateVerdict, problems: Sequence[str]) -> GateVerdict:
+    """Fail the verdict when golden files could not be read: their cases were never scored.
+
+    Without this, ``--continue-on-collection-errors`` or an xdist run (which scores the
+    readable files) would gate only what it could read and could say "Safe to deploy".
+    """
+    if not problems:
+        return verdict
+    message = (
+        f"{len(problems)} golden file(s) could not be read, so their cases were not scored: "
+        + "; ".join(problem.splitlines()[0] for problem in problems)
+    )
+    cause = f"{len(problems)} golden file(s) unreadable"
+    recommendation = (
+        f"Block deployment — {cause}" if verdict.passed else f"{verdict.recommendation}; {cause}"
+    )
+    return verdict.model_copy(
+        update={
+            "passed": False,
+            "failures": [message, *verdict.failures],
+            "recommendation": recommendation,
+        }
+    )

@@ -247,6 +247,10 @@ class GateHooks:
 
         return GoldenFile.from_parent(parent, path=file_path, run=self.run)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Note unreadable golden files; xdist forwards workers' failed reports here too."""
+        self.run.record_collect_error(report)
+
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:

@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .case_checks import check_threshold_metrics, explain_no_golden_files
+from .case_checks import (
+    check_threshold_metrics,
+    explain_no_golden_files,
+    fail_for_unreadable_files,
+)
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
-from .exceptions import UsageError
 from .interruption import fill_unscored, is_incomplete, with_unreported
 from .judges.base import Judge
 from .loading import SUPPORTED_EXTENSIONS, LoadedFile, load_golden_file
@@ -123,12 +126,18 @@ class GateRun:
     def load(self, path: Path) -> LoadedFile:
         """Load one golden file, remembering unreadable ones for the exit status."""
         shown = self._display_path(path)
-        try:
-            loaded = load_golden_file(path, display_path=shown)
-        except UsageError as error:
-            self.golden_file_errors.append(str(error))
-            raise
-        return check_threshold_metrics(loaded, self.metrics)
+        return check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
+
+    def record_collect_error(self, report: pytest.CollectReport) -> None:
+        """Remember a golden file that could not be read (on the xdist controller too)."""
+        if not report.failed or "::" in report.nodeid or not report.nodeid:
+            return
+        path = self.pytest_config.rootpath / report.nodeid
+        if not self.is_golden_file(path):
+            return
+        message = str(report.longrepr).strip() or report.nodeid
+        if message not in self.golden_file_errors:
+            self.golden_file_errors.append(message)
 
     def _display_path(self, path: Path) -> str:
         try:
@@ -270,14 +279,16 @@ class GateRun:
         self.verdict = evaluate_gate(self.collected, self.gate_metrics, self.config)
         if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             self.verdict = explain_no_golden_files(self.verdict, self.config.case_files)
+        self.verdict = fail_for_unreadable_files(self.verdict, self.golden_file_errors)
         self.verdict = self._against_baseline(self.verdict)
         self._write_reports()
         from .reports.github import publish_step_summary
 
         publish_step_summary(self)
-        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-            # A gate over nothing is a mistake in the command (wrong path, misnamed files,
-            # a -k that matches no case), not a test result: the same status as bad options.
+        if self.golden_file_errors or session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            # A gate over nothing, or over part of the golden set, is a mistake in the
+            # command or the files (wrong path, misnamed or unreadable files, a -k that
+            # matches no case), not a test result: the same status as bad options.
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
         elif not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -362,3 +362,33 @@ def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> N
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(["FAILED no golden cases were scored: *deselected every case"])
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["-n", "2"], ["--continue-on-collection-errors"]],
+    ids=["serial", "xdist", "continue-on-collection-errors"],
+)
+def test_an_unreadable_file_next_to_a_valid_one_fails_closed(
+    pytester: pytest.Pytester, extra: list[str]
+) -> None:
+    (pytester.path / "golden_good.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
+    (pytester.path / "golden_bad.yaml").write_text("cases:\n  - id: [unclosed\n", encoding="utf-8")
+    result = pytester.runpytest("--rag-gate", "--rag-gate-report", "report.json", *extra)
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*golden_bad.yaml:3:1: the file is not valid YAML*"])
+    assert "Safe to deploy" not in result.stdout.str()
+    if extra:
+        # The readable file was scored, and the gate says what it could not read.
+        result.stdout.fnmatch_lines(
+            [
+                "FAILED 1 golden file(s) could not be read, so their cases were not scored: "
+                "golden_bad.yaml:3:1: *",
+                "RAG gate: FAILED",
+                "Block deployment — 1 golden file(s) unreadable",
+            ]
+        )
+        report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+        assert report["verdict"] == "failed"
+        assert [case["id"] for case in report["cases"]] == [good(1)["id"]]

@@ -142,7 +142,8 @@ def summary_lines(run: GateRun) -> list[str]:
                 f"{record.output_tokens} output tokens, ${record.cost_usd:.4f}, "
                 f"{record.cache_hits} cache hits, {record.retries} retries"
             )
-    lines.append(f"cases: {verdict.total_cases} scored, {verdict.errored_cases} errored")
+    scored = verdict.total_cases - verdict.errored_cases
+    lines.append(f"cases: {scored} scored, {verdict.errored_cases} errored")
     if run.baseline_comparison is not None:
         lines.append(run.baseline_comparison.summary_line())
     if verdict.failures:
