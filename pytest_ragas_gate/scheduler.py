@@ -8,6 +8,7 @@ answer's claims) are sent once and shared.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ from pydantic import BaseModel
 
 from .cases import GoldenCase
 from .exceptions import BudgetExceeded, JudgeError
-from .judges.base import Judge, Usage
+from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult
 from .results import CaseResult, UsageRecord
@@ -65,6 +66,12 @@ class _SharedRequests:
     def for_metric(self, metric: str) -> _MetricJudge:
         return _MetricJudge(self, metric)
 
+    def charge(self, metric: str, usage: Usage) -> None:
+        self.usage_by_metric[metric] = self.usage_by_metric.get(metric, Usage()) + usage
+        self._progress.judge_calls += usage.calls
+        self._progress.retries += usage.retries
+        self._progress.cache_hits += usage.cache_hits
+
     async def ask(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
         key = f"{request.kind}:{request.model_dump_json()}"
         task = self._pending.get(key)
@@ -77,10 +84,7 @@ class _SharedRequests:
     async def _send(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
         answer = await self._judge.ask(request)
         # The metric that asked first pays; a shared request is never counted twice.
-        self.usage_by_metric[metric] = self.usage_by_metric.get(metric, Usage()) + answer.usage
-        self._progress.judge_calls += answer.usage.calls
-        self._progress.retries += answer.usage.retries
-        self._progress.cache_hits += answer.usage.cache_hits
+        self.charge(metric, answer.usage)
         return answer.reply
 
 
@@ -130,6 +134,8 @@ async def score_case(
         missing = [field for field in metric.required_fields if not case.has(field)]
         if missing:
             return name, MetricResult.not_applicable(f"no {', '.join(missing)} in the case")
+        # run_one is its own task under gather, so this binding is this metric's alone.
+        usage_sink.set(functools.partial(shared.charge, name))
         try:
             return name, await metric.score(case, shared.for_metric(name))
         except asyncio.CancelledError:

@@ -345,10 +345,15 @@ def test_reverse_questions_relevancy_embeds_through_the_openai_judge(
         assert [sorted(item) for item in result_case["details"]["answer_relevancy"]] == [
             ["question", "similarity"]
         ] * 3
+        # Two calls per case: generate the questions, then embed them with the question.
+        assert result_case["usage"]["answer_relevancy"]["calls"] == 2
+    # Embedding calls and tokens count like judge calls, per case, per metric and in total.
+    assert report["usage"]["calls"] == len(server.requests) == 4
     requests_before = len(server.requests)
     cached = pytester.runpytest(*command)
     assert cached.ret == result.ret
     assert len(server.requests) == requests_before
+    assert read_report(pytester)["usage"]["cache_hits"] == 4
 
 
 def test_reverse_questions_without_an_embeddings_api_is_a_usage_error(

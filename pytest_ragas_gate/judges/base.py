@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -32,6 +34,20 @@ class Usage:
             cache_hits=self.cache_hits + other.cache_hits,
             cost_usd=self.cost_usd + other.cost_usd,
         )
+
+
+#: Where usage spent outside a judge request (embeddings) is charged. The scheduler points
+#: it at the metric being scored, so that per-case, per-metric and run totals include it.
+usage_sink: ContextVar[Callable[[Usage], None] | None] = ContextVar(
+    "rag_gate_usage_sink", default=None
+)
+
+
+def charge(usage: Usage) -> None:
+    """Charge ``usage`` to the metric being scored in this task, if any."""
+    sink = usage_sink.get()
+    if sink is not None:
+        sink(usage)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..cache import JudgeCache, cache_key
 from ..exceptions import BudgetExceeded, JudgeError
-from .base import Answer, Judge, ReplyT, Usage
+from .base import Answer, Judge, ReplyT, Usage, charge
 from .pricing import PriceTable
 from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest
@@ -176,7 +176,7 @@ class MeteredJudge:
         if key is not None and self.cache is not None:
             entry = self.cache.load(key)
             if entry is not None and _is_vectors(entry.reply, len(texts)):
-                self._account("embed", Answer(None, Usage(cache_hits=1)))
+                charge(self._account("embed", Answer(None, Usage(cache_hits=1))).usage)
                 return [[float(value) for value in vector] for vector in entry.reply]
             if entry is not None:
                 self.cache.discard()
@@ -189,6 +189,7 @@ class MeteredJudge:
             return Answer(vectors, usage)
 
         answer = await self._call("embed", send, model=model)
+        charge(answer.usage)
         if key is not None and self.cache is not None:
             self.cache.store(
                 key, reply=answer.reply, usage=asdict(answer.usage), about=self._about("embed")
