@@ -231,6 +231,9 @@ def _read_jsonl(shown: str, text: str) -> list[_RawCase]:
                 _RawCase(index + 1, None, [f"invalid JSON at column {column}: {error.msg}"])
             )
             continue
+        except ValueError as error:  # an integer past Python's digit limit
+            raw_cases.append(_RawCase(index + 1, None, [f"invalid JSON: {error}"]))
+            continue
         except RecursionError:
             raw_cases.append(_RawCase(index + 1, None, [_TOO_DEEP]))
             continue
@@ -249,6 +252,8 @@ def _read_json(shown: str, text: str) -> list[_RawCase]:
             f"{shown}:{error.lineno}:{error.colno}: the file is not valid JSON: {error.msg} "
             f"(line {error.lineno}, column {error.colno})."
         ) from error
+    except ValueError as error:  # an integer past Python's digit limit
+        raise GoldenFileError(f"{shown}: the file is not valid JSON: {error}.") from None
     except RecursionError:
         raise GoldenFileError(f"{shown}: {_TOO_DEEP}.") from None
     # The document is valid, so it is walked a second time, decoding each case on its own
@@ -324,12 +329,13 @@ def _read_yaml(shown: str, text: str) -> list[_RawCase]:
         loader = loader_class(text)
     except yaml.reader.ReaderError as error:
         raise _yaml_reader_error(shown, text, error) from error
+    lines = _YamlLines(text)
     try:
         try:
             root = loader.get_single_node()
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark or error.context_mark
-            where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark else shown
+            where = f"{shown}:{lines.of(mark)}:{mark.column + 1}" if mark else shown
             problem = error.problem or error.context or "syntax error"
             raise GoldenFileError(f"{where}: the file is not valid YAML: {problem}.") from error
         except yaml.reader.ReaderError as error:
@@ -344,12 +350,31 @@ def _read_yaml(shown: str, text: str) -> list[_RawCase]:
                 "at least one case with a 'question'."
             )
         try:
-            top = _yaml_top(loader, root)
+            top = _yaml_top(loader, root, lines)
         except RecursionError:
             raise GoldenFileError(f"{shown}: {_TOO_DEEP_YAML}.") from None
         return _rows_of(shown, top)
     finally:
         loader.dispose()
+
+
+#: Characters YAML counts as line breaks and editors, grep -n and the other formats do not.
+_YAML_ONLY_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+class _YamlLines:
+    """Line numbers of YAML marks counted in newlines only, as every other format reports."""
+
+    def __init__(self, text: str) -> None:
+        self._newlines: list[int] | None = None
+        if any(character in text for character in _YAML_ONLY_BREAKS):
+            self._newlines = [index for index, character in enumerate(text) if character == "\n"]
+
+    def of(self, mark: Any) -> int:
+        """The 1-based line of ``mark``."""
+        if self._newlines is None:
+            return int(mark.line) + 1
+        return bisect.bisect_left(self._newlines, int(mark.index)) + 1
 
 
 def _yaml_reader_error(shown: str, text: str, error: yaml.reader.ReaderError) -> GoldenFileError:
@@ -363,40 +388,64 @@ def _yaml_reader_error(shown: str, text: str, error: yaml.reader.ReaderError) ->
     )
 
 
-def _yaml_top(loader: yaml.SafeLoader, root: yaml.Node) -> list[_RawCase] | _TopMapping | str:
+def _yaml_top(
+    loader: yaml.SafeLoader, root: yaml.Node, lines: _YamlLines
+) -> list[_RawCase] | _TopMapping | str:
     # Node kinds are compared by their `id` rather than by class: PyYAML's C loader keeps
     # the node classes of its first import, which differ from a re-imported module's.
     if _node_kind(root) == "sequence":
-        return [_yaml_case(loader, node) for node in root.value]
+        return [_yaml_case(loader, node, lines) for node in root.value]
     if _node_kind(root) == "mapping":
         mapping: _TopMapping = {}
         for key_node, value_node in root.value:
-            key = str(loader.construct_document(key_node))
+            key = _yaml_key(loader, key_node)
             if _node_kind(value_node) == "sequence":
-                mapping[key] = [_yaml_case(loader, node) for node in value_node.value]
+                mapping[key] = [_yaml_case(loader, node, lines) for node in value_node.value]
             else:
                 mapping[key] = _kind(_yaml_value_or_none(loader, value_node))
         return mapping
     return _kind(_yaml_value_or_none(loader, root))
 
 
+def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    # A key that cannot be built (an unknown tag, a bare merge key) is still a column name
+    # the user can recognise by its text.
+    value = _yaml_value_or_none(loader, node)
+    if value is None:
+        return str(getattr(node, "value", ""))
+    return str(value) if _is_number(value) or not isinstance(value, int) else "?"
+
+
 def _node_kind(node: yaml.Node) -> str:
     return str(getattr(node, "id", ""))
 
 
-def _yaml_case(loader: yaml.SafeLoader, node: yaml.Node) -> _RawCase:
+def _yaml_case(loader: yaml.SafeLoader, node: yaml.Node, lines: _YamlLines) -> _RawCase:
     import yaml
 
-    line = node.start_mark.line + 1
+    line = lines.of(node.start_mark)
     try:
         return _RawCase(line, loader.construct_document(node))
     except yaml.MarkedYAMLError as error:
         problem = error.problem or error.context or "it cannot be constructed"
         mark = error.problem_mark
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        where = f" (line {lines.of(mark)}, column {mark.column + 1})" if mark else ""
         return _RawCase(line, None, [f"the case cannot be read: {problem}{where}"])
     except yaml.YAMLError as error:
         return _RawCase(line, None, [f"the case cannot be read: {error}"])
+    except _CONSTRUCTION_ERRORS as error:
+        return _RawCase(line, None, [f"the case cannot be read: {_construction_problem(error)}"])
+
+
+#: What PyYAML's constructors raise besides YAMLError for a value they cannot build
+#: (``2001-02-30``, ``!!float x``, ``!!bool x``), and what Python raises for an integer past
+#: its conversion limits.
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, LookupError, AttributeError, ArithmeticError)
+
+
+def _construction_problem(error: BaseException) -> str:
+    detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"a value cannot be built ({_preview(detail, 80)})"
 
 
 def _yaml_value_or_none(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -404,7 +453,7 @@ def _yaml_value_or_none(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 
     try:
         return loader.construct_document(node)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, *_CONSTRUCTION_ERRORS):
         return None
 
 
@@ -596,7 +645,7 @@ def _parse_cell(cell: str, expected: type[list[Any]] | type[dict[str, Any]]) -> 
         parsed = json.loads(cell)
     except RecursionError:
         return None
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON (or an integer past Python's digit limit)
         # pandas' to_csv writes lists as Python literals (['a', 'b']); accept those too.
         try:
             parsed = ast.literal_eval(cell.strip())
@@ -781,7 +830,7 @@ def _case_id(name: str, value: Any, errors: list[str]) -> str | None:
     if _is_number(value):
         return str(value)
     if not isinstance(value, str):
-        errors.append(f"field {name!r}: expected a string or a number, got {_kind(value)}")
+        errors.append(f"field {name!r}: expected a string or a number, got {_describe(value)}")
         return None
     if not value.strip():
         errors.append(f"field {name!r}: expected a non-empty id, got an empty string")
@@ -893,7 +942,8 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
         return {}
     thresholds: dict[str, float] = {}
     for metric, minimum in value.items():
-        if not _is_number(minimum) or not 0.0 <= float(minimum) <= 1.0:
+        # Compared before float(): an integer such as 10**400 does not fit in a float.
+        if not _is_number(minimum) or not 0 <= minimum <= 1:
             errors.append(
                 f"field {name!r}: the threshold of {str(metric)!r} must be a number between "
                 f"0 and 1, got {_describe(minimum)}"
@@ -911,12 +961,17 @@ def _key(name: str) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    # bool is an int subclass, but True is no id or threshold.
+    # bool is an int subclass, but True is no id or threshold; an integer past Python's
+    # int-to-str digit limit (YAML hex is exempt from it on reading) cannot even be shown.
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
         and not (isinstance(value, float) and not math.isfinite(value))
+        and not (isinstance(value, int) and value.bit_length() > _LONGEST_INT_BITS)
     )
+
+
+_LONGEST_INT_BITS = 13_000  # about 3,900 digits, under Python's default limit of 4,300
 
 
 _KIND_NAMES: dict[type, str] = {dict: "object", list: "list", type(None): "null"}
@@ -930,8 +985,11 @@ def _describe(value: Any) -> str:
     """The kind of a wrong value, with the value itself when it is short enough to find."""
     if isinstance(value, str):
         return f"{_preview(value)} (str)" if value.strip() else "an empty string"
+    if isinstance(value, int) and not isinstance(value, bool) and not _is_number(value):
+        return "an integer too long to use"
     if _is_number(value):
-        return repr(value)
+        text = str(value)
+        return text if len(text) <= 40 else f"{text[:12]}… (a {len(text)}-digit number)"
     return _kind(value)
 
 

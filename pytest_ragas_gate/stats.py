@@ -151,10 +151,11 @@ def bootstrap_ci(
         raise ValueError(f"confidence={confidence} is outside (0, 1)")
     if resamples < 1:
         raise ValueError(f"resamples={resamples} must be at least 1")
-    if len(values) == 1:
-        return (values[0], values[0])
     if min(values) == max(values):
-        return (values[0], values[0])
+        # The mean as mean() computes it, which for identical values may differ from them
+        # in the last bit: the interval must contain the mean it is shown with.
+        centre = mean(values)
+        return (centre, centre)
     rng = random.Random(seed)
     size = len(values)
     means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import multiprocessing
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,41 +103,116 @@ def test_cache_never_holds_the_api_key(tmp_path: Path) -> None:
     )
 
 
-def _write_entries(directory: str, worker: int) -> None:
+ENTRY_KEYS = [
+    cache_key(judge_kind="a", model="m", prompt_version="1", kind="rate_relevancy", payload=index)
+    for index in range(5)
+]
+WRITE_ROUNDS = 40
+
+
+def _padding(writer: int, round_: int) -> str:
+    # Several kilobytes, so that a reader catching a write half-way would see it.
+    return f"writer {writer} round {round_};" * 400
+
+
+def _write_entries(
+    directory: str, worker: int, started: Any, partner_started: Any, results: Any
+) -> None:
     cache = JudgeCache(Path(directory))
-    for round_ in range(40):
-        for index in range(5):
-            key = cache_key(judge_kind="a", model="m", prompt_version="1", kind="k", payload=index)
+    began = time.monotonic()
+    for round_ in range(WRITE_ROUNDS):
+        for index, key in enumerate(ENTRY_KEYS):
             cache.store(
                 key,
-                reply={"rating": 1 + index % 5, "writer": worker, "round": round_},
+                reply={
+                    "rating": 1 + index % 5,
+                    "writer": worker,
+                    "round": round_,
+                    "padding": _padding(worker, round_),
+                },
                 usage={"calls": 1},
-                about={"request_kind": "k"},
+                about={"request_kind": "rate_relevancy"},
             )
+        if round_ == 0:
+            # Neither writer gets past its first round before the other has started, so
+            # their writes to the same keys overlap.
+            started.set()
+            partner_started.wait(timeout=60)
+    results.put((worker, cache.writes, cache.write_errors, began, time.monotonic()))
+
+
+def _read_while_writing(directory: Path, writing: threading.Event) -> tuple[JudgeCache, int]:
+    """Load every entry over and over while the writers run; return the reader and its hits."""
+    cache = JudgeCache(directory, "read")
+    seen = 0
+    while writing.is_set():
+        for index, key in enumerate(ENTRY_KEYS):
+            entry = cache.load(key)
+            if entry is None:
+                continue
+            seen += 1
+            reply = entry.reply
+            assert reply["rating"] == 1 + index % 5
+            assert reply["padding"] == _padding(reply["writer"], reply["round"]), "a torn entry"
+        # Leave the writers most of the CPU; a few hundred sweeps are plenty.
+        time.sleep(0.002)
+    return cache, seen
 
 
 def test_two_processes_writing_the_same_entries_leave_valid_files(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_write_entries, args=(str(tmp_path), n)) for n in (1, 2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
-        assert worker.exitcode == 0
+    started = {worker: context.Event() for worker in (1, 2)}
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=_write_entries,
+            args=(str(tmp_path), worker, started[worker], started[3 - worker], results),
+        )
+        for worker in (1, 2)
+    ]
+    writing = threading.Event()
+    writing.set()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        reader = pool.submit(_read_while_writing, tmp_path, writing)
+        for worker in workers:
+            worker.start()
+        outcomes = {}
+        for _ in workers:
+            worker_id, writes, write_errors, began, ended = results.get(timeout=120)
+            outcomes[worker_id] = (writes, write_errors, began, ended)
+        for worker in workers:
+            worker.join(timeout=60)
+            assert worker.exitcode == 0
+        writing.clear()
+        reader_cache, seen = reader.result(timeout=60)
+
+    # Both processes wrote every entry, every round, and their writing overlapped.
+    for writes, write_errors, _, _ in outcomes.values():
+        assert (writes, write_errors) == (WRITE_ROUNDS * len(ENTRY_KEYS), 0)
+    (_, _, began_1, ended_1), (_, _, began_2, ended_2) = outcomes[1], outcomes[2]
+    assert max(began_1, began_2) < min(ended_1, ended_2)
+    # A reader racing the writers never met half an entry.
+    assert seen > 0 and reader_cache.corrupt == 0
 
     entries = list(tmp_path.glob("*/*.json"))
-    assert len(entries) == 5
+    assert sorted(path.stem for path in entries) == sorted(ENTRY_KEYS)
     assert not list(tmp_path.rglob("*.tmp"))
     cache = JudgeCache(tmp_path, "read")
-    for path in entries:
-        loaded = cache.load(path.stem)
-        assert loaded is not None and loaded.reply["writer"] in (1, 2)
+    for key in ENTRY_KEYS:
+        loaded = cache.load(key)
+        assert loaded is not None
+        # The last write wins whole: some writer's final round, reply and all.
+        assert loaded.reply["writer"] in (1, 2) and loaded.reply["round"] == WRITE_ROUNDS - 1
+        assert loaded.reply["padding"] == _padding(loaded.reply["writer"], WRITE_ROUNDS - 1)
+        RateRelevancy(question="q", answer="a").parse_reply(loaded.reply)
 
 
 def test_call_budget_stops_sending(tmp_path: Path) -> None:
     with FakeLLM() as server:
         judge = metered(server, tmp_path, "off", max_calls=2)
-        requests = [RateRelevancy(question=f"q{i}", answer=f"q{i}") for i in range(3)]
+        requests: list[JudgeRequest[Any]] = [
+            RateRelevancy(question=f"q{i}", answer=f"q{i}") for i in range(3)
+        ]
         with pytest.raises(BudgetExceeded, match="max_calls=2"):
             ask_all(judge, requests)
         assert server.calls == 2 and judge.calls == 2

@@ -4,7 +4,8 @@ A budget stop or Ctrl-C still writes the JSON report of what was scored, marked
 ``"incomplete": true``, every other case an explicit error, and the gate fails. A cache
 entry half-written by a killed process is ignored and rewritten; a re-run after an
 interruption judges only what is missing. Two xdist workers, or two pytest processes,
-sharing one cache give identical results and leave no corrupt entry.
+sharing one cache give identical results and leave no corrupt entry, even when both send
+and write every entry at the same moment.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fakellm import FakeLLM
+from fakellm import FakeCall, FakeLLM, default_reply
 from gate_runs import (
     TEST_KEY,
     assert_no_traceback,
@@ -32,6 +35,7 @@ from gate_runs import (
 )
 
 from pytest_ragas_gate.cache import JudgeCache
+from pytest_ragas_gate.judges.requests import ALL_REQUEST_TYPES
 
 METRICS = "faithfulness,answer_relevancy,context_recall"
 
@@ -86,18 +90,17 @@ def _gate_command(*extra: str) -> list[str]:
     ]
 
 
-def _environment(server: FakeLLM) -> dict[str, str]:
+def _keyless_environment() -> dict[str, str]:
     environment = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(("ANTHROPIC_", "OPENAI_", "RAG_GATE_", "GITHUB_"))
     }
-    return {
-        **environment,
-        "ANTHROPIC_API_KEY": TEST_KEY,
-        "ANTHROPIC_BASE_URL": server.url,
-        "CI": "1",
-    }
+    return {**environment, "CI": "1"}
+
+
+def _environment(server: FakeLLM, key: str = TEST_KEY) -> dict[str, str]:
+    return {**_keyless_environment(), "ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": server.url}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is POSIX")
@@ -182,25 +185,135 @@ def test_half_written_cache_entries_are_ignored_and_rewritten(
     assert all(cache.load(path.stem) is not None for path in entries)
 
 
-def _valid_entries(cache_dir: Path) -> int:
+REPLY_TYPES = {request_type.kind: request_type.reply_type for request_type in ALL_REQUEST_TYPES}
+
+
+def request_key(body: Any) -> str:
+    """One judge request as the server saw it; identical requests give identical keys."""
+    return json.dumps(body, sort_keys=True, ensure_ascii=False)
+
+
+def _reasons(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found = {value["reason"]} if isinstance(value.get("reason"), str) else set()
+        return found.union(*(_reasons(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_reasons(item) for item in value))
+    return set()
+
+
+def presented_key(headers: dict[str, str]) -> str:
+    """The API key a request carried, in whichever header the SDK put it."""
+    presented = headers.get("x-api-key") or headers.get("authorization", "")
+    return presented.removeprefix("Bearer ").strip()
+
+
+class Rendezvous:
+    """A fake-judge responder that answers a request only once ``parties`` copies arrived.
+
+    Holding each reply until every writer has sent the same request means no writer can
+    replay another's entry: all of them get a reply and write the entry, at about the same
+    moment. Each reply's ``reason`` fields name the call that produced it, so a cache entry
+    tells which writer's reply it holds, and whether it holds one reply whole.
+    """
+
+    def __init__(self, parties: int = 2, timeout_s: float = 30.0) -> None:
+        self.parties = parties
+        self.timeout_s = timeout_s
+        self.kind_of_call: dict[str, str | None] = {}
+        self.unpartnered: list[str | None] = []
+        self._arrived: Counter[str] = Counter()
+        self._condition = threading.Condition()
+
+    def __call__(self, call: FakeCall) -> dict[str, Any]:
+        key = request_key(call.body)
+        with self._condition:
+            self._arrived[key] += 1
+            self._condition.notify_all()
+            # A missing partner must fail the test's assertions, not hang it.
+            if not self._condition.wait_for(
+                lambda: self._arrived[key] >= self.parties, timeout=self.timeout_s
+            ):
+                self.unpartnered.append(call.kind)
+        tag = f"call {call.number}"
+        self.kind_of_call[tag] = call.kind
+        reply = default_reply(call)
+        # Reply models ignore fields they do not have, so the tag only sticks where a
+        # model keeps a reason; scores never read it.
+        tagged: dict[str, Any] = {}
+        for name, value in reply.items():
+            if isinstance(value, list):
+                value = [
+                    {**item, "reason": tag} if isinstance(item, dict) else item for item in value
+                ]
+            tagged[name] = value
+        return {**tagged, "reason": tag}
+
+
+def _valid_entries(cache_dir: Path, rendezvous: Rendezvous | None = None) -> set[str]:
+    """The cache's keys, after checking that every entry is whole and replays."""
     cache = JudgeCache(cache_dir, "read")
     entries = list(cache_dir.glob("*/*.json"))
-    assert all(cache.load(path.stem) is not None for path in entries), "a corrupt cache entry"
     assert not list(cache_dir.rglob("*.tmp")), "a temporary file was left behind"
-    return len(entries)
+    for path in entries:
+        loaded = cache.load(path.stem)
+        assert loaded is not None, f"a corrupt cache entry: {path}"
+        kind = json.loads(path.read_text(encoding="utf-8"))["request_kind"]
+        # The judge replays an entry only if its reply still fits the reply model.
+        REPLY_TYPES[kind].model_validate(loaded.reply)
+        if rendezvous is not None:
+            tags = _reasons(loaded.reply)
+            assert len(tags) <= 1, f"{path} mixes the replies of several calls: {tags}"
+            for tag in tags:
+                assert rendezvous.kind_of_call[tag] == kind, (path, tag)
+    return {path.stem for path in entries}
+
+
+def _senders(server: FakeLLM) -> dict[str, list[str]]:
+    """Per unique judge request, the API keys of the requests that carried it."""
+    senders: dict[str, list[str]] = defaultdict(list)
+    for request in server.judge_requests():
+        senders[request_key(request.body)].append(presented_key(request.headers))
+    return senders
+
+
+def twin_rows(pairs: int) -> list[dict[str, Any]]:
+    """Cases 2k and 2k+1 differ only in their id, so they send identical judge requests."""
+    return [
+        {**case_row(index), "id": f"case-{index:03d}-{twin}"}
+        for index in range(pairs)
+        for twin in ("a", "b")
+    ]
 
 
 def test_xdist_workers_sharing_a_cache_match_a_serial_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_golden(pytester.path, [case_row(index) for index in range(16)])
-    write_config(pytester.path, judge="anthropic", cache="readwrite")
+    # xdist worker k of 2 scores the cases at positions k, k + 2, …, so each worker gets
+    # one case of every twin pair: both workers send, and write, every request.
+    write_golden(pytester.path, twin_rows(8))
+    # Each worker presents its own key, so the server can tell which worker sent what
+    # (the cache key ignores the API key).
+    pytester.makeconftest(
+        f"""
+        import os
+
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            os.environ["ANTHROPIC_API_KEY"] = "{TEST_KEY}-" + os.environ["PYTEST_XDIST_WORKER"]
+        """
+    )
+    # Every case of a worker in flight at once, so each worker's requests all reach the
+    # rendezvous without waiting for one another.
+    write_config(pytester.path, judge="anthropic", cache="readwrite", concurrency=64)
     arguments = ["--rag-gate", f"--rag-gate-metrics={METRICS}"]
-    with FakeLLM(latency_s=0.01) as server:
+    with FakeLLM() as server:
         use_fake_judge(monkeypatch, server)
         serial = pytester.runpytest(
             *arguments, "--rag-gate-report=serial.json", "--rag-gate-cache-dir=serial-cache"
         )
+    rendezvous = Rendezvous(parties=2)
+    with FakeLLM(responder=rendezvous) as server:
+        use_fake_judge(monkeypatch, server)
         parallel = pytester.runpytest(
             *arguments,
             "--rag-gate-report=xdist.json",
@@ -208,45 +321,86 @@ def test_xdist_workers_sharing_a_cache_match_a_serial_run(
             "-n",
             "2",
         )
-        replay = pytester.runpytest(
-            *arguments,
-            "--rag-gate-report=replay.json",
-            "--rag-gate-cache-dir=xdist-cache",
-            "--rag-gate-cache=read",
-        )
+    senders = _senders(server)
+    # The server is gone and there is no key: the replay can only read the cache.
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    replay = pytester.runpytest(
+        *arguments,
+        "--rag-gate-report=replay.json",
+        "--rag-gate-cache-dir=xdist-cache",
+        "--rag-gate-cache=read",
+    )
     for result in (serial, parallel, replay):
         assert_no_traceback(result)
         assert result.ret == pytest.ExitCode.OK
+    assert rendezvous.unpartnered == []
+    # Each unique request came once from each worker: both wrote every entry.
+    worker_keys = [f"{TEST_KEY}-gw0", f"{TEST_KEY}-gw1"]
+    assert senders and all(sorted(sent) == worker_keys for sent in senders.values())
+    calls = 2 * len(senders)
     reports = [
         read_report(pytester.path / name) for name in ("serial.json", "xdist.json", "replay.json")
     ]
-    assert scores_by_case(reports[0]) == scores_by_case(reports[1]) == scores_by_case(reports[2])
+    assert reports[1]["usage"]["calls"] == calls
+    assert reports[1]["usage"]["cache_hits"] == 0
     assert reports[2]["usage"]["calls"] == 0
-    assert _valid_entries(pytester.path / "serial-cache") == _valid_entries(
-        pytester.path / "xdist-cache"
-    )
+    assert reports[2]["usage"]["cache_hits"] == calls
+    scores = [scores_by_case(report) for report in reports]
+    assert len(scores[0]) == 16
+    assert scores[0] == scores[1] == scores[2]
+    for by_case in scores:
+        for index in range(8):
+            assert by_case[f"case-{index:03d}-a"] == by_case[f"case-{index:03d}-b"]
+    keys = _valid_entries(pytester.path / "xdist-cache", rendezvous)
+    assert len(keys) == len(senders)
+    assert keys == _valid_entries(pytester.path / "serial-cache")
 
 
 def test_two_pytest_processes_writing_one_cache_agree(pytester: pytest.Pytester) -> None:
-    write_golden(pytester.path, [case_row(index) for index in range(16)])
-    write_config(pytester.path, judge="anthropic", cache="readwrite")
-    with FakeLLM(latency_s=0.01) as server:
+    write_golden(pytester.path, [case_row(index) for index in range(8)])
+    write_config(pytester.path, judge="anthropic", cache="readwrite", concurrency=64)
+    # One key per process: the server tells the writers apart, the cache key ignores it.
+    keys = [f"{TEST_KEY}-{index}" for index in range(2)]
+    rendezvous = Rendezvous(parties=2)
+    with FakeLLM(responder=rendezvous) as server:
         processes = [
             subprocess.Popen(
                 [*_gate_command()[:-1], f"--rag-gate-report=run-{index}.json"],
                 cwd=pytester.path,
-                env=_environment(server),
+                env=_environment(server, key=key),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 text=True,
             )
-            for index in range(2)
+            for index, key in enumerate(keys)
         ]
         outputs = [process.communicate(timeout=120)[0] for process in processes]
     for process, output in zip(processes, outputs, strict=True):
         assert process.returncode == 0, output
+    assert rendezvous.unpartnered == []
+    senders = _senders(server)
+    # Every unique request was sent once by each process, so each wrote every entry.
+    assert senders and all(sorted(sent) == keys for sent in senders.values())
     first, second = (read_report(pytester.path / f"run-{index}.json") for index in range(2))
+    for report in (first, second):
+        assert report["usage"]["calls"] == len(senders)
+        assert report["usage"]["cache_hits"] == 0
     assert scores_by_case(first) == scores_by_case(second)
     assert_scores_are_numbers(first)
-    entries = _valid_entries(pytester.path / ".rag_gate_cache")
-    assert entries == len({request.text for request in server.judge_requests()})
+    assert len(_valid_entries(pytester.path / ".rag_gate_cache", rendezvous)) == len(senders)
+
+    # A third run without a key and without the server replays the contended cache.
+    replay = subprocess.run(
+        [*_gate_command()[:-1], "--rag-gate-report=replay.json", "--rag-gate-cache=read"],
+        cwd=pytester.path,
+        env=_keyless_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    third = read_report(pytester.path / "replay.json")
+    assert third["usage"]["calls"] == 0
+    assert third["usage"]["cache_hits"] == len(senders)
+    assert scores_by_case(third) == scores_by_case(first)
