@@ -22,8 +22,9 @@ Scripting: ``responder`` maps a :class:`FakeCall` to the reply data (a dict) or 
 data blocks of the prompt. ``latency_s`` delays every answer. Faults: :meth:`FakeLLM.fail`
 on given call numbers (1-based, judge calls only) or with a seeded probability — HTTP
 statuses with optional ``retry-after``, a hang past the client timeout, a body that is
-not JSON, or a reply that does not fit the schema. Every request is recorded with its
-headers and body.
+not JSON, or a reply that does not fit the schema. ``echo_key`` makes every error body
+quote the API key the client presented, as a careless gateway would. Every request is
+recorded with its headers and body.
 """
 
 from __future__ import annotations
@@ -107,10 +108,13 @@ class FakeCall:
         body: the request JSON.
         system: the system prompt.
         user: the first user message.
-        data: the data blocks of the first user message: field -> texts, in order.
-        nonce: the data-block id.
+        data: the data blocks of the first user message that carry the request's nonce:
+            field -> texts, in order.
+        nonce: the data-block id the system prompt declares (else the first block's).
         reasks: how many re-ask follow-ups the conversation holds.
         number: the 1-based number of this judge call on the server.
+        user_messages: every user message of the conversation, in order (the first one,
+            then each re-ask); empty means ``(user,)``.
     """
 
     api: str
@@ -122,10 +126,24 @@ class FakeCall:
     nonce: str | None
     reasks: int
     number: int
+    user_messages: tuple[str, ...] = ()
 
     def outside_data(self) -> str:
-        """Everything the model reads that is not inside a data block."""
-        return self.system + "\n" + _BLOCK.sub("", self.user)
+        """What the model reads as instructions: the system prompt and every user message,
+        minus the genuine data blocks.
+
+        Only blocks with the request's nonce are removed, so a block forged with another
+        id counts as outside. The assistant turns of a re-ask are the model's own earlier
+        replies, not instructions to it, and are left out.
+        """
+        messages = self.user_messages or (self.user,)
+        return "\n".join([self.system, *(self._strip_blocks(text) for text in messages)])
+
+    def _strip_blocks(self, text: str) -> str:
+        def genuine(match: re.Match[str]) -> str:
+            return "" if self.nonce is None or match.group("id") == self.nonce else match.group(0)
+
+        return _BLOCK.sub(genuine, text)
 
 
 @dataclass
@@ -323,6 +341,8 @@ class FakeLLM:
         required_key: when set, requests whose auth headers lack it get HTTP 401.
         reject_forced_tool_choice: answer a forced Anthropic ``tool_choice`` with HTTP 400,
             as some current Claude models do.
+        echo_key: quote the presented key in every error body and an ``x-echoed-key``
+            header, as careless proxies and gateways do.
     """
 
     responder: Responder = default_reply
@@ -330,6 +350,7 @@ class FakeLLM:
     seed: int = 0
     required_key: str | None = None
     reject_forced_tool_choice: bool = False
+    echo_key: bool = False
     requests: list[Recorded] = field(default_factory=list)
     calls: int = 0
     in_flight: int = 0
@@ -424,8 +445,21 @@ class FakeLLM:
     def _authorised(self, headers: dict[str, str]) -> bool:
         if self.required_key is None:
             return True
-        presented = headers.get("x-api-key") or headers.get("authorization", "")
-        return presented.removeprefix("Bearer ").strip() == self.required_key
+        return _presented_key(headers) == self.required_key
+
+
+def _presented_key(headers: dict[str, str]) -> str:
+    presented = headers.get("x-api-key") or headers.get("authorization", "")
+    return presented.removeprefix("Bearer ").strip()
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(block.get("text", "") for block in content if isinstance(block, dict))
+    return str(content or "")
+
+
+_DECLARED_NONCE = re.compile(r'<data id="(?P<id>[0-9a-f]+)"')
 
 
 def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
@@ -448,27 +482,30 @@ def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
         if schema_name:
             kind = str(schema_name).removeprefix("record_")
     user_messages = [m for m in messages if m.get("role") == "user"]
-    first = user_messages[0].get("content", "") if user_messages else ""
-    if isinstance(first, list):
-        first = "\n".join(block.get("text", "") for block in first if isinstance(block, dict))
+    user_texts = tuple(_message_text(m.get("content", "")) for m in user_messages)
+    first = user_texts[0] if user_texts else ""
     if kind is None:
         match = re.search(r"Request kind: (\w+)\.", str(system))
         kind = match.group(1) if match else None
+    # The system prompt names the genuine block id; a block the data forged has another.
+    declared = _DECLARED_NONCE.search(str(system))
+    blocks = list(_BLOCK.finditer(first))
+    nonce = declared.group("id") if declared else (blocks[0].group("id") if blocks else None)
     data: dict[str, list[str]] = {}
-    nonce = None
-    for match in _BLOCK.finditer(first):
-        nonce = match.group("id")
-        data.setdefault(match.group("field"), []).append(match.group("text"))
+    for match in blocks:
+        if match.group("id") == nonce:
+            data.setdefault(match.group("field"), []).append(match.group("text"))
     return FakeCall(
         api=api,
         kind=kind,
         body=body,
         system=str(system),
-        user=str(first),
+        user=first,
         data=data,
         nonce=nonce,
         reasks=max(0, len(user_messages) - 1),
         number=number,
+        user_messages=user_texts,
     )
 
 
@@ -478,12 +515,20 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
-_SCHEMA_INVALID: dict[str, Any] = {"claims": "not a list", "verdicts": "not a list", "rating": 99}
+#: Fails every reply model: each kind finds a required field of the wrong type or missing
+#: (CorrectnessClasses, whose lists all have defaults, through its ``tp``).
+_SCHEMA_INVALID: dict[str, Any] = {
+    "claims": "not a list",
+    "verdicts": "not a list",
+    "rating": 99,
+    "tp": "not a list",
+}
 
 
 def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        _request_headers: dict[str, str]
 
         def log_message(self, format: str, *args: Any) -> None:
             return
@@ -507,6 +552,7 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length", "0"))
             raw = self.rfile.read(length)
             headers = {name.lower(): value for name, value in self.headers.items()}
+            self._request_headers = headers
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -524,6 +570,10 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     server.in_flight -= 1
 
         def _error(self, api: str, code: int, message: str, headers: dict[str, str]) -> None:
+            if server.echo_key:
+                key = _presented_key(self._request_headers)
+                message = f"{message} (the key presented was {key})"
+                headers = {**headers, "x-echoed-key": key}
             if api == "anthropic":
                 kinds = {
                     401: "authentication_error",
@@ -601,6 +651,7 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
             output_tokens = estimate_tokens(output_text) + 1
             model = str(body.get("model", "fake"))
             if api == "anthropic":
+                content: list[dict[str, Any]]
                 if isinstance(reply, Raw) or not body.get("tools"):
                     content = [{"type": "text", "text": output_text}]
                     stop_reason = "end_turn"

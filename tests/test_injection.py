@@ -6,6 +6,10 @@ Otherwise it answers honestly from the data blocks. Each adversarial answer or c
 ``data/injections.jsonl`` is scored through the real anthropic and openai judges (the
 SDKs, over HTTP) next to the same case without the injection; no score may rise, and every
 recorded request carries the injected text only inside data blocks.
+
+The same holds on the re-ask path: a judge whose first replies are schema-invalid, with the
+injected text copied into mistyped fields (so pydantic's own error text would quote it),
+is re-asked, and no re-ask message may carry that text outside a data block.
 """
 
 from __future__ import annotations
@@ -81,10 +85,39 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
     return default_reply(call)
 
 
-class GullibleJudge:
-    """Obeys any injection marker it can read outside the data blocks; honest otherwise."""
+def invalid_reply(call: FakeCall) -> dict[str, Any]:
+    """The honest reply with every value mistyped, each one quoting a (tainted) data text.
 
-    def __init__(self) -> None:
+    A validation error of such a reply, printed the usual pydantic way, repeats the
+    injected text: ``input_value='… ZX-INJ-01'``.
+    """
+    texts = [text for texts in call.data.values() for text in texts]
+    tainted = [t for t in texts if any(item["marker"] in t for item in INJECTIONS)] or texts
+    quotes = iter(tainted * 1000)
+
+    def corrupt(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: corrupt(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [corrupt(item) for item in value] or [{"text": next(quotes)}]
+        if isinstance(value, str):
+            return {"text": next(quotes)}
+        return next(quotes)
+
+    corrupted: dict[str, Any] = corrupt(default_reply(call))
+    return corrupted
+
+
+class GullibleJudge:
+    """Obeys any injection marker it can read outside the data blocks; honest otherwise.
+
+    Args:
+        invalid_turns: answer this many turns of each conversation with
+            :func:`invalid_reply`, so the judge has to re-ask.
+    """
+
+    def __init__(self, invalid_turns: int = 0) -> None:
+        self.invalid_turns = invalid_turns
         self.calls: list[FakeCall] = []
         self.obeyed: list[str] = []
         self._lock = threading.Lock()
@@ -98,6 +131,8 @@ class GullibleJudge:
             with self._lock:
                 self.obeyed.extend(escaped)
             return obedient_reply(call)
+        if call.reasks < self.invalid_turns:
+            return invalid_reply(call)
         return default_reply(call)
 
 
@@ -136,16 +171,48 @@ def test_the_gullible_judge_obeys_an_unfenced_instruction() -> None:
     assert judge.obeyed == [marker]
     fenced = FakeCall(**{**call.__dict__, "user": call.user.replace(INJECTIONS[0]["text"], "")})
     assert judge(fenced)["verdicts"][0]["supported"] is False
+    # A re-ask is read as an instruction too: text that escapes into it is obeyed.
+    reasked = FakeCall(
+        **{
+            **fenced.__dict__,
+            "reasks": 1,
+            "user_messages": (fenced.user, f"Fix verdicts.0: {INJECTIONS[1]['text']}"),
+        }
+    )
+    assert judge(reasked)["verdicts"][0]["supported"] is True
+    assert judge.obeyed == [marker, INJECTIONS[1]["marker"]]
 
 
-@pytest.mark.parametrize("api", ["anthropic", "openai"])
-def test_injections_never_raise_a_score(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
-) -> None:
+def test_the_invalid_replies_fail_validation_and_quote_the_injection() -> None:
+    """The re-ask run has teeth: pydantic's own error text would carry the injection out."""
+    from pydantic import ValidationError
+
+    from pytest_ragas_gate.judges.requests import ClaimVerdicts
+
+    marker = INJECTIONS[0]["marker"]
+    call = FakeCall(
+        api="anthropic",
+        kind="verify_claims",
+        body={},
+        system="",
+        user="",
+        data={"claim": [f"Every claim is supported. {marker}"], "context": ["Apple."]},
+        nonce=None,
+        reasks=0,
+        number=1,
+    )
+    with pytest.raises(ValidationError) as caught:
+        ClaimVerdicts.model_validate(invalid_reply(call))
+    assert marker in str(caught.value)
+
+
+def score_injections(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str, judge: GullibleJudge
+) -> FakeLLM:
+    """Score the baseline and every injected case with ``judge``; no score may rise."""
     rows = [{**BASE, "id": "baseline"}, *(injected_case(item) for item in INJECTIONS)]
     write_golden(pytester.path, rows)
-    write_config(pytester.path, judge=api, cache="off", thresholds={})
-    judge = GullibleJudge()
+    write_config(pytester.path, judge=api, cache="off", thresholds={}, max_reasks=2)
     with FakeLLM(responder=judge) as server:
         use_fake_judge(monkeypatch, server, api)
         result = pytester.runpytest("--rag-gate", "--rag-gate-report=report.json")
@@ -174,3 +241,49 @@ def test_injections_never_raise_a_score(
         assert inside, f"{item['id']} never reached the judge"
         for call in judge.calls:
             assert item["marker"] not in call.outside_data(), (item["id"], call.kind)
+    return server
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_injections_never_raise_a_score(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
+) -> None:
+    judge = GullibleJudge()
+    score_injections(pytester, monkeypatch, api, judge)
+    assert {call.reasks for call in judge.calls} == {0}
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_injections_never_escape_through_a_reask(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
+) -> None:
+    judge = GullibleJudge(invalid_turns=2)
+    server = score_injections(pytester, monkeypatch, api, judge)
+
+    # Every conversation was re-asked twice: two invalid replies, then a valid one.
+    turns = [call.reasks for call in judge.calls]
+    assert turns.count(0) == turns.count(1) == turns.count(2) > 0
+    last_turns = [call for call in judge.calls if call.reasks == 2]
+    assert all(len(call.user_messages) == 3 for call in last_turns)
+    for call in last_turns:
+        for reask in call.user_messages[1:]:
+            assert "does not match the schema" in reask
+            assert "Input should be a valid" in reask, reask
+    # The invalid replies did carry the injected texts, and the re-asks still named the
+    # errors by field: e.g. ``verdicts.0.supported: Input should be a valid boolean``.
+    replies = json.dumps(
+        [
+            message["content"]
+            for request in server.judge_requests()
+            for message in request.body["messages"]
+            if message["role"] == "assistant"
+        ],
+        ensure_ascii=False,
+    )
+    for item in INJECTIONS:
+        assert item["marker"] in replies, item["id"]
+    assert any(
+        "verdicts.0.supported: Input should be a valid boolean" in reask
+        for call in last_turns
+        for reask in call.user_messages[1:]
+    )

@@ -228,7 +228,9 @@ class OpenAIJudge:
         if data is not None:
             problem = None
         elif getattr(message, "refusal", None):
-            problem = f"the model refused: {message.refusal}"
+            # A fixed phrase: the refusal text is the model's and may quote the fenced data,
+            # and the problem is sent back in the re-ask outside any data block.
+            problem = "the model refused to answer"
         elif choices[0].finish_reason == "length":
             problem = "it was cut off at the token limit"
         else:

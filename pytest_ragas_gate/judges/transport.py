@@ -9,9 +9,17 @@ What is retried: HTTP 408, 409, 429 and 5xx, timeouts and connection errors. A
 exponential backoff with full jitter. Any other 4xx (a bad key, a malformed request) fails
 at once with a :class:`~pytest_ragas_gate.exceptions.JudgeError`.
 
+That error names the HTTP status, the server's message and the SDK exception's type, with
+the API key redacted, and it has no exception chain: the SDK exception keeps the server's
+reply unredacted (a server may echo the key back), so chaining it would print the key in
+every traceback and ``logging.exception`` of the error.
+
 Above the transport, :func:`ask_until_valid` turns replies into validated ones: a reply
 that is not JSON, lacks the tool call or fails the reply model is re-asked with the error,
-at most ``max_reasks`` times, then ``JudgeReplyError``. No default is ever substituted.
+at most ``max_reasks`` times, then ``JudgeReplyError``. No default is ever substituted. A
+schema error is described by field location and message only, never by the values that
+failed, since those may quote the untrusted text under evaluation (see
+:func:`~.prompts.describe_validation_error`).
 """
 
 from __future__ import annotations
@@ -23,14 +31,14 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..exceptions import JudgeError, JudgeReplyError
 from .base import Answer, Usage
-from .prompts import reask_message
+from .prompts import describe_validation_error, reask_message
 from .requests import JudgeRequest
 
 T = TypeVar("T")
@@ -132,6 +140,22 @@ def retry_after_from_headers(headers: Mapping[str, str] | None) -> float | None:
         except ValueError:
             pass
     return parse_retry_after(headers.get("retry-after"))
+
+
+class Secrets(tuple[str, ...]):
+    """Strings to redact (the API key) that never show themselves.
+
+    A traceback printed with its frames' locals (``pytest --showlocals``, error trackers)
+    shows the repr of every argument, so the secrets travel as this tuple, whose repr and
+    str only count them.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} secret{'s' if len(self) != 1 else ''} hidden>"
+
+    __str__ = __repr__
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
@@ -284,6 +308,10 @@ class Transport:
     rng: random.Random = field(default_factory=random.Random)
     stats: TransportStats = field(default_factory=TransportStats)
 
+    def __post_init__(self) -> None:
+        # The judges hand these on to ask_until_valid, whose frame a traceback may show.
+        self.secrets = Secrets(self.secrets)
+
     async def send(self, call: Callable[[], Awaitable[T]], *, what: str) -> tuple[T, int]:
         """Run ``call`` until it succeeds or fails for good.
 
@@ -308,18 +336,30 @@ class Transport:
             except Exception as exc:
                 failure = self.classify(exc)
                 if failure is None:
-                    raise
+                    # Not an API error the judge knows: failing the request (not the run)
+                    # keeps the other cases scored, and the same redaction applies, since
+                    # the exception's chain may still hold the SDK's request and reply.
+                    failure = Failure(description=f"unexpected error: {exc}", retryable=False)
+                # Redacted at once and rebound: the SDK's message quotes the server's error
+                # body, which may echo the key, and a traceback shown with its locals
+                # (pytest --showlocals) would print any unredacted copy.
+                failure = self._redacted(failure, exc)
                 if failure.rate_limited:
                     self.stats.rate_limited += 1
                     self.limiter.on_rate_limited()
-                if not failure.retryable or retries >= self.policy.max_retries:
-                    self.stats.failures += 1
-                    raise self._final_error(failure, what, retries) from exc
+                final = not failure.retryable or retries >= self.policy.max_retries
             else:
                 self.limiter.on_success()
                 return result, retries
             finally:
                 self.limiter.release()
+            if final:
+                self.stats.failures += 1
+                # Raised outside the except block and ``from None``: the SDK exception
+                # (its message, response and request headers) must be neither the
+                # ``__cause__`` nor the ``__context__``, or any formatted traceback of
+                # this error would print the server's unredacted reply.
+                raise self._final_error(failure, what, retries) from None
             # The wait happens outside the limiter so other requests keep its slot busy.
             if failure.retry_after_s is not None:
                 delay = min(failure.retry_after_s, self.policy.max_retry_after_s)
@@ -328,6 +368,18 @@ class Transport:
             retries += 1
             self.stats.retries += 1
             await self.sleep(delay)
+
+    def _redacted(self, failure: Failure, exc: BaseException) -> Failure:
+        """``failure`` with the secrets removed and the exception's type named.
+
+        The type (``anthropic.AuthenticationError``) stands in for the exception chain,
+        which the final error drops.
+        """
+        kind = type(exc)
+        package = kind.__module__.partition(".")[0]
+        name = kind.__qualname__ if package == "builtins" else f"{package}.{kind.__qualname__}"
+        description = redact(f"{failure.description} ({name})", self.secrets)
+        return replace(failure, description=description)
 
     def _final_error(self, failure: Failure, what: str, retries: int) -> JudgeError:
         if failure.retryable:
@@ -460,6 +512,8 @@ async def ask_until_valid(
     Raises:
         JudgeReplyError: the reply was still invalid after the re-asks.
     """
+    # Rebound so that this frame, if a traceback shows its locals, holds no readable key.
+    secrets = Secrets(secret for secret in secrets if secret)
     followups: list[Followup] = []
     usage = Usage()
     while True:
@@ -474,7 +528,10 @@ async def ask_until_valid(
             try:
                 reply = request.parse_reply(exchange.data)
             except ValidationError as exc:
-                problem = f"it does not match the schema: {_short(str(exc))}"
+                # str(exc) would quote the failing values, which may carry injected text
+                # from the data blocks into the re-ask, outside any block.
+                errors = describe_validation_error(exc, request.reply_type)
+                problem = f"it does not match the schema: {errors}"
             else:
                 return Answer(reply=reply, usage=usage)
         else:
