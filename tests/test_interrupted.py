@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -112,7 +113,7 @@ def test_ctrl_c_during_scoring_keeps_what_finished_and_a_rerun_judges_only_the_r
     write_config(pytester.path, judge="anthropic", cache="readwrite", concurrency=2)
     with FakeLLM(latency_s=0.1) as server:
         process = subprocess.Popen(
-            _gate_command(),
+            _gate_command("--rag-gate-junit=junit.xml"),
             cwd=pytester.path,
             env=_environment(server),
             stdout=subprocess.PIPE,
@@ -137,6 +138,12 @@ def test_ctrl_c_during_scoring_keeps_what_finished_and_a_rerun_judges_only_the_r
         assert all("Scoring was interrupted" in case["error"] for case in interrupted)
         assert all(case["incomplete"] for case in interrupted)
         assert "RAG gate: FAILED" in output
+        # The JUnit file is written too: the finished cases pass, the rest are errors.
+        junit = ET.parse(pytester.path / "junit.xml").getroot()
+        testcases = [case for case in junit.iter("testcase") if case.get("classname") != "rag-gate"]
+        assert len(testcases) == cases
+        errored = {case.get("name") for case in testcases if case.find("error") is not None}
+        assert errored == {case["id"] for case in interrupted}
 
         server.requests.clear()
         rerun = subprocess.run(
