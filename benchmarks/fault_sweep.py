@@ -2,34 +2,71 @@
 
 Reproduce with (from the repository root)::
 
-    .venv/bin/python benchmarks/fault_sweep.py --cases 100
+    .venv/bin/python benchmarks/fault_sweep.py
 
-The local fake LLM server (``tests/fakellm.py``) answers through the real Anthropic SDK
-and injects faults at 10%, 30% and 60% of the calls: HTTP 429 (with ``retry-after: 0``),
-500 and 503, hangs past the client timeout, bodies that are not JSON, and replies that do
-not fit the reply schema. ``pytest --rag-gate`` runs in a subprocess on the four core
-metrics with the default ``max_retries`` (6) and ``max_reasks`` (2), a 2 s request timeout
-and a 50 ms backoff base (``retry_backoff_s``) so the sweep takes seconds, not minutes.
+The local fake LLM server (``tests/fakellm.py``) answers through the real Anthropic SDK.
+At fault rate R it answers R of the judge calls with a transport fault (HTTP 429 with
+``retry-after: 0``, HTTP 500, or a hang past the client timeout, in the ratio 2:2:1) and
+another R/2 with a bad body (half not JSON at all, half JSON that does not fit the reply
+schema): 10% means 10% + 5% of the calls, 60% means 60% + 30%. The faults are placed per
+block of 40 consecutive calls, so every stretch of the run holds the asked mix (see
+``fault_plan`` in ``tests/test_faults.py``). ``pytest --rag-gate`` runs in a subprocess on
+the four core metrics with the default ``max_retries`` (6) and ``max_reasks`` (2), a short
+request timeout and a 50 ms backoff base so the sweep takes minutes, not hours. A last
+row repeats the highest rate with ``--few-retries`` retries (default 1), to show the
+fail-closed path.
 
-For each rate it prints: cases in the golden file, cases scored, cases errored (an
-explicit error in the JSON report and JUnit ``<error>``), NaN scores, lost cases (golden
-cases missing from the report), transport retries, re-asks (calls carrying a re-ask
-follow-up), wall time and the verdict.
+For each run it prints one column: the rate, the ``max_retries`` setting, cases in the
+golden file, cases scored, cases errored (an explicit error in the JSON report),
+``<error>`` elements in the JUnit file, NaN scores, lost cases (golden cases missing from
+the report), judge calls the server answered, calls and transport retries as the JSON
+report counts them, re-asks the server received (distinct conversations carrying a
+re-ask follow-up), wall time and the verdict; then the gate's failure line of each
+failed run. Progress goes to stderr.
 
-Measured with the command above on a 2-core container shared with other test runs::
+Measured with the command above (100 cases, 0.25 s timeout, seed 1) on a 2-core
+container shared with other test runs::
 
-    fault rate  cases  scored  errored  NaN  lost  retries  re-asks  wall     verdict
-           10%    100     100        0    0     0       58        9    10.2s  passed
-           30%    100     100        0    0     0      164       48    27.0s  passed
-           60%    100     100        0    0     0      424       67    77.1s  passed
+    fault rate           10%      30%      60%      60%
+    max_retries            6        6        6        1
+    cases                100      100      100      100
+    scored               100       99       15        0
+    errored                0        1       85      100
+    JUnit <error>          0        1       85      100
+    NaN scores             0        0        0        0
+    lost cases             0        0        0        0
+    server calls         470      726     2239      768
+    report calls         412      453      358       99
+    report retries        58      266      674       47
+    re-asks               12       54      287      110
+    wall                6.0s    17.1s   103.2s    35.8s
+    verdict           passed   failed   failed   failed
 
-and with ``--rates 0.6 --max-retries 1`` (retries cut short, so some requests fail for
-good)::
+    gate at 30%, max_retries 6:
+      FAILED judge unreliable: 1 of 100 case(s) errored (1% > max_error_rate 0%)
 
-           60%    100      25       75    0     0      126       46    61.0s  failed
+    gate at 60%, max_retries 6:
+      FAILED judge unreliable: 85 of 100 case(s) errored (85% > max_error_rate 0%)
 
-Each errored case is an explicit error in the JSON report and a JUnit ``<error>``, and the
-verdict reads ``judge unreliable: N of M case(s) errored``. NaN and lost stay at 0.
+    gate at 60%, max_retries 1:
+      FAILED judge unreliable: 100 of 100 case(s) errored (100% > max_error_rate 0%)
+
+At 10% every case is scored and report calls + retries = server calls: every fault was
+absorbed by a retry or a re-ask. At 30% a case now and then (0 or 1 of 100 in our runs)
+meets three bad replies or seven transport faults in a row; it is an explicit error and
+the gate fails closed. At 60% (90% of the calls faulted, one in ten answered well) most
+cases run out of retries, each one an explicit error in the JSON report and the JUnit
+file. The report's calls and retries count only requests that ended in a valid reply,
+which is why they fall short of the server's count once requests fail. Each 429 halves
+the judge's concurrency, so at 60% requests run nearly one at a time and every hang costs
+the full timeout: that row dominates the sweep's wall time (about 3 minutes in all).
+
+Which request meets which fault depends on the order in which concurrent requests reach
+the server, so scored and errored cases, calls, retries and re-asks vary a little from
+run to run with the same seed (an earlier run: 30% 100 scored, 727 calls; 60% 20 scored,
+2342 calls; 60% with 1 retry 1 scored). What holds on every run: scored + errored =
+cases, JUnit ``<error>`` elements = errored cases, NaN 0, lost 0, no errors at 10%, and a
+run with errors fails with ``judge unreliable: N of M case(s) errored``.
 """
 
 from __future__ import annotations
@@ -42,6 +79,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,8 +87,13 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
-from fakellm import INVALID, MALFORMED, FakeLLM, Fault, status  # noqa: E402
+from fakellm import FakeLLM  # noqa: E402
 from judge_throughput import CORE_METRICS, KEY, write_cases  # noqa: E402
+from test_faults import inject, reasks_seen  # noqa: E402
+
+#: Core-metric judge requests per case, for bounding the calls a run can make.
+REQUESTS_PER_CASE = 4
+MAX_REASKS = 2
 
 
 @dataclass(frozen=True)
@@ -58,54 +101,54 @@ class SweepRow:
     """The outcome of one run at one fault rate."""
 
     rate: float
+    max_retries: int
     cases: int
     scored: int
     errored: int
+    junit_errors: int
     nan_scores: int
     lost: int
+    server_calls: int
+    report_calls: int
     retries: int
     reasks: int
     wall_s: float
     verdict: str
+    gate_line: str | None
 
 
-def inject(server: FakeLLM, rate: float) -> None:
-    """Faults totalling about ``rate`` of the calls, spread over every kind."""
-    server.fail(status(429, retry_after="0"), probability=rate * 0.25)
-    server.fail(status(500), probability=rate * 0.25)
-    server.fail(status(503), probability=rate * 0.10)
-    server.fail(Fault("hang", hang_s=5.0), probability=rate * 0.10)
-    server.fail(MALFORMED, probability=rate * 0.15)
-    server.fail(INVALID, probability=rate * 0.15)
+def junit_errors(path: Path) -> int:
+    """``<error>`` elements in a JUnit file: one per errored case."""
+    return sum(1 for _ in ET.parse(path).getroot().iter("error"))
 
 
-def reasks_in(server: FakeLLM) -> int:
-    """Calls whose conversation carries a re-ask (more than one user message)."""
-    count = 0
-    for request in server.judge_requests():
-        body = request.body if isinstance(request.body, dict) else {}
-        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-        count += len(users) > 1
-    return count
+def gate_line(stdout: str) -> str | None:
+    """The gate's error-rate failure line of the pytest output, if it printed one."""
+    for line in stdout.splitlines():
+        if "judge unreliable:" in line:
+            return line.strip()
+    return None
 
 
-def run(cases: int, rate: float, seed: int, max_retries: int) -> SweepRow:
-    """Score ``cases`` cases with faults at ``rate`` and read the JSON report."""
-    with tempfile.TemporaryDirectory() as name, FakeLLM(seed=seed) as server:
+def run(cases: int, rate: float, *, seed: int, max_retries: int, timeout_s: float) -> SweepRow:
+    """Score ``cases`` cases with faults at ``rate`` and read the JSON and JUnit reports."""
+    horizon = cases * REQUESTS_PER_CASE * (max_retries + 1) * (MAX_REASKS + 1)
+    with tempfile.TemporaryDirectory() as name, FakeLLM() as server:
         workdir = Path(name)
         write_cases(workdir, cases)
         (workdir / "rag_gate.yaml").write_text(
             json.dumps(
                 {
-                    "timeout_s": 2.0,
+                    "timeout_s": timeout_s,
                     "retry_backoff_s": 0.05,
                     "max_retries": max_retries,
+                    "max_reasks": MAX_REASKS,
                     "cache": "off",
                 }
             ),
             encoding="utf-8",
         )
-        inject(server, rate)
+        inject(server, rate, seed=seed, hang_s=timeout_s + 3.0, horizon=horizon)
         env = {
             **os.environ,
             "ANTHROPIC_API_KEY": KEY,
@@ -113,7 +156,7 @@ def run(cases: int, rate: float, seed: int, max_retries: int) -> SweepRow:
             "CI": "1",
         }
         started = time.monotonic()
-        subprocess.run(
+        completed = subprocess.run(
             [
                 sys.executable,
                 "-m",
@@ -131,10 +174,12 @@ def run(cases: int, rate: float, seed: int, max_retries: int) -> SweepRow:
             cwd=workdir,
             env=env,
             capture_output=True,
+            text=True,
             check=False,
         )
         wall_s = time.monotonic() - started
         report = json.loads((workdir / "report.json").read_text(encoding="utf-8"))
+        errors_in_junit = junit_errors(workdir / "junit.xml")
         golden_ids = {
             json.loads(line)["id"]
             for line in (workdir / "golden.jsonl").read_text(encoding="utf-8").splitlines()
@@ -149,38 +194,101 @@ def run(cases: int, rate: float, seed: int, max_retries: int) -> SweepRow:
     )
     return SweepRow(
         rate=rate,
+        max_retries=max_retries,
         cases=len(golden_ids),
         scored=len(reported) - len(errored),
         errored=len(errored),
+        junit_errors=errors_in_junit,
         nan_scores=nan_scores,
         lost=len(golden_ids - {case["id"] for case in reported}),
+        server_calls=server.calls,
+        report_calls=int(report["usage"]["calls"]),
         retries=int(report["usage"]["retries"]),
-        reasks=reasks_in(server),
+        reasks=reasks_seen(server),
         wall_s=wall_s,
         verdict=report["verdict"],
+        gate_line=gate_line(completed.stdout) if report["verdict"] == "failed" else None,
     )
 
 
 def main() -> None:
-    """Run the sweep and print one row per fault rate."""
+    """Run the sweep and print one row per run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=100)
-    parser.add_argument("--rates", default="0.1,0.3,0.6")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--max-retries", type=int, default=6)
-    arguments = parser.parse_args()
-    print(
-        "fault rate  cases  scored  errored  NaN  lost  retries  re-asks  wall     verdict",
-        flush=True,
+    parser.add_argument(
+        "--cases", type=int, default=100, help="synthetic golden cases per run (default 100)"
     )
-    for rate in (float(text) for text in arguments.rates.split(",")):
-        row = run(arguments.cases, rate, arguments.seed, arguments.max_retries)
-        print(
-            f"{row.rate:>10.0%}  {row.cases:>5}  {row.scored:>6}  {row.errored:>7}  "
-            f"{row.nan_scores:>3}  {row.lost:>4}  {row.retries:>7}  {row.reasks:>7}  "
-            f"{row.wall_s:>6.1f}s  {row.verdict}",
-            flush=True,
+    parser.add_argument(
+        "--rates",
+        default="0.1,0.3,0.6",
+        help="comma-separated transport-fault rates R; R/2 more calls get bad bodies "
+        "(default 0.1,0.3,0.6; at most 0.66)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seeds the placement of the faults (default 1)"
+    )
+    parser.add_argument(
+        "--max-retries",
+        type=int,
+        default=6,
+        help="the gate's max_retries for the rows of --rates (default 6, the gate's default)",
+    )
+    parser.add_argument(
+        "--few-retries",
+        type=int,
+        default=1,
+        help="max_retries of an extra row at the highest rate, showing the fail-closed "
+        "path; a negative value skips the row (default 1)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=0.25,
+        help="the gate's per-request timeout_s; hangs last 3 s longer (default 0.25)",
+    )
+    arguments = parser.parse_args()
+    rates = [float(text) for text in arguments.rates.split(",")]
+    runs = [(rate, arguments.max_retries) for rate in rates]
+    if arguments.few_retries >= 0:
+        runs.append((max(rates), arguments.few_retries))
+    rows: list[SweepRow] = []
+    for rate, max_retries in runs:
+        # Progress goes to stderr so stdout holds only the table.
+        print(f"running {rate:.0%} with max_retries {max_retries} …", file=sys.stderr, flush=True)
+        rows.append(
+            run(
+                arguments.cases,
+                rate,
+                seed=arguments.seed,
+                max_retries=max_retries,
+                timeout_s=arguments.timeout,
+            )
         )
+    print_table(rows)
+
+
+def print_table(rows: list[SweepRow]) -> None:
+    """One column per run, one line per figure; then the gate's line of each failed run."""
+    lines: list[tuple[str, list[str]]] = [
+        ("fault rate", [f"{row.rate:.0%}" for row in rows]),
+        ("max_retries", [str(row.max_retries) for row in rows]),
+        ("cases", [str(row.cases) for row in rows]),
+        ("scored", [str(row.scored) for row in rows]),
+        ("errored", [str(row.errored) for row in rows]),
+        ("JUnit <error>", [str(row.junit_errors) for row in rows]),
+        ("NaN scores", [str(row.nan_scores) for row in rows]),
+        ("lost cases", [str(row.lost) for row in rows]),
+        ("server calls", [str(row.server_calls) for row in rows]),
+        ("report calls", [str(row.report_calls) for row in rows]),
+        ("report retries", [str(row.retries) for row in rows]),
+        ("re-asks", [str(row.reasks) for row in rows]),
+        ("wall", [f"{row.wall_s:.1f}s" for row in rows]),
+        ("verdict", [row.verdict for row in rows]),
+    ]
+    for label, cells in lines:
+        print(f"{label:<15}" + "".join(f"{cell:>9}" for cell in cells))
+    for row in rows:
+        if row.gate_line is not None:
+            print(f"\ngate at {row.rate:.0%}, max_retries {row.max_retries}:\n  {row.gate_line}")
 
 
 if __name__ == "__main__":

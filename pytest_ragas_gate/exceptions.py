@@ -18,6 +18,11 @@ and what to do about it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .judges.base import Usage
+
 
 class RagGateError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -40,7 +45,17 @@ class CaseError(RagGateError):
 
 
 class JudgeError(RagGateError):
-    """A judge request failed after every retry; the metric of that case is an error."""
+    """A judge request failed after every retry; the metric of that case is an error.
+
+    Attributes:
+        usage: what the failed request spent (attempts, retries, tokens of rejected
+            replies), so that reports count every call the judge API saw; None when
+            nothing was sent.
+    """
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class JudgeReplyError(JudgeError):

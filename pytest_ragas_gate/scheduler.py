@@ -82,7 +82,13 @@ class _SharedRequests:
         return reply
 
     async def _send(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
-        answer = await self._judge.ask(request)
+        try:
+            answer = await self._judge.ask(request)
+        except JudgeError as error:
+            # A request that failed for good still made calls: the report counts them.
+            if error.usage is not None:
+                self.charge(metric, error.usage)
+            raise
         # The metric that asked first pays; a shared request is never counted twice.
         self.charge(metric, answer.usage)
         return answer.reply

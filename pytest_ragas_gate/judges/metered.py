@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ..cache import JudgeCache, cache_key
@@ -188,7 +188,12 @@ class MeteredJudge:
             vectors, usage = await embedder.embed_with_usage(texts)
             return Answer(vectors, usage)
 
-        answer = await self._call("embed", send, model=model)
+        try:
+            answer = await self._call("embed", send, model=model)
+        except JudgeError as error:
+            if error.usage is not None:
+                charge(error.usage)
+            raise
         charge(answer.usage)
         if key is not None and self.cache is not None:
             self.cache.store(
@@ -251,25 +256,26 @@ class MeteredJudge:
         self._reserved += 1
         try:
             answer: Answer[Any] = await send()
-        except Exception:
+        except Exception as error:
             self.errors += 1
+            if isinstance(error, JudgeError) and error.usage is not None:
+                # A failed request still spent calls (and tokens on rejected replies):
+                # they count towards the totals and the budgets like any other.
+                error.usage = self._priced(error.usage, model)
+                self._account(kind, Answer(None, error.usage))
             raise
         finally:
             self._reserved -= 1
+        usage = self._priced(answer.usage, model)
+        return self._account(kind, Answer(answer.reply, usage))
+
+    def _priced(self, usage: Usage, model: str | None) -> Usage:
         cost = self.pricing.cost(
             model or self.model,
-            input_tokens=answer.usage.input_tokens,
-            output_tokens=answer.usage.output_tokens,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
         )
-        usage = Usage(
-            calls=answer.usage.calls,
-            input_tokens=answer.usage.input_tokens,
-            output_tokens=answer.usage.output_tokens,
-            retries=answer.usage.retries,
-            cache_hits=answer.usage.cache_hits,
-            cost_usd=answer.usage.cost_usd + cost.usd,
-        )
-        return self._account(kind, Answer(answer.reply, usage))
+        return replace(usage, cost_usd=usage.cost_usd + cost.usd)
 
     def _account(self, kind: str, answer: Answer[Any]) -> Answer[Any]:
         self.totals = self.totals + answer.usage

@@ -359,7 +359,9 @@ class Transport:
                 # (its message, response and request headers) must be neither the
                 # ``__cause__`` nor the ``__context__``, or any formatted traceback of
                 # this error would print the server's unredacted reply.
-                raise self._final_error(failure, what, retries) from None
+                error = self._final_error(failure, what, retries)
+                error.usage = Usage(calls=1, retries=retries)
+                raise error from None
             # The wait happens outside the limiter so other requests keep its slot busy.
             if failure.retry_after_s is not None:
                 delay = min(failure.retry_after_s, self.policy.max_retry_after_s)
@@ -517,7 +519,12 @@ async def ask_until_valid(
     followups: list[Followup] = []
     usage = Usage()
     while True:
-        exchange = await call(followups)
+        try:
+            exchange = await call(followups)
+        except JudgeError as error:
+            # The rejected replies before this failure were sent and paid for too.
+            error.usage = usage + (error.usage or Usage())
+            raise
         usage = usage + Usage(
             calls=1,
             input_tokens=exchange.input_tokens,
@@ -544,6 +551,7 @@ async def ask_until_valid(
                     f"{attempts} attempt{'s' if attempts != 1 else ''}; the last reply was "
                     f"rejected because {problem}. Raise max_reasks or try a stronger model.",
                     secrets,
-                )
+                ),
+                usage=usage,
             )
         followups.append((_short(exchange.raw, 4000), problem))
