@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -13,6 +13,8 @@ from fakellm import _SCHEMA_INVALID
 from pydantic import BaseModel, ValidationError, field_validator
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
+from pytest_ragas_gate.judges.anthropic_judge import classify_anthropic_error
+from pytest_ragas_gate.judges.openai_judge import classify_openai_error
 from pytest_ragas_gate.judges.prompts import describe_validation_error
 from pytest_ragas_gate.judges.requests import ALL_REQUEST_TYPES, VerifyClaims
 from pytest_ragas_gate.judges.transport import (
@@ -124,7 +126,7 @@ def make_transport(**kw: object) -> Transport:
     return Transport(
         policy=RetryPolicy(max_retries=2),
         limiter=AdaptiveLimiter(4),
-        classify=classify,
+        classify=kw.pop("classify", classify),  # type: ignore[arg-type]
         describe="test judge",
         secrets=(KEY,),
         sleep=no_sleep,
@@ -300,3 +302,49 @@ def test_the_fake_servers_invalid_body_fails_every_reply_model() -> None:
     for request_type in ALL_REQUEST_TYPES:
         with pytest.raises(ValidationError):
             request_type.reply_type.model_validate(_SCHEMA_INVALID)
+
+
+def _http_stack_timeout() -> BaseException:
+    """A read timeout from the HTTP stack the installed SDKs use."""
+    for package in ("httpcore2", "httpcore"):
+        try:
+            module = __import__(package)
+        except ImportError:
+            continue
+        exception: BaseException = module.ReadTimeout("")
+        return exception
+    pytest.skip("no httpcore installed")
+
+
+@pytest.mark.parametrize("classify_sdk_error", [classify_anthropic_error, classify_openai_error])
+def test_a_timeout_below_the_sdk_is_retried(
+    classify_sdk_error: Callable[[BaseException], Failure | None],
+) -> None:
+    """A timeout while the body is read escapes the SDK's wrapping; it is still retryable."""
+    timeout = _http_stack_timeout()
+    failure = classify_sdk_error(timeout)
+    assert failure is not None and failure.retryable
+    assert "timed out" in failure.description
+    assert classify_sdk_error(ConnectionResetError()) is not None
+    assert classify_sdk_error(KeyError("a bug")) is None
+
+    attempts = 0
+
+    async def call() -> str:
+        nonlocal attempts
+        attempts += 1
+        if attempts < 3:
+            raise _http_stack_timeout()
+        return "ok"
+
+    transport = make_transport(classify=classify_sdk_error)
+    assert asyncio.run(transport.send(call, what="verify_claims")) == ("ok", 2)
+
+
+def test_transport_doctests_pass() -> None:
+    import doctest
+
+    import pytest_ragas_gate.judges.transport as module
+
+    failures, tried = doctest.testmod(module)
+    assert tried > 0 and failures == 0

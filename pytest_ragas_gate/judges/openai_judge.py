@@ -29,6 +29,7 @@ from .transport import (
     RateLimiter,
     RetryPolicy,
     ask_until_valid,
+    classify_network_error,
     is_retryable_status,
     judge_transport,
     parse_json_text,
@@ -73,7 +74,7 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     if isinstance(exc, ValueError):
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
-    return None
+    return classify_network_error(exc)
 
 
 class OpenAIJudge:

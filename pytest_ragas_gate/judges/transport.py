@@ -92,6 +92,39 @@ class Failure:
         return self.status == 429
 
 
+#: The HTTP stacks under the SDKs (by top-level package), whose exceptions can escape the
+#: SDKs' own wrapping when they happen while a response body is being read.
+_HTTP_STACKS: frozenset[str] = frozenset(
+    {"httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio"}
+)
+
+
+def classify_network_error(exc: BaseException) -> Failure | None:
+    """A timeout or connection failure below the SDK, as a retryable :class:`Failure`.
+
+    Matched by the exception's package and class names rather than imported classes: the
+    SDKs have moved between HTTP stacks (``httpx``, ``httpx2``) and wrap only some errors.
+
+    >>> class ReadTimeout(Exception): ...
+    >>> ReadTimeout.__module__ = "httpcore2"
+    >>> classify_network_error(ReadTimeout()).description
+    'the request timed out while reading the response'
+    >>> classify_network_error(KeyError("bug")) is None
+    True
+    """
+    if isinstance(exc, TimeoutError):
+        return Failure("the request timed out", retryable=True)
+    for kind in type(exc).__mro__:
+        if kind.__module__.partition(".")[0] not in _HTTP_STACKS:
+            continue
+        if "Timeout" in kind.__name__:
+            return Failure("the request timed out while reading the response", retryable=True)
+        return Failure(f"the connection failed ({kind.__name__})", retryable=True)
+    if isinstance(exc, ConnectionError):
+        return Failure("the connection failed", retryable=True)
+    return None
+
+
 def is_retryable_status(status: int) -> bool:
     """Whether an HTTP status is transient (408, 409, 429, 5xx)."""
     return status in RETRYABLE_STATUSES or status >= 500
