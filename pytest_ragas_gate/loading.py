@@ -523,7 +523,15 @@ def _rows_of_columns(shown: str, columns: dict[str, list[_RawCase]]) -> list[_Ra
 # --- CSV --------------------------------------------------------------------------------
 
 
+#: Stands in for NUL while the csv module reads: Python 3.10's reader rejects the whole
+#: file at a NUL, where every other format (and later Pythons) report it on its own case.
+_NUL_STAND_IN = "\U0010fffe"
+
+
 def _read_csv(shown: str, text: str) -> list[_RawCase]:
+    has_nul = "\x00" in text
+    if has_nul:
+        text = text.replace("\x00", _NUL_STAND_IN)
     reader = csv.reader(
         io.StringIO(text, newline=""),
         delimiter=_sniff_delimiter(text),
@@ -543,6 +551,8 @@ def _read_csv(shown: str, text: str) -> list[_RawCase]:
                 row_start = reader.line_num + 1
                 if not any(cell.strip() for cell in cells):
                     continue
+                if has_nul:
+                    cells = [cell.replace(_NUL_STAND_IN, "\x00") for cell in cells]
                 if header is None:
                     header = _csv_header(shown, line, cells)
                     continue

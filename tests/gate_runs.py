@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,21 @@ def assert_no_traceback(result: pytest.RunResult) -> None:
     text = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in text, text
     assert "INTERNALERROR" not in text, text
+
+
+def csv_rows(
+    rows: Iterable[Sequence[object]], *, delimiter: str = ",", lineterminator: str = "\n"
+) -> str:
+    """Rows as CSV text, quoted as ``csv.QUOTE_MINIMAL`` quotes them.
+
+    Written by hand because Python 3.10's csv writer refuses a NUL in a cell, and the bad
+    input tests need exactly such files.
+    """
+
+    def cell(value: object) -> str:
+        text = str(value)
+        if any(character in text for character in (delimiter, '"', "\n", "\r")):
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    return "".join(delimiter.join(cell(value) for value in row) + lineterminator for row in rows)

@@ -10,15 +10,13 @@ traceback, never an internal error.
 from __future__ import annotations
 
 import codecs
-import csv
 import doctest
-import io
 import json
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from gate_runs import assert_no_traceback
+from gate_runs import assert_no_traceback, csv_rows
 
 import pytest_ragas_gate.case_checks
 
@@ -49,13 +47,15 @@ def bad_row(**fields: Any) -> dict[str, Any]:
 
 def csv_text(*rows: list[str], header: str = "id,question,answer,contexts,reference") -> bytes:
     """A CSV with a valid row (line 2), the given rows, then another valid row."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     contexts = json.dumps(GOOD["contexts"])
-    writer.writerow(["good-1", GOOD["question"], GOOD["answer"], contexts, GOOD["reference"]])
-    writer.writerows(rows)
-    writer.writerow(["good-2", GOOD["question"], GOOD["answer"], contexts, GOOD["reference"]])
-    return (header + "\n" + buffer.getvalue()).encode("utf-8")
+    body = csv_rows(
+        [
+            ["good-1", GOOD["question"], GOOD["answer"], contexts, GOOD["reference"]],
+            *rows,
+            ["good-2", GOOD["question"], GOOD["answer"], contexts, GOOD["reference"]],
+        ]
+    )
+    return (header + "\n" + body).encode("utf-8")
 
 
 def yaml_text(body: str) -> bytes:

@@ -104,6 +104,10 @@ def _environment(server: FakeLLM, key: str = TEST_KEY) -> dict[str, str]:
     return {**_keyless_environment(), "ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": server.url}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is POSIX")
 def test_ctrl_c_during_scoring_keeps_what_finished_and_a_rerun_judges_only_the_rest(
     pytester: pytest.Pytester,
@@ -119,6 +123,9 @@ def test_ctrl_c_during_scoring_keeps_what_finished_and_a_rerun_judges_only_the_r
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # A test run started in the background by a shell ignores SIGINT, and the child
+            # would inherit that: give it the default handling a terminal's Ctrl-C meets.
+            preexec_fn=_default_sigint,
         )
         deadline = time.monotonic() + 60
         while server.calls < 20 and time.monotonic() < deadline:

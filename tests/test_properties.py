@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
+from gate_runs import csv_rows
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -302,11 +303,10 @@ def csv_texts(draw: st.DrawFn) -> str:
         header.insert(draw(st.integers(0, len(header))), "question")
     cells = st.sampled_from(_CSV_TOKENS) | _SHORT_TEXT
     rows = draw(st.lists(st.lists(cells, max_size=6), max_size=5))
-    output = io.StringIO()
-    writer = csv.writer(output, delimiter=delimiter, lineterminator=draw(st.sampled_from("\n\r")))
-    writer.writerow(header)
-    writer.writerows(rows)
-    return draw(mutated(st.just(output.getvalue()), _CSV_TOKENS))
+    text = csv_rows(
+        [header, *rows], delimiter=delimiter, lineterminator=draw(st.sampled_from("\n\r"))
+    )
+    return draw(mutated(st.just(text), _CSV_TOKENS))
 
 
 _TEXTS_BY_FORMAT: dict[str, st.SearchStrategy[str]] = {
