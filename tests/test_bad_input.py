@@ -86,7 +86,8 @@ CONTEXTS = json.dumps(GOOD["contexts"])
 CATALOGUE = [
     # --- files that cannot be read at all: exit 4 ------------------------------------------
     Bad("golden.json", b'[{"question": "Q?",\n', "file", "*golden.json:2:1: *not valid JSON*"),
-    Bad("golden.json", b'[{"question": "Q?"},\n]', "file", "*golden.json:2:1: *not valid JSON*"),
+    # Python 3.13 reports this trailing comma on line 1, earlier versions on line 2.
+    Bad("golden.json", b'[{"question": "Q?"},\n]', "file", "*golden.json:[12]:*not valid JSON*"),
     Bad(
         "golden.yaml",
         yaml_text('- question: "unclosed\n  answer: x\n'),
@@ -143,7 +144,8 @@ CATALOGUE = [
     ),
     Bad(
         "golden.json",
-        ("[" * 5000 + "]" * 5000).encode(),
+        # Deep enough for every Python's JSON decoder (3.13 parses 5,000 levels).
+        ("[" * 100_000 + "]" * 100_000).encode(),
         "file",
         "*golden.json: the JSON is nested too deeply*",
     ),
