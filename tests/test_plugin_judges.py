@@ -167,6 +167,32 @@ def test_cached_run_replays_without_a_key_and_without_calls(
     assert second["usage"]["cache_hits"] == first["usage"]["calls"]
 
 
+def test_a_fully_cached_run_with_a_key_never_loads_the_sdk(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_cases(pytester, 2)
+    pytester.makeconftest(
+        """
+        import sys
+
+        def pytest_sessionfinish(session):
+            loaded = "anthropic" in sys.modules
+            with open("sdk-loaded.txt", "w") as out:
+                out.write(str(loaded))
+        """
+    )
+    command = ("--rag-gate", "--rag-gate-judge", "anthropic", "-p", "no:cacheprovider")
+    recorded = pytester.runpytest_subprocess(*command)
+    assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
+    assert (pytester.path / "sdk-loaded.txt").read_text() == "True"
+    calls = server.calls
+    replayed = pytester.runpytest_subprocess(*command)
+    assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
+    assert server.calls == calls
+    # Importing the SDK costs over a second; a run served by the cache does not pay it.
+    assert (pytester.path / "sdk-loaded.txt").read_text() == "False"
+
+
 def test_a_read_mode_miss_errors_its_case_and_fails_the_gate(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -19,11 +19,10 @@ is counted and every 429 narrows the shared concurrency limit.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
-from typing import Any
-
-import anthropic
+from typing import TYPE_CHECKING, Any
 
 from .base import Answer, ReplyT
 from .prompts import build_prompt
@@ -35,6 +34,7 @@ from .transport import (
     Followup,
     RateLimiter,
     RetryPolicy,
+    Secrets,
     ask_until_valid,
     classify_network_error,
     is_retryable_status,
@@ -43,6 +43,9 @@ from .transport import (
     reask_turns,
     retry_after_from_headers,
 )
+
+if TYPE_CHECKING:
+    import anthropic
 
 #: The default judge model: a current Claude model with a good cost/quality balance.
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
@@ -53,6 +56,8 @@ _NO_FORCED_TOOL_PREFIXES: tuple[str, ...] = ("claude-sonnet-5-5",)
 
 def classify_anthropic_error(exc: BaseException) -> Failure | None:
     """Map an ``anthropic`` SDK exception to a transport :class:`Failure`."""
+    import anthropic
+
     if isinstance(exc, anthropic.APITimeoutError):
         return Failure("the request timed out", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -75,6 +80,12 @@ def classify_anthropic_error(exc: BaseException) -> Failure | None:
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
     return classify_network_error(exc)
+
+
+def _bad_request_error() -> type[anthropic.BadRequestError]:
+    import anthropic
+
+    return anthropic.BadRequestError
 
 
 class AnthropicJudge:
@@ -119,12 +130,11 @@ class AnthropicJudge:
         self.force_tool = (
             not model.startswith(_NO_FORCED_TOOL_PREFIXES) if force_tool is None else force_tool
         )
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout_s,
-            max_retries=0,
-        )
+        # The SDK client (and the SDK: over a second to import) is made on the first request,
+        # so a run whose every reply comes from the cache never loads it.
+        self._api_key = Secrets((api_key,) if api_key else ())
+        self._base_url = base_url
+        self._timeout_s = timeout_s
         self.transport = judge_transport(
             "anthropic",
             model,
@@ -140,7 +150,19 @@ class AnthropicJudge:
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
-        return f"AnthropicJudge(model={self._model!r}, base_url={str(self._client.base_url)!r})"
+        base_url = self._base_url or "the SDK default"
+        return f"AnthropicJudge(model={self._model!r}, base_url={base_url!r})"
+
+    @functools.cached_property
+    def _client(self) -> anthropic.AsyncAnthropic:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key[0] if self._api_key else None,
+            base_url=self._base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+        )
 
     @property
     def model(self) -> str:
@@ -174,7 +196,7 @@ class AnthropicJudge:
         async def attempt(followups: Sequence[Followup]) -> Any:
             try:
                 return await self._client.messages.create(**params(followups))
-            except anthropic.BadRequestError as exc:
+            except _bad_request_error() as exc:
                 if not (self.force_tool and "tool_choice" in str(exc)):
                     raise
                 # This model rejects forced tool choice: offer the tool instead, from now on.
@@ -236,5 +258,6 @@ class AnthropicJudge:
         )
 
     async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
+        """Close the SDK client's connections, if a request ever opened one."""
+        if "_client" in self.__dict__:
+            await self._client.close()
