@@ -214,7 +214,7 @@ def resolve_target(
 
     Args:
         pytest_config: The pytest config (for the rootdir and the hook).
-        spec: The ``target`` setting (command line, environment or config file).
+        spec: The ``target`` setting (command line or config file).
         max_threads: The most sync target calls at once (the run's concurrency).
 
     Returns:

@@ -253,10 +253,30 @@ def test_the_install_step_installs_the_action_checkout(runner: Runner, tmp_path:
     assert record.read_text(encoding="utf-8").splitlines()[-1] == f"{ROOT}[openai]"
 
     context["inputs.install-extras"] = "openai] ; touch pwned ; ["
+    runner.summary_file.write_text("", encoding="utf-8")
     result = runner.run(install, context, env)
     assert result.returncode == 4
     assert "::error title=RAG gate::Input 'install-extras'" in result.stdout
     assert not list(runner.workspace.rglob("pwned*"))
+    # The gate never ran, and the step summary and the outputs say so.
+    assert runner.outputs["verdict"] == "error" and runner.outputs["exit-code"] == "4"
+    assert runner.outputs["summary"].startswith("RAG gate not run: Input 'install-extras'")
+    assert "## ❌ RAG gate: not run" in runner.summary_file.read_text(encoding="utf-8")
+
+    fake.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    context["inputs.install-extras"] = "openai"
+    result = runner.run(install, context, env)
+    assert result.returncode == 4
+    assert runner.outputs["verdict"] == "error"
+    assert "pip could not install pytest-ragas-gate" in runner.outputs["summary"]
+
+
+def test_action_outputs_fall_back_to_the_install_step() -> None:
+    outputs = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["outputs"]
+    for name, output in outputs.items():
+        assert output["value"] == (
+            f"${{{{ steps.gate.outputs.{name} || steps.install.outputs.{name} }}}}"
+        )
 
 
 def _steps(document: dict[str, Any]) -> list[dict[str, Any]]:

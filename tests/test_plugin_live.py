@@ -321,6 +321,35 @@ def test_conftest_hook_target_works_under_xdist_like_a_serial_run(
     assert strip(parallel_report) == strip(serial_report)
 
 
+def test_a_configured_target_takes_precedence_over_the_hook(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", questions("apple"))
+    write_target(
+        pytester,
+        """
+        def answer(question):
+            key, text, contexts = lookup(question)
+            return {"answer": text, "contexts": contexts}
+
+        def from_hook(question):
+            return {"answer": "The hook's answer.", "contexts": ["The hook's context."]}
+        """,
+    )
+    pytester.makeconftest(
+        """
+        import rag_target
+
+        def pytest_rag_gate_target(config):
+            return rag_target.from_hook
+        """
+    )
+    pytester.syspathinsert()
+    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*live mode — target rag_target:answer*"])
+    (case,) = report["cases"]
+    assert case["answer"] != "The hook's answer."
+
+
 # --- latency ------------------------------------------------------------------------------
 
 SLOW_TARGET = """
