@@ -408,12 +408,15 @@ def _yaml_top(
 
 
 def _yaml_key(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    # A key that cannot be built (an unknown tag, a bare merge key) is still a column name
-    # the user can recognise by its text.
-    value = _yaml_value_or_none(loader, node)
-    if value is None:
+    import yaml
+
+    # A key that cannot be built (an unknown tag, a bare merge key) or printed (an integer
+    # past Python's digit limit) is still a column name the user recognises by its text.
+    try:
+        value = loader.construct_document(node)
+        return str(value)
+    except (yaml.YAMLError, *_CONSTRUCTION_ERRORS):
         return str(getattr(node, "value", ""))
-    return str(value) if _is_number(value) or not isinstance(value, int) else "?"
 
 
 def _node_kind(node: yaml.Node) -> str:

@@ -124,7 +124,7 @@ class GateRun:
         return {(root / arg.split("::")[0]).resolve() for arg in self.pytest_config.args}
 
     def load(self, path: Path) -> LoadedFile:
-        """Load one golden file, remembering unreadable ones for the exit status."""
+        """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
         shown = self._display_path(path)
         return check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
 

@@ -34,7 +34,6 @@ from .transport import (
     Followup,
     RateLimiter,
     RetryPolicy,
-    Secrets,
     ask_until_valid,
     classify_network_error,
     is_retryable_status,
@@ -132,7 +131,6 @@ class AnthropicJudge:
         )
         # The SDK client (and the SDK: over a second to import) is made on the first request,
         # so a run whose every reply comes from the cache never loads it.
-        self._api_key = Secrets((api_key,) if api_key else ())
         self._base_url = base_url
         self._timeout_s = timeout_s
         self.transport = judge_transport(
@@ -158,7 +156,7 @@ class AnthropicJudge:
         import anthropic
 
         return anthropic.AsyncAnthropic(
-            api_key=self._api_key[0] if self._api_key else None,
+            api_key=self._secrets[0] if self._secrets else None,
             base_url=self._base_url,
             timeout=self._timeout_s,
             max_retries=0,
