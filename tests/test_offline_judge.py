@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import asyncio
+import doctest
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+from pytest_ragas_gate.cases import Context, GoldenCase
+from pytest_ragas_gate.judges import offline, text
 from pytest_ragas_gate.judges.base import Usage
 from pytest_ragas_gate.judges.offline import OfflineJudge
 from pytest_ragas_gate.judges.requests import (
@@ -22,6 +25,7 @@ from pytest_ragas_gate.judges.requests import (
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.text import is_noncommittal, numbers, split_claims, split_sentences
+from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 
 APPLE_CONTEXT = "Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."
 APPLE_CONTEXT_ZH = "苹果公司于1976年由史蒂夫·乔布斯、史蒂夫·沃兹尼亚克和罗恩·韦恩创立。"
@@ -283,3 +287,66 @@ def test_extract_claims_splits_a_plain_clause_at_its_phrases() -> None:
         "Hans Dobida served as chairman of the Continental Cup",
         "Hans Dobida served until 2018.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("2.5 million people live there.", ["2.5 million people live there."]),
+        ("8.849 Meter.", ["8.849 Meter."]),
+        ("1. Open settings. 2. Click save.", ["Open settings.", "Click save."]),
+        ("1) Open settings. 2) Click save.", ["Open settings.", "Click save."]),
+        ("1. Open settings.\n2. Click save.", ["Open settings.", "Click save."]),
+        ("Steps: 1. Open settings. 2. Click save.", ["Steps:", "Open settings.", "Click save."]),
+        # A lone number after a question is the answer, not a list marker.
+        ("How many? 2. Phobos and Deimos.", ["2.", "Phobos and Deimos."]),
+    ],
+)
+def test_claims_keep_decimals_and_drop_list_markers(answer: str, claims: list[str]) -> None:
+    assert split_claims(answer) == claims
+    assert ask(ExtractClaims(question="", answer=answer)).claims == claims
+
+
+class OfflineCaseJudge:
+    """What a metric sees of the offline judge: the reply of each request."""
+
+    async def ask(self, request: JudgeRequest[Any]) -> Any:
+        return (await OfflineJudge().ask(request)).reply
+
+
+def faithfulness(answer: str, context: str) -> float | None:
+    case = GoldenCase(
+        file="golden.jsonl",
+        line=1,
+        id="case-1",
+        question="",
+        answer=answer,
+        contexts=[Context(text=context)],
+    )
+    return asyncio.run(Faithfulness().score(case, OfflineCaseJudge())).score
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("2.5 million people live there.", "About 2.5 million people live there."),
+        ("8.849 Meter.", "Mount Everest is 8.849 metres high."),
+        ("8.849 Meter.", "Der Mount Everest ist 8.849 Meter hoch."),
+        ("1. Open settings. 2. Click save.", "Open settings, then click save."),
+    ],
+)
+def test_faithfulness_of_decimals_and_numbered_steps(answer: str, context: str) -> None:
+    assert faithfulness(answer, context) == 1.0
+
+
+def test_a_wrong_decimal_is_still_unfaithful() -> None:
+    assert (
+        faithfulness("3.5 million people live there.", "About 2.5 million people live there.")
+        == 0.0
+    )
+
+
+@pytest.mark.parametrize("module", [text, offline], ids=lambda module: module.__name__)
+def test_doctests_pass(module: object) -> None:
+    failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
+    assert tried > 0 and failures == 0

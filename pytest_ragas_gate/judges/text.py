@@ -127,7 +127,13 @@ _ABBREVIATIONS = frozenset(
 
 _LATIN_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)")
 _CJK_END = re.compile(r"[。！？；;!?]+[\"'”’」』)）]*")
-_BULLET = re.compile(r"^\s*(?:[-*•·‣–—]|\d{1,2}[.)、]|[(（]?\d{1,2}[)）])\s*")
+# A numbered marker is followed by a space or a letter, never a digit: "2.5 million" opens
+# with a decimal, not with item 2.
+_BULLET = re.compile(
+    r"^\s*(?:[-*•·‣–—]|(?P<number>\d{1,2})[.)、](?!\d)|[(（]?(?P<paren>\d{1,2})[)）])\s*"
+)
+# A marker inside a line ("1. Open settings. 2. Click save.") follows a sentence's end.
+_INLINE_MARKER = re.compile(r"(?<=[.!?:;])\s+\(?(\d{1,2})[.)](?=\s)")
 
 _NONCOMMITTAL = re.compile(
     r"\b(?:i\s+(?:do\s*n[o']t|don't|dont)\s+know|i\s+(?:am|'m)\s+not\s+sure|not\s+sure"
@@ -205,12 +211,57 @@ def _split_line(line: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece.strip()]
 
 
+def _strip_bullet(line: str) -> tuple[str, int | None]:
+    """``line`` without its list bullet, and the bullet's number when it was numbered."""
+    match = _BULLET.match(line)
+    if match is None:
+        return line.strip(), None
+    number = match.group("number") or match.group("paren")
+    return line[match.end() :].strip(), int(number) if number else None
+
+
+def _inline_markers(line: str, first: int | None) -> list[re.Match[str]]:
+    """The list markers inside ``line``, given the number of the bullet that opened it.
+
+    After a numbered bullet, every number that opens a sentence with ``.`` or ``)`` is the
+    next item's marker. Without one, only a run counting up from 1 is a list ("Steps: 1.
+    Open it. 2. Save it."): a lone "42." after a question is an answer, not a marker.
+    """
+    candidates = list(_INLINE_MARKER.finditer(line))
+    if first is not None:
+        return candidates
+    run: list[re.Match[str]] = []
+    for candidate in candidates:
+        if int(candidate.group(1)) == len(run) + 1:
+            run.append(candidate)
+    return run if len(run) >= 2 else []
+
+
+def _list_items(line: str) -> list[str]:
+    """Split a line at its list markers, dropping the markers themselves."""
+    line, first = _strip_bullet(line)
+    items: list[str] = []
+    start = 0
+    for marker in _inline_markers(line, first):
+        items.append(line[start : marker.start()])
+        start = marker.end()
+    items.append(line[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences, keeping each sentence's original wording.
 
     Splits on ``. ! ?`` followed by a space or the end, on ``。！？；`` anywhere, and on line
-    breaks; list bullets are stripped. Decimals ("3.14"), initials ("O.") and common
-    abbreviations ("e.g.", "Dr.", "U.S.") do not end a sentence.
+    breaks; list bullets and numbered markers, at a line's start or inside it, are dropped,
+    so an item's number never becomes a sentence of its own. Decimals ("3.14", "2.5
+    million" opening a line), initials ("O.") and common abbreviations ("e.g.", "Dr.",
+    "U.S.") do not end a sentence.
+
+    >>> split_sentences("1. Open settings. 2. Click save.")
+    ['Open settings.', 'Click save.']
+    >>> split_sentences("2.5 million people live there.")
+    ['2.5 million people live there.']
 
     Args:
         text: Any text, in any language.
@@ -220,9 +271,8 @@ def split_sentences(text: str) -> list[str]:
     """
     sentences: list[str] = []
     for raw_line in text.splitlines():
-        line = _BULLET.sub("", raw_line, count=1).strip()
-        if line:
-            sentences.extend(_split_line(line))
+        for item in _list_items(raw_line):
+            sentences.extend(_split_line(item))
     return sentences
 
 
@@ -392,12 +442,27 @@ def _cjk_share(text: str) -> float:
     return sum(1 for char in letters if is_cjk(char)) / len(letters)
 
 
+# British "-tre"/"-bre" endings ("metre", "centre", "fibre") read as their American twins.
+_BRITISH_RE_ENDING = re.compile(r"([a-z]{2,}[bt])re")
+
+
 def stem(word: str) -> str:
     """A light English stemmer: folds plurals, possessives and common verb endings.
 
+    British and American spellings of "-tre"/"-ter" words stem alike, so "8.849 Meter" is
+    backed by a context that gives "8.849 metres".
+
     >>> [stem(word) for word in ["founded", "companies", "studies", "running", "Apple's"]]
     ['found', 'company', 'study', 'run', 'apple']
+    >>> [stem(word) for word in ["metres", "Meter", "centre", "fibres"]]
+    ['meter', 'meter', 'center', 'fiber']
     """
+    stemmed = _strip_endings(word)
+    british = _BRITISH_RE_ENDING.fullmatch(stemmed)
+    return f"{british.group(1)}er" if british else stemmed
+
+
+def _strip_endings(word: str) -> str:
     word = word.lower().replace("’", "'")
     if word.endswith("'s"):
         word = word[:-2]
