@@ -37,8 +37,14 @@ usage_error() {
   output report-path ""
   output junit-path ""
   output summary "RAG gate: not run: $1"
+  output exit-code 4
   summary_append "## ⚠️ RAG gate: not run"$'\n\n'"$1"
   exit 4
+}
+
+where() {
+  # " in working directory 'X'" when the step does not run in the checkout's root.
+  [ "$workdir" = "." ] || printf " in working directory '%s'" "$workdir"
 }
 
 one_of() {
@@ -107,16 +113,72 @@ read -r -a paths <<<"${INPUT_PATHS//$'\n'/ }"
 if [ "${#paths[@]}" -eq 0 ]; then
   paths=(.)
 fi
+# A missing path is the caller's mistake, not a gate result: left to pytest it would end
+# as a report over no cases ("FAILED") next to pytest's own usage error.
+for path in "${paths[@]}"; do
+  [ -e "${path%%::*}" ] || usage_error "Input 'paths' has '$path', which does not exist$(where)."
+done
 args+=(--)
 args+=("${paths[@]}")
 
 # A stale report from an earlier step must never be read as this run's result.
 rm -f -- "$report" "$junit"
 
+# pytest's output is kept (and still streamed to the log) so that when it stops with a
+# usage error, its reason reaches the step summary rather than only the log.
+log=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/rag-gate-log.XXXXXX") || log=/dev/null
+trap '[ "$log" = /dev/null ] || rm -f -- "$log"' EXIT
+
 python=${RAG_GATE_PYTHON:-python}
 echo "rag-gate: $python ${args[*]}"
-"$python" "${args[@]}"
-status=$?
+PYTHONUNBUFFERED=1 "$python" "${args[@]}" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+pytest_reason() {
+  # pytest's own error lines (`ERROR: file or directory not found: …`, argparse's
+  # `pytest: error: unrecognized arguments: …`), colour codes removed; with `fallback`,
+  # the last line of output when there are none.
+  local text reason
+  text=$(sed "s/"$'\033'"\\[[0-9;]*m//g" "$log" 2>/dev/null)
+  reason=$(grep -E '^(ERROR: |[^[:space:]]+( -m pytest)?: error: )' <<<"$text" |
+    grep -v '^ERROR: usage: ' | head -n 5)
+  if [ -z "$reason" ] && [ "${1:-}" = fallback ]; then
+    reason=$(grep -v '^[[:space:]]*$' <<<"$text" | tail -n 1)
+  fi
+  printf '%s' "$reason"
+}
+
+summary_block() {
+  # heading, text, pytest's reason (each may be empty): one section of the step summary.
+  local block=$1
+  [ -z "$2" ] || block+=$'\n\n'"$2"
+  [ -z "$3" ] || block+=$'\n\n```text\n'"$3"$'\n```'
+  summary_append "$block"
+}
+
+read_report() {
+  # The report's verdict, then the one-line summary; nothing when it cannot be read.
+  "$python" - "$report" <<'PY' 2>/dev/null
+import json
+import sys
+
+try:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        report = json.load(handle)
+    verdict = report["verdict"]
+except (OSError, ValueError, KeyError, TypeError):
+    sys.exit(1)
+run = report.get("run") if isinstance(report.get("run"), dict) else {}
+judge = report.get("judge") if isinstance(report.get("judge"), dict) else {}
+gated = run.get("gated_cases", len(report.get("cases") or []))
+collected = run.get("collected_cases", gated)
+cases = f"{gated} cases" if gated == collected else f"{gated} of {collected} cases"
+recommendation = report.get("recommendation") or "; ".join(run.get("partial_reasons") or [])
+line = f"RAG gate {str(verdict).upper()}: {recommendation} (judge {judge.get('kind', '?')}, {cases})"
+print(verdict)
+print(" ".join(line.split()))
+PY
+}
 
 prefix=""
 if [ "$workdir" != "." ]; then
@@ -125,35 +187,49 @@ fi
 case "$report" in /*) report_out=$report ;; *) report_out=$prefix$report ;; esac
 case "$junit" in /*) junit_out=$junit ;; *) junit_out=$prefix$junit ;; esac
 
-if [ -f "$report" ] && { [ "$status" -eq 0 ] || [ "$status" -eq 1 ]; }; then
-  summary=$("$python" - "$report" <<'PY'
-import json
-import sys
+verdict=""
+summary=""
+if [ -f "$report" ]; then
+  { IFS= read -r verdict && IFS= read -r summary; } < <(read_report)
+fi
 
-with open(sys.argv[1], encoding="utf-8") as handle:
-    report = json.load(handle)
-judge = report.get("judge", {})
-verdict = "PASSED" if report.get("verdict") == "passed" else "FAILED"
-line = (
-    f"RAG gate {verdict}: {report.get('recommendation', '')} "
-    f"(judge {judge.get('kind', '?')}, {len(report.get('cases', []))} cases)"
-)
-print(" ".join(line.split()))
-PY
-  )
-  verdict=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["verdict"])' "$report")
+case "$verdict" in
+passed | failed | partial)
+  # The gate decided, whatever pytest's status: `verdict` is the gate's word and
+  # `exit-code` pytest's. The plugin has written the Markdown summary and annotations.
+  if [ "$verdict" = passed ] && [ "$status" -ne 0 ]; then
+    # The plugin never reports "passed" for a failing run; should a report disagree with
+    # pytest anyway, a deploy conditioned on `verdict == 'passed'` must not go ahead.
+    verdict=failed
+    summary="RAG gate FAILED: pytest exited $status although the report says passed"
+    echo "::error title=RAG gate::$(escape "$summary")"
+    summary_block "## ❌ RAG gate: FAILED" \
+      "pytest exited with status $status although the report says passed; see the job log." ""
+  fi
+  if [ "$status" -eq 4 ]; then
+    # A usage error (a path given in extra-args that does not exist, unreadable golden
+    # files): the report's summary says what was gated, pytest's lines say why it stopped.
+    reason=$(pytest_reason)
+    if [ -n "$reason" ]; then
+      echo "::error title=RAG gate::$(escape "pytest exited 4: $reason")"
+      summary_block "**pytest stopped with a usage error (exit 4):**" "" "$reason"
+    fi
+  fi
   output verdict "$verdict"
   output report-path "$report_out"
-else
-  # pytest's own usage errors, interrupts and crashes: whatever a report says, the run
-  # did not gate the golden set it was asked to.
+  ;;
+*)
+  # No report from this run: pytest's usage errors, interrupts and crashes.
   verdict=error
-  summary="RAG gate: no verdict (pytest exited $status; see the log)"
+  reason=$(pytest_reason fallback)
+  summary="RAG gate: no verdict (pytest exited $status${reason:+: ${reason//$'\n'/; }})"
   echo "::error title=RAG gate::$(escape "$summary")"
-  summary_append "## ⚠️ RAG gate: no verdict"$'\n\n'"pytest exited with status $status; see the job log."
+  summary_block "## ⚠️ RAG gate: no verdict" \
+    "pytest exited with status $status without writing a report; see the job log." "$reason"
   output verdict error
   output report-path ""
-fi
+  ;;
+esac
 if [ -f "$junit" ]; then
   output junit-path "$junit_out"
 else

@@ -110,13 +110,15 @@ class Runner:
         self.outputs = read_outputs(self.output_file)
         return result
 
-    def run_gate(self, **inputs: str) -> subprocess.CompletedProcess[str]:
+    def run_gate(
+        self, env: dict[str, str] | None = None, /, **inputs: str
+    ) -> subprocess.CompletedProcess[str]:
         context = {"github.action_path": str(ROOT)}
         for name, spec in action()["inputs"].items():
             context[f"inputs.{name}"] = inputs.get(
                 name.replace("-", "_"), str(spec.get("default", ""))
             )
-        return self.run(step("Run the RAG gate"), context)
+        return self.run(step("Run the RAG gate"), context, env)
 
     @property
     def summary(self) -> str:
@@ -155,6 +157,8 @@ def test_a_passing_gate_sets_every_output_and_writes_the_summary(runner: Runner)
     assert "offline heuristic judge" in runner.summary
     assert "::warning title=RAG gate::Scored by the offline heuristic judge" in result.stdout
     assert "::error" not in result.stdout
+    # One verdict on the run page: the plugin's summary, nothing added after it.
+    assert re.findall(r"^## .*", runner.summary, re.MULTILINE) == ["## ✅ RAG gate: PASSED"]
 
 
 def test_a_failing_gate_annotates_metrics_and_cases(runner: Runner) -> None:
@@ -217,6 +221,7 @@ def test_bad_inputs_are_usage_errors(runner: Runner, inputs: dict[str, str], mes
     assert result.returncode == 4, result.stdout + result.stderr
     assert f"::error title=RAG gate::{message}" in result.stdout
     assert runner.outputs["verdict"] == "error"
+    assert runner.outputs["exit-code"] == "4"
     assert runner.outputs["summary"].startswith("RAG gate: not run: Input")
     assert "RAG gate: not run" in runner.summary
 
@@ -231,11 +236,219 @@ def test_inputs_cannot_inject_shell_code(runner: Runner) -> None:
         extra_args="$(touch pwned-args) `touch pwned-ticks` ;touch pwned-semicolon *",
     )
     assert not list(runner.workspace.rglob("pwned*"))
-    # pytest received the text literally and refused it: a usage error, no verdict.
+    # pytest received the text literally and refused it as a path: a usage error, and its
+    # reason reaches the run page.
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert runner.outputs["exit-code"] == "4"
+    assert runner.outputs["verdict"] != "passed"
+    assert "ERROR: file or directory not found: $(touch" in runner.summary
+
+
+def fake_python(
+    tmp_path: Path, status: int, report: dict[str, Any] | None = None, output: str = ""
+) -> dict[str, str]:
+    """An environment whose `python -m pytest` prints `output`, writes `report` and exits.
+
+    Every other use of python (the script reads the report with it) runs the real one.
+    """
+    canned = tmp_path / "canned-report.json"
+    if report is not None:
+        canned.write_text(json.dumps(report), encoding="utf-8")
+    script = tmp_path / "fake-python"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import os, shutil, sys\n"
+        "arguments = sys.argv[1:]\n"
+        "if arguments[:2] != ['-m', 'pytest']:\n"
+        f"    os.execv({sys.executable!r}, [{sys.executable!r}, *arguments])\n"
+        f"sys.stderr.write({output!r})\n"
+        f"if {report is not None!r}:\n"
+        "    target = arguments[arguments.index('--rag-gate-report') + 1]\n"
+        f"    shutil.copyfile({str(canned)!r}, target)\n"
+        f"sys.exit({status})\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return {"RAG_GATE_PYTHON": str(script)}
+
+
+def canned_report(
+    verdict: str, recommendation: str, *, gated: int = 3, collected: int = 3
+) -> dict[str, Any]:
+    """A JSON report as the plugin writes it, reduced to what the Action reads."""
+    return {
+        "schema_version": 1,
+        "verdict": verdict,
+        "recommendation": recommendation,
+        "judge": {"kind": "offline", "model": "heuristic-v1"},
+        "cases": [{"id": f"case-{index}"} for index in range(gated)],
+        "run": {
+            "gated_cases": gated,
+            "collected_cases": collected,
+            "partial_reasons": [] if gated == collected else ["-k billing"],
+        },
+    }
+
+
+def test_the_verdict_is_the_reports_and_the_exit_code_pytests(
+    runner: Runner, tmp_path: Path
+) -> None:
+    report = canned_report("failed", "Block deployment — 1 case(s) below their own thresholds")
+    env = fake_python(tmp_path, 1, report, output="pytest's own output\n")
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert runner.outputs["verdict"] == "failed"
+    assert runner.outputs["exit-code"] == "1"
+    assert runner.outputs["report-path"] == "gate/rag-gate-report.json"
+    assert runner.outputs["summary"] == (
+        "RAG gate FAILED: Block deployment — 1 case(s) below their own thresholds "
+        "(judge offline, 3 cases)"
+    )
+    # pytest's output still streams to the log.
+    assert "pytest's own output" in result.stdout
+    # The plugin writes the step summary; the script adds nothing to a decided gate.
+    assert runner.summary == ""
+
+
+def test_a_partial_gate_is_neither_passed_nor_failed(runner: Runner, tmp_path: Path) -> None:
+    report = canned_report(
+        "partial", "Not a deploy decision: 2 of 3 golden cases gated", gated=2, collected=3
+    )
+    env = fake_python(tmp_path, 0, report)
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert runner.outputs["verdict"] == "partial"
+    assert runner.outputs["exit-code"] == "0"
+    assert runner.outputs["summary"] == (
+        "RAG gate PARTIAL: Not a deploy decision: 2 of 3 golden cases gated "
+        "(judge offline, 2 of 3 cases)"
+    )
+    assert "PASSED" not in result.stdout
+    assert runner.summary == ""
+
+
+def test_a_report_saying_passed_never_outlives_a_failing_pytest(
+    runner: Runner, tmp_path: Path
+) -> None:
+    env = fake_python(tmp_path, 1, canned_report("passed", "Safe to deploy"))
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 1
+    assert runner.outputs["verdict"] == "failed"
+    assert runner.outputs["exit-code"] == "1"
+    assert "Safe to deploy" not in runner.outputs["summary"]
+    assert (
+        "::error title=RAG gate::RAG gate FAILED: pytest exited 1 although the report says passed"
+        in result.stdout
+    )
+    assert runner.summary.startswith("## ❌ RAG gate: FAILED")
+
+
+def test_a_missing_path_is_one_usage_error_naming_it(runner: Runner) -> None:
+    result = runner.run_gate(
+        paths="golden.jsonl\ngolden/missing.jsonl", working_directory="gate", judge="offline"
+    )
+    assert result.returncode == 4, result.stdout + result.stderr
+    message = (
+        "Input 'paths' has 'golden/missing.jsonl', which does not exist "
+        "in working directory 'gate'."
+    )
+    assert result.stdout.count("::error") == 1
+    assert f"::error title=RAG gate::{message}" in result.stdout
+    assert runner.outputs["verdict"] == "error"
+    assert runner.outputs["exit-code"] == "4"
+    assert runner.outputs["summary"] == f"RAG gate: not run: {message}"
+    assert runner.summary == f"## ⚠️ RAG gate: not run\n\n{message}\n"
+    assert not (runner.workspace / "gate" / "rag-gate-report.json").exists()
+
+
+def test_a_pytest_node_id_in_paths_is_checked_by_its_file(runner: Runner) -> None:
+    result = runner.run_gate(
+        paths="golden.jsonl::founders", working_directory="gate", judge="offline", cache="off"
+    )
+    assert "Input 'paths'" not in result.stdout
+    assert runner.outputs["verdict"] != "error", result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("inputs", "reason"),
+    [
+        (
+            {"extra_args": "--no-such-option"},
+            "python -m pytest: error: unrecognized arguments: --no-such-option",
+        ),
+        ({"config": "bad.yaml"}, "ERROR: Unknown setting 'thresholdz' in bad.yaml"),
+    ],
+    ids=["unknown-option", "bad-config-key"],
+)
+def test_a_pytest_usage_error_carries_its_reason_to_the_run_page(
+    runner: Runner, inputs: dict[str, str], reason: str
+) -> None:
+    (runner.workspace / "gate" / "bad.yaml").write_text(
+        "thresholdz:\n  faithfulness: 0.5\n", encoding="utf-8"
+    )
+    result = runner.run_gate(
+        **{"paths": "golden.jsonl", "working_directory": "gate", "judge": "offline", **inputs}
+    )
     assert result.returncode == 4, result.stdout + result.stderr
     assert runner.outputs["verdict"] == "error"
-    assert "::error title=RAG gate::RAG gate: no verdict (pytest exited 4;" in result.stdout
-    assert "no verdict" in runner.summary
+    assert runner.outputs["exit-code"] == "4"
+    assert reason in runner.outputs["summary"]
+    assert runner.outputs["summary"].startswith("RAG gate: no verdict (pytest exited 4: ")
+    assert runner.summary.startswith("## ⚠️ RAG gate: no verdict")
+    assert reason in runner.summary
+    assert "ERROR: usage:" not in runner.summary
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert len(annotations) == 1 and reason in annotations[0]
+
+
+def test_a_crash_without_a_report_names_its_last_line(runner: Runner, tmp_path: Path) -> None:
+    env = fake_python(tmp_path, 3, output="INTERNALERROR> RuntimeError: boom\n\n")
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 3
+    assert runner.outputs["verdict"] == "error"
+    assert runner.outputs["report-path"] == ""
+    assert runner.outputs["summary"] == (
+        "RAG gate: no verdict (pytest exited 3: INTERNALERROR> RuntimeError: boom)"
+    )
+    assert "INTERNALERROR> RuntimeError: boom" in runner.summary
+
+
+def test_a_usage_error_after_a_report_adds_pytests_reason(runner: Runner, tmp_path: Path) -> None:
+    report = canned_report("failed", "Block deployment — no golden cases were scored", gated=0)
+    env = fake_python(
+        tmp_path, 4, report, output="ERROR: file or directory not found: golden/typo.jsonl\n"
+    )
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 4
+    assert runner.outputs["verdict"] == "failed"
+    assert runner.outputs["exit-code"] == "4"
+    assert (
+        "::error title=RAG gate::pytest exited 4: "
+        "ERROR: file or directory not found: golden/typo.jsonl" in result.stdout
+    )
+    assert "ERROR: file or directory not found: golden/typo.jsonl" in runner.summary
+    assert "no verdict" not in runner.summary
+
+
+def test_a_case_below_its_own_thresholds_fails_the_action(runner: Runner) -> None:
+    rows = [GOOD, {**GOOD, "id": "second"}, {**HALLUCINATED, "thresholds": {"faithfulness": 0.9}}]
+    (runner.workspace / "gate" / "golden.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+    )
+    result = runner.run_gate(
+        paths="golden.jsonl",
+        judge="offline",
+        cache="off",
+        working_directory="gate",
+        thresholds="faithfulness=0.5",
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert runner.outputs["exit-code"] == "1"
+    assert runner.outputs["verdict"] == "failed"
+    report = json.loads((runner.workspace / runner.outputs["report-path"]).read_text("utf-8"))
+    assert report["verdict"] == "failed"
+    assert runner.outputs["summary"].startswith("RAG gate FAILED: Block deployment")
+    assert "## ✅" not in runner.summary
 
 
 def test_the_install_step_installs_the_action_checkout(runner: Runner, tmp_path: Path) -> None:
