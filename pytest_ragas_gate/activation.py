@@ -16,7 +16,7 @@ import pytest
 from .config import GateConfig, load_config
 from .exceptions import UsageError
 from .metrics.base import Metric
-from .metrics.registry import builtin_metrics, load_entry_point_metrics, unknown_metric_error
+from .metrics.registry import MetricRegistry, unknown_metric_error
 from .session import GateRun, WorkerInfo
 
 if TYPE_CHECKING:
@@ -75,19 +75,10 @@ def available_metrics(config: GateConfig) -> dict[str, Metric]:
     """Built-in metrics first, in display order, then those from installed packages."""
     from .judges.embedder import deferred_embedder
 
-    metrics: dict[str, Metric] = dict(
-        builtin_metrics(
-            answer_relevancy_strategy=config.answer_relevancy_strategy,
-            embedder=deferred_embedder(config),
-        )
-    )
-    from .metrics.tool_selection import ToolSelection
-
-    # Tool selection needs no judge and applies only to cases with an expected tool.
-    metrics.setdefault(ToolSelection.name, ToolSelection())
-    for name, metric in load_entry_point_metrics().items():
-        metrics.setdefault(name, metric)
-    return metrics
+    return MetricRegistry.installed(
+        answer_relevancy_strategy=config.answer_relevancy_strategy,
+        embedder=deferred_embedder(config),
+    ).metrics
 
 
 def check_metric_names(config: GateConfig, metrics: Mapping[str, Metric]) -> None:

@@ -53,9 +53,10 @@ from pytest_ragas_gate.metrics.formulas import (
 from pytest_ragas_gate.metrics.registry import (
     BUILTIN_METRIC_NAMES,
     ENTRY_POINT_GROUP,
+    HOOK,
+    MetricRegistry,
     applicable_metrics,
     builtin_metrics,
-    load_entry_point_metrics,
     unknown_metric_error,
 )
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
@@ -633,7 +634,9 @@ def test_builtin_metrics_follow_the_display_order_and_the_protocol() -> None:
         assert isinstance(metric, Metric)
         assert metric.name == name
         assert metric.default_threshold == DEFAULT_THRESHOLDS.get(name)
-        assert "question" in metric.required_fields or name.startswith(("id_", "mrr", "top"))
+        assert "question" in metric.required_fields or name.startswith(
+            ("id_", "mrr", "top", "tool")
+        )
 
 
 def test_builtin_metrics_pass_the_relevancy_strategy_through() -> None:
@@ -661,6 +664,7 @@ def test_required_fields_decide_the_applicable_metrics() -> None:
         contexts=[Context(id="A", text="c")],
         reference="r",
         relevant_context_ids=["A"],
+        metadata={"expected_tool": "search"},
     )
     assert applicable_metrics(full, metrics) == list(BUILTIN_METRIC_NAMES)
     blank = make_case(answer="  ", contexts=[], reference="r")
@@ -716,6 +720,18 @@ class Builtin(WordCount):
     name = "faithfulness"
 
 
+class ToolChoice(WordCount):
+    name = "tool_selection"
+
+
+class BadThreshold(WordCount):
+    default_threshold = 80  # type: ignore[assignment]
+
+
+def make_nothing() -> object:
+    return object()
+
+
 class NotAMetric(BaseModel):
     value: int = 0
 
@@ -731,6 +747,13 @@ def install_entry_points(monkeypatch: pytest.MonkeyPatch, **targets: str) -> Non
         return points
 
     monkeypatch.setattr(registry, "entry_points", fake_entry_points)
+
+
+def load_entry_point_metrics() -> dict[str, Metric]:
+    """The metrics installed packages add to the built-in ones, in registration order."""
+    metrics = MetricRegistry.installed().metrics
+    assert tuple(metrics)[: len(BUILTIN_METRIC_NAMES)] == BUILTIN_METRIC_NAMES
+    return {name: metric for name, metric in metrics.items() if name not in BUILTIN_METRIC_NAMES}
 
 
 @pytest.mark.parametrize("target", ["WordCount", "make_word_count", "WORD_COUNT"])
@@ -752,7 +775,10 @@ def test_entry_points_load_instances_classes_and_factories(
         ("SyncScore", "is not a metric"),
         ("NeedsArguments", "could not be loaded"),
         ("does_not_exist", "could not be loaded"),
-        ("Builtin", "built-in metric's name"),
+        ("Builtin", "gave metric 'faithfulness', but a built-in metric of that name"),
+        ("ToolChoice", "gave metric 'tool_selection', but a built-in metric of that name"),
+        ("BadThreshold", "its default_threshold must be None or a number from 0 to 1"),
+        ("make_nothing", "which is not a metric: it has no name, required_fields, default_thr"),
     ],
 )
 def test_bad_entry_points_are_config_errors_naming_the_entry_point(
@@ -768,8 +794,54 @@ def test_two_entry_points_with_one_metric_name_are_a_config_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     install_entry_points(monkeypatch, first="WordCount", second="make_word_count")
-    with pytest.raises(ConfigError, match="both provide metric 'word_count'"):
+    with pytest.raises(ConfigError) as raised:
         load_entry_point_metrics()
+    assert str(raised.value) == (
+        f"Entry point 'second = {__name__}:make_word_count' in group 'pytest_ragas_gate.metrics' "
+        "gave metric 'word_count', but a metric from entry point "
+        f"'first = {__name__}:WordCount' in group 'pytest_ragas_gate.metrics' of that name is "
+        "already registered; give the metric a name of its own, or uninstall the package that "
+        "provides it."
+    )
+
+
+def test_packages_and_conftests_get_the_same_checks_and_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_entry_points(monkeypatch, broken="SyncScore")
+    with pytest.raises(ConfigError) as from_package:
+        load_entry_point_metrics()
+    with pytest.raises(ConfigError) as from_conftest:
+        MetricRegistry().register_all([SyncScore()], HOOK)
+    sources = {
+        f"Entry point 'broken = {__name__}:SyncScore' in group 'pytest_ragas_gate.metrics'": (
+            from_package
+        ),
+        "The pytest_rag_gate_metrics hook": from_conftest,
+    }
+    for source, raised in sources.items():
+        message = str(raised.value)
+        assert message.startswith(f"{source} gave <{__name__}.SyncScore object at ")
+        assert message.endswith(
+            ", which is not a metric: its score(case, judge) must be an async method. "
+            "See the Metric protocol (pytest_ragas_gate.Metric)."
+        )
+
+
+def test_summary_order_is_built_ins_then_packages_by_entry_point_name_then_conftests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Short(WordCount):
+        name = "short"
+
+    install_entry_points(monkeypatch, zz_words="WordCount", aa_sync="ToolChoice")
+    monkeypatch.setattr(ToolChoice, "name", "a_tool")
+    registry = MetricRegistry.installed()
+    registry.register_all([Short()], HOOK)
+    registry.register_all(None, HOOK)
+    assert list(registry.metrics) == [*BUILTIN_METRIC_NAMES, "a_tool", "word_count", "short"]
+    with pytest.raises(ConfigError, match="hook returned a dict; return a list of metrics"):
+        registry.register_all({"short": Short()}, HOOK)
 
 
 def test_no_entry_points_means_no_extra_metrics(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,11 @@
-"""The metric registry: built-in metrics and third-party ones from an entry-point group.
+"""The metric registry: the one path every metric of a run is registered through.
 
-Both kinds are plain ``Metric`` objects keyed by name, so the scorer, the gate and the
-reports never tell them apart.
+Built-in metrics, metrics of installed packages (the ``pytest_ragas_gate.metrics``
+entry-point group) and metrics a ``conftest.py`` returns from the
+``pytest_rag_gate_metrics`` hook all go through :meth:`MetricRegistry.register`. It
+checks the object against the ``Metric`` protocol, refuses a name that is already taken,
+and keeps registration order, which is the order of the summary. The scorer, the gate and
+the reports then see plain ``Metric`` objects and never tell the kinds apart.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
 from ..cases import GoldenCase
@@ -20,19 +25,24 @@ from .correctness import AnswerCorrectness
 from .faithfulness import Faithfulness
 from .relevancy import AnswerRelevancy, Embedder
 from .retrieval_ids import IdPrecision, IdRecall, MeanReciprocalRank
+from .tool_selection import ToolSelection
 
 __all__ = [
+    "BUILTIN",
     "BUILTIN_METRIC_NAMES",
     "ENTRY_POINT_GROUP",
+    "HOOK",
     "Embedder",
+    "MetricRegistry",
+    "MetricSource",
     "applicable_metrics",
     "builtin_metrics",
-    "load_entry_point_metrics",
+    "check_metric",
     "unknown_metric_error",
 ]
 
 #: Built-in metrics in display order: generation first, then LLM-judged retrieval, then
-#: id-based retrieval, then alignment.
+#: id-based retrieval, then alignment, then the agent's tool choice.
 BUILTIN_METRIC_NAMES: tuple[str, ...] = (
     "faithfulness",
     "answer_relevancy",
@@ -44,10 +54,291 @@ BUILTIN_METRIC_NAMES: tuple[str, ...] = (
     "id_precision",
     "mrr",
     "top_doc_usage",
+    "tool_selection",
 )
 
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
+
+#: The protocol's attributes, as a message about a missing one names them.
+_PROTOCOL_ATTRIBUTES: dict[str, str] = {
+    "name": "name",
+    "required_fields": "required_fields",
+    "default_threshold": "default_threshold",
+    "score": "score(case, judge)",
+}
+
+
+@dataclass(frozen=True)
+class MetricSource:
+    """Where a metric came from, as error messages name it.
+
+    Attributes:
+        description: The source as the subject of a sentence, without its capital, e.g.
+            ``entry point 'x = pkg:Metric' in group 'pytest_ragas_gate.metrics'``.
+        remedy: What the user does about a name clash from this source.
+        builtin: Whether this is pytest-ragas-gate's own set of metrics.
+    """
+
+    description: str
+    remedy: str = "give the metric a name of its own"
+    builtin: bool = False
+
+    @classmethod
+    def entry_point(cls, entry_point: EntryPoint) -> MetricSource:
+        """The source of a metric an installed package registers."""
+        return cls(
+            description=(
+                f"entry point {entry_point.name + ' = ' + entry_point.value!r} "
+                f"in group {ENTRY_POINT_GROUP!r}"
+            ),
+            remedy="give the metric a name of its own, or uninstall the package that provides it",
+        )
+
+    @property
+    def sentence_start(self) -> str:
+        """The description with a capital, to open an error message."""
+        return self.description[:1].upper() + self.description[1:]
+
+    @property
+    def holder(self) -> str:
+        """How a clash message names a metric already registered from here."""
+        return "a built-in metric" if self.builtin else f"a metric from {self.description}"
+
+
+#: pytest-ragas-gate's own metrics.
+BUILTIN = MetricSource(description="pytest-ragas-gate", builtin=True)
+#: A ``conftest.py``'s ``pytest_rag_gate_metrics`` hook.
+HOOK = MetricSource(description="the pytest_rag_gate_metrics hook")
+#: Installed packages, when only the metrics they gave are known (not which entry point).
+INSTALLED = MetricSource(
+    description=f"an installed package (entry-point group {ENTRY_POINT_GROUP!r})"
+)
+
+
+class MetricRegistry:
+    """The metrics of a run, checked and keyed by name, in registration order.
+
+    >>> registry = MetricRegistry()
+    >>> registry.register_builtins()
+    >>> list(registry.metrics)[:2]
+    ['faithfulness', 'answer_relevancy']
+    >>> registry.register(Faithfulness(), HOOK)
+    Traceback (most recent call last):
+    ...
+    pytest_ragas_gate.exceptions.ConfigError: The pytest_rag_gate_metrics hook gave metric 'faithfulness', but a built-in metric of that name is already registered; give the metric a name of its own.
+    """  # noqa: E501
+
+    def __init__(self) -> None:
+        """Start empty; register built-ins first so that they lead the summary."""
+        self._metrics: dict[str, Metric] = {}
+        self._sources: dict[str, MetricSource] = {}
+
+    @classmethod
+    def installed(
+        cls, *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
+    ) -> MetricRegistry:
+        """The built-in metrics, then those of installed packages.
+
+        Args:
+            answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
+            embedder: The embedder ``reverse_questions`` needs.
+
+        Returns:
+            The registry.
+
+        Raises:
+            ConfigError: On a bad relevancy strategy, or a bad or clashing entry point.
+        """
+        registry = cls()
+        registry.register_builtins(
+            answer_relevancy_strategy=answer_relevancy_strategy, embedder=embedder
+        )
+        registry.register_entry_points()
+        return registry
+
+    @classmethod
+    def of(cls, metrics: Mapping[str, Metric]) -> MetricRegistry:
+        """A registry holding ``metrics``, e.g. the result of an earlier ``installed()``.
+
+        A built-in name keeps its built-in source; any other metric is taken to come from
+        an installed package.
+        """
+        registry = cls()
+        for name, metric in metrics.items():
+            registry.register(metric, BUILTIN if name in BUILTIN_METRIC_NAMES else INSTALLED)
+        return registry
+
+    @property
+    def metrics(self) -> dict[str, Metric]:
+        """A copy of the registered metrics, keyed by name, in registration order."""
+        return dict(self._metrics)
+
+    def register(self, candidate: object, source: MetricSource) -> Metric:
+        """Check ``candidate`` and add it under its name.
+
+        Args:
+            candidate: The object offered as a metric.
+            source: Where it came from, for error messages.
+
+        Returns:
+            The metric.
+
+        Raises:
+            ConfigError: When ``candidate`` is not a metric (see :func:`check_metric`) or
+                its name is already registered.
+        """
+        metric = check_metric(candidate, source)
+        taken_by = self._sources.get(metric.name)
+        if taken_by is not None:
+            raise ConfigError(
+                f"{source.sentence_start} gave metric {metric.name!r}, but {taken_by.holder} "
+                f"of that name is already registered; {source.remedy}."
+            )
+        self._metrics[metric.name] = metric
+        self._sources[metric.name] = source
+        return metric
+
+    def register_all(self, returned: object, source: MetricSource) -> None:
+        """Register each metric of a list a hook returned; None registers nothing.
+
+        Raises:
+            ConfigError: When ``returned`` is not a list of metrics, or as ``register``.
+        """
+        if returned is None:
+            return
+        if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
+            raise ConfigError(
+                f"{source.sentence_start} returned a {type(returned).__name__}; return a list "
+                "of metrics."
+            )
+        for candidate in returned:
+            self.register(candidate, source)
+
+    def register_builtins(
+        self, *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
+    ) -> None:
+        """Register fresh instances of every built-in metric, in display order.
+
+        Args:
+            answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
+            embedder: The embedder ``reverse_questions`` needs.
+
+        Raises:
+            ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
+        """
+        metrics: list[Metric] = [
+            Faithfulness(),
+            AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder),
+            ContextPrecision(),
+            ContextRecall(),
+            AnswerCorrectness(),
+            ContextRelevance(),
+            IdRecall(),
+            IdPrecision(),
+            MeanReciprocalRank(),
+            TopDocUsage(),
+            ToolSelection(),
+        ]
+        by_name = {metric.name: metric for metric in metrics}
+        for name in BUILTIN_METRIC_NAMES:
+            self.register(by_name[name], BUILTIN)
+
+    def register_entry_points(self) -> None:
+        """Register the metrics installed packages provide under ``ENTRY_POINT_GROUP``.
+
+        An entry point may name a ``Metric`` instance, a ``Metric`` class whose constructor
+        takes no arguments, or a zero-argument factory returning a ``Metric``. They are
+        registered in entry-point name order, so the summary's order does not depend on
+        the order packages were installed in.
+
+        Raises:
+            ConfigError: When an entry point fails to load, or as ``register``.
+        """
+        for entry_point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+            source = MetricSource.entry_point(entry_point)
+            self.register(_load_entry_point(entry_point, source), source)
+
+
+def _load_entry_point(entry_point: EntryPoint, source: MetricSource) -> object:
+    """The entry point's object, with a class or factory called to make the metric."""
+    try:
+        target = entry_point.load()
+        # A class is checked before the instance test because a Metric class carries the
+        # protocol's attributes itself and would pass it.
+        if isinstance(target, type) or not isinstance(target, Metric):
+            target = target() if callable(target) else target
+    except Exception as error:
+        raise ConfigError(
+            f"{source.sentence_start} could not be loaded ({type(error).__name__}: {error}); "
+            "fix or uninstall the package that provides it."
+        ) from error
+    return target
+
+
+def check_metric(candidate: object, source: MetricSource) -> Metric:
+    """``candidate`` as a metric, or a ``ConfigError`` naming ``source`` and what is wrong.
+
+    Args:
+        candidate: The object offered as a metric.
+        source: Where it came from, for the message.
+
+    Returns:
+        The metric.
+
+    Raises:
+        ConfigError: When it lacks a non-empty name, ``required_fields`` as strings, a
+            ``default_threshold`` from 0 to 1 (or None), or an async ``score``.
+
+    >>> class Sync:
+    ...     name, required_fields, default_threshold = "sync", ("answer",), None
+    ...     def score(self, case, judge): ...
+    >>> check_metric(Sync, HOOK)
+    Traceback (most recent call last):
+    ...
+    pytest_ragas_gate.exceptions.ConfigError: The pytest_rag_gate_metrics hook gave <class 'pytest_ragas_gate.metrics.registry.Sync'>, which is not a metric: it is a class; return an instance. See the Metric protocol (pytest_ragas_gate.Metric).
+    >>> check_metric(Sync(), HOOK)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pytest_ragas_gate.exceptions.ConfigError: The pytest_rag_gate_metrics hook gave <pytest_ragas_gate.metrics.registry.Sync object at ...>, which is not a metric: its score(case, judge) must be an async method. See the Metric protocol (pytest_ragas_gate.Metric).
+    """  # noqa: E501
+    problems = _protocol_problems(candidate)
+    if problems:
+        raise ConfigError(
+            f"{source.sentence_start} gave {candidate!r}, which is not a metric: "
+            f"{'; '.join(problems)}. See the Metric protocol (pytest_ragas_gate.Metric)."
+        )
+    assert isinstance(candidate, Metric)
+    return candidate
+
+
+def _protocol_problems(candidate: object) -> list[str]:
+    """What keeps ``candidate`` from being a metric, one phrase each; empty when it is one."""
+    if isinstance(candidate, type):
+        return ["it is a class; return an instance"]
+    missing = [
+        shown for name, shown in _PROTOCOL_ATTRIBUTES.items() if not hasattr(candidate, name)
+    ]
+    if missing:
+        return [f"it has no {', '.join(missing)}"]
+    assert isinstance(candidate, Metric)
+    problems: list[str] = []
+    name = candidate.name
+    if not isinstance(name, str) or not name.strip():
+        problems.append("its name must be a non-empty string")
+    fields = candidate.required_fields
+    if not isinstance(fields, tuple) or not all(isinstance(item, str) for item in fields):
+        problems.append("its required_fields must be a tuple of field names")
+    threshold = candidate.default_threshold
+    if threshold is not None and (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not 0.0 <= threshold <= 1.0
+    ):
+        problems.append("its default_threshold must be None or a number from 0 to 1")
+    if not inspect.iscoroutinefunction(candidate.score):
+        problems.append("its score(case, judge) must be an async method")
+    return problems
 
 
 def builtin_metrics(
@@ -65,85 +356,11 @@ def builtin_metrics(
     Raises:
         ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
     """
-    metrics: list[Metric] = [
-        Faithfulness(),
-        AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder),
-        ContextPrecision(),
-        ContextRecall(),
-        AnswerCorrectness(),
-        ContextRelevance(),
-        IdRecall(),
-        IdPrecision(),
-        MeanReciprocalRank(),
-        TopDocUsage(),
-    ]
-    by_name = {metric.name: metric for metric in metrics}
-    return {name: by_name[name] for name in BUILTIN_METRIC_NAMES}
-
-
-def load_entry_point_metrics() -> dict[str, Metric]:
-    """Load the metrics that installed packages register under ``ENTRY_POINT_GROUP``.
-
-    An entry point may name a ``Metric`` instance, a ``Metric`` class whose constructor
-    takes no arguments, or a zero-argument factory returning a ``Metric``.
-
-    Returns:
-        The metrics keyed by their ``name``, ordered by entry-point name.
-
-    Raises:
-        ConfigError: When an entry point fails to load, is not a metric, reuses a built-in
-            metric's name, or provides the same name as another entry point.
-    """
-    loaded: dict[str, Metric] = {}
-    providers: dict[str, str] = {}
-    for entry_point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-        metric = _metric_from_entry_point(entry_point)
-        origin = f"{entry_point.name} = {entry_point.value}"
-        if metric.name in BUILTIN_METRIC_NAMES:
-            raise ConfigError(
-                f"Entry point {origin!r} in group {ENTRY_POINT_GROUP!r} provides metric "
-                f"{metric.name!r}, which is a built-in metric's name; give the metric a "
-                "name of its own."
-            )
-        if metric.name in providers:
-            raise ConfigError(
-                f"Entry points {providers[metric.name]!r} and {origin!r} in group "
-                f"{ENTRY_POINT_GROUP!r} both provide metric {metric.name!r}; uninstall one "
-                "of the packages or rename one of the metrics."
-            )
-        providers[metric.name] = origin
-        loaded[metric.name] = metric
-    return loaded
-
-
-def _metric_from_entry_point(entry_point: EntryPoint) -> Metric:
-    origin = f"{entry_point.name} = {entry_point.value}"
-    try:
-        target = entry_point.load()
-        # A class is checked before the instance test because a Metric class carries the
-        # protocol's attributes itself and would pass it.
-        if isinstance(target, type) or not isinstance(target, Metric):
-            target = target() if callable(target) else target
-    except Exception as error:
-        raise ConfigError(
-            f"Entry point {origin!r} in group {ENTRY_POINT_GROUP!r} could not be loaded "
-            f"({type(error).__name__}: {error}); fix or uninstall the package that "
-            "provides it."
-        ) from error
-    if (
-        isinstance(target, type)
-        or not isinstance(target, Metric)
-        or not isinstance(target.name, str)
-        or not target.name
-        or not inspect.iscoroutinefunction(target.score)
-    ):
-        raise ConfigError(
-            f"Entry point {origin!r} in group {ENTRY_POINT_GROUP!r} gave {target!r}, which "
-            "is not a metric; it must name a Metric instance, a Metric class with a "
-            "no-argument constructor, or a factory returning one (a non-empty name, "
-            "required_fields, default_threshold and an async score(case, judge))."
-        )
-    return target
+    registry = MetricRegistry()
+    registry.register_builtins(
+        answer_relevancy_strategy=answer_relevancy_strategy, embedder=embedder
+    )
+    return registry.metrics
 
 
 def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[str]:
