@@ -1,4 +1,4 @@
-"""Live mode: call the RAG system under test for each case, then score what it produced.
+"""Live mode's target adapter: call the RAG system under test and read what it returned.
 
 The target is found once, at start-up, so a typo is a usage error before any case runs:
 ``--rag-gate-target MODULE:FUNCTION`` (or ``target:`` in the config) names it, else a
@@ -11,8 +11,9 @@ conftest's ``pytest_rag_gate_target(config)`` hook returns it. It may be
 
 Whatever it returns — a dict, an ``(answer, contexts)`` tuple, a pydantic model or
 dataclass, a LangChain output or a LlamaIndex ``Response`` — becomes the case's answer,
-its ranked contexts and, for agents, the tool it chose. Then the case's metrics run
-exactly as in static mode. An exception in the target is an error of that case only.
+its ranked contexts and, for agents, the tool it chose. This module never scores: the
+scheduler asks :meth:`LiveTarget.answer` for the filled-in case and then runs the case's
+metrics exactly as in static mode. An exception in the target is an error of that case only.
 """
 
 from __future__ import annotations
@@ -34,14 +35,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .cases import Context, GoldenCase
 from .exceptions import CaseError, ConfigError
-from .results import CaseResult
-from .scheduler import Progress, score_case
 
 if TYPE_CHECKING:
     import pytest
-
-    from .judges.base import Judge
-    from .metrics.base import Metric
 
 __all__ = [
     "LiveTarget",
@@ -331,33 +327,21 @@ class LiveTarget:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, context.run, timed)
 
-    async def score_case(
-        self,
-        case: GoldenCase,
-        metric_names_for: Callable[[GoldenCase], Sequence[str]],
-        metrics: Mapping[str, Metric],
-        judge: Judge,
-        progress: Progress,
-    ) -> CaseResult:
-        """Run the target, then the metrics on what it produced (target → judge calls)."""
+    async def answer(self, case: GoldenCase) -> tuple[GoldenCase, float]:
+        """The case with the target's answer, contexts and tool, and the call's seconds.
+
+        Raises:
+            CaseError: When the target raised (the message carries the target's own part
+                of the traceback) or returned something that cannot be read; either is
+                this case's error, never a score.
+        """
         try:
             output, latency = await self.call(case)
         except asyncio.CancelledError:
             raise
-        except Exception as error:  # the target's failure is this case's error, never a score
-            progress.errors += 1
-            return CaseResult(
-                id=case.id,
-                source=case.source,
-                tags=list(case.tags),
-                question=case.question,
-                thresholds=dict(case.thresholds),
-                error=self._error_text(case, error),
-            )
-        filled = output.fill(case)
-        result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
-        result.latency_s = round(latency, 6)
-        return result
+        except Exception as error:
+            raise CaseError(self._error_text(case, error)) from None
+        return output.fill(case), latency
 
     def _error_text(self, case: GoldenCase, error: Exception) -> str:
         if isinstance(error, CaseError):

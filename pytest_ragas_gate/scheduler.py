@@ -13,19 +13,16 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from .cases import GoldenCase
-from .exceptions import BudgetExceeded, JudgeError
+from .exceptions import BudgetExceeded, CaseError, JudgeError
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult
 from .results import CaseResult, UsageRecord
-
-if TYPE_CHECKING:
-    from .live import LiveTarget
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -52,6 +49,26 @@ class Progress:
             f"{self.retries} retries · {self.errors} errors · "
             f"{time.monotonic() - self.started:.1f}s"
         )
+
+
+class Target(Protocol):
+    """Live mode's system under test, as the scheduler calls it (``live.LiveTarget`` is one).
+
+    The target only answers; scoring what it answered stays here, so data flows one way:
+    case → target → metrics.
+    """
+
+    async def answer(self, case: GoldenCase) -> tuple[GoldenCase, float]:
+        """The case with the system's answer and contexts, and the call's seconds.
+
+        Raises:
+            CaseError: The system failed on this case; the message is the case's error.
+        """
+        ...
+
+    def close(self) -> None:
+        """Release what the calls held; called once, after the last case."""
+        ...
 
 
 class _SharedRequests:
@@ -173,6 +190,36 @@ async def score_case(
     return result
 
 
+async def score_live_case(
+    case: GoldenCase,
+    target: Target,
+    metric_names_for: Callable[[GoldenCase], Sequence[str]],
+    metrics: Mapping[str, Metric],
+    judge: Judge,
+    progress: Progress,
+) -> CaseResult:
+    """Ask the target for the case's answer, then score what it produced.
+
+    The metrics are chosen on the filled-in case, since the target may add the answer,
+    the contexts or the tool a metric needs. A target failure is the case's error.
+    """
+    try:
+        filled, latency = await target.answer(case)
+    except CaseError as error:
+        progress.errors += 1
+        return CaseResult(
+            id=case.id,
+            source=case.source,
+            tags=list(case.tags),
+            question=case.question,
+            thresholds=dict(case.thresholds),
+            error=str(error),
+        )
+    result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
+    result.latency_s = round(latency, 6)
+    return result
+
+
 async def score_cases(
     cases: Sequence[GoldenCase],
     metric_names_for: Callable[[GoldenCase], Sequence[str]],
@@ -183,7 +230,7 @@ async def score_cases(
     on_progress: ProgressCallback | None = None,
     progress_interval_s: float = 0.5,
     into: dict[str, CaseResult] | None = None,
-    target: LiveTarget | None = None,
+    target: Target | None = None,
 ) -> dict[str, CaseResult]:
     """Score all cases concurrently; returns results keyed by ``GoldenCase.source``+id.
 
@@ -200,7 +247,9 @@ async def score_cases(
             if target is None:
                 result = await score_case(case, metric_names_for(case), metrics, judge, progress)
             else:
-                result = await target.score_case(case, metric_names_for, metrics, judge, progress)
+                result = await score_live_case(
+                    case, target, metric_names_for, metrics, judge, progress
+                )
         results[case_key(case)] = result
         progress.cases_done += 1
 

@@ -13,10 +13,13 @@ from pydantic import BaseModel
 from pytest_ragas_gate import ignored_top, latency, live
 from pytest_ragas_gate.cases import Context, GoldenCase
 from pytest_ragas_gate.exceptions import CaseError, ConfigError
+from pytest_ragas_gate.judges.offline import OfflineJudge
 from pytest_ragas_gate.latency import LatencyBudget, evaluate_latency
 from pytest_ragas_gate.live import LiveTarget, check_target, normalize_output
+from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 from pytest_ragas_gate.metrics.tool_selection import ToolSelection
 from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scheduler import score_cases
 
 CASE = GoldenCase(id="c1", question="Q?", file="golden.jsonl", line=4)
 
@@ -130,6 +133,70 @@ def test_sync_target_returning_an_awaitable_is_awaited() -> None:
 
     output, _ = call(lambda question: later())
     assert output.answer == "A."
+
+
+def test_answer_fills_in_the_case_and_a_target_failure_is_the_case_error() -> None:
+    def answer(question: str) -> dict[str, Any]:
+        return {"answer": "A.", "contexts": ["one"], "tool": "sql"}
+
+    def broken(question: str) -> str:
+        raise ValueError("the index is offline")
+
+    filled, seconds = asyncio.run(LiveTarget(answer, name="m:answer").answer(CASE))
+    assert (filled.answer, filled.context_texts, filled.metadata) == (
+        "A.",
+        ["one"],
+        {"tool": "sql"},
+    )
+    assert seconds >= 0
+    with pytest.raises(CaseError) as raised:
+        asyncio.run(LiveTarget(broken, name="m:broken").answer(CASE))
+    message = str(raised.value)
+    assert message.startswith(
+        f"target m:broken raised ValueError: the index is offline (case 'c1', {CASE.source})"
+    )
+    assert "in broken" in message and live.__file__ not in message
+    with pytest.raises(CaseError, match="tuple of 3 items for case 'c1'"):
+        asyncio.run(LiveTarget(lambda question: (1, 2, 3), name="m:t").answer(CASE))
+
+
+class ScriptedTarget:
+    """A system under test as the scheduler sees it, without the live-mode adapter."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def answer(self, case: GoldenCase) -> tuple[GoldenCase, float]:
+        if case.id == "down":
+            raise CaseError("the system is down")
+        return case.model_copy(
+            update={"answer": "Paris.", "contexts": [Context(text="Paris.")]}
+        ), 1.5
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_scheduler_scores_whatever_the_target_answered() -> None:
+    cases = [
+        GoldenCase(id=case_id, question="What is the capital of France?", file="g.jsonl", line=n)
+        for n, case_id in enumerate(["up", "down"], start=1)
+    ]
+    target = ScriptedTarget()
+    results = asyncio.run(
+        score_cases(
+            cases,
+            lambda case: ["faithfulness"] if case.answer else [],
+            {"faithfulness": Faithfulness()},
+            OfflineJudge(),
+            max_cases_in_flight=2,
+            target=target,
+        )
+    )
+    up, down = (results[f"{case.source}::{case.id}"] for case in cases)
+    assert up.answer == "Paris." and up.latency_s == 1.5 and up.scores["faithfulness"] == 1.0
+    assert down.error == "the system is down" and down.latency_s is None and not down.scores
+    assert target.closed
 
 
 def test_classes_and_plain_values_are_not_targets() -> None:
