@@ -1,4 +1,7 @@
-"""The metric protocol shared by built-in and third-party metrics, and their registry."""
+"""The metric protocol shared by built-in and third-party metrics, and their result.
+
+Every metric is registered through :mod:`pytest_ragas_gate.metrics.registry`.
+"""
 
 from __future__ import annotations
 
