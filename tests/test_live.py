@@ -193,7 +193,8 @@ def test_the_scheduler_scores_whatever_the_target_answered() -> None:
             target=target,
         )
     )
-    up, down = (results[f"{case.source}::{case.id}"] for case in cases)
+    by_id = {result.id: result for result in results.values()}
+    up, down = by_id["up"], by_id["down"]
     assert up.answer == "Paris." and up.latency_s == 1.5 and up.scores["faithfulness"] == 1.0
     assert down.error == "the system is down" and down.latency_s is None and not down.scores
     assert target.closed
