@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import doctest
 import random
 import traceback
 from collections.abc import Callable, Sequence
@@ -13,21 +14,25 @@ from fakellm import _SCHEMA_INVALID
 from pydantic import BaseModel, ValidationError, field_validator
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
+from pytest_ragas_gate.judges import reply_validation
+from pytest_ragas_gate.judges import transport as transport_module
 from pytest_ragas_gate.judges.anthropic_judge import classify_anthropic_error
 from pytest_ragas_gate.judges.openai_judge import classify_openai_error
 from pytest_ragas_gate.judges.prompts import describe_validation_error
+from pytest_ragas_gate.judges.reply_validation import (
+    Exchange,
+    Followup,
+    ask_until_valid,
+    reask_turns,
+)
 from pytest_ragas_gate.judges.requests import ALL_REQUEST_TYPES, VerifyClaims
 from pytest_ragas_gate.judges.transport import (
     AdaptiveLimiter,
-    Exchange,
     Failure,
-    Followup,
     RateLimiter,
     RetryPolicy,
     Transport,
-    ask_until_valid,
     parse_retry_after,
-    reask_turns,
     redact,
     retry_after_from_headers,
 )
@@ -341,10 +346,9 @@ def test_a_timeout_below_the_sdk_is_retried(
     assert asyncio.run(transport.send(call, what="verify_claims")) == ("ok", 2)
 
 
-def test_transport_doctests_pass() -> None:
-    import doctest
-
-    import pytest_ragas_gate.judges.transport as module
-
-    failures, tried = doctest.testmod(module)
+@pytest.mark.parametrize(
+    "module", [transport_module, reply_validation], ids=lambda module: module.__name__
+)
+def test_doctests_pass(module: object) -> None:
+    failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
     assert tried > 0 and failures == 0

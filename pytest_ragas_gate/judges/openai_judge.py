@@ -20,20 +20,16 @@ from typing import Any
 from ..exceptions import JudgeError, UsageError
 from .base import Answer, ReplyT, Usage
 from .prompts import build_prompt
+from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
 from .requests import JudgeRequest
 from .transport import (
     AdaptiveLimiter,
-    Exchange,
     Failure,
-    Followup,
     RateLimiter,
     RetryPolicy,
-    ask_until_valid,
     classify_network_error,
     is_retryable_status,
     judge_transport,
-    parse_json_text,
-    reask_turns,
     retry_after_from_headers,
 )
 

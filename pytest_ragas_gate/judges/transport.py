@@ -14,35 +14,25 @@ the API key redacted, and it has no exception chain: the SDK exception keeps the
 reply unredacted (a server may echo the key back), so chaining it would print the key in
 every traceback and ``logging.exception`` of the error.
 
-Above the transport, :func:`ask_until_valid` turns replies into validated ones: a reply
-that is not JSON, lacks the tool call or fails the reply model is re-asked with the error,
-at most ``max_reasks`` times, then ``JudgeReplyError``. No default is ever substituted. A
-schema error is described by field location and message only, never by the values that
-failed, since those may quote the untrusted text under evaluation (see
-:func:`~.prompts.describe_validation_error`).
+Above the transport, :mod:`~.reply_validation` turns the replies it brings back into
+validated ones.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import random
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
-
-from ..exceptions import JudgeError, JudgeReplyError
-from .base import Answer, Usage
-from .prompts import describe_validation_error, reask_message
-from .requests import JudgeRequest
+from ..exceptions import JudgeError
+from .base import Usage
 
 T = TypeVar("T")
-ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 #: Statuses worth another attempt; every other 4xx is the caller's fault and final.
 RETRYABLE_STATUSES: frozenset[int] = frozenset({408, 409, 429})
@@ -437,29 +427,6 @@ class Transport:
         return JudgeError(redact(message, self.secrets))
 
 
-# --- from a reply to a valid reply -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One model call: the reply as parsed data (or why it could not be) and its cost.
-
-    Attributes:
-        data: the reply's structured content, or None when there was none to parse.
-        raw: the reply as text, quoted back to the model in a re-ask.
-        problem: why ``data`` is None (no tool call, not JSON, refusal …).
-        input_tokens / output_tokens: the call's token usage.
-        retries: transport retries the call took.
-    """
-
-    data: object | None
-    raw: str
-    problem: str | None
-    input_tokens: int
-    output_tokens: int
-    retries: int
-
-
 def judge_transport(
     judge: str,
     model: str,
@@ -482,109 +449,3 @@ def judge_transport(
         secrets=(api_key,) if api_key else (),
         rng=random.Random(seed),
     )
-
-
-#: A re-ask appended to the conversation: the invalid reply and what was wrong with it.
-Followup = tuple[str, str]
-
-
-def reask_turns(request: JudgeRequest[Any], followups: Sequence[Followup]) -> list[dict[str, str]]:
-    """The conversation turns after the first message: each invalid reply and its re-ask."""
-    turns: list[dict[str, str]] = []
-    for invalid_reply, problem in followups:
-        turns.append({"role": "assistant", "content": invalid_reply or "(empty)"})
-        turns.append({"role": "user", "content": reask_message(request, problem)})
-    return turns
-
-
-def parse_json_text(text: str) -> object | None:
-    r"""The JSON object in a text reply (bare, or inside a ```json fence), or None.
-
-    >>> parse_json_text('```json\n{"claims": []}\n```')
-    {'claims': []}
-    >>> parse_json_text("no json here") is None
-    True
-    """
-    candidate = text.strip()
-    if candidate.startswith("```"):
-        candidate = candidate.strip("`")
-        if candidate.lower().startswith("json"):
-            candidate = candidate[4:]
-    start, end = candidate.find("{"), candidate.rfind("}")
-    if start == -1 or end <= start:
-        return None
-    try:
-        data: object = json.loads(candidate[start : end + 1])
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _short(text: str, limit: int = 600) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-async def ask_until_valid(
-    request: JudgeRequest[ReplyT],
-    call: Callable[[Sequence[Followup]], Awaitable[Exchange]],
-    *,
-    max_reasks: int,
-    describe: str,
-    secrets: Iterable[str | None] = (),
-) -> Answer[ReplyT]:
-    """Call the model until its reply validates, re-asking at most ``max_reasks`` times.
-
-    Args:
-        request: the judge request; its ``parse_reply`` validates each reply.
-        call: sends the conversation with the given follow-ups appended.
-        max_reasks: how many times an invalid reply is re-asked.
-        describe: the judge's name in error messages.
-        secrets: strings that must not appear in error messages.
-
-    Returns:
-        The validated reply and the summed usage of every call.
-
-    Raises:
-        JudgeReplyError: the reply was still invalid after the re-asks.
-    """
-    # Rebound so that this frame, if a traceback shows its locals, holds no readable key.
-    secrets = Secrets(secret for secret in secrets if secret)
-    followups: list[Followup] = []
-    usage = Usage()
-    while True:
-        try:
-            exchange = await call(followups)
-        except JudgeError as error:
-            # The rejected replies before this failure were sent and paid for too.
-            error.usage = usage + (error.usage or Usage())
-            raise
-        usage = usage + Usage(
-            calls=1,
-            input_tokens=exchange.input_tokens,
-            output_tokens=exchange.output_tokens,
-            retries=exchange.retries,
-        )
-        if exchange.data is not None:
-            try:
-                reply = request.parse_reply(exchange.data)
-            except ValidationError as exc:
-                # str(exc) would quote the failing values, which may carry injected text
-                # from the data blocks into the re-ask, outside any block.
-                errors = describe_validation_error(exc, request.reply_type)
-                problem = f"it does not match the schema: {errors}"
-            else:
-                return Answer(reply=reply, usage=usage)
-        else:
-            problem = exchange.problem or "it held no structured reply"
-        if len(followups) >= max_reasks:
-            attempts = len(followups) + 1
-            raise JudgeReplyError(
-                redact(
-                    f"The {describe} gave no valid reply to the {request.kind} request in "
-                    f"{attempts} attempt{'s' if attempts != 1 else ''}; the last reply was "
-                    f"rejected because {problem}. Raise max_reasks or try a stronger model.",
-                    secrets,
-                ),
-                usage=usage,
-            )
-        followups.append((_short(exchange.raw, 4000), problem))
