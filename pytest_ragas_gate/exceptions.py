@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .judges.base import Usage
+    from .usage import Usage
 
 
 class RagGateError(Exception):

@@ -6,42 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .judges.base import Usage
+from .usage import Usage
 
-
-class UsageRecord(BaseModel):
-    """Judge usage, as stored in reports."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    retries: int = 0
-    cache_hits: int = 0
-    cost_usd: float = 0.0
-
-    @classmethod
-    def of(cls, usage: Usage) -> UsageRecord:
-        """Convert the judges' in-memory usage."""
-        return cls(
-            calls=usage.calls,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            retries=usage.retries,
-            cache_hits=usage.cache_hits,
-            cost_usd=usage.cost_usd,
-        )
-
-    def __add__(self, other: UsageRecord) -> UsageRecord:
-        return UsageRecord(
-            calls=self.calls + other.calls,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            retries=self.retries + other.retries,
-            cache_hits=self.cache_hits + other.cache_hits,
-            cost_usd=round(self.cost_usd + other.cost_usd, 8),
-        )
+#: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
+#: under the name reports and earlier releases import.
+UsageRecord = Usage
 
 
 class CaseResult(BaseModel):

@@ -22,7 +22,7 @@ from .exceptions import BudgetExceeded, CaseError, JudgeError
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult
-from .results import CaseResult, UsageRecord
+from .results import CaseResult
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -183,9 +183,7 @@ async def score_case(
             result.reasons[name] = outcome.reason
         if outcome.details:
             result.details[name] = list(outcome.details)
-    result.usage = {
-        name: UsageRecord.of(usage) for name, usage in sorted(shared.usage_by_metric.items())
-    }
+    result.usage = dict(sorted(shared.usage_by_metric.items()))
     result.scoring_s = round(time.monotonic() - started, 6)
     return result
 

@@ -10,9 +10,12 @@ from fakellm import INVALID, FakeCall, FakeLLM, Raw, default_reply, status
 from test_judges_anthropic import EVERY_KIND
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
+from pytest_ragas_gate.judges.metered import MeteredJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.judges.requests import ExtractClaims, JudgeRequest
 from pytest_ragas_gate.judges.transport import RetryPolicy
+from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.usage import Usage
 
 KEY = "test-key-not-real"
 FAST = RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05)
@@ -30,7 +33,7 @@ def make_judge(server: FakeLLM, **overrides: Any) -> OpenAIJudge:
     return OpenAIJudge(**settings)
 
 
-async def ask_once(judge: OpenAIJudge, request: JudgeRequest[Any]) -> Any:
+async def ask_once(judge: OpenAIJudge | MeteredJudge, request: JudgeRequest[Any]) -> Any:
     try:
         return await judge.ask(request)
     finally:
@@ -157,3 +160,15 @@ def test_default_reply_is_used_for_unknown_responders(fake_llm: FakeLLM) -> None
     answer = asyncio.run(ask_once(make_judge(fake_llm), EVERY_KIND[6]))
 
     assert [v.relevant for v in answer.reply.verdicts] == [True, False]
+
+
+def test_priced_usage_is_stored_in_a_result_and_read_back_unchanged(fake_llm: FakeLLM) -> None:
+    judge = MeteredJudge(make_judge(fake_llm, model="gpt-4o-mini"))
+    answer = asyncio.run(ask_once(judge, EVERY_KIND[0]))
+    assert answer.usage.calls == 1 and answer.usage.cost_usd > 0
+
+    result = CaseResult(id="c1", source="golden.jsonl:1", usage={"faithfulness": answer.usage})
+    reloaded = CaseResult.model_validate_json(result.model_dump_json())
+
+    assert reloaded.usage["faithfulness"] == answer.usage == judge.totals
+    assert sum(reloaded.usage.values(), Usage()) == answer.usage

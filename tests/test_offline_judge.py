@@ -9,7 +9,6 @@ from pydantic import BaseModel
 
 from pytest_ragas_gate.cases import Context, GoldenCase
 from pytest_ragas_gate.judges import offline, text
-from pytest_ragas_gate.judges.base import Usage
 from pytest_ragas_gate.judges.offline import OfflineJudge
 from pytest_ragas_gate.judges.requests import (
     ALL_REQUEST_TYPES,
@@ -26,6 +25,7 @@ from pytest_ragas_gate.judges.requests import (
 )
 from pytest_ragas_gate.judges.text import is_noncommittal, numbers, split_claims, split_sentences
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
+from pytest_ragas_gate.usage import Usage
 
 APPLE_CONTEXT = "Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."
 APPLE_CONTEXT_ZH = "苹果公司于1976年由史蒂夫·乔布斯、史蒂夫·沃兹尼亚克和罗恩·韦恩创立。"

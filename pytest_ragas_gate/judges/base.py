@@ -1,4 +1,8 @@
-"""The judge protocol every judge implements, and the usage it reports per request."""
+"""The judge protocol every judge implements, the usage it reports, and the judge's report card.
+
+``Usage`` lives in :mod:`pytest_ragas_gate.usage`, below both the judges and the results,
+and is re-exported here for the judges' callers.
+"""
 
 from __future__ import annotations
 
@@ -7,33 +11,33 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
+from ..usage import Usage
 from .requests import JudgeRequest
+
+__all__ = [
+    "Answer",
+    "CaseJudge",
+    "Judge",
+    "JudgeInfo",
+    "ReplyT",
+    "Usage",
+    "charge",
+    "usage_sink",
+]
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
-@dataclass(frozen=True)
-class Usage:
-    """What answering requests cost: calls sent, tokens, retries, cache hits, dollars."""
+class JudgeInfo(BaseModel):
+    """Which judge scored the run, and why that one (announced in every report)."""
 
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    retries: int = 0
-    cache_hits: int = 0
-    cost_usd: float = 0.0
+    model_config = ConfigDict(extra="forbid")
 
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            calls=self.calls + other.calls,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            retries=self.retries + other.retries,
-            cache_hits=self.cache_hits + other.cache_hits,
-            cost_usd=self.cost_usd + other.cost_usd,
-        )
+    kind: str
+    model: str
+    selected_by: str = ""
 
 
 #: Where usage spent outside a judge request (embeddings) is charged. The scheduler points

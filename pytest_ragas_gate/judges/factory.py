@@ -25,8 +25,7 @@ from typing import Any
 from ..cache import JudgeCache
 from ..config import GateConfig
 from ..exceptions import JudgeError, UsageError
-from ..reports.json_report import JudgeInfo
-from .base import Answer, Judge, ReplyT
+from .base import Answer, Judge, JudgeInfo, ReplyT
 from .metered import MeteredJudge
 from .pricing import PriceTable
 from .requests import JudgeRequest

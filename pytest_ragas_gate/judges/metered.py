@@ -16,12 +16,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ..cache import JudgeCache, cache_key
 from ..exceptions import BudgetExceeded, JudgeError
-from .base import Answer, Judge, ReplyT, Usage, charge
+from ..usage import Usage
+from .base import Answer, Judge, ReplyT, charge
 from .pricing import PriceTable
 from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest
@@ -157,7 +157,7 @@ class MeteredJudge:
             self.cache.store(
                 key,
                 reply=answer.reply.model_dump(mode="json"),
-                usage=asdict(answer.usage),
+                usage=answer.usage.model_dump(),
                 about=self._about(request.kind),
             )
         return answer
@@ -197,7 +197,7 @@ class MeteredJudge:
         charge(answer.usage)
         if key is not None and self.cache is not None:
             self.cache.store(
-                key, reply=answer.reply, usage=asdict(answer.usage), about=self._about("embed")
+                key, reply=answer.reply, usage=answer.usage.model_dump(), about=self._about("embed")
             )
         vectors: list[list[float]] = answer.reply
         return vectors
@@ -275,7 +275,7 @@ class MeteredJudge:
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
         )
-        return replace(usage, cost_usd=usage.cost_usd + cost.usd)
+        return usage.model_copy(update={"cost_usd": usage.cost_usd + cost.usd})
 
     def _account(self, kind: str, answer: Answer[Any]) -> Answer[Any]:
         self.totals = self.totals + answer.usage

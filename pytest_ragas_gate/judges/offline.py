@@ -26,7 +26,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..exceptions import JudgeError
-from .base import Answer, Usage
+from ..usage import Usage
+from .base import Answer
 from .requests import (
     AttributeAnswer,
     AttributeStatements,

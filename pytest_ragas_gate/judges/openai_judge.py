@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import JudgeError, UsageError
-from .base import Answer, ReplyT, Usage
+from ..usage import Usage
+from .base import Answer, ReplyT
 from .prompts import build_prompt
 from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
 from .requests import JudgeRequest

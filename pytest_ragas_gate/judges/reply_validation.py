@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..exceptions import JudgeError, JudgeReplyError
-from .base import Answer, Usage
+from ..usage import Usage
+from .base import Answer
 from .prompts import describe_validation_error, reask_message
 from .requests import JudgeRequest
 from .transport import Secrets, redact

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ..exceptions import JudgeError
-from .base import Usage
+from ..usage import Usage
 
 T = TypeVar("T")
 

@@ -16,11 +16,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from ..config import GateConfig
 from ..exceptions import ReportError
 from ..gate import GateVerdict, canonical_order
+from ..judges.base import JudgeInfo
 from ..results import CaseResult, UsageRecord
 
 __all__ = [
@@ -35,16 +36,6 @@ __all__ = [
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
 SCHEMA_VERSION = 1
-
-
-class JudgeInfo(BaseModel):
-    """Which judge scored the run, and why that one (announced in every report)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: str
-    model: str
-    selected_by: str = ""
 
 
 @dataclass(frozen=True)
