@@ -1,6 +1,18 @@
-"""Fixtures shared by the test modules: the local fake LLM server, a keyless environment."""
+"""Fixtures shared by the test modules, and the hypothesis profiles the suite runs under.
+
+Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; otherwise ``ci`` when ``CI`` is set,
+else ``dev``):
+
+- ``dev``: few examples, the same ones on every run and every machine, so the suite a
+  contributor runs before a push only fails because of the change being pushed.
+- ``ci``: the examples of ``dev``, with the reproduction blob of any failure printed.
+- ``explore``: a long random search that draws new inputs on every run and keeps the
+  failures it finds in ``.hypothesis/`` to replay them first next time.
+"""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -8,8 +20,40 @@ import pytest
 # keeps the node classes of the first import.
 import yaml  # noqa: F401
 from fakellm import fake_llm
+from hypothesis import HealthCheck, settings
 
 __all__ = ["fake_llm"]
+
+#: Examples per property test in the default profiles: enough to reach every branch the
+#: strategies aim at, few enough that the properties cost seconds, not minutes.
+EXAMPLES = 25
+
+settings.register_profile(
+    "dev",
+    max_examples=EXAMPLES,
+    derandomize=True,
+    # A loaded 2-core machine runs an example several times slower than an idle one.
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("ci", settings.get_profile("dev"), print_blob=True)
+settings.register_profile(
+    "explore",
+    max_examples=1_000,
+    derandomize=False,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def _hypothesis_profile() -> str:
+    chosen = os.environ.get("HYPOTHESIS_PROFILE")
+    if chosen:
+        return chosen
+    return "ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev"
+
+
+settings.load_profile(_hypothesis_profile())
 
 _JUDGE_ENVIRONMENT = (
     "ANTHROPIC_API_KEY",

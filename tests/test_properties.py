@@ -68,19 +68,12 @@ from pytest_ragas_gate.metrics.registry import builtin_metrics
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
 from pytest_ragas_gate.results import CaseResult
 
-# Each example writes one small file and reads it back, so the fixture's directory is
-# simply reused across examples.
-FUZZ = settings(
-    max_examples=120,
-    deadline=None,
+# How many examples each property draws, and whether they are new on every run, is the
+# hypothesis profile's choice (tests/conftest.py). Each loader example writes one small file
+# and reads it back, so the fixture's directory is simply reused across examples.
+LOADER = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-ROUND_TRIP = settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-SCORING = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 FORMATS = (".jsonl", ".json", ".yaml", ".csv")
 
@@ -318,7 +311,7 @@ _TEXTS_BY_FORMAT: dict[str, st.SearchStrategy[str]] = {
 
 
 @pytest.mark.parametrize("extension", FORMATS)
-@FUZZ
+@LOADER
 @given(data=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
 def test_any_bytes_load_or_raise_a_file_error_naming_the_file(
     tmp_path: Path, extension: str, data: bytes
@@ -327,7 +320,7 @@ def test_any_bytes_load_or_raise_a_file_error_naming_the_file(
 
 
 @pytest.mark.parametrize("extension", FORMATS)
-@FUZZ
+@LOADER
 @given(data=st.data())
 def test_format_shaped_text_loads_or_raises_a_file_error_naming_the_file(
     tmp_path: Path, extension: str, data: st.DataObject
@@ -531,7 +524,7 @@ WRITERS: dict[str, tuple[str, Callable[[list[dict[str, Any]]], tuple[str, list[i
 
 
 @pytest.mark.parametrize("shape", list(WRITERS))
-@ROUND_TRIP
+@LOADER
 @given(rows=valid_rows())
 def test_valid_cases_round_trip_through_every_format_and_shape(
     tmp_path: Path, shape: str, rows: list[dict[str, Any]]
@@ -832,7 +825,6 @@ def metric_named(name: str, data: st.DataObject) -> Metric:
 
 
 @pytest.mark.parametrize("name", list(REFUSED_MISFITS))
-@SCORING
 @given(data=st.data())
 def test_llm_metrics_score_in_the_unit_interval_or_refuse_a_misfit_reply(
     name: str, data: st.DataObject
@@ -914,7 +906,6 @@ _CONFIGS = st.builds(
 )
 
 
-@SCORING
 @given(results=case_results(), config=_CONFIGS, data=st.data())
 def test_gate_means_and_intervals_stay_in_the_unit_interval(
     results: list[CaseResult], config: GateConfig, data: st.DataObject
