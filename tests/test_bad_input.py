@@ -317,6 +317,7 @@ def test_bad_input_gives_a_clear_message(pytester: pytest.Pytester, entry: Bad) 
         result.stdout.fnmatch_lines([entry.message])
 
 
+@pytest.mark.slow
 def test_ten_thousand_rows_with_one_bad_row(pytester: pytest.Pytester) -> None:
     rows = [
         {"id": f"r{i}", "question": f"Q{i}?", "contexts": [{"id": "c1", "text": "t"}]}

@@ -138,6 +138,7 @@ def test_keys_never_reach_any_output(
         assert_no_secret(str(path), text)
 
 
+@pytest.mark.slow
 def test_keys_never_reach_the_files_of_an_xdist_run_through_the_action(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], echoing: dict[int, FakeLLM]
 ) -> None:
