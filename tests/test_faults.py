@@ -3,7 +3,11 @@
 At fault rate R the fake server answers R of the judge calls with HTTP 429 / 500 or a hang
 past the client timeout, and another R/2 with a body that is not JSON or a reply that does
 not fit the schema (10% means 10% + 5%). At 10% retries and re-asks absorb everything; at
-60% some cases error, each one explicitly, and the gate fails closed.
+60% the cases the judge cannot answer error, and so may others whose retries run out:
+each one explicitly, and the gate fails closed.
+
+Which call gets which fault depends on the order the requests reach the server, so the
+assertions hold for any order; what errors is decided by the cases, not by that order.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pytest
-from fakellm import INVALID, MALFORMED, FakeLLM, Fault, status
+from fakellm import INVALID, MALFORMED, FakeCall, FakeLLM, Fault, default_reply, status
 from gate_runs import (
     FAST_RETRIES,
     assert_no_traceback,
@@ -26,21 +31,25 @@ from gate_runs import (
     write_golden,
 )
 
-CASES = 24
+CASES = 12
 
 #: At 60% + 30% only one judge call in ten is answered well, and the 429s shrink the
-#: judge's concurrency to a request or two, so the run is nearly serial. Extra retries and
-#: re-asks let about half the cases through (both outcomes show up), fewer cases and a
-#: short timeout keep the hangs from dominating the test's time.
-SIXTY_PERCENT_CASES = 12
+#: judge's concurrency to a request or two, so the run is nearly serial: few cases, and a
+#: short timeout keeps the hangs from dominating the test's time. Whether an answerable
+#: case gets through depends on how the faults fall on its requests (about three in four
+#: do), so the assertions hold whichever cases error.
+SIXTY_PERCENT_CASES = 6
 SIXTY_PERCENT_SETTINGS = {
     **FAST_RETRIES,
-    "metrics": ["faithfulness", "answer_relevancy", "context_precision", "context_recall"],
+    "metrics": ["faithfulness", "context_precision", "context_recall"],
     "timeout_s": 0.1,
     "retry_backoff_s": 0.001,
     "max_retries": 10,
     "max_reasks": 4,
 }
+#: Cases whose context review the judge never answers in the reply schema, however often
+#: it is re-asked: their context precision and recall must error, explicitly.
+UNANSWERABLE = frozenset({1, 4})
 
 #: Faults are placed per block of this many consecutive judge calls, each block holding
 #: exactly its share of every kind, so even a short run sees the whole mix at the asked
@@ -112,6 +121,16 @@ def faults_served(plan: FaultPlan, server: FakeLLM, kinds: Iterable[str]) -> int
     )
 
 
+def never_reviews_unanswerable_cases(call: FakeCall) -> dict[str, Any]:
+    """The default replies, except a misfit for the context review of an unanswerable case."""
+    question = " ".join(call.data.get("question", []))
+    if call.kind == "review_contexts" and any(
+        f"source {index}?" in question for index in UNANSWERABLE
+    ):
+        return {"chunks": "not a list", "statements": "not a list"}
+    return default_reply(call)
+
+
 def reasks_seen(server: FakeLLM) -> int:
     """Re-asks the server received: distinct conversations with more than one user turn.
 
@@ -181,14 +200,20 @@ def test_ten_percent_faults_still_score_every_case(
     assert set(junit_case_outcomes(pytester.path / "junit.xml").values()) == {"passed"}
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [
+        pytest.param([], id="serial"),
+        pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
+    ],
+)
 def test_sixty_percent_faults_error_explicitly_and_fail_closed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:
     cases = SIXTY_PERCENT_CASES
     write_golden(pytester.path, [case_row(index) for index in range(cases)])
     write_config(pytester.path, judge="anthropic", cache="off", **SIXTY_PERCENT_SETTINGS)
-    with FakeLLM() as server:
+    with FakeLLM(responder=never_reviews_unanswerable_cases) as server:
         inject(server, 0.60, seed=11, hang_s=1.0)
         use_fake_judge(monkeypatch, server)
         result = pytester.runpytest(
@@ -200,11 +225,19 @@ def test_sixty_percent_faults_error_explicitly_and_fail_closed(
     reported = report["cases"]
     assert sorted(case["id"] for case in reported) == [f"case-{i:03d}" for i in range(cases)]
     assert_scores_are_numbers(report)
-    errored = [case for case in reported if case["error"] or case["errors"]]
-    assert 0 < len(errored) < cases
     for case in reported:
         # Scored or an explicit error for every metric the case selected: nothing dropped.
         assert set(case["metrics"]) == set(case["scores"]) | set(case["errors"]), case["id"]
+    errored = {case["id"] for case in reported if case["error"] or case["errors"]}
+    unanswerable = {f"case-{index:03d}" for index in UNANSWERABLE}
+    assert unanswerable <= errored
+    for case in reported:
+        # Each error names the request the judge failed, and after how many attempts.
+        for metric, message in case["errors"].items():
+            assert re.search(r"the \w+ request (after|in) \d+ attempts", message), (metric, message)
+        if case["id"] in unanswerable:
+            for metric in ("context_precision", "context_recall"):
+                assert "review_contexts" in case["errors"][metric], case["errors"]
     assert report["verdict"] == "failed"
     verdict = f"judge unreliable: {len(errored)} of {cases} case(s) errored"
     assert report["error_rate"]["message"].startswith(verdict)
@@ -212,7 +245,7 @@ def test_sixty_percent_faults_error_explicitly_and_fail_closed(
     result.stdout.fnmatch_lines(["RAG gate: FAILED"])
     outcomes = junit_case_outcomes(pytester.path / "junit.xml")
     assert len(outcomes) == cases
-    assert sum(kind == "error" for kind in outcomes.values()) == len(errored)
+    assert {name for name, kind in outcomes.items() if kind == "error"} == errored
     result.assert_outcomes(passed=cases - len(errored), errors=len(errored))
     # Requests that failed for good are counted too: every request the server saw is in
     # the usage (a client timeout may also fire before a request reaches the server).
