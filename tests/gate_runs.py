@@ -1,4 +1,13 @@
-"""Helpers for running the gate end to end against the fake LLM server with pytester."""
+"""The helpers the test modules share: golden rows and files, the fake judge, reports.
+
+- Golden rows and files: :data:`GOOD` and :data:`HALLUCINATED` for the offline judge,
+  :func:`case_row` for the LLM judges, and the writers of golden files, CSV and
+  ``rag_gate.yaml``.
+- The fake judge: pointing a gate run at the fake server (:func:`use_fake_judge`), or a
+  judge built directly on it (:func:`make_judge`), with fast retries either way.
+- Reports: reading what a run wrote (JSON report, JUnit), and building JSON reports in
+  memory for the tests of the ``rag-gate`` command and the baseline.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +21,51 @@ from typing import Any
 import pytest
 from fakellm import FakeLLM
 
-TEST_KEY = "test-key-not-real"
+from pytest_ragas_gate.config import GateConfig
+from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.judges.anthropic_judge import AnthropicJudge
+from pytest_ragas_gate.judges.requests import (
+    AttributeAnswer,
+    AttributeStatements,
+    ClassifyCorrectness,
+    ExtractClaims,
+    GenerateQuestions,
+    JudgeChunks,
+    JudgeRequest,
+    RateRelevancy,
+    ReviewContexts,
+    VerifyClaims,
+)
+from pytest_ragas_gate.judges.transport import RetryPolicy
+from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
+from pytest_ragas_gate.results import CaseResult, UsageRecord
 
-#: Fast retries, so fault-injection tests take seconds, not minutes.
-FAST_RETRIES = {"timeout_s": 0.5, "retry_backoff_s": 0.005, "max_retries": 6, "max_reasks": 2}
+# --- golden rows and files ------------------------------------------------------------------
+
+#: A case the offline judge scores 1.0 on faithfulness.
+GOOD = {
+    "id": "founders",
+    "question": "Who founded Apple and when?",
+    "answer": "Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
+    "contexts": [
+        "Apple was founded in 1976 by Steve Jobs and Steve Wozniak in Cupertino.",
+        "The company went public in 1980.",
+    ],
+    "reference": "Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
+}
+#: A case whose answer contradicts its context: faithfulness 0.0 with the offline judge.
+HALLUCINATED = {
+    "id": "wrong-year",
+    "question": "When was the Eiffel Tower completed?",
+    "answer": "The Eiffel Tower was completed in 1925.",
+    "contexts": ["The Eiffel Tower was completed in 1889 for the World's Fair in Paris."],
+    "reference": "It was completed in 1889.",
+}
+
+
+def good_rows(count: int = 3) -> list[dict[str, object]]:
+    """``count`` copies of :data:`GOOD`, ids ``good-0``, ``good-1`` …"""
+    return [{**GOOD, "id": f"good-{index}"} for index in range(count)]
 
 
 def case_row(index: int) -> dict[str, Any]:
@@ -32,15 +82,51 @@ def case_row(index: int) -> dict[str, Any]:
     }
 
 
-def write_golden(directory: Path, rows: list[dict[str, Any]], name: str = "golden.jsonl") -> Path:
+def write_golden(
+    directory: Path, rows: Sequence[dict[str, Any]], name: str = "golden.jsonl"
+) -> Path:
+    """``rows`` as the JSON Lines file ``directory / name``."""
     path = directory / name
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
 
 
+def write_jsonl(pytester: pytest.Pytester, name: str, rows: Sequence[dict[str, Any]]) -> Path:
+    """``rows`` as the JSON Lines file ``name`` in the pytester directory."""
+    return write_golden(pytester.path, rows, name)
+
+
 def write_config(directory: Path, **settings: Any) -> None:
     """``rag_gate.yaml`` from keyword settings (JSON is valid YAML)."""
     (directory / "rag_gate.yaml").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def csv_rows(
+    rows: Iterable[Sequence[object]], *, delimiter: str = ",", lineterminator: str = "\n"
+) -> str:
+    """Rows as CSV text, quoted as ``csv.QUOTE_MINIMAL`` quotes them.
+
+    Written by hand because Python 3.10's csv writer refuses a NUL in a cell, and the bad
+    input tests need exactly such files.
+    """
+
+    def cell(value: object) -> str:
+        text = str(value)
+        if any(character in text for character in (delimiter, '"', "\n", "\r")):
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    return "".join(delimiter.join(cell(value) for value in row) + lineterminator for row in rows)
+
+
+# --- the fake judge ---------------------------------------------------------------------------
+
+TEST_KEY = "test-key-not-real"
+
+#: Fast retries for gate runs, so fault-injection tests take seconds, not minutes.
+FAST_RETRIES = {"timeout_s": 0.5, "retry_backoff_s": 0.005, "max_retries": 6, "max_reasks": 2}
+#: Fast retries for judges built directly on the fake server.
+FAST_RETRY_POLICY = RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05)
 
 
 def use_fake_judge(
@@ -55,7 +141,62 @@ def use_fake_judge(
         monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
 
 
+def make_judge(server: FakeLLM, **overrides: Any) -> AnthropicJudge:
+    """An Anthropic judge on the fake server, with fast retries; ``overrides`` replace settings."""
+    settings: dict[str, Any] = {
+        "model": "claude-sonnet-4-6",
+        "api_key": TEST_KEY,
+        "base_url": server.url,
+        "timeout_s": 2.0,
+        "retry_policy": FAST_RETRY_POLICY,
+        "seed": 0,
+    }
+    settings.update(overrides)
+    return AnthropicJudge(**settings)
+
+
+APPLE_CONTEXTS = ["Apple was founded by Steve Jobs, Steve Wozniak and Ronald Wayne in 1976."]
+
+#: One request of every kind a judge is asked.
+EVERY_KIND: list[JudgeRequest[Any]] = [
+    ExtractClaims(question="Who founded Apple?", answer="Steve Jobs founded Apple. It was 1976."),
+    VerifyClaims(
+        claims=["Steve Jobs founded Apple.", "Apple sells cars."], contexts=APPLE_CONTEXTS
+    ),
+    AttributeStatements(
+        question="Who founded Apple?",
+        reference="Apple was founded by Steve Jobs. It was founded in Paris.",
+        contexts=APPLE_CONTEXTS,
+    ),
+    ClassifyCorrectness(
+        question="Who founded Apple?",
+        answer_claims=["Steve Jobs founded Apple.", "Apple sells cars."],
+        reference="Steve Jobs founded Apple. Wozniak co-founded Apple.",
+    ),
+    RateRelevancy(question="Who founded Apple?", answer="Steve Jobs founded Apple."),
+    GenerateQuestions(answer="Steve Jobs founded Apple.", count=3),
+    JudgeChunks(
+        question="Who founded Apple?",
+        target="Steve Jobs founded Apple.",
+        against="reference",
+        chunks=["Apple founders: Steve Jobs.", "Bananas are yellow."],
+    ),
+    AttributeAnswer(
+        answer="Steve Jobs founded Apple.", contexts=["Bananas.", "Steve Jobs, Apple."]
+    ),
+    ReviewContexts(
+        question="Who founded Apple?",
+        reference="Apple was founded by Steve Jobs. It was founded in Paris.",
+        contexts=["Apple founders: Steve Jobs.", "Bananas are yellow."],
+    ),
+]
+
+# --- reports ----------------------------------------------------------------------------------
+
+
 def read_report(path: Path) -> dict[str, Any]:
+    """The JSON report at ``path``; a NaN or infinity in it fails the test."""
+
     # NaN would be accepted by json.loads; parse_constant makes it fail loudly instead.
     def refuse(constant: str) -> Any:
         raise AssertionError(f"the report holds {constant}")
@@ -65,11 +206,12 @@ def read_report(path: Path) -> dict[str, Any]:
 
 
 def assert_scores_are_numbers(report: dict[str, Any]) -> None:
-    for case in report["cases"]:
-        for metric, score in case["scores"].items():
+    """Every score of every case is None or a number in [0, 1]."""
+    for case_entry in report["cases"]:
+        for metric, score in case_entry["scores"].items():
             if score is not None:
-                assert isinstance(score, float | int), (case["id"], metric, score)
-                assert not math.isnan(score) and 0.0 <= score <= 1.0, (case["id"], metric)
+                assert isinstance(score, float | int), (case_entry["id"], metric, score)
+                assert not math.isnan(score) and 0.0 <= score <= 1.0, (case_entry["id"], metric)
 
 
 def junit_case_outcomes(path: Path, suite_name: str = "rag-cases") -> dict[str, str]:
@@ -89,24 +231,70 @@ def junit_case_outcomes(path: Path, suite_name: str = "rag-cases") -> dict[str, 
 
 
 def assert_no_traceback(result: pytest.RunResult) -> None:
+    """The run printed neither a traceback nor an internal error."""
     text = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in text, text
     assert "INTERNALERROR" not in text, text
 
 
-def csv_rows(
-    rows: Iterable[Sequence[object]], *, delimiter: str = ",", lineterminator: str = "\n"
-) -> str:
-    """Rows as CSV text, quoted as ``csv.QUOTE_MINIMAL`` quotes them.
+#: The metrics of the reports built in memory.
+METRICS = ["faithfulness", "context_recall"]
 
-    Written by hand because Python 3.10's csv writer refuses a NUL in a cell, and the bad
-    input tests need exactly such files.
-    """
 
-    def cell(value: object) -> str:
-        text = str(value)
-        if any(character in text for character in (delimiter, '"', "\n", "\r")):
-            return '"' + text.replace('"', '""') + '"'
-        return text
+def case(
+    case_id: str,
+    faithfulness: float | None,
+    recall: float | None = 0.9,
+    *,
+    file: str = "golden.jsonl",
+    line: int = 1,
+) -> CaseResult:
+    """A scored case of :data:`METRICS`; faithfulness None leaves it unscored."""
+    scores: dict[str, float | None] = {}
+    if faithfulness is not None:
+        scores["faithfulness"] = faithfulness
+    scores["context_recall"] = recall
+    return CaseResult(
+        id=case_id,
+        source=f"{file}:{line}",
+        question=f"question {case_id}?",
+        metrics=list(METRICS),
+        scores=scores,
+        usage={"faithfulness": UsageRecord(calls=2, input_tokens=100, output_tokens=10)},
+    )
 
-    return "".join(delimiter.join(cell(value) for value in row) + lineterminator for row in rows)
+
+def cases(
+    scores: list[float], *, prefix: str = "c", file: str = "golden.jsonl"
+) -> list[CaseResult]:
+    """One :func:`case` per faithfulness score, on consecutive lines of ``file``."""
+    return [
+        case(f"{prefix}{index}", score, file=file, line=index + 1)
+        for index, score in enumerate(scores)
+    ]
+
+
+def write(
+    path: Path,
+    results: list[CaseResult],
+    *,
+    config: GateConfig | None = None,
+    judge: JudgeInfo | None = None,
+    **extra: Any,
+) -> Path:
+    """The JSON report of ``results`` gated with ``config``, with ``extra`` top-level keys."""
+    config = config or GateConfig(judge="anthropic", bootstrap_resamples=500)
+    judge = judge or JudgeInfo(kind="anthropic", model="claude-test", selected_by="test")
+    verdict = evaluate_gate(results, METRICS, config)
+    report = build_report(
+        results=results,
+        verdict=verdict,
+        config=config,
+        judge=judge,
+        usage_by_metric={},
+        wall_s=1.0,
+        scoring_s=0.5,
+    )
+    report.update(extra)
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return path

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from test_plugin_gate import GOOD, HALLUCINATED
+from gate_runs import GOOD, HALLUCINATED
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"

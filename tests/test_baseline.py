@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from report_factory import METRICS, case, cases
+from gate_runs import METRICS, case, cases
 
 from pytest_ragas_gate.baseline import (
     apply_baseline,

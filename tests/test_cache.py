@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fakellm import FakeLLM
-from test_judges_anthropic import EVERY_KIND, KEY, make_judge
+from gate_runs import EVERY_KIND, TEST_KEY, make_judge
 
 from pytest_ragas_gate.cache import JudgeCache, cache_key
 from pytest_ragas_gate.config import GateConfig, ModelPrice
@@ -93,7 +93,7 @@ def test_cache_never_holds_the_api_key(tmp_path: Path) -> None:
         ask_all(metered(server, tmp_path), EVERY_KIND)
     for path in tmp_path.rglob("*"):
         if path.is_file():
-            assert KEY not in path.read_text(encoding="utf-8")
+            assert TEST_KEY not in path.read_text(encoding="utf-8")
     key = cache_key(judge_kind="anthropic", model="m", prompt_version="1", kind="k", payload={})
     assert key == cache_key(
         judge_kind="anthropic", model="m", prompt_version="1", kind="k", payload={}
@@ -254,7 +254,7 @@ def test_auto_without_key_is_offline(tmp_path: Path) -> None:
 
 
 def test_auto_with_key_is_anthropic_with_cache_under_rootdir(tmp_path: Path) -> None:
-    judge, info = create_judge(GateConfig(), rootdir=tmp_path, env={"ANTHROPIC_API_KEY": KEY})
+    judge, info = create_judge(GateConfig(), rootdir=tmp_path, env={"ANTHROPIC_API_KEY": TEST_KEY})
     assert info.kind == "anthropic" and info.model == "claude-sonnet-5-5"
     assert judge.cache is not None and judge.cache.directory == tmp_path / ".rag_gate_cache"
     asyncio.run(judge.aclose())
@@ -272,7 +272,7 @@ def test_openai_without_key_or_base_url_is_a_usage_error(tmp_path: Path) -> None
 
 def test_keyless_read_mode_replays_what_a_keyed_run_recorded(tmp_path: Path) -> None:
     with FakeLLM() as server:
-        env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.url}
+        env = {"ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": server.url}
         config = GateConfig(model="claude-sonnet-4-6", max_retries=0)
         recorder, _ = create_judge(config, rootdir=tmp_path, env=env)
         recorded = ask_all(recorder, [EVERY_KIND[0]])

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from report_factory import case, cases, write
+from gate_runs import case, cases, write
 
 from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.reports.json_report import JudgeInfo

@@ -6,7 +6,7 @@ import doctest
 from pathlib import Path
 
 import pytest
-from report_factory import METRICS, case, cases
+from gate_runs import METRICS, case, cases
 
 import pytest_ragas_gate.baseline
 import pytest_ragas_gate.reports.github

@@ -8,73 +8,18 @@ from typing import Any
 
 import pytest
 from fakellm import HANG, INVALID, FakeCall, FakeLLM, Raw, default_reply, status
+from gate_runs import EVERY_KIND, make_judge
+from gate_runs import TEST_KEY as KEY
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
 from pytest_ragas_gate.judges.anthropic_judge import AnthropicJudge
 from pytest_ragas_gate.judges.requests import (
-    AttributeAnswer,
-    AttributeStatements,
-    ClassifyCorrectness,
     ExtractClaims,
-    GenerateQuestions,
-    JudgeChunks,
     JudgeRequest,
     RateRelevancy,
-    ReviewContexts,
     VerifyClaims,
 )
-from pytest_ragas_gate.judges.transport import AdaptiveLimiter, RetryPolicy
-
-KEY = "test-key-not-real"
-FAST = RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05)
-
-APPLE_CONTEXTS = ["Apple was founded by Steve Jobs, Steve Wozniak and Ronald Wayne in 1976."]
-
-EVERY_KIND: list[JudgeRequest[Any]] = [
-    ExtractClaims(question="Who founded Apple?", answer="Steve Jobs founded Apple. It was 1976."),
-    VerifyClaims(
-        claims=["Steve Jobs founded Apple.", "Apple sells cars."], contexts=APPLE_CONTEXTS
-    ),
-    AttributeStatements(
-        question="Who founded Apple?",
-        reference="Apple was founded by Steve Jobs. It was founded in Paris.",
-        contexts=APPLE_CONTEXTS,
-    ),
-    ClassifyCorrectness(
-        question="Who founded Apple?",
-        answer_claims=["Steve Jobs founded Apple.", "Apple sells cars."],
-        reference="Steve Jobs founded Apple. Wozniak co-founded Apple.",
-    ),
-    RateRelevancy(question="Who founded Apple?", answer="Steve Jobs founded Apple."),
-    GenerateQuestions(answer="Steve Jobs founded Apple.", count=3),
-    JudgeChunks(
-        question="Who founded Apple?",
-        target="Steve Jobs founded Apple.",
-        against="reference",
-        chunks=["Apple founders: Steve Jobs.", "Bananas are yellow."],
-    ),
-    AttributeAnswer(
-        answer="Steve Jobs founded Apple.", contexts=["Bananas.", "Steve Jobs, Apple."]
-    ),
-    ReviewContexts(
-        question="Who founded Apple?",
-        reference="Apple was founded by Steve Jobs. It was founded in Paris.",
-        contexts=["Apple founders: Steve Jobs.", "Bananas are yellow."],
-    ),
-]
-
-
-def make_judge(server: FakeLLM, **overrides: Any) -> AnthropicJudge:
-    settings: dict[str, Any] = {
-        "model": "claude-sonnet-4-6",
-        "api_key": KEY,
-        "base_url": server.url,
-        "timeout_s": 2.0,
-        "retry_policy": FAST,
-        "seed": 0,
-    }
-    settings.update(overrides)
-    return AnthropicJudge(**settings)
+from pytest_ragas_gate.judges.transport import AdaptiveLimiter
 
 
 async def ask_once(judge: AnthropicJudge, request: JudgeRequest[Any]) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from fakellm import INVALID, FakeCall, FakeLLM, Raw, default_reply, status
-from test_judges_anthropic import EVERY_KIND
+from gate_runs import EVERY_KIND
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
 from pytest_ragas_gate.judges.metered import MeteredJudge

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from test_plugin_gate import GOOD, HALLUCINATED, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, write_jsonl
 
 GOOD_ROWS = [{**GOOD, "id": f"case-{index}"} for index in range(8)]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_plugin_gate import good_rows, write_jsonl
+from gate_runs import good_rows, write_jsonl
 
 
 def test_yaml_overrides_pyproject_and_cli_overrides_both(pytester: pytest.Pytester) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_plugin_gate import GOOD, good_rows, write_jsonl
+from gate_runs import GOOD, good_rows, write_jsonl
 
 
 def assert_no_traceback(result: pytest.RunResult) -> None:

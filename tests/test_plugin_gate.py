@@ -3,37 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-
-GOOD = {
-    "id": "founders",
-    "question": "Who founded Apple and when?",
-    "answer": "Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
-    "contexts": [
-        "Apple was founded in 1976 by Steve Jobs and Steve Wozniak in Cupertino.",
-        "The company went public in 1980.",
-    ],
-    "reference": "Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
-}
-HALLUCINATED = {
-    "id": "wrong-year",
-    "question": "When was the Eiffel Tower completed?",
-    "answer": "The Eiffel Tower was completed in 1925.",
-    "contexts": ["The Eiffel Tower was completed in 1889 for the World's Fair in Paris."],
-    "reference": "It was completed in 1889.",
-}
-
-
-def write_jsonl(pytester: pytest.Pytester, name: str, rows: list[dict[str, object]]) -> Path:
-    path = pytester.path / name
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
-def good_rows(count: int = 3) -> list[dict[str, object]]:
-    return [{**GOOD, "id": f"good-{index}"} for index in range(count)]
+from gate_runs import GOOD, HALLUCINATED, good_rows, write_jsonl
 
 
 def test_passing_golden_set_is_safe_to_deploy(pytester: pytest.Pytester) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import hypothesis.statistics  # noqa: F401
 import pytest
-from test_plugin_gate import GOOD, write_jsonl
+from gate_runs import GOOD, write_jsonl
 
 import pytest_ragas_gate.activation  # noqa: F401
 import pytest_ragas_gate.custom_metrics  # noqa: F401

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_runs import HALLUCINATED, good_rows, write_jsonl
 from lxml import etree
-from test_plugin_gate import HALLUCINATED, good_rows, write_jsonl
 
 SCHEMA = Path(__file__).parent / "data" / "junit-10.xsd"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_plugin_gate import GOOD, HALLUCINATED, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, write_jsonl
 
 from pytest_ragas_gate.sharding import parse_shard, shard_of
 
