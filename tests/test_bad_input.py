@@ -10,15 +10,12 @@ traceback, never an internal error.
 from __future__ import annotations
 
 import codecs
-import doctest
 import json
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from gate_runs import assert_no_traceback, csv_rows
-
-import pytest_ragas_gate.case_checks
 
 GOOD: dict[str, Any] = {
     "question": "Who founded Apple and when?",
@@ -352,11 +349,6 @@ def test_a_directory_without_golden_files_says_what_was_looked_for(
             "RAG gate: FAILED",
         ]
     )
-
-
-def test_case_checks_doctests_pass() -> None:
-    failures, _ = doctest.testmod(pytest_ragas_gate.case_checks)
-    assert failures == 0
 
 
 def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> None:

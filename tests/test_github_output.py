@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
-import pytest
 from gate_runs import METRICS, case, cases
 
-import pytest_ragas_gate.baseline
-import pytest_ragas_gate.reports.github
-import pytest_ragas_gate.sharding
 from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.gate import evaluate_gate
 from pytest_ragas_gate.reports.github import (
@@ -26,15 +21,6 @@ from pytest_ragas_gate.results import CaseResult, UsageRecord
 CONFIG = GateConfig(bootstrap_resamples=200, thresholds={"faithfulness": 0.8})
 LLM = JudgeInfo(kind="anthropic", model="claude-test")
 OFFLINE = JudgeInfo(kind="offline", model="heuristic-v1")
-
-
-@pytest.mark.parametrize(
-    "module",
-    [pytest_ragas_gate.reports.github, pytest_ragas_gate.sharding, pytest_ragas_gate.baseline],
-)
-def test_doctests_pass(module: object) -> None:
-    failures, _ = doctest.testmod(module)  # type: ignore[arg-type]
-    assert failures == 0
 
 
 def test_escaping_follows_the_workflow_command_rules() -> None:

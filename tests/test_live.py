@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from pytest_ragas_gate import ignored_top, latency, live
+from pytest_ragas_gate import live
 from pytest_ragas_gate.cases import Context, GoldenCase
 from pytest_ragas_gate.exceptions import CaseError, ConfigError
 from pytest_ragas_gate.judges.offline import OfflineJudge
@@ -236,9 +235,3 @@ def test_latency_verdict() -> None:
     assert evaluate_latency(results[-1:], None) is None
     unbudgeted = evaluate_latency(results, None)
     assert unbudgeted is not None and unbudgeted.passed is None and not unbudgeted.checks
-
-
-@pytest.mark.parametrize("module", [live, latency, ignored_top])
-def test_docstring_examples_pass(module: Any) -> None:
-    failures, attempted = doctest.testmod(module)
-    assert attempted and not failures

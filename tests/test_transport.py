@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 import random
 import traceback
 from collections.abc import Callable, Sequence
@@ -14,8 +13,6 @@ from fakellm import _SCHEMA_INVALID
 from pydantic import BaseModel, ValidationError, field_validator
 
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
-from pytest_ragas_gate.judges import reply_validation
-from pytest_ragas_gate.judges import transport as transport_module
 from pytest_ragas_gate.judges.anthropic_judge import classify_anthropic_error
 from pytest_ragas_gate.judges.openai_judge import classify_openai_error
 from pytest_ragas_gate.judges.prompts import describe_validation_error
@@ -344,11 +341,3 @@ def test_a_timeout_below_the_sdk_is_retried(
 
     transport = make_transport(classify=classify_sdk_error)
     assert asyncio.run(transport.send(call, what="verify_claims")) == ("ok", 2)
-
-
-@pytest.mark.parametrize(
-    "module", [transport_module, reply_validation], ids=lambda module: module.__name__
-)
-def test_doctests_pass(module: object) -> None:
-    failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
-    assert tried > 0 and failures == 0
