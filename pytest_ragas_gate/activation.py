@@ -66,7 +66,7 @@ def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport |
     """The baseline report, read now so that a bad path stops the run before any judging."""
     if not settings.baseline:
         return None
-    from .baseline import read_baseline
+    from .reports.json_report import read_baseline
 
     return read_baseline(settings.baseline, rootdir=config.invocation_params.dir)
 

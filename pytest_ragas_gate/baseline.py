@@ -16,18 +16,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .config import GateConfig
-from .exceptions import ReportError, UsageError
-from .gate import GateVerdict, canonical_order
-from .reports.hints import hint_for
-from .reports.json_report import SavedReport, load_report
-from .reports.junit import split_source
-from .results import CaseResult
+from .results import CaseResult, canonical_order
 from .sharding import Shard
 from .stats import mean, paired_bootstrap_ci
 
@@ -35,13 +28,10 @@ __all__ = [
     "BaselineComparison",
     "CaseDelta",
     "MetricDelta",
-    "apply_baseline",
     "case_deltas",
     "compare_to_baseline",
     "pair_cases",
     "in_shard",
-    "read_baseline",
-    "report_extras",
 ]
 
 # The same float slack as the gate: a drop equal to max_regression on paper must not
@@ -116,33 +106,6 @@ class CaseDelta(BaseModel):
         return self.new - self.base
 
 
-def case_label(result: CaseResult) -> str:
-    """How a case is named in comparisons: ``file::id``."""
-    return f"{split_source(result.source)[0]}::{result.id}"
-
-
-def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
-    """Load the baseline report named in the settings, as a usage error when it cannot be.
-
-    Args:
-        path: The report, absolute or relative to ``rootdir``.
-        rootdir: Where a relative path is resolved.
-
-    Returns:
-        The saved report.
-
-    Raises:
-        UsageError: The file is missing, unreadable or not a report of this schema.
-    """
-    resolved = Path(path)
-    if not resolved.is_absolute():
-        resolved = rootdir / resolved
-    try:
-        return load_report(resolved)
-    except ReportError as error:
-        raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None
-
-
 def pair_cases(
     base: Sequence[CaseResult], new: Sequence[CaseResult]
 ) -> tuple[list[tuple[CaseResult, CaseResult]], list[CaseResult], list[CaseResult], int]:
@@ -156,11 +119,11 @@ def pair_cases(
         ``(pairs, new_only, base_only, paired_by_id_only)``; pairs as (base, new), in
         the new run's canonical order.
     """
-    base_by_key = {(split_source(r.source)[0], r.id): r for r in canonical_order(base)}
+    base_by_key = {r.key: r for r in canonical_order(base)}
     pairs: list[tuple[CaseResult, CaseResult]] = []
     unmatched_new: list[CaseResult] = []
     for result in canonical_order(new):
-        match = base_by_key.pop((split_source(result.source)[0], result.id), None)
+        match = base_by_key.pop(result.key, None)
         if match is None:
             unmatched_new.append(result)
         else:
@@ -209,9 +172,7 @@ def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> 
         base_score, new_score = _score(base_result, metric), _score(new_result, metric)
         if base_score is not None and new_score is not None:
             deltas.append(
-                CaseDelta(
-                    case=case_label(new_result), metric=metric, base=base_score, new=new_score
-                )
+                CaseDelta(case=new_result.key, metric=metric, base=base_score, new=new_score)
             )
     return deltas
 
@@ -309,48 +270,12 @@ def compare_to_baseline(
         confidence=config.confidence,
         paired_cases=len(pairs),
         paired_by_id_only=by_id_only,
-        new_cases=[case_label(result) for result in new_only],
-        removed_cases=[case_label(result) for result in base_only],
+        new_cases=[result.key for result in new_only],
+        removed_cases=[result.key for result in base_only],
         metrics=deltas,
         regressed_metrics=[
             metric for metric, delta in deltas.items() if delta.regressed and delta.gated
         ],
-    )
-
-
-def apply_baseline(verdict: GateVerdict, comparison: BaselineComparison) -> GateVerdict:
-    """Fold the baseline's regressions into the gate's verdict.
-
-    Args:
-        verdict: The threshold gate's verdict.
-        comparison: The comparison with the baseline.
-
-    Returns:
-        ``verdict`` unchanged when nothing regressed; else a copy that fails, lists each
-        regression among its failures and names the metrics in its recommendation.
-    """
-    if comparison.passed:
-        return verdict
-    regressed = comparison.regressed_metrics
-    cause = f"{len(regressed)} metric(s) regressed: " + ", ".join(regressed)
-    recommendation = (
-        f"{verdict.recommendation}; {cause}"
-        if not verdict.passed
-        else f"Block deployment — {cause}"
-    )
-    hints = dict(verdict.hints)
-    for metric in regressed:
-        hints.setdefault(metric, hint_for(metric))
-    return verdict.model_copy(
-        update={
-            "passed": False,
-            "failures": [
-                *verdict.failures,
-                *(comparison.metrics[metric].message for metric in regressed),
-            ],
-            "recommendation": recommendation,
-            "hints": hints,
-        }
     )
 
 
@@ -366,20 +291,4 @@ def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseRes
     """
     if shard is None:
         return list(results)
-    return [result for result in results if shard.holds(split_source(result.source)[0], result.id)]
-
-
-def report_extras(shard: Shard | None, comparison: BaselineComparison | None) -> dict[str, Any]:
-    """The JSON report's ``shard`` and ``baseline`` keys.
-
-    Args:
-        shard: The run's shard, or None for a whole run.
-        comparison: The comparison with the baseline, or None without one.
-
-    Returns:
-        ``{"shard": {"index", "count"} | None, "baseline": {...} | None}``.
-    """
-    return {
-        "shard": None if shard is None else {"index": shard.index, "count": shard.count},
-        "baseline": None if comparison is None else comparison.model_dump(mode="json"),
-    }
+    return [result for result in results if shard.holds(result.file, result.id)]

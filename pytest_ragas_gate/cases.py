@@ -8,6 +8,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+def case_identity(file: str, case_id: str) -> str:
+    """A case's identity across runs, reports and shards: its golden file and its id.
+
+    >>> case_identity("golden/qa.jsonl", "refunds")
+    'golden/qa.jsonl::refunds'
+    """
+    return f"{file}::{case_id}"
+
+
 class Context(BaseModel):
     """One retrieved chunk; its position in ``GoldenCase.contexts`` is its rank."""
 
@@ -43,6 +52,11 @@ class GoldenCase(BaseModel):
     def source(self) -> str:
         """Where the case was read from, as ``path:line``."""
         return f"{self.file}:{self.line}"
+
+    @property
+    def key(self) -> str:
+        """The case's identity across runs, reports and shards (see :func:`case_identity`)."""
+        return case_identity(self.file, self.id)
 
     @property
     def context_texts(self) -> list[str]:

@@ -20,21 +20,14 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from .baseline import (
-    BaselineComparison,
-    apply_baseline,
-    case_deltas,
-    compare_to_baseline,
-    pair_cases,
-    report_extras,
-)
+from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair_cases
 from .config import GateConfig, load_config
 from .exceptions import ConfigError, ReportError
-from .gate import GateVerdict, evaluate_gate
-from .plugin import parse_threshold
+from .gate import GateVerdict, RunFacts, evaluate_gate
+from .options import parse_threshold
 from .reports.json_report import SavedReport, build_report, load_report, write_report
-from .reports.junit import split_source
-from .results import CaseResult, UsageRecord
+from .reports.summary import summary_lines
+from .results import CaseResult, UsageRecord, usage_by_metric
 
 __all__ = ["main"]
 
@@ -228,28 +221,6 @@ def _check_metric_names(
             )
 
 
-def _usage_by_metric(results: Sequence[CaseResult]) -> dict[str, UsageRecord]:
-    totals: dict[str, UsageRecord] = {}
-    for result in results:
-        for metric, usage in result.usage.items():
-            totals[metric] = totals.get(metric, UsageRecord()) + usage
-    return totals
-
-
-def _stored_comparison(report: SavedReport) -> BaselineComparison | None:
-    stored = report.raw.get("baseline")
-    if stored is None:
-        return None
-    try:
-        return BaselineComparison.model_validate(stored)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise CommandError(
-            f"The report {report.path} has an invalid 'baseline.{where}': {problem['msg']}."
-        ) from None
-
-
 def _compare_with(
     path: str, results: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
 ) -> BaselineComparison:
@@ -257,58 +228,19 @@ def _compare_with(
     return compare_to_baseline(base.results, results, metrics, config, path=path)
 
 
-def _verdict_lines(verdict: GateVerdict, comparison: BaselineComparison | None) -> list[str]:
-    """The per-metric table, failures, verdict and recommendation, as the plugin prints."""
-    rows = [("metric", "mean", "CI", "threshold", "rule", "n", "n/a", "errors", "verdict")]
-    for name, aggregate in verdict.metrics.items():
-        interval = (
-            "-"
-            if aggregate.ci_low is None or aggregate.ci_high is None
-            else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
-        )
-        rows.append(
-            (
-                name,
-                "-" if aggregate.mean is None else f"{aggregate.mean:.3f}",
-                interval,
-                "-" if aggregate.threshold is None else f"{aggregate.threshold:.2f}",
-                aggregate.rule if aggregate.threshold is not None else "-",
-                str(aggregate.n),
-                str(aggregate.not_applicable),
-                str(aggregate.errors),
-                {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
-            )
-        )
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-    lines.append(f"cases: {verdict.total_cases} scored, {verdict.errored_cases} errored")
-    if comparison is not None:
-        lines.append(comparison.summary_line())
-    if verdict.failures:
-        lines.append("")
-        lines.extend(f"FAILED {failure}" for failure in verdict.failures)
-    lines += ["", f"RAG gate: {'PASSED' if verdict.passed else 'FAILED'}", verdict.recommendation]
-    return lines
-
-
-def _github(
-    verdict: GateVerdict,
-    results: Sequence[CaseResult],
-    report: SavedReport,
-    comparison: BaselineComparison | None,
+def _print_and_publish(
+    verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
 ) -> None:
-    """Step summary and annotations, as the plugin writes them under GitHub Actions."""
+    """The summary as pytest prints it, then the step summary and annotations."""
     from .reports.github import annotation_lines, write_step_summary
 
+    by_metric = usage_by_metric(results)
+    print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
     write_step_summary(
         verdict,
         results=results,
         judge=report.judge,
-        usage=sum(_usage_by_metric(results).values(), UsageRecord()),
-        baseline=comparison,
+        usage=sum(by_metric.values(), UsageRecord()),
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in annotation_lines(
@@ -333,10 +265,11 @@ def _write(
     verdict: GateVerdict,
     config: GateConfig,
     report: SavedReport,
-    comparison: BaselineComparison | None,
+    facts: RunFacts,
     wall_s: float,
     scoring_s: float,
     incomplete: bool,
+    shard: Mapping[str, int] | None,
     extra: Mapping[str, Any],
 ) -> None:
     document = build_report(
@@ -344,17 +277,25 @@ def _write(
         verdict=verdict,
         config=config,
         judge=report.judge,
-        usage_by_metric=_usage_by_metric(results),
+        usage_by_metric=usage_by_metric(results),
         wall_s=wall_s,
         scoring_s=scoring_s,
         incomplete=incomplete,
+        facts=facts,
+        shard=shard,
     )
-    document.update(report_extras(None, comparison))
     document.update(extra)
     try:
         write_report(output, document)
     except OSError as error:
         raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
+
+
+def _shard(report: SavedReport) -> dict[str, int] | None:
+    shard = report.raw.get("shard")
+    if isinstance(shard, dict):
+        return {"index": int(shard["index"]), "count": int(shard["count"])}
+    return None
 
 
 # --- commands -------------------------------------------------------------------------
@@ -364,15 +305,11 @@ def _regate(arguments: argparse.Namespace) -> int:
     report = load_report(arguments.report)
     config = _settings(report.config, arguments.config, arguments.thresholds)
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
-    verdict = evaluate_gate(report.results, report.metrics, config)
+    facts = report.facts
     if arguments.baseline is not None:
-        comparison: BaselineComparison | None = _compare_with(
-            arguments.baseline, report.results, report.metrics, config
-        )
-    else:
-        comparison = _stored_comparison(report)
-    if comparison is not None:
-        verdict = apply_baseline(verdict, comparison)
+        comparison = _compare_with(arguments.baseline, report.results, report.metrics, config)
+        facts = facts.model_copy(update={"baseline": comparison})
+    verdict = evaluate_gate(report.results, report.metrics, config, facts)
     if arguments.output:
         timing = _timing(report)
         _write(
@@ -381,14 +318,14 @@ def _regate(arguments: argparse.Namespace) -> int:
             verdict=verdict,
             config=config,
             report=report,
-            comparison=comparison,
+            facts=facts,
             wall_s=float(timing.get("wall_s", 0.0)),
             scoring_s=float(timing.get("scoring_s", 0.0)),
             incomplete=bool(report.raw.get("incomplete", False)),
-            extra={"shard": report.raw.get("shard"), "regated_from": str(arguments.report)},
+            shard=_shard(report),
+            extra={"regated_from": str(arguments.report)},
         )
-    print("\n".join(_verdict_lines(verdict, comparison)))
-    _github(verdict, report.results, report, comparison)
+    _print_and_publish(verdict, report.results, report)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
 
 
@@ -515,13 +452,13 @@ def _merge(arguments: argparse.Namespace) -> int:
     _check_shards(reports)
 
     results: list[CaseResult] = []
-    owner: dict[tuple[str, str], Path] = {}
+    owner: dict[str, Path] = {}
     for report in reports:
         for result in report.results:
-            key = (split_source(result.source)[0], result.id)
+            key = result.key
             if key in owner:
                 raise CommandError(
-                    f"Case {result.id!r} of {key[0]} is in both {owner[key]} and "
+                    f"Case {result.id!r} of {result.file} is in both {owner[key]} and "
                     f"{report.path}: shard reports must not overlap."
                 )
             owner[key] = report.path
@@ -531,10 +468,9 @@ def _merge(arguments: argparse.Namespace) -> int:
     first = reports[0]
     config = _settings(first.config, arguments.config, arguments.thresholds)
     _check_metric_names(arguments.thresholds, metrics, "the merged report")
-    verdict = evaluate_gate(results, metrics, config)
 
     baseline_path = arguments.baseline
-    if baseline_path is None and any(report.raw.get("baseline") for report in reports):
+    if baseline_path is None and any(report.facts.baseline for report in reports):
         baseline_path = config.baseline
         if not baseline_path or not Path(baseline_path).is_file():
             raise CommandError(
@@ -544,7 +480,8 @@ def _merge(arguments: argparse.Namespace) -> int:
     comparison = None
     if baseline_path is not None:
         comparison = _compare_with(baseline_path, results, metrics, config)
-        verdict = apply_baseline(verdict, comparison)
+    facts = merge_facts([report.facts for report in reports], baseline=comparison)
+    verdict = evaluate_gate(results, metrics, config, facts)
 
     timings = [_timing(report) for report in reports]
     # Shards run side by side: the merged run took as long as its slowest shard.
@@ -554,31 +491,55 @@ def _merge(arguments: argparse.Namespace) -> int:
         verdict=verdict,
         config=config,
         report=first,
-        comparison=comparison,
+        facts=facts,
         wall_s=max(float(timing.get("wall_s", 0.0)) for timing in timings),
         scoring_s=max(float(timing.get("scoring_s", 0.0)) for timing in timings),
         incomplete=any(bool(report.raw.get("incomplete", False)) for report in reports),
+        shard=None,
         extra={"merged_from": [str(report.path) for report in reports]},
     )
     print(f"merged {len(reports)} report(s), {len(results)} case(s) into {arguments.output}")
-    print("\n".join(_verdict_lines(verdict, comparison)))
-    _github(verdict, results, first, comparison)
+    _print_and_publish(verdict, results, first)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | None) -> RunFacts:
+    """The run facts of the whole run that the shards split between them.
+
+    Every shard collected the whole golden set, so the merged run collected what the
+    shards did; it is no longer a shard, and what any shard saw fail still fails it.
+    """
+    golden_files: dict[str, int | None] = {}
+    for facts in shards:
+        for path, count in facts.golden_files.items():
+            known = golden_files.get(path)
+            if known is None or (count is not None and count > known):
+                golden_files[path] = count
+    return RunFacts(
+        counted=all(facts.counted for facts in shards),
+        case_files=shards[0].case_files,
+        golden_files=golden_files,
+        unreadable_files=list(
+            dict.fromkeys(problem for facts in shards for problem in facts.unreadable_files)
+        ),
+        selection=list(dict.fromkeys(option for facts in shards for option in facts.selection)),
+        shard=None,
+        other_failures=list(
+            dict.fromkeys(test for facts in shards for test in facts.other_failures)
+        ),
+        baseline=baseline,
+    )
 
 
 def _summary(arguments: argparse.Namespace) -> int:
     from .reports.markdown import render_markdown
 
     report = load_report(arguments.report)
-    verdict = evaluate_gate(report.results, report.metrics, report.config)
-    comparison = _stored_comparison(report)
-    if comparison is not None:
-        verdict = apply_baseline(verdict, comparison)
-    usage = sum(_usage_by_metric(report.results).values(), UsageRecord())
-    text = render_markdown(
-        verdict, results=report.results, judge=report.judge, usage=usage, baseline=comparison
+    verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
+    usage = sum(usage_by_metric(report.results).values(), UsageRecord())
+    sys.stdout.write(
+        render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     )
-    sys.stdout.write(text)
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

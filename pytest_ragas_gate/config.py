@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,10 +121,31 @@ class GateConfig(BaseModel):
 
 @dataclass(frozen=True)
 class LoadedConfig:
-    """The effective settings and a human description of where they came from."""
+    """The effective settings and a human description of where they came from.
+
+    ``origins`` names, per setting given anywhere, the source whose value is in force
+    (``command line``, ``environment``, a config file); defaults are not listed.
+    """
 
     config: GateConfig
     source: str
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    def judge_choice(self) -> str:
+        """How the judge setting was given, as the user wrote it (for the header and reports).
+
+        >>> LoadedConfig(GateConfig(judge="offline"), "", {"judge": "environment"}).judge_choice()
+        'RAG_GATE_JUDGE=offline'
+        """
+        judge = self.config.judge
+        origin = self.origins.get("judge")
+        if origin is None:
+            return f"judge {judge} (default)"
+        if origin == "command line":
+            return f"--rag-gate-judge {judge}"
+        if origin == "environment":
+            return f"RAG_GATE_JUDGE={judge}"
+        return f"judge: {judge} in {origin}"
 
 
 ENV_KEYS: dict[str, str] = {
@@ -174,9 +195,11 @@ def load_config(
         layers.append(("command line", dict(cli)))
 
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     for origin, layer in layers:
         _check_keys(layer, origin)
         for key, value in layer.items():
+            origins[key] = origin
             if key in _MERGED_MAPPINGS and isinstance(value, dict):
                 previous = merged.get(key)
                 merged[key] = {**previous, **value} if isinstance(previous, dict) else value
@@ -187,7 +210,7 @@ def load_config(
     except ValidationError as error:
         raise ConfigError(_describe_validation_error(error, layers)) from None
     names = [origin for origin, _ in layers]
-    return LoadedConfig(config=config, source=" + ".join(["defaults", *names]))
+    return LoadedConfig(config=config, source=" + ".join(["defaults", *names]), origins=origins)
 
 
 # Mapping-valued settings merge key by key across sources, so a threshold set in

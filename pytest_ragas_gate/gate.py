@@ -1,8 +1,11 @@
 """The gate: per-metric aggregates, thresholds and rules, and the overall verdict.
 
-Everything here is a pure function of (case results, config). The plugin calls
-:func:`evaluate_gate` at the end of a run, and ``rag-gate regate`` / ``merge`` call it on
-case results loaded from JSON reports, so a re-gate can never disagree with the run.
+The verdict is decided here and nowhere else, by :func:`evaluate_gate`: a pure function
+of (case results, metrics, config, run facts). The run facts are what the run knew beyond
+its case results — unreadable golden files, how many golden cases were collected and why
+fewer were gated, other tests that failed, the baseline comparison — and the JSON report
+saves them all, so the plugin, ``rag-gate regate``, ``merge`` and ``summary`` reach the
+very same verdict from the same inputs.
 
 Results are put in a canonical order (by source, then id) before any arithmetic, so a
 run split across pytest-xdist workers yields bit-identical aggregates and intervals to a
@@ -12,25 +15,31 @@ serial run.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from .baseline import BaselineComparison
 from .config import GateConfig, Rule
 from .exceptions import BUDGET_SPENT
+from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
-from .reports.hints import hint_for
-from .results import CaseResult
+from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
 
 __all__ = [
     "GateVerdict",
     "MetricAggregate",
+    "RunFacts",
     "TagVerdict",
     "aggregate_metric",
     "canonical_order",
     "evaluate_gate",
 ]
+
+#: How many case ids or test ids a failure line names before it says "and N more".
+_NAMED = 5
 
 # Scores are ratios of small integers; a mean that equals its threshold on paper can land
 # a few ulps below it in floating point, and must still pass.
@@ -73,12 +82,54 @@ class TagVerdict(BaseModel):
     message: str
 
 
+class RunFacts(BaseModel):
+    """What a run knew beyond its case results; saved under ``run`` in the JSON report.
+
+    ``golden_files`` maps each golden file found to the number of cases collected from it
+    (malformed cases included), or None when the file was found but not collected (``--lf``
+    skips files without a previous failure). ``counted`` is False for reports written
+    before these facts were saved: then nothing is known of what was collected.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    counted: bool = False
+    case_files: list[str] = Field(default_factory=list)
+    golden_files: dict[str, int | None] = Field(default_factory=dict)
+    unreadable_files: list[str] = Field(default_factory=list)
+    selection: list[str] = Field(default_factory=list)
+    shard: str | None = None
+    other_failures: list[str] = Field(default_factory=list)
+    baseline: BaselineComparison | None = None
+
+    @property
+    def collected_cases(self) -> int | None:
+        """Golden cases collected, before any selection; None when not counted."""
+        if not self.counted:
+            return None
+        return sum(count for count in self.golden_files.values() if count is not None)
+
+    @property
+    def skipped_files(self) -> list[str]:
+        """Golden files found but never collected."""
+        return [path for path, count in self.golden_files.items() if count is None]
+
+
 class GateVerdict(BaseModel):
-    """The gate's decision and everything the reports show about it."""
+    """The gate's decision and everything the reports show about it.
+
+    ``status`` is the one word every report and the Action's ``verdict`` output carry:
+    ``failed`` when anything fails, ``partial`` when nothing fails but fewer golden cases
+    were gated than were collected (not a deploy decision), else ``passed``.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     passed: bool
+    status: Literal["passed", "failed", "partial"]
+    partial: bool
+    coverage: str
+    collected_cases: int | None
     metrics: dict[str, MetricAggregate]
     tags: list[TagVerdict]
     total_cases: int
@@ -94,18 +145,15 @@ class GateVerdict(BaseModel):
     hints: dict[str, str]
     latency: LatencyVerdict | None = None
     alignment: IgnoredTopRanked | None = None
+    below_own_thresholds: list[str] = Field(default_factory=list)
+    unreadable_files: list[str] = Field(default_factory=list)
+    other_failures: list[str] = Field(default_factory=list)
+    baseline: BaselineComparison | None = None
 
-
-def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
-    """The results sorted by (source, id): the order every aggregate is computed in.
-
-    Args:
-        results: Case results in any order (e.g. as xdist workers reported them).
-
-    Returns:
-        A new, sorted list.
-    """
-    return sorted(results, key=lambda result: (result.source, result.id))
+    @property
+    def headline(self) -> str:
+        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL``: the line scripts look for."""
+        return f"RAG gate: {self.status.upper()}"
 
 
 def _errored_for(result: CaseResult, metric: str) -> bool:
@@ -283,23 +331,82 @@ def _tag_verdict(
     )
 
 
+def _named(names: Sequence[str]) -> str:
+    """``a, b, c`` — or the first few and how many more."""
+    shown = ", ".join(names[:_NAMED])
+    return shown if len(names) <= _NAMED else f"{shown} and {len(names) - _NAMED} more"
+
+
+def _coverage(gated: int, facts: RunFacts) -> tuple[str, list[str]]:
+    """The "gated N of M" line and, for a partial run, why fewer cases were gated."""
+    collected = facts.collected_cases
+    if collected is None:
+        return f"gated {gated} golden case(s)", []
+    reasons: list[str] = []
+    skipped = facts.skipped_files
+    if gated < collected or skipped or facts.shard:
+        reasons = list(facts.selection)
+        if facts.shard:
+            reasons.append(f"--rag-gate-shard {facts.shard}")
+        if skipped:
+            reasons.append(f"{len(skipped)} golden file(s) not collected: {_named(skipped)}")
+        if not reasons:
+            reasons.append(f"{collected - gated} collected case(s) reported no result")
+    line = f"gated {gated} of {collected} collected golden case(s)"
+    return (f"{line} ({'; '.join(reasons)})" if reasons else line), reasons
+
+
+def _nothing_gated(facts: RunFacts) -> str:
+    """Why a run has no case to gate, as precisely as the facts tell."""
+    if not facts.counted:
+        return "no golden cases were scored"
+    readable = {path: count for path, count in facts.golden_files.items() if count is not None}
+    if facts.collected_cases:
+        return (
+            "no golden cases were scored: all "
+            f"{facts.collected_cases} collected case(s) were deselected"
+            + (f" ({'; '.join(facts.selection)})" if facts.selection else "")
+        )
+    if readable:
+        return (
+            f"no golden cases were scored: {_named(list(readable))} hold(s) no cases; "
+            "add cases to the golden file(s)"
+        )
+    if facts.unreadable_files:
+        return "no golden cases were scored: no golden file could be read"
+    patterns = ", ".join(facts.case_files) or "the configured case_files"
+    return (
+        "no golden cases were scored: no golden file was collected (under directories, "
+        f"golden files match {patterns}; name a file on the command line to use any other "
+        "name, or set case_files)"
+    )
+
+
 def evaluate_gate(
-    results: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
+    results: Sequence[CaseResult],
+    metrics: Sequence[str],
+    config: GateConfig,
+    facts: RunFacts | None = None,
 ) -> GateVerdict:
-    """Decide the gate for a run.
+    """Decide the gate: the one place the verdict is reached.
 
     Only ``metrics`` (the metrics that ran) are aggregated; a threshold for a metric that
     did not run is ignored, while an explicit per-tag minimum always applies and fails
-    when no tagged case was scored.
+    when no tagged case was scored. Beyond the aggregates, the gate fails for cases below
+    their own thresholds, errored cases over ``max_error_rate``, unreadable golden files,
+    other tests that failed in the run and baseline regressions; a run that gated fewer
+    golden cases than it collected is ``partial`` at best, never "Safe to deploy".
 
     Args:
-        results: Every case result of the run, in any order.
+        results: Every case result of the run, in any order, each case once.
         metrics: The metrics that ran, in display order.
         config: The gate settings.
+        facts: What the run knew beyond its results (default: nothing).
 
     Returns:
         The verdict, with one failure line per cause and the seed-003 recommendation.
     """
+    facts = facts or RunFacts()
     ordered = canonical_order(results)
     aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
     tag_verdicts = [
@@ -313,7 +420,7 @@ def evaluate_gate(
     rate = errored / total if total else 0.0
     if total == 0:
         error_rate_passed = False
-        error_rate_message = "no golden cases were scored"
+        error_rate_message = _nothing_gated(facts)
     else:
         error_rate_passed = rate <= config.max_error_rate
         comparison = "≤" if error_rate_passed else ">"
@@ -337,37 +444,74 @@ def evaluate_gate(
     latency = evaluate_latency(ordered, config.latency)
     slow = [check.statistic for check in latency.checks if not check.passed] if latency else []
     top = aggregates.get("top_doc_usage")
+    below_own = [result.id for result in ordered if result.case_threshold_failures()]
+    unreadable = facts.unreadable_files
+    others = facts.other_failures
+    regressed = facts.baseline.regressed_metrics if facts.baseline is not None else []
+    coverage, partial_reasons = _coverage(total, facts)
 
     failures: list[str] = []
+    causes: list[str] = []
+    if unreadable:
+        failures.append(
+            f"{len(unreadable)} golden file(s) could not be read, so their cases were not "
+            "scored: " + "; ".join(problem.splitlines()[0] for problem in unreadable)
+        )
+        causes.append(f"{len(unreadable)} golden file(s) unreadable")
     if total == 0:
         failures.append(error_rate_message)
+        causes.append("no golden cases were scored")
     failures.extend(aggregates[metric].message for metric in failing_metrics)
+    if failing_metrics:
+        causes.append(
+            f"{len(failing_metrics)} metric(s) below threshold: " + ", ".join(failing_metrics)
+        )
+    if below_own:
+        failures.append(f"{len(below_own)} case(s) below their own thresholds: {_named(below_own)}")
+        causes.append(f"{len(below_own)} case(s) below their own thresholds")
     failures.extend(verdict.message for verdict in failing_tags)
     if latency is not None:
         failures.extend(latency.failures)
     if total and not error_rate_passed:
         failures.append(error_rate_message)
-
-    causes: list[str] = []
-    if total == 0:
-        causes.append("no golden cases were scored")
-    if failing_metrics:
-        causes.append(
-            f"{len(failing_metrics)} metric(s) below threshold: " + ", ".join(failing_metrics)
-        )
-    if total and not error_rate_passed:
         causes.append(f"{errored} case(s) errored")
-    for tag in dict.fromkeys(verdict.tag for verdict in failing_tags):
-        causes.append(f"tag {tag!r} below threshold")
+    causes.extend(
+        f"tag {tag!r} below threshold" for tag in dict.fromkeys(v.tag for v in failing_tags)
+    )
     if slow:
         causes.append("latency over budget: " + ", ".join(slow))
+    if facts.baseline is not None and regressed:
+        failures.extend(facts.baseline.metrics[metric].message for metric in regressed)
+        causes.append(f"{len(regressed)} metric(s) regressed: " + ", ".join(regressed))
+    if others:
+        failures.append(f"{len(others)} other test(s) failed in this run: {_named(others)}")
+        causes.append(f"{len(others)} other test(s) failed")
 
     passed = not failures
+    partial = bool(partial_reasons)
+    if not passed:
+        status: Literal["passed", "failed", "partial"] = "failed"
+        recommendation = "Block deployment — " + "; ".join(causes)
+        if partial:
+            recommendation += f"; partial run: {coverage}"
+    elif partial:
+        status = "partial"
+        recommendation = (
+            f"Partial run, not a deploy decision — {coverage}; gate the whole golden set to decide"
+        )
+    else:
+        status = "passed"
+        recommendation = "Safe to deploy"
     hinted = list(dict.fromkeys([*failing_metrics, *(v.metric for v in failing_tags)]))
     if slow:
         hinted.append("latency")
+    hinted.extend(metric for metric in regressed if metric not in hinted)
     return GateVerdict(
         passed=passed,
+        status=status,
+        partial=partial,
+        coverage=coverage,
+        collected_cases=facts.collected_cases,
         metrics=aggregates,
         tags=tag_verdicts,
         total_cases=total,
@@ -379,8 +523,12 @@ def evaluate_gate(
         confidence=config.confidence,
         failures=failures,
         failing_metrics=failing_metrics,
-        recommendation="Safe to deploy" if passed else "Block deployment — " + "; ".join(causes),
+        recommendation=recommendation,
         hints={metric: hint_for(metric) for metric in hinted},
         latency=latency,
         alignment=None if top is None else ignored_top_ranked(top.mean, top.n),
+        below_own_thresholds=below_own,
+        unreadable_files=list(unreadable),
+        other_failures=list(others),
+        baseline=facts.baseline,
     )

@@ -13,7 +13,6 @@ from collections.abc import Iterable, MutableMapping, Sequence
 
 from .cases import GoldenCase
 from .results import CaseResult
-from .scheduler import case_key
 
 INTERRUPTED_MESSAGE = (
     "Scoring was interrupted before this case was scored; run the gate again to score it "
@@ -23,16 +22,7 @@ INTERRUPTED_MESSAGE = (
 
 def unscored(case: GoldenCase, message: str) -> CaseResult:
     """The result of a case the run stopped short of: an error, marked incomplete."""
-    return CaseResult(
-        id=case.id,
-        source=case.source,
-        tags=list(case.tags),
-        question=case.question,
-        answer=case.answer,
-        thresholds=dict(case.thresholds),
-        error=message,
-        incomplete=True,
-    )
+    return CaseResult.of_case(case, error=message, incomplete=True)
 
 
 def fill_unscored(
@@ -42,22 +32,9 @@ def fill_unscored(
 ) -> None:
     """Give every case without a result an ``unscored`` one, in place."""
     for case in cases:
-        results.setdefault(case_key(case), unscored(case, message))
+        results.setdefault(case.key, unscored(case, message))
 
 
 def is_incomplete(results: Iterable[CaseResult]) -> bool:
     """Whether the run stopped short of any case (the report's ``incomplete`` flag)."""
     return any(result.incomplete for result in results)
-
-
-def with_unreported(
-    collected: Sequence[CaseResult], scored: Iterable[CaseResult]
-) -> list[CaseResult]:
-    """The reported results plus the scored ones whose items never ran (an interrupted run).
-
-    A run interrupted after scoring stops before every item has reported its result; the
-    results this process computed are still known and belong in the report.
-    """
-    seen = {(result.source, result.id) for result in collected}
-    extra = [result for result in scored if (result.source, result.id) not in seen]
-    return [*collected, *extra]

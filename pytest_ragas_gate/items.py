@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 
+from .cases import GoldenCase
 from .exceptions import GoldenFileError
+from .loading import CaseProblem, LoadedFile
+from .results import CaseResult
+from .sharding import Shard
 
-if TYPE_CHECKING:
-    from .cases import GoldenCase
-    from .loading import CaseProblem
-    from .results import CaseResult
-    from .session import GateRun
+#: The attribute of a pytest report that carries its case's result (JSON), so that it
+#: reaches an xdist controller with the report.
+RESULT_ATTRIBUTE = "rag_gate_case"
+
+
+class CaseSource(Protocol):
+    """What golden files and case items need from the run: cases in, results out."""
+
+    def load(self, path: Path) -> LoadedFile:
+        """Read one golden file (raises ``GoldenFileError`` when it cannot be read)."""
+
+    def result_for(self, item: CaseItem) -> CaseResult:
+        """The precomputed result of ``item``'s case."""
 
 
 class GoldenFile(pytest.File):
     """A golden set file; yields one item per case and one errored item per bad case."""
 
-    def __init__(self, *, run: GateRun, **kwargs: Any) -> None:
+    def __init__(self, *, run: CaseSource, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
 
@@ -57,7 +71,7 @@ class CaseItem(pytest.Item):
         self.extra_keyword_matches.update(case.tags)
 
     @property
-    def run(self) -> GateRun:
+    def run(self) -> CaseSource:
         """The active gate run."""
         parent = self.parent
         assert isinstance(parent, GoldenFile)
@@ -110,8 +124,25 @@ class BadCaseItem(pytest.Item):
 
 
 def item_name(case_id: str) -> str:
-    """A pytest-safe item name: ``::`` would split the node id."""
-    return case_id.replace("::", ":_:") or "case"
+    r"""A pytest-safe item name, distinct for distinct case ids; ordinary ids are unchanged.
+
+    ``::`` would split the node id, and control characters would garble terminals and
+    reports, so they are percent-escaped as in a URL (``%`` itself first, which keeps the
+    mapping one-to-one: ``urllib.parse.unquote`` gives the id back).
+
+    >>> [item_name(case_id) for case_id in ("refund-01", "a::b", "a:%3Ab", "tab\there")]
+    ['refund-01', 'a:%3Ab', 'a:%253Ab', 'tab%09here']
+    """
+    escaped = _NODE_ID_UNSAFE.sub(_percent_escaped, case_id)
+    return escaped.replace("::", ":%3A") or "case"
+
+
+#: ``%`` and what must not reach a node id raw: C0/C1 controls, DEL, line separators.
+_NODE_ID_UNSAFE = re.compile("[%\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _percent_escaped(match: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8"))
 
 
 def error_text(result: CaseResult) -> str:
@@ -150,3 +181,54 @@ def failure_text(verdict: str, result: CaseResult) -> str:
             reason = detail.get("reason") or ""
             lines.append(f"  - {detail.get('claim', '')}" + (f" ({reason})" if reason else ""))
     return "\n".join(lines)
+
+
+def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Put the case's result on the report that carries its outcome.
+
+    That is the call report, or the setup report when the case errored before running.
+    Extra report attributes survive pytest-xdist's report serialisation.
+    """
+    if not (report.when == "call" or (report.when == "setup" and report.failed)):
+        return
+    result: CaseResult | None = None
+    if isinstance(item, CaseItem):
+        result = item.result
+    elif isinstance(item, BadCaseItem):
+        problem = item.problem
+        result = CaseResult.of_problem(problem.file, problem.line, problem.case_id, problem.message)
+    if result is not None:
+        setattr(report, RESULT_ATTRIBUTE, result.model_dump_json())
+
+
+def _case_key(item: pytest.Item) -> tuple[str, str] | None:
+    """(golden file, id) of a golden-case item; None for any other item."""
+    if isinstance(item, CaseItem):
+        return item.case.file, item.case.id
+    if isinstance(item, BadCaseItem):
+        problem = item.problem
+        return problem.file, problem.case_id or f"line-{problem.line}"
+    return None
+
+
+def select_shard(config: pytest.Config, items: list[pytest.Item], shard: Shard | None) -> None:
+    """Deselect the golden cases of other shards, in place, as ``-k`` does.
+
+    Items that are not golden cases (ordinary tests collected alongside) stay in every
+    shard: they are cheap, and dropping them would hide their failures in some jobs.
+
+    Args:
+        config: The pytest config, whose hook announces the deselected items.
+        items: The collected items.
+        shard: This job's shard, or None to keep everything.
+    """
+    if shard is None or shard.count == 1:
+        return
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        key = _case_key(item)
+        (kept if key is None or shard.holds(*key) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

@@ -6,68 +6,24 @@ and the standard library; the gate itself loads only when ``--rag-gate`` is give
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .sharding import parse_shard, select_shard
+from .options import parse_metric_list, parse_positive_int, parse_threshold
+from .sharding import parse_shard
 
 if TYPE_CHECKING:
     from .session import GateRun
 
 RUN_KEY = pytest.StashKey["GateRun"]()
 HOOKS_NAME = "rag-gate"
+XDIST_HOOKS_NAME = "rag-gate-xdist"
 
 JUDGES = ("auto", "anthropic", "openai", "offline")
 CACHE_MODES = ("readwrite", "read", "off")
-
-
-def parse_threshold(text: str) -> tuple[str, float]:
-    """Parse ``METRIC=VALUE`` with VALUE a number from 0 to 1.
-
-    >>> parse_threshold("faithfulness=0.9")
-    ('faithfulness', 0.9)
-    """
-    metric, separator, raw = text.partition("=")
-    if not separator or not metric.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {text!r}")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"threshold for {metric.strip()!r} must be a number from 0 to 1, got {raw!r}"
-        ) from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(
-            f"threshold for {metric.strip()!r} must be from 0 to 1, got {value}"
-        )
-    return metric.strip(), value
-
-
-def parse_metric_list(text: str) -> list[str]:
-    """Parse ``NAME,NAME``.
-
-    >>> parse_metric_list("faithfulness, context_recall")
-    ['faithfulness', 'context_recall']
-    """
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("expected a comma-separated list of metric names")
-    return names
-
-
-def parse_positive_int(text: str) -> int:
-    """Parse a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
-    return value
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -217,13 +173,17 @@ def pytest_configure(config: pytest.Config) -> None:
     run = start_run(config, cli_settings(config))
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Drop the run's hooks."""
-    hooks = config.pluginmanager.get_plugin(HOOKS_NAME)
-    if hooks is not None:
-        config.pluginmanager.unregister(hooks)
+    for name in (HOOKS_NAME, XDIST_HOOKS_NAME):
+        hooks = config.pluginmanager.get_plugin(name)
+        if hooks is not None:
+            config.pluginmanager.unregister(hooks)
+    if RUN_KEY in config.stash:
         del config.stash[RUN_KEY]
 
 
@@ -241,27 +201,29 @@ class GateHooks:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
         """Golden files become collectors."""
-        if not self.run.is_golden_file(file_path):
+        if not self.run.claim(file_path):
             return None
         from .items import GoldenFile
 
         return GoldenFile.from_parent(parent, path=file_path, run=self.run)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Note unreadable golden files; xdist forwards workers' failed reports here too."""
+        """Note failed collections; xdist forwards workers' failed reports here too."""
         self.run.record_collect_error(report)
 
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
+        from .items import select_shard
+
         select_shard(config, items, config.option.rag_gate_shard)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Score every selected case at once, before the first item runs."""
         if not self.run.pytest_config.option.collectonly:
-            self.run.score(session.items)
+            self.run.score(session)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -269,7 +231,7 @@ class GateHooks:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the case result to the report, so it reaches an xdist controller."""
         report = yield
-        from .reports.terminal import attach_result
+        from .items import attach_result
 
         attach_result(item, report)
         return report
@@ -286,7 +248,7 @@ class GateHooks:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Gate the run: a failed gate turns a green run red (exit 1)."""
+        """Gate the run; the exit status then agrees with the verdict."""
         self.run.finish(session)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -294,3 +256,19 @@ class GateHooks:
         from .reports.terminal import write_summary
 
         write_summary(self.run, terminalreporter)
+
+
+class XdistHooks:
+    """The xdist controller's share of an active run, registered only when xdist is there."""
+
+    def __init__(self, run: GateRun) -> None:
+        self.run = run
+
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Take a finished worker's collection counts (from its ``workeroutput``)."""
+        from .session import WORKER_OUTPUT_KEY
+
+        output = getattr(node, "workeroutput", None) or {}
+        counts = output.get(WORKER_OUTPUT_KEY)
+        if isinstance(counts, dict):
+            self.run.add_worker_output(counts)

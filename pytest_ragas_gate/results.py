@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .cases import GoldenCase, case_identity
 from .usage import Usage
 
 #: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
@@ -43,6 +45,49 @@ class CaseResult(BaseModel):
     latency_s: float | None = None
     scoring_s: float = 0.0
 
+    @classmethod
+    def of_case(
+        cls,
+        case: GoldenCase,
+        *,
+        metrics: Sequence[str] = (),
+        error: str | None = None,
+        incomplete: bool = False,
+    ) -> CaseResult:
+        """The result of ``case`` before any metric is scored: what the reports show of it.
+
+        Every path that produces a result (scoring, a live target's failure, an
+        interruption, a result lost with an xdist worker) starts here, so each carries the
+        case's tags, thresholds, answer and contexts alike.
+        """
+        return cls(
+            id=case.id,
+            source=case.source,
+            tags=list(case.tags),
+            question=case.question,
+            answer=case.answer,
+            contexts=case.context_texts if case.contexts is not None else None,
+            thresholds=dict(case.thresholds),
+            metrics=list(metrics),
+            error=error,
+            incomplete=incomplete,
+        )
+
+    @classmethod
+    def of_problem(cls, file: str, line: int, case_id: str | None, message: str) -> CaseResult:
+        """The result of a malformed case, which never reached scoring: an error."""
+        return cls(id=case_id or f"line-{line}", source=f"{file}:{line}", error=message)
+
+    @property
+    def file(self) -> str:
+        """The golden file the case came from (its source without the line)."""
+        return split_source(self.source)[0]
+
+    @property
+    def key(self) -> str:
+        """The case's identity across runs and reports: ``file::id``."""
+        return case_identity(self.file, self.id)
+
     @property
     def errored(self) -> bool:
         """Whether the case or any of its metrics errored."""
@@ -56,3 +101,47 @@ class CaseResult(BaseModel):
             if score is not None and score < minimum:
                 failures.append(f"{metric} {score:.2f} < {minimum:.2f} (case min)")
         return failures
+
+
+def split_source(source: str) -> tuple[str, int | None]:
+    """Split a ``path:line`` source into the path and the line number.
+
+    Args:
+        source: A case's source, e.g. ``golden/qa.jsonl:12``.
+
+    Returns:
+        ``(path, line)``; line is None when the source carries none.
+
+    Example:
+        >>> split_source("golden/qa.jsonl:12")
+        ('golden/qa.jsonl', 12)
+        >>> split_source("C:/sets/qa.csv:7")
+        ('C:/sets/qa.csv', 7)
+        >>> split_source("stdin")
+        ('stdin', None)
+    """
+    path, _, line = source.rpartition(":")
+    if path and line.isdigit():
+        return path, int(line)
+    return source, None
+
+
+def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
+    """The results sorted by (source, id): the order every aggregate is computed in.
+
+    Args:
+        results: Case results in any order (e.g. as xdist workers reported them).
+
+    Returns:
+        A new, sorted list.
+    """
+    return sorted(results, key=lambda result: (result.source, result.id))
+
+
+def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, UsageRecord]:
+    """Judge usage per metric, summed over ``results``, in first-seen metric order."""
+    totals: dict[str, UsageRecord] = {}
+    for result in results:
+        for metric, usage in result.usage.items():
+            totals[metric] = totals.get(metric, UsageRecord()) + usage
+    return totals

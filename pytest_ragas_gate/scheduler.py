@@ -141,16 +141,7 @@ async def score_case(
     """Run every metric of one case concurrently and collect scores, verdicts and errors."""
     started = time.monotonic()
     shared = _SharedRequests(judge, progress)
-    result = CaseResult(
-        id=case.id,
-        source=case.source,
-        tags=list(case.tags),
-        question=case.question,
-        answer=case.answer,
-        contexts=case.context_texts if case.contexts is not None else None,
-        thresholds=dict(case.thresholds),
-        metrics=list(metric_names),
-    )
+    result = CaseResult.of_case(case, metrics=metric_names)
 
     async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
         metric = metrics[name]
@@ -205,14 +196,7 @@ async def score_live_case(
         filled, latency = await target.answer(case)
     except CaseError as error:
         progress.errors += 1
-        return CaseResult(
-            id=case.id,
-            source=case.source,
-            tags=list(case.tags),
-            question=case.question,
-            thresholds=dict(case.thresholds),
-            error=str(error),
-        )
+        return CaseResult.of_case(case, error=str(error))
     result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
     result.latency_s = round(latency, 6)
     return result
@@ -248,7 +232,7 @@ async def score_cases(
                 result = await score_live_case(
                     case, target, metric_names_for, metrics, judge, progress
                 )
-        results[case_key(case)] = result
+        results[case.key] = result
         progress.cases_done += 1
 
     async def report_progress() -> None:
@@ -267,8 +251,3 @@ async def score_cases(
     if on_progress is not None:
         on_progress(progress)
     return results
-
-
-def case_key(case: GoldenCase) -> str:
-    """The key a case's result is stored under: unique across files."""
-    return f"{case.source}::{case.id}"

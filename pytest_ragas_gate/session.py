@@ -23,28 +23,28 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .case_checks import (
-    check_threshold_metrics,
-    explain_no_golden_files,
-    fail_for_unreadable_files,
-)
+from .baseline import BaselineComparison, compare_to_baseline, in_shard
+from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
-from .interruption import fill_unscored, is_incomplete, with_unreported
+from .gate import GateVerdict, RunFacts, evaluate_gate
+from .interruption import fill_unscored, is_incomplete
+from .items import RESULT_ATTRIBUTE, CaseItem
 from .judges.base import Judge
 from .loading import SUPPORTED_EXTENSIONS, LoadedFile, load_golden_file
 from .metrics.base import Metric
-from .results import CaseResult, UsageRecord
-from .scheduler import Progress, case_key, score_cases
+from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
+from .scheduler import Progress, score_cases
 
 if TYPE_CHECKING:
-    from .baseline import BaselineComparison
-    from .gate import GateVerdict
-    from .items import CaseItem
     from .live import LiveTarget
     from .reports.json_report import JudgeInfo, SavedReport
 
-RESULT_ATTRIBUTE = "rag_gate_case"
+#: The outcome pytest-rerunfailures gives every attempt of a test but the last.
+RERUN_OUTCOME = "rerun"
+
+#: The key under which an xdist worker hands its collection counts to the controller.
+WORKER_OUTPUT_KEY = "rag_gate_golden_files"
 
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
@@ -94,20 +94,28 @@ class GateRun:
     judge_info: JudgeInfo
     worker: WorkerInfo = field(default_factory=WorkerInfo)
     results: dict[str, CaseResult] = field(default_factory=dict)
-    collected: list[CaseResult] = field(default_factory=list)
+    reported: dict[str, CaseResult] = field(default_factory=dict)
+    golden_files: dict[str, int | None] = field(default_factory=dict)
     golden_file_errors: list[str] = field(default_factory=list)
+    other_failures: dict[str, None] = field(default_factory=dict)
+    workers_counted: int = 0
     verdict: GateVerdict | None = None
-    gate_metrics: list[str] = field(default_factory=list)
+    run_facts: RunFacts = field(default_factory=RunFacts)
     started: float = field(default_factory=time.monotonic)
     scoring_s: float = 0.0
     baseline: SavedReport | None = None
     target: LiveTarget | None = None
-    baseline_comparison: BaselineComparison | None = None
+    _claimed: set[Path] = field(default_factory=set)
 
     @property
     def config(self) -> GateConfig:
         """The validated settings."""
         return self.loaded.config
+
+    @property
+    def collected(self) -> list[CaseResult]:
+        """The case results reported so far, each case once, in canonical order."""
+        return canonical_order(list(self.reported.values()))
 
     # --- collection --------------------------------------------------------------------
 
@@ -119,6 +127,21 @@ class GateRun:
             return True
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
 
+    def claim(self, path: Path) -> bool:
+        """Whether ``path`` is a golden file not yet collected under another name.
+
+        A symlink (or a symlink loop) can show one file under many paths; its cases are
+        collected, scored and gated once, under the first path pytest reaches.
+        """
+        if not self.is_golden_file(path):
+            return False
+        real = path.resolve()
+        if real in self._claimed:
+            return False
+        self._claimed.add(real)
+        self.golden_files[self._display_path(path)] = None
+        return True
+
     def _named_paths(self) -> set[Path]:
         root = self.pytest_config.invocation_params.dir
         return {(root / arg.split("::")[0]).resolve() for arg in self.pytest_config.args}
@@ -126,15 +149,23 @@ class GateRun:
     def load(self, path: Path) -> LoadedFile:
         """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
         shown = self._display_path(path)
-        return check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
+        loaded = check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
+        self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
+        return loaded
 
     def record_collect_error(self, report: pytest.CollectReport) -> None:
-        """Remember a golden file that could not be read (on the xdist controller too)."""
-        if not report.failed or "::" in report.nodeid or not report.nodeid:
+        """Remember a collection that failed (on the xdist controller too).
+
+        An unreadable golden file fails the gate as such; any other collection error is a
+        failing test of the run, which the verdict must not contradict.
+        """
+        if not report.failed or not report.nodeid:
             return
-        path = self.pytest_config.rootpath / report.nodeid
-        if not self.is_golden_file(path):
+        path = self.pytest_config.rootpath / report.nodeid.split("::")[0]
+        if "::" in report.nodeid or not self.is_golden_file(path):
+            self.other_failures[f"{report.nodeid} (collection error)"] = None
             return
+        self.golden_files.pop(self._display_path(path), None)
         message = str(report.longrepr).strip() or report.nodeid
         if message not in self.golden_file_errors:
             self.golden_file_errors.append(message)
@@ -145,13 +176,35 @@ class GateRun:
         except ValueError:
             return str(path)
 
+    def worker_output(self) -> dict[str, int | None]:
+        """What an xdist worker hands the controller: its golden files and case counts."""
+        return dict(self.golden_files)
+
+    def add_worker_output(self, golden_files: Mapping[str, int | None]) -> None:
+        """Take a worker's collection counts; every worker collects the same files."""
+        self.workers_counted += 1
+        for path, count in golden_files.items():
+            known = self.golden_files.get(path)
+            if known is None or (count is not None and count > known):
+                self.golden_files[path] = count
+
     # --- scoring -----------------------------------------------------------------------
 
-    def score(self, items: Sequence[pytest.Item]) -> None:
-        """Score this process's share of the selected cases, concurrently."""
-        from .items import CaseItem
+    def score(self, session: pytest.Session) -> None:
+        """Score this process's share of the selected cases, concurrently.
 
-        case_items = [item for item in items if isinstance(item, CaseItem)]
+        Nothing is scored when collection errors are about to stop a serial run: no item
+        would report the scores, and a judge's calls cost money. An xdist worker cannot
+        tell whether the controller will still run its items, so it scores them.
+        """
+        stopping = (
+            session.testsfailed
+            and not self.pytest_config.option.continue_on_collection_errors
+            and not self.worker.is_worker
+        )
+        if stopping:
+            return
+        case_items = [item for item in session.items if isinstance(item, CaseItem)]
         mine = [
             item
             for position, item in enumerate(case_items)
@@ -169,9 +222,7 @@ class GateRun:
         finally:
             self.scoring_s = time.monotonic() - started
             self.results = {
-                item.nodeid: by_key[case_key(item.case)]
-                for item in mine
-                if case_key(item.case) in by_key
+                item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
             }
         if self.worker.run_dir is not None and self.worker.worker_id is not None:
             _publish(self.worker.run_dir, self.worker.worker_id, self.results)
@@ -240,15 +291,18 @@ class GateRun:
         if result is not None:
             return result
         if self.worker.run_dir is None:
-            raise RuntimeError(f"No result was computed for {item.nodeid}.")
+            return CaseResult.of_case(
+                item.case,
+                error=(
+                    "This case was not scored: collection errors stopped the run before "
+                    "scoring. Fix them and run the gate again."
+                ),
+            )
         self.results.update(_wait_for(self.worker.run_dir, item.nodeid))
         found = self.results.get(item.nodeid)
         if found is None:
-            return CaseResult(
-                id=item.case.id,
-                source=item.case.source,
-                tags=list(item.case.tags),
-                question=item.case.question,
+            return CaseResult.of_case(
+                item.case,
                 error=(
                     "No scoring result arrived for this case: the xdist worker that "
                     "scored it stopped before publishing its results."
@@ -259,33 +313,60 @@ class GateRun:
     # --- results and the gate ------------------------------------------------------------
 
     def record(self, report: pytest.TestReport) -> None:
-        """Keep a case result that rides on an item report (serial run or controller)."""
+        """Keep a case's final result, or note another failing test (serial or controller).
+
+        A rerun (pytest-rerunfailures) reports each attempt; only the final outcome counts,
+        so a case is gated once however often it ran.
+        """
+        if str(report.outcome) == RERUN_OUTCOME:
+            return
         payload = getattr(report, RESULT_ATTRIBUTE, None)
         if isinstance(payload, str):
-            self.collected.append(CaseResult.model_validate_json(payload))
+            self.reported[report.nodeid] = CaseResult.model_validate_json(payload)
+            self.other_failures.pop(report.nodeid, None)
+        elif report.failed and report.nodeid not in self.reported:
+            self.other_failures[report.nodeid] = None
+
+    def facts(self) -> RunFacts:
+        """Everything besides the case results that the verdict depends on."""
+        shard = self.pytest_config.option.rag_gate_shard
+        return RunFacts(
+            # An xdist controller that heard from no worker knows nothing of what was
+            # collected; a serial run or worker counted its own collection.
+            counted=self.workers_counted > 0 or not _is_controller(self.pytest_config),
+            case_files=list(self.config.case_files),
+            golden_files=dict(self.golden_files),
+            unreadable_files=list(self.golden_file_errors),
+            selection=selection_options(self.pytest_config),
+            shard=None if shard is None or shard.count == 1 else str(shard),
+            other_failures=list(self.other_failures),
+            baseline=self._baseline_comparison(),
+        )
 
     def finish(self, session: pytest.Session) -> None:
-        """Apply the gate, write the reports and fail an otherwise green run."""
-        if self.worker.is_worker or self.pytest_config.option.collectonly:
+        """Apply the gate, write the reports and set the exit status to agree with it."""
+        if self.worker.is_worker:
+            _hand_over(self.pytest_config, self.worker_output())
             return
-        if self.golden_file_errors and session.exitstatus == pytest.ExitCode.INTERRUPTED:
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        if self.pytest_config.option.collectonly:
             return
-        from .gate import evaluate_gate
-
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.collected = with_unreported(self.collected, self.results.values())
-        self.gate_metrics = self._gate_metric_names()
-        self.verdict = evaluate_gate(self.collected, self.gate_metrics, self.config)
-        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
-            self.verdict = explain_no_golden_files(self.verdict, self.config.case_files)
-        self.verdict = fail_for_unreadable_files(self.verdict, self.golden_file_errors)
-        self.verdict = self._against_baseline(self.verdict)
+            for nodeid, result in self.results.items():
+                self.reported.setdefault(nodeid, result)
+        self.run_facts = self.facts()
+        self.verdict = evaluate_gate(
+            self.collected, self._gate_metric_names(), self.config, self.run_facts
+        )
         self._write_reports()
-        from .reports.github import publish_step_summary
+        from .reports.github import write_step_summary
 
-        publish_step_summary(self)
-        if self.golden_file_errors or session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        write_step_summary(
+            self.verdict,
+            results=self.collected,
+            judge=self.judge_info,
+            usage=self.total_usage(),
+        )
+        if self.golden_file_errors or self.verdict.total_cases == 0:
             # A gate over nothing, or over part of the golden set, is a mistake in the
             # command or the files (wrong path, misnamed or unreadable files, a -k that
             # matches no case), not a test result: the same status as bad options.
@@ -293,41 +374,31 @@ class GateRun:
         elif not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _against_baseline(self, verdict: GateVerdict) -> GateVerdict:
-        """Fold regressions against ``--rag-gate-baseline`` into the verdict."""
+    def _baseline_comparison(self) -> BaselineComparison | None:
+        """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
         if self.baseline is None:
-            return verdict
-        from .baseline import apply_baseline, compare_to_baseline, in_shard
-
-        self.baseline_comparison = compare_to_baseline(
+            return None
+        return compare_to_baseline(
             in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
             self.collected,
-            self.gate_metrics,
+            self._gate_metric_names(),
             self.config,
             path=str(self.config.baseline),
         )
-        return apply_baseline(verdict, self.baseline_comparison)
 
     def _gate_metric_names(self) -> list[str]:
         if self.config.metrics is not None:
             return list(self.config.metrics)
-        present = {name for result in self.collected for name in result.metrics}
+        present = {name for result in self.reported.values() for name in result.metrics}
         return [name for name in self.metrics if name in present]
 
     def usage_by_metric(self) -> dict[str, UsageRecord]:
         """Judge usage per metric, summed over the collected cases."""
-        totals: dict[str, UsageRecord] = {}
-        for result in self.collected:
-            for metric, usage in result.usage.items():
-                totals[metric] = totals.get(metric, UsageRecord()) + usage
-        return totals
+        return usage_by_metric(self.collected)
 
     def total_usage(self) -> UsageRecord:
         """Judge usage over the whole run."""
-        total = UsageRecord()
-        for usage in self.usage_by_metric().values():
-            total = total + usage
-        return total
+        return sum(self.usage_by_metric().values(), UsageRecord())
 
     def _write_reports(self) -> None:
         assert self.verdict is not None
@@ -335,8 +406,9 @@ class GateRun:
         from .reports.junit import write_junit
 
         root = self.pytest_config.invocation_params.dir
-        ordered = sorted(self.collected, key=lambda result: (result.source, result.id))
+        ordered = self.collected
         if self.config.report:
+            shard = self.pytest_config.option.rag_gate_shard
             report = build_report(
                 results=ordered,
                 verdict=self.verdict,
@@ -345,12 +417,9 @@ class GateRun:
                 usage_by_metric=self.usage_by_metric(),
                 wall_s=round(time.monotonic() - self.started, 3),
                 scoring_s=round(self.scoring_s, 3),
-                incomplete=is_incomplete(self.collected),
-            )
-            from .baseline import report_extras
-
-            report.update(
-                report_extras(self.pytest_config.option.rag_gate_shard, self.baseline_comparison)
+                incomplete=is_incomplete(ordered),
+                facts=self.run_facts,
+                shard=None if shard is None else {"index": shard.index, "count": shard.count},
             )
             write_report(root / self.config.report, report)
         if self.config.junit:
@@ -361,6 +430,42 @@ class GateRun:
                 judge=self.judge_info,
                 failure_lines={},
             )
+
+
+def selection_options(config: pytest.Config) -> list[str]:
+    """The options of this run that choose a subset of the collected tests.
+
+    The gate names them when it gated fewer golden cases than were collected.
+    """
+    option = config.option
+    chosen: list[str] = []
+    if option.keyword:
+        chosen.append(f"-k {option.keyword!r}")
+    if option.markexpr:
+        chosen.append(f"-m {option.markexpr!r}")
+    if getattr(option, "deselect", None):
+        chosen.append("--deselect " + " ".join(option.deselect))
+    if getattr(option, "lf", False):
+        chosen.append("--lf")
+    if getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False):
+        chosen.append("--sw")
+    if option.maxfail:
+        chosen.append("-x" if option.maxfail == 1 else f"--maxfail {option.maxfail}")
+    if any("::" in arg for arg in config.args):
+        chosen.append("node ids named on the command line")
+    return chosen
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    """Whether this process is an xdist controller (it runs no collection of its own)."""
+    return config.pluginmanager.has_plugin("dsession")
+
+
+def _hand_over(config: pytest.Config, golden_files: Mapping[str, int | None]) -> None:
+    """Give the xdist controller this worker's collection counts (``workeroutput``)."""
+    output: dict[str, Any] | None = getattr(config, "workeroutput", None)
+    if output is not None:
+        output[WORKER_OUTPUT_KEY] = dict(golden_files)
 
 
 def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:

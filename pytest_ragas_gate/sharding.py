@@ -13,12 +13,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import pytest
-
-__all__ = ["Shard", "parse_shard", "select_shard", "shard_of"]
+__all__ = ["Shard", "parse_shard", "shard_of"]
 
 
 @dataclass(frozen=True)
@@ -77,38 +73,3 @@ def shard_of(file: str, case_id: str, count: int) -> int:
     # Python's hash() is salted per process; a digest is the same in every CI job.
     digest = hashlib.sha256(f"{file}\0{case_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
-
-
-def _case_key(item: pytest.Item) -> tuple[str, str] | None:
-    """(golden file, id) of a golden-case item; None for any other item."""
-    from .items import BadCaseItem, CaseItem
-
-    if isinstance(item, CaseItem):
-        return item.case.file, item.case.id
-    if isinstance(item, BadCaseItem):
-        problem = item.problem
-        return problem.file, problem.case_id or f"line-{problem.line}"
-    return None
-
-
-def select_shard(config: pytest.Config, items: list[pytest.Item], shard: Shard | None) -> None:
-    """Deselect the golden cases of other shards, in place, as ``-k`` does.
-
-    Items that are not golden cases (ordinary tests collected alongside) stay in every
-    shard: they are cheap, and dropping them would hide their failures in some jobs.
-
-    Args:
-        config: The pytest config, whose hook announces the deselected items.
-        items: The collected items.
-        shard: This job's shard, or None to keep everything.
-    """
-    if shard is None or shard.count == 1:
-        return
-    kept: list[pytest.Item] = []
-    dropped: list[pytest.Item] = []
-    for item in items:
-        key = _case_key(item)
-        (kept if key is None or shard.holds(*key) else dropped).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept

@@ -227,6 +227,39 @@ CATALOGUE = [
         "case",
         "*golden.jsonl:2: a NUL byte (\\x00) in column 31*",
     ),
+    # Legal JSON and YAML escapes of half a surrogate pair: not Unicode text.
+    Bad(
+        "golden.jsonl",
+        jsonl('{"question": "Who \\ud800 founded it?", "answer": "x"}'),
+        "case",
+        "*golden.jsonl:2: field 'question': contains a lone surrogate (\\ud800), which is "
+        "not valid Unicode text*",
+    ),
+    Bad(
+        "golden.jsonl",
+        jsonl('{"id": "bad", "question": "Q?", "contexts": ["ok", "\\udc00"]}'),
+        "case",
+        "*golden.jsonl:2: field 'contexts': contains a lone surrogate (\\udc00)*",
+    ),
+    Bad(
+        "golden.yaml",
+        yaml_text('- id: bad\n  question: "Who \\ud800 founded it?"\n'),
+        "case",
+        "*golden.yaml:6: field 'question': contains a lone surrogate (\\ud800)*",
+        passed=1,
+    ),
+    Bad(
+        "golden.csv",
+        csv_text(["bad", "Q?", "A", "['ok' '\\ud800']"]),
+        "case",
+        "*golden.csv:3: field 'contexts': contains a lone surrogate (\\ud800)*",
+    ),
+    Bad(
+        "golden.csv",
+        csv_text(["bad", "Q?", "A", "['0' '1' ... '1499']"]),
+        "case",
+        "*golden.csv:3: field 'contexts' (column 4): the list was cut short*",
+    ),
     Bad(
         "golden.csv",
         csv_text(["bad", "Q?", "A", CONTEXTS, "R", "one cell too many"]),
@@ -356,7 +389,9 @@ def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("--rag-gate", "-k", "no-such-case")
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stdout.fnmatch_lines(["FAILED no golden cases were scored: *deselected every case"])
+    result.stdout.fnmatch_lines(
+        ["FAILED no golden cases were scored: all 1 collected case(s) were deselected*"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 from gate_runs import METRICS, case, cases
 
-from pytest_ragas_gate.baseline import (
-    apply_baseline,
-    compare_to_baseline,
-    in_shard,
-    pair_cases,
-    report_extras,
-)
+from pytest_ragas_gate.baseline import compare_to_baseline, in_shard, pair_cases
 from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.gate import RunFacts, evaluate_gate
 from pytest_ragas_gate.sharding import Shard
 
 CONFIG = GateConfig(bootstrap_resamples=500, thresholds={"faithfulness": 0.5})
@@ -52,9 +46,8 @@ def test_a_real_material_drop_regresses_and_blocks_deployment() -> None:
     assert comparison.regressed_metrics == ["faithfulness"]
     assert not comparison.metrics["context_recall"].regressed
 
-    verdict = evaluate_gate(new, METRICS, CONFIG)
-    assert verdict.passed
-    gated = apply_baseline(verdict, comparison)
+    assert evaluate_gate(new, METRICS, CONFIG).passed
+    gated = evaluate_gate(new, METRICS, CONFIG, RunFacts(baseline=comparison))
     assert not gated.passed
     assert gated.recommendation == "Block deployment — 1 metric(s) regressed: faithfulness"
     assert gated.failures[-1] == delta.message
@@ -80,8 +73,8 @@ def test_a_noisy_drop_or_a_small_drop_does_not_regress() -> None:
 def test_failing_verdict_names_both_causes() -> None:
     base = cases([0.9] * 10)
     new = cases([0.3] * 10)
-    verdict = evaluate_gate(new, METRICS, CONFIG)
-    gated = apply_baseline(verdict, compare_to_baseline(base, new, METRICS, CONFIG, path="b"))
+    comparison = compare_to_baseline(base, new, METRICS, CONFIG, path="b")
+    gated = evaluate_gate(new, METRICS, CONFIG, RunFacts(baseline=comparison))
     assert gated.recommendation.startswith(
         "Block deployment — 1 metric(s) below threshold: faithfulness"
     )
@@ -113,7 +106,3 @@ def test_shards_partition_the_baseline(count: int) -> None:
     parts = [in_shard(results, Shard(index, count)) for index in range(1, count + 1)]
     assert sorted(r.id for part in parts for r in part) == sorted(r.id for r in results)
     assert all(parts)
-    assert report_extras(Shard(1, count), None) == {
-        "shard": {"index": 1, "count": count},
-        "baseline": None,
-    }

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from gate_runs import case, cases, write
 
+from pytest_ragas_gate.baseline import BaselineComparison
 from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.reports.json_report import JudgeInfo
 
@@ -274,7 +275,9 @@ def test_summary_prints_markdown_with_the_baseline(tmp_path: Path) -> None:
 def test_merge_compares_the_whole_run_with_the_shards_baseline(tmp_path: Path) -> None:
     write(tmp_path / "base.json", [*cases([0.9] * 4, prefix="a"), *cases([0.9] * 4, prefix="b")])
     config = GateConfig(judge="anthropic", bootstrap_resamples=500, baseline="base.json")
-    stored = {"path": "base.json"}
+    stored = BaselineComparison(
+        path="base.json", max_regression=0.05, confidence=0.95, paired_cases=4, paired_by_id_only=0
+    ).model_dump(mode="json")
     write(
         tmp_path / "a.json",
         cases([0.9] * 4, prefix="a"),

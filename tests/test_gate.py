@@ -8,7 +8,7 @@ import pytest
 
 from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.gate import aggregate_metric, canonical_order, evaluate_gate
-from pytest_ragas_gate.reports.hints import HINTS
+from pytest_ragas_gate.hints import HINTS
 from pytest_ragas_gate.results import CaseResult
 
 RAGAS = ["faithfulness", "answer_relevancy", "context_recall", "context_precision"]

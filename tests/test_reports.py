@@ -10,7 +10,7 @@ from lxml import etree
 from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import ReportError
 from pytest_ragas_gate.gate import GateVerdict, evaluate_gate
-from pytest_ragas_gate.reports.hints import HINTS
+from pytest_ragas_gate.hints import HINTS
 from pytest_ragas_gate.reports.json_report import (
     SCHEMA_VERSION,
     JudgeInfo,
@@ -125,7 +125,7 @@ def test_json_report_has_the_spec_keys() -> None:
         "incomplete",
         "generated_at",
     } <= set(report)
-    assert report["schema_version"] == SCHEMA_VERSION == 1
+    assert report["schema_version"] == SCHEMA_VERSION == 2
     assert report["verdict"] == "failed"
     assert report["judge"] == {
         "kind": "offline",
@@ -306,8 +306,9 @@ def test_junit_is_valid_and_has_two_suites(tmp_path: Path) -> None:
     assert cases.get("tests") == "8"
     assert cases.get("failures") == "1"
     assert cases.get("errors") == "2"
-    assert gate_suite.get("tests") == str(len(METRICS) + 1 + 1)
-    assert root.get("tests") == str(8 + len(METRICS) + 2)
+    # Metrics, error rate, coverage, the case below its own minimum, the tag minimum.
+    assert gate_suite.get("tests") == str(len(METRICS) + 4)
+    assert root.get("tests") == str(8 + len(METRICS) + 4)
 
 
 def test_junit_case_suite_content(tmp_path: Path) -> None:
@@ -363,13 +364,22 @@ def test_junit_gate_suite_content(tmp_path: Path) -> None:
     suite_props = {p.get("name"): p.get("value") for p in gate_suite.findall("properties/property")}
     assert suite_props == {
         "verdict": "failed",
+        "coverage": "gated 8 golden case(s)",
         "recommendation": verdict.recommendation,
         "judge_kind": "offline",
         "judge_model": "heuristic-v1",
         "judge_selected_by": "auto: no ANTHROPIC_API_KEY",
     }
     tests = {tc.get("name"): tc for tc in gate_suite.findall("testcase")}
-    assert list(tests) == [*METRICS, "error_rate", "tag:zh:context_recall"]
+    assert list(tests) == [
+        *METRICS,
+        "error_rate",
+        "coverage",
+        "case_thresholds",
+        "tag:zh:context_recall",
+    ]
+    assert tests["coverage"].find("skipped") is None
+    assert tests["case_thresholds"].find("failure") is not None
 
     recall = verdict.metrics["context_recall"]
     assert recall.passed is False  # 0.75 < 0.80
@@ -396,7 +406,7 @@ def test_junit_gate_suite_content(tmp_path: Path) -> None:
     zh = tests["tag:zh:context_recall"].find("failure")
     assert zh is not None
     assert zh.get("message") == "tag 'zh' context_recall mean 0.50 < 0.80 (n=3)"
-    assert gate_suite.get("failures") == "3"
+    assert gate_suite.get("failures") == "4"
 
 
 def test_junit_passing_gate_has_no_failures(tmp_path: Path) -> None:
@@ -417,7 +427,7 @@ def test_junit_passing_gate_has_no_failures(tmp_path: Path) -> None:
     ) == ("passed")
 
 
-def test_junit_strips_characters_xml_cannot_hold(tmp_path: Path) -> None:
+def test_junit_escapes_characters_xml_cannot_hold(tmp_path: Path) -> None:
     results = [
         CaseResult(id="ctl", source="g.jsonl:1", error="bad byte \x00\x1b here", metrics=["x"])
     ]
@@ -429,7 +439,7 @@ def test_junit_strips_characters_xml_cannot_hold(tmp_path: Path) -> None:
     )
     error = root.find("testsuite/testcase/error")
     assert error is not None
-    assert error.get("message") == "bad byte  here"
+    assert error.get("message") == "bad byte \\x00\\x1b here"
 
 
 def test_junit_replaces_the_file_atomically(tmp_path: Path) -> None:

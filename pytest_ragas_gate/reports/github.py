@@ -12,17 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..gate import GateVerdict, canonical_order
-from ..results import CaseResult, UsageRecord
+from ..gate import GateVerdict
+from ..results import CaseResult, UsageRecord, canonical_order, split_source
 from .json_report import JudgeInfo
-from .junit import split_source
 from .markdown import render_markdown
-
-if TYPE_CHECKING:
-    from ..baseline import BaselineComparison
-    from ..session import GateRun
 
 __all__ = [
     "MAX_CASE_ANNOTATIONS",
@@ -30,7 +24,6 @@ __all__ = [
     "escape_data",
     "escape_property",
     "publish_annotations",
-    "publish_step_summary",
     "write_step_summary",
 ]
 
@@ -158,7 +151,6 @@ def write_step_summary(
     results: Sequence[CaseResult],
     judge: JudgeInfo,
     usage: UsageRecord,
-    baseline: BaselineComparison | None = None,
     env: Mapping[str, str] | None = None,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
@@ -168,7 +160,6 @@ def write_step_summary(
         results: Every case result of the run.
         judge: The judge that scored the run.
         usage: Judge usage over the run.
-        baseline: The comparison with a baseline, when there is one.
         env: The environment (default: ``os.environ``).
 
     Returns:
@@ -177,7 +168,7 @@ def write_step_summary(
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
-    text = render_markdown(verdict, results=results, judge=judge, usage=usage, baseline=baseline)
+    text = render_markdown(verdict, results=results, judge=judge, usage=usage)
     try:
         with open(target, "a", encoding="utf-8") as summary:
             summary.write(text + "\n")
@@ -187,32 +178,30 @@ def write_step_summary(
     return True
 
 
-def publish_step_summary(run: GateRun) -> None:
-    """Write the run's step summary (a no-op outside GitHub Actions)."""
-    if run.verdict is not None:
-        write_step_summary(
-            run.verdict,
-            results=run.collected,
-            judge=run.judge_info,
-            usage=run.total_usage(),
-            baseline=run.baseline_comparison,
-        )
-
-
-def publish_annotations(run: GateRun, write_line: Callable[[str], object]) -> None:
+def publish_annotations(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    rootdir: Path,
+    write_line: Callable[[str], object],
+) -> None:
     """Print the run's annotations through ``write_line`` when under GitHub Actions.
 
     Args:
-        run: The finished gate run.
+        verdict: The gate's verdict.
+        results: Every case result of the run.
+        judge: The judge that scored the run.
+        rootdir: The directory case sources are relative to.
         write_line: The terminal reporter's ``write_line``.
     """
-    if os.environ.get("GITHUB_ACTIONS") != "true" or run.verdict is None:
+    if os.environ.get("GITHUB_ACTIONS") != "true":
         return
     for line in annotation_lines(
-        run.verdict,
-        results=run.collected,
-        judge=run.judge_info,
-        rootdir=run.pytest_config.rootpath,
+        verdict,
+        results=results,
+        judge=judge,
+        rootdir=rootdir,
         workspace=os.environ.get("GITHUB_WORKSPACE"),
     ):
         write_line(line)

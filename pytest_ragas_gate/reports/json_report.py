@@ -19,10 +19,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..config import GateConfig
-from ..exceptions import ReportError
-from ..gate import GateVerdict, canonical_order
+from ..exceptions import ReportError, UsageError
+from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
-from ..results import CaseResult, UsageRecord
+from ..results import CaseResult, UsageRecord, canonical_order
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -30,12 +30,17 @@ __all__ = [
     "SavedReport",
     "build_report",
     "load_report",
+    "read_baseline",
     "write_report",
     "write_text_atomic",
 ]
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
-SCHEMA_VERSION = 1
+#: Version 2 added ``"partial"`` to the values of ``verdict`` and the run facts (``run``).
+SCHEMA_VERSION = 2
+
+#: Versions this one reads; a version-1 report has no run facts and re-gates without them.
+READABLE_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class SavedReport:
     config: GateConfig
     metrics: list[str]
     judge: JudgeInfo
+    facts: RunFacts
     raw: dict[str, Any]
 
 
@@ -60,6 +66,8 @@ def build_report(
     wall_s: float,
     scoring_s: float,
     incomplete: bool = False,
+    facts: RunFacts | None = None,
+    shard: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (schema version :data:`SCHEMA_VERSION`).
 
@@ -73,16 +81,28 @@ def build_report(
         scoring_s: Wall time of the scoring pass, in seconds.
         incomplete: True when the run stopped early (budget, interrupt) and not every
             selected case was scored.
+        facts: The run facts the verdict was reached with (saved so a re-gate reaches it
+            again); the baseline comparison is saved under ``baseline``.
+        shard: ``{"index", "count"}`` of a shard run, None for a whole run.
 
     Returns:
         A dict of plain JSON values.
     """
     total = sum(usage_by_metric.values(), UsageRecord())
+    facts = facts or RunFacts()
     return {
         "schema_version": SCHEMA_VERSION,
-        "verdict": "passed" if verdict.passed else "failed",
+        "verdict": verdict.status,
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "incomplete": incomplete,
+        "partial": verdict.partial,
+        "coverage": verdict.coverage,
+        "run": {
+            **facts.model_dump(mode="json", exclude={"baseline"}),
+            "gated_cases": verdict.total_cases,
+            "collected_cases": verdict.collected_cases,
+            "below_own_thresholds": list(verdict.below_own_thresholds),
+        },
         "judge": judge.model_dump(mode="json"),
         "config": config.model_dump(mode="json"),
         "metrics": {
@@ -113,6 +133,8 @@ def build_report(
             },
         },
         "timing": {"wall_s": wall_s, "scoring_s": scoring_s},
+        "shard": shard,
+        "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
         "cases": [result.model_dump(mode="json") for result in canonical_order(results)],
     }
 
@@ -207,10 +229,11 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
             f"The report {source} has no 'schema_version'; it was not written by "
             "pytest-ragas-gate. Pass a file written by --rag-gate-report."
         )
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ReportError(
             f"The report {source} has schema_version {version!r}; this version of "
-            f"pytest-ragas-gate reads schema_version {SCHEMA_VERSION}. Re-run the gate to "
+            "pytest-ragas-gate reads schema_version "
+            f"{' and '.join(str(known) for known in READABLE_VERSIONS)}. Re-run the gate to "
             "write a current report, or use the matching pytest-ragas-gate version."
         )
 
@@ -232,6 +255,8 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
             f"The report {source} has an invalid 'judge': {_first_problem(exc)}."
         ) from exc
 
+    facts = _facts(source, raw)
+
     results: list[CaseResult] = []
     for index, item in enumerate(raw["cases"]):
         try:
@@ -250,5 +275,47 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
         config=config,
         metrics=list(raw["metrics"]),
         judge=judge,
+        facts=facts,
         raw=raw,
     )
+
+
+def _facts(source: Path, raw: Mapping[str, Any]) -> RunFacts:
+    """The run facts of a report, with its baseline comparison; empty for version 1."""
+    stored = raw.get("run")
+    fields = (
+        {key: value for key, value in stored.items() if key in RunFacts.model_fields}
+        if isinstance(stored, dict)
+        else {}
+    )
+    if raw.get("baseline") is not None:
+        fields["baseline"] = raw["baseline"]
+    try:
+        return RunFacts.model_validate(fields)
+    except ValidationError as exc:
+        raise ReportError(
+            f"The report {source} has invalid run facts ('run' or 'baseline'): "
+            f"{_first_problem(exc)}."
+        ) from exc
+
+
+def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
+    """Load the baseline report named in the settings, as a usage error when it cannot be.
+
+    Args:
+        path: The report, absolute or relative to ``rootdir``.
+        rootdir: Where a relative path is resolved.
+
+    Returns:
+        The saved report.
+
+    Raises:
+        UsageError: The file is missing, unreadable or not a report of this schema.
+    """
+    resolved = Path(path)
+    if not resolved.is_absolute():
+        resolved = rootdir / resolved
+    try:
+        return load_report(resolved)
+    except ReportError as error:
+        raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None

@@ -16,44 +16,45 @@ from typing import Any
 
 import junit_xml
 
-from ..gate import GateVerdict, canonical_order
-from ..results import CaseResult
+from ..gate import GateVerdict
+from ..results import CaseResult, canonical_order, split_source
 from .json_report import JudgeInfo, write_text_atomic
 
-__all__ = ["CASES_SUITE", "GATE_SUITE", "split_source", "write_junit"]
+__all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
 
 CASES_SUITE = "rag-cases"
 GATE_SUITE = "rag-gate"
 
-# XML 1.0 forbids most control characters; answers and tracebacks may carry them.
+# XML 1.0 forbids most control characters, lone surrogates and U+FFFE/U+FFFF; answers,
+# tracebacks, case ids and file names may carry them, and CI parsers reject such a file.
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def _clean(text: str) -> str:
-    return _ILLEGAL_XML.sub("", text)
+    r"""``text`` with each character XML cannot hold written as its Python escape.
 
+    An escape rather than a deletion keeps two ids that differ only there apart.
 
-def split_source(source: str) -> tuple[str, int | None]:
-    """Split a ``path:line`` source into the path and the line number.
-
-    Args:
-        source: A case's source, e.g. ``golden/qa.jsonl:12``.
-
-    Returns:
-        ``(path, line)``; line is None when the source carries none.
-
-    Example:
-        >>> split_source("golden/qa.jsonl:12")
-        ('golden/qa.jsonl', 12)
-        >>> split_source("C:/sets/qa.csv:7")
-        ('C:/sets/qa.csv', 7)
-        >>> split_source("stdin")
-        ('stdin', None)
+    >>> print(_clean("bell\x07 and \ud800"))
+    bell\x07 and \ud800
     """
-    path, _, line = source.rpartition(":")
-    if path and line.isdigit():
-        return path, int(line)
-    return source, None
+    return _ILLEGAL_XML.sub(_escaped, text)
+
+
+def _make_xml_safe(root: ET.Element) -> None:
+    """Clean every attribute and text of the tree, wherever the string came from."""
+    for element in root.iter():
+        for key, value in list(element.attrib.items()):
+            element.set(key, _clean(value))
+        if element.text:
+            element.text = _clean(element.text)
+        if element.tail:
+            element.tail = _clean(element.tail)
 
 
 def _classname(path: str) -> str:
@@ -156,6 +157,29 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
         ]
     )
 
+    # How much of the golden set was gated; a partial run is no deploy decision, which
+    # reads as a skipped check rather than a failure (shard jobs are partial by design).
+    coverage = junit_xml.TestCase(name="coverage", classname=GATE_SUITE)
+    if verdict.partial:
+        coverage.add_skipped_info(message=_clean(f"partial run: {verdict.coverage}"))
+    testcases.append(coverage)
+    properties.append(
+        [
+            ("gated_cases", str(verdict.total_cases)),
+            (
+                "collected_cases",
+                "unknown" if verdict.collected_cases is None else str(verdict.collected_cases),
+            ),
+            ("verdict", _clean(verdict.coverage)),
+        ]
+    )
+    for name, failure_type, message in _run_checks(verdict):
+        testcase = junit_xml.TestCase(name=name, classname=GATE_SUITE)
+        if failure_type is not None:
+            testcase.add_failure_info(message=_clean(message), failure_type=failure_type)
+        testcases.append(testcase)
+        properties.append([("verdict", _clean(message))])
+
     if verdict.latency is not None:
         for check in verdict.latency.checks:
             testcase = junit_xml.TestCase(name=f"latency:{check.statistic}", classname=GATE_SUITE)
@@ -204,6 +228,42 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
     return testcases, properties
 
 
+def _run_checks(verdict: GateVerdict) -> list[tuple[str, str | None, str]]:
+    """The gate's run-level checks as (name, failure type or None when passing, message)."""
+    checks: list[tuple[str, str | None, str]] = []
+    if verdict.unreadable_files:
+        checks.append(
+            (
+                "unreadable_files",
+                "RagGateUnreadableFile",
+                "; ".join(problem.splitlines()[0] for problem in verdict.unreadable_files),
+            )
+        )
+    if verdict.below_own_thresholds:
+        checks.append(
+            (
+                "case_thresholds",
+                "RagGateCaseThreshold",
+                f"{len(verdict.below_own_thresholds)} case(s) below their own thresholds: "
+                + ", ".join(verdict.below_own_thresholds),
+            )
+        )
+    if verdict.baseline is not None:
+        for metric in verdict.baseline.regressed_metrics:
+            delta = verdict.baseline.metrics[metric]
+            checks.append((f"baseline:{metric}", "RagGateRegression", delta.message))
+    if verdict.other_failures:
+        checks.append(
+            (
+                "other_tests",
+                "RagGateOtherTests",
+                f"{len(verdict.other_failures)} other test(s) failed in this run: "
+                + ", ".join(verdict.other_failures),
+            )
+        )
+    return checks
+
+
 def _attach_properties(suite: ET.Element, per_case: Sequence[Sequence[tuple[str, str]]]) -> None:
     """Give each ``<testcase>`` of ``suite`` its properties, first as the schema orders them."""
     for element, properties in zip(suite.iter("testcase"), per_case, strict=True):
@@ -248,7 +308,8 @@ def write_junit(
         GATE_SUITE,
         gate_cases,
         properties={
-            "verdict": "passed" if verdict.passed else "failed",
+            "verdict": verdict.status,
+            "coverage": _clean(verdict.coverage),
             "recommendation": _clean(verdict.recommendation),
             "judge_kind": judge.kind,
             "judge_model": judge.model,
@@ -266,6 +327,7 @@ def write_junit(
         root.set(key, str(sum(int(s.get(key, "0")) for s in (case_element, gate_element))))
     root.set("time", f"{sum(result.scoring_s for result in ordered):.3f}")
     root.extend([case_element, gate_element])
+    _make_xml_safe(root)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     write_text_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n")

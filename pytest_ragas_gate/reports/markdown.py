@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from ..gate import GateVerdict, MetricAggregate, canonical_order
+from ..baseline import BaselineComparison
+from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
-from ..results import CaseResult, UsageRecord
+from ..results import CaseResult, UsageRecord, canonical_order
 from .json_report import JudgeInfo
-
-if TYPE_CHECKING:
-    from ..baseline import BaselineComparison
 
 __all__ = ["MAX_FAILING_CASES", "render_markdown"]
 
@@ -158,22 +155,20 @@ def render_markdown(
     results: Sequence[CaseResult],
     judge: JudgeInfo,
     usage: UsageRecord,
-    baseline: BaselineComparison | None = None,
 ) -> str:
     """The gate's summary as GitHub-flavoured Markdown.
 
     Args:
-        verdict: The gate's verdict.
+        verdict: The gate's verdict (with its baseline comparison, if any).
         results: Every case result of the run.
         judge: The judge that scored the run.
         usage: Judge usage over the whole run.
-        baseline: The comparison with a baseline report, when the run had one.
 
     Returns:
         The Markdown text, ending in a newline.
     """
-    status = "✅ RAG gate: PASSED" if verdict.passed else "❌ RAG gate: FAILED"
-    lines = [f"## {status}", ""]
+    mark = {"passed": "✅", "failed": "❌", "partial": "⚠️"}[verdict.status]
+    lines = [f"## {mark} {verdict.headline}", ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]
     judge_line = f"Judge: `{_cell(judge.kind)}` · model `{_cell(judge.model)}`"
@@ -209,9 +204,11 @@ def render_markdown(
 
     mark = "✅" if verdict.error_rate_passed else "❌"
     lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
+    mark = "⚠️" if verdict.partial else "✅"
+    lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
 
-    if baseline is not None:
-        lines += [*_baseline_section(baseline), ""]
+    if verdict.baseline is not None:
+        lines += [*_baseline_section(verdict.baseline), ""]
 
     failing = _failing_cases(results, verdict)
     if failing:

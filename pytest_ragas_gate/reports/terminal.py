@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..latency import latency_rows
+from ..items import RESULT_ATTRIBUTE
 from ..results import CaseResult
+from .github import publish_annotations
+from .summary import summary_lines
 
 if TYPE_CHECKING:
     from ..session import GateRun
-
-RESULT_ATTRIBUTE = "rag_gate_case"
 
 
 def header_lines(run: GateRun) -> list[str]:
@@ -35,30 +35,6 @@ def header_lines(run: GateRun) -> list[str]:
     if run.target is not None:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     return lines
-
-
-def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Put the case's result on the report that carries its outcome.
-
-    That is the call report, or the setup report when the case errored before running.
-    Extra report attributes survive pytest-xdist's report serialisation.
-    """
-    from ..items import BadCaseItem, CaseItem
-
-    if not (report.when == "call" or (report.when == "setup" and report.failed)):
-        return
-    result: CaseResult | None = None
-    if isinstance(item, CaseItem):
-        result = item.result
-    elif isinstance(item, BadCaseItem):
-        problem = item.problem
-        result = CaseResult(
-            id=problem.case_id or f"line-{problem.line}",
-            source=f"{problem.file}:{problem.line}",
-            error=problem.message,
-        )
-    if result is not None:
-        setattr(report, RESULT_ATTRIBUTE, result.model_dump_json())
 
 
 def format_scores(result: CaseResult) -> str:
@@ -86,90 +62,31 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     return "passed", ".", (f"PASSED {scores}", {"green": True})
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def summary_lines(run: GateRun) -> list[str]:
-    """The per-metric table, usage, failures, the verdict and the recommendation."""
-    verdict = run.verdict
-    if verdict is None:
-        return []
-    rows = [("metric", "mean", "95% CI", "threshold", "rule", "n", "n/a", "errors", "verdict")]
-    for name, aggregate in verdict.metrics.items():
-        ci = (
-            "-"
-            if aggregate.ci_low is None or aggregate.ci_high is None
-            else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
-        )
-        status = {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed]
-        rows.append(
-            (
-                name,
-                _fmt(aggregate.mean),
-                ci,
-                _fmt(aggregate.threshold, 2),
-                aggregate.rule if aggregate.threshold is not None else "-",
-                str(aggregate.n),
-                str(aggregate.not_applicable),
-                str(aggregate.errors),
-                status,
-            )
-        )
-    rows.extend(latency_rows(verdict.latency))
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-    if verdict.alignment is not None:
-        lines.append(verdict.alignment.message)
-    if verdict.latency is not None:
-        lines.append(verdict.latency.summary)
-    usage = run.total_usage()
-    judge = run.judge_info
-    lines.append("")
-    lines.append(f"judge: {judge.kind} ({judge.model}) — {judge.selected_by}")
-    lines.append(
-        f"judge usage: {usage.calls} calls, {usage.input_tokens} input + "
-        f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}, "
-        f"{usage.cache_hits} cache hits, {usage.retries} retries"
-    )
-    for metric, record in run.usage_by_metric().items():
-        if record.calls or record.cache_hits:
-            lines.append(
-                f"  {metric}: {record.calls} calls, {record.input_tokens} input + "
-                f"{record.output_tokens} output tokens, ${record.cost_usd:.4f}, "
-                f"{record.cache_hits} cache hits, {record.retries} retries"
-            )
-    scored = verdict.total_cases - verdict.errored_cases
-    lines.append(f"cases: {scored} scored, {verdict.errored_cases} errored")
-    if run.baseline_comparison is not None:
-        lines.append(run.baseline_comparison.summary_line())
-    if verdict.failures:
-        lines.append("")
-        lines.extend(f"FAILED {failure}" for failure in verdict.failures)
-    lines.append("")
-    lines.append(f"RAG gate: {'PASSED' if verdict.passed else 'FAILED'}")
-    lines.append(verdict.recommendation)
-    for metric, hint in verdict.hints.items():
-        lines.append(f"  hint ({metric}): {hint}")
-    return lines
+_COLOURS = {"passed": {"green": True}, "failed": {"red": True}, "partial": {"yellow": True}}
 
 
 def write_summary(run: GateRun, terminal: Any) -> None:
     """Write the gate's section at the end of the pytest run."""
-    lines = summary_lines(run)
-    if not lines:
-        return
     verdict = run.verdict
-    assert verdict is not None
-    terminal.write_sep("=", "RAG gate", green=verdict.passed, red=not verdict.passed, bold=True)
+    if verdict is None:
+        return
+    lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
+    passed = verdict.status == "passed"
+    failed = verdict.status == "failed"
+    terminal.write_sep(
+        "=", "RAG gate", green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
+    )
     for line in lines:
-        if line.startswith("RAG gate:"):
-            terminal.write_line(line, green=verdict.passed, red=not verdict.passed, bold=True)
+        if line == verdict.headline:
+            terminal.write_line(
+                line, green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
+            )
         else:
             terminal.write_line(line)
-    from .github import publish_annotations
-
-    publish_annotations(run, terminal.write_line)
+    publish_annotations(
+        verdict,
+        results=run.collected,
+        judge=run.judge_info,
+        rootdir=run.pytest_config.rootpath,
+        write_line=terminal.write_line,
+    )

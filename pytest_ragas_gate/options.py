@@ -1,0 +1,56 @@
+"""Parsers of option values, shared by the pytest options and the ``rag-gate`` command.
+
+Standard library only: the plugin module imports this on every pytest run, and the
+``rag-gate`` command must not load pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["parse_metric_list", "parse_positive_int", "parse_threshold"]
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    """Parse ``METRIC=VALUE`` with VALUE a number from 0 to 1.
+
+    >>> parse_threshold("faithfulness=0.9")
+    ('faithfulness', 0.9)
+    """
+    metric, separator, raw = text.partition("=")
+    if not separator or not metric.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {text!r}")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"threshold for {metric.strip()!r} must be a number from 0 to 1, got {raw!r}"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"threshold for {metric.strip()!r} must be from 0 to 1, got {value}"
+        )
+    return metric.strip(), value
+
+
+def parse_metric_list(text: str) -> list[str]:
+    """Parse ``NAME,NAME``.
+
+    >>> parse_metric_list("faithfulness, context_recall")
+    ['faithfulness', 'context_recall']
+    """
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of metric names")
+    return names
+
+
+def parse_positive_int(text: str) -> int:
+    """Parse a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value

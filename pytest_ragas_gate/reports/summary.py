@@ -1,0 +1,102 @@
+"""The gate's text summary: one renderer, fed plain data, for pytest and ``rag-gate``.
+
+The plugin prints it at the end of a run and ``rag-gate regate`` / ``merge`` print it
+for a saved report, so the same report always reads the same in both places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..gate import GateVerdict
+from ..latency import latency_rows
+from ..results import UsageRecord
+from .json_report import JudgeInfo
+
+__all__ = ["summary_lines"]
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _usage_line(usage: UsageRecord) -> str:
+    return (
+        f"{usage.calls} calls, {usage.input_tokens} input + {usage.output_tokens} output "
+        f"tokens, ${usage.cost_usd:.4f}, {usage.cache_hits} cache hits, {usage.retries} retries"
+    )
+
+
+def _table(verdict: GateVerdict) -> list[str]:
+    confidence = f"{round(verdict.confidence * 100, 6):g}% CI"
+    rows = [("metric", "mean", confidence, "threshold", "rule", "n", "n/a", "errors", "verdict")]
+    for name, aggregate in verdict.metrics.items():
+        ci = (
+            "-"
+            if aggregate.ci_low is None or aggregate.ci_high is None
+            else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
+        )
+        rows.append(
+            (
+                name,
+                _fmt(aggregate.mean),
+                ci,
+                _fmt(aggregate.threshold, 2),
+                aggregate.rule if aggregate.threshold is not None else "-",
+                str(aggregate.n),
+                str(aggregate.not_applicable),
+                str(aggregate.errors),
+                {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
+            )
+        )
+    rows.extend(latency_rows(verdict.latency))
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def summary_lines(
+    verdict: GateVerdict,
+    *,
+    judge: JudgeInfo,
+    usage_by_metric: Mapping[str, UsageRecord],
+) -> list[str]:
+    """The per-metric table, usage, cases, failures, the verdict and the recommendation.
+
+    Args:
+        verdict: The gate's verdict.
+        judge: The judge that scored the run.
+        usage_by_metric: Judge usage per metric, summed over the cases.
+
+    Returns:
+        The lines, without trailing newlines; the headline is ``verdict.headline``.
+    """
+    lines = _table(verdict)
+    if verdict.alignment is not None:
+        lines.append(verdict.alignment.message)
+    if verdict.latency is not None:
+        lines.append(verdict.latency.summary)
+    total = sum(usage_by_metric.values(), UsageRecord())
+    lines += [
+        "",
+        f"judge: {judge.kind} ({judge.model})"
+        + (f" — {judge.selected_by}" if judge.selected_by else ""),
+        f"judge usage: {_usage_line(total)}",
+    ]
+    lines += [
+        f"  {metric}: {_usage_line(record)}"
+        for metric, record in usage_by_metric.items()
+        if record.calls or record.cache_hits
+    ]
+    scored = verdict.total_cases - verdict.errored_cases
+    lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
+    if verdict.baseline is not None:
+        lines.append(verdict.baseline.summary_line())
+    if verdict.failures:
+        lines.append("")
+        lines.extend(f"FAILED {failure}" for failure in verdict.failures)
+    lines += ["", verdict.headline, verdict.recommendation]
+    lines += [f"  hint ({metric}): {hint}" for metric, hint in verdict.hints.items()]
+    return lines
