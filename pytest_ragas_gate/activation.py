@@ -44,7 +44,12 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         baseline = _read_baseline(loaded.config, config)
         from .judges.factory import create_judge
 
-        judge, info = create_judge(loaded.config, rootdir=config.rootpath, env=os.environ)
+        judge, info = create_judge(
+            loaded.config,
+            rootdir=config.rootpath,
+            env=os.environ,
+            chosen_by=loaded.judge_choice(),
+        )
         from .judges.embedder import bind_embedder
 
         bind_embedder(metrics, judge, loaded.config)

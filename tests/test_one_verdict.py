@@ -331,3 +331,40 @@ def test_a_version_one_report_still_regates(
     status, lines = regate(path, capsys)
     assert status == 0
     assert "cases: gated 2 golden case(s); 2 scored, 0 errored" in lines
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        ("env", "RAG_GATE_JUDGE=offline"),
+        ("yaml", "judge: offline in rag_gate.yaml"),
+        ("pyproject", "judge: offline in pyproject.toml [tool.rag_gate]"),
+        ("cli", "--rag-gate-judge offline"),
+    ],
+)
+def test_the_judge_is_announced_by_where_it_was_chosen(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str, said: str
+) -> None:
+    write_golden(pytester.path, [good(1)])
+    extra: list[str] = []
+    if where == "env":
+        monkeypatch.setenv("RAG_GATE_JUDGE", "offline")
+    elif where == "yaml":
+        (pytester.path / "rag_gate.yaml").write_text("judge: offline\n", encoding="utf-8")
+    elif where == "pyproject":
+        pytester.makepyprojecttoml('[tool.rag_gate]\njudge = "offline"\n')
+    else:
+        extra = ["--rag-gate-judge", "offline"]
+    result, report = run(pytester, *extra)
+    result.stdout.fnmatch_lines([f"rag-gate: judge offline (heuristic-v1) — {said}"])
+    assert report["judge"]["selected_by"] == said
+
+
+def test_a_missing_key_names_where_the_judge_was_chosen(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_golden(pytester.path, [good(1)])
+    monkeypatch.setenv("RAG_GATE_JUDGE", "anthropic")
+    result, _ = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*RAG_GATE_JUDGE=anthropic needs ANTHROPIC_API_KEY*"])

@@ -71,7 +71,11 @@ def _env(env: Mapping[str, str], name: str) -> str | None:
 
 
 def create_judge(
-    config: GateConfig, *, rootdir: Path, env: Mapping[str, str]
+    config: GateConfig,
+    *,
+    rootdir: Path,
+    env: Mapping[str, str],
+    chosen_by: str | None = None,
 ) -> tuple[MeteredJudge, JudgeInfo]:
     """Build the judge the configuration asks for, wrapped with cache, budgets and pricing.
 
@@ -79,6 +83,8 @@ def create_judge(
         config: the validated gate configuration.
         rootdir: the pytest rootdir; a relative ``cache_dir`` is taken from it.
         env: the environment (``os.environ``), read for keys and base URLs.
+        chosen_by: how the user named a judge that is not ``auto`` (e.g.
+            ``RAG_GATE_JUDGE=offline``), for ``selected_by``; default the option.
 
     Returns:
         The metered judge (its ``cache``, ``priced`` and ``replay_only`` tell the rest) and
@@ -103,7 +109,7 @@ def create_judge(
         else:
             kind, reason = "offline", "auto: ANTHROPIC_API_KEY is not set, using the offline judge"
     else:
-        reason = f"--rag-gate-judge {kind}"
+        reason = chosen_by or f"--rag-gate-judge {kind}"
 
     pricing = PriceTable(config.prices)
     limiter = AdaptiveLimiter(config.concurrency)
@@ -135,7 +141,7 @@ def create_judge(
         model = config.model or DEFAULT_ANTHROPIC_MODEL
         if anthropic_key is None and not replay:
             raise UsageError(
-                "--rag-gate-judge anthropic needs ANTHROPIC_API_KEY in the environment; set "
+                f"{reason} needs ANTHROPIC_API_KEY in the environment; set "
                 "it, replay a recorded cache with --rag-gate-cache read, or use "
                 "--rag-gate-judge offline."
             )
@@ -155,7 +161,7 @@ def create_judge(
         base_url = _env(env, "OPENAI_BASE_URL")
         if openai_key is None and base_url is None and not replay:
             raise UsageError(
-                "--rag-gate-judge openai needs OPENAI_API_KEY, or OPENAI_BASE_URL for a "
+                f"{reason} needs OPENAI_API_KEY, or OPENAI_BASE_URL for a "
                 "server without keys (vLLM, Ollama, llama.cpp); set one, or replay a "
                 "recorded cache with --rag-gate-cache read."
             )
