@@ -33,6 +33,7 @@ from .items import RESULT_ATTRIBUTE, CaseItem
 from .judges.base import Judge
 from .loading import SUPPORTED_EXTENSIONS, LoadedFile, load_golden_file
 from .metrics.base import Metric
+from .metrics.registry import applicable_metrics
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 
@@ -237,11 +238,7 @@ class GateRun:
         def metric_names_for(case: GoldenCase) -> list[str]:
             if selected is not None:
                 return list(selected)
-            return [
-                name
-                for name, metric in self.metrics.items()
-                if all(case.has(required) for required in metric.required_fields)
-            ]
+            return applicable_metrics(case, self.metrics)
 
         show_progress = self._progress_printer()
         return asyncio.run(
