@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import CacheMode
+from .text_safety import json_text
 
 #: Bumped when the entry layout changes; entries of another format are misses.
 ENTRY_FORMAT = 1
@@ -47,7 +48,9 @@ def cache_key(*, judge_kind: str, model: str, prompt_version: str, kind: str, pa
     >>> len(key)
     64
     """
-    canonical = json.dumps(
+    # json_text escapes a lone surrogate (a live target's or a judge's text may hold one),
+    # which .encode() would refuse; every other key is unchanged.
+    canonical = json_text(
         {
             "judge": judge_kind,
             "model": model,
@@ -56,7 +59,6 @@ def cache_key(*, judge_kind: str, model: str, prompt_version: str, kind: str, pa
             "request": payload,
         },
         sort_keys=True,
-        ensure_ascii=False,
         separators=(",", ":"),
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -152,7 +154,7 @@ class JudgeCache:
             return
         path = self.path_for(key)
         entry = {"format": ENTRY_FORMAT, "key": key, **about, "reply": reply, "usage": usage}
-        text = json.dumps(entry, ensure_ascii=False, indent=1, sort_keys=True)
+        text = json_text(entry, indent=1, sort_keys=True)
         temp_name: str | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ golden.jsonl:2: field 'contexts': expected a list of strings or {id, text} objec
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from .cases import Context, GoldenCase, stable_case_id
 from .exceptions import CaseError
+from .text_safety import lone_surrogate_problem, texts_in
 
 __all__ = ["FIELD_ALIASES", "MAX_FIELD_CHARS", "CaseProblem", "RawCase", "validate_rows"]
 
@@ -151,28 +152,11 @@ def _build_case(
     if not isinstance(raw.value, Mapping):
         errors.append(f"expected an object with a 'question' field, got {kind_of(raw.value)}")
         return None, None, False
-    given: dict[str, tuple[str, Any]] = {}
-    metadata: dict[str, Any] = {}
-    for key, value in raw.value.items():
-        name = str(key)
-        canonical = canonical_field(name)
-        if canonical is None:
-            if name == "metadata" and isinstance(value, Mapping):
-                metadata.update({str(inner): item for inner, item in value.items()})
-            else:
-                metadata[name] = value
-            continue
-        if value is None:
-            continue
-        if canonical in given:
-            errors.append(
-                f"field {canonical!r}: given twice, as {given[canonical][0]!r} and {name!r}; "
-                "keep one of them"
-            )
-            continue
-        given[canonical] = (name, value)
+    given, metadata, unreadable = _sort_fields(raw.value, errors)
 
     def convert(canonical: str, converter: Callable[[str, Any, list[str]], Any]) -> Any:
+        if canonical in unreadable:
+            return None
         name, value = given.get(canonical, (canonical, None))
         if _holds_nul(value):
             errors.append(f"field {name!r}: {nul_message('its text')}")
@@ -191,7 +175,7 @@ def _build_case(
     explicit_id = convert("id", _case_id)
     case_id: str | None = explicit_id
     derived = False
-    if "id" not in given and question is not None:
+    if "id" not in given and "id" not in unreadable and question is not None:
         case_id, derived = stable_case_id(question), True
     fields = {
         "answer": convert("answer", _text),
@@ -222,6 +206,46 @@ def _build_case(
 MAX_FIELD_CHARS = 1_000_000
 
 
+def _sort_fields(
+    row: Mapping[Any, Any], errors: list[str]
+) -> tuple[dict[str, tuple[str, Any]], dict[str, Any], set[str]]:
+    """Sort a row's fields into golden fields and metadata, appending what is wrong.
+
+    Returns:
+        The golden fields given, each as its canonical name to the name it was given under
+        and its value; the metadata; and the canonical names of golden fields left out
+        because their text is not valid Unicode (so they are not also reported missing).
+    """
+    given: dict[str, tuple[str, Any]] = {}
+    metadata: dict[str, Any] = {}
+    unreadable: set[str] = set()
+    for key, value in row.items():
+        name = str(key)
+        canonical = canonical_field(name)
+        problem = lone_surrogate_problem(name, in_name=True) or lone_surrogate_problem(value)
+        if problem is not None:
+            errors.append(f"field {name!r}: {problem}")
+            if canonical is not None:
+                unreadable.add(canonical)
+            continue
+        if canonical is None:
+            if name == "metadata" and isinstance(value, Mapping):
+                metadata.update({str(inner): item for inner, item in value.items()})
+            else:
+                metadata[name] = value
+            continue
+        if value is None:
+            continue
+        if canonical in given:
+            errors.append(
+                f"field {canonical!r}: given twice, as {given[canonical][0]!r} and {name!r}; "
+                "keep one of them"
+            )
+            continue
+        given[canonical] = (name, value)
+    return given, metadata, unreadable
+
+
 def nul_message(where: str) -> str:
     """The problem of a NUL byte found in ``where`` (a column, a field's text)."""
     return (
@@ -230,31 +254,12 @@ def nul_message(where: str) -> str:
     )
 
 
-def _texts_in(value: Any) -> Iterator[str]:
-    # A stack rather than recursion: YAML lets a value nest deeper than Python's stack, and
-    # its aliases can make a list contain itself.
-    pending = [value]
-    seen: set[int] = set()
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            yield item
-            continue
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, Mapping):
-            pending.extend(item.values())
-
-
 def _longest_text(value: Any) -> int:
-    return max((len(text) for text in _texts_in(value)), default=0)
+    return max((len(text) for text in texts_in(value)), default=0)
 
 
 def _holds_nul(value: Any) -> bool:
-    return any("\x00" in text for text in _texts_in(value))
+    return any("\x00" in text for text in texts_in(value))
 
 
 def _question(name: str, value: Any, errors: list[str]) -> str | None:

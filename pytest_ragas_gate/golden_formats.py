@@ -231,6 +231,34 @@ def _read_yaml(shown: str, text: str) -> list[RawCase]:
 
     loader_class: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        return _read_yaml_with(loader_class, shown, text)
+    except GoldenFileError as error:
+        cause = error.__cause__
+        if loader_class is yaml.SafeLoader or not isinstance(cause, yaml.MarkedYAMLError):
+            raise
+        if cause.problem != _LIBYAML_BAD_ESCAPE:
+            raise
+    # libyaml rejects the whole file for a "\ud800" escape, a lone surrogate; the
+    # pure-Python reader keeps it, so that only the case holding it is reported.
+    try:
+        return _read_yaml_with(yaml.SafeLoader, shown, text)
+    except GoldenFileError as error:
+        if isinstance(error.__cause__, _PURE_YAML_BAD_ESCAPE):
+            # An escape past U+10FFFF: libyaml's message names it best.
+            return _read_yaml_with(loader_class, shown, text)
+        raise
+
+
+#: What libyaml says of a ``\u`` escape naming a surrogate or a code past U+10FFFF.
+_LIBYAML_BAD_ESCAPE = "found invalid Unicode character escape code"
+#: What the pure-Python reader raises for an escape past U+10FFFF (``chr()`` refuses it).
+_PURE_YAML_BAD_ESCAPE = (ValueError, OverflowError)
+
+
+def _read_yaml_with(loader_class: type[yaml.SafeLoader], shown: str, text: str) -> list[RawCase]:
+    import yaml
+
+    try:
         # The pure-Python reader checks every character as soon as it is built.
         loader = loader_class(text)
     except yaml.reader.ReaderError as error:
@@ -250,6 +278,11 @@ def _read_yaml(shown: str, text: str) -> list[RawCase]:
             raise GoldenFileError(f"{shown}: the file is not valid YAML: {error}.") from error
         except RecursionError:
             raise GoldenFileError(f"{shown}: {_TOO_DEEP_YAML}.") from None
+        except _PURE_YAML_BAD_ESCAPE as error:
+            raise GoldenFileError(
+                f"{shown}: the file is not valid YAML: an escape names no Unicode character "
+                f"({error})."
+            ) from error
         if root is None:
             raise GoldenFileError(
                 f"{shown}: the golden file is empty (it holds no YAML document); it needs "

@@ -15,8 +15,9 @@ Accepted shapes:
   column-oriented form ``{"question": [...], "answer": [...], ...}`` whose lists all have the
   same length.
 - ``.csv``: a header row, then one case per row; the delimiter (``, ; tab |``) is sniffed
-  from the header; list fields are JSON arrays, ``thresholds`` a JSON object, and an empty
-  cell means the field is absent.
+  from the header; list fields are JSON arrays or Python lists (numpy's printed form
+  ``['a' 'b']`` included), ``thresholds`` a JSON object, and an empty cell means the field
+  is absent.
 
 Field names people already use are accepted as aliases (matched ignoring case): ``question``
 / ``user_input`` / ``query``, ``answer`` / ``response``, ``contexts`` / ``retrieved_contexts``,
@@ -43,8 +44,10 @@ import os
 from dataclasses import dataclass
 
 from .cases import GoldenCase
+from .exceptions import GoldenFileError
 from .golden_fields import CaseProblem, validate_rows
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
+from .text_safety import LONE_SURROGATE, printable
 
 __all__ = ["SUPPORTED_EXTENSIONS", "CaseProblem", "LoadedFile", "load_golden_file"]
 
@@ -83,5 +86,12 @@ def load_golden_file(
             one of the accepted ones.
     """
     shown = display_path if display_path is not None else os.fspath(path)
+    if LONE_SURROGATE.search(shown):
+        # Python holds each byte of a file name that is not UTF-8 as a lone surrogate; the
+        # name would reach every case's source and no report could be written.
+        raise GoldenFileError(
+            f"{printable(shown)}: the file name is not valid UTF-8, so no report could name "
+            "it; rename the file."
+        )
     cases, problems = validate_rows(shown, read_rows(path, shown))
     return LoadedFile(shown, cases, problems)
