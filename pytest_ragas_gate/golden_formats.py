@@ -24,6 +24,7 @@ import io
 import json
 import os
 import re
+import tokenize
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -568,7 +569,15 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
             if _is_ground_truths(name) and not cell.lstrip().startswith("["):
                 value[name] = cell
                 continue
-            parsed = _parse_cell(cell, list)
+            try:
+                parsed = _parse_cell(cell, list)
+            except _CutShortList:
+                errors.append(
+                    f"field {name!r} (column {number}): the list was cut short when the file "
+                    "was written (numpy prints '...' in place of the middle of a long array); "
+                    "write each list in full, e.g. as JSON with json.dumps"
+                )
+                continue
             if parsed is None:
                 errors.append(
                     f"field {name!r} (column {number}): expected a JSON array such as "
@@ -593,17 +602,83 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
 
 
 def _parse_cell(cell: str, expected: type[list[Any]] | type[dict[str, Any]]) -> Any:
+    """The JSON or Python value a list or mapping cell holds, or None if it holds none.
+
+    Raises:
+        _CutShortList: The cell holds numpy's summary of a long array, not the array.
+    """
     try:
         parsed = json.loads(cell)
     except RecursionError:
         return None
     except ValueError:  # not JSON (or an integer past Python's digit limit)
-        # pandas' to_csv writes lists as Python literals (['a', 'b']); accept those too.
+        # pandas' to_csv writes a list as a Python literal (['a', 'b']), and a numpy array,
+        # as RAGAS's to_pandas() holds, as numpy prints it (['a' 'b']).
+        source = cell.strip()
+        if expected is list and source.startswith("["):
+            source = _with_item_commas(source)
         try:
-            parsed = ast.literal_eval(cell.strip())
+            parsed = ast.literal_eval(source)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return None
     return parsed if isinstance(parsed, expected) else None
+
+
+class _CutShortList(Exception):
+    """A list cell holds numpy's summary (``['a' 'b' ... 'z']``), its middle left out."""
+
+
+#: Tokens that start a list item; ``-`` signs a number in numpy's ``[ 1 -2  3]``.
+_ITEM_START_KINDS = frozenset({tokenize.STRING, tokenize.NUMBER, tokenize.NAME})
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+
+
+def _with_item_commas(source: str) -> str:
+    r"""``source`` with a comma between list items that only whitespace separates.
+
+    numpy prints an array as its items' reprs separated by spaces and line breaks:
+    ``['First chunk.'\n 'Second chunk.']``. Python would read the adjacent string
+    literals as one string, silently joining two contexts, so the commas are put back.
+
+    >>> print(_with_item_commas("['a' 'b' \"c's\"]"))
+    ['a', 'b', "c's"]
+    >>> print(_with_item_commas("[ 1 -2  3]"))
+    [ 1, -2,  3]
+
+    Raises:
+        _CutShortList: ``source`` holds numpy's ``...`` in place of the middle items.
+    """
+    line_starts = [0] + [match.end() for match in re.finditer("\n", source)]
+
+    def offset(position: tuple[int, int]) -> int:
+        return line_starts[position[0] - 1] + position[1]
+
+    commas: list[int] = []
+    open_brackets: list[str] = []
+    item_end: int | None = None  # where the last item of a list ended, until a comma
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            text = token.string
+            if token.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                continue
+            in_list = bool(open_brackets) and open_brackets[-1] == "["
+            starts_item = token.type in _ITEM_START_KINDS or text in _OPENING or text == "-"
+            if in_list and item_end is not None and starts_item:
+                commas.append(item_end)
+            if in_list and text == "...":
+                raise _CutShortList
+            if text in _OPENING:
+                open_brackets.append(text)
+            elif text in _CLOSING and open_brackets:
+                open_brackets.pop()
+            ends_item = text in _CLOSING or token.type in _ITEM_START_KINDS
+            item_end = offset(token.end) if ends_item else None
+    except (tokenize.TokenError, SyntaxError):
+        return source  # not a Python literal: literal_eval will say no
+    for position in reversed(commas):
+        source = source[:position] + "," + source[position:]
+    return source
 
 
 def _is_ground_truths(name: str) -> bool:
