@@ -198,7 +198,7 @@ def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
         problem = item.problem
         result = CaseResult.of_problem(problem.file, problem.line, problem.case_id, problem.message)
     if result is not None:
-        setattr(report, RESULT_ATTRIBUTE, result.model_dump_json())
+        setattr(report, RESULT_ATTRIBUTE, result.to_json())
 
 
 def _case_key(item: pytest.Item) -> tuple[str, str] | None:

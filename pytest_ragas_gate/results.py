@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .cases import GoldenCase, case_identity
+from .text_safety import json_text
 from .usage import Usage
 
 #: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
@@ -77,6 +79,19 @@ class CaseResult(BaseModel):
     def of_problem(cls, file: str, line: int, case_id: str | None, message: str) -> CaseResult:
         """The result of a malformed case, which never reached scoring: an error."""
         return cls(id=case_id or f"line-{line}", source=f"{file}:{line}", error=message)
+
+    def to_json(self) -> str:
+        r"""The result as JSON text that always encodes as UTF-8.
+
+        A judge's reply or a live target's answer can hold a lone surrogate, which
+        pydantic's own JSON writer refuses; it is written as its ``\uXXXX`` escape.
+        """
+        return json_text(self.model_dump(mode="json"))
+
+    @classmethod
+    def from_json(cls, text: str) -> CaseResult:
+        """Read back what :meth:`to_json` wrote (lone-surrogate escapes included)."""
+        return cls.model_validate(json.loads(text))
 
     @property
     def file(self) -> str:

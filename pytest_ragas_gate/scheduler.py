@@ -23,6 +23,7 @@ from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult
 from .results import CaseResult
+from .text_safety import json_text
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -90,7 +91,7 @@ class _SharedRequests:
         self._progress.cache_hits += usage.cache_hits
 
     async def ask(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
-        key = f"{request.kind}:{request.model_dump_json()}"
+        key = f"{request.kind}:{json_text(request.model_dump(mode='json'))}"
         task = self._pending.get(key)
         if task is None:
             task = asyncio.ensure_future(self._send(request, metric))

@@ -36,6 +36,7 @@ from .metrics.base import Metric
 from .metrics.registry import applicable_metrics
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
+from .text_safety import json_text
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -319,7 +320,7 @@ class GateRun:
             return
         payload = getattr(report, RESULT_ATTRIBUTE, None)
         if isinstance(payload, str):
-            self.reported[report.nodeid] = CaseResult.model_validate_json(payload)
+            self.reported[report.nodeid] = CaseResult.from_json(payload)
             self.other_failures.pop(report.nodeid, None)
         elif report.failed and report.nodeid not in self.reported:
             self.other_failures[report.nodeid] = None
@@ -469,7 +470,7 @@ def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -
     payload = {nodeid: result.model_dump(mode="json") for nodeid, result in results.items()}
     target = run_dir / f"results-{worker_id}.json"
     temporary = run_dir / f".results-{worker_id}.{os.getpid()}.tmp"
-    temporary.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    temporary.write_text(json_text(payload), encoding="utf-8")
     os.replace(temporary, target)
 
 

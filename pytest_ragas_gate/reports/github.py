@@ -170,7 +170,7 @@ def write_step_summary(
         return False
     text = render_markdown(verdict, results=results, judge=judge, usage=usage)
     try:
-        with open(target, "a", encoding="utf-8") as summary:
+        with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:
             summary.write(text + "\n")
     except OSError:
         # A summary is a courtesy; a read-only or vanished file must not change the verdict.

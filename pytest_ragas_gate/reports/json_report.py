@@ -23,6 +23,7 @@ from ..exceptions import ReportError, UsageError
 from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..results import CaseResult, UsageRecord, canonical_order
+from ..text_safety import json_text
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -178,7 +179,7 @@ def write_report(path: str | os.PathLike[str], report: Mapping[str, Any]) -> Non
         path: The destination file.
         report: The report dict.
     """
-    write_text_atomic(path, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(path, json_text(report, indent=2) + "\n")
 
 
 def _field_path(location: tuple[int | str, ...]) -> str:

@@ -58,7 +58,7 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     payload = getattr(report, RESULT_ATTRIBUTE, None)
     if not isinstance(payload, str) or report.when != "call" or not report.passed:
         return None
-    scores = format_scores(CaseResult.model_validate_json(payload))
+    scores = format_scores(CaseResult.from_json(payload))
     return "passed", ".", (f"PASSED {scores}", {"green": True})
 
 
