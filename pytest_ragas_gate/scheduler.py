@@ -25,6 +25,8 @@ from .metrics.base import Metric, MetricResult
 from .results import CaseResult
 from .text_safety import json_text
 
+_NO_USAGE = Usage()
+
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 ProgressCallback = Callable[["Progress"], None]
@@ -85,6 +87,10 @@ class _SharedRequests:
         return _MetricJudge(self, metric)
 
     def charge(self, metric: str, usage: Usage) -> None:
+        if usage == _NO_USAGE:
+            # The offline judge and other free answers cost nothing; a record of zeros per
+            # metric per case would only swell the report.
+            return
         self.usage_by_metric[metric] = self.usage_by_metric.get(metric, Usage()) + usage
         self._progress.judge_calls += usage.calls
         self._progress.retries += usage.retries

@@ -200,7 +200,14 @@ def test_report_is_utf8_and_not_ascii_escaped(tmp_path: Path) -> None:
     write_report(path, report_for(make_results(), make_config()))
     text = path.read_text(encoding="utf-8")
     assert "问题 1?" in text
-    assert "\n  " in text  # indented
+    report = json.loads(text)
+    # No indentation; each case on a line of its own, so grep and diff work per case.
+    lines = text.splitlines()
+    assert "\n  " not in text
+    assert len(lines) == len(report["cases"]) + 2
+    assert [json.loads(line.rstrip(","))["id"] for line in lines[1:-1]] == [
+        case["id"] for case in report["cases"]
+    ]
     assert [p.name for p in tmp_path.iterdir()] == ["rag.json"]  # no temp file left
 
 

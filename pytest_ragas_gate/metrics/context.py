@@ -150,7 +150,10 @@ async def judge_chunks(
 def chunk_details(
     case: GoldenCase, contexts: list[Context], verdicts: list[ChunkVerdict], kind: str
 ) -> list[dict[str, Any]]:
-    """Per chunk, in rank order: ``index``, ``id``, ``chunk``, ``relevant``, ``reason``.
+    """Per chunk, in rank order: ``index``, ``id``, ``relevant``, ``reason``.
+
+    The chunk's text is the case's context at ``index``; the case result keeps the
+    contexts once, so the details do not repeat them.
 
     Raises:
         JudgeReplyError: When the verdicts do not cover every chunk index exactly once.
@@ -160,7 +163,6 @@ def chunk_details(
         {
             "index": index,
             "id": context.id,
-            "chunk": context.text,
             "relevant": by_index[index].relevant,
             "reason": by_index[index].reason,
         }

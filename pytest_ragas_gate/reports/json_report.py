@@ -175,11 +175,22 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
 def write_report(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
     """Write a report built by :func:`build_report` to ``path``, atomically.
 
+    One case per line: the top-level keys first, then each case on a line of its own, so
+    a 50,000-case report stays small (no indentation) yet greps and diffs by case.
+
     Args:
         path: The destination file.
         report: The report dict.
     """
-    write_text_atomic(path, json_text(report, indent=2) + "\n")
+    cases = report.get("cases")
+    if not isinstance(cases, list) or not cases:
+        write_text_atomic(path, json_text(report) + "\n")
+        return
+    head = json_text({key: value for key, value in report.items() if key != "cases"})
+    lines = [head[:-1] + (', "cases": [' if len(head) > 2 else '"cases": [')]
+    lines += [json_text(case) + "," for case in cases[:-1]]
+    lines += [json_text(cases[-1]), "]}"]
+    write_text_atomic(path, "\n".join(lines) + "\n")
 
 
 def _field_path(location: tuple[int | str, ...]) -> str:
