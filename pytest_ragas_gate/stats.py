@@ -10,7 +10,16 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections import Counter
 from collections.abc import Sequence
+
+#: From this many values on, a bootstrap over few distinct values draws how often each
+#: value is picked (one binomial per value) instead of picking values one by one: the
+#: same distribution of resampled means, at a cost that no longer grows with n.
+COUNTED_RESAMPLING_FROM = 1000
+
+#: Most distinct values for the counted resampling; built-in metric scores take few.
+COUNTED_RESAMPLING_MAX_DISTINCT = 64
 
 __all__ = [
     "bootstrap_ci",
@@ -158,9 +167,70 @@ def bootstrap_ci(
         return (centre, centre)
     rng = random.Random(seed)
     size = len(values)
-    means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
+    counts = sorted(Counter(values).items())
+    if size >= COUNTED_RESAMPLING_FROM and len(counts) <= COUNTED_RESAMPLING_MAX_DISTINCT:
+        means = sorted(_counted_resample_mean(rng, counts, size) for _ in range(resamples))
+    else:
+        means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
     tail = (1.0 - confidence) / 2.0
     return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
+
+
+def _counted_resample_mean(
+    rng: random.Random, counts: Sequence[tuple[float, int]], size: int
+) -> float:
+    """The mean of one resample of ``size`` values, drawn as a count per distinct value.
+
+    The counts of a resample are multinomial; they are drawn as a chain of binomials, the
+    count of each value among the draws not yet given to the values before it.
+    """
+    trials_left, weight_left = size, size
+    parts: list[float] = []
+    for value, count in counts:
+        drawn = _binomial(rng, trials_left, count, weight_left)
+        parts.append(value * drawn)
+        trials_left -= drawn
+        weight_left -= count
+        if not trials_left:
+            break
+    return math.fsum(parts) / size
+
+
+def _binomial(rng: random.Random, trials: int, numerator: int, denominator: int) -> int:
+    """An exact draw from Binomial(trials, numerator / denominator), from random bits alone.
+
+    Each trial compares a uniform number with p bit by bit; one ``getrandbits`` call
+    decides about half of the still-undecided trials per bit of p, so a draw costs about
+    log2(trials) calls whatever the number of trials.
+
+    >>> rng = random.Random(5)
+    >>> draws = [_binomial(rng, 1000, 3, 10) for _ in range(4000)]
+    >>> abs(sum(draws) / len(draws) - 300) < 2
+    True
+    >>> _binomial(rng, 50, 0, 7), _binomial(rng, 50, 7, 7)
+    (0, 50)
+    """
+    if numerator <= 0 or trials == 0:
+        return 0
+    if numerator >= denominator:
+        return trials
+    successes = 0
+    undecided = trials
+    remainder = numerator
+    while undecided:
+        remainder *= 2
+        bit_is_one = remainder >= denominator
+        if bit_is_one:
+            remainder -= denominator
+        ones = rng.getrandbits(undecided).bit_count()
+        if bit_is_one:
+            successes += undecided - ones  # the uniform's 0 under p's 1: below p
+            undecided = ones
+        else:
+            undecided -= ones  # the uniform's 1 over p's 0: above p
+        if remainder == 0:
+            break  # p's remaining bits are 0: every undecided uniform is at least p
+    return successes
 
 
 def paired_bootstrap_ci(

@@ -6,6 +6,7 @@ import statistics
 
 import pytest
 
+from pytest_ragas_gate import stats
 from pytest_ragas_gate.stats import (
     bootstrap_ci,
     mean,
@@ -109,3 +110,21 @@ def test_paired_bootstrap_straddles_zero_for_noise() -> None:
     deltas = [0.3, -0.3, 0.2, -0.2, 0.1, -0.1, 0.0]
     low, high = paired_bootstrap_ci(deltas, confidence=0.95, resamples=2000, seed=0)
     assert low < 0.0 < high
+
+
+def test_large_runs_resample_by_counts_with_the_same_interval() -> None:
+    """From 1,000 values on, the counted bootstrap matches value-by-value resampling."""
+    rng = random.Random(7)
+    values = [rng.choice([0.0, 1 / 3, 0.5, 2 / 3, 1.0, 1.0]) for _ in range(4000)]
+    counted = bootstrap_ci(values, resamples=2000, seed=0)
+    assert len(set(values)) <= stats.COUNTED_RESAMPLING_MAX_DISTINCT
+    assert len(values) >= stats.COUNTED_RESAMPLING_FROM
+    # The same statistic by picking values one by one (what smaller runs do).
+    picker = random.Random(0)
+    means = sorted(sum(picker.choices(values, k=len(values))) / len(values) for _ in range(2000))
+    direct = (means[49], means[1949])
+    assert counted[0] == pytest.approx(direct[0], abs=0.004)
+    assert counted[1] == pytest.approx(direct[1], abs=0.004)
+    assert counted[0] < sum(values) / len(values) < counted[1]
+    assert bootstrap_ci(values, resamples=2000, seed=0) == counted
+    assert bootstrap_ci(list(reversed(sorted(values))), resamples=2000, seed=0) == counted
