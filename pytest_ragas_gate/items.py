@@ -183,11 +183,12 @@ def failure_text(verdict: str, result: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
+def attach_result(item: pytest.Item, report: pytest.TestReport, *, as_json: bool) -> None:
     """Put the case's result on the report that carries its outcome.
 
     That is the call report, or the setup report when the case errored before running.
-    Extra report attributes survive pytest-xdist's report serialisation.
+    An xdist worker attaches it as JSON text, which survives the report's serialisation;
+    a serial run attaches the result itself, so no second copy of every case is made.
     """
     if not (report.when == "call" or (report.when == "setup" and report.failed)):
         return
@@ -198,7 +199,17 @@ def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
         problem = item.problem
         result = CaseResult.of_problem(problem.file, problem.line, problem.case_id, problem.message)
     if result is not None:
-        setattr(report, RESULT_ATTRIBUTE, result.to_json())
+        setattr(report, RESULT_ATTRIBUTE, result.to_json() if as_json else result)
+
+
+def attached_result(report: pytest.TestReport) -> CaseResult | None:
+    """The case result a report carries (see :func:`attach_result`), or None."""
+    payload = getattr(report, RESULT_ATTRIBUTE, None)
+    if isinstance(payload, CaseResult):
+        return payload
+    if isinstance(payload, str):
+        return CaseResult.from_json(payload)
+    return None
 
 
 def _case_key(item: pytest.Item) -> tuple[str, str] | None:

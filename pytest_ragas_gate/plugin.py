@@ -233,7 +233,7 @@ class GateHooks:
         report = yield
         from .items import attach_result
 
-        attach_result(item, report)
+        attach_result(item, report, as_json=self.run.worker.is_worker)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -29,7 +29,7 @@ from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
 from .gate import GateVerdict, RunFacts, evaluate_gate
 from .interruption import fill_unscored, is_incomplete
-from .items import RESULT_ATTRIBUTE, CaseItem
+from .items import CaseItem, attached_result
 from .judges.base import Judge
 from .loading import SUPPORTED_EXTENSIONS, LoadedFile, load_golden_file
 from .metrics.base import Metric
@@ -108,6 +108,7 @@ class GateRun:
     baseline: SavedReport | None = None
     target: LiveTarget | None = None
     _claimed: set[Path] = field(default_factory=set)
+    _ordered: list[CaseResult] | None = None
 
     @property
     def config(self) -> GateConfig:
@@ -117,7 +118,9 @@ class GateRun:
     @property
     def collected(self) -> list[CaseResult]:
         """The case results reported so far, each case once, in canonical order."""
-        return canonical_order(list(self.reported.values()))
+        if self._ordered is None:
+            self._ordered = canonical_order(list(self.reported.values()))
+        return self._ordered
 
     # --- collection --------------------------------------------------------------------
 
@@ -318,9 +321,10 @@ class GateRun:
         """
         if str(report.outcome) == RERUN_OUTCOME:
             return
-        payload = getattr(report, RESULT_ATTRIBUTE, None)
-        if isinstance(payload, str):
-            self.reported[report.nodeid] = CaseResult.from_json(payload)
+        result = attached_result(report)
+        if result is not None:
+            self.reported[report.nodeid] = result
+            self._ordered = None
             self.other_failures.pop(report.nodeid, None)
         elif report.failed and report.nodeid not in self.reported:
             self.other_failures[report.nodeid] = None
@@ -351,6 +355,7 @@ class GateRun:
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
             for nodeid, result in self.results.items():
                 self.reported.setdefault(nodeid, result)
+            self._ordered = None
         self.run_facts = self.facts()
         self.verdict = evaluate_gate(
             self.collected, self._gate_metric_names(), self.config, self.run_facts

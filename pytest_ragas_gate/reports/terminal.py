@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..items import RESULT_ATTRIBUTE
+from ..items import attached_result
 from ..results import CaseResult
 from .github import publish_annotations
 from .summary import summary_lines
@@ -55,10 +55,12 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     Failures keep pytest's own word: it is reused in the short summary, whose line must
     lead with the verdict, and the failure text lists the scores anyway.
     """
-    payload = getattr(report, RESULT_ATTRIBUTE, None)
-    if not isinstance(payload, str) or report.when != "call" or not report.passed:
+    if report.when != "call" or not report.passed:
         return None
-    scores = format_scores(CaseResult.from_json(payload))
+    result = attached_result(report)
+    if result is None:
+        return None
+    scores = format_scores(result)
     return "passed", ".", (f"PASSED {scores}", {"green": True})
 
 
