@@ -40,6 +40,7 @@ EXIT_USAGE = 4
 OPERATIONAL_SETTINGS = frozenset(
     {
         "report",
+        "report_details",
         "junit",
         "cache",
         "cache_dir",

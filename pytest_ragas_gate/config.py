@@ -80,6 +80,7 @@ class GateConfig(BaseModel):
     latency: LatencyBudget | None = None
     junit: str | None = None
     report: str | None = None
+    report_details: Literal["core", "full"] = "core"
     baseline: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
 

@@ -24,6 +24,7 @@ XDIST_HOOKS_NAME = "rag-gate-xdist"
 
 JUDGES = ("auto", "anthropic", "openai", "offline")
 CACHE_MODES = ("readwrite", "read", "off")
+REPORT_DETAILS = ("core", "full")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -97,6 +98,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Write the JSON report here (default: none).",
     )
     group.addoption(
+        "--rag-gate-report-details",
+        dest="rag_gate_report_details",
+        choices=REPORT_DETAILS,
+        default=None,
+        metavar="{" + ",".join(REPORT_DETAILS) + "}",
+        help="Per-item judge details in the JSON report: core keeps those of faithfulness, "
+        "context precision and recall (and every error); full keeps all (default: core).",
+    )
+    group.addoption(
         "--rag-gate-baseline",
         dest="rag_gate_baseline",
         default=None,
@@ -152,6 +162,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "metrics": option.rag_gate_metrics,
         "junit": option.rag_gate_junit,
         "report": option.rag_gate_report,
+        "report_details": option.rag_gate_report_details,
         "baseline": option.rag_gate_baseline,
         "cache": option.rag_gate_cache,
         "cache_dir": option.rag_gate_cache_dir,

@@ -515,3 +515,24 @@ def test_markdown_lists_at_most_20_failing_cases_and_escapes_pipes() -> None:
     assert len(rows) == MAX_FAILING_CASES
     assert rows[0].startswith("| `a\\|00` |")  # the worst first
     assert "… and 10 more in the JSON report." in text
+
+
+def test_a_core_report_keeps_the_details_people_read_and_every_error() -> None:
+    result = CaseResult(
+        id="q",
+        source="golden.jsonl:1",
+        metrics=["faithfulness", "answer_correctness", "mrr", "context_relevance"],
+        scores={"faithfulness": 0.5, "answer_correctness": 0.4, "mrr": 1.0},
+        errors={"context_relevance": "judge failed"},
+        details={
+            "faithfulness": [{"claim": "A.", "supported": True}],
+            "answer_correctness": [{"statement": "A.", "classification": "TP"}],
+            "mrr": [{"rank": 1}],
+            "context_relevance": [{"traceback": "Traceback ..."}],
+        },
+    )
+    core = report_for([result], make_config(tag_thresholds={}))["cases"][0]["details"]
+    assert set(core) == {"faithfulness", "context_relevance"}
+    full_config = make_config(tag_thresholds={}, report_details="full")
+    full = report_for([result], full_config)["cases"][0]["details"]
+    assert set(full) == {"faithfulness", "answer_correctness", "mrr", "context_relevance"}

@@ -136,8 +136,29 @@ def build_report(
         "timing": {"wall_s": wall_s, "scoring_s": scoring_s},
         "shard": shard,
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
-        "cases": [result.model_dump(mode="json") for result in canonical_order(results)],
+        "cases": [
+            _case_record(result, full=config.report_details == "full")
+            for result in canonical_order(results)
+        ],
     }
+
+
+#: The metrics whose per-item details a ``core`` report keeps: what a person reads to see
+#: why a case failed (claims, chunks, reference statements). Other metrics' details derive
+#: from these or from the scores, and ``report_details: full`` keeps them too.
+CORE_DETAILS = frozenset({"faithfulness", "context_precision", "context_recall"})
+
+
+def _case_record(result: CaseResult, *, full: bool) -> dict[str, Any]:
+    """One case of the report; an errored metric always keeps its details (its traceback)."""
+    record = result.model_dump(mode="json")
+    if not full:
+        record["details"] = {
+            metric: details
+            for metric, details in record["details"].items()
+            if metric in CORE_DETAILS or metric in result.errors
+        }
+    return record
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
