@@ -284,10 +284,11 @@ def _write(
         incomplete=incomplete,
         facts=facts,
         shard=shard,
+        include_cases=False,
     )
     document.update(extra)
     try:
-        write_report(output, document)
+        write_report(output, document, results=results)
     except OSError as error:
         raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
 

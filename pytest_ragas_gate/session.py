@@ -423,8 +423,9 @@ class GateRun:
                 incomplete=is_incomplete(ordered),
                 facts=self.run_facts,
                 shard=None if shard is None else {"index": shard.index, "count": shard.count},
+                include_cases=False,
             )
-            write_report(root / self.config.report, report)
+            write_report(root / self.config.report, report, results=ordered)
         if self.config.junit:
             write_junit(
                 root / self.config.junit,

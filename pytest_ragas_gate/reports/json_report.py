@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -69,6 +69,7 @@ def build_report(
     incomplete: bool = False,
     facts: RunFacts | None = None,
     shard: Mapping[str, int] | None = None,
+    include_cases: bool = True,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (schema version :data:`SCHEMA_VERSION`).
 
@@ -85,6 +86,8 @@ def build_report(
         facts: The run facts the verdict was reached with (saved so a re-gate reaches it
             again); the baseline comparison is saved under ``baseline``.
         shard: ``{"index", "count"}`` of a shard run, None for a whole run.
+        include_cases: False leaves ``cases`` out, for :func:`write_report` to stream them
+            from the results.
 
     Returns:
         A dict of plain JSON values.
@@ -138,7 +141,7 @@ def build_report(
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
         "cases": [
             _case_record(result, full=config.report_details == "full")
-            for result in canonical_order(results)
+            for result in (canonical_order(results) if include_cases else [])
         ],
     }
 
@@ -171,6 +174,16 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         path: The destination file.
         text: The whole content.
     """
+    write_lines_atomic(path, [text])
+
+
+def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
+    """Write ``chunks`` one after the other, atomically, as :func:`write_text_atomic` does.
+
+    Args:
+        path: The destination file.
+        chunks: The content in pieces, written as they come.
+    """
     destination = Path(path)
     destination.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
@@ -184,7 +197,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     )
     try:
         with handle:
-            handle.write(text)
+            handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, destination)
@@ -193,25 +206,45 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
         raise
 
 
-def write_report(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
+def write_report(
+    path: str | os.PathLike[str],
+    report: Mapping[str, Any],
+    *,
+    results: Sequence[CaseResult] | None = None,
+) -> None:
     """Write a report built by :func:`build_report` to ``path``, atomically.
 
     One case per line: the top-level keys first, then each case on a line of its own, so
-    a 50,000-case report stays small (no indentation) yet greps and diffs by case.
+    a 50,000-case report stays small (no indentation) yet greps and diffs by case. With
+    ``results`` (and a report built with ``include_cases=False``) each case is dumped as it
+    is written, so the whole report never sits in memory at once.
 
     Args:
         path: The destination file.
         report: The report dict.
+        results: The case results to write as ``cases``, instead of ``report["cases"]``.
     """
-    cases = report.get("cases")
-    if not isinstance(cases, list) or not cases:
-        write_text_atomic(path, json_text(report) + "\n")
-        return
+    if results is not None:
+        full = report.get("config", {}).get("report_details") == "full"
+        cases: Iterable[Any] = (
+            _case_record(result, full=full) for result in canonical_order(results)
+        )
+        count = len(results)
+    else:
+        stored = report.get("cases")
+        if not isinstance(stored, list):
+            write_text_atomic(path, json_text(report) + "\n")
+            return
+        cases, count = stored, len(stored)
     head = json_text({key: value for key, value in report.items() if key != "cases"})
-    lines = [head[:-1] + (', "cases": [' if len(head) > 2 else '"cases": [')]
-    lines += [json_text(case) + "," for case in cases[:-1]]
-    lines += [json_text(cases[-1]), "]}"]
-    write_text_atomic(path, "\n".join(lines) + "\n")
+
+    def lines() -> Iterator[str]:
+        yield head[:-1] + (', "cases": [' if len(head) > 2 else '"cases": [')
+        for index, case in enumerate(cases):
+            yield "\n" + json_text(case) + ("," if index < count - 1 else "")
+        yield "\n]}\n"
+
+    write_lines_atomic(path, lines())
 
 
 def _field_path(location: tuple[int | str, ...]) -> str:
