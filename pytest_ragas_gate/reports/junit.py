@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping, Sequence
+import xml.sax.saxutils
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import junit_xml
 
 from ..gate import GateVerdict
+from ..judges.base import JudgeInfo
 from ..results import CaseResult, canonical_order, split_source
-from .json_report import JudgeInfo, write_text_atomic
+from .json_report import write_lines_atomic
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
 
@@ -300,9 +303,6 @@ def write_junit(
             (verdict first); cases not in it fall back to their own threshold check.
     """
     ordered = canonical_order(results)
-    case_suite = junit_xml.TestSuite(
-        CASES_SUITE, [_case_testcase(result, failure_lines) for result in ordered]
-    )
     gate_cases, gate_properties = _gate_testcases(verdict)
     gate_suite = junit_xml.TestSuite(
         GATE_SUITE,
@@ -316,18 +316,68 @@ def write_junit(
             "judge_selected_by": judge.selected_by,
         },
     )
-
-    case_element: ET.Element = case_suite.build_xml_doc()
-    _attach_properties(case_element, [_case_properties(result) for result in ordered])
     gate_element: ET.Element = gate_suite.build_xml_doc()
     _attach_properties(gate_element, gate_properties)
+    _make_xml_safe(gate_element)
+    ET.indent(gate_element, level=1)
 
-    root = ET.Element("testsuites", {"name": "pytest-ragas-gate"})
-    for key in ("tests", "failures", "errors", "disabled"):
-        root.set(key, str(sum(int(s.get(key, "0")) for s in (case_element, gate_element))))
-    root.set("time", f"{sum(result.scoring_s for result in ordered):.3f}")
-    root.extend([case_element, gate_element])
-    _make_xml_safe(root)
-    ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
-    write_text_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n")
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        case_totals = _spool_case_suite(ordered, failure_lines, spool)
+        suite_attributes = {"name": CASES_SUITE, **case_totals}
+        totals = {
+            key: str(int(case_totals.get(key, "0")) + int(gate_element.get(key, "0")))
+            for key in ("tests", "failures", "errors", "disabled")
+        }
+        root_attributes = {"name": "pytest-ragas-gate", **totals}
+        root_attributes["time"] = f"{sum(result.scoring_s for result in ordered):.3f}"
+
+        def chunks() -> Iterator[str]:
+            yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+            yield f"<testsuites{_attributes(root_attributes)}>\n"
+            yield f"  <testsuite{_attributes(suite_attributes)}"
+            if not ordered:
+                yield " />\n"
+            else:
+                yield ">\n"
+                spool.seek(0)
+                while block := spool.read(1 << 20):
+                    yield block
+                yield "  </testsuite>\n"
+            yield "  " + ET.tostring(gate_element, encoding="unicode").rstrip() + "\n"
+            yield "</testsuites>\n"
+
+        write_lines_atomic(path, chunks())
+
+
+#: Golden cases turned into XML at a time: the cases suite of 50,000 cases is never one
+#: tree in memory.
+_CASES_PER_BATCH = 500
+
+
+def _spool_case_suite(
+    ordered: Sequence[CaseResult], failure_lines: Mapping[str, list[str]], spool: IO[str]
+) -> dict[str, str]:
+    """Write the cases suite's ``<testcase>`` elements to ``spool``; return its totals."""
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "disabled": 0}
+    seconds = 0.0
+    for start in range(0, len(ordered), _CASES_PER_BATCH):
+        batch = ordered[start : start + _CASES_PER_BATCH]
+        suite = junit_xml.TestSuite(
+            CASES_SUITE, [_case_testcase(result, failure_lines) for result in batch]
+        ).build_xml_doc()
+        _attach_properties(suite, [_case_properties(result) for result in batch])
+        _make_xml_safe(suite)
+        for key in counts:
+            counts[key] += int(suite.get(key, "0"))
+        seconds += float(suite.get("time", "0") or 0)
+        for testcase in suite:
+            ET.indent(testcase, level=2)
+            spool.write("    " + ET.tostring(testcase, encoding="unicode").rstrip() + "\n")
+    return {**{key: str(value) for key, value in counts.items()}, "time": f"{seconds:g}"}
+
+
+def _attributes(attributes: Mapping[str, str]) -> str:
+    """`` name="value"`` pairs, escaped for an XML start tag."""
+    return "".join(
+        f" {name}={xml.sax.saxutils.quoteattr(_clean(value))}" for name, value in attributes.items()
+    )
