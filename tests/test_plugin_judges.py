@@ -357,6 +357,8 @@ def test_reverse_questions_relevancy_embeds_through_the_openai_judge(
         "answer_relevancy",
         "--rag-gate-report",
         "report.json",
+        "--rag-gate-report-details",
+        "full",
     ]
     result = pytester.runpytest(*command)
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
