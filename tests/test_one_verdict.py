@@ -246,6 +246,7 @@ def test_a_partial_run_is_never_safe_to_deploy(
     assert status == 0 and "RAG gate: PARTIAL" in lines and "Safe to deploy" not in lines
 
 
+@pytest.mark.slow
 def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.Pytester) -> None:
     write_golden(pytester.path, [good(index) for index in range(1, 7)])
     result, report = run(pytester, "-n", "2", "-k", "case-001 or case-002")

@@ -167,6 +167,7 @@ def test_cached_run_replays_without_a_key_and_without_calls(
     assert second["usage"]["cache_hits"] == first["usage"]["calls"]
 
 
+@pytest.mark.slow
 def test_a_fully_cached_run_with_a_key_never_loads_the_sdk(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -211,6 +212,7 @@ def test_a_read_mode_miss_errors_its_case_and_fails_the_gate(
     assert server.calls == calls
 
 
+@pytest.mark.slow
 def test_xdist_workers_sharing_a_cache_send_each_request_once(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -114,6 +114,7 @@ def test_junit_is_valid_and_separates_failures_from_errors(pytester: pytest.Pyte
     assert message.startswith("faithfulness mean 0.71 < 0.85 (n=7, 95% CI ")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("golden")
 def test_xdist_run_gives_the_same_aggregates_as_a_serial_run(pytester: pytest.Pytester) -> None:
     serial_result, serial = run_gate(pytester, "-p", "no:xdist")

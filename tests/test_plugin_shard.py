@@ -29,6 +29,7 @@ def golden(pytester: pytest.Pytester) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("golden")
 def test_two_shards_merged_equal_the_whole_run(pytester: pytest.Pytester) -> None:
     whole = pytester.runpytest(
