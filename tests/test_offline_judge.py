@@ -23,7 +23,13 @@ from pytest_ragas_gate.judges.requests import (
     ReviewContexts,
     VerifyClaims,
 )
-from pytest_ragas_gate.judges.text import is_noncommittal, numbers, split_claims, split_sentences
+from pytest_ragas_gate.judges.text import (
+    content_tokens,
+    is_noncommittal,
+    numbers,
+    split_claims,
+    split_sentences,
+)
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 from pytest_ragas_gate.usage import Usage
 
@@ -271,6 +277,43 @@ def test_every_request_type_is_answered() -> None:
 def test_deterministic(request_: JudgeRequest[BaseModel]) -> None:
     first = ask(request_).model_dump()
     assert all(ask(request_).model_dump() == first for _ in range(3))
+
+
+def test_changing_a_returned_value_does_not_change_the_next_answer() -> None:
+    answer = "Apple was founded in 1976 by Steve Jobs. It cost $1,000."
+    sentences, claims = split_sentences(answer), split_claims(answer)
+    found, tokens = numbers(answer), content_tokens(answer)
+    for returned in (sentences, claims, found, tokens):
+        returned.clear()
+    assert split_sentences(answer) == [
+        "Apple was founded in 1976 by Steve Jobs.",
+        "It cost $1,000.",
+    ]
+    assert split_claims(answer)[:2] == [
+        "Apple was founded in 1976",
+        "Apple was founded by Steve Jobs.",
+    ]
+    assert numbers(answer) == {"1976", "1000"}
+    assert "apple" in [token.text for token in content_tokens(answer)]
+
+
+def test_claims_are_checked_against_all_contexts_whatever_was_judged_before() -> None:
+    contexts = ["Apple was founded in 1976.", "Steve Jobs founded Apple in California."]
+    claim = "Apple was founded in 1976 by Steve Jobs in California."
+    # Each chunk on its own first, then both together, in either order.
+    ask(JudgeChunks(question="q", target=claim, against="reference", chunks=contexts))
+    for ordered in (contexts, contexts[::-1]):
+        verdict = ask(VerifyClaims(claims=[claim], contexts=ordered)).verdicts[0]
+        assert verdict.supported, verdict.reason
+    assert not ask(VerifyClaims(claims=[claim], contexts=contexts[:1])).verdicts[0].supported
+
+
+@pytest.mark.parametrize("module", [text, offline], ids=lambda module: module.__name__)
+def test_memoised_text_functions_are_bounded(module: object) -> None:
+    # A 50,000-case run must not keep every text it has seen.
+    caches = [value for value in vars(module).values() if hasattr(value, "cache_info")]
+    assert caches
+    assert all(cache.cache_info().maxsize is not None for cache in caches)
 
 
 def test_empty_inputs_are_answered() -> None:

@@ -18,6 +18,7 @@ labels is measured by ``benchmarks/offline_agreement.py``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,6 +83,10 @@ DOCUMENT_USE_THRESHOLD = 0.3
 
 _MAX_REASON_ITEMS = 6
 
+_EVIDENCE_CACHE_SIZE = 2048
+"""Texts whose evidence is kept: a case's contexts are checked by several requests (claims,
+reference statements, each chunk), and cases in flight together each hold a few texts."""
+
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
@@ -101,15 +106,20 @@ class Evidence:
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> Evidence:
-        """Tokenise ``texts`` (contexts, a reference, a chunk) into evidence."""
-        tokens: set[str] = set()
-        found_numbers: set[str] = set()
-        for text in texts:
-            found_numbers |= numbers(text) | number_words(text)
-            for sentence in split_sentences(text):
-                tokens.update(token.text for token in content_tokens(sentence))
-        prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
-        return cls(frozenset(tokens), frozenset(prefixes), frozenset(found_numbers))
+        """Tokenise ``texts`` (contexts, a reference, a chunk) into evidence.
+
+        Each text is tokenised once and its evidence kept in a bounded cache, so that the
+        requests of one case (claims, reference statements, every chunk) share the work.
+        """
+        parts = [_text_evidence(text) for text in texts]
+        if len(parts) == 1:
+            return cls(*parts[0])
+        empty: frozenset[str] = frozenset()
+        return cls(
+            empty.union(*(tokens for tokens, _, _ in parts)),
+            empty.union(*(prefixes for _, prefixes, _ in parts)),
+            empty.union(*(found for _, _, found in parts)),
+        )
 
     def covers(self, token: str) -> bool:
         """Whether the evidence holds ``token`` or a word of the same family."""
@@ -117,6 +127,18 @@ class Evidence:
             return True
         prefix = _prefix(token)
         return prefix is not None and prefix in self.prefixes
+
+
+@functools.lru_cache(maxsize=_EVIDENCE_CACHE_SIZE)
+def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The tokens, their prefixes and the numbers of one text, as :class:`Evidence` holds them."""
+    tokens: set[str] = set()
+    for sentence in split_sentences(text):
+        tokens.update(token.text for token in content_tokens(sentence))
+    # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
+    # of their union.
+    prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
+    return frozenset(tokens), frozenset(prefixes), frozenset(numbers(text) | number_words(text))
 
 
 @dataclass(frozen=True)

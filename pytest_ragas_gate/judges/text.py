@@ -45,6 +45,13 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*(?:st|nd|rd|th
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 
+# The offline judge splits and tokenises the same texts many times per case: each context
+# once per request, each claim once per metric, each word of a claim while it is split.
+# Bounded caches keep that to once per text without growing over a 50,000-case run; they
+# hold tuples and frozensets, and the public functions hand out fresh lists and sets.
+_TEXT_CACHE_SIZE = 2048
+_TOKEN_CACHE_SIZE = 8192
+
 STOPWORDS: frozenset[str] = frozenset(
     """a an the and or but nor so yet if then than that this these those there here
     is are was were be been being am do does did done doing has have had having will would
@@ -269,11 +276,16 @@ def split_sentences(text: str) -> list[str]:
     Returns:
         The non-empty sentences in order.
     """
+    return list(_split_sentences(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _split_sentences(text: str) -> tuple[str, ...]:
     sentences: list[str] = []
     for raw_line in text.splitlines():
         for item in _list_items(raw_line):
             sentences.extend(_split_line(item))
-    return sentences
+    return tuple(sentences)
 
 
 _CLAUSE_BREAK = re.compile(
@@ -300,7 +312,7 @@ MAX_ATOMIC_TOKENS = 4
 
 
 def _size(text: str) -> int:
-    return len(content_tokens(text)) + len(numbers(text))
+    return len(_content_tokens(text)) + len(_numbers(text))
 
 
 def _segments(clause: str, cjk: bool) -> list[str]:
@@ -414,8 +426,13 @@ def split_claims(text: str) -> list[str]:
     Returns:
         The claims in order, in the language and wording of ``text``.
     """
+    return list(_split_claims(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _split_claims(text: str) -> tuple[str, ...]:
     claims: list[str] = []
-    for sentence in split_sentences(text):
+    for sentence in _split_sentences(text):
         cjk = _cjk_share(sentence) > 0.5
         breaker = _CJK_CLAUSE_BREAK if cjk else _CLAUSE_BREAK
         parts = [part.strip(" ,，、") for part in breaker.split(sentence)]
@@ -432,7 +449,7 @@ def split_claims(text: str) -> list[str]:
         for clause in merged:
             if _size(clause):
                 claims.extend(_atomic_facts(clause, cjk))
-    return claims
+    return tuple(claims)
 
 
 def _cjk_share(text: str) -> float:
@@ -510,6 +527,11 @@ def numbers(text: str) -> set[str]:
     Returns:
         Normalised number strings (years, days, amounts, decimals).
     """
+    return set(_numbers(text))
+
+
+@functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)
+def _numbers(text: str) -> frozenset[str]:
     found: set[str] = set()
     for match in _NUMBER.finditer(_normalise(text)):
         raw = match.group().rstrip(".,")
@@ -517,7 +539,7 @@ def numbers(text: str) -> set[str]:
             found.update(_number_value(part) for part in raw.split(",") if part)
         else:
             found.add(_number_value(raw))
-    return found
+    return frozenset(found)
 
 
 def number_words(text: str) -> set[str]:
@@ -552,6 +574,11 @@ def content_tokens(text: str) -> list[Token]:
     Returns:
         Distinct tokens in order of first appearance.
     """
+    return list(_content_tokens(text))
+
+
+@functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)
+def _content_tokens(text: str) -> tuple[Token, ...]:
     text = _normalise(text)
     tokens: dict[str, Token] = {}
     if _FIRST_PERSON.search(text):
@@ -590,7 +617,7 @@ def content_tokens(text: str) -> list[Token]:
             previous = tokens.get(stemmed)
             if previous is None or (entity and not previous.entity):
                 tokens[stemmed] = Token(stemmed, entity)
-    return list(tokens.values())
+    return tuple(tokens.values())
 
 
 def has_negation(text: str) -> bool:
