@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 from typing import Any
 
 import pytest
@@ -387,9 +386,3 @@ def test_a_wrong_decimal_is_still_unfaithful() -> None:
         faithfulness("3.5 million people live there.", "About 2.5 million people live there.")
         == 0.0
     )
-
-
-@pytest.mark.parametrize("module", [text, offline], ids=lambda module: module.__name__)
-def test_doctests_pass(module: object) -> None:
-    failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
-    assert tried > 0 and failures == 0
