@@ -281,20 +281,9 @@ def _parse_time_log(time_output: str) -> tuple[float | None, int | None]:
     return cpu, None if peak_kb is None else int(peak_kb) * 1024
 
 
-def run_gate(directory: Path, extra: Sequence[str]) -> RunFigures:
-    """Run the gate over ``directory`` and measure it.
-
-    Args:
-        directory: Holds the golden file; the reports are written there.
-        extra: Further pytest arguments (``-n 2``, ``-p no:xdist``).
-
-    Returns:
-        Exit code, wall time and peak memory of the run.
-    """
-    pytest_command = [
-        sys.executable,
-        "-m",
-        "pytest",
+def gate_arguments(directory: Path) -> list[str]:
+    """The pytest arguments of a benchmarked gate run: offline judge, no cache, both reports."""
+    return [
         "--rag-gate",
         str(directory),
         "--rag-gate-judge",
@@ -310,8 +299,20 @@ def run_gate(directory: Path, extra: Sequence[str]) -> RunFigures:
         "-p",
         "no:randomly",
         "-q",
-        *extra,
     ]
+
+
+def run_gate(directory: Path, extra: Sequence[str]) -> RunFigures:
+    """Run the gate over ``directory`` and measure it.
+
+    Args:
+        directory: Holds the golden file; the reports are written there.
+        extra: Further pytest arguments (``-n 2``, ``-p no:xdist``).
+
+    Returns:
+        Exit code, wall time and peak memory of the run.
+    """
+    pytest_command = [sys.executable, "-m", "pytest", *gate_arguments(directory), *extra]
     time_log = directory / "time.log"
     use_gnu_time = _gnu_time_available()
     command = (

@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale_gate import JUNIT_NAME, REPORT_NAME, write_golden  # noqa: E402
+from scale_gate import JUNIT_NAME, REPORT_NAME, gate_arguments, write_golden  # noqa: E402
 
 SAMPLED_OBJECTS = 200
 
@@ -271,25 +271,7 @@ def main() -> None:
     if args.tracemalloc:
         tracemalloc.start(1)
     profiler = cProfile.Profile() if args.cprofile else None
-    arguments = [
-        "--rag-gate",
-        str(directory),
-        "--rag-gate-judge",
-        "offline",
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-report",
-        REPORT_NAME,
-        "--rag-gate-junit",
-        JUNIT_NAME,
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:xdist",
-        "-q",
-    ]
+    arguments = [*gate_arguments(directory), "-p", "no:xdist"]
     if profiler is not None:
         profiler.enable()
     exit_code = pytest.main(arguments, plugins=[recorder])
