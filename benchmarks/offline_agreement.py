@@ -2,7 +2,7 @@
 
 Reproduce with (from the repository root; the data is not shipped with the package)::
 
-    .venv/bin/python benchmarks/offline_agreement.py --baseline --data /work/shared/data/dev
+    .venv/bin/python benchmarks/offline_agreement.py --baseline --data ../shared/data/dev
 
 Faithfulness is scored exactly as the metric does: ExtractClaims on the answer, VerifyClaims
 of those claims against the contexts, score = supported / total. AUROC of (1 - score) for
