@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair_cases
 from .config import GateConfig, load_config
 from .exceptions import ConfigError, ReportError
-from .gate import GateVerdict, RunFacts, evaluate_gate
+from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .options import parse_threshold
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
@@ -414,11 +414,10 @@ def _check_shards(reports: Sequence[SavedReport]) -> None:
     """Every shard of the split present once, or no shards at all."""
     shards: list[tuple[str, tuple[int, int] | None]] = []
     for report in reports:
-        shard = report.raw.get("shard")
-        if isinstance(shard, dict):
-            shards.append((str(report.path), (int(shard["index"]), int(shard["count"]))))
-        else:
-            shards.append((str(report.path), None))
+        shard = _shard(report)
+        shards.append(
+            (str(report.path), None if shard is None else (shard["index"], shard["count"]))
+        )
     sharded = [(path, shard) for path, shard in shards if shard is not None]
     if not sharded:
         return
@@ -513,10 +512,7 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
     """
     golden_files: dict[str, int | None] = {}
     for facts in shards:
-        for path, count in facts.golden_files.items():
-            known = golden_files.get(path)
-            if known is None or (count is not None and count > known):
-                golden_files[path] = count
+        fold_golden_files(golden_files, facts.golden_files)
     return RunFacts(
         counted=all(facts.counted for facts in shards),
         case_files=shards[0].case_files,

@@ -14,7 +14,7 @@ serial run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,6 +36,7 @@ __all__ = [
     "aggregate_metric",
     "canonical_order",
     "evaluate_gate",
+    "fold_golden_files",
 ]
 
 #: How many case ids or test ids a failure line names before it says "and N more".
@@ -115,12 +116,26 @@ class RunFacts(BaseModel):
         return [path for path, count in self.golden_files.items() if count is None]
 
 
+def fold_golden_files(into: dict[str, int | None], other: Mapping[str, int | None]) -> None:
+    """Fold another process's golden-file counts into ``into``, in place.
+
+    Every xdist worker and every shard collects the same golden files, so a count (the
+    file was read) wins over None (found but not collected), and the larger count wins.
+    """
+    for path, count in other.items():
+        known = into.get(path)
+        if known is None or (count is not None and count > known):
+            into[path] = count
+
+
 class GateVerdict(BaseModel):
     """The gate's decision and everything the reports show about it.
 
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
     ``failed`` when anything fails, ``partial`` when nothing fails but fewer golden cases
     were gated than were collected (not a deploy decision), else ``passed``.
+    ``run_checks`` holds the failing run-level checks (``unreadable_files``,
+    ``case_thresholds``, ``other_tests``) with their failure lines.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -148,6 +163,7 @@ class GateVerdict(BaseModel):
     below_own_thresholds: list[str] = Field(default_factory=list)
     unreadable_files: list[str] = Field(default_factory=list)
     other_failures: list[str] = Field(default_factory=list)
+    run_checks: dict[str, str] = Field(default_factory=dict)
     baseline: BaselineComparison | None = None
 
     @property
@@ -452,11 +468,13 @@ def evaluate_gate(
 
     failures: list[str] = []
     causes: list[str] = []
+    run_checks: dict[str, str] = {}
     if unreadable:
-        failures.append(
+        run_checks["unreadable_files"] = (
             f"{len(unreadable)} golden file(s) could not be read, so their cases were not "
             "scored: " + "; ".join(problem.splitlines()[0] for problem in unreadable)
         )
+        failures.append(run_checks["unreadable_files"])
         causes.append(f"{len(unreadable)} golden file(s) unreadable")
     if total == 0:
         failures.append(error_rate_message)
@@ -467,7 +485,10 @@ def evaluate_gate(
             f"{len(failing_metrics)} metric(s) below threshold: " + ", ".join(failing_metrics)
         )
     if below_own:
-        failures.append(f"{len(below_own)} case(s) below their own thresholds: {_named(below_own)}")
+        run_checks["case_thresholds"] = (
+            f"{len(below_own)} case(s) below their own thresholds: {_named(below_own)}"
+        )
+        failures.append(run_checks["case_thresholds"])
         causes.append(f"{len(below_own)} case(s) below their own thresholds")
     failures.extend(verdict.message for verdict in failing_tags)
     if latency is not None:
@@ -484,7 +505,10 @@ def evaluate_gate(
         failures.extend(facts.baseline.metrics[metric].message for metric in regressed)
         causes.append(f"{len(regressed)} metric(s) regressed: " + ", ".join(regressed))
     if others:
-        failures.append(f"{len(others)} other test(s) failed in this run: {_named(others)}")
+        run_checks["other_tests"] = (
+            f"{len(others)} other test(s) failed in this run: {_named(others)}"
+        )
+        failures.append(run_checks["other_tests"])
         causes.append(f"{len(others)} other test(s) failed")
 
     passed = not failures
@@ -530,5 +554,6 @@ def evaluate_gate(
         below_own_thresholds=below_own,
         unreadable_files=list(unreadable),
         other_failures=list(others),
+        run_checks=run_checks,
         baseline=facts.baseline,
     )

@@ -27,7 +27,7 @@ from .baseline import BaselineComparison, compare_to_baseline, in_shard
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
-from .gate import GateVerdict, RunFacts, evaluate_gate
+from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
 from .judges.base import Judge
@@ -181,17 +181,10 @@ class GateRun:
         except ValueError:
             return str(path)
 
-    def worker_output(self) -> dict[str, int | None]:
-        """What an xdist worker hands the controller: its golden files and case counts."""
-        return dict(self.golden_files)
-
     def add_worker_output(self, golden_files: Mapping[str, int | None]) -> None:
-        """Take a worker's collection counts; every worker collects the same files."""
+        """Take a worker's collection counts (its ``workeroutput``)."""
         self.workers_counted += 1
-        for path, count in golden_files.items():
-            known = self.golden_files.get(path)
-            if known is None or (count is not None and count > known):
-                self.golden_files[path] = count
+        fold_golden_files(self.golden_files, golden_files)
 
     # --- scoring -----------------------------------------------------------------------
 
@@ -348,7 +341,7 @@ class GateRun:
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
-            _hand_over(self.pytest_config, self.worker_output())
+            _hand_over(self.pytest_config, self.golden_files)
             return
         if self.pytest_config.option.collectonly:
             return

@@ -178,8 +178,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
     )
     for name, failure_type, message in _run_checks(verdict):
         testcase = junit_xml.TestCase(name=name, classname=GATE_SUITE)
-        if failure_type is not None:
-            testcase.add_failure_info(message=_clean(message), failure_type=failure_type)
+        testcase.add_failure_info(message=_clean(message), failure_type=failure_type)
         testcases.append(testcase)
         properties.append([("verdict", _clean(message))])
 
@@ -231,38 +230,28 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
     return testcases, properties
 
 
-def _run_checks(verdict: GateVerdict) -> list[tuple[str, str | None, str]]:
-    """The gate's run-level checks as (name, failure type or None when passing, message)."""
-    checks: list[tuple[str, str | None, str]] = []
-    if verdict.unreadable_files:
-        checks.append(
-            (
-                "unreadable_files",
-                "RagGateUnreadableFile",
-                "; ".join(problem.splitlines()[0] for problem in verdict.unreadable_files),
-            )
-        )
-    if verdict.below_own_thresholds:
-        checks.append(
-            (
-                "case_thresholds",
-                "RagGateCaseThreshold",
-                f"{len(verdict.below_own_thresholds)} case(s) below their own thresholds: "
-                + ", ".join(verdict.below_own_thresholds),
-            )
-        )
+#: JUnit failure types of the gate's run-level checks.
+_RUN_CHECK_TYPES = {
+    "unreadable_files": "RagGateUnreadableFile",
+    "case_thresholds": "RagGateCaseThreshold",
+    "other_tests": "RagGateOtherTests",
+}
+
+
+def _run_checks(verdict: GateVerdict) -> list[tuple[str, str, str]]:
+    """The gate's failing run-level checks as (name, failure type, message)."""
+    checks: list[tuple[str, str, str]] = [
+        (name, _RUN_CHECK_TYPES[name], verdict.run_checks[name])
+        for name in ("unreadable_files", "case_thresholds")
+        if name in verdict.run_checks
+    ]
     if verdict.baseline is not None:
         for metric in verdict.baseline.regressed_metrics:
             delta = verdict.baseline.metrics[metric]
             checks.append((f"baseline:{metric}", "RagGateRegression", delta.message))
-    if verdict.other_failures:
+    if "other_tests" in verdict.run_checks:
         checks.append(
-            (
-                "other_tests",
-                "RagGateOtherTests",
-                f"{len(verdict.other_failures)} other test(s) failed in this run: "
-                + ", ".join(verdict.other_failures),
-            )
+            ("other_tests", _RUN_CHECK_TYPES["other_tests"], verdict.run_checks["other_tests"])
         )
     return checks
 
