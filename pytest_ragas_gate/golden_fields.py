@@ -81,6 +81,11 @@ class CaseProblem:
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def label(self) -> str:
+        """The case's id, or ``line-N`` when it has none: how items and reports name it."""
+        return self.case_id or f"line-{self.line}"
+
     def as_error(self) -> CaseError:
         """The problem as the exception an errored case item raises."""
         return CaseError(self.message)

@@ -16,8 +16,8 @@ from .loading import CaseProblem, LoadedFile
 from .results import CaseResult
 from .sharding import Shard
 
-#: The attribute of a pytest report that carries its case's result (JSON), so that it
-#: reaches an xdist controller with the report.
+#: The attribute of a pytest report that carries its case's result: the result itself in
+#: a serial run, JSON text on an xdist worker, so that it reaches the controller.
 RESULT_ATTRIBUTE = "rag_gate_case"
 
 
@@ -44,7 +44,7 @@ class GoldenFile(pytest.File):
         for case in loaded.cases:
             yield CaseItem.from_parent(self, name=item_name(case.id), case=case)
         for problem in loaded.problems:
-            name = item_name(problem.case_id or f"line-{problem.line}")
+            name = item_name(problem.label)
             yield BadCaseItem.from_parent(self, name=name, problem=problem)
 
     def repr_failure(  # type: ignore[override]
@@ -197,7 +197,7 @@ def attach_result(item: pytest.Item, report: pytest.TestReport, *, as_json: bool
         result = item.result
     elif isinstance(item, BadCaseItem):
         problem = item.problem
-        result = CaseResult.of_problem(problem.file, problem.line, problem.case_id, problem.message)
+        result = CaseResult.of_problem(problem.file, problem.line, problem.label, problem.message)
     if result is not None:
         setattr(report, RESULT_ATTRIBUTE, result.to_json() if as_json else result)
 
@@ -218,7 +218,7 @@ def _case_key(item: pytest.Item) -> tuple[str, str] | None:
         return item.case.file, item.case.id
     if isinstance(item, BadCaseItem):
         problem = item.problem
-        return problem.file, problem.case_id or f"line-{problem.line}"
+        return problem.file, problem.label
     return None
 
 

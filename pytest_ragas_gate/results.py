@@ -76,9 +76,12 @@ class CaseResult(BaseModel):
         )
 
     @classmethod
-    def of_problem(cls, file: str, line: int, case_id: str | None, message: str) -> CaseResult:
-        """The result of a malformed case, which never reached scoring: an error."""
-        return cls(id=case_id or f"line-{line}", source=f"{file}:{line}", error=message)
+    def of_problem(cls, file: str, line: int, label: str, message: str) -> CaseResult:
+        """The result of a malformed case, which never reached scoring: an error.
+
+        ``label`` is the case's id, or ``line-N`` when it has none.
+        """
+        return cls(id=label, source=f"{file}:{line}", error=message)
 
     def to_json(self) -> str:
         r"""The result as JSON text that always encodes as UTF-8.
