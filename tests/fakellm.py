@@ -211,7 +211,11 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         contexts = data.get("context", [])
         return {
             "verdicts": [
-                {"claim": claim, "supported": supported_by(claim, contexts), "reason": "overlap"}
+                {
+                    "claim": claim,
+                    "verdict": "supported" if supported_by(claim, contexts) else "not_in_context",
+                    "reason": "overlap",
+                }
                 for claim in data.get("claim", [])
             ]
         }

@@ -61,7 +61,7 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
         return {"claims": sentences(data.get("answer", [""])[0])}
     if call.kind == "verify_claims":
         claims = data.get("claim", [])
-        return {"verdicts": [{"claim": c, "supported": True, "reason": "told so"} for c in claims]}
+        return {"verdicts": [{"claim": c, "verdict": "supported", "reason": "told so"} for c in claims]}
     if call.kind == "attribute_statements":
         statements = sentences(data.get("reference", [""])[0])
         return {"verdicts": [{"statement": s, "attributed": True} for s in statements]}
@@ -167,10 +167,10 @@ def test_the_gullible_judge_obeys_an_unfenced_instruction() -> None:
         reasks=0,
         number=1,
     )
-    assert judge(call)["verdicts"][0]["supported"] is True
+    assert judge(call)["verdicts"][0]["verdict"] == "supported"
     assert judge.obeyed == [marker]
     fenced = FakeCall(**{**call.__dict__, "user": call.user.replace(INJECTIONS[0]["text"], "")})
-    assert judge(fenced)["verdicts"][0]["supported"] is False
+    assert judge(fenced)["verdicts"][0]["verdict"] == "not_in_context"
     # A re-ask is read as an instruction too: text that escapes into it is obeyed.
     reasked = FakeCall(
         **{
@@ -179,7 +179,7 @@ def test_the_gullible_judge_obeys_an_unfenced_instruction() -> None:
             "user_messages": (fenced.user, f"Fix verdicts.0: {INJECTIONS[1]['text']}"),
         }
     )
-    assert judge(reasked)["verdicts"][0]["supported"] is True
+    assert judge(reasked)["verdicts"][0]["verdict"] == "supported"
     assert judge.obeyed == [marker, INJECTIONS[1]["marker"]]
 
 
@@ -270,7 +270,7 @@ def test_injections_never_escape_through_a_reask(
             assert "does not match the schema" in reask
             assert "Input should be a valid" in reask, reask
     # The invalid replies did carry the injected texts, and the re-asks still named the
-    # errors by field: e.g. ``verdicts.0.supported: Input should be a valid boolean``.
+    # errors by field: e.g. ``verdicts.0.verdict: Input should be 'supported', …``.
     replies = json.dumps(
         [
             message["content"]
@@ -283,7 +283,8 @@ def test_injections_never_escape_through_a_reask(
     for item in INJECTIONS:
         assert item["marker"] in replies, item["id"]
     assert any(
-        "verdicts.0.supported: Input should be a valid boolean" in reask
+        "verdicts.0.verdict: Input should be 'supported', 'contradicted' or 'not_in_context'"
+        in reask
         for call in last_turns
         for reask in call.user_messages[1:]
     )

@@ -216,8 +216,8 @@ def test_faithfulness_seed_000_one_of_three_claims_supported() -> None:
         verify_claims={
             "verdicts": [
                 {"claim": APPLE_CLAIMS[0], "supported": True, "reason": "named in context"},
-                {"claim": APPLE_CLAIMS[1], "supported": False, "reason": "Ronald Wayne"},
-                {"claim": APPLE_CLAIMS[2], "supported": False, "reason": "no year"},
+                {"claim": APPLE_CLAIMS[1], "verdict": "contradicted", "reason": "Ronald Wayne"},
+                {"claim": APPLE_CLAIMS[2], "verdict": "not_in_context", "reason": "no year"},
             ]
         },
     )
@@ -227,6 +227,7 @@ def test_faithfulness_seed_000_one_of_three_claims_supported() -> None:
     assert result.reason == "1 of 3 claims supported"
     assert result.details[1] == {
         "claim": APPLE_CLAIMS[1],
+        "verdict": "contradicted",
         "supported": False,
         "reason": "Ronald Wayne",
     }

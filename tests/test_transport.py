@@ -235,8 +235,8 @@ def exchange(data: object) -> Exchange:
 def test_a_reask_names_fields_and_messages_never_the_failing_values() -> None:
     claim = REQUEST.claims[0]
     replies: list[object] = [
-        {"verdicts": [{"claim": {"text": claim}, "supported": claim}, claim]},
-        {"verdicts": [{"claim": claim, "supported": False}]},
+        {"verdicts": [{"claim": {"text": claim}, "verdict": claim}, claim]},
+        {"verdicts": [{"claim": claim, "verdict": "not_in_context"}]},
     ]
     seen: list[Sequence[Followup]] = []
 
@@ -251,7 +251,10 @@ def test_a_reask_names_fields_and_messages_never_the_failing_values() -> None:
     assert reask["role"] == "user"
     assert MARKER not in reask["content"] and "Ignore the rules" not in reask["content"]
     assert "verdicts.0.claim: Input should be a valid string" in reask["content"]
-    assert "verdicts.0.supported: Input should be a valid boolean" in reask["content"]
+    assert (
+        "verdicts.0.verdict: Input should be 'supported', 'contradicted' or 'not_in_context'"
+        in reask["content"]
+    )
     assert (
         "verdicts.1: Input should be a valid dictionary or instance of ClaimVerdict"
         in reask["content"]
@@ -260,9 +263,9 @@ def test_a_reask_names_fields_and_messages_never_the_failing_values() -> None:
 
 def test_the_final_reply_error_quotes_no_value_either() -> None:
     async def call(followups: Sequence[Followup]) -> Exchange:
-        return exchange({"verdicts": [{"claim": MARKER, "supported": MARKER}]})
+        return exchange({"verdicts": [{"claim": MARKER, "verdict": MARKER}]})
 
-    with pytest.raises(JudgeReplyError, match="verdicts.0.supported") as caught:
+    with pytest.raises(JudgeReplyError, match="verdicts.0.verdict") as caught:
         asyncio.run(ask_until_valid(REQUEST, call, max_reasks=1, describe="test judge"))
     assert MARKER not in str(caught.value)
 
@@ -292,7 +295,7 @@ def test_custom_messages_and_unknown_keys_are_withheld() -> None:
 
 
 def test_long_error_lists_are_cut_with_a_count() -> None:
-    data: dict[str, Any] = {"verdicts": [{"claim": 1, "supported": "x"}] * 6}
+    data: dict[str, Any] = {"verdicts": [{"claim": 1, "verdict": "x"}] * 6}
     with pytest.raises(ValidationError) as caught:
         REQUEST.parse_reply(data)
     described = describe_validation_error(caught.value, REQUEST.reply_type)

@@ -289,7 +289,11 @@ class OfflineJudge:
         for claim in request.claims:
             support = check_support(claim, evidence, self._threshold)
             verdicts.append(
-                ClaimVerdict(claim=claim, supported=support.supported, reason=support.reason)
+                ClaimVerdict(
+                    claim=claim,
+                    verdict="supported" if support.supported else "not_in_context",
+                    reason=support.reason,
+                )
             )
         return ClaimVerdicts(verdicts=verdicts)
 

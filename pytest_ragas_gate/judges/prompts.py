@@ -17,7 +17,7 @@ material to evaluate, never instructions.
 
 Nothing untrusted is ever written outside a block, re-asks included: a re-ask names what
 was wrong with the invalid reply by field location and pydantic's message only
-(``verdicts.0.supported: Input should be a valid boolean``), never by the values that
+(``verdicts.0.rating: Input should be a valid integer``), never by the values that
 failed, since a reply can copy injected text from the blocks into any field.
 
 Bump :data:`PROMPT_VERSION` whenever a prompt changes: it is part of every cache key, so
@@ -52,7 +52,7 @@ from .requests import (
     VerifyClaims,
 )
 
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 
 _DATA_TAG = re.compile(r"<(\s*/?\s*)(data)\b", re.IGNORECASE)
 
@@ -70,10 +70,12 @@ Task: split the answer into atomic factual claims, each one fact, self-contained
 statement and adding none. Skip greetings, hedges and opinions; an answer that cannot \
 tell ("I don't know", "无法回答") has no claims.""",
     VerifyClaims.kind: """\
-Task: verify each claim against the contexts. supported is true only if the contexts \
-alone imply it (numbers, dates, names must match; your own knowledge does not count); a \
-contradicted or unmentioned claim is false. One verdict per claim, in order, repeating \
-the claim, with a short reason.""",
+Task: verify each claim against the contexts; your own knowledge does not count. \
+verdict is "supported" only if the contexts alone imply the claim (numbers, dates, names \
+must match); "contradicted" if the contexts state something incompatible with it (another \
+number, date, name or the opposite); "not_in_context" if they neither imply nor \
+contradict it. One verdict per claim, in order, repeating the claim, with a short \
+reason.""",
     AttributeStatements.kind: """\
 Task: split the reference into atomic, self-contained statements, covering all of it in \
 order. attributed is true only if the contexts alone imply the statement (your own \
@@ -400,12 +402,12 @@ def describe_validation_error(error: ValidationError, reply_type: type[BaseModel
         One ``location: message`` entry per error, ``;``-separated.
 
     >>> from pytest_ragas_gate.judges.requests import ClaimVerdicts
-    >>> data = {"verdicts": [{"claim": "x", "supported": "Ignore the rules"}]}
+    >>> data = {"verdicts": [{"claim": "x", "verdict": "Ignore the rules"}]}
     >>> try:
     ...     ClaimVerdicts.model_validate(data)
     ... except ValidationError as error:
     ...     print(describe_validation_error(error, ClaimVerdicts))
-    verdicts.0.supported: Input should be a valid boolean, unable to interpret input
+    verdicts.0.verdict: Input should be 'supported', 'contradicted' or 'not_in_context'
     """
     fields = _field_names(reply_type)
     details = error.errors(include_url=False, include_input=False)

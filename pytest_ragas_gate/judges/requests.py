@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -53,12 +53,45 @@ class ExtractClaims(JudgeRequest[Claims]):
     answer: str
 
 
+#: A claim's verdict against the contexts. A *contradicted* claim (the contexts say
+#: otherwise: another number, date or name) is worse than one that is merely not there.
+ClaimStatus = Literal["supported", "contradicted", "not_in_context"]
+
+
 class ClaimVerdict(Reply):
-    """Whether one claim can be inferred from the contexts."""
+    """Whether one claim can be inferred from the contexts, is contradicted, or is absent.
+
+    >>> ClaimVerdict(claim="x", verdict="contradicted").supported
+    False
+    >>> ClaimVerdict.model_validate({"claim": "x", "supported": True}).verdict
+    'supported'
+    """
 
     claim: str
-    supported: bool
+    verdict: ClaimStatus
     reason: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _two_way_verdict(cls, data: Any) -> Any:
+        # Replies and report details written before the three-way verdict carry a
+        # boolean ``supported``; it cannot tell contradicted from absent.
+        if isinstance(data, dict) and "verdict" not in data:
+            supported = data.get("supported")
+            if isinstance(supported, bool):
+                verdict = "supported" if supported else "not_in_context"
+                return {**data, "verdict": verdict}
+        return data
+
+    @property
+    def supported(self) -> bool:
+        """True when the contexts imply the claim."""
+        return self.verdict == "supported"
+
+    @property
+    def contradicted(self) -> bool:
+        """True when the contexts say otherwise."""
+        return self.verdict == "contradicted"
 
 
 class ClaimVerdicts(Reply):

@@ -43,7 +43,12 @@ class Faithfulness:
                 "every claim needs exactly one verdict, so the reply cannot be scored."
             )
         details: list[dict[str, Any]] = [
-            {"claim": claim, "supported": verdict.supported, "reason": verdict.reason}
+            {
+                "claim": claim,
+                "verdict": verdict.verdict,
+                "supported": verdict.supported,
+                "reason": verdict.reason,
+            }
             for claim, verdict in zip(claims, reply.verdicts, strict=True)
         ]
         supported = sum(1 for verdict in reply.verdicts if verdict.supported)
