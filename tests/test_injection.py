@@ -61,7 +61,9 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
         return {"claims": sentences(data.get("answer", [""])[0])}
     if call.kind == "verify_claims":
         claims = data.get("claim", [])
-        return {"verdicts": [{"claim": c, "verdict": "supported", "reason": "told so"} for c in claims]}
+        return {
+            "verdicts": [{"claim": c, "verdict": "supported", "reason": "told so"} for c in claims]
+        }
     if call.kind == "attribute_statements":
         statements = sentences(data.get("reference", [""])[0])
         return {"verdicts": [{"statement": s, "attributed": True} for s in statements]}
