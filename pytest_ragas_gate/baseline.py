@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .bounds import default_direction
 from .config import GateConfig
 from .results import CaseResult, canonical_order
 from .sharding import Shard
@@ -206,8 +207,12 @@ def _metric_delta(
         resamples=config.bootstrap_resamples,
         seed=config.seed,
     )
-    dropped_materially = -change > config.max_regression + _TOLERANCE
-    real = ci_high < 0.0
+    # A regression is a move to the worse side: down for most metrics, up for a
+    # lower-is-better one such as contradiction_rate.
+    bound = config.bounds().get(metric)
+    worse = (bound.direction if bound is not None else default_direction(metric)) == "max"
+    dropped_materially = (change if worse else -change) > config.max_regression + _TOLERANCE
+    real = ci_low > 0.0 if worse else ci_high < 0.0
     regressed = dropped_materially and real
     if regressed:
         status = "regressed" if gated else "regressed (not gated)"

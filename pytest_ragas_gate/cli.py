@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _settings(
-    base: GateConfig, config_file: str | None, thresholds: Sequence[tuple[str, float]]
+    base: GateConfig, config_file: str | None, thresholds: Sequence[tuple[str, float | str]]
 ) -> GateConfig:
     """The report's settings, overlaid with ``--config`` and then ``--threshold``."""
     merged: dict[str, Any] = base.model_dump(mode="json")
@@ -210,7 +210,7 @@ def _settings(
 
 
 def _check_metric_names(
-    thresholds: Sequence[tuple[str, float]], metrics: Sequence[str], report: str
+    thresholds: Sequence[tuple[str, float | str]], metrics: Sequence[str], report: str
 ) -> None:
     """A threshold for a metric the report does not hold is a typo, not a no-op."""
     for name, _ in thresholds:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .bounds import Bound, parse_bound
 from .exceptions import ConfigError
 from .latency import LatencyBudget
 
@@ -54,7 +55,7 @@ class GateConfig(BaseModel):
     judge: JudgeKind = "auto"
     model: str | None = None
     metrics: list[str] | None = None
-    thresholds: dict[str, float | None] = Field(default_factory=dict)
+    thresholds: dict[str, float | str | None] = Field(default_factory=dict)
     rule: Rule = "mean"
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
@@ -87,14 +88,19 @@ class GateConfig(BaseModel):
     @field_validator("thresholds")
     @classmethod
     def _thresholds_in_unit_interval(
-        cls, value: dict[str, float | None]
-    ) -> dict[str, float | None]:
+        cls, value: dict[str, float | str | None]
+    ) -> dict[str, float | str | None]:
+        # A bare number stays a number; ``<=X``/``>=X`` stay as written, so a saved
+        # report's settings read back to the same bounds.
+        normalised: dict[str, float | str | None] = {}
         for metric, threshold in value.items():
-            if threshold is not None and not 0.0 <= threshold <= 1.0:
-                raise ValueError(
-                    f"threshold for {metric!r} is {threshold}; expected a number from 0 to 1"
-                )
-        return value
+            if threshold is None:
+                normalised[metric] = None
+                continue
+            bound = parse_bound(metric, threshold)
+            explicit = isinstance(threshold, str) and threshold.strip()[:2] in (">=", "<=")
+            normalised[metric] = f"{bound.symbol}{bound.value:g}" if explicit else bound.value
+        return normalised
 
     @field_validator("tag_thresholds")
     @classmethod
@@ -112,8 +118,16 @@ class GateConfig(BaseModel):
 
     def effective_thresholds(self) -> dict[str, float]:
         """Seed defaults overlaid with the configured ones; ``null`` removes a default."""
-        merged: dict[str, float | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
-        return {metric: value for metric, value in merged.items() if value is not None}
+        return {metric: bound.value for metric, bound in self.bounds().items()}
+
+    def bounds(self) -> dict[str, Bound]:
+        """Every effective threshold with its direction (minimum or maximum)."""
+        merged: dict[str, float | str | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
+        return {
+            metric: parse_bound(metric, value)
+            for metric, value in merged.items()
+            if value is not None
+        }
 
     def rule_for(self, metric: str) -> Rule:
         """The decision rule of ``metric`` (its own, else the global one)."""

@@ -58,7 +58,10 @@ def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> G
     """
     selected = set(config.metrics) if config.metrics is not None else None
     defaults: dict[str, Any] = {
-        name: metric.default_threshold
+        # A custom metric that declares ``lower_is_better = True`` gets a maximum.
+        name: f"<={metric.default_threshold}"
+        if getattr(metric, "lower_is_better", False)
+        else metric.default_threshold
         for name, metric in metrics.items()
         if metric.default_threshold is not None
         and name not in BUILTIN_METRIC_NAMES

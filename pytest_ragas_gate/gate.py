@@ -20,7 +20,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .baseline import BaselineComparison
+from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
+from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
@@ -41,10 +43,6 @@ __all__ = [
 
 #: How many case ids or test ids a failure line names before it says "and N more".
 _NAMED = 5
-
-# Scores are ratios of small integers; a mean that equals its threshold on paper can land
-# a few ulps below it in floating point, and must still pass.
-_TOLERANCE = 1e-9
 
 
 class MetricAggregate(BaseModel):
@@ -67,6 +65,7 @@ class MetricAggregate(BaseModel):
     rule: Rule
     passed: bool | None
     message: str
+    direction: Direction = "min"
 
 
 class TagVerdict(BaseModel):
@@ -81,6 +80,7 @@ class TagVerdict(BaseModel):
     threshold: float
     passed: bool
     message: str
+    direction: Direction = "min"
 
 
 class RunFacts(BaseModel):
@@ -165,6 +165,7 @@ class GateVerdict(BaseModel):
     other_failures: list[str] = Field(default_factory=list)
     run_checks: dict[str, str] = Field(default_factory=dict)
     baseline: BaselineComparison | None = None
+    diagnosis: DiagnosisSummary | None = None
 
     @property
     def headline(self) -> str:
@@ -203,11 +204,11 @@ def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], i
     return scores, not_applicable, errors
 
 
-def _fmt_pair(value: float, threshold: float) -> tuple[str, str]:
+def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
     """Both numbers with 2 decimals, or 4 when 2 would print a failing pair as equal."""
-    shown, limit = f"{value:.2f}", f"{threshold:.2f}"
-    if shown == limit and value + _TOLERANCE < threshold:
-        shown, limit = f"{value:.4f}", f"{threshold:.4f}"
+    shown, limit = f"{value:.2f}", f"{bound.value:.2f}"
+    if shown == limit and not bound.met_by(value):
+        shown, limit = f"{value:.4f}", f"{bound.value:.4f}"
     return shown, limit
 
 
@@ -220,10 +221,6 @@ def _percent(rate: float) -> str:
     """A rate as a short percentage: 0.075 → ``"7.5%"``, 0.0 → ``"0%"``."""
     text = f"{rate * 100:.2f}".rstrip("0").rstrip(".")
     return f"{text}%"
-
-
-def _reaches(value: float, threshold: float) -> bool:
-    return value + _TOLERANCE >= threshold
 
 
 def aggregate_metric(
@@ -243,7 +240,9 @@ def aggregate_metric(
         The aggregate with its verdict line.
     """
     scores, not_applicable, errors = _collect(canonical_order(results), metric)
-    threshold = config.effective_thresholds().get(metric)
+    bound = config.bounds().get(metric)
+    threshold = None if bound is None else bound.value
+    direction = default_direction(metric) if bound is None else bound.direction
     rule = config.rule_for(metric)
     ci = _confidence_label(config.confidence)
 
@@ -266,6 +265,7 @@ def aggregate_metric(
             rule=rule,
             passed=None if threshold is None else False,
             message=message,
+            direction=direction,
         )
 
     n = len(scores)
@@ -277,25 +277,29 @@ def aggregate_metric(
         seed=config.seed,
     )
     passed: bool | None
-    if threshold is None:
+    if bound is None:
         passed = None
         message = (
             f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
         )
     elif rule == "mean":
-        passed = _reaches(average, threshold)
-        shown, limit = _fmt_pair(average, threshold)
+        passed = bound.met_by(average)
+        shown, limit = _fmt_pair(average, bound)
         message = (
-            f"{metric} mean {shown} {'≥' if passed else '<'} {limit} "
+            f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
             f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
         )
     else:
-        bound_name, bound = ("lower", ci_low) if rule == "ci_lower" else ("upper", ci_high)
-        passed = _reaches(bound, threshold)
-        shown, limit = _fmt_pair(bound, threshold)
+        # ci_lower is the strict rule and ci_upper the lenient one; for a maximum the
+        # strict side of the interval is its upper bound.
+        strict = rule == "ci_lower"
+        use_lower = strict == (bound.direction == "min")
+        bound_name, value = ("lower", ci_low) if use_lower else ("upper", ci_high)
+        passed = bound.met_by(value)
+        shown, limit = _fmt_pair(value, bound)
         message = (
-            f"{metric} {ci} CI {bound_name} bound {shown} {'≥' if passed else '<'} {limit} "
-            f"(mean {average:.2f}, n={n})"
+            f"{metric} {ci} CI {bound_name} bound {shown} "
+            f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
         )
     return MetricAggregate(
         metric=metric,
@@ -310,12 +314,14 @@ def aggregate_metric(
         rule=rule,
         passed=passed,
         message=message,
+        direction=direction,
     )
 
 
 def _tag_verdict(
     results: Sequence[CaseResult], tag: str, metric: str, threshold: float
 ) -> TagVerdict:
+    bound = Bound(threshold, default_direction(metric))
     tagged = [result for result in results if tag in result.tags]
     scores, not_applicable, errors = _collect(tagged, metric)
     if not scores:
@@ -326,6 +332,7 @@ def _tag_verdict(
             n=0,
             threshold=threshold,
             passed=False,
+            direction=bound.direction,
             message=(
                 f"tag {tag!r} {metric} has no scored cases (n=0, {not_applicable} not "
                 f"applicable, {errors} error{'s' if errors != 1 else ''}); "
@@ -333,8 +340,8 @@ def _tag_verdict(
             ),
         )
     average = mean(scores)
-    passed = _reaches(average, threshold)
-    shown, limit = _fmt_pair(average, threshold)
+    passed = bound.met_by(average)
+    shown, limit = _fmt_pair(average, bound)
     return TagVerdict(
         tag=tag,
         metric=metric,
@@ -342,8 +349,9 @@ def _tag_verdict(
         n=len(scores),
         threshold=threshold,
         passed=passed,
-        message=f"tag {tag!r} {metric} mean {shown} {'≥' if passed else '<'} {limit} "
-        f"(n={len(scores)})",
+        direction=bound.direction,
+        message=f"tag {tag!r} {metric} mean {shown} {bound.kept if passed else bound.broken} "
+        f"{limit} (n={len(scores)})",
     )
 
 
@@ -465,6 +473,8 @@ def evaluate_gate(
     others = facts.other_failures
     regressed = facts.baseline.regressed_metrics if facts.baseline is not None else []
     coverage, partial_reasons = _coverage(total, facts)
+    bounds = config.bounds()
+    diagnosis = summarise_diagnoses(diagnose(result, bounds) for result in ordered)
 
     failures: list[str] = []
     causes: list[str] = []
@@ -516,6 +526,8 @@ def evaluate_gate(
     if not passed:
         status: Literal["passed", "failed", "partial"] = "failed"
         recommendation = "Block deployment — " + "; ".join(causes)
+        if diagnosis.failures:
+            recommendation += f"; {diagnosis.failures}: {diagnosis.advice}"
         if partial:
             recommendation += f"; partial run: {coverage}"
     elif partial:
@@ -556,4 +568,5 @@ def evaluate_gate(
         other_failures=list(others),
         run_checks=run_checks,
         baseline=facts.baseline,
+        diagnosis=diagnosis if diagnosis.diagnosed else None,
     )

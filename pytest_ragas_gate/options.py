@@ -11,15 +11,28 @@ import argparse
 __all__ = ["parse_metric_list", "parse_positive_int", "parse_threshold"]
 
 
-def parse_threshold(text: str) -> tuple[str, float]:
-    """Parse ``METRIC=VALUE`` with VALUE a number from 0 to 1.
+def parse_threshold(text: str) -> tuple[str, float | str]:
+    """Parse ``METRIC=VALUE``, ``METRIC>=VALUE`` or ``METRIC<=VALUE`` (VALUE from 0 to 1).
+
+    ``=`` takes the metric's own direction; ``<=`` makes the threshold a maximum (for a
+    lower-is-better metric such as ``contradiction_rate``), kept as written.
 
     >>> parse_threshold("faithfulness=0.9")
     ('faithfulness', 0.9)
+    >>> parse_threshold("contradiction_rate<=0.02")
+    ('contradiction_rate', '<=0.02')
     """
-    metric, separator, raw = text.partition("=")
+    for operator in ("<=", ">="):
+        metric, separator, raw = text.partition(operator)
+        if separator:
+            break
+    else:
+        metric, separator, raw = text.partition("=")
+        operator = ""
     if not separator or not metric.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE, got {text!r}"
+        )
     try:
         value = float(raw)
     except ValueError:
@@ -30,6 +43,8 @@ def parse_threshold(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(
             f"threshold for {metric.strip()!r} must be from 0 to 1, got {value}"
         )
+    if operator:
+        return metric.strip(), f"{operator}{value:g}"
     return metric.strip(), value
 
 

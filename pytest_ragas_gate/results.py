@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .bounds import Bound, default_direction
 from .cases import GoldenCase, case_identity
 from .text_safety import json_text
 from .usage import Usage
@@ -112,12 +113,18 @@ class CaseResult(BaseModel):
         return self.error is not None or bool(self.errors)
 
     def case_threshold_failures(self) -> list[str]:
-        """The case's own minimums it misses, as verdict lines (``faithfulness 0.62 < 0.80``)."""
+        """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
+
+        A case threshold takes its metric's direction: a minimum, or a maximum for a
+        lower-is-better metric such as ``contradiction_rate``.
+        """
         failures = []
-        for metric, minimum in self.thresholds.items():
+        for metric, value in self.thresholds.items():
             score = self.scores.get(metric)
-            if score is not None and score < minimum:
-                failures.append(f"{metric} {score:.2f} < {minimum:.2f} (case min)")
+            bound = Bound(value, default_direction(metric))
+            if score is not None and not bound.met_by(score):
+                kind = "min" if bound.direction == "min" else "max"
+                failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")
         return failures
 
 

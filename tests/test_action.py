@@ -173,8 +173,8 @@ def test_a_failing_gate_annotates_metrics_and_cases(runner: Runner) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert runner.outputs["verdict"] == "failed"
     assert runner.outputs["summary"] == (
-        "RAG gate FAILED: Block deployment — 1 metric(s) below threshold: faithfulness "
-        "(judge offline, 3 cases)"
+        "RAG gate FAILED: Block deployment — 1 metric(s) below threshold: faithfulness; "
+        "1 generation failure: fix the generator first (judge offline, 3 cases)"
     )
     stdout = result.stdout
     assert "--rag-gate-threshold faithfulness=0.9 --rag-gate-threshold context_recall=0.5" in stdout

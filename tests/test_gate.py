@@ -45,7 +45,9 @@ def test_seed_003_example_blocks_deployment_naming_the_failures() -> None:
     assert not verdict.passed
     assert verdict.failing_metrics == ["faithfulness", "context_recall"]
     assert verdict.recommendation == (
-        "Block deployment — 2 metric(s) below threshold: faithfulness, context_recall"
+        "Block deployment — 2 metric(s) below threshold: faithfulness, context_recall; "
+        "1 retrieval failure, 1 generation failure, 2 retrieval+generation failures: "
+        "fix the retriever first"
     )
     assert list(verdict.metrics) == RAGAS
     assert verdict.failures == [
@@ -260,7 +262,9 @@ def test_tag_thresholds() -> None:
     assert by_tag["en", "faithfulness"].passed
     assert not verdict.passed
     assert verdict.failures == [zh.message]
-    assert verdict.recommendation == "Block deployment — tag 'zh' below threshold"
+    assert verdict.recommendation == (
+        "Block deployment — tag 'zh' below threshold; 1 generation failure: fix the generator first"
+    )
     assert verdict.hints == {"faithfulness": HINTS["faithfulness"]}
 
 
@@ -281,7 +285,8 @@ def test_combined_causes_in_recommendation() -> None:
     verdict = evaluate_gate(results, ["faithfulness"], cfg)
     assert verdict.recommendation == (
         "Block deployment — 1 metric(s) below threshold: faithfulness; "
-        "1 case(s) errored; tag 'zh' below threshold"
+        "1 case(s) errored; tag 'zh' below threshold; 4 generation failures: "
+        "fix the generator first"
     )
     assert len(verdict.failures) == 3
 

@@ -642,6 +642,7 @@ def test_required_fields_decide_the_applicable_metrics() -> None:
     static = make_case(answer="a", contexts=["c"])
     assert applicable_metrics(static, metrics) == [
         "faithfulness",
+        "contradiction_rate",
         "answer_relevancy",
         "context_precision",
         "context_relevance",
@@ -666,7 +667,7 @@ def test_unknown_metric_suggests_the_closest_name() -> None:
     assert "did you mean 'context_recall'" in str(
         unknown_metric_error("context_recal", BUILTIN_METRIC_NAMES)
     )
-    assert "known metrics: faithfulness, answer_relevancy" in str(
+    assert "known metrics: faithfulness, contradiction_rate, answer_relevancy" in str(
         unknown_metric_error("bleu", BUILTIN_METRIC_NAMES)
     )
 

@@ -167,7 +167,8 @@ def test_a_case_below_its_own_threshold_fails_the_gate_everywhere(
         [
             "FAILED 1 case(s) below their own thresholds: case-004",
             "RAG gate: FAILED",
-            "Block deployment — 1 case(s) below their own thresholds",
+            "Block deployment — 1 case(s) below their own thresholds; "
+            "1 generation failure: fix the generator first",
         ]
     )
     assert "Safe to deploy" not in result.stdout.str()

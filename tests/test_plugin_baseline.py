@@ -64,14 +64,18 @@ def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
             "FAILED faithfulness regressed: mean 0.43 vs baseline 1.00 "
             "(Δ -0.57, 95% CI *, n=7 paired)",
             "RAG gate: FAILED",
-            "Block deployment — 1 metric(s) regressed: faithfulness",
+            "Block deployment — 1 metric(s) regressed: faithfulness; "
+            "4 generation failures: fix the generator first",
         ]
     )
     assert report["verdict"] == "failed"
     assert report["baseline"]["new_cases"] == ["golden.jsonl::brand-new"]
     assert report["baseline"]["removed_cases"] == ["golden.jsonl::case-7"]
     assert report["baseline"]["regressed_metrics"] == ["faithfulness"]
-    assert report["recommendation"] == "Block deployment — 1 metric(s) regressed: faithfulness"
+    assert report["recommendation"] == (
+        "Block deployment — 1 metric(s) regressed: faithfulness; "
+        "4 generation failures: fix the generator first"
+    )
 
 
 def test_an_unreadable_baseline_is_a_usage_error_at_start_up(pytester: pytest.Pytester) -> None:

@@ -56,7 +56,7 @@ def test_verbose_lines_show_each_cases_scores(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("--rag-gate", "-v")
     # Each on its line, in whatever order the items ran (pytest-randomly shuffles them).
     result.stdout.fnmatch_lines(
-        ["golden.jsonl::good-0 PASSED faithfulness=1.00 answer_relevancy=*"]
+        ["golden.jsonl::good-0 PASSED faithfulness=1.00 contradiction_rate=0.00 answer_relevancy=*"]
     )
     result.stdout.fnmatch_lines(["golden.jsonl::wrong-year PASSED faithfulness=0.00 *"])
 

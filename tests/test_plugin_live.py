@@ -455,7 +455,8 @@ def test_ignored_top_ranked_alarm_and_top_doc_usage_threshold(pytester: pytest.P
             "ignored top-ranked document: 67% of cases (alarm above 30%) — ALARM: retriever and "
             "generator disagree",
             "FAILED top_doc_usage mean 0.33 < 0.70 (n=3*",
-            "Block deployment — 1 metric(s) below threshold: top_doc_usage",
+            "Block deployment — 1 metric(s) below threshold: top_doc_usage; "
+            "2 ranking failures: fix the ranking first",
         ]
     )
     alignment = report["alignment"]

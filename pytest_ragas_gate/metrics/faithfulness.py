@@ -1,4 +1,10 @@
-"""Faithfulness: the share of the answer's claims that the retrieved contexts support."""
+"""Faithfulness and contradiction rate, from one verification of the answer's claims.
+
+Faithfulness is the share of the answer's claims the retrieved contexts support;
+contradiction rate the share they contradict (another number, date or name than the
+contexts state), which is worse than a claim the contexts merely do not mention. Both
+send the identical two requests, which the judge scheduler answers once per case.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from ..cases import GoldenCase
 from ..config import DEFAULT_THRESHOLDS
 from ..exceptions import JudgeReplyError
 from ..judges.base import CaseJudge
-from ..judges.requests import ExtractClaims, VerifyClaims
+from ..judges.requests import ClaimVerdict, ExtractClaims, VerifyClaims
 from ._case_fields import required_contexts, required_text
 from .base import MetricResult
 from .formulas import share
@@ -27,36 +33,82 @@ class Faithfulness:
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
-        answer = required_text(case, "answer", self.name)
-        contexts = required_contexts(case, self.name)
-        claims = await extract_claims(case.question, answer, judge)
-        if not claims:
+        verified = await verify_answer_claims(case, judge, self.name)
+        if not verified:
             return MetricResult.not_applicable("the answer makes no factual claims")
-        reply = await judge.ask(
-            VerifyClaims(claims=claims, contexts=[context.text for context in contexts])
-        )
-        if len(reply.verdicts) != len(claims):
-            # Pairing verdicts with claims by position is only sound when the counts match.
-            raise JudgeReplyError(
-                f"The judge returned {len(reply.verdicts)} verdict(s) for {len(claims)} "
-                f"claim(s) in {VerifyClaims.kind} for case {case.id!r} ({case.source}); "
-                "every claim needs exactly one verdict, so the reply cannot be scored."
-            )
-        details: list[dict[str, Any]] = [
-            {
-                "claim": claim,
-                "verdict": verdict.verdict,
-                "supported": verdict.supported,
-                "reason": verdict.reason,
-            }
-            for claim, verdict in zip(claims, reply.verdicts, strict=True)
-        ]
-        supported = sum(1 for verdict in reply.verdicts if verdict.supported)
+        supported = sum(1 for _, verdict in verified if verdict.supported)
         return MetricResult(
-            score=share(supported, len(claims)),
-            details=details,
-            reason=f"{supported} of {len(claims)} claims supported",
+            score=share(supported, len(verified)),
+            details=claim_details(verified),
+            reason=f"{supported} of {len(verified)} claims supported",
         )
+
+
+class ContradictionRate:
+    """Answer → atomic claims → the share the contexts contradict; lower is better.
+
+    Gated with a maximum (``contradiction_rate<=0.02``). The same two requests as
+    faithfulness, so scoring both costs no extra call.
+
+    >>> ContradictionRate.lower_is_better
+    True
+    """
+
+    name: str = "contradiction_rate"
+    required_fields: tuple[str, ...] = ("question", "answer", "contexts")
+    default_threshold: float | None = None
+    lower_is_better: bool = True
+
+    async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
+        """Score one case; see the class docstring."""
+        verified = await verify_answer_claims(case, judge, self.name)
+        if not verified:
+            return MetricResult.not_applicable("the answer makes no factual claims")
+        contradicted = [(claim, verdict) for claim, verdict in verified if verdict.contradicted]
+        return MetricResult(
+            score=share(len(contradicted), len(verified)),
+            details=claim_details(contradicted),
+            reason=f"{len(contradicted)} of {len(verified)} claims contradicted by the contexts",
+        )
+
+
+async def verify_answer_claims(
+    case: GoldenCase, judge: CaseJudge, metric: str
+) -> list[tuple[str, ClaimVerdict]]:
+    """The answer's claims, each with the judge's verdict against the contexts.
+
+    Raises:
+        JudgeReplyError: When the judge gave a verdict count other than the claim count.
+    """
+    answer = required_text(case, "answer", metric)
+    contexts = required_contexts(case, metric)
+    claims = await extract_claims(case.question, answer, judge)
+    if not claims:
+        return []
+    reply = await judge.ask(
+        VerifyClaims(claims=claims, contexts=[context.text for context in contexts])
+    )
+    if len(reply.verdicts) != len(claims):
+        # Pairing verdicts with claims by position is only sound when the counts match.
+        raise JudgeReplyError(
+            f"The judge returned {len(reply.verdicts)} verdict(s) for {len(claims)} "
+            f"claim(s) in {VerifyClaims.kind} for case {case.id!r} ({case.source}); "
+            "every claim needs exactly one verdict, so the reply cannot be scored."
+        )
+    return list(zip(claims, reply.verdicts, strict=True))
+
+
+def claim_details(verified: list[tuple[str, ClaimVerdict]]) -> list[dict[str, Any]]:
+    """Per claim: its text, verdict, whether supported, and the judge's reason."""
+    return [
+        {
+            "claim": claim,
+            "verdict": verdict.verdict,
+            "supported": verdict.supported,
+            "reason": verdict.reason,
+        }
+        for claim, verdict in verified
+    ]
 
 
 async def extract_claims(question: str, answer: str, judge: CaseJudge) -> list[str]:

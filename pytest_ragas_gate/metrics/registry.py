@@ -22,7 +22,7 @@ from .alignment import TopDocUsage
 from .base import Metric
 from .context import ContextPrecision, ContextRecall, ContextRelevance
 from .correctness import AnswerCorrectness
-from .faithfulness import Faithfulness
+from .faithfulness import ContradictionRate, Faithfulness
 from .relevancy import AnswerRelevancy, Embedder
 from .retrieval_ids import IdPrecision, IdRecall, MeanReciprocalRank
 from .tool_selection import ToolSelection
@@ -45,6 +45,7 @@ __all__ = [
 #: id-based retrieval, then alignment, then the agent's tool choice.
 BUILTIN_METRIC_NAMES: tuple[str, ...] = (
     "faithfulness",
+    "contradiction_rate",
     "answer_relevancy",
     "context_precision",
     "context_recall",
@@ -229,6 +230,7 @@ class MetricRegistry:
         """
         metrics: list[Metric] = [
             Faithfulness(),
+            ContradictionRate(),
             AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder),
             ContextPrecision(),
             ContextRecall(),

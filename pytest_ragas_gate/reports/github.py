@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..bounds import Bound
 from ..gate import GateVerdict
 from ..results import CaseResult, UsageRecord, canonical_order, split_source
 from .json_report import JudgeInfo
@@ -84,9 +85,12 @@ def _case_problem(result: CaseResult, verdict: GateVerdict) -> str | None:
     below = []
     for metric in verdict.failing_metrics:
         score = result.scores.get(metric)
-        threshold = verdict.metrics[metric].threshold
-        if score is not None and threshold is not None and score < threshold:
-            below.append(f"{metric} {score:.2f} < {threshold:.2f}")
+        aggregate = verdict.metrics[metric]
+        if score is None or aggregate.threshold is None:
+            continue
+        bound = Bound(aggregate.threshold, aggregate.direction)
+        if not bound.met_by(score):
+            below.append(f"{metric} {score:.2f} {bound.broken} {bound.value:.2f}")
     return "; ".join(below) or None
 
 

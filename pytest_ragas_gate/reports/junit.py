@@ -143,6 +143,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             props.append(("gated", "false"))
         else:
             props.append(("threshold", f"{aggregate.threshold:.4f}"))
+            props.append(("threshold_kind", aggregate.direction))
         properties.append(props)
 
     error_rate = junit_xml.TestCase(name="error_rate", classname=GATE_SUITE)

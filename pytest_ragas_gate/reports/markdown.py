@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..baseline import BaselineComparison
+from ..bounds import Bound, default_direction
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..results import CaseResult, UsageRecord, canonical_order
@@ -46,7 +47,8 @@ def _metric_row(aggregate: MetricAggregate) -> str:
         f"`{_cell(aggregate.metric)}`",
         _number(aggregate.mean),
         interval,
-        _number(aggregate.threshold),
+        ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
+        + _number(aggregate.threshold),
         aggregate.rule if aggregate.threshold is not None else "—",
         str(aggregate.n),
         str(aggregate.not_applicable),
@@ -72,14 +74,18 @@ def _worst(result: CaseResult, verdict: GateVerdict) -> tuple[float, str] | None
         if score is None:
             continue
         aggregate = verdict.metrics.get(metric)
-        minimum = result.thresholds.get(metric)
-        if minimum is None and aggregate is not None:
-            minimum = aggregate.threshold
-        if minimum is None or score >= minimum:
+        own = result.thresholds.get(metric)
+        if own is not None:
+            bound: Bound | None = Bound(own, default_direction(metric))
+        elif aggregate is not None and aggregate.threshold is not None:
+            bound = Bound(aggregate.threshold, aggregate.direction)
+        else:
+            bound = None
+        if bound is None or bound.met_by(score):
             continue
-        shortfall = minimum - score
+        shortfall = abs(bound.value - score)
         if worst is None or shortfall > worst[0]:
-            worst = (shortfall, f"`{metric}` {score:.2f} < {minimum:.2f}")
+            worst = (shortfall, f"`{metric}` {score:.2f} {bound.broken} {bound.value:.2f}")
     return worst
 
 

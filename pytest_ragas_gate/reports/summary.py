@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..gate import GateVerdict
+from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..results import UsageRecord
 from .json_report import JudgeInfo
@@ -27,6 +27,14 @@ def _usage_line(usage: UsageRecord) -> str:
     )
 
 
+def _threshold_cell(aggregate: MetricAggregate) -> str:
+    """``0.85`` for a minimum, ``<=0.02`` for a maximum, ``-`` when not gated."""
+    shown = _fmt(aggregate.threshold, 2)
+    return (
+        f"<={shown}" if aggregate.threshold is not None and aggregate.direction == "max" else shown
+    )
+
+
 def _table(verdict: GateVerdict) -> list[str]:
     confidence = f"{round(verdict.confidence * 100, 6):g}% CI"
     rows = [("metric", "mean", confidence, "threshold", "rule", "n", "n/a", "errors", "verdict")]
@@ -41,7 +49,7 @@ def _table(verdict: GateVerdict) -> list[str]:
                 name,
                 _fmt(aggregate.mean),
                 ci,
-                _fmt(aggregate.threshold, 2),
+                _threshold_cell(aggregate),
                 aggregate.rule if aggregate.threshold is not None else "-",
                 str(aggregate.n),
                 str(aggregate.not_applicable),

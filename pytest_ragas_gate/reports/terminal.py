@@ -18,9 +18,7 @@ if TYPE_CHECKING:
 def header_lines(run: GateRun) -> list[str]:
     """The effective judge, model, thresholds, cache mode and config source."""
     config, judge = run.config, run.judge_info
-    thresholds = " ".join(
-        f"{metric}>={value:.2f}" for metric, value in config.effective_thresholds().items()
-    )
+    thresholds = " ".join(bound.written(metric) for metric, bound in config.bounds().items())
     lines = [
         f"rag-gate: judge {judge.kind} ({judge.model}) — {judge.selected_by}",
         f"rag-gate: thresholds {thresholds} (rule {config.rule}); "
