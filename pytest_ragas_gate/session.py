@@ -426,6 +426,7 @@ class GateRun:
                 verdict=self.verdict,
                 judge=self.judge_info,
                 failure_lines={},
+                bounds=self.config.bounds(),
             )
 
 

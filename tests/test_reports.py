@@ -293,6 +293,7 @@ def write_and_parse(tmp_path: Path, **overrides: Any) -> tuple[etree._Element, G
         verdict=verdict,
         judge=overrides.pop("judge", OFFLINE),
         failure_lines=overrides.pop("failure_lines", {}),
+        bounds=config.bounds(),
     )
     document = etree.parse(str(path))
     schema = etree.XMLSchema(etree.parse(str(XSD)))
@@ -330,11 +331,13 @@ def test_junit_case_suite_content(tmp_path: Path) -> None:
         "faithfulness": "0.6667",
         "context_recall": "1.0000",
         "context_relevance": "n/a",
+        "diagnosis": "generation",
         "source": "golden/qa.jsonl:1",
         "tags": "en",
         "latency_s": "0.420",
     }
     assert q0.find("failure") is None and q0.find("error") is None
+    assert props(cases["q3"])["diagnosis"] == "both"
 
     failure = cases["q3"].find("failure")
     assert failure is not None

@@ -18,7 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..bounds import Bound
 from ..config import GateConfig
+from ..diagnosis import diagnose
 from ..exceptions import ReportError, UsageError
 from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
@@ -32,6 +34,7 @@ __all__ = [
     "build_report",
     "load_report",
     "read_baseline",
+    "report_cases",
     "write_report",
     "write_text_atomic",
 ]
@@ -94,6 +97,7 @@ def build_report(
     """
     total = sum(usage_by_metric.values(), UsageRecord())
     facts = facts or RunFacts()
+    bounds = config.bounds()
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": verdict.status,
@@ -139,8 +143,9 @@ def build_report(
         "timing": {"wall_s": wall_s, "scoring_s": scoring_s},
         "shard": shard,
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
+        "diagnosis": None if verdict.diagnosis is None else verdict.diagnosis.model_dump(),
         "cases": [
-            _case_record(result, full=config.report_details == "full")
+            _case_record(result, full=config.report_details == "full", bounds=bounds)
             for result in (canonical_order(results) if include_cases else [])
         ],
     }
@@ -152,8 +157,17 @@ def build_report(
 CORE_DETAILS = frozenset({"faithfulness", "context_precision", "context_recall"})
 
 
-def _case_record(result: CaseResult, *, full: bool) -> dict[str, Any]:
-    """One case of the report; an errored metric always keeps its details (its traceback)."""
+#: Keys of a case record derived from the result and the settings, not read back.
+DERIVED_CASE_KEYS = ("diagnosis",)
+
+
+def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound]) -> dict[str, Any]:
+    """One case of the report; an errored metric always keeps its details (its traceback).
+
+    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.diagnosis`) is
+    derived from the scores and thresholds, so a re-gate with other thresholds derives
+    it afresh.
+    """
     record = result.model_dump(mode="json")
     if not full:
         record["details"] = {
@@ -161,7 +175,17 @@ def _case_record(result: CaseResult, *, full: bool) -> dict[str, Any]:
             for metric, details in record["details"].items()
             if metric in CORE_DETAILS or metric in result.errors
         }
+    found = diagnose(result, bounds)
+    record["diagnosis"] = None if found is None else found.model_dump()
     return record
+
+
+def report_cases(results: Sequence[CaseResult], config: GateConfig) -> Iterator[dict[str, Any]]:
+    """Each case as a report with ``config`` writes it, in canonical order (for the HTML page)."""
+    full = config.report_details == "full"
+    bounds = config.bounds()
+    for result in canonical_order(results):
+        yield _case_record(result, full=full, bounds=bounds)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
@@ -225,9 +249,11 @@ def write_report(
         results: The case results to write as ``cases``, instead of ``report["cases"]``.
     """
     if results is not None:
-        full = report.get("config", {}).get("report_details") == "full"
+        config = GateConfig.model_validate(report.get("config", {}))
+        full = config.report_details == "full"
+        bounds = config.bounds()
         cases: Iterable[Any] = (
-            _case_record(result, full=full) for result in canonical_order(results)
+            _case_record(result, full=full, bounds=bounds) for result in canonical_order(results)
         )
         count = len(results)
     else:
@@ -325,6 +351,8 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
 
     results: list[CaseResult] = []
     for index, item in enumerate(raw["cases"]):
+        if isinstance(item, dict):
+            item = {key: value for key, value in item.items() if key not in DERIVED_CASE_KEYS}
         try:
             results.append(CaseResult.model_validate(item))
         except ValidationError as exc:

@@ -18,6 +18,8 @@ from typing import IO, Any
 
 import junit_xml
 
+from ..bounds import Bound
+from ..diagnosis import diagnose
 from ..gate import GateVerdict
 from ..judges.base import JudgeInfo
 from ..results import CaseResult, canonical_order, split_source
@@ -71,8 +73,11 @@ def _score_text(score: float | None) -> str:
     return "n/a" if score is None else f"{score:.4f}"
 
 
-def _case_properties(result: CaseResult) -> list[tuple[str, str]]:
+def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tuple[str, str]]:
     properties = [(metric, _score_text(score)) for metric, score in result.scores.items()]
+    found = diagnose(result, bounds)
+    if found is not None:
+        properties.append(("diagnosis", found.component))
     properties += [(metric, "error") for metric in result.errors if metric not in result.scores]
     properties.append(("source", result.source))
     if result.tags:
@@ -275,6 +280,7 @@ def write_junit(
     verdict: GateVerdict,
     judge: JudgeInfo,
     failure_lines: Mapping[str, list[str]],
+    bounds: Mapping[str, Bound] | None = None,
 ) -> None:
     """Write the JUnit XML report, atomically, as UTF-8.
 
@@ -291,6 +297,7 @@ def write_junit(
         judge: The judge that scored the run.
         failure_lines: Per case id, the failure lines the case's pytest item reported
             (verdict first); cases not in it fall back to their own threshold check.
+        bounds: The gate's thresholds, for each case's ``diagnosis`` property.
     """
     ordered = canonical_order(results)
     gate_cases, gate_properties = _gate_testcases(verdict)
@@ -312,7 +319,7 @@ def write_junit(
     ET.indent(gate_element, level=1)
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        case_totals = _spool_case_suite(ordered, failure_lines, spool)
+        case_totals = _spool_case_suite(ordered, failure_lines, spool, bounds or {})
         suite_attributes = {"name": CASES_SUITE, **case_totals}
         totals = {
             key: str(int(case_totals.get(key, "0")) + int(gate_element.get(key, "0")))
@@ -345,7 +352,10 @@ _CASES_PER_BATCH = 500
 
 
 def _spool_case_suite(
-    ordered: Sequence[CaseResult], failure_lines: Mapping[str, list[str]], spool: IO[str]
+    ordered: Sequence[CaseResult],
+    failure_lines: Mapping[str, list[str]],
+    spool: IO[str],
+    bounds: Mapping[str, Bound],
 ) -> dict[str, str]:
     """Write the cases suite's ``<testcase>`` elements to ``spool``; return its totals."""
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "disabled": 0}
@@ -355,7 +365,7 @@ def _spool_case_suite(
         suite = junit_xml.TestSuite(
             CASES_SUITE, [_case_testcase(result, failure_lines) for result in batch]
         ).build_xml_doc()
-        _attach_properties(suite, [_case_properties(result) for result in batch])
+        _attach_properties(suite, [_case_properties(result, bounds) for result in batch])
         _make_xml_safe(suite)
         for key in counts:
             counts[key] += int(suite.get(key, "0"))

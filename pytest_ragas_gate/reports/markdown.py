@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..baseline import BaselineComparison
 from ..bounds import Bound, default_direction
+from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..results import CaseResult, UsageRecord, canonical_order
@@ -36,6 +37,22 @@ def _verdict_cell(passed: bool | None) -> str:
     if passed is None:
         return "reported"
     return "✅ pass" if passed else "❌ fail"
+
+
+def _diagnosis_section(diagnosis: DiagnosisSummary | None) -> list[str]:
+    """What to fix: cases per component and the component to fix first."""
+    if diagnosis is None or not diagnosis.failures:
+        return []
+    return [
+        "### What to fix",
+        "",
+        "| " + " | ".join(COMPONENTS) + " |",
+        "|" + "---|" * len(COMPONENTS),
+        "| " + " | ".join(str(diagnosis.counts.get(name, 0)) for name in COMPONENTS) + " |",
+        "",
+        f"**{_cell(diagnosis.advice.capitalize())}:** {_cell(diagnosis.hint)}",
+        "",
+    ]
 
 
 def _metric_row(aggregate: MetricAggregate) -> str:
@@ -216,6 +233,7 @@ def render_markdown(
     if verdict.baseline is not None:
         lines += [*_baseline_section(verdict.baseline), ""]
 
+    lines += _diagnosis_section(verdict.diagnosis)
     failing = _failing_cases(results, verdict)
     if failing:
         lines += [*failing, ""]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..results import UsageRecord
@@ -65,6 +66,24 @@ def _table(verdict: GateVerdict) -> list[str]:
     ]
 
 
+def diagnosis_lines(diagnosis: DiagnosisSummary | None) -> list[str]:
+    """What to fix: cases per component, and the component to fix first with its hint.
+
+    Nothing when every diagnosed case is ``ok``: the table is for a run with failures.
+    """
+    if diagnosis is None or not diagnosis.failures:
+        return []
+    names = ["what to fix", *COMPONENTS]
+    counts = ["cases", *(str(diagnosis.counts.get(name, 0)) for name in COMPONENTS)]
+    widths = [max(len(a), len(b)) for a, b in zip(names, counts, strict=True)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (names, counts)
+    ]
+    lines.append(f"{diagnosis.advice}: {diagnosis.hint}")
+    return lines
+
+
 def summary_lines(
     verdict: GateVerdict,
     *,
@@ -100,6 +119,7 @@ def summary_lines(
     ]
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
+    lines += diagnosis_lines(verdict.diagnosis)
     if verdict.baseline is not None:
         lines.append(verdict.baseline.summary_line())
     if verdict.failures:
