@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,6 +21,7 @@ from .metrics.registry import MetricRegistry, unknown_metric_error
 from .session import GateRun, WorkerInfo
 
 if TYPE_CHECKING:
+    from .labels import LabelSet
     from .reports.json_report import SavedReport
 
 
@@ -42,6 +44,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
 
         target = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
         baseline = _read_baseline(loaded.config, config)
+        labels = _read_labels(loaded.config, config, metrics)
         from .judges.factory import create_judge
 
         judge, info = create_judge(
@@ -64,6 +67,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         worker=WorkerInfo.of(config),
         baseline=baseline,
         target=target,
+        labels=labels,
     )
 
 
@@ -74,6 +78,22 @@ def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport |
     from .reports.json_report import read_baseline
 
     return read_baseline(settings.baseline, rootdir=config.invocation_params.dir)
+
+
+def _read_labels(
+    settings: GateConfig, config: pytest.Config, metrics: Mapping[str, Metric]
+) -> LabelSet | None:
+    """The labels file (``labels:``), read now so that a bad row stops the run before judging."""
+    if not settings.labels:
+        return None
+    from .labels import read_labels
+
+    path = Path(settings.labels)
+    if not path.is_absolute():
+        path = config.invocation_params.dir / path
+    if not path.is_file():
+        raise UsageError(f"Labels file {settings.labels} does not exist.")
+    return read_labels(path, settings.labels, metrics=metrics)
 
 
 def available_metrics(config: GateConfig) -> dict[str, Metric]:
@@ -92,6 +112,7 @@ def check_metric_names(config: GateConfig, metrics: Mapping[str, Metric]) -> Non
         config.metrics or [],
         config.thresholds,
         config.rules,
+        config.min_agreement,
         *config.tag_thresholds.values(),
     ]
     for names in named:

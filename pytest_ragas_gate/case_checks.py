@@ -27,17 +27,21 @@ def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> Loade
     cases = []
     problems = list(loaded.problems)
     for case in loaded.cases:
-        unknown = [metric for metric in case.thresholds if metric not in known]
-        if not unknown:
+        # Human labels name metrics too; a misspelt one would never be compared.
+        faults = [
+            f"field {field!r}: " + "; ".join(_unknown_metric(metric, known) for metric in unknown)
+            for field, named in (("thresholds", case.thresholds), ("human", case.human))
+            if (unknown := [metric for metric in named if metric not in known])
+        ]
+        if not faults:
             cases.append(case)
             continue
-        message = "; ".join(_unknown_metric(metric, known) for metric in unknown)
         problems.append(
             CaseProblem(
                 loaded.path,
                 case.line,
                 case.id,
-                f"{loaded.path}:{case.line}: field 'thresholds': {message}",
+                f"{loaded.path}:{case.line}: " + "; ".join(faults),
             )
         )
     if len(problems) == len(loaded.problems):

@@ -15,11 +15,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .agreement import AGREEMENT_STATISTICS
 from .bounds import Bound, parse_bound
 from .exceptions import ConfigError
 from .latency import LatencyBudget
 
-Rule = Literal["mean", "ci_lower", "ci_upper"]
+# ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
+# human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
+Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
 JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
 CacheMode = Literal["readwrite", "read", "off"]
 
@@ -94,6 +97,31 @@ class GateConfig(BaseModel):
         # report's settings read back to the same bounds.
         normalised: dict[str, float | str | None] = {}
         for metric, threshold in value.items():
+    labels: str | None = None
+    min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)
+    ppi_min_labels: int = Field(default=30, ge=2)
+    ppi_power_tuning: bool = False
+
+    @field_validator("min_agreement")
+    @classmethod
+    def _known_agreement_statistics(
+        cls, value: dict[str, dict[str, float]]
+    ) -> dict[str, dict[str, float]]:
+        for metric, floors in value.items():
+            for statistic, floor in floors.items():
+                if statistic not in AGREEMENT_STATISTICS:
+                    close = difflib.get_close_matches(statistic, AGREEMENT_STATISTICS, n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise ValueError(
+                        f"min_agreement for {metric!r} names {statistic!r}; expected one of "
+                        f"{', '.join(AGREEMENT_STATISTICS)}{hint}"
+                    )
+                if not -1.0 <= floor <= 1.0:
+                    raise ValueError(
+                        f"min_agreement {statistic} for {metric!r} is {floor}; "
+                        "expected a number from -1 to 1"
+                    )
+        return value
             if threshold is None:
                 normalised[metric] = None
                 continue
@@ -230,7 +258,9 @@ def load_config(
 
 # Mapping-valued settings merge key by key across sources, so a threshold set in
 # rag_gate.yaml does not drop the ones set in pyproject.toml.
-_MERGED_MAPPINGS = frozenset({"thresholds", "rules", "tag_thresholds", "prices", "latency"})
+_MERGED_MAPPINGS = frozenset(
+    {"thresholds", "rules", "tag_thresholds", "prices", "latency", "min_agreement"}
+)
 
 
 def _check_keys(layer: Mapping[str, Any], origin: str) -> None:

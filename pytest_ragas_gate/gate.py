@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
@@ -27,6 +28,7 @@ from .exceptions import BUDGET_SPENT
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
+from .ppi import PpiEstimate, ppi_mean
 from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
 
@@ -66,6 +68,10 @@ class MetricAggregate(BaseModel):
     passed: bool | None
     message: str
     direction: Direction = "min"
+    # Cases with a human label for this metric, and the prediction-powered estimate of
+    # the human-scale mean once there are ppi_min_labels of them.
+    labelled: int = 0
+    ppi: PpiEstimate | None = None
 
 
 class TagVerdict(BaseModel):
@@ -166,6 +172,7 @@ class GateVerdict(BaseModel):
     run_checks: dict[str, str] = Field(default_factory=dict)
     baseline: BaselineComparison | None = None
     diagnosis: DiagnosisSummary | None = None
+    agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
 
     @property
     def headline(self) -> str:
@@ -276,12 +283,16 @@ def aggregate_metric(
         resamples=config.bootstrap_resamples,
         seed=config.seed,
     )
+    unlabelled, judged, labels = _labelled_scores(results, metric)
+    ppi = _ppi(unlabelled, judged, labels, config)
     passed: bool | None
     if bound is None:
         passed = None
         message = (
             f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
         )
+    elif rule.startswith("ppi"):
+        passed, message = _ppi_verdict(metric, rule, bound, ppi, len(labels), n, config)
     elif rule == "mean":
         passed = bound.met_by(average)
         shown, limit = _fmt_pair(average, bound)
@@ -315,6 +326,8 @@ def aggregate_metric(
         passed=passed,
         message=message,
         direction=direction,
+        labelled=len(labels),
+        ppi=ppi,
     )
 
 
@@ -475,6 +488,8 @@ def evaluate_gate(
     coverage, partial_reasons = _coverage(total, facts)
     bounds = config.bounds()
     diagnosis = summarise_diagnoses(diagnose(result, bounds) for result in ordered)
+    agreement = _agreement(ordered, metrics, config)
+    disagreeing = [metric for metric, figures in agreement.items() if figures.passed is False]
 
     failures: list[str] = []
     causes: list[str] = []
@@ -514,6 +529,11 @@ def evaluate_gate(
     if facts.baseline is not None and regressed:
         failures.extend(facts.baseline.metrics[metric].message for metric in regressed)
         causes.append(f"{len(regressed)} metric(s) regressed: " + ", ".join(regressed))
+    for metric in disagreeing:
+        run_checks[f"agreement:{metric}"] = agreement[metric].message
+        failures.append(agreement[metric].message)
+    if disagreeing:
+        causes.append("judge–human agreement below its floor: " + ", ".join(disagreeing))
     if others:
         run_checks["other_tests"] = (
             f"{len(others)} other test(s) failed in this run: {_named(others)}"
@@ -569,4 +589,118 @@ def evaluate_gate(
         run_checks=run_checks,
         baseline=facts.baseline,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
+        agreement=agreement,
     )
+
+
+# --- human labels: prediction-powered estimates and judge–human agreement ---------------
+
+
+def _labelled_scores(
+    results: Sequence[CaseResult], metric: str
+) -> tuple[list[float], list[float], list[float]]:
+    """The judge's scores of unlabelled cases, and of labelled cases with their labels.
+
+    Only scored cases count: a label on a case the judge found not applicable, or that
+    errored, has no judge score to compare.
+    """
+    unlabelled: list[float] = []
+    judged: list[float] = []
+    labels: list[float] = []
+    for result in canonical_order(results):
+        score = result.scores.get(metric)
+        if score is None or _errored_for(result, metric):
+            continue
+        label = result.human.get(metric)
+        if label is None:
+            unlabelled.append(score)
+        else:
+            judged.append(score)
+            labels.append(label)
+    return unlabelled, judged, labels
+
+
+def _ppi(
+    unlabelled: Sequence[float],
+    judged: Sequence[float],
+    labels: Sequence[float],
+    config: GateConfig,
+) -> PpiEstimate | None:
+    """The PPI estimate, once ``ppi_min_labels`` labelled cases were scored."""
+    if len(labels) < config.ppi_min_labels:
+        return None
+    return ppi_mean(
+        unlabelled,
+        judged,
+        labels,
+        confidence=config.confidence,
+        power_tuning=config.ppi_power_tuning,
+    )
+
+
+def _ppi_verdict(
+    metric: str,
+    rule: Rule,
+    bound: Bound,
+    ppi: PpiEstimate | None,
+    labelled: int,
+    n: int,
+    config: GateConfig,
+) -> tuple[bool, str]:
+    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed."""
+    if ppi is None:
+        return False, (
+            f"{metric} rule {rule} needs at least {config.ppi_min_labels} labelled cases, "
+            f"has {labelled}; label more (rag-gate label export) or gate on the judge's mean"
+        )
+    name, estimate, low, high = "PPI", ppi.estimate, ppi.ci_low, ppi.ci_high
+    if ppi.power_tuned is not None:
+        tuned = ppi.power_tuned
+        name, estimate, low, high = "PPI++", tuned.estimate, tuned.ci_low, tuned.ci_high
+    counts = f"n={labelled} labelled of {n}"
+    if rule == "ppi":
+        passed = bound.met_by(estimate)
+        shown, limit = _fmt_pair(estimate, bound)
+        return passed, (
+            f"{metric} {name} estimate {shown} {bound.kept if passed else bound.broken} "
+            f"{limit} ({counts}, {_confidence_label(config.confidence)} CI "
+            f"{low:.2f}–{high:.2f}, judge mean {ppi.judge_mean:.2f})"
+        )
+    # As for ci_lower/ci_upper: the strict side of a maximum is its upper bound.
+    use_lower = (rule == "ppi_lower") == (bound.direction == "min")
+    side, value = ("lower", low) if use_lower else ("upper", high)
+    passed = bound.met_by(value)
+    shown, limit = _fmt_pair(value, bound)
+    return passed, (
+        f"{metric} {name} {_confidence_label(config.confidence)} CI {side} bound {shown} "
+        f"{bound.kept if passed else bound.broken} {limit} "
+        f"({name} estimate {estimate:.2f}, {counts})"
+    )
+
+
+def _agreement(
+    ordered: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
+) -> dict[str, MetricAgreement]:
+    """Judge–human agreement of every metric that ran with a label or a floor."""
+    thresholds = config.effective_thresholds()
+    found: dict[str, MetricAgreement] = {}
+    for metric in metrics:
+        floors = config.min_agreement.get(metric, {})
+        _, judged, labels = _labelled_scores(ordered, metric)
+        if not labels and not floors:
+            continue
+        measured = (
+            measure_agreement(
+                metric,
+                judged,
+                labels,
+                threshold=thresholds.get(metric),
+                confidence=config.confidence,
+                resamples=config.bootstrap_resamples,
+                seed=config.seed,
+            )
+            if labels
+            else no_labels(metric, thresholds.get(metric))
+        )
+        found[metric] = check_floors(measured, floors)
+    return found

@@ -42,6 +42,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "relevant_context_ids": ("relevant_context_ids", "reference_context_ids"),
     "tags": ("tags",),
     "thresholds": ("thresholds",),
+    "human": ("human", "human_labels"),
 }
 _FIELD_OF_NAME: dict[str, str] = {
     alias: name for name, aliases in FIELD_ALIASES.items() for alias in aliases
@@ -189,6 +190,7 @@ def _build_case(
         "relevant_context_ids": convert("relevant_context_ids", _id_list),
         "tags": convert("tags", _tags),
         "thresholds": convert("thresholds", _thresholds),
+        "human": convert("human", human_labels),
     }
     if errors or question is None or case_id is None:
         return None, case_id, derived
@@ -410,6 +412,36 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
             continue
         thresholds[str(metric)] = float(minimum)
     return thresholds
+
+
+def human_labels(name: str, value: Any, errors: list[str]) -> dict[str, float]:
+    """A case's human labels: a mapping of metric name to a number from 0 to 1.
+
+    ``true``/``false`` read as 1/0 (binary labels are the common case); a null label means
+    "not labelled" and is left out.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        errors.append(
+            f"field {name!r}: expected a mapping of metric name to a label from 0 to 1, "
+            f"such as {{faithfulness: 1}}, got {kind_of(value)}"
+        )
+        return {}
+    labels: dict[str, float] = {}
+    for metric, label in value.items():
+        if label is None:
+            continue
+        if isinstance(label, bool):
+            label = int(label)
+        if not _is_number(label) or not 0 <= label <= 1:
+            errors.append(
+                f"field {name!r}: the label of {str(metric)!r} must be a number from 0 to 1 "
+                f"(1 = good, 0 = bad), got {_describe(label)}"
+            )
+            continue
+        labels[str(metric)] = float(label)
+    return labels
 
 
 # --- small helpers ----------------------------------------------------------------------

@@ -585,7 +585,7 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
                 )
                 continue
             value[name] = parsed
-        elif canonical == "thresholds":
+        elif canonical in ("thresholds", "human"):
             parsed = _parse_cell(cell, dict)
             if parsed is None:
                 errors.append(

@@ -114,6 +114,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="A previous JSON report to compare against (default: none).",
     )
     group.addoption(
+        "--rag-gate-labels",
+        dest="rag_gate_labels",
+        default=None,
+        metavar="PATH",
+        help="Human labels by case id (human_<metric> columns), to measure judge-human "
+        "agreement and the prediction-powered estimate (default: labels inline only).",
+    )
+    group.addoption(
         "--rag-gate-shard",
         dest="rag_gate_shard",
         type=parse_shard,
@@ -164,6 +172,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "report": option.rag_gate_report,
         "report_details": option.rag_gate_report_details,
         "baseline": option.rag_gate_baseline,
+        "labels": option.rag_gate_labels,
         "cache": option.rag_gate_cache,
         "cache_dir": option.rag_gate_cache_dir,
         "concurrency": option.rag_gate_concurrency,

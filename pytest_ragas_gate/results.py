@@ -37,6 +37,8 @@ class CaseResult(BaseModel):
     answer: str | None = None
     contexts: list[str] | None = None
     thresholds: dict[str, float] = Field(default_factory=dict)
+    # The case's human labels ride with its result, so a saved report re-gates with them.
+    human: dict[str, float] = Field(default_factory=dict)
     metrics: list[str] = Field(default_factory=list)
     scores: dict[str, float | None] = Field(default_factory=dict)
     reasons: dict[str, str] = Field(default_factory=dict)
@@ -71,6 +73,7 @@ class CaseResult(BaseModel):
             answer=case.answer,
             contexts=case.context_texts if case.contexts is not None else None,
             thresholds=dict(case.thresholds),
+            human=dict(case.human),
             metrics=list(metrics),
             error=error,
             incomplete=incomplete,

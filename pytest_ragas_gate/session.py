@@ -31,6 +31,7 @@ from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
 from .judges.base import Judge
+from .labels import LabelSet, apply_labels
 from .loading import SUPPORTED_EXTENSIONS, LoadedFile, load_golden_file
 from .metrics.base import Metric
 from .metrics.registry import applicable_metrics
@@ -107,6 +108,7 @@ class GateRun:
     scoring_s: float = 0.0
     baseline: SavedReport | None = None
     target: LiveTarget | None = None
+    labels: LabelSet | None = None
     _claimed: set[Path] = field(default_factory=set)
     _ordered: list[CaseResult] | None = None
 
@@ -155,6 +157,7 @@ class GateRun:
         """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
         shown = self._display_path(path)
         loaded = check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
+        loaded = apply_labels(loaded, self.labels)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
         return loaded
 

@@ -144,6 +144,12 @@ def build_report(
         "shard": shard,
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
         "diagnosis": None if verdict.diagnosis is None else verdict.diagnosis.model_dump(),
+        # Judge–human agreement per labelled metric (figures with intervals, floors,
+        # verdict); the PPI estimate of each metric sits under metrics.<name>.ppi.
+        "agreement": {
+            metric: figures.model_dump(mode="json", exclude={"metric"})
+            for metric, figures in verdict.agreement.items()
+        },
         "cases": [
             _case_record(result, full=config.report_details == "full", bounds=bounds)
             for result in (canonical_order(results) if include_cases else [])
