@@ -87,16 +87,6 @@ class GateConfig(BaseModel):
     report_details: Literal["core", "full"] = "core"
     baseline: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
-
-    @field_validator("thresholds")
-    @classmethod
-    def _thresholds_in_unit_interval(
-        cls, value: dict[str, float | str | None]
-    ) -> dict[str, float | str | None]:
-        # A bare number stays a number; ``<=X``/``>=X`` stay as written, so a saved
-        # report's settings read back to the same bounds.
-        normalised: dict[str, float | str | None] = {}
-        for metric, threshold in value.items():
     labels: str | None = None
     min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)
     ppi_min_labels: int = Field(default=30, ge=2)
@@ -122,6 +112,16 @@ class GateConfig(BaseModel):
                         "expected a number from -1 to 1"
                     )
         return value
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds_in_unit_interval(
+        cls, value: dict[str, float | str | None]
+    ) -> dict[str, float | str | None]:
+        # A bare number stays a number; ``<=X``/``>=X`` stay as written, so a saved
+        # report's settings read back to the same bounds.
+        normalised: dict[str, float | str | None] = {}
+        for metric, threshold in value.items():
             if threshold is None:
                 normalised[metric] = None
                 continue
