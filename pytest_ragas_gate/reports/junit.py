@@ -144,6 +144,13 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
                 ("ci_low", f"{aggregate.ci_low:.4f}"),
                 ("ci_high", f"{aggregate.ci_high:.4f}"),
             ]
+        if aggregate.ppi is not None:
+            props += [
+                ("labelled", str(aggregate.labelled)),
+                ("ppi", f"{aggregate.ppi.estimate:.4f}"),
+                ("ppi_ci_low", f"{aggregate.ppi.ci_low:.4f}"),
+                ("ppi_ci_high", f"{aggregate.ppi.ci_high:.4f}"),
+            ]
         if aggregate.threshold is None:
             props.append(("gated", "false"))
         else:
@@ -233,6 +240,24 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
                 ("threshold", f"{tag.threshold:.4f}"),
             ]
         )
+
+    # Gate the judge before it gates the system: one test case per metric with a floor.
+    for metric, figures in verdict.agreement.items():
+        if figures.passed is None:
+            continue
+        testcase = junit_xml.TestCase(name=f"agreement:{metric}", classname=GATE_SUITE)
+        if not figures.passed:
+            testcase.add_failure_info(
+                message=_clean(figures.message), failure_type="RagGateJudgeAgreement"
+            )
+        testcases.append(testcase)
+        measured = [("n", str(figures.n))]
+        for name in figures.floors:
+            figure = figures.statistic(name)
+            value = None if figure is None else figure.value
+            measured.append((name, "n/a" if value is None else f"{value:.4f}"))
+            measured.append((f"min_{name}", f"{figures.floors[name]:.4f}"))
+        properties.append([*measured, ("verdict", _clean(figures.message))])
     return testcases, properties
 
 

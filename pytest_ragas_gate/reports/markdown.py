@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..baseline import BaselineComparison
 from ..bounds import Bound, default_direction
+from ..agreement import Figure
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
@@ -53,6 +54,40 @@ def _diagnosis_section(diagnosis: DiagnosisSummary | None) -> list[str]:
         f"**{_cell(diagnosis.advice.capitalize())}:** {_cell(diagnosis.hint)}",
         "",
     ]
+
+
+def _agreement_section(verdict: GateVerdict) -> list[str]:
+    """Judge vs people: agreement per labelled metric and the PPI estimate beside the mean."""
+    if not verdict.agreement:
+        return []
+
+    def figure(value: Figure | None) -> str:
+        return "—" if value is None or value.value is None else value.text()
+
+    lines = [
+        "### Judge vs human labels",
+        "",
+        "| metric | labelled | bias | MAE | Spearman | AUROC | κ | judge mean | PPI (human scale) "
+        "| floors |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for metric, figures in verdict.agreement.items():
+        aggregate = verdict.metrics.get(metric)
+        ppi = None if aggregate is None else aggregate.ppi
+        cells = [
+            f"`{_cell(metric)}`",
+            str(figures.n),
+            figure(figures.bias),
+            figure(figures.mae),
+            figure(figures.spearman),
+            figure(figures.auroc),
+            figure(figures.kappa),
+            _number(None if aggregate is None else aggregate.mean),
+            "—" if ppi is None else f"{ppi.estimate:.2f} [{ppi.ci_low:.2f}–{ppi.ci_high:.2f}]",
+            _verdict_cell(figures.passed) if figures.passed is not None else "—",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def _metric_row(aggregate: MetricAggregate) -> str:
@@ -234,6 +269,7 @@ def render_markdown(
         lines += [*_baseline_section(verdict.baseline), ""]
 
     lines += _diagnosis_section(verdict.diagnosis)
+    lines += _agreement_section(verdict)
     failing = _failing_cases(results, verdict)
     if failing:
         lines += [*failing, ""]

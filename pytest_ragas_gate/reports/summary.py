@@ -14,7 +14,7 @@ from ..latency import latency_rows
 from ..results import UsageRecord
 from .json_report import JudgeInfo
 
-__all__ = ["summary_lines"]
+__all__ = ["human_label_lines", "summary_lines"]
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -120,6 +120,7 @@ def summary_lines(
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
     lines += diagnosis_lines(verdict.diagnosis)
+    lines += human_label_lines(verdict)
     if verdict.baseline is not None:
         lines.append(verdict.baseline.summary_line())
     if verdict.failures:
@@ -127,4 +128,42 @@ def summary_lines(
         lines.extend(f"FAILED {failure}" for failure in verdict.failures)
     lines += ["", verdict.headline, verdict.recommendation]
     lines += [f"  hint ({metric}): {hint}" for metric, hint in verdict.hints.items()]
+    return lines
+
+
+def human_label_lines(verdict: GateVerdict) -> list[str]:
+    """The judge–human agreement block: per labelled metric, the agreement and PPI lines."""
+    lines: list[str] = []
+    for metric, figures in verdict.agreement.items():
+        if figures.n == 0:
+            lines.append(f"  {metric}: no labelled case scored")
+        else:
+            shown = [f"bias {figures.bias.text()}", f"MAE {figures.mae.text()}"]
+            named = (("spearman", "spearman"), ("AUROC", "auroc"), ("acc", "accuracy"))
+            for label, name in (*named, ("κ", "kappa")):
+                figure = figures.statistic(name)
+                if figure is not None and figure.value is not None:
+                    shown.append(f"{label} {figure.text()}")
+            lines.append(f"  {metric} (n={figures.n} labelled): " + ", ".join(shown))
+        if figures.passed is not None:
+            lines.append(f"    {'PASS' if figures.passed else 'FAIL'} {figures.message}")
+        aggregate = verdict.metrics.get(metric)
+        ppi = None if aggregate is None else aggregate.ppi
+        if ppi is not None and aggregate is not None and aggregate.mean is not None:
+            lines.append(
+                f"    PPI {ppi.estimate:.3f} [{ppi.ci_low:.3f}–{ppi.ci_high:.3f}] on the human "
+                f"scale vs judge mean {aggregate.mean:.3f} ({ppi.labelled} labelled, "
+                f"{ppi.unlabelled} judged only)"
+            )
+            tuned = ppi.power_tuned
+            if tuned is not None:
+                lines.append(
+                    f"    PPI++ {tuned.estimate:.3f} [{tuned.ci_low:.3f}–{tuned.ci_high:.3f}] "
+                    f"(judge weight λ={tuned.lam:.2f})"
+                )
+        elif figures.n:
+            lines.append("    PPI: too few labelled cases (ppi_min_labels)")
+    if lines:
+        confidence = f"{round(verdict.confidence * 100, 6):g}%"
+        lines.insert(0, f"judge–human agreement ({confidence} CI in brackets):")
     return lines
