@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..agreement import Figure
 from ..baseline import BaselineComparison
 from ..bounds import Bound, default_direction
-from ..agreement import Figure
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
