@@ -39,10 +39,16 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
 
         metrics.update(hook_metrics(config, metrics))
         loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
-        check_metric_names(loaded.config, metrics)
         from .live import resolve_target
 
-        target = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
+        live = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
+        from .oracle import apply_oracle
+
+        settings, metrics, target = apply_oracle(
+            loaded.config, metrics, live, rootdir=config.invocation_params.dir
+        )
+        loaded = replace(loaded, config=settings)
+        check_metric_names(loaded.config, metrics)
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from .judges.factory import create_judge

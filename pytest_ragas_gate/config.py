@@ -42,12 +42,21 @@ DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
 
 
 class ModelPrice(BaseModel):
-    """US dollars per million input and output tokens."""
+    """US dollars per million input and output tokens, and the provider's discounts.
+
+    ``cache_write_per_mtok`` / ``cache_read_per_mtok`` price the input tokens written to
+    and read from the provider's prompt cache (default: the built-in table's ratios for
+    the model's provider, e.g. 1.25x and 0.1x of input for Anthropic); ``batch_discount``
+    is the share taken off every token of a batch job (default 0.5).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0)
+    cache_read_per_mtok: float | None = Field(default=None, ge=0)
+    batch_discount: float | None = Field(default=None, ge=0, le=1)
 
 
 class GateConfig(BaseModel):
@@ -70,6 +79,7 @@ class GateConfig(BaseModel):
     embedding_model: str | None = None
     cache: CacheMode = "readwrite"
     cache_dir: str = ".rag_gate_cache"
+    batch: bool = False
     concurrency: int = Field(default=32, ge=1, le=1024)
     requests_per_minute: int | None = Field(default=None, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
@@ -86,6 +96,8 @@ class GateConfig(BaseModel):
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
     baseline: str | None = None
+    oracle: Literal["off", "only", "both"] = "off"
+    corpus: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
     labels: str | None = None
     min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)

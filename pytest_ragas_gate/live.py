@@ -290,14 +290,20 @@ class LiveTarget:
             return (case.question,), {"case": case}
         return (case.question, case), {}
 
-    async def call(self, case: GoldenCase) -> tuple[TargetOutput, float]:
+    async def call(
+        self, case: GoldenCase, *, contexts: Sequence[str] | None = None
+    ) -> tuple[TargetOutput, float]:
         """Call the target for ``case``; returns its output and the call's seconds.
+
+        ``contexts`` (oracle retrieval) are handed over as the ``contexts=`` keyword.
 
         Raises:
             Exception: Whatever the target raised, or ``CaseError`` for an output that
                 cannot be read.
         """
         args, kwargs = self._arguments(case)
+        if contexts is not None:
+            kwargs = {**kwargs, "contexts": list(contexts)}
         if self.is_async:
             started = time.perf_counter()
             value = await self._call(*args, **kwargs)
@@ -327,8 +333,13 @@ class LiveTarget:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, context.run, timed)
 
-    async def answer(self, case: GoldenCase) -> tuple[GoldenCase, float]:
+    async def answer(
+        self, case: GoldenCase, *, contexts: Sequence[str] | None = None
+    ) -> tuple[GoldenCase, float]:
         """The case with the target's answer, contexts and tool, and the call's seconds.
+
+        With ``contexts`` (oracle retrieval) the target is called with them as
+        ``contexts=`` instead of retrieving.
 
         Raises:
             CaseError: When the target raised (the message carries the target's own part
@@ -336,7 +347,7 @@ class LiveTarget:
                 this case's error, never a score.
         """
         try:
-            output, latency = await self.call(case)
+            output, latency = await self.call(case, contexts=contexts)
         except asyncio.CancelledError:
             raise
         except Exception as error:

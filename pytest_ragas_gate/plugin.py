@@ -159,6 +159,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MODULE:FUNCTION",
         help="Live mode: the RAG system to call for each case (default: none, static mode).",
     )
+    group.addoption(
+        "--rag-gate-oracle",
+        dest="rag_gate_oracle",
+        nargs="?",
+        const="only",
+        choices=("off", "only", "both"),
+        default=None,
+        metavar="{only,both}",
+        help="Live mode: call the target with each case's gold contexts (contexts=) instead "
+        "of letting it retrieve; 'both' also runs it as usual and reports the gap "
+        "(default: off).",
+    )
+    group.addoption(
+        "--rag-gate-corpus",
+        dest="rag_gate_corpus",
+        default=None,
+        metavar="PATH",
+        help="JSON Lines of {id, text}: the chunks relevant_context_ids name, as gold "
+        "contexts for --rag-gate-oracle (default: reference_contexts only).",
+    )
 
 
 def cli_settings(config: pytest.Config) -> dict[str, Any]:
@@ -173,6 +193,8 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "report_details": option.rag_gate_report_details,
         "baseline": option.rag_gate_baseline,
         "labels": option.rag_gate_labels,
+        "oracle": option.rag_gate_oracle,
+        "corpus": option.rag_gate_corpus,
         "cache": option.rag_gate_cache,
         "cache_dir": option.rag_gate_cache_dir,
         "concurrency": option.rag_gate_concurrency,

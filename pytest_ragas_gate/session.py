@@ -41,6 +41,7 @@ from .text_safety import json_text
 
 if TYPE_CHECKING:
     from .live import LiveTarget
+    from .oracle import OracleTarget
     from .reports.json_report import JudgeInfo, SavedReport
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
@@ -107,7 +108,7 @@ class GateRun:
     started: float = field(default_factory=time.monotonic)
     scoring_s: float = 0.0
     baseline: SavedReport | None = None
-    target: LiveTarget | None = None
+    target: LiveTarget | OracleTarget | None = None
     labels: LabelSet | None = None
     _claimed: set[Path] = field(default_factory=set)
     _ordered: list[CaseResult] | None = None

@@ -10,6 +10,7 @@ from ..bounds import Bound, default_direction
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
+from ..oracle import oracle_gap_lines
 from ..results import CaseResult, UsageRecord, canonical_order
 from .json_report import JudgeInfo
 
@@ -242,6 +243,9 @@ def render_markdown(
     lines += [_metric_row(aggregate) for aggregate in verdict.metrics.values()]
     lines += _latency_rows(verdict)
     lines.append("")
+    gaps = oracle_gap_lines({name: agg.mean for name, agg in verdict.metrics.items()})
+    if gaps:
+        lines += [*(f"- {_cell(gap)}" for gap in gaps), ""]
     if verdict.alignment is not None:
         mark = "⚠️" if verdict.alignment.alarm else "✅"
         lines += [f"{mark} Alignment: {_cell(verdict.alignment.message)}", ""]

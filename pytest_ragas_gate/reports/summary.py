@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
+from ..oracle import oracle_gap_lines
 from ..results import UsageRecord
 from .json_report import JudgeInfo
 
@@ -101,6 +102,7 @@ def summary_lines(
         The lines, without trailing newlines; the headline is ``verdict.headline``.
     """
     lines = _table(verdict)
+    lines += oracle_gap_lines({name: agg.mean for name, agg in verdict.metrics.items()})
     if verdict.alignment is not None:
         lines.append(verdict.alignment.message)
     if verdict.latency is not None:

@@ -1,0 +1,186 @@
+"""Oracle retrieval: the live target answers from gold contexts, alone or beside its own."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import pytest
+from gate_runs import assert_no_traceback, write_jsonl
+
+import pytest_ragas_gate.activation  # noqa: F401
+import pytest_ragas_gate.live  # noqa: F401
+import pytest_ragas_gate.oracle  # noqa: F401
+import pytest_ragas_gate.reports.json_report  # noqa: F401
+
+EIFFEL = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
+LOUVRE = "The Louvre is an art museum in Paris that opened in 1793."
+QUESTION = "When was the Eiffel Tower completed?"
+
+CASES: list[dict[str, Any]] = [
+    {
+        "id": "by-id",
+        "question": QUESTION,
+        "reference": "The Eiffel Tower was completed in 1889.",
+        "relevant_context_ids": ["eiffel"],
+    },
+    {
+        "id": "inline",
+        "question": QUESTION,
+        "reference": "The Eiffel Tower was completed in 1889.",
+        "reference_contexts": [EIFFEL],
+    },
+]
+
+# The system's own retriever fetches the wrong chunk, and its generator then invents a
+# year; given the gold chunk, it answers from it.
+TARGET = """
+    RECEIVED = []
+
+    def {name}(question, contexts=None):
+        if contexts is None:
+            return {{
+                "answer": "The Eiffel Tower was completed in 1925.",
+                "contexts": [{{"id": "louvre", "text": {louvre!r}}}],
+            }}
+        RECEIVED.append(list(contexts))
+        return {{"answer": "The Eiffel Tower was completed in 1889.", "contexts": contexts}}
+"""
+
+
+def write_app(pytester: pytest.Pytester, *, asynchronous: bool = False) -> None:
+    source = textwrap.dedent(TARGET.format(name="answer", louvre=LOUVRE))
+    if asynchronous:
+        source = source.replace("def answer", "async def answer")
+    pytester.makepyfile(oracle_app=source)
+    corpus = [{"id": "eiffel", "text": EIFFEL}, {"id": "louvre", "text": LOUVRE}]
+    (pytester.path / "corpus.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in corpus), encoding="utf-8"
+    )
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-cache",
+        "off",
+        "--rag-gate-target",
+        "oracle_app:answer",
+        "--rag-gate-report",
+        "report.json",
+        "-p",
+        "no:randomly",
+        *args,
+    )
+    path = pytester.path / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return result, report
+
+
+def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
+    pytester: pytest.Pytester,
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    write_app(pytester)
+    result, report = run(
+        pytester,
+        "--rag-gate-oracle",
+        "both",
+        "--rag-gate-corpus",
+        "corpus.jsonl",
+        "--rag-gate-threshold",
+        "oracle_faithfulness=0.9",
+    )
+    assert_no_traceback(result)
+    metrics = report["metrics"]
+    assert metrics["faithfulness"]["mean"] == 0.0
+    assert metrics["oracle_faithfulness"]["mean"] == 1.0
+    assert metrics["oracle_faithfulness"]["passed"] is True
+    assert "oracle_context_recall" not in metrics
+    result.stdout.fnmatch_lines(
+        [
+            "rag-gate: live mode — target oracle_app:answer (sync function), oracle retrieval: "
+            "own retrieval and gold contexts",
+            "oracle_faithfulness *1.000*0.90*PASS",
+            "faithfulness 0.00 with your retriever, 1.00 with gold contexts: retrieval costs 1.00",
+        ]
+    )
+    gaps = {gap["metric"]: gap for gap in report["oracle_gaps"]}
+    assert gaps["faithfulness"] == {
+        "metric": "faithfulness",
+        "retriever": 0.0,
+        "oracle": 1.0,
+        "gap": 1.0,
+    }
+    # The retriever's failure is what the run blocks on, and the diagnosis says so.
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert {case["diagnosis"]["component"] for case in report["cases"]} == {"both"}
+
+
+def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    write_app(pytester, asynchronous=True)
+    result, report = run(pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl")
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert set(report["metrics"]) <= {
+        "faithfulness",
+        "contradiction_rate",
+        "answer_relevancy",
+        "answer_correctness",
+    }
+    assert report["metrics"]["faithfulness"]["mean"] == 1.0
+    for case in report["cases"]:
+        assert case["contexts"] == [EIFFEL], case["id"]
+    result.stdout.fnmatch_lines(["*oracle retrieval: gold contexts only*", "RAG gate: PASSED"])
+
+
+def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
+    pytester: pytest.Pytester,
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [CASES[0]])
+    write_app(pytester)
+    result, report = run(pytester, "--rag-gate-oracle")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    (case,) = report["cases"]
+    assert case["error"] == (
+        "golden.jsonl:1: case 'by-id' has no gold contexts for oracle retrieval; give it "
+        "'reference_contexts', or pass the corpus its relevant_context_ids name with "
+        "--rag-gate-corpus."
+    )
+    assert report["verdict"] == "failed"
+
+
+def test_a_target_that_cannot_take_contexts_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    pytester.makepyfile(oracle_app="def answer(question):\n    return 'x'\n")
+    result, _ = run(pytester, "--rag-gate-oracle", "both")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*Live-mode target oracle_app:answer cannot take gold contexts*contexts=None*"]
+    )
+    assert_no_traceback(result)
+
+
+def test_a_bad_corpus_line_is_named(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    write_app(pytester)
+    (pytester.path / "corpus.jsonl").write_text(
+        json.dumps({"id": "eiffel", "text": EIFFEL}) + "\n" + json.dumps({"id": "x"}) + "\n",
+        encoding="utf-8",
+    )
+    result, _ = run(pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*corpus.jsonl:2: field 'text' is missing; expected non-empty text.*"]
+    )
+
+
+def test_oracle_needs_a_live_target(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    result = pytester.runpytest("--rag-gate", "--rag-gate-oracle")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--rag-gate-oracle needs live mode*"])
