@@ -25,6 +25,18 @@ statuses with optional ``retry-after``, a hang past the client timeout, a body t
 not JSON, or a reply that does not fit the schema. ``echo_key`` makes every error body
 quote the API key the client presented, as a careless gateway would. Every request is
 recorded with its headers and body.
+
+Prompt caching is simulated the way the providers report it (``prompt_cache=False`` turns
+it off). Anthropic: a prefix ending at a ``cache_control`` breakpoint (rendered in the
+order tools, system, messages) of at least ``cache_min_tokens`` tokens is written when the
+answer is sent, and a later request whose prefix matches byte for byte at a breakpoint (or
+up to 20 blocks before one) reads it; ``usage`` then splits the prompt into
+``input_tokens`` (the rest), ``cache_creation_input_tokens`` and
+``cache_read_input_tokens``. OpenAI: prefixes of 1,024 tokens and more are cached by
+themselves, in steps of 128 tokens, and ``usage.prompt_tokens_details.cached_tokens`` says
+how many of ``prompt_tokens`` were read. Entries live ``cache_ttl_s`` seconds from their
+last use. A request that arrives while the request writing its prefix is still being
+answered misses, as on the real APIs.
 """
 
 from __future__ import annotations
@@ -191,6 +203,22 @@ def supported_by(statement: str, sources: Iterable[str]) -> bool:
     return bool(needed) and needed <= available
 
 
+def claim_verdict(claim: str, sources: Iterable[str]) -> str:
+    """``supported``; ``contradicted`` when the claim's numbers are not the contexts' ones
+    but the rest of it is there (``completed in 1925`` against ``completed in 1889``);
+    else ``not_in_context``."""
+    texts = list(sources)
+    if supported_by(claim, texts):
+        return "supported"
+    numbers = {token for token in _tokens(claim) if token.isdigit()}
+    words = _tokens(claim) - numbers
+    available = _tokens(" ".join(texts))
+    stated = {token for token in available if token.isdigit()}
+    if numbers and stated and not numbers & stated and words and words <= available:
+        return "contradicted"
+    return "not_in_context"
+
+
 def _overlaps(text: str, other: str) -> bool:
     return bool(_tokens(text) & _tokens(other))
 
@@ -213,7 +241,7 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
             "verdicts": [
                 {
                     "claim": claim,
-                    "verdict": "supported" if supported_by(claim, contexts) else "not_in_context",
+                    "verdict": claim_verdict(claim, contexts),
                     "reason": "overlap",
                 }
                 for claim in data.get("claim", [])
@@ -299,17 +327,13 @@ def _content_text(content: Any) -> str:
 
 def input_tokens_of(api: str, body: dict[str, Any]) -> int:
     """The prompt tokens of a chat request: texts, schemas and per-message framing."""
+    if api == "anthropic":
+        return anthropic_input_tokens(body)
     messages = body.get("messages") or []
     texts = [_content_text(message.get("content")) for message in messages]
-    if api == "anthropic":
-        texts.append(_content_text(body.get("system")))
-        for tool in body.get("tools") or []:
-            texts.append(str(tool.get("name", "")) + " " + str(tool.get("description", "")))
-            texts.append(json.dumps(tool.get("input_schema", {}), ensure_ascii=False))
-    else:
-        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-        if schema is not None:
-            texts.append(json.dumps(schema, ensure_ascii=False))
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+    if schema is not None:
+        texts.append(json.dumps(schema, ensure_ascii=False))
     framing = MESSAGE_FRAMING_TOKENS * (len(messages) + 1)
     return framing + sum(estimate_tokens(text) for text in texts)
 
@@ -323,6 +347,137 @@ def embedding(text: str, dimensions: int = 64) -> list[float]:
         vector[digest[0] % dimensions] += 1.0
     norm = math.sqrt(sum(value * value for value in vector)) or 1.0
     return [value / norm for value in vector]
+
+
+# --- the providers' prompt caches ---------------------------------------------------------
+
+#: How many content blocks before a breakpoint Anthropic looks back for a cached prefix.
+_LOOKBACK_BLOCKS = 20
+#: OpenAI caches prompts from this many tokens on, in steps of ``_OPENAI_STEP``.
+_OPENAI_MIN_TOKENS = 1024
+_OPENAI_STEP = 128
+_CHUNK_CHARS = 32
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """How a chat request met the prompt cache: tokens read, tokens written, and the
+    prefix digests to store once the answer is sent."""
+
+    read: int = 0
+    written: int = 0
+    store: tuple[str, ...] = ()
+
+
+def _segments(body: dict[str, Any]) -> list[tuple[str, int, bool]]:
+    """An Anthropic request as rendered for caching, in the order tools, system, messages:
+    each block's identity (role and text), its tokens (framing included) and whether it
+    carries a ``cache_control`` breakpoint."""
+    segments: list[tuple[str, int, bool]] = []
+    for tool in body.get("tools") or []:
+        text = str(tool.get("name", "")) + " " + str(tool.get("description", ""))
+        schema = json.dumps(tool.get("input_schema", {}), ensure_ascii=False)
+        tokens = estimate_tokens(text) + estimate_tokens(schema)
+        segments.append((f"tool:{text}:{schema}", tokens, "cache_control" in tool))
+    system = body.get("system")
+    system_blocks = system if isinstance(system, list) else [{"text": str(system or "")}]
+    for position, block in enumerate(system_blocks):
+        text = str(block.get("text", ""))
+        framing = MESSAGE_FRAMING_TOKENS if position == 0 else 0
+        segments.append(
+            (f"system:{text}", framing + estimate_tokens(text), "cache_control" in block)
+        )
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"text": str(content or "")}]
+        for position, block in enumerate(blocks):
+            text = str(block.get("text") or json.dumps(block.get("input", ""), ensure_ascii=False))
+            framing = MESSAGE_FRAMING_TOKENS if position == 0 else 0
+            identity = f"{message.get('role')}:{text}"
+            segments.append((identity, framing + estimate_tokens(text), "cache_control" in block))
+    return segments
+
+
+def anthropic_input_tokens(body: dict[str, Any]) -> int:
+    """The prompt tokens of a Messages request, counted block by block."""
+    return sum(tokens for _, tokens, _ in _segments(body))
+
+
+class PromptCache:
+    """The prefix caches of the fake Anthropic and OpenAI APIs (thread-safe)."""
+
+    def __init__(self, ttl_s: float = 300.0) -> None:
+        self.ttl_s = ttl_s
+        self._expiry: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def _live(self, digest: str, now: float) -> bool:
+        expiry = self._expiry.get(digest)
+        if expiry is None or expiry < now:
+            return False
+        self._expiry[digest] = now + self.ttl_s  # a read refreshes the entry
+        return True
+
+    def store(self, use: CacheUse) -> None:
+        """Make the prefixes of an answered request readable."""
+        now = time.monotonic()
+        with self._lock:
+            for digest in use.store:
+                self._expiry[digest] = now + self.ttl_s
+
+    def anthropic(self, body: dict[str, Any], min_tokens: int) -> CacheUse:
+        """Reads and writes at the request's ``cache_control`` breakpoints."""
+        digest = hashlib.sha256(str(body.get("model", "")).encode())
+        boundaries: list[tuple[str, int, bool]] = []  # (digest, tokens so far, breakpoint)
+        tokens = 0
+        for identity, block_tokens, breakpoint in _segments(body):
+            digest.update(identity.encode("utf-8", "surrogatepass") + b"\x00")
+            tokens += block_tokens
+            boundaries.append((digest.hexdigest(), tokens, breakpoint))
+        breakpoints = [index for index, (_, _, marked) in enumerate(boundaries) if marked]
+        now = time.monotonic()
+        read_at = -1
+        with self._lock:
+            for index in breakpoints:
+                for candidate in range(index, max(-1, index - _LOOKBACK_BLOCKS), -1):
+                    if candidate > read_at and self._live(boundaries[candidate][0], now):
+                        read_at = candidate
+                        break
+        read = boundaries[read_at][1] if read_at >= 0 else 0
+        cacheable = [i for i in breakpoints if boundaries[i][1] >= min_tokens and i > read_at]
+        written = boundaries[cacheable[-1]][1] - read if cacheable else 0
+        return CacheUse(read, written, tuple(boundaries[i][0] for i in cacheable))
+
+    def openai(self, body: dict[str, Any], prompt_tokens: int) -> CacheUse:
+        """Automatic prefix caching: the longest seen prefix, in 128-token steps."""
+        pieces: list[str] = [str(body.get("model", ""))]
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        if schema is not None:
+            pieces.append(json.dumps(schema, ensure_ascii=False))
+        for tool in body.get("tools") or []:
+            pieces.append(json.dumps(tool, ensure_ascii=False))
+        for message in body.get("messages") or []:
+            pieces.append(f"<|{message.get('role')}|>{_message_text(message.get('content'))}")
+        rendered = "\x00".join(pieces)
+        digest = hashlib.sha256()
+        boundaries: list[tuple[str, int]] = []
+        tokens = 0
+        target = _OPENAI_MIN_TOKENS
+        for start in range(0, len(rendered), _CHUNK_CHARS):
+            chunk = rendered[start : start + _CHUNK_CHARS]
+            digest.update(chunk.encode("utf-8", "surrogatepass"))
+            tokens += estimate_tokens(chunk)
+            # The last tokens of a prompt are never served from the cache.
+            if tokens >= target and target < prompt_tokens:
+                boundaries.append((digest.hexdigest(), target))
+                target += _OPENAI_STEP
+        now = time.monotonic()
+        read = 0
+        with self._lock:
+            for prefix_digest, prefix_tokens in boundaries:
+                if self._live(prefix_digest, now):
+                    read = prefix_tokens
+        return CacheUse(read, 0, tuple(prefix_digest for prefix_digest, _ in boundaries))
 
 
 # --- the server ---------------------------------------------------------------------------
@@ -356,6 +511,9 @@ class FakeLLM:
     required_key: str | None = None
     reject_forced_tool_choice: bool = False
     echo_key: bool = False
+    prompt_cache: bool = True
+    cache_min_tokens: int = 1024
+    cache_ttl_s: float = 300.0
     requests: list[Recorded] = field(default_factory=list)
     calls: int = 0
     in_flight: int = 0
@@ -369,6 +527,7 @@ class FakeLLM:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
+        self.cache = PromptCache(ttl_s=self.cache_ttl_s)
 
     # lifecycle
 
@@ -447,6 +606,13 @@ class FakeLLM:
                     return number, rule.fault
             return number, None
 
+    def _cache_use(self, api: str, body: dict[str, Any]) -> CacheUse:
+        if not self.prompt_cache:
+            return CacheUse()
+        if api == "anthropic":
+            return self.cache.anthropic(body, self.cache_min_tokens)
+        return self.cache.openai(body, input_tokens_of(api, body))
+
     def _authorised(self, headers: dict[str, str]) -> bool:
         if self.required_key is None:
             return True
@@ -467,11 +633,15 @@ def _message_text(content: Any) -> str:
 _DECLARED_NONCE = re.compile(r'<data id="(?P<id>[0-9a-f]+)"')
 
 
+_REQUEST_KIND = re.compile(r"Request kind: (\w+)\.")
+_NAMED_NONCE = re.compile(r'carry id="(?P<id>[0-9a-f]+)"')
+
+
 def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
     kind: str | None = None
     if api == "anthropic":
         tools = body.get("tools") or []
-        if tools:
+        if len(tools) == 1:
             kind = str(tools[0].get("name", "")).removeprefix("record_")
         system = body.get("system") or ""
         if isinstance(system, list):
@@ -489,11 +659,14 @@ def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
     user_messages = [m for m in messages if m.get("role") == "user"]
     user_texts = tuple(_message_text(m.get("content", "")) for m in user_messages)
     first = user_texts[0] if user_texts else ""
-    if kind is None:
-        match = re.search(r"Request kind: (\w+)\.", str(system))
-        kind = match.group(1) if match else None
-    # The system prompt names the genuine block id; a block the data forged has another.
-    declared = _DECLARED_NONCE.search(str(system))
+    # The request kind closes the first user message, after every data block.
+    named_kinds = _REQUEST_KIND.findall(_BLOCK.sub("", first)) or _REQUEST_KIND.findall(str(system))
+    if named_kinds:
+        kind = named_kinds[-1]
+    # The prompt names the genuine block id (the first line of the user message, or the
+    # system prompt); a block the data forged has another.
+    named = _NAMED_NONCE.search(first.split("\n", 1)[0])
+    declared = named or _DECLARED_NONCE.search(str(system))
     blocks = list(_BLOCK.finditer(first))
     nonce = declared.group("id") if declared else (blocks[0].group("id") if blocks else None)
     data: dict[str, list[str]] = {}
@@ -512,6 +685,64 @@ def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
         number=number,
         user_messages=user_texts,
     )
+
+
+def chat_response(
+    api: str, body: dict[str, Any], call: FakeCall, reply: dict[str, Any] | Raw, cache: CacheUse
+) -> dict[str, Any]:
+    """The Messages or Chat Completions response body carrying ``reply``, with its usage."""
+    output_text = reply.text if isinstance(reply, Raw) else json.dumps(reply, ensure_ascii=False)
+    input_tokens = input_tokens_of(api, body)
+    output_tokens = estimate_tokens(output_text) + 1
+    model = str(body.get("model", "fake"))
+    number = call.number
+    if api == "anthropic":
+        content: list[dict[str, Any]]
+        tool_names = [str(tool.get("name", "")) for tool in body.get("tools") or []]
+        if isinstance(reply, Raw) or not tool_names:
+            content = [{"type": "text", "text": output_text}]
+            stop_reason = "end_turn"
+        else:
+            wanted = f"record_{call.kind}"
+            name = wanted if wanted in tool_names else tool_names[0]
+            content = [
+                {"type": "tool_use", "id": f"toolu_fake_{number}", "name": name, "input": reply}
+            ]
+            stop_reason = "tool_use"
+        return {
+            "id": f"msg_fake_{number}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens - cache.read - cache.written,
+                "cache_creation_input_tokens": cache.written,
+                "cache_read_input_tokens": cache.read,
+                "output_tokens": output_tokens,
+            },
+        }
+    return {
+        "id": f"chatcmpl-fake-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": output_text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": input_tokens,
+            "completion_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+            "prompt_tokens_details": {"cached_tokens": cache.read, "audio_tokens": 0},
+        },
+    }
 
 
 class _Server(ThreadingHTTPServer):
@@ -631,6 +862,9 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self._error(api, 404, f"no route {self.path}", {})
                 return
             number, fault = server._next_call()
+            # The provider reads its prompt cache when the request arrives; what it writes
+            # is readable once the answer goes out.
+            cache_use = server._cache_use(api, body)
             if server.latency_s:
                 time.sleep(server.latency_s)
             if (
@@ -656,62 +890,8 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
             call = _call_of(api, body, number)
             reply: dict[str, Any] | Raw
             reply = _SCHEMA_INVALID if fault is not None else server.responder(call)
-            output_text = (
-                reply.text if isinstance(reply, Raw) else json.dumps(reply, ensure_ascii=False)
-            )
-            input_tokens = input_tokens_of(api, body)
-            output_tokens = estimate_tokens(output_text) + 1
-            model = str(body.get("model", "fake"))
-            if api == "anthropic":
-                content: list[dict[str, Any]]
-                if isinstance(reply, Raw) or not body.get("tools"):
-                    content = [{"type": "text", "text": output_text}]
-                    stop_reason = "end_turn"
-                else:
-                    content = [
-                        {
-                            "type": "tool_use",
-                            "id": f"toolu_fake_{number}",
-                            "name": body["tools"][0]["name"],
-                            "input": reply,
-                        }
-                    ]
-                    stop_reason = "tool_use"
-                self._json(
-                    200,
-                    {
-                        "id": f"msg_fake_{number}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": model,
-                        "content": content,
-                        "stop_reason": stop_reason,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
-                    },
-                )
-            else:
-                self._json(
-                    200,
-                    {
-                        "id": f"chatcmpl-fake-{number}",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": model,
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": output_text},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": input_tokens,
-                            "completion_tokens": output_tokens,
-                            "total_tokens": input_tokens + output_tokens,
-                        },
-                    },
-                )
+            server.cache.store(cache_use)
+            self._json(200, chat_response(api, body, call, reply, cache_use))
 
     return Handler
 

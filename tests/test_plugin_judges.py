@@ -397,3 +397,53 @@ def test_reverse_questions_without_an_embeddings_api_is_a_usage_error(
         ["*'reverse_questions'*the anthropic judge has no embeddings API*--rag-gate-judge openai*"]
     )
     assert server.calls == 0
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_contradicted_claims_are_counted_and_gated_with_a_maximum(
+    pytester: pytest.Pytester, server: FakeLLM, api: str
+) -> None:
+    rows = [
+        {
+            "id": "right-year",
+            "question": "When was the Eiffel Tower completed?",
+            "answer": "The Eiffel Tower was completed in 1889.",
+            "contexts": ["The Eiffel Tower was completed in 1889 in Paris."],
+        },
+        {
+            "id": "wrong-year",
+            "question": "When was the Eiffel Tower completed?",
+            "answer": "The Eiffel Tower was completed in 1925.",
+            "contexts": ["The Eiffel Tower was completed in 1889 in Paris."],
+        },
+    ]
+    (pytester.path / "golden.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+    )
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        api,
+        "--rag-gate-metrics",
+        "faithfulness,contradiction_rate",
+        "--rag-gate-threshold",
+        "faithfulness=0",
+        "--rag-gate-threshold",
+        "contradiction_rate<=0.02",
+        "--rag-gate-report",
+        "report.json",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "contradiction_rate  0.500 *<=0.02*FAIL",
+            "FAILED contradiction_rate mean 0.50 > 0.02 (n=2*",
+        ]
+    )
+    report = read_report(pytester)
+    wrong = next(case for case in report["cases"] if case["id"] == "wrong-year")
+    assert [claim["verdict"] for claim in wrong["details"]["faithfulness"]] == ["contradicted"]
+    # Both metrics read one verification: two calls per case, as faithfulness alone.
+    assert report["usage"]["calls"] == 4
+    verify = [r for r in server.judge_requests() if "verify" in json.dumps(r.body)]
+    assert verify and all("not_in_context" in json.dumps(r.body) for r in verify)
