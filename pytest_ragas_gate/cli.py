@@ -2,7 +2,7 @@
 
 ``regate`` applies the gate again with other thresholds, ``compare`` shows what changed
 between two runs, ``merge`` recombines the reports of a sharded CI matrix and gates the
-whole, and ``summary`` prints the Markdown summary of a report.
+whole, ``summary`` prints the Markdown summary of a report and ``html`` writes its page.
 
 Exit statuses follow pytest's: 0 the gate passed (or no regression), 1 it failed, 4 the
 command line or a report is unusable (one line on stderr, no traceback).
@@ -24,6 +24,7 @@ from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair
 from .config import GateConfig, load_config
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .labelling import register_commands
 from .options import parse_threshold
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
@@ -41,6 +42,7 @@ OPERATIONAL_SETTINGS = frozenset(
     {
         "report",
         "report_details",
+        "html",
         "junit",
         "cache",
         "cache_dir",
@@ -151,6 +153,22 @@ def build_parser() -> argparse.ArgumentParser:
         "step summary.",
     )
     summary.add_argument("report", metavar="REPORT", help="a JSON report")
+
+    html = commands.add_parser(
+        "html",
+        help="write a report's self-contained HTML page",
+        description="Write the HTML page of a report (merged shard reports included): "
+        "one file with no network access, to open from disk or a CI artifact.",
+    )
+    html.add_argument("report", metavar="REPORT", help="a JSON report")
+    html.add_argument("-o", "--output", required=True, metavar="OUT", help="the HTML file")
+    html.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="a baseline report for per-case deltas (default: the report's own baseline, "
+        "when its file is still there)",
+    )
+    register_commands(commands)
     return parser
 
 
@@ -169,9 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": _compare,
         "merge": _merge,
         "summary": _summary,
+        "html": _html,
     }
     try:
-        return handlers[arguments.command](arguments)
+        # Commands registered by other modules carry their own handler.
+        return (getattr(arguments, "handler", None) or handlers[arguments.command])(arguments)
     except (CommandError, ReportError, ConfigError) as error:
         print(f"rag-gate {arguments.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -540,6 +560,15 @@ def _summary(arguments: argparse.Namespace) -> int:
     )
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
+    return EXIT_PASSED
+
+
+def _html(arguments: argparse.Namespace) -> int:
+    from .reports.html import write_saved_report_html
+
+    saved = write_saved_report_html(arguments.report, arguments.output, baseline=arguments.baseline)
+    print(f"wrote {arguments.output}: {len(saved.results)} case(s), verdict {saved.raw['verdict']}")
+    # Writing a page is not gating: like summary, it succeeds whatever the verdict.
     return EXIT_PASSED
 
 

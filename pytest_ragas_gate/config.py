@@ -95,6 +95,7 @@ class GateConfig(BaseModel):
     junit: str | None = None
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
+    html: str | None = None
     baseline: str | None = None
     oracle: Literal["off", "only", "both"] = "off"
     corpus: str | None = None

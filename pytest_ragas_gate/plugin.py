@@ -107,6 +107,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "context precision and recall (and every error); full keeps all (default: core).",
     )
     group.addoption(
+        "--rag-gate-html",
+        dest="rag_gate_html",
+        default=None,
+        metavar="PATH",
+        help="Write the self-contained HTML report here (default: none).",
+    )
+    group.addoption(
         "--rag-gate-baseline",
         dest="rag_gate_baseline",
         default=None,
@@ -191,6 +198,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "junit": option.rag_gate_junit,
         "report": option.rag_gate_report,
         "report_details": option.rag_gate_report_details,
+        "html": option.rag_gate_html,
         "baseline": option.rag_gate_baseline,
         "labels": option.rag_gate_labels,
         "oracle": option.rag_gate_oracle,

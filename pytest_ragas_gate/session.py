@@ -407,7 +407,7 @@ class GateRun:
 
         root = self.pytest_config.invocation_params.dir
         ordered = self.collected
-        if self.config.report:
+        if self.config.report or self.config.html:
             shard = self.pytest_config.option.rag_gate_shard
             report = build_report(
                 results=ordered,
@@ -422,7 +422,15 @@ class GateRun:
                 shard=None if shard is None else {"index": shard.index, "count": shard.count},
                 include_cases=False,
             )
-            write_report(root / self.config.report, report, results=ordered)
+            if self.config.report:
+                write_report(root / self.config.report, report, results=ordered)
+            if self.config.html:
+                from .reports.html import write_html
+
+                baseline = None
+                if self.baseline is not None:
+                    baseline = in_shard(self.baseline.results, shard)
+                write_html(root / self.config.html, report, ordered, baseline=baseline)
         if self.config.junit:
             write_junit(
                 root / self.config.junit,
