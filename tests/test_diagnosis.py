@@ -305,3 +305,26 @@ def test_a_rising_contradiction_rate_is_a_regression(tmp_path: Path) -> None:
         new, base, ["contradiction_rate"], GateConfig(bootstrap_resamples=500), path="b"
     )
     assert not falling.metrics["contradiction_rate"].regressed
+
+
+@pytest.mark.slow
+def test_xdist_gives_the_serial_diagnosis(pytester: pytest.Pytester) -> None:
+    _, serial = run_gate(pytester)
+    (pytester.path / "report.json").rename(pytester.path / "serial.json")
+    write_jsonl(pytester, "golden.jsonl", ROWS)
+    result = pytester.runpytest_subprocess(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-report",
+        "report.json",
+        "-n",
+        "2",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    parallel = read_report(pytester.path / "report.json")
+    assert parallel["diagnosis"] == serial["diagnosis"]
+    assert parallel["recommendation"] == serial["recommendation"]
+    assert [case["diagnosis"] for case in parallel["cases"]] == [
+        case["diagnosis"] for case in serial["cases"]
+    ]
