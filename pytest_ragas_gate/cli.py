@@ -24,6 +24,7 @@ from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair
 from .config import GateConfig, load_config
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .labelling import register_commands
 from .options import parse_threshold
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
@@ -167,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a baseline report for per-case deltas (default: the report's own baseline, "
         "when its file is still there)",
     )
+    register_commands(commands)
     return parser
 
 
@@ -188,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "html": _html,
     }
     try:
-        return handlers[arguments.command](arguments)
+        # Commands registered by other modules carry their own handler.
+        return (getattr(arguments, "handler", None) or handlers[arguments.command])(arguments)
     except (CommandError, ReportError, ConfigError) as error:
         print(f"rag-gate {arguments.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
