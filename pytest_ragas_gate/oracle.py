@@ -7,7 +7,7 @@ through a ``contexts=`` keyword, instead of retrieving. The gold contexts are th
 corpus file given with ``--rag-gate-corpus`` (JSON Lines of ``{"id", "text"}``).
 
 * ``--rag-gate-oracle`` (``only``): every case is answered from its gold contexts and
-  only generation metrics are scored — the generator's quality with perfect retrieval.
+  the retrieval metrics are not scored — the generator's quality with perfect retrieval.
 * ``--rag-gate-oracle both``: each case is answered twice; the generation metrics are
   scored on both answers, the oracle ones as ``oracle_<metric>`` (gateable like any
   metric), and the summary prints the per-metric gap: what retrieval costs.
@@ -27,7 +27,6 @@ from .config import GateConfig
 from .exceptions import CaseError, ConfigError
 from .judges.base import CaseJudge
 from .metrics.base import Metric, MetricResult
-from .metrics.registry import BUILTIN_METRIC_NAMES
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -54,6 +53,17 @@ GENERATION_METRICS: tuple[str, ...] = (
     "contradiction_rate",
     "answer_relevancy",
     "answer_correctness",
+)
+
+#: The built-in metrics of retrieval, which gold contexts make perfect by construction.
+RETRIEVAL_METRICS: tuple[str, ...] = (
+    "context_precision",
+    "context_recall",
+    "context_relevance",
+    "id_recall",
+    "id_precision",
+    "mrr",
+    "top_doc_usage",
 )
 
 #: Oracle metrics are named ``oracle_<metric>``.
@@ -316,14 +326,9 @@ def apply_oracle(
     if config.corpus:
         path = Path(config.corpus)
         corpus = read_corpus(path if path.is_absolute() else rootdir / path)
-    builtin = set(BUILTIN_METRIC_NAMES)
     if config.oracle == "only":
-        kept = {
-            name: metric
-            for name, metric in metrics.items()
-            if name in GENERATION_METRICS or name not in builtin
-        }
-        retrieval = [name for name in config.metrics or [] if name in builtin and name not in kept]
+        kept = {name: metric for name, metric in metrics.items() if name not in RETRIEVAL_METRICS}
+        retrieval = [name for name in config.metrics or [] if name in RETRIEVAL_METRICS]
         if retrieval:
             raise ConfigError(
                 f"--rag-gate-oracle only scores the generator; {', '.join(retrieval)} "

@@ -4,7 +4,8 @@ The gate calls ``answer(question)`` for every case (``target: rag_app:answer`` i
 rag_gate.yaml). A real system would call its retriever and its model here; what matters
 to the gate is the shape of the return value: the answer, the retrieved chunks in rank
 order (with ids, so ``relevant_context_ids`` metrics work) and, for an agent, the tool
-it chose.
+it chose. With ``--rag-gate-oracle`` the gate passes the case's gold chunks as
+``contexts=`` and the system answers from them instead of retrieving.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ def retrieve(question: str, top_k: int = 2) -> list[dict[str, str]]:
     return [{"id": doc_id, "text": text} for doc_id, text in ranked[:top_k]]
 
 
-def answer(question: str) -> dict[str, Any]:
+def answer(question: str, contexts: list[str] | None = None) -> dict[str, Any]:
     """Answer from the top-ranked note; billing questions go to the billing tool."""
     tool = "billing_lookup" if _words(question) & BILLING_WORDS else "docs_search"
-    contexts = retrieve(question)
-    return {"answer": contexts[0]["text"], "contexts": contexts, "tool": tool}
+    if contexts is not None:  # oracle retrieval: the gold chunks, in order
+        return {"answer": contexts[0], "contexts": contexts, "tool": tool}
+    retrieved = retrieve(question)
+    return {"answer": retrieved[0]["text"], "contexts": retrieved, "tool": tool}
