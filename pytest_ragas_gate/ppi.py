@@ -9,7 +9,8 @@ error on the n labelled ones (the *rectifier*)::
     estimate = mean(judge over unlabelled) - mean(judge - human over labelled)
 
 Its variance is the sum of the two terms' variances, and the interval is the normal
-approximation around it. The interval is valid however biased the judge is; the better the
+approximation around it, cut to [0, 1] where the human-scale mean lives (which never
+lowers its coverage). The interval is valid however biased the judge is; the better the
 judge tracks people, the narrower it gets, down to far narrower than the labels alone.
 
 PPI++ (Angelopoulos, Duchi and Zrnic, 2023) weighs the judge by a power-tuning factor
@@ -47,6 +48,7 @@ class PowerTunedEstimate(BaseModel):
     estimate: float
     ci_low: float
     ci_high: float
+    standard_error: float
 
 
 class PpiEstimate(BaseModel):
@@ -56,8 +58,9 @@ class PpiEstimate(BaseModel):
         labelled: n, the cases with both a judge score and a human label.
         unlabelled: N, the cases with a judge score and no label.
         estimate: The classical PPI estimate of the human-scale mean.
-        ci_low: The lower bound of its normal-approximation interval.
-        ci_high: The upper bound.
+        ci_low: The lower bound of its normal-approximation interval, at least 0.
+        ci_high: The upper bound, at most 1.
+        standard_error: The estimate's standard error (the interval's half-width over z).
         judge_mean: The judge's mean over the unlabelled cases (over the labelled ones
             when every case is labelled).
         rectifier: The judge's mean error (judge − human) over the labelled cases.
@@ -72,6 +75,7 @@ class PpiEstimate(BaseModel):
     estimate: float
     ci_low: float
     ci_high: float
+    standard_error: float
     judge_mean: float
     rectifier: float
     human_mean: float
@@ -109,6 +113,8 @@ def _covariance(first: Sequence[float], second: Sequence[float]) -> float:
 
 def normal_interval(centre: float, var: float, confidence: float) -> tuple[float, float]:
     """``centre ± z · sqrt(var)``, z the two-sided normal quantile of ``confidence``.
+
+    Not cut to [0, 1]: :func:`ppi_mean` does that for the means it estimates.
 
     Example:
         >>> low, high = normal_interval(0.5, 0.0004, 0.95)
@@ -164,13 +170,13 @@ def ppi_mean(
     human_mean = _mean(human_labelled)
     if big_n == 0:
         # Everything is labelled: the labels are the answer, with their own interval.
-        low, high = normal_interval(human_mean, variance(human_labelled) / n, confidence)
+        spread = variance(human_labelled) / n
         estimate, judge_mean = human_mean, _mean(judge_labelled)
     else:
         judge_mean = _mean(judge_unlabelled)
         estimate = judge_mean - rectifier
         spread = variance(judge_unlabelled) / big_n + variance(errors) / n
-        low, high = normal_interval(estimate, spread, confidence)
+    low, high = _unit(normal_interval(estimate, spread, confidence))
     tuned = (
         _power_tuned(judge_unlabelled, judge_labelled, human_labelled, confidence)
         if power_tuning
@@ -182,6 +188,7 @@ def ppi_mean(
         estimate=estimate,
         ci_low=low,
         ci_high=high,
+        standard_error=math.sqrt(spread),
         judge_mean=judge_mean,
         rectifier=rectifier,
         human_mean=human_mean,
@@ -216,5 +223,13 @@ def _power_tuned(
     spread = variance(residuals) / n + (
         lam * lam * variance(judge_unlabelled) / big_n if big_n else 0.0
     )
-    low, high = normal_interval(estimate, spread, confidence)
-    return PowerTunedEstimate(lam=lam, estimate=estimate, ci_low=low, ci_high=high)
+    low, high = _unit(normal_interval(estimate, spread, confidence))
+    return PowerTunedEstimate(
+        lam=lam, estimate=estimate, ci_low=low, ci_high=high, standard_error=math.sqrt(spread)
+    )
+
+
+def _unit(interval: tuple[float, float]) -> tuple[float, float]:
+    """An interval for a mean of values in [0, 1], cut to [0, 1]."""
+    low, high = interval
+    return max(0.0, low), min(1.0, high)

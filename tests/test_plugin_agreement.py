@@ -1,0 +1,231 @@
+"""Human labels end to end: inline or in a labels file, agreement, PPI, floors, re-gating."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gate_runs import assert_no_traceback, case_row, read_report, write_config, write_golden
+
+from pytest_ragas_gate import cli
+
+#: Labels people gave: the judge agrees on all but case 5 (it scores 1, people say 0).
+LABELS = {0: 1, 1: 1, 2: 0, 3: 0, 4: 1, 5: 0, 6: 1}
+
+
+def good(index: int) -> dict[str, Any]:
+    return case_row(index)
+
+
+def unfaithful(index: int) -> dict[str, Any]:
+    """Faithfulness 0 with the offline judge: the contexts do not support the answer."""
+    return {**case_row(index), "answer": "Bill Gates founded Apple in 1999 in Seattle."}
+
+
+def golden_rows(*, inline: bool) -> list[dict[str, Any]]:
+    rows = [unfaithful(index) if index in (2, 3) else good(index) for index in range(10)]
+    if inline:
+        for index, label in LABELS.items():
+            rows[index]["human"] = {"faithfulness": label}
+    return rows
+
+
+def labels_csv(path: Path) -> Path:
+    lines = ["id,question,human_faithfulness"]
+    lines += [
+        f"case-{index:03d},(context for the labeller),{label}" for index, label in LABELS.items()
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def configure(directory: Path, **extra: Any) -> None:
+    write_config(
+        directory,
+        metrics=["faithfulness"],
+        thresholds={"faithfulness": 0.3},
+        rules={"faithfulness": "ppi_lower"},
+        ppi_min_labels=5,
+        bootstrap_resamples=200,
+        cache="off",
+        **extra,
+    )
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    result = pytester.runpytest(
+        "--rag-gate",
+        "-p",
+        "no:randomly",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-report",
+        "report.json",
+        "--rag-gate-junit",
+        "junit.xml",
+        *args,
+    )
+    report_path = pytester.path / "report.json"
+    return result, read_report(report_path) if report_path.exists() else {}
+
+
+def human_figures(report: dict[str, Any]) -> tuple[Any, Any]:
+    return report["agreement"], report["metrics"]["faithfulness"]
+
+
+def test_inline_labels_give_agreement_and_the_ppi_estimate_in_every_report(
+    pytester: pytest.Pytester,
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=True))
+    configure(pytester.path)
+
+    result, report = run(pytester)
+
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "judge–human agreement (95% CI in brackets):",
+            "  faithfulness (n=7 labelled): bias 0.14 *AUROC 0.83 *",
+            "    PPI 0.857 [0.577–1.000] on the human scale vs judge mean 0.800 "
+            "(7 labelled, 3 judged only)",
+        ]
+    )
+    agreement = report["agreement"]["faithfulness"]
+    assert agreement["n"] == 7 and agreement["binary"] is True
+    # Case 5 is the one disagreement: scored 1, labelled 0, tied with the positives.
+    assert agreement["auroc"]["value"] == pytest.approx(10 / 12)
+    ppi = report["metrics"]["faithfulness"]["ppi"]
+    # Judge mean over the 3 unlabelled cases (all faithful) minus its error on the labelled.
+    assert ppi["estimate"] == pytest.approx(1.0 - 1 / 7)
+    assert report["metrics"]["faithfulness"]["labelled"] == 7
+    assert {case["id"]: case["human"] for case in report["cases"]}["case-005"] == {
+        "faithfulness": 0.0
+    }
+    gate_suite = ET.parse(pytester.path / "junit.xml").getroot().find("testsuite[@name='rag-gate']")
+    assert gate_suite is not None
+    properties = {
+        prop.get("name"): prop.get("value")
+        for prop in gate_suite.iter("property")
+        if prop.get("name", "").startswith("ppi")
+    }
+    assert properties["ppi"] == f"{1 - 1 / 7:.4f}"
+
+
+def test_a_labels_file_gives_the_same_figures_as_inline_labels(
+    pytester: pytest.Pytester,
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=True))
+    configure(pytester.path)
+    _, inline = run(pytester)
+
+    write_golden(pytester.path, golden_rows(inline=False))
+    labels_csv(pytester.path / "labels.csv")
+    result, from_file = run(pytester, "--rag-gate-labels", "labels.csv")
+
+    assert result.ret == 0, result.stdout.str()
+    assert human_figures(from_file) == human_figures(inline)
+
+
+def test_regate_of_a_saved_report_reproduces_the_figures_and_the_verdict(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    labels_csv(pytester.path / "labels.csv")
+    # A floor the judge misses: the run fails on agreement alone.
+    configure(pytester.path, labels="labels.csv", min_agreement={"faithfulness": {"kappa": 0.9}})
+    result, report = run(pytester)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAILED faithfulness judge–human agreement: kappa 0.70 < 0.90 (n=7 labelled)"]
+    )
+
+    capsys.readouterr()
+    status = cli.main(["regate", str(pytester.path / "report.json"), "-o", "again.json"])
+    again = read_report(Path("again.json"))
+
+    assert status == 1
+    assert human_figures(again) == human_figures(report)
+    assert again["failures"] == report["failures"]
+    outcomes = {
+        case.get("name"): case.find("failure") is not None
+        for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    }
+    assert outcomes["agreement:faithfulness"] is True
+
+
+def test_rag_gate_agreement_prints_the_figures_of_a_report_with_a_labels_file(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path)
+    run(pytester)
+    labels_csv(pytester.path / "labels.csv")
+
+    capsys.readouterr()
+    status = cli.main(
+        [
+            "agreement",
+            str(pytester.path / "report.json"),
+            "--labels",
+            str(pytester.path / "labels.csv"),
+        ]
+    )
+    out = capsys.readouterr().out
+
+    assert status == 0
+    assert "faithfulness (n=7 labelled): bias 0.14" in out
+    assert "PPI 0.857" in out
+
+
+def test_bad_label_rows_are_named_by_file_line_and_field(pytester: pytest.Pytester) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path)
+    (pytester.path / "labels.csv").write_text(
+        "id,human_faithfulness,human_faithfulnes\ncase-000,1,\ncase-001,great,\n,1,\ncase-003,,0\n",
+        encoding="utf-8",
+    )
+
+    result, _ = run(pytester, "--rag-gate-labels", "labels.csv")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*labels.csv: 3 label row(s) are malformed:",
+            "labels.csv:3: field 'human_faithfulness': expected a label from 0 to 1 *got 'great'",
+            "labels.csv:4: field 'id': expected the id of a golden case*",
+            "labels.csv:5: field 'human_faithfulnes': unknown metric 'faithfulnes'; "
+            "did you mean 'faithfulness'?",
+        ]
+    )
+    assert_no_traceback(result)
+
+
+def test_a_bad_inline_label_is_an_error_of_its_case_only(pytester: pytest.Pytester) -> None:
+    rows = golden_rows(inline=True)
+    rows[1]["human"] = {"faithfulness": 2}
+    write_golden(pytester.path, rows)
+    configure(pytester.path, max_error_rate=0.5)
+
+    result, report = run(pytester)
+
+    result.stdout.fnmatch_lines(
+        ["*golden.jsonl:2: field 'human': the label of 'faithfulness' must be a number*"]
+    )
+    assert report["agreement"]["faithfulness"]["n"] == 6
+
+
+@pytest.mark.slow
+def test_two_xdist_workers_give_the_figures_of_a_serial_run(pytester: pytest.Pytester) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    labels_csv(pytester.path / "labels.csv")
+    configure(pytester.path, labels="labels.csv")
+    _, serial = run(pytester, "-p", "no:xdist")
+
+    result, parallel = run(pytester, "-n", "2")
+
+    assert result.ret == 0, result.stdout.str()
+    assert human_figures(parallel) == human_figures(serial)
+    assert json.dumps(parallel["metrics"]) == json.dumps(serial["metrics"])
