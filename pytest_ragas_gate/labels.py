@@ -160,6 +160,8 @@ def _label_row(raw: RawCase, errors: list[str], metrics: Collection[str] | None)
         )
         return None
     file = fields.get("file")
+    if file == "":
+        file = None  # an empty CSV cell: the id alone names the case
     if file is not None and (not isinstance(file, str) or not file.strip()):
         errors.append(f"field 'file': expected a golden file's path, got {kind_of(file)}")
         return None
