@@ -4,8 +4,15 @@ One model serves the judges, which add it up per request, and the results and re
 which store it per case and metric. It imports nothing from the rest of the package, so
 both can depend on it without depending on each other.
 
->>> Usage(calls=1, input_tokens=120, cost_usd=0.1) + Usage(calls=2, cache_hits=1, cost_usd=0.2)
-Usage(calls=3, input_tokens=120, output_tokens=0, retries=0, cache_hits=1, cost_usd=0.3)
+``input_tokens`` counts every prompt token; ``cache_read_tokens`` and
+``cache_write_tokens`` say how many of them the provider read from, or wrote to, its
+prompt cache (billed at a fraction, or a premium, of the input price). ``cache_hits``
+counts requests answered from the gate's own reply cache, which cost nothing.
+
+>>> total = Usage(calls=1, input_tokens=120, cost_usd=0.1) + Usage(calls=2, cache_hits=1,
+...                                                             cost_usd=0.2)
+>>> total.calls, total.input_tokens, total.cache_hits, total.cost_usd
+(3, 120, 1, 0.3)
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ class Usage(BaseModel):
     retries: int = 0
     cache_hits: int = 0
     cost_usd: float = 0.0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -42,4 +51,6 @@ class Usage(BaseModel):
             retries=self.retries + other.retries,
             cache_hits=self.cache_hits + other.cache_hits,
             cost_usd=round(self.cost_usd + other.cost_usd, COST_DIGITS),
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )

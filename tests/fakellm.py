@@ -290,12 +290,13 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         return {
             "verdicts": [
                 {"index": index, "relevant": _overlaps(chunk, target)}
-                for index, chunk in enumerate(data.get("chunk", []))
+                for index, chunk in enumerate(data.get("context", data.get("chunk", [])))
             ]
         }
     if call.kind == "attribute_answer":
         answer = one("answer")
-        used = [i for i, doc in enumerate(data.get("document", [])) if _overlaps(doc, answer)]
+        documents = data.get("context", data.get("document", []))
+        used = [i for i, doc in enumerate(documents) if _overlaps(doc, answer)]
         return {"used_documents": used}
     return {}
 
@@ -593,6 +594,12 @@ class FakeLLM:
     def judge_requests(self) -> list[Recorded]:
         """The recorded judge calls (messages and chat completions)."""
         return [request for request in self.requests if request.path in CHAT_PATHS]
+
+    @staticmethod
+    def kind_of(request: Recorded) -> str | None:
+        """The request kind of a recorded judge call (named at the end of its prompt)."""
+        api = "anthropic" if request.path.endswith("/messages") else "openai"
+        return _call_of(api, request.body, 0).kind
 
     # internals
 

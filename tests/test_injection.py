@@ -80,10 +80,10 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "rate_relevancy":
         return {"rating": 5, "noncommittal": False, "reason": "told so"}
     if call.kind == "judge_chunks":
-        chunks = data.get("chunk", [])
+        chunks = data.get("context", [])
         return {"verdicts": [{"index": i, "relevant": True} for i in range(len(chunks))]}
     if call.kind == "attribute_answer":
-        return {"used_documents": list(range(len(data.get("document", []))))}
+        return {"used_documents": list(range(len(data.get("context", []))))}
     return default_reply(call)
 
 

@@ -50,12 +50,15 @@ def test_every_request_kind_is_answered_and_validated(
     assert answer.usage.calls == 1 and answer.usage.input_tokens > 0
     body = fake_llm.judge_requests()[0].body
     assert body["temperature"] == 0
-    response_format = body["response_format"]
-    assert response_format["type"] == "json_schema"
-    assert response_format["json_schema"]["name"] == f"record_{request_.kind}"
-    assert response_format["json_schema"]["strict"] is False
-    assert "$defs" not in response_format["json_schema"]["schema"]
+    # One response format and one system prompt (holding every kind's reply schema) for
+    # all kinds: a per-kind json_schema, rendered before the system message, would break
+    # the prefix OpenAI caches.
+    assert body["response_format"] == {"type": "json_object"}
     assert [message["role"] for message in body["messages"]] == ["system", "user"]
+    system = body["messages"][0]["content"]
+    assert "$defs" not in system
+    assert f"- {request_.kind}: " in system and "Reply schema: {" in system
+    assert f"Request kind: {request_.kind}." in body["messages"][1]["content"]
 
 
 def test_reasoning_models_get_no_temperature(fake_llm: FakeLLM) -> None:
@@ -111,7 +114,7 @@ def test_bad_key_fails_at_once_without_the_key_in_the_message(fake_llm: FakeLLM)
     assert "HTTP 401" in str(caught.value) and KEY not in str(caught.value)
 
 
-def test_server_without_json_schema_is_stepped_down(fake_llm: FakeLLM) -> None:
+def test_a_stepped_down_server_gets_the_kinds_json_schema(fake_llm: FakeLLM) -> None:
     original = fake_llm.responder
     seen: list[str | None] = []
 
@@ -121,11 +124,14 @@ def test_server_without_json_schema_is_stepped_down(fake_llm: FakeLLM) -> None:
 
     fake_llm.responder = responder
     judge = make_judge(fake_llm)
-    judge.response_format = "json_object"
+    judge.response_format = "json_schema"
 
     asyncio.run(ask_once(judge, EVERY_KIND[4]))
 
-    assert seen == ["json_object"]
+    assert seen == ["json_schema"]
+    schema = fake_llm.judge_requests()[0].body["response_format"]["json_schema"]
+    assert schema["name"] == "record_rate_relevancy" and schema["strict"] is False
+    assert "$defs" not in schema["schema"]
 
 
 def test_chinese_content_round_trips(fake_llm: FakeLLM) -> None:

@@ -331,7 +331,7 @@ def test_core_metrics_take_four_calls_per_case_and_two_in_a_row(
     by_case = requests_by_case(server, count)
     assert sorted(by_case) == list(range(count))
     for requests in by_case.values():
-        kinds = [request.body["tools"][0]["name"].removeprefix("record_") for request in requests]
+        kinds = [server.kind_of(request) for request in requests]
         assert len(requests) == 4 and set(kinds) == CORE_REQUEST_KINDS
         assert longest_sequential_chain(requests) <= 2
         first_wave_end = min(request.answered_s or 0.0 for request in requests)

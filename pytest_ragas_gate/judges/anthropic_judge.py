@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base import Answer, ReplyT
-from .prompts import build_prompt
+from .prefix_order import PrefixOrder
+from .prompts import build_prompt, tool_definitions, tool_name
 from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
 from .requests import JudgeRequest
 from .transport import (
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 
 #: The default judge model: a current Claude model with a good cost/quality balance.
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+
+#: A prompt-cache breakpoint with the default five-minute lifetime.
+_EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
 
 #: Models documented to answer a forced ``tool_choice`` with HTTP 400.
 _NO_FORCED_TOOL_PREFIXES: tuple[str, ...] = ("claude-sonnet-5-5",)
@@ -141,6 +145,7 @@ class AnthropicJudge:
             seed=seed,
         )
         self._secrets = self.transport.secrets
+        self._order = PrefixOrder()
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
@@ -163,45 +168,61 @@ class AnthropicJudge:
         """The Claude model name."""
         return self._model
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
-        """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
+    def request_params(
+        self, request: JudgeRequest[Any], followups: Sequence[Followup] = ()
+    ) -> dict[str, Any]:
+        """The Messages API parameters of ``request`` (and its re-asks so far).
+
+        Every request offers the same tools and system block, and the user message opens
+        with the case's contexts; ``cache_control`` breakpoints on the system block and
+        after the contexts let the API cache both (see :mod:`.prompts`).
+        """
         prompt = build_prompt(request, schema_in_prompt=False)
-        tool = {
-            "name": prompt.tool_name,
-            "description": f"Record the {request.kind} result.",
-            "input_schema": prompt.schema,
+        content: list[dict[str, Any]] = []
+        if prompt.prefix:
+            content.append({"type": "text", "text": prompt.prefix, "cache_control": _EPHEMERAL})
+        content.append({"type": "text", "text": prompt.rest})
+        messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+        messages += reask_turns(request, followups)
+        return {
+            "model": self._model,
+            "max_tokens": self.max_tokens,
+            "system": [{"type": "text", "text": prompt.system, "cache_control": _EPHEMERAL}],
+            "messages": messages,
+            "tools": list(tool_definitions()),
+            # The same choice for every kind: a change of tool_choice invalidates the
+            # cached messages, so a kind's own tool is named in the prompt instead.
+            "tool_choice": {"type": "any"} if self.force_tool else {"type": "auto"},
         }
 
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
+        tool = tool_name(request)
+        first = self.request_params(request)
+        prefix = first["messages"][0]["content"][0]
+        prefix_key = PrefixOrder.key(prefix["text"]) if "cache_control" in prefix else None
+
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
-            messages: list[dict[str, Any]] = [{"role": "user", "content": prompt.user}]
-            messages += reask_turns(request, followups)
-            choice: dict[str, Any] = (
-                {"type": "tool", "name": prompt.tool_name} if self.force_tool else {"type": "auto"}
-            )
-            return {
-                "model": self._model,
-                "max_tokens": self.max_tokens,
-                "system": prompt.system,
-                "messages": messages,
-                "tools": [tool],
-                "tool_choice": choice,
-            }
+            return self.request_params(request, followups) if followups else first
 
         async def attempt(followups: Sequence[Followup]) -> Any:
+            client = self._client
             try:
-                return await self._client.messages.create(**params(followups))
+                return await client.messages.create(**params(followups))
             except _bad_request_error() as exc:
                 if not (self.force_tool and "tool_choice" in str(exc)):
                     raise
-                # This model rejects forced tool choice: offer the tool instead, from now on.
+                # This model rejects forced tool choice: offer the tools instead, from now on.
                 self.force_tool = False
-                return await self._client.messages.create(**params(followups))
+                first["tool_choice"] = {"type": "auto"}
+                return await client.messages.create(**params(followups))
 
         async def call(followups: Sequence[Followup]) -> Exchange:
-            message, retries = await self.transport.send(
-                lambda: attempt(followups), what=request.kind
-            )
-            return self._exchange(message, prompt.tool_name, retries)
+            async with self._order.turn(prefix_key):
+                message, retries = await self.transport.send(
+                    lambda: attempt(followups), what=request.kind
+                )
+            return self._exchange(message, tool, retries)
 
         return await ask_until_valid(
             request,
@@ -214,20 +235,24 @@ class AnthropicJudge:
     @staticmethod
     def _exchange(message: Any, tool_name: str, retries: int) -> Exchange:
         usage = getattr(message, "usage", None)
-        input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
-        output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+        uncached = int(getattr(usage, "input_tokens", 0) or 0)
+        read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+        tokens = {
+            # The API's input_tokens leaves out the cached ones; the gate counts them all.
+            "input_tokens": uncached + read + written,
+            "output_tokens": int(getattr(usage, "output_tokens", 0) or 0),
+            "retries": retries,
+            "cache_read_tokens": read,
+            "cache_write_tokens": written,
+        }
         texts: list[str] = []
         for block in getattr(message, "content", None) or []:
             block_type = getattr(block, "type", None)
             if block_type == "tool_use" and getattr(block, "name", None) == tool_name:
                 data = block.input
                 return Exchange(
-                    data=data,
-                    raw=json.dumps(data, ensure_ascii=False),
-                    problem=None,
-                    input_tokens=input_tokens,
-                    output_tokens=output_tokens,
-                    retries=retries,
+                    data=data, raw=json.dumps(data, ensure_ascii=False), problem=None, **tokens
                 )
             if block_type == "text":
                 texts.append(block.text)
@@ -242,14 +267,7 @@ class AnthropicJudge:
             problem = "the model refused to answer"
         else:
             problem = f"it did not call the {tool_name} tool"
-        return Exchange(
-            data=data,
-            raw=raw,
-            problem=problem,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            retries=retries,
-        )
+        return Exchange(data=data, raw=raw, problem=problem, **tokens)
 
     async def aclose(self) -> None:
         """Close the SDK client's connections, if a request ever opened one."""

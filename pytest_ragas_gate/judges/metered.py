@@ -8,7 +8,8 @@
 - **budgets**: once ``max_calls`` calls are sent (or reserved by requests in flight) or
   ``max_cost`` dollars are spent, further requests raise ``BudgetExceeded`` without
   sending anything. Cache hits are free.
-- **cost**: each answer's tokens are priced with the :class:`PriceTable`.
+- **cost**: each answer's tokens are priced with the :class:`PriceTable`, input read from
+  or written to the provider's prompt cache at its own price, batch jobs at theirs.
 - **totals**: ``calls``, ``retries``, ``errors``, tokens and cost so far, for the progress
   line and the report, overall and per request kind.
 """
@@ -270,10 +271,16 @@ class MeteredJudge:
         return self._account(kind, Answer(answer.reply, usage))
 
     def _priced(self, usage: Usage, model: str | None) -> Usage:
+        # Requests of a judge in batch mode go through the batch API at its discount;
+        # embeddings (model given) are always sent directly.
+        batch = model is None and getattr(self.inner, "batch_mode", False) is True
         cost = self.pricing.cost(
             model or self.model,
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            batch=batch,
         )
         return usage.model_copy(update={"cost_usd": usage.cost_usd + cost.usd})
 

@@ -2,25 +2,35 @@
 
 Any endpoint that speaks the Chat Completions API works through ``base_url`` (or
 ``OPENAI_BASE_URL``): OpenAI, Azure, vLLM, Ollama, the llama.cpp server, a LiteLLM proxy.
-Structured output is ``response_format={"type": "json_schema", ...}`` with the reply model's
-schema (``strict`` off, because pydantic schemas use features strict mode forbids); a
-server that rejects that format is stepped down to ``json_object`` and then to plain
-prompting, and the message content is parsed as JSON either way (a tool call is accepted
-too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
+Structured output is ``response_format={"type": "json_object"}`` with every kind's reply
+schema in the shared system prompt, and the reply is validated with pydantic. A per-kind
+``json_schema`` format would break prompt caching: OpenAI renders the schema before the
+system message, so requests of different kinds would share no prefix. A server that
+rejects ``json_object`` is stepped to ``json_schema`` (LM Studio accepts only that) and
+then to plain prompting; the message content is parsed as JSON either way (a tool call is
+accepted too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
 
-``openai`` is an optional extra; importing this module without it raises ``UsageError``.
+OpenAI caches prompt prefixes of 1,024 tokens and more by itself; the layout of
+:mod:`.prompts` (shared system prompt, then the case's contexts) makes them match, and
+``usage.prompt_tokens_details.cached_tokens`` is counted as cache reads.
+
+``openai`` is an optional extra, imported on the first call (a run whose every reply
+comes from the cache never loads it); :func:`require_openai` checks it is installed.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import JudgeError, UsageError
 from ..usage import Usage
 from .base import Answer, ReplyT
-from .prompts import build_prompt
+from .prefix_order import PrefixOrder
+from .prompts import Prompt, build_prompt
 from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
 from .requests import JudgeRequest
 from .transport import (
@@ -34,12 +44,8 @@ from .transport import (
     retry_after_from_headers,
 )
 
-try:
+if TYPE_CHECKING:
     import openai
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise UsageError(
-        "The openai judge needs the openai package: install pytest-ragas-gate[openai]."
-    ) from exc
 
 #: The default judge model: small, cheap, and good at following a JSON schema.
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
@@ -50,11 +56,23 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 #: Model families that reject ``temperature`` (OpenAI reasoning models).
 _NO_TEMPERATURE_PREFIXES: tuple[str, ...] = ("o1", "o3", "o4", "gpt-5")
 
-_RESPONSE_FORMATS: tuple[str, ...] = ("json_schema", "json_object", "none")
+_RESPONSE_FORMATS: tuple[str, ...] = ("json_object", "json_schema", "none")
+
+_CHANNEL = "one JSON object (no prose, no code fence)"
+
+
+def require_openai() -> None:
+    """Raise ``UsageError`` unless the ``openai`` package is installed (without importing it)."""
+    if importlib.util.find_spec("openai") is None:
+        raise UsageError(
+            "The openai judge needs the openai package: install pytest-ragas-gate[openai]."
+        )
 
 
 def classify_openai_error(exc: BaseException) -> Failure | None:
     """Map an ``openai`` SDK exception to a transport :class:`Failure`."""
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return Failure("the request timed out", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
@@ -72,6 +90,12 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
     return classify_network_error(exc)
+
+
+def _bad_request_error() -> type[openai.BadRequestError]:
+    import openai
+
+    return openai.BadRequestError
 
 
 class OpenAIJudge:
@@ -117,12 +141,11 @@ class OpenAIJudge:
             temperature = 0.0
         self.temperature = temperature
         self.response_format = _RESPONSE_FORMATS[0]
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout_s,
-            max_retries=0,
-        )
+        require_openai()
+        # The client (and the SDK, most of a second to import) is made on the first call.
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout_s = timeout_s
         self.transport = judge_transport(
             "openai",
             model,
@@ -135,53 +158,69 @@ class OpenAIJudge:
             seed=seed,
         )
         self._secrets = self.transport.secrets
+        self._order = PrefixOrder()
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
-        return f"OpenAIJudge(model={self._model!r}, base_url={str(self._client.base_url)!r})"
+        base_url = self._base_url or "the SDK default"
+        return f"OpenAIJudge(model={self._model!r}, base_url={base_url!r})"
+
+    @functools.cached_property
+    def _client(self) -> openai.AsyncOpenAI:
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+        )
 
     @property
     def model(self) -> str:
         """The chat model name."""
         return self._model
 
+    def request_params(
+        self,
+        request: JudgeRequest[Any],
+        followups: Sequence[Followup] = (),
+        *,
+        prompt: Prompt | None = None,
+    ) -> dict[str, Any]:
+        """The Chat Completions parameters of ``request`` (and its re-asks so far)."""
+        if prompt is None:
+            prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ]
+        messages += reask_turns(request, followups)
+        arguments: dict[str, Any] = {"model": self._model, "messages": messages}
+        if self.temperature is not None:
+            arguments["temperature"] = self.temperature
+        if self.response_format == "json_object":
+            arguments["response_format"] = {"type": "json_object"}
+        elif self.response_format == "json_schema":
+            arguments["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": prompt.tool_name, "schema": prompt.schema, "strict": False},
+            }
+        return arguments
+
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
-
-        def params(followups: Sequence[Followup]) -> dict[str, Any]:
-            # Read per attempt: a server that rejects the JSON-schema format is stepped
-            # down, and then the schema has to be spelt out in the prompt instead.
-            prompt = build_prompt(
-                request,
-                channel="one JSON object (no prose, no code fence)",
-                schema_in_prompt=self.response_format != "json_schema",
-            )
-            messages: list[dict[str, Any]] = [
-                {"role": "system", "content": prompt.system},
-                {"role": "user", "content": prompt.user},
-            ]
-            messages += reask_turns(request, followups)
-            arguments: dict[str, Any] = {"model": self._model, "messages": messages}
-            if self.temperature is not None:
-                arguments["temperature"] = self.temperature
-            if self.response_format == "json_schema":
-                arguments["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": prompt.tool_name,
-                        "schema": prompt.schema,
-                        "strict": False,
-                    },
-                }
-            elif self.response_format == "json_object":
-                arguments["response_format"] = {"type": "json_object"}
-            return arguments
+        prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
+        prefix_key = PrefixOrder.key(prompt.prefix) if prompt.prefix else None
 
         async def attempt(followups: Sequence[Followup]) -> Any:
+            client = self._client
             while True:
                 try:
-                    return await self._client.chat.completions.create(**params(followups))
-                except openai.BadRequestError as exc:
+                    return await client.chat.completions.create(
+                        **self.request_params(request, followups, prompt=prompt)
+                    )
+                except _bad_request_error() as exc:
                     if self.response_format == "none" or "response_format" not in str(exc):
                         raise
                     # This server lacks that structured-output mode: step down, from now on.
@@ -189,9 +228,10 @@ class OpenAIJudge:
                     self.response_format = _RESPONSE_FORMATS[next_format]
 
         async def call(followups: Sequence[Followup]) -> Exchange:
-            completion, retries = await self.transport.send(
-                lambda: attempt(followups), what=request.kind
-            )
+            async with self._order.turn(prefix_key):
+                completion, retries = await self.transport.send(
+                    lambda: attempt(followups), what=request.kind
+                )
             return self._exchange(completion, retries)
 
         return await ask_until_valid(
@@ -205,13 +245,16 @@ class OpenAIJudge:
     @staticmethod
     def _exchange(completion: Any, retries: int) -> Exchange:
         usage = getattr(completion, "usage", None)
-        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        tokens = {
+            "input_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
+            "output_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+            "retries": retries,
+            "cache_read_tokens": int(getattr(details, "cached_tokens", 0) or 0),
+        }
         choices = getattr(completion, "choices", None) or []
         if not choices:
-            return Exchange(
-                None, "", "the response had no choices", input_tokens, output_tokens, retries
-            )
+            return Exchange(None, "", "the response had no choices", **tokens)
         message = choices[0].message
         raw = message.content or ""
         data = parse_json_text(raw) if raw else None
@@ -233,14 +276,8 @@ class OpenAIJudge:
             problem = "it was cut off at the token limit"
         else:
             problem = "its content is not a JSON object"
-        return Exchange(
-            data,
-            json.dumps(data, ensure_ascii=False) if data else raw,
-            problem,
-            input_tokens,
-            output_tokens,
-            retries,
-        )
+        raw_reply = json.dumps(data, ensure_ascii=False) if data else raw
+        return Exchange(data, raw_reply, problem, **tokens)
 
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
         """Embed ``texts`` with the embedding model; returns the vectors and the usage."""
@@ -272,5 +309,6 @@ class OpenAIJudge:
         return vectors
 
     async def aclose(self) -> None:
-        """Close the SDK client's connections."""
-        await self._client.close()
+        """Close the SDK client's connections, if a request ever opened one."""
+        if "_client" in self.__dict__:
+            await self._client.close()

@@ -35,8 +35,11 @@ class Exchange:
         data: the reply's structured content, or None when there was none to parse.
         raw: the reply as text, quoted back to the model in a re-ask.
         problem: why ``data`` is None (no tool call, not JSON, refusal …).
-        input_tokens / output_tokens: the call's token usage.
+        input_tokens / output_tokens: the call's token usage; input tokens count every
+            prompt token, those read from or written to the provider's prompt cache too.
         retries: transport retries the call took.
+        cache_read_tokens / cache_write_tokens: the input tokens the provider read from
+            its prompt cache, and those it wrote to it.
     """
 
     data: object | None
@@ -45,6 +48,8 @@ class Exchange:
     input_tokens: int
     output_tokens: int
     retries: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 #: A re-ask appended to the conversation: the invalid reply and what was wrong with it.
@@ -126,6 +131,8 @@ async def ask_until_valid(
             input_tokens=exchange.input_tokens,
             output_tokens=exchange.output_tokens,
             retries=exchange.retries,
+            cache_read_tokens=exchange.cache_read_tokens,
+            cache_write_tokens=exchange.cache_write_tokens,
         )
         if exchange.data is not None:
             try:
