@@ -366,6 +366,13 @@ def _baseline_deltas(
     return per_case, drops[:10]
 
 
+def _nothing(value: Any) -> bool:
+    """Whether a figure says nothing: null, empty, or a count of zero (no labels yet)."""
+    if isinstance(value, bool):
+        return False
+    return value is None or value == 0 or (isinstance(value, (Mapping, list)) and not value)
+
+
 def _block(parent: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """``parent[key]`` when it is an object, else an empty one (absent or null blocks)."""
     value = parent.get(key)
@@ -446,7 +453,11 @@ def page_context(
                 "aggregate": aggregate,
                 "chart": _histogram(scores, column),
                 "delta": delta,
-                "extra": {key: value for key, value in aggregate.items() if key not in _CARD_KEYS},
+                "extra": {
+                    key: value
+                    for key, value in aggregate.items()
+                    if key not in _CARD_KEYS and not _nothing(value)
+                },
             }
         )
 
@@ -478,7 +489,7 @@ def page_context(
         "more": {
             key: value
             for key, value in report.items()
-            if key not in _KNOWN_BLOCKS and value not in (None, {}, [])
+            if key not in _KNOWN_BLOCKS and not _nothing(value)
         },
         "usage": _usage_table(report),
         "tags": tags,
