@@ -23,9 +23,18 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _usage_line(usage: UsageRecord) -> str:
+    # The provider's prompt cache (priced apart) sits next to the cost it lowers; "cache
+    # hits" are the gate's own cached replies, which cost nothing.
+    prompt_cache = (
+        f" ({usage.cache_read_tokens} input tokens read from the provider's prompt cache, "
+        f"{usage.cache_write_tokens} written to it)"
+        if usage.cache_read_tokens or usage.cache_write_tokens
+        else ""
+    )
     return (
         f"{usage.calls} calls, {usage.input_tokens} input + {usage.output_tokens} output "
-        f"tokens, ${usage.cost_usd:.4f}, {usage.cache_hits} cache hits, {usage.retries} retries"
+        f"tokens, ${usage.cost_usd:.4f}{prompt_cache}, {usage.cache_hits} cache hits, "
+        f"{usage.retries} retries"
     )
 
 
