@@ -29,6 +29,7 @@ from .options import parse_threshold
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
 from .results import CaseResult, UsageRecord, usage_by_metric
+from .synth import register_command as register_synth
 
 __all__ = ["main"]
 
@@ -169,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         "when its file is still there)",
     )
     register_commands(commands)
+    register_synth(commands)
     return parser
 
 

@@ -192,6 +192,7 @@ def _build_case(
         "thresholds": convert("thresholds", _thresholds),
         "human": convert("human", human_labels),
     }
+    _check_review(metadata, errors)
     if errors or question is None or case_id is None:
         return None, case_id, derived
     try:
@@ -251,6 +252,23 @@ def _sort_fields(
             continue
         given[canonical] = (name, value)
     return given, metadata, unreadable
+
+
+#: A generated case's review state (``rag-gate synth``); the gate skips rejected cases.
+REVIEW_STATES = ("pending", "accepted", "rejected")
+
+
+def _check_review(metadata: dict[str, Any], errors: list[str]) -> None:
+    """``review`` names a review state; it stays in the metadata, lowercased."""
+    if "review" not in metadata:
+        return
+    value = metadata["review"]
+    if isinstance(value, str) and value.strip().lower() in REVIEW_STATES:
+        metadata["review"] = value.strip().lower()
+        return
+    errors.append(
+        f"field 'review': expected one of {', '.join(REVIEW_STATES)}, got {_describe(value)}"
+    )
 
 
 def nul_message(where: str) -> str:

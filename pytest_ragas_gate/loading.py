@@ -41,6 +41,7 @@ golden.jsonl:2: field 'question': expected a non-empty string, got an empty stri
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cases import GoldenCase
@@ -49,7 +50,14 @@ from .golden_fields import CaseProblem, validate_rows
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
 from .text_safety import LONE_SURROGATE, printable
 
-__all__ = ["SUPPORTED_EXTENSIONS", "CaseProblem", "LoadedFile", "load_golden_file"]
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "CaseProblem",
+    "LoadedFile",
+    "load_golden_file",
+    "pending_review",
+    "skip_rejected",
+]
 
 
 @dataclass(frozen=True)
@@ -95,3 +103,16 @@ def load_golden_file(
         )
     cases, problems = validate_rows(shown, read_rows(path, shown))
     return LoadedFile(shown, cases, problems)
+
+
+def skip_rejected(loaded: LoadedFile) -> LoadedFile:
+    """``loaded`` without the cases a reviewer rejected (``review: rejected``)."""
+    kept = [case for case in loaded.cases if case.metadata.get("review") != "rejected"]
+    if len(kept) == len(loaded.cases):
+        return loaded
+    return LoadedFile(loaded.path, kept, loaded.problems)
+
+
+def pending_review(cases: Sequence[GoldenCase]) -> int:
+    """How many of ``cases`` were generated and not yet reviewed (``review: pending``)."""
+    return sum(1 for case in cases if case.metadata.get("review") == "pending")

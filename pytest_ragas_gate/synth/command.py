@@ -1,0 +1,372 @@
+"""The ``rag-gate synth`` and ``rag-gate synth review`` commands.
+
+``rag-gate synth PATH... -o golden_synth.jsonl --n 100`` reads documents, chunks them,
+generates questions through the judge (the gate's judge stack: same selection, cache,
+retries, budgets and settings from ``rag_gate.yaml``) and writes golden cases with
+``review: pending``. ``rag-gate synth review FILE`` walks through the pending cases.
+
+Exit statuses: 0 written (or reviewed), 1 nothing could be generated or a budget stopped
+the run (what was generated is still written), 4 bad command line or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from ..config import load_config
+from ..exceptions import UsageError
+from ..judges.metered import MeteredJudge
+from .chunking import chunk_documents
+from .documents import read_documents
+from .golden_output import case_rows, check_overwrite, chunk_rows, read_rows, write_jsonl
+from .offline import OfflineSynthJudge
+from .pipeline import SynthOutcome, synthesize
+from .plan import DEFAULT_MIX, kind_counts, parse_mix
+from .requests import KINDS
+from .review import review_file
+
+__all__ = ["build_synth_parser", "run"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 4, as the rest of ``rag-gate`` does."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def build_synth_parser() -> argparse.ArgumentParser:
+    """The parser of ``rag-gate synth``."""
+    mix = ",".join(f"{kind}={share:g}" for kind, share in DEFAULT_MIX.items())
+    parser = _Parser(
+        prog="rag-gate synth",
+        description="Generate a golden set from documents (.md .txt .html .pdf, .jsonl of "
+        "{id, text, title?}): questions with references and the ids of the chunks that "
+        "answer them, for live-mode gating with id_recall, id_precision and mrr. Cases are "
+        "written with review: pending; check them with `rag-gate synth review FILE`.",
+        epilog="Exit status: 0 written, 1 nothing generated or a budget stopped the run, "
+        "4 bad command line or input.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="document files and folders")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default="golden_synth.jsonl",
+        metavar="FILE",
+        help="the golden file to write (default: golden_synth.jsonl)",
+    )
+    parser.add_argument(
+        "--n", type=_positive, default=100, metavar="N", help="cases to generate (default: 100)"
+    )
+    parser.add_argument(
+        "--mix",
+        default=mix,
+        metavar="KIND=SHARE,...",
+        help=f"shares of single, multi, reasoning, unanswerable (default: {mix})",
+    )
+    parser.add_argument(
+        "--chunk-tokens",
+        type=_positive,
+        default=300,
+        metavar="N",
+        help="target chunk size in tokens (default: 300)",
+    )
+    parser.add_argument(
+        "--per-request",
+        type=_positive,
+        default=3,
+        metavar="N",
+        help="questions one write request asks for (default: 3)",
+    )
+    parser.add_argument(
+        "--judge",
+        choices=["auto", "anthropic", "openai", "offline"],
+        default=None,
+        help="who writes the questions, as for the gate (default: the config's, else auto)",
+    )
+    parser.add_argument("--model", default=None, metavar="NAME", help="the judge model")
+    parser.add_argument("--config", default=None, metavar="FILE", help="a rag_gate.yaml")
+    parser.add_argument(
+        "--cache",
+        choices=["readwrite", "read", "off"],
+        default=None,
+        help="judge reply cache mode (default: readwrite)",
+    )
+    parser.add_argument("--cache-dir", default=None, metavar="PATH", help="judge cache folder")
+    parser.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="most concurrent judge requests (default: 32)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=_non_negative,
+        default=None,
+        metavar="USD",
+        help="stop sending requests after this estimated spend",
+    )
+    parser.add_argument(
+        "--max-calls",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="stop sending requests after this many calls",
+    )
+    parser.add_argument(
+        "--chunks-out",
+        default=None,
+        metavar="FILE",
+        help="also write the chunks as JSON Lines {id, text, document, title}, to index "
+        "them in the RAG system under the same ids",
+    )
+    parser.add_argument(
+        "--dropped",
+        default=None,
+        metavar="FILE",
+        help="write every dropped question with its reason as JSON Lines",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite reviewed cases of OUTPUT that this run does not generate again",
+    )
+    return parser
+
+
+def build_review_parser() -> argparse.ArgumentParser:
+    """The parser of ``rag-gate synth review``."""
+    parser = _Parser(
+        prog="rag-gate synth review",
+        description="Show the pending cases of a generated golden file one by one — accept, "
+        "edit the question or reference, or reject — and write each decision back. Reads "
+        "answers from standard input, so it can be scripted. The gate skips rejected cases "
+        "and warns how many pending cases it scores.",
+    )
+    parser.add_argument("file", metavar="FILE", help="a golden file written by rag-gate synth")
+    parser.add_argument(
+        "--all", action="store_true", help="walk through every case, not only pending ones"
+    )
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run ``rag-gate synth`` (or ``rag-gate synth review``) with ``argv``; the exit status."""
+    arguments = list(argv)
+    try:
+        if arguments[:1] == ["review"]:
+            options = build_review_parser().parse_args(arguments[1:])
+            return review_file(Path(options.file), sys.stdin, sys.stdout, every=options.all)
+        return _synth(build_synth_parser().parse_args(arguments))
+    except UsageError as error:
+        command = "rag-gate synth review" if arguments[:1] == ["review"] else "rag-gate synth"
+        print(f"{command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJudge, str]:
+    """The metered judge and a line saying which it is and why."""
+    from ..judges.factory import create_judge
+
+    cli = {
+        "judge": options.judge,
+        "model": options.model,
+        "cache": options.cache,
+        "cache_dir": options.cache_dir,
+        "concurrency": options.concurrency,
+        "max_cost": options.max_cost,
+        "max_calls": options.max_calls,
+    }
+    loaded = load_config(
+        rootdir=Path.cwd(),
+        cli={key: value for key, value in cli.items() if value is not None},
+        env=os.environ,
+        config_path=options.config,
+    )
+    config = loaded.config
+    chosen_by = (
+        f"--judge {options.judge}" if options.judge else f"judge {config.judge} ({loaded.source})"
+    )
+    judge, info = create_judge(config, rootdir=Path.cwd(), env=os.environ, chosen_by=chosen_by)
+    if info.kind == "offline":
+        # The gate's offline judge scores answers; writing questions is this package's own.
+        judge = MeteredJudge(
+            OfflineSynthJudge(corpus), max_calls=config.max_calls, max_cost=config.max_cost
+        )
+        return judge, f"judge offline ({judge.model}) — {info.selected_by}"
+    return judge, f"judge {info.kind} ({info.model}) — {info.selected_by}"
+
+
+def _progress(stream: TextIO) -> object:
+    if not stream.isatty():
+        return None
+
+    def show(done: int, total: int, round_number: int) -> None:
+        end = "\n" if done == total else ""
+        stream.write(f"\rrag-gate synth: round {round_number}: {done}/{total} requests{end}")
+        stream.flush()
+
+    return show
+
+
+def _synth(options: argparse.Namespace) -> int:
+    started = time.monotonic()
+    mix = parse_mix(options.mix)
+    targets = kind_counts(options.n, mix)
+    documents = read_documents(options.paths)
+    if not documents:
+        raise UsageError(
+            f"no documents with text under {', '.join(options.paths)} (looked for .md, .txt, "
+            ".html, .pdf and .jsonl files)."
+        )
+    chunks = chunk_documents(documents, target_tokens=options.chunk_tokens)
+    output = Path(options.output)
+    previous = read_rows(output) if output.is_file() else []
+    judge, judge_line = _judge(options, [chunk.text for chunk in chunks])
+    progress = _progress(sys.stderr)
+
+    async def generate() -> SynthOutcome:
+        try:
+            return await synthesize(
+                chunks,
+                targets,
+                judge,
+                per_request=options.per_request,
+                concurrency=judge_concurrency(judge),
+                on_progress=progress,  # type: ignore[arg-type]
+            )
+        finally:
+            await judge.aclose()
+
+    outcome = asyncio.run(generate())
+    rows = case_rows(outcome.kept, chunks)
+    carried = check_overwrite(previous, rows, path=output, force=options.force)
+    if rows:
+        write_jsonl(output, rows)
+    if options.chunks_out:
+        write_jsonl(Path(options.chunks_out), chunk_rows(chunks))
+    if options.dropped:
+        write_jsonl(Path(options.dropped), (drop.as_json() for drop in outcome.dropped))
+    lines = summary_lines(
+        outcome,
+        output=output if rows else None,
+        documents=len(documents),
+        chunks=len(chunks),
+        judge=judge,
+        judge_line=judge_line,
+        carried=carried,
+        wall_s=time.monotonic() - started,
+    )
+    print("\n".join(lines))
+    if not rows or outcome.stopped:
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def judge_concurrency(judge: MeteredJudge) -> int:
+    """How many write requests to keep in flight: the judge's own limit, or 32."""
+    limiter = getattr(getattr(judge.inner, "transport", None), "limiter", None)
+    return int(getattr(limiter, "max_concurrency", 32))
+
+
+def summary_lines(
+    outcome: SynthOutcome,
+    *,
+    output: Path | None,
+    documents: int,
+    chunks: int,
+    judge: MeteredJudge,
+    judge_line: str,
+    carried: int,
+    wall_s: float,
+) -> list[str]:
+    """What the run made, what it dropped and why, and what it cost."""
+    counts = outcome.counts()
+    kept = len(outcome.kept)
+    mix = ", ".join(f"{kind} {counts[kind]}/{outcome.targets.get(kind, 0)}" for kind in KINDS)
+    covered = len({kept_case.documents[0] for kept_case in outcome.kept})
+    lines = []
+    if output is None:
+        lines.append("rag-gate synth: no case could be generated; nothing written.")
+    else:
+        lines.append(f"rag-gate synth: {kept} cases written to {output} ({mix}), review: pending")
+    lines.append(
+        f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
+        f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
+    )
+    dropped = [
+        f"{stage.replace('_', '-')} {sum(reasons.values())}"
+        + (
+            " (" + ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items())) + ")"
+            if stage in ("critic", "invalid", "failed")
+            else ""
+        )
+        for stage in ("critic", "near_duplicate", "invalid", "surplus", "failed")
+        if (reasons := outcome.dropped_by(stage))
+    ]
+    if dropped:
+        lines.append(
+            f"  dropped {len(outcome.dropped)}: "
+            + "; ".join(dropped)
+            + f" — the critic dropped {outcome.critic_drop_share:.0%} of those it reviewed"
+        )
+    short = [kind for kind in KINDS if counts[kind] < outcome.targets.get(kind, 0)]
+    if short:
+        lines.append(
+            "  short of the mix for " + ", ".join(short) + ": the documents hold too few "
+            "suitable passages for them (more documents, another --mix, or an LLM judge help)"
+        )
+    if carried:
+        lines.append(f"  kept {carried} reviewed decision(s) of the previous {output}")
+    per_case = "no kept case"
+    if kept:
+        per_case = (
+            f"{judge.calls / kept:.2f} calls and {judge.input_tokens / kept:,.0f} prompt "
+            "tokens per kept case"
+        )
+    lines.append(
+        f"  {judge_line}: {judge.calls} calls ({outcome.write_requests} write, "
+        f"{outcome.critique_requests} critique requests), {per_case}; "
+        f"{judge.input_tokens:,} input / {judge.output_tokens:,} output tokens, "
+        f"${judge.cost_usd:.4f}, {judge.cache_hits} cache hits, {judge.retries} retries; "
+        f"{wall_s:.1f}s"
+    )
+    if outcome.stopped:
+        lines.append(f"  stopped: {outcome.stopped}")
+    if output is not None:
+        lines.append(f"  next: rag-gate synth review {output}")
+    return lines

@@ -1,0 +1,192 @@
+"""What to ask for: the mix of question kinds, and which chunks each request covers.
+
+Coverage is balanced over documents: chunks are taken round-robin, one document after
+another (the first chunk of every document, then the second …), so a small golden set
+still touches every document before it touches any twice. ``multi`` questions get a chunk
+pair: a chunk and the most related other chunk in the same language (most shared content
+words), preferring another document.
+
+>>> parse_mix("single=0.5,multi=0.25,reasoning=0.15,unanswerable=0.1")["multi"]
+0.25
+>>> kind_counts(10, {"single": 0.5, "multi": 0.25, "reasoning": 0.15, "unanswerable": 0.1})
+{'single': 5, 'multi': 3, 'reasoning': 1, 'unanswerable': 1}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..exceptions import UsageError
+from ..judges.text import content_tokens
+from .chunking import Chunk
+from .requests import KINDS, QuestionKind
+
+__all__ = ["DEFAULT_MIX", "Unit", "interleaved", "kind_counts", "parse_mix", "plan_units"]
+
+DEFAULT_MIX: dict[QuestionKind, float] = {
+    "single": 0.5,
+    "multi": 0.2,
+    "reasoning": 0.2,
+    "unanswerable": 0.1,
+}
+
+
+def parse_mix(text: str) -> dict[QuestionKind, float]:
+    """``single=0.5,multi=0.25,…`` as shares summing to 1; unnamed kinds get 0.
+
+    Raises:
+        UsageError: an unknown kind, a share that is not a non-negative number, or all 0.
+    """
+    shares: dict[QuestionKind, float] = dict.fromkeys(KINDS, 0.0)
+    for part in (piece.strip() for piece in text.split(",")):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        kind = next((known for known in KINDS if known == name), None)
+        if kind is None or not sep:
+            raise UsageError(
+                f"--mix: {part!r} is not KIND=SHARE with KIND one of {', '.join(KINDS)}."
+            )
+        try:
+            share = float(value)
+        except ValueError:
+            share = -1.0
+        if not math.isfinite(share) or share < 0:
+            raise UsageError(f"--mix: the share of {kind} must be a number >= 0, got {value!r}.")
+        shares[kind] = share
+    total = sum(shares.values())
+    if total <= 0:
+        raise UsageError("--mix: at least one kind needs a share above 0.")
+    return {kind: share / total for kind, share in shares.items()}
+
+
+def kind_counts(total: int, mix: Mapping[QuestionKind, float]) -> dict[QuestionKind, int]:
+    """``total`` split by ``mix`` with the largest-remainder method (ties in KINDS order)."""
+    exact = {kind: total * mix.get(kind, 0.0) for kind in KINDS}
+    counts = {kind: math.floor(value) for kind, value in exact.items()}
+    left = total - sum(counts.values())
+    by_remainder = sorted(
+        KINDS, key=lambda kind: (-(exact[kind] - counts[kind]), KINDS.index(kind))
+    )
+    for kind in by_remainder[:left]:
+        counts[kind] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One write request: a chunk (or a pair, for ``multi``) and the kinds to write."""
+
+    chunks: tuple[Chunk, ...]
+    kinds: tuple[QuestionKind, ...]
+
+    @property
+    def chunk_ids(self) -> tuple[str, ...]:
+        """The ids of the unit's chunks."""
+        return tuple(chunk.id for chunk in self.chunks)
+
+
+def interleaved(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Chunks round-robin over documents: every document's first chunk, then the second."""
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    ordered: list[Chunk] = []
+    depth = 0
+    while len(ordered) < len(chunks):
+        for document_chunks in by_document.values():
+            if depth < len(document_chunks):
+                ordered.append(document_chunks[depth])
+        depth += 1
+    return ordered
+
+
+def _spread(counts: Mapping[QuestionKind, int]) -> list[QuestionKind]:
+    """The kinds as one sequence, each spread evenly: every request gets a mixture."""
+    slots: list[tuple[float, int, QuestionKind]] = []
+    for kind, count in counts.items():
+        for index in range(count):
+            slots.append(((index + 0.5) / count, KINDS.index(kind), kind))
+    return [kind for _, _, kind in sorted(slots)]
+
+
+def _words(chunk: Chunk) -> frozenset[str]:
+    return frozenset(token.text for token in content_tokens(chunk.text))
+
+
+def _partner(
+    anchor: Chunk, chunks: Sequence[Chunk], words: dict[str, frozenset[str]]
+) -> Chunk | None:
+    best: tuple[float, int, Chunk] | None = None
+    anchor_words = words.setdefault(anchor.id, _words(anchor))
+    for index, other in enumerate(chunks):
+        if other.id == anchor.id or other.chinese != anchor.chinese:
+            continue
+        other_words = words.setdefault(other.id, _words(other))
+        union = anchor_words | other_words
+        similarity = len(anchor_words & other_words) / len(union) if union else 0.0
+        # Another document is preferred: a pair from one page is closer to a single question.
+        score = similarity + (0.05 if other.document != anchor.document else 0.0)
+        if best is None or score > best[0]:
+            best = (score, -index, other)
+    return best[2] if best is not None else None
+
+
+def plan_units(
+    chunks: Sequence[Chunk],
+    asked: Mapping[QuestionKind, int],
+    *,
+    per_request: int,
+    skip: int = 0,
+) -> list[Unit]:
+    """The write requests that ask for ``asked`` questions of each kind.
+
+    Args:
+        chunks: the corpus's chunks in document order.
+        asked: how many questions of each kind to request.
+        per_request: most questions one request asks for (raised when there are more
+            questions to ask than chunks, so no chunk is asked twice in one round).
+        skip: how many chunks of the round-robin order to pass over first (a later round
+            starts where the previous one stopped, to cover new chunks).
+
+    Returns:
+        Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
+    """
+    if not chunks:
+        return []
+    order = interleaved(chunks)
+    if skip:
+        start = skip % len(order)
+        order = order[start:] + order[:start]
+    units: list[Unit] = []
+
+    single_counts: dict[QuestionKind, int] = {
+        kind: asked.get(kind, 0) for kind in KINDS if kind != "multi"
+    }
+    kinds = _spread(single_counts)
+    if kinds:
+        size = max(per_request, math.ceil(len(kinds) / len(order)))
+        for number, start in enumerate(range(0, len(kinds), size)):
+            units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
+
+    multi = asked.get("multi", 0)
+    if multi and len(chunks) >= 2:
+        words: dict[str, frozenset[str]] = {}
+        pairs = math.ceil(multi / per_request)
+        size = max(per_request, math.ceil(multi / len(order)))
+        pairs = math.ceil(multi / size)
+        # Pair anchors start half-way round, so they are not the chunks the single kinds used.
+        offset = len(order) // 2
+        for number in range(pairs):
+            anchor = order[(offset + number) % len(order)]
+            partner = _partner(anchor, chunks, words)
+            if partner is None:
+                continue
+            count = min(size, multi - number * size)
+            multi_kind: QuestionKind = "multi"
+            kinds_of_pair = tuple(multi_kind for _ in range(count))
+            units.append(Unit((anchor, partner), kinds_of_pair))
+    return units

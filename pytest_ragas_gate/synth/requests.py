@@ -1,0 +1,177 @@
+"""The two requests ``rag-gate synth`` puts to a judge: write questions, and critique them.
+
+Both go through the gate's judge stack unchanged — the same prompts module fences every
+chunk, question and reference in ``<data id=…>`` blocks (see
+:class:`~pytest_ragas_gate.judges.prompts.ExternalPrompt`), and the same transport, cache,
+budgets and usage accounting apply. They are batched: one :class:`WriteQuestions` asks for
+several questions of a chunk or chunk pair, one :class:`CritiqueQuestions` reviews all of
+them.
+
+``version`` is part of every request, hence of every cache key: bump
+:data:`SYNTH_PROMPT_VERSION` whenever a task text here changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..judges.requests import JudgeRequest, Reply
+
+__all__ = [
+    "KINDS",
+    "SYNTH_PROMPT_VERSION",
+    "Candidate",
+    "CritiqueQuestions",
+    "Critiques",
+    "Critique",
+    "QuestionKind",
+    "SynthQuestion",
+    "SynthQuestions",
+    "WriteQuestions",
+]
+
+SYNTH_PROMPT_VERSION = "1"
+
+#: Fences one untrusted text with the request's nonce: ``block(text, field, index)``.
+Block = Callable[[str, str, "int | None"], str]
+
+QuestionKind = Literal["single", "multi", "reasoning", "unanswerable"]
+KINDS: tuple[QuestionKind, ...] = ("single", "multi", "reasoning", "unanswerable")
+
+#: Why the critic drops a question.
+Problem = Literal["ok", "not_standalone", "not_answerable", "trivial", "answered"]
+
+
+class SynthQuestion(Reply):
+    """One generated question, its reference answer and the chunks (0-based) it needs."""
+
+    kind: QuestionKind
+    question: str
+    reference: str
+    chunks: list[int] = Field(default_factory=list)
+
+
+class SynthQuestions(Reply):
+    """The questions of one :class:`WriteQuestions` request, in the requested order."""
+
+    questions: list[SynthQuestion]
+
+
+_KIND_RULES = """\
+single: answered by one chunk alone. multi: needs facts from two different chunks together \
+(its chunks names both). reasoning: a comparison or an inference over the facts of the \
+chunk, not a look-up of one sentence. unanswerable: plausible for a reader of these \
+documents and on their topic, but not answered by them; its chunks is [] and its reference \
+says the documents do not say it."""
+
+_WRITE_TASK = f"""\
+Task: write test questions for a retrieval-augmented generation system from the numbered \
+document chunks: exactly one question per requested kind, in the requested order. \
+{_KIND_RULES} Every question is standalone: it names what it is about (never "the \
+document", "this section", "it" without a name), so someone who has not seen the chunks \
+understands it. The reference answers the question from the chunks alone in one to three \
+sentences. chunks lists the 0-based indices of the chunks the answer needs. Write the \
+questions and references in the language of the chunks (Chinese chunks give Chinese \
+questions)."""
+
+_CRITIQUE_TASK = f"""\
+Task: review each candidate test question against the numbered chunks. ({_KIND_RULES}) \
+keep is true only if all hold: the question is standalone (no "the document", "this", \
+an unnamed "it"); for single, multi and reasoning, the reference is correct and follows \
+from the chunks it names alone, and a multi question truly needs both chunks; for \
+unanswerable, the chunks do not answer it; and it is not trivial (the question does not \
+already contain its answer). Otherwise keep is false and problem names the first rule \
+broken: not_standalone, not_answerable, answered (an unanswerable question the chunks do \
+answer) or trivial. One verdict per candidate, in order, with its index and a short \
+reason."""
+
+
+def _chunk_blocks(block: Block, titles: list[str], chunks: list[str]) -> list[str]:
+    parts = [f"The {len(chunks)} chunks (index, document title, text):"]
+    for index, (title, text) in enumerate(zip(titles, chunks, strict=True)):
+        parts.append(block(title, "title", index))
+        parts.append(block(text, "chunk", index))
+    return parts
+
+
+class WriteQuestions(JudgeRequest[SynthQuestions]):
+    """Write one question per entry of ``kinds`` from ``chunks`` (one chunk or a pair)."""
+
+    kind: ClassVar[str] = "synth_questions"
+    reply_type: ClassVar[type[BaseModel]] = SynthQuestions
+
+    chunks: list[str]
+    titles: list[str]
+    kinds: list[QuestionKind]
+    chinese: bool = False
+    version: str = SYNTH_PROMPT_VERSION
+
+    def prompt_task(self) -> str:
+        """The task paragraph of the system prompt."""
+        return _WRITE_TASK
+
+    def prompt_data(self, block: Block) -> list[str]:
+        """The fenced chunks, then what to write."""
+        language = "Chinese" if self.chinese else "the language of the chunks"
+        return [
+            *_chunk_blocks(block, self.titles, self.chunks),
+            f"Write {len(self.kinds)} questions, kinds in order: {', '.join(self.kinds)}. "
+            f"Language: {language}.",
+        ]
+
+
+class Candidate(BaseModel):
+    """A generated question as the critic sees it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: QuestionKind
+    question: str
+    reference: str
+    chunks: list[int] = Field(default_factory=list)
+
+
+class Critique(Reply):
+    """The critic's verdict on candidate ``index``."""
+
+    index: int = Field(ge=0)
+    keep: bool
+    problem: Problem = "ok"
+    reason: str = ""
+
+
+class Critiques(Reply):
+    """One verdict per candidate."""
+
+    verdicts: list[Critique]
+
+
+class CritiqueQuestions(JudgeRequest[Critiques]):
+    """Check every candidate of one chunk (or chunk pair) in one request."""
+
+    kind: ClassVar[str] = "synth_critique"
+    reply_type: ClassVar[type[BaseModel]] = Critiques
+
+    chunks: list[str]
+    titles: list[str]
+    candidates: list[Candidate]
+    version: str = SYNTH_PROMPT_VERSION
+
+    def prompt_task(self) -> str:
+        """The task paragraph of the system prompt."""
+        return _CRITIQUE_TASK
+
+    def prompt_data(self, block: Block) -> list[str]:
+        """The fenced chunks, then each fenced candidate with its kind and cited chunks."""
+        parts = _chunk_blocks(block, self.titles, self.chunks)
+        parts.append(f"The {len(self.candidates)} candidates:")
+        for index, candidate in enumerate(self.candidates):
+            parts.append(
+                f"Candidate {index}: kind {candidate.kind}, cites chunks {candidate.chunks}"
+            )
+            parts.append(block(candidate.question, "question", index))
+            parts.append(block(candidate.reference, "reference", index))
+        return parts
