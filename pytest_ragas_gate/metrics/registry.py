@@ -123,7 +123,7 @@ class MetricRegistry:
     >>> registry = MetricRegistry()
     >>> registry.register_builtins()
     >>> list(registry.metrics)[:2]
-    ['faithfulness', 'answer_relevancy']
+    ['faithfulness', 'contradiction_rate']
     >>> registry.register(Faithfulness(), HOOK)
     Traceback (most recent call last):
     ...
