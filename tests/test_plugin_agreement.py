@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from gate_runs import assert_no_traceback, case_row, read_report, write_config, write_golden
+from lxml import etree
 
 from pytest_ragas_gate import cli
 
@@ -154,6 +155,8 @@ def test_regate_of_a_saved_report_reproduces_the_figures_and_the_verdict(
         for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
     }
     assert outcomes["agreement:faithfulness"] is True
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "data" / "junit-10.xsd")))
+    schema.assertValid(etree.parse(str(pytester.path / "junit.xml")))
 
 
 def test_rag_gate_agreement_prints_the_figures_of_a_report_with_a_labels_file(
