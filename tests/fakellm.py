@@ -298,7 +298,48 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         documents = data.get("context", data.get("document", []))
         used = [i for i, doc in enumerate(documents) if _overlaps(doc, answer)]
         return {"used_documents": used}
+    if call.kind in ("synth_questions", "synth_critique"):
+        return synth_reply(call)
     return {}
+
+
+def synth_reply(call: FakeCall) -> dict[str, Any]:
+    """rag-gate synth's requests: questions from the chunks' sentences, and their critique.
+
+    Every fifth question refers to "this section" instead of naming its subject, and the
+    critic drops exactly those (not_standalone), so runs show a critic drop share.
+    """
+    chunks, titles = call.data.get("chunk", []), call.data.get("title", [])
+    if call.kind == "synth_critique":
+        return {
+            "verdicts": [
+                {
+                    "index": i,
+                    "keep": "this section" not in q,
+                    "problem": "ok" if "this section" not in q else "not_standalone",
+                    "reason": "fake",
+                }
+                for i, q in enumerate(call.data.get("question", []))
+            ]
+        }
+    match = re.search(r"kinds in order: ([a-z, ]+)\.", call.user)
+    questions = []
+    for slot, kind in enumerate(match.group(1).split(", ") if match else []):
+        found = [sentences(chunk.split("\n", 1)[-1]) or [chunk] for chunk in chunks]
+        cited = [0, 1] if kind == "multi" else [] if kind == "unanswerable" else [0]
+        parts = [found[i][slot % len(found[i])] for i in cited]
+        subject = " ".join(" ".join(parts).split()[:8]) or "its launch on the moon"
+        salt = int(hashlib.md5(f"{chunks}{slot}".encode()).hexdigest(), 16) % 5
+        about = "this section" if salt == 0 else f"'{titles[0] if titles else ''}'"
+        questions.append(
+            {
+                "kind": kind,
+                "question": f"What does {about} say about {subject}? ({kind} {slot})",
+                "reference": " ".join(parts) or "The documents do not say.",
+                "chunks": cited,
+            }
+        )
+    return {"questions": questions}
 
 
 def estimate_tokens(text: str) -> int:

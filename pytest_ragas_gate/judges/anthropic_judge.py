@@ -189,7 +189,7 @@ class AnthropicJudge:
             "max_tokens": self.max_tokens,
             "system": [{"type": "text", "text": prompt.system, "cache_control": _EPHEMERAL}],
             "messages": messages,
-            "tools": list(tool_definitions()),
+            "tools": list(prompt.tools or tool_definitions()),
             # The same choice for every kind: a change of tool_choice invalidates the
             # cached messages, so a kind's own tool is named in the prompt instead.
             "tool_choice": {"type": "any"} if self.force_tool else {"type": "auto"},

@@ -52,9 +52,9 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -161,6 +161,8 @@ class Prompt:
     tool_name: str
     schema: dict[str, Any]
     nonce: str
+    #: The tools to offer when they are not :func:`tool_definitions` (external kinds).
+    tools: tuple[dict[str, Any], ...] = ()
 
     @property
     def user(self) -> str:
@@ -339,6 +341,59 @@ def _request_data(request: JudgeRequest[Any], nonce: str) -> tuple[list[str], st
     raise TypeError(f"no prompt for judge request kind {request.kind!r}")
 
 
+#: Fences one untrusted text with the request's nonce: ``block(text, field, index)``.
+Block = Callable[[str, str, "int | None"], str]
+
+
+@runtime_checkable
+class ExternalPrompt(Protocol):
+    """A request kind defined outside this module (``rag-gate synth``) that words its task.
+
+    It gets a system prompt of its own (the rules and its one task), so the shared one of
+    the gate's kinds stays unchanged; its untrusted texts still go through :func:`fence`
+    with the request's nonce (the ``block`` it is handed).
+    """
+
+    def prompt_task(self) -> str:
+        """The kind's task, as the system prompt states it."""
+        ...
+
+    def prompt_data(self, block: Block) -> list[str]:
+        """The user message's parts: plain instructions and fenced data blocks."""
+        ...
+
+
+def _external_prompt(
+    request: JudgeRequest[Any], prompt: ExternalPrompt, channel: str, schema_in_prompt: bool
+) -> Prompt:
+    nonce = request_nonce(request)
+    tool, schema = tool_name(request), reply_schema(request.reply_type)
+    system = f"{_RULES.format(channel=channel)}\n\n- {request.kind}: {prompt.prompt_task()}"
+    if schema_in_prompt:
+        system += f"\n  Reply schema: {_compact(schema)}"
+
+    def block(text: str, field: str, index: int | None) -> str:
+        return fence(text, nonce=nonce, field=field, index=index)
+
+    data = prompt.prompt_data(block)
+    reply_through = f"the {tool} tool" if channel.startswith("the tool") else channel
+    ending = f"Request kind: {request.kind}. Do the task now; reply through {reply_through}."
+    definition = {
+        "name": tool,
+        "description": f"Record the {request.kind} result.",
+        "input_schema": schema,
+    }
+    return Prompt(
+        system=system,
+        prefix="",
+        rest="\n\n".join([f'The data blocks of this request carry id="{nonce}".', *data, ending]),
+        tool_name=tool,
+        schema=schema,
+        nonce=nonce,
+        tools=(definition,),
+    )
+
+
 def build_prompt(
     request: JudgeRequest[Any], *, channel: str | None = None, schema_in_prompt: bool = True
 ) -> Prompt:
@@ -354,10 +409,12 @@ def build_prompt(
     Returns:
         The prompt, whose data blocks all carry the request's nonce.
     """
-    nonce = request_nonce(request)
-    tool = tool_name(request)
     if channel is None:
         channel = "the tool named record_<request kind>"
+    if isinstance(request, ExternalPrompt):
+        return _external_prompt(request, request, channel, schema_in_prompt)
+    nonce = request_nonce(request)
+    tool = tool_name(request)
     declaration = f'The data blocks of this request carry id="{nonce}".'
     contexts = _contexts_of(request)
     if contexts is None:

@@ -13,11 +13,11 @@ them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..judges.prompts import Block
 from ..judges.requests import JudgeRequest, Reply
 
 __all__ = [
@@ -34,9 +34,6 @@ __all__ = [
 ]
 
 SYNTH_PROMPT_VERSION = "1"
-
-#: Fences one untrusted text with the request's nonce: ``block(text, field, index)``.
-Block = Callable[[str, str, "int | None"], str]
 
 QuestionKind = Literal["single", "multi", "reasoning", "unanswerable"]
 KINDS: tuple[QuestionKind, ...] = ("single", "multi", "reasoning", "unanswerable")
