@@ -295,7 +295,7 @@ def _histogram(scores: Sequence[float], column: _MetricColumn) -> dict[str, Any]
     for score in scores:
         counts[min(BINS - 1, max(0, int(score * BINS)))] += 1
     tallest = max(counts) or 1
-    width, height = 200.0, 56.0
+    width, height = 200.0, 44.0
     step = width / BINS
     bars = []
     for index, count in enumerate(counts):

@@ -1,0 +1,418 @@
+"""The HTML report in a real headless Chromium, driven by Selenium.
+
+Debian's ``chromium`` and ``chromium-driver`` packages provide the browser; without them
+(or without Selenium) every test here is skipped, saying what to install. The page is
+opened from ``file://`` as someone opening a CI artifact would: it must show no console
+error, request nothing, put the worst case first, filter and sort, show a case's claims
+with their verdicts, and keep hostile case text as text.
+
+The screenshot in the README comes from :func:`capture`:
+``python tests/test_html_browser.py docs/html-report.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gate_runs import GOOD, HALLUCINATED, case, write  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+#: Payloads that would run script if the page ever turned case text into markup; each
+#: sets a global the test looks for.
+PAYLOADS = {
+    "script-answer": "<script>window.__pwned = 'script'</script>",
+    "img-question": '"><img src=x onerror="window.__pwned = \'img\'">',
+}
+
+ROWS: list[dict[str, Any]] = [
+    {**GOOD, "id": "founders", "tags": ["billing", "en"]},
+    {**GOOD, "id": "founders-again", "tags": ["security"]},
+    {**HALLUCINATED, "id": "wrong-year", "tags": ["billing"]},
+    {
+        "id": "refund-time",
+        "question": "退款需要多长时间？",
+        "answer": "退款在五个工作日内到账。",
+        "contexts": ["退款在五个工作日内退回原支付方式。"],
+        "reference": "退款在五个工作日内到账。",
+        "tags": ["zh", "billing"],
+    },
+    {**HALLUCINATED, "id": "script-answer", "answer": PAYLOADS["script-answer"]},
+    {**GOOD, "id": "img-question", "question": PAYLOADS["img-question"], "tags": ["security"]},
+]
+
+
+# --- the browser ----------------------------------------------------------------------------
+
+
+def _executable(*names: str) -> str | None:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def start_browser(width: int = 1400, height: int = 1000) -> Any:
+    """A headless Chromium logging console messages and network events, or a skip."""
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="Selenium is not installed: pip install -e '.[dev]'"
+    )
+    from selenium.webdriver.chrome.service import Service
+
+    browser = _executable("chromium", "chromium-browser", "google-chrome")
+    driver = _executable("chromedriver")
+    if browser is None or driver is None:
+        pytest.skip(
+            "headless Chromium is not installed: apt-get install chromium chromium-driver "
+            f"(chromium: {browser or 'missing'}, chromedriver: {driver or 'missing'})"
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+        "--force-device-scale-factor=1",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def requested_urls(driver: Any) -> list[str]:
+    """Every URL the page asked for since the last call (DevTools network events)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def console_problems(driver: Any) -> list[str]:
+    """Console errors and warnings since the last call."""
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if entry["level"] in ("SEVERE", "WARNING")
+    ]
+
+
+def capture(page: Path, png: Path, *, open_worst: bool = True, width: int = 1600) -> None:
+    """Screenshot ``page`` (its worst case's panel open) to ``png``: the README's image."""
+    driver = start_browser(width=width, height=1000)
+    try:
+        driver.get(page.as_uri())
+        if open_worst:
+            # Through the link's address, as a pytest-html row opens it: the page behind
+            # stays at its top, so the picture shows the verdict and the cards too.
+            anchor = driver.find_element("css selector", "#case-rows a.case-link")
+            driver.get(anchor.get_attribute("href"))
+            wait_for(lambda: not panel_hidden(driver))
+        png.parent.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(png))
+    finally:
+        driver.quit()
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+def gate_page(directory: Path, rows: list[dict[str, Any]] | None, *extra: str) -> Path:
+    """Run the gate with the offline judge in a subprocess; its HTML page.
+
+    ``rows`` become ``golden.jsonl`` in ``directory``; None gates the golden files there.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    if rows is not None:
+        (directory / "golden.jsonl").write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+        )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--rag-gate",
+            "--rag-gate-judge",
+            "offline",
+            "--rag-gate-cache",
+            "off",
+            "--rag-gate-html",
+            "page.html",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            *extra,
+        ],
+        cwd=directory,
+        capture_output=True,
+        check=False,
+        timeout=240,
+    )
+    page = directory / "page.html"
+    assert page.is_file()
+    return page
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return gate_page(tmp_path_factory.mktemp("page"), ROWS)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    driver = start_browser()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def opened(browser: Any, page: Path) -> Any:
+    """The page, freshly loaded, with the logs of earlier tests drained."""
+    browser.get("about:blank")
+    console_problems(browser)
+    requested_urls(browser)
+    browser.get(page.as_uri())
+    wait_for(lambda: rows(browser))
+    return browser
+
+
+def wait_for(condition: Any, timeout: float = 5.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def rows(driver: Any) -> list[Any]:
+    return list(driver.find_elements("css selector", "#case-rows tr[data-key]"))
+
+
+def row_ids(driver: Any) -> list[str]:
+    return [row.find_element("css selector", "a.case-link").text for row in rows(driver)]
+
+
+def panel_hidden(driver: Any) -> bool:
+    return bool(driver.execute_script("return document.getElementById('case-panel').hidden"))
+
+
+def open_case(driver: Any, case_id: str) -> Any:
+    link = next(
+        row.find_element("css selector", "a.case-link")
+        for row in rows(driver)
+        if row.find_element("css selector", "a.case-link").text == case_id
+    )
+    link.click()
+    assert wait_for(lambda: not panel_hidden(driver))
+    return driver.find_element("id", "panel-content")
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+
+def test_the_page_loads_from_file_without_errors_or_requests(opened: Any, page: Path) -> None:
+    open_case(opened, "wrong-year")
+    opened.find_element("id", "filter-text").send_keys("founders")
+
+    assert console_problems(opened) == []
+    assert requested_urls(opened) == [page.as_uri()]
+
+
+def test_the_worst_case_comes_first(opened: Any) -> None:
+    first = rows(opened)[0]
+    assert first.get_attribute("data-status") in ("error", "fail", "below")
+    data = json.loads(
+        opened.execute_script("return document.getElementById('rag-gate-data').textContent")
+    )
+    assert first.get_attribute("data-key") == data["cases"][0]["key"]
+    faithfulness = first.find_elements("css selector", "td.score")[0]
+    assert faithfulness.text == "0.000" and "miss" in faithfulness.get_attribute("class")
+
+
+def test_filtering_by_tag_and_text(opened: Any) -> None:
+    from selenium.webdriver.support.select import Select
+
+    Select(opened.find_element("id", "filter-tag")).select_by_value("billing")
+    assert sorted(row_ids(opened)) == ["founders", "refund-time", "wrong-year"]
+    assert opened.find_element("id", "case-count").text == "3 of 6 case(s)"
+
+    opened.find_element("id", "filter-text").send_keys("退款")
+    assert row_ids(opened) == ["refund-time"]
+
+
+def test_sorting_by_a_metric_puts_its_worst_first_then_reverses(opened: Any) -> None:
+    def faithfulness_column() -> list[float]:
+        metrics = [th.text for th in opened.find_elements("css selector", "#case-head th")]
+        index = metrics.index("faithfulness")
+        return [float(row.find_elements("css selector", "td")[index].text) for row in rows(opened)]
+
+    opened.find_element("css selector", "button[data-sort='metric:faithfulness']").click()
+    ascending = faithfulness_column()
+    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    header = opened.find_element("css selector", "button[data-sort='metric:faithfulness']")
+    assert header.find_element("xpath", "..").get_attribute("aria-sort") == "ascending"
+
+    header.click()
+    assert faithfulness_column() == sorted(ascending, reverse=True)
+
+
+def test_a_case_panel_shows_claims_with_verdicts_contexts_and_statements(opened: Any) -> None:
+    panel = open_case(opened, "wrong-year")
+
+    assert panel.find_element("id", "panel-title").text == "wrong-year"
+    claims = panel.find_elements("css selector", "ol.items li[data-verdict]")
+    # The offline judge finds the year 1925 nowhere in the contexts.
+    assert [claim.get_attribute("data-verdict") for claim in claims] == ["not_in_context"]
+    assert "The Eiffel Tower was completed in 1925." in claims[0].text
+    highlighted = panel.find_element("css selector", ".answer .claim")
+    assert highlighted.get_attribute("data-verdict") == "not_in_context"
+    assert highlighted.get_attribute("title").startswith("not in context: ")
+    contexts = panel.find_elements("css selector", "li[data-relevant]")
+    assert [context.get_attribute("data-relevant") for context in contexts] == ["true"]
+    # Labels are upper-cased by the style sheet, and Selenium reads the text as shown.
+    assert "ATTRIBUTED" in panel.text and "Scores and thresholds" in panel.text
+    assert "faithfulness 0.00 < 0.85 (gate threshold)" in panel.text
+
+    opened.find_element("id", "panel-close").click()
+    assert wait_for(lambda: panel_hidden(opened))
+
+
+def test_a_link_to_a_case_opens_its_panel(browser: Any, page: Path) -> None:
+    browser.get(page.as_uri() + "#case=golden.jsonl%3A%3Arefund-time")
+    assert wait_for(lambda: not panel_hidden(browser))
+    panel = browser.find_element("id", "panel-content")
+    assert "退款需要多长时间？" in panel.text
+    assert panel.find_elements("css selector", ".answer .claim[data-verdict='supported']")
+
+
+def test_hostile_case_text_stays_text(opened: Any) -> None:
+    for case_id, payload in PAYLOADS.items():
+        panel = open_case(opened, case_id)
+        assert payload in panel.text
+        opened.find_element("id", "panel-close").click()
+
+    assert opened.execute_script("return window.__pwned === undefined")
+    assert opened.find_elements("css selector", "img") == []
+    assert len(opened.find_elements("css selector", "script")) == 2
+    assert console_problems(opened) == []
+
+
+def test_a_screenshot_of_the_page_is_not_blank(page: Path, tmp_path: Path) -> None:
+    png = tmp_path / "report.png"
+
+    capture(page, png, width=1000)
+
+    assert colours(png.read_bytes()) > 50
+
+
+def test_a_thousand_cases_page_through_quickly(browser: Any, tmp_path: Path) -> None:
+    from pytest_ragas_gate.config import GateConfig
+    from pytest_ragas_gate.reports.html import write_html
+
+    results = [case(f"case-{index:04d}", (index % 97) / 97, line=index) for index in range(1000)]
+    report_path = write(tmp_path / "r.json", results, config=GateConfig(bootstrap_resamples=100))
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    write_html(tmp_path / "big.html", report, results)
+
+    started = time.monotonic()
+    browser.get((tmp_path / "big.html").as_uri())
+    assert wait_for(lambda: rows(browser))
+    loaded = time.monotonic() - started
+
+    assert len(rows(browser)) == 50
+    assert browser.find_element("id", "page-info").text.startswith("cases 1–50 of 1000")
+    browser.find_element("id", "page-next").click()
+    assert browser.find_element("id", "page-info").text.startswith("cases 51–100 of 1000")
+    assert loaded < 5.0
+    assert console_problems(browser) == []
+
+
+# --- a PNG reader, so the blank check needs no imaging library -----------------------------
+
+
+def colours(png: bytes) -> int:
+    """How many distinct colours a sample of the PNG's pixels has (8-bit RGB or RGBA)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    position, compressed = 8, bytearray()
+    width = height = channels = 0
+    while position < len(png):
+        length = int.from_bytes(png[position : position + 4], "big")
+        kind = png[position + 4 : position + 8]
+        body = png[position + 8 : position + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour_type = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour_type in (2, 6)
+            channels = 3 if colour_type == 2 else 4
+        elif kind == b"IDAT":
+            compressed += body
+        position += 12 + length
+    raw = zlib.decompress(bytes(compressed))
+    stride = width * channels
+    previous = bytearray(stride)
+    seen: set[bytes] = set()
+    for row in range(height):
+        start = row * (stride + 1)
+        line = _unfilter(
+            raw[start], bytearray(raw[start + 1 : start + 1 + stride]), previous, channels
+        )
+        seen.update(bytes(line[i : i + 3]) for i in range(0, stride, channels * 5))
+        previous = line
+    return len(seen)
+
+
+def _unfilter(kind: int, line: bytearray, previous: bytearray, channels: int) -> bytearray:
+    if kind == 1:
+        for i in range(channels, len(line)):
+            line[i] = (line[i] + line[i - channels]) & 255
+    elif kind == 2:
+        line = bytearray((x + y) & 255 for x, y in zip(line, previous, strict=True))
+    elif kind == 3:
+        for i in range(len(line)):
+            left = line[i - channels] if i >= channels else 0
+            line[i] = (line[i] + (left + previous[i]) // 2) & 255
+    elif kind == 4:
+        for i in range(len(line)):
+            a = line[i - channels] if i >= channels else 0
+            b = previous[i]
+            c = previous[i - channels] if i >= channels else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    return line
+
+
+if __name__ == "__main__":
+    # The README's screenshot: the example golden set, gated strictly enough that it fails,
+    # with its worst case open.
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/html-report.png").resolve()
+    with tempfile.TemporaryDirectory() as work:
+        example = Path(work) / "examples"
+        shutil.copytree(ROOT / "examples", example, ignore=shutil.ignore_patterns("live", "*.json"))
+        html = gate_page(example, None, "--rag-gate-threshold", "answer_relevancy=0.8")
+        capture(html, target)
+    print(f"wrote {target}")
