@@ -153,30 +153,26 @@ def _invalid(question: SynthQuestion, unit: Unit) -> str | None:
 
 
 class _Round:
-    """One round's requests, sharing the outcome, the judge and the duplicate index."""
+    """Writes and critiques one unit; what it keeps is merged in unit order afterwards.
 
-    def __init__(
-        self,
-        judge: Judge,
-        outcome: SynthOutcome,
-        seen: NearDuplicates,
-        pool: dict[QuestionKind, list[Kept]],
-        written: dict[str, list[str]],
-        on_done: Callable[[], None],
-    ) -> None:
+    Replies arrive in any order, so a unit's results are returned rather than merged at
+    once: de-duplication and the pools then see the units in plan order, and a cached
+    re-run keeps exactly the same questions.
+    """
+
+    def __init__(self, judge: Judge, outcome: SynthOutcome, on_done: Callable[[], None]) -> None:
         self.judge = judge
         self.outcome = outcome
-        self.seen = seen
-        self.pool = pool
-        self.written = written
         self.on_done = on_done
 
-    def _fail(self, error: JudgeError, what: str) -> None:
+    def _fail(self, error: JudgeError, what: str, drops: list[Dropped]) -> None:
         if isinstance(error, BudgetExceeded):
             self.outcome.stopped = str(error)
-        self.outcome.dropped.append(Dropped("failed", what, detail=str(error)))
+        drops.append(Dropped("failed", what, detail=str(error)))
 
-    async def run(self, unit: Unit) -> None:
+    async def run(self, unit: Unit) -> tuple[list[Kept], list[Dropped]]:
+        """The unit's questions the critic kept, and its drops, both in reply order."""
+        drops: list[Dropped] = []
         titles = [chunk.title for chunk in unit.chunks]
         texts = [chunk.text for chunk in unit.chunks]
         request = WriteQuestions(
@@ -189,8 +185,8 @@ class _Round:
         try:
             reply: SynthQuestions = (await self.judge.ask(request)).reply
         except JudgeError as error:
-            self._fail(error, "write request failed")
-            return
+            self._fail(error, "write request failed", drops)
+            return [], drops
         finally:
             self.on_done()
         documents = tuple(dict.fromkeys(chunk.document for chunk in unit.chunks))
@@ -199,13 +195,13 @@ class _Round:
             self.outcome.generated += 1
             problem = _invalid(question, unit)
             if problem is not None:
-                self.outcome.dropped.append(
+                drops.append(
                     Dropped("invalid", problem, question.kind, question.question, documents)
                 )
             else:
                 valid.append(question)
         if not valid:
-            return
+            return [], drops
         critique = CritiqueQuestions(
             chunks=texts,
             titles=titles,
@@ -223,9 +219,10 @@ class _Round:
         try:
             verdicts: Critiques = (await self.judge.ask(critique)).reply
         except JudgeError as error:
-            self._fail(error, "critique request failed")
-            return
+            self._fail(error, "critique request failed", drops)
+            return [], drops
         by_index = {verdict.index: verdict for verdict in verdicts.verdicts}
+        kept: list[Kept] = []
         for index, question in enumerate(valid):
             self.outcome.critiqued += 1
             verdict = by_index.get(index)
@@ -234,24 +231,36 @@ class _Round:
                 if reason == "ok":
                     reason = "rejected"
                 detail = "" if verdict is None else verdict.reason
-                self.outcome.dropped.append(
+                drops.append(
                     Dropped("critic", reason, question.kind, question.question, documents, detail)
                 )
-                continue
-            if not self.seen.add(question.question):
-                self.outcome.dropped.append(
+            else:
+                kept.append(Kept(question, unit.chunks))
+        return kept, drops
+
+
+def _merge(
+    results: Sequence[tuple[list[Kept], list[Dropped]]],
+    outcome: SynthOutcome,
+    seen: NearDuplicates,
+    pool: dict[QuestionKind, list[Kept]],
+) -> None:
+    """Units' results in plan order: drops recorded, near-duplicates out, the rest pooled."""
+    for kept, drops in results:
+        outcome.dropped.extend(drops)
+        for item in kept:
+            if seen.add(item.question.question):
+                pool[item.question.kind].append(item)
+            else:
+                outcome.dropped.append(
                     Dropped(
                         "near_duplicate",
                         "near-duplicate of a kept question",
-                        question.kind,
-                        question.question,
-                        documents,
+                        item.question.kind,
+                        item.question.question,
+                        item.documents,
                     )
                 )
-                continue
-            self.pool[question.kind].append(Kept(question, unit.chunks))
-            for chunk in unit.chunks:
-                self.written.setdefault(chunk.id, []).append(question.question)
 
 
 def _balanced(kept: Sequence[Kept], count: int) -> tuple[list[Kept], list[Kept]]:
@@ -295,7 +304,6 @@ async def synthesize(
     outcome = SynthOutcome(targets=dict(targets))
     pool: dict[QuestionKind, list[Kept]] = {kind: [] for kind in KINDS}
     seen = NearDuplicates()
-    written: dict[str, list[str]] = {}
     skip = 0
     gate = asyncio.Semaphore(max(1, concurrency))
     for round_number in range(1, MAX_ROUNDS + 1):
@@ -318,15 +326,15 @@ async def synthesize(
             if on_progress is not None:
                 on_progress(done, total, number)
 
-        worker = _Round(judge, outcome, seen, pool, written, advance)
+        worker = _Round(judge, outcome, advance)
 
-        async def bounded(unit: Unit, worker: _Round = worker) -> None:
+        async def bounded(unit: Unit, worker: _Round = worker) -> tuple[list[Kept], list[Dropped]]:
             async with gate:
                 if outcome.stopped:
-                    return
-                await worker.run(unit)
+                    return [], []
+                return await worker.run(unit)
 
-        await asyncio.gather(*(bounded(unit) for unit in units))
+        _merge(await asyncio.gather(*(bounded(unit) for unit in units)), outcome, seen, pool)
     for kind in KINDS:
         chosen, surplus = _balanced(pool[kind], targets.get(kind, 0))
         outcome.kept.extend(chosen)
