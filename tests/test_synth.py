@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -365,3 +366,33 @@ def test_the_pending_warning_appears_once_under_xdist(pytester: pytest.Pytester)
     result = pytester.runpytest_subprocess("--rag-gate", "--rag-gate-judge", "offline", "-n", "2")
 
     assert result.stdout.str().count("6 of 6 golden case(s) are review: pending") == 1
+
+
+@pytest.mark.slow
+def test_the_example_commands_take_the_corpus_to_a_passing_live_gate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    examples = CORPUS.parents[1]
+    shutil.copytree(examples / "synth", pytester.path / "examples" / "synth")
+    shutil.copytree(examples / "live", pytester.path / "examples" / "live")
+    monkeypatch.chdir(pytester.path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+    status = main(
+        [
+            "synth",
+            "examples/synth/corpus",
+            "-o",
+            "examples/synth/cases.jsonl",
+            "--n",
+            "24",
+            "--chunks-out",
+            "examples/synth/chunks.jsonl",
+        ]
+    )
+    result = pytester.runpytest_subprocess("--rag-gate", "examples/synth/cases.jsonl")
+
+    assert status == 0
+    assert_no_traceback(result)
+    result.assert_outcomes(passed=24, warnings=1)
+    result.stdout.fnmatch_lines(["*id_recall*PASS*", "RAG gate: PASSED"])
