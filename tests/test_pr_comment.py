@@ -1,0 +1,291 @@
+"""The sticky pull-request comment, against a fake GitHub REST API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from gate_runs import case, cases, write
+
+from pytest_ragas_gate import cli
+from pytest_ragas_gate.reports.pr_comment import MARKER, main
+
+TOKEN = "ghs_fake_token_never_printed"
+REPOSITORY = "octo/rag"
+PULL_REQUEST = 7
+
+
+class FakeGitHub:
+    """Issue comments of one repository, as the REST API serves them, plus a request log."""
+
+    def __init__(self) -> None:
+        self.comments: list[dict[str, Any]] = []
+        self.requests: list[tuple[str, str]] = []
+        self.authorizations: set[str] = set()
+        self.refuse: dict[str, int] = {}
+        self._next_id = 1000
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def add(self, issue: int, body: str, author: str = "someone") -> dict[str, Any]:
+        comment = {
+            "id": self._next_id,
+            "issue": issue,
+            "body": body,
+            "user": {"login": author},
+            "html_url": f"https://github.example/{REPOSITORY}/pull/{issue}#issuecomment-{self._next_id}",
+        }
+        self._next_id += 1
+        self.comments.append(comment)
+        return comment
+
+    def ours(self) -> list[dict[str, Any]]:
+        return [comment for comment in self.comments if MARKER in comment["body"]]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        github = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _reply(self, status: int, payload: Any) -> None:
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _handle(self, method: str) -> None:
+                url = urlsplit(self.path)
+                github.requests.append((method, url.path))
+                github.authorizations.add(self.headers.get("Authorization", ""))
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                if method in github.refuse:
+                    self._reply(
+                        github.refuse[method],
+                        {"message": "Resource not accessible by integration"},
+                    )
+                    return
+                listing = re.fullmatch(rf"/repos/{REPOSITORY}/issues/(\d+)/comments", url.path)
+                single = re.fullmatch(rf"/repos/{REPOSITORY}/issues/comments/(\d+)", url.path)
+                if listing and method == "GET":
+                    query = parse_qs(url.query)
+                    per_page = int(query.get("per_page", ["30"])[0])
+                    page = int(query.get("page", ["1"])[0])
+                    on_issue = [c for c in github.comments if c["issue"] == int(listing[1])]
+                    self._reply(200, on_issue[(page - 1) * per_page : page * per_page])
+                elif listing and method == "POST":
+                    self._reply(201, github.add(int(listing[1]), body["body"], "github-actions"))
+                elif single and method == "PATCH":
+                    comment = next(c for c in github.comments if c["id"] == int(single[1]))
+                    comment["body"] = body["body"]
+                    self._reply(200, comment)
+                else:
+                    self._reply(404, {"message": "Not Found"})
+
+            def do_GET(self) -> None:
+                self._handle("GET")
+
+            def do_POST(self) -> None:
+                self._handle("POST")
+
+            def do_PATCH(self) -> None:
+                self._handle("PATCH")
+
+        return Handler
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    fake = FakeGitHub()
+    fake.thread.start()
+    yield fake
+    fake.server.shutdown()
+    fake.server.server_close()
+
+
+@pytest.fixture
+def environ(github: FakeGitHub, tmp_path: Path) -> dict[str, str]:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": PULL_REQUEST}}), encoding="utf-8")
+    return {
+        "GITHUB_API_URL": github.url,
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_REPOSITORY": REPOSITORY,
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_RUN_ID": "4242",
+    }
+
+
+@pytest.fixture
+def reports(tmp_path: Path) -> dict[str, Path]:
+    """A baseline, a passing run like it, and a run where case c1 regressed."""
+    base = write(tmp_path / "base.json", cases([0.9, 0.95, 0.9]))
+    same = write(tmp_path / "same.json", cases([0.9, 0.95, 0.9]))
+    worse = write(tmp_path / "worse-raw.json", cases([0.9, 0.2, 0.9]))
+    compared = tmp_path / "worse.json"
+    cli.main(["regate", str(worse), "--baseline", str(base), "-o", str(compared)])
+    return {"base": base, "same": same, "worse": compared}
+
+
+def test_the_first_run_creates_the_comment_and_the_next_updates_it(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([str(reports["same"])], environ) == 0
+    assert "rag-gate comment: created https://github.example/" in capsys.readouterr().out
+    [first] = github.ours()
+    assert "## ✅ RAG gate: PASSED" in first["body"]
+
+    status = main([str(reports["worse"]), "--baseline", str(reports["base"])], environ)
+
+    assert status == 0
+    assert "rag-gate comment: updated" in capsys.readouterr().out
+    assert github.ours() == [first]  # the same comment, edited in place
+    assert "## ❌ RAG gate: FAILED" in first["body"]
+    assert [method for method, _ in github.requests] == ["GET", "POST", "GET", "PATCH"]
+    assert github.authorizations == {f"Bearer {TOKEN}"}
+
+
+def test_the_comment_holds_verdict_metrics_deltas_regressions_and_the_run(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    main([str(reports["worse"]), "--baseline", str(reports["base"])], environ)
+
+    body = github.ours()[0]["body"]
+    assert body.startswith(MARKER + "\n## ❌ RAG gate: FAILED\n")
+    assert "**Block deployment" in body
+    # Three paired cases are too few for the paired bootstrap to call the drop real.
+    assert "| `faithfulness` | 0.67 | 0.20–0.90 | ≥ 0.85 | -0.25 | ❌ fail |" in body
+    assert "### Worst regressed cases" in body
+    assert "| `golden.jsonl::c1` | `faithfulness` | 0.95 | 0.20 | -0.75 |" in body
+    assert "### Failing cases" in body and "faithfulness 0.20 &lt; 0.85" in body
+    run = "https://github.example/octo/rag/actions/runs/4242"
+    assert f"[workflow run]({run})" in body and f"[artifacts]({run}#artifacts)" in body
+
+
+def test_our_comment_is_found_among_many_on_a_later_page(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    for index in range(150):
+        github.add(PULL_REQUEST, f"comment {index}")
+    ours = github.add(PULL_REQUEST, MARKER + "\nan old verdict")
+    github.add(PULL_REQUEST + 1, MARKER + "\nanother pull request's verdict")
+
+    assert main([str(reports["same"])], environ) == 0
+
+    assert "RAG gate: PASSED" in ours["body"]
+    assert len(github.comments) == 152
+    assert ("PATCH", f"/repos/{REPOSITORY}/issues/comments/{ours['id']}") in github.requests
+
+
+def test_a_read_only_token_is_a_warning_and_a_passing_step(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    github.refuse["POST"] = 403
+
+    status = main([str(reports["same"])], environ)
+
+    output = capsys.readouterr().out
+    assert status == 0
+    assert output.startswith(
+        "::warning title=RAG gate comment::could not comment on pull request #7: "
+        f"POST /repos/{REPOSITORY}/issues/7/comments answered HTTP 403: Resource not "
+        "accessible by integration (the token may not write to pull requests"
+    )
+    assert "pull-requests: write" in output
+    assert TOKEN not in output
+
+
+def test_an_unreachable_api_is_a_warning(
+    environ: dict[str, str], reports: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ["GITHUB_API_URL"] = "http://127.0.0.1:9"
+
+    assert main([str(reports["same"])], environ) == 0
+
+    assert "::warning title=RAG gate comment::could not comment on pull request #7" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "arguments", "message"),
+    [
+        ({"GITHUB_TOKEN": ""}, [], "GITHUB_TOKEN is not set; pass it to the step through env:"),
+        ({"GITHUB_EVENT_PATH": ""}, ["--comment", "true"], "the event names no pull request"),
+        ({}, ["--report-missing"], "no comment: Cannot read the report"),
+    ],
+)
+def test_what_stops_a_comment_is_said_in_a_warning(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    change: dict[str, str],
+    arguments: list[str],
+    message: str,
+) -> None:
+    environ.update(change)
+    report = str(reports["same"])
+    if arguments == ["--report-missing"]:
+        report, arguments = str(reports["same"].parent / "missing.json"), []
+
+    assert main([report, *arguments], environ) == 0
+
+    assert message in capsys.readouterr().out
+    assert github.requests == []
+
+
+def test_only_pull_request_events_comment_unless_asked(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    environ["GITHUB_EVENT_NAME"] = "push"
+    assert main([str(reports["same"])], environ) == 0
+    assert main([str(reports["same"]), "--comment", "false"], environ) == 0
+    assert github.requests == []
+
+    assert main([str(reports["same"]), "--comment", "true", "--pr", "9"], environ) == 0
+
+    assert [comment["issue"] for comment in github.ours()] == [9]
+
+
+def test_case_text_cannot_break_out_of_the_comment(
+    github: FakeGitHub, environ: dict[str, str], tmp_path: Path
+) -> None:
+    hostile = "<img src=x onerror=alert(1)>|@octo/team `x`"
+    report = write(tmp_path / "r.json", [case(hostile, 0.1), case("fine", 0.95, line=2)])
+
+    main([str(report)], environ)
+
+    body = github.ours()[0]["body"]
+    row = next(line for line in body.splitlines() if "img" in line)
+    # One code span per cell: GitHub shows it as text, and the pipe stays in the cell.
+    assert row.startswith("| `` golden.jsonl::<img src=x onerror=alert(1)>\\|@octo/team `x` `` |")
+    assert row.count(" | ") == 1
+
+
+def test_a_bad_command_line_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--comment", "sometimes", "r.json"], {})
+    assert stopped.value.code == 4
+    assert "invalid choice: 'sometimes'" in capsys.readouterr().err
