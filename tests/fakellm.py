@@ -327,7 +327,8 @@ def synth_reply(call: FakeCall) -> dict[str, Any]:
     for slot, kind in enumerate(match.group(1).split(", ") if match else []):
         found = [sentences(chunk.split("\n", 1)[-1]) or [chunk] for chunk in chunks]
         cited = [0, 1] if kind == "multi" else [] if kind == "unanswerable" else [0]
-        parts = [found[i][slot % len(found[i])] for i in cited]
+        taken = slot + len(call.data.get("avoid", []))
+        parts = [found[i][taken % len(found[i])] for i in cited]
         subject = " ".join(" ".join(parts).split()[:8]) or "its launch on the moon"
         salt = int(hashlib.md5(f"{chunks}{slot}".encode()).hexdigest(), 16) % 5
         about = "this section" if salt == 0 else f"'{titles[0] if titles else ''}'"

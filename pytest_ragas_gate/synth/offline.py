@@ -236,7 +236,9 @@ def write_questions(request: WriteQuestions) -> SynthQuestions:
     """One question per requested kind, or fewer when the chunks hold too few facts."""
     questions: list[SynthQuestion] = []
     chunk, title = request.chunks[0], request.titles[0]
-    for slot, kind in enumerate(request.kinds):
+    for position, kind in enumerate(request.kinds):
+        # A chunk asked again starts past the facts its earlier questions used.
+        slot = position + len(request.avoid)
         written: SynthQuestion | None
         if kind == "single":
             written = _single(chunk, title, slot)
@@ -246,7 +248,8 @@ def write_questions(request: WriteQuestions) -> SynthQuestions:
             written = _multi(request.chunks, request.titles, slot)
         else:
             written = _unanswerable(chunk, title, slot)
-        if written is not None and all(written.question != q.question for q in questions):
+        taken = {question.question for question in questions} | set(request.avoid)
+        if written is not None and written.question not in taken:
             questions.append(written)
     return SynthQuestions(questions=questions)
 

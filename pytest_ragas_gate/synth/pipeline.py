@@ -47,6 +47,8 @@ __all__ = ["MAX_ROUNDS", "Dropped", "Kept", "SynthOutcome", "synthesize"]
 MAX_ROUNDS = 3
 #: The first round asks for this much more than the target, for the critic to drop.
 OVERSHOOT = 1.2
+#: Most earlier questions of a chunk a write request lists as taken.
+_MAX_AVOID = 12
 
 Progress = Callable[[int, int, int], None]
 
@@ -160,10 +162,17 @@ class _Round:
     re-run keeps exactly the same questions.
     """
 
-    def __init__(self, judge: Judge, outcome: SynthOutcome, on_done: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        outcome: SynthOutcome,
+        on_done: Callable[[], None],
+        written: Mapping[str, list[str]],
+    ) -> None:
         self.judge = judge
         self.outcome = outcome
         self.on_done = on_done
+        self.written = written
 
     def _fail(self, error: JudgeError, what: str, drops: list[Dropped]) -> None:
         if isinstance(error, BudgetExceeded):
@@ -180,6 +189,9 @@ class _Round:
             titles=titles,
             kinds=list(unit.kinds),
             chinese=unit.chunks[0].chinese,
+            avoid=list(
+                dict.fromkeys(q for chunk in unit.chunks for q in self.written.get(chunk.id, []))
+            )[:_MAX_AVOID],
         )
         self.outcome.write_requests += 1
         try:
@@ -244,11 +256,14 @@ def _merge(
     outcome: SynthOutcome,
     seen: NearDuplicates,
     pool: dict[QuestionKind, list[Kept]],
+    written: dict[str, list[str]],
 ) -> None:
     """Units' results in plan order: drops recorded, near-duplicates out, the rest pooled."""
     for kept, drops in results:
         outcome.dropped.extend(drops)
         for item in kept:
+            for chunk in item.chunks:
+                written.setdefault(chunk.id, []).append(item.question.question)
             if seen.add(item.question.question):
                 pool[item.question.kind].append(item)
             else:
@@ -304,6 +319,8 @@ async def synthesize(
     outcome = SynthOutcome(targets=dict(targets))
     pool: dict[QuestionKind, list[Kept]] = {kind: [] for kind in KINDS}
     seen = NearDuplicates()
+    # Questions kept per chunk id: a later round asks for different ones.
+    written: dict[str, list[str]] = {}
     skip = 0
     gate = asyncio.Semaphore(max(1, concurrency))
     for round_number in range(1, MAX_ROUNDS + 1):
@@ -326,7 +343,7 @@ async def synthesize(
             if on_progress is not None:
                 on_progress(done, total, number)
 
-        worker = _Round(judge, outcome, advance)
+        worker = _Round(judge, outcome, advance, written)
 
         async def bounded(unit: Unit, worker: _Round = worker) -> tuple[list[Kept], list[Dropped]]:
             async with gate:
@@ -334,7 +351,8 @@ async def synthesize(
                     return [], []
                 return await worker.run(unit)
 
-        _merge(await asyncio.gather(*(bounded(unit) for unit in units)), outcome, seen, pool)
+        results = await asyncio.gather(*(bounded(unit) for unit in units))
+        _merge(results, outcome, seen, pool, written)
     for kind in KINDS:
         chosen, surplus = _balanced(pool[kind], targets.get(kind, 0))
         outcome.kept.extend(chosen)

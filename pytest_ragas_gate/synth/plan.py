@@ -168,15 +168,18 @@ def plan_units(
     }
     kinds = _spread(single_counts)
     if kinds:
-        size = max(per_request, math.ceil(len(kinds) / len(order)))
+        # Spread over as many chunks as there are (coverage), two questions a request at
+        # least (cost), ``per_request`` at most unless the chunks run out.
+        spread = math.ceil(len(kinds) / len(order))
+        size = max(spread, min(per_request, max(2, spread)))
         for number, start in enumerate(range(0, len(kinds), size)):
             units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:
         words: dict[str, frozenset[str]] = {}
-        pairs = math.ceil(multi / per_request)
-        size = max(per_request, math.ceil(multi / len(order)))
+        spread = math.ceil(multi / len(order))
+        size = max(spread, min(per_request, max(2, spread)))
         pairs = math.ceil(multi / size)
         # Pair anchors start half-way round, so they are not the chunks the single kinds used.
         offset = len(order) // 2

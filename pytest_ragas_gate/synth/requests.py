@@ -104,6 +104,7 @@ class WriteQuestions(JudgeRequest[SynthQuestions]):
     titles: list[str]
     kinds: list[QuestionKind]
     chinese: bool = False
+    avoid: list[str] = Field(default_factory=list)
     version: str = SYNTH_PROMPT_VERSION
 
     def prompt_task(self) -> str:
@@ -113,11 +114,15 @@ class WriteQuestions(JudgeRequest[SynthQuestions]):
     def prompt_data(self, block: Block) -> list[str]:
         """The fenced chunks, then what to write."""
         language = "Chinese" if self.chinese else "the language of the chunks"
-        return [
-            *_chunk_blocks(block, self.titles, self.chunks),
+        parts = _chunk_blocks(block, self.titles, self.chunks)
+        if self.avoid:
+            parts.append("Questions already written from these chunks; write different ones:")
+            parts += [block(question, "avoid", index) for index, question in enumerate(self.avoid)]
+        parts.append(
             f"Write {len(self.kinds)} questions, kinds in order: {', '.join(self.kinds)}. "
-            f"Language: {language}.",
-        ]
+            f"Language: {language}."
+        )
+        return parts
 
 
 class Candidate(BaseModel):
