@@ -1,13 +1,20 @@
 """The Anthropic judge: Claude through the official ``anthropic`` SDK and the Messages API.
 
-Structured output is a single tool whose ``input_schema`` is the reply model's JSON schema;
-the reply is the ``tool_use`` block's input, validated with pydantic. The tool is forced
-with ``tool_choice={"type": "tool", ...}`` where the model accepts that. Some current models
-(Claude Sonnet 5.5) answer a forced tool choice with HTTP 400; for those the tool is offered
-with ``tool_choice={"type": "auto"}`` and the prompt demands the tool call, and a model not
-known in advance that rejects forced tool choice is switched over after its first 400. A
-reply without the tool call but with a JSON text block is accepted too; anything else is
-re-asked.
+Structured output is tool use: every request offers one tool per request kind (the same
+list each time, so the tool definitions, which the API renders first, never break the
+cached prefix) and names its kind's tool in the prompt; the reply is that ``tool_use``
+block's input, validated with pydantic. A tool call is forced with
+``tool_choice={"type": "any"}`` where the model accepts that (one choice for every kind: a
+change of ``tool_choice`` would invalidate the cached messages). Some current models
+(Claude Sonnet 5.5) answer a forced tool choice with HTTP 400; for those the tools are
+offered with ``tool_choice={"type": "auto"}`` and the prompt demands the call, and a model
+not known in advance that rejects forced tool choice is switched over after its first
+400. A reply without the tool call but with a JSON text block is accepted too; anything
+else is re-asked.
+
+Prompt caching: ``cache_control`` breakpoints sit on the shared system block and after
+the case's contexts (see :mod:`.prompts`); ``usage.cache_read_input_tokens`` and
+``cache_creation_input_tokens`` are counted as cache reads and writes.
 
 No sampling parameters are sent: the API version that SDK 2.x speaks rejects
 ``temperature`` (even 0) for every model. Run-to-run stability comes from the cache, which
