@@ -36,6 +36,7 @@ usage_error() {
   output verdict error
   output report-path ""
   output junit-path ""
+  output html-path ""
   output summary "RAG gate: not run: $1"
   output exit-code 4
   summary_append "## ⚠️ RAG gate: not run"$'\n\n'"$1"
@@ -66,6 +67,7 @@ one_of "$cache" "$CACHE_MODES" ||
 
 report=${INPUT_REPORT_PATH:-rag-gate-report.json}
 junit=${INPUT_JUNIT_PATH:-rag-gate-junit.xml}
+html=${INPUT_HTML_PATH:-}
 workdir=${INPUT_WORKING_DIRECTORY:-.}
 [ -d "$workdir" ] || usage_error "Input 'working-directory' is '$workdir', which is not a directory."
 cd "$workdir" || usage_error "Cannot enter the working directory '$workdir'."
@@ -74,6 +76,9 @@ args=(-m pytest --rag-gate -p no:cacheprovider
   --rag-gate-judge "$judge" --rag-gate-cache "$cache"
   --rag-gate-report "$report" --rag-gate-junit "$junit")
 
+if [ -n "$html" ]; then
+  args+=(--rag-gate-html "$html")
+fi
 if [ -n "${INPUT_CONFIG:-}" ]; then
   [ -f "$INPUT_CONFIG" ] || usage_error "Input 'config' is '$INPUT_CONFIG', which does not exist."
   args+=(--rag-gate-config "$INPUT_CONFIG")
@@ -122,7 +127,7 @@ args+=(--)
 args+=("${paths[@]}")
 
 # A stale report from an earlier step must never be read as this run's result.
-rm -f -- "$report" "$junit"
+rm -f -- "$report" "$junit" ${html:+"$html"}
 
 # pytest's output is kept (and still streamed to the log) so that when it stops with a
 # usage error, its reason reaches the step summary rather than only the log.
@@ -186,6 +191,7 @@ if [ "$workdir" != "." ]; then
 fi
 case "$report" in /*) report_out=$report ;; *) report_out=$prefix$report ;; esac
 case "$junit" in /*) junit_out=$junit ;; *) junit_out=$prefix$junit ;; esac
+case "$html" in /*) html_out=$html ;; *) html_out=$prefix$html ;; esac
 
 verdict=""
 summary=""
@@ -234,6 +240,11 @@ if [ -f "$junit" ]; then
   output junit-path "$junit_out"
 else
   output junit-path ""
+fi
+if [ -n "$html" ] && [ -f "$html" ]; then
+  output html-path "$html_out"
+else
+  output html-path ""
 fi
 output summary "$summary"
 output exit-code "$status"

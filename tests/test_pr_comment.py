@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from gate_runs import case, cases, write
+from gate_runs import GOOD, HALLUCINATED, case, cases, write
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.pr_comment import MARKER, main
@@ -289,3 +289,82 @@ def test_a_bad_command_line_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--comment", "sometimes", "r.json"], {})
     assert stopped.value.code == 4
     assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+# --- the action's steps, run as a runner runs them --------------------------------------------
+
+
+@pytest.fixture
+def action_run(tmp_path: Path) -> Any:
+    from test_action import ROOT, Runner, step
+
+    workspace = tmp_path / "workspace"
+    (workspace / "gate").mkdir(parents=True)
+    (workspace / "gate" / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    rows = [GOOD, HALLUCINATED]
+    (workspace / "gate" / "golden.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+    )
+    runner = Runner(workspace)
+    gate = runner.run_gate(
+        paths="golden.jsonl", judge="offline", cache="off", working_directory="gate"
+    )
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    outputs = dict(runner.outputs)
+
+    def comment(environ: dict[str, str], **inputs: str) -> Any:
+        context = {
+            "github.action_path": str(ROOT),
+            "inputs.comment": inputs.get("comment", "auto"),
+            "inputs.baseline": inputs.get("baseline", ""),
+            "inputs.working-directory": "gate",
+            "inputs.github-token": TOKEN,
+            "steps.gate.outputs.report-path": outputs["report-path"],
+        }
+        environment = {key: value for key, value in environ.items() if key != "GITHUB_TOKEN"}
+        return runner.run(step("Comment on the pull request"), context, environment)
+
+    return outputs, comment
+
+
+@pytest.mark.slow
+def test_the_action_writes_the_html_report_and_comments(
+    github: FakeGitHub, environ: dict[str, str], action_run: Any, tmp_path: Path
+) -> None:
+    outputs, comment = action_run
+    assert outputs["html-path"] == "gate/rag-gate-report.html"
+    assert (tmp_path / "workspace" / outputs["html-path"]).is_file()
+
+    result = comment(environ)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "## ❌ RAG gate: FAILED" in github.ours()[0]["body"]
+    assert github.authorizations == {f"Bearer {TOKEN}"}
+
+
+@pytest.mark.slow
+def test_the_action_only_warns_when_the_token_is_read_only(
+    github: FakeGitHub, environ: dict[str, str], action_run: Any
+) -> None:
+    _, comment = action_run
+    github.refuse["POST"] = 403
+
+    result = comment(environ)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::warning title=RAG gate comment::could not comment on pull request #7" in (
+        result.stdout
+    )
+    assert TOKEN not in result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_the_action_rejects_an_unknown_comment_mode(
+    environ: dict[str, str], action_run: Any
+) -> None:
+    _, comment = action_run
+
+    result = comment(environ, comment="sometimes")
+
+    assert result.returncode == 4
+    assert "::error title=RAG gate::Input 'comment' is 'sometimes'" in result.stdout
