@@ -26,10 +26,14 @@ calls in a row. Prompt version 2 sent separate precision and recall requests: 5 
 4,339 prompt tokens per case, 8.35 s wall. Prompt version 1 sent the reply schema twice
 (system prompt and tool, with pydantic titles): 6,546 prompt tokens per case.
 
-Targets: at most 5 calls per case, at most 4,000 prompt tokens per case, 100 cases at
-300 ms in at most 8 s wall, cached re-run 0 calls. Wall time includes starting Python and
+Targets: at most 5 calls per case, 100 cases at 300 ms in at most 8 s wall, cached re-run
+0 calls. Since prompt version 5 every request carries the shared system prompt (all
+request kinds' tasks, and for OpenAI their schemas) that the provider serves from its
+prompt cache, so prompt tokens per case grew and their cost fell: see
+``benchmarks/judge_cost.py``. Wall time includes starting Python and
 pytest; the anthropic SDK (about 1.3 s to import) is loaded on the first cache miss, inside
-the scoring time, so a cached re-run never loads it. The scoring floor at 32 concurrent
+the scoring time, so a cached re-run never loads it; the openai SDK (about 0.8 s) is now
+loaded the same way. The scoring floor at 32 concurrent
 calls is 400 x 0.3 s / 32 = 3.75 s.
 """
 
@@ -180,6 +184,7 @@ class RunFigures:
     input_tokens: int
     output_tokens: int
     cache_hits: int
+    cache_read_tokens: int
     wall_s: float
     scoring_s: float
     exit_code: int
@@ -237,6 +242,7 @@ def run_gate(
         input_tokens=usage["input_tokens"],
         output_tokens=usage["output_tokens"],
         cache_hits=usage["cache_hits"],
+        cache_read_tokens=usage.get("cache_read_tokens", 0),
         wall_s=wall_s,
         scoring_s=data["timing"]["scoring_s"],
         exit_code=completed.returncode,
@@ -273,7 +279,13 @@ def main(argv: list[str] | None = None) -> int:
     cases = args.cases
     rows = [
         ("judge calls / case", f"{fresh.server_calls / cases:.2f}", "<= 5"),
-        ("prompt tokens / case", f"{fresh.input_tokens / cases:,.0f}", "<= 4,000"),
+        (
+            "prompt tokens / case",
+            f"{fresh.input_tokens / cases:,.0f} "
+            f"({fresh.cache_read_tokens / max(1, fresh.input_tokens):.0%} read from the "
+            "provider's prompt cache)",
+            "",
+        ),
         ("completion tokens / case", f"{fresh.output_tokens / cases:,.0f}", ""),
         (
             f"wall, {cases} cases at {args.latency * 1000:.0f} ms",
@@ -295,7 +307,6 @@ def main(argv: list[str] | None = None) -> int:
 
     missed = [
         fresh.server_calls > 5 * cases,
-        fresh.input_tokens > 4000 * cases,
         cases == 100 and args.latency == 0.3 and fresh.wall_s > 8.0,
         cached.server_calls != 0,
         fresh.report_calls != fresh.server_calls,

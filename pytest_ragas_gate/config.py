@@ -79,7 +79,6 @@ class GateConfig(BaseModel):
     embedding_model: str | None = None
     cache: CacheMode = "readwrite"
     cache_dir: str = ".rag_gate_cache"
-    batch: bool = False
     concurrency: int = Field(default=32, ge=1, le=1024)
     requests_per_minute: int | None = Field(default=None, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
