@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 RUN_KEY = pytest.StashKey["GateRun"]()
 HOOKS_NAME = "rag-gate"
 XDIST_HOOKS_NAME = "rag-gate-xdist"
+PYTEST_HTML_HOOKS_NAME = "rag-gate-pytest-html"
 
 JUDGES = ("auto", "anthropic", "openai", "offline")
 CACHE_MODES = ("readwrite", "read", "off")
@@ -225,11 +226,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)
+    if config.pluginmanager.hasplugin("html"):
+        from .reports.html_rows import PytestHtmlRows
+
+        html = run.config.html
+        page = config.invocation_params.dir / html if html else None
+        rows = PytestHtmlRows(config, page, run.config.bounds())
+        config.pluginmanager.register(rows, PYTEST_HTML_HOOKS_NAME)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Drop the run's hooks."""
-    for name in (HOOKS_NAME, XDIST_HOOKS_NAME):
+    for name in (HOOKS_NAME, XDIST_HOOKS_NAME, PYTEST_HTML_HOOKS_NAME):
         hooks = config.pluginmanager.get_plugin(name)
         if hooks is not None:
             config.pluginmanager.unregister(hooks)

@@ -380,3 +380,36 @@ def test_claims_are_found_in_the_answer(
     answer: str, claims: list[str], segments: list[list[int]]
 ) -> None:
     assert claim_segments(answer, [{"claim": claim} for claim in claims]) == segments
+
+
+# --- pytest-html --------------------------------------------------------------------------------
+
+
+def pytest_html_rows(path: Path) -> dict[str, list[str]]:
+    """Each test's table row in a pytest-html report (kept as JSON in the page)."""
+    import html
+
+    text = path.read_text(encoding="utf-8")
+    blob = re.search(r'data-jsonblob="([^"]*)"', text)
+    assert blob is not None
+    tests = json.loads(html.unescape(blob.group(1)))["tests"]
+    return {test_id: runs[-1]["resultsTableRow"] for test_id, runs in tests.items()}
+
+
+def test_pytest_html_rows_carry_scores_and_a_link_to_the_case_panel(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("pytest_html", reason="pytest-html is not installed")
+    write_jsonl(pytester, "golden.jsonl", [GOOD, {**HALLUCINATED, "id": "<img src=x>"}])
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+
+    gate(pytester, "--rag-gate-html", "out/gate.html", "--html", "reports/tests.html")
+
+    rows = pytest_html_rows(pytester.path / "reports" / "tests.html")
+    founders = rows["golden.jsonl::founders"][2]
+    assert founders.startswith('<td class="rag-scores">faithfulness 1.00 · ')
+    assert '<a href="../out/gate.html#case=golden.jsonl%3A%3Afounders">case panel</a>' in founders
+    hostile = rows["golden.jsonl::<img src=x>"][2]
+    assert "<strong>faithfulness 0.00</strong>" in hostile  # below the gate's 0.85
+    assert "<img" not in hostile and "%3Cimg%20src%3Dx%3E" in hostile
+    assert rows["test_plain.py::test_plain"][2] == '<td class="rag-scores"></td>'

@@ -1,0 +1,87 @@
+"""pytest-html rows for golden cases: their scores, and a link to the case in our page.
+
+Registered by the plugin only when pytest-html is installed and the gate is on, so these
+hooks always have pytest-html's hook specifications to match. A golden-case row gets a
+"RAG scores" cell with each metric's score (a missed threshold marked) and, when
+``--rag-gate-html`` writes our page, a link that opens the case's panel there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from ..bounds import Bound, default_direction
+from ..items import attached_result
+from ..results import CaseResult
+from .html import case_anchor
+
+__all__ = ["PytestHtmlRows"]
+
+#: Where the cell goes: after pytest-html's result and test-name columns.
+COLUMN = 2
+
+
+class PytestHtmlRows:
+    """pytest-html's table hooks for golden cases.
+
+    Args:
+        config: The pytest config (its ``htmlpath`` is where pytest-html writes).
+        page: Our HTML report, or None when none is written.
+        bounds: The gate's thresholds, to mark the scores that miss theirs.
+    """
+
+    def __init__(self, config: Any, page: Path | None, bounds: Mapping[str, Bound]) -> None:
+        self.config = config
+        self.page = page
+        self.bounds = bounds
+
+    def _misses(self, result: CaseResult, metric: str, score: float) -> bool:
+        """Whether ``score`` misses the case's own threshold, else the gate's."""
+        own = result.thresholds.get(metric)
+        bound = Bound(own, default_direction(metric)) if own is not None else None
+        bound = bound or self.bounds.get(metric)
+        return bound is not None and not bound.met_by(score)
+
+    def _link(self, result: CaseResult) -> str | None:
+        """The link from pytest-html's file to the case's panel in our page."""
+        if self.page is None:
+            return None
+        htmlpath = getattr(self.config.option, "htmlpath", None)
+        base = Path(self.config.invocation_params.dir)
+        directory = (base / htmlpath).parent if htmlpath else base
+        relative = os.path.relpath(self.page, directory).replace(os.sep, "/")
+        return f"{relative}#{case_anchor(result.key)}"
+
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        """Add the "RAG scores" column."""
+        cells.insert(COLUMN, '<th class="rag-scores">RAG scores</th>')
+
+    def pytest_html_results_table_row(self, report: Any, cells: list[str]) -> None:
+        """Fill the column: a golden case's scores and link, empty for other tests."""
+        result = attached_result(report)
+        cells.insert(COLUMN, str(self.cell(result)))
+
+    def cell(self, result: CaseResult | None) -> Markup:
+        """The cell of one row, escaped: case ids and metric names are user text."""
+        if result is None:
+            return Markup('<td class="rag-scores"></td>')
+        parts = []
+        if result.error is not None:
+            parts.append(Markup("<strong>error</strong>"))
+        for metric, score in result.scores.items():
+            text = "n/a" if score is None else f"{score:.2f}"
+            if score is not None and self._misses(result, metric, score):
+                parts.append(Markup("<strong>{} {}</strong>").format(metric, text))
+            else:
+                parts.append(escape(f"{metric} {text}"))
+        for metric in result.errors:
+            parts.append(Markup("<strong>{} error</strong>").format(metric))
+        link = self._link(result)
+        if link is not None:
+            parts.append(Markup('<a href="{}">case panel</a>').format(link))
+        return Markup('<td class="rag-scores">{}</td>').format(Markup(" · ").join(parts))
