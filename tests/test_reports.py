@@ -158,6 +158,8 @@ def test_json_report_has_the_spec_keys() -> None:
         "retries": 0,
         "cache_hits": 2,
         "cost_usd": 0.01,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
         "by_metric": {name: record.model_dump() for name, record in USAGE.items()},
     }
     assert report["timing"] == {"wall_s": 3.5, "scoring_s": 2.0}
