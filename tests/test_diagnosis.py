@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_runs import junit_case_outcomes, read_report, write_jsonl
 
 from pytest_ragas_gate.bounds import Bound, parse_bound
 from pytest_ragas_gate.config import GateConfig
@@ -17,8 +18,6 @@ from pytest_ragas_gate.diagnosis import diagnose, summarise_diagnoses
 from pytest_ragas_gate.gate import evaluate_gate
 from pytest_ragas_gate.options import parse_threshold
 from pytest_ragas_gate.results import CaseResult
-
-from gate_runs import junit_case_outcomes, read_report, write_jsonl
 
 
 def scored(**scores: float | None) -> CaseResult:
