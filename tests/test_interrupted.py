@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -206,8 +207,16 @@ REPLY_TYPES = {request_type.kind: request_type.reply_type for request_type in AL
 
 
 def request_key(body: Any) -> str:
-    """One judge request as the server saw it; identical requests give identical keys."""
-    return json.dumps(body, sort_keys=True, ensure_ascii=False)
+    """One judge request as the server saw it; identical requests give identical keys.
+
+    The data-block id is drawn at random per process, so it is left out: two processes
+    send the same request under different ids.
+    """
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False)
+    return _DATA_ID.sub("id=<data-id>", text)
+
+
+_DATA_ID = re.compile(r'id=\\"[0-9a-f]{16}\\"')
 
 
 def _reasons(value: Any) -> set[str]:
