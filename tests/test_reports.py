@@ -541,3 +541,16 @@ def test_a_core_report_keeps_the_details_people_read_and_every_error() -> None:
     full_config = make_config(tag_thresholds={}, report_details="full")
     full = report_for([result], full_config)["cases"][0]["details"]
     assert set(full) == {"faithfulness", "answer_correctness", "mrr", "context_relevance"}
+
+
+def test_reports_get_the_mode_of_any_new_file(tmp_path: Path) -> None:
+    import os
+
+    from pytest_ragas_gate.reports.json_report import write_text_atomic
+
+    previous = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "report.json", "{}")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "report.json").stat().st_mode & 0o777 == 0o644

@@ -214,6 +214,13 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_lines_atomic(path, [text])
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it, so it is set straight back)."""
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
     """Write ``chunks`` one after the other, atomically, as :func:`write_text_atomic` does.
 
@@ -237,6 +244,9 @@ def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str]) -> N
             handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
+        # The temporary file is private (0600); a report is an ordinary file that CI
+        # uploads and colleagues open, so it gets the mode any new file would.
+        os.chmod(handle.name, 0o666 & ~_umask())
         os.replace(handle.name, destination)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
