@@ -125,10 +125,12 @@ def gold_contexts(case: GoldenCase, corpus: Mapping[str, str] | None) -> list[Co
     """
     given = case.metadata.get("reference_contexts")
     if given is not None:
-        if not isinstance(given, list) or not given:
+        # An empty list is deliberate (an unanswerable question has no gold chunk): the
+        # target answers from nothing, and context metrics are not applicable.
+        if not isinstance(given, list):
             raise CaseError(
-                f"{case.source}: field 'reference_contexts' of case {case.id!r} is "
-                f"{type(given).__name__}; expected a non-empty list of texts."
+                f"{case.source}: field 'reference_contexts' of case {case.id!r} is a "
+                f"{type(given).__name__}; expected a list of texts."
             )
         contexts = []
         for index, item in enumerate(given):

@@ -154,6 +154,32 @@ def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
     assert report["verdict"] == "failed"
 
 
+def test_an_unanswerable_case_has_empty_gold_contexts(pytester: pytest.Pytester) -> None:
+    unanswerable = {
+        "id": "no-answer",
+        "question": "Who designed the Eiffel Tower's elevators?",
+        "reference": "The documents do not say.",
+        "reference_contexts": [],
+    }
+    write_jsonl(pytester, "golden.jsonl", [CASES[1], unanswerable])
+    pytester.makepyfile(
+        oracle_app=textwrap.dedent(
+            """
+            def answer(question, contexts=None):
+                if contexts == []:
+                    return {"answer": "The documents do not say.", "contexts": []}
+                return {"answer": "The Eiffel Tower was completed in 1889.",
+                        "contexts": contexts or []}
+            """
+        )
+    )
+    result, report = run(pytester, "--rag-gate-oracle", "both")
+    assert_no_traceback(result)
+    cases = {case["id"]: case for case in report["cases"]}
+    assert cases["no-answer"]["errors"] == {}
+    assert cases["no-answer"]["scores"]["oracle_faithfulness"] is None
+
+
 def test_a_target_that_cannot_take_contexts_is_a_usage_error(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", CASES)
     pytester.makepyfile(oracle_app="def answer(question):\n    return 'x'\n")

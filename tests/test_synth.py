@@ -345,6 +345,20 @@ def test_the_gate_skips_rejected_cases_and_warns_once_about_pending_ones(
     assert "gated 3 of 3 collected golden case(s)" in text
 
 
+def test_the_pending_notice_is_printed_not_raised_under_warnings_as_errors(
+    pytester: pytest.Pytester,
+) -> None:
+    row = {"id": "p", "question": "Pending?", "review": "pending", "answer": "a", "contexts": ["c"]}
+    pytester.makefile(".jsonl", golden=json.dumps(row))
+
+    result = pytester.runpytest("--rag-gate", "--rag-gate-judge", "offline", "-W", "error")
+
+    assert_no_traceback(result)
+    assert result.ret != pytest.ExitCode.INTERNAL_ERROR
+    assert "1 of 1 golden case(s) are review: pending" in result.stdout.str()
+    result.stdout.fnmatch_lines(["RAG gate: *"])
+
+
 def test_an_unknown_review_state_is_a_case_error_naming_the_field(
     pytester: pytest.Pytester,
 ) -> None:
