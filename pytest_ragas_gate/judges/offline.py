@@ -63,6 +63,7 @@ from .text import (
     split_claims,
     split_sentences,
 )
+from .values import find_values, value_spellings
 
 __all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_claims"]
 
@@ -88,6 +89,8 @@ _EVIDENCE_CACHE_SIZE = 2048
 reference statements, each chunk), and cases in flight together each hold a few texts."""
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
+
+_CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _prefix(token: str) -> str | None:
@@ -123,7 +126,8 @@ class Evidence:
 
     def covers(self, token: str) -> bool:
         """Whether the evidence holds ``token`` or a word of the same family."""
-        if token in self.tokens:
+        if token in self.tokens or token in self.numbers:
+            # A count word in the claim ("two") is backed by the digit in a context ("2").
             return True
         prefix = _prefix(token)
         return prefix is not None and prefix in self.prefixes
@@ -135,10 +139,13 @@ def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset
     tokens: set[str] = set()
     for sentence in split_sentences(text):
         tokens.update(token.text for token in content_tokens(sentence))
+    # A claim's lone CJK character ("批" of "第一批", once the numeral is read as a value) is
+    # backed by the same character anywhere in the text.
+    tokens.update(_CJK_CHARACTER.findall(text))
     # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
     # of their union.
     prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
-    return frozenset(tokens), frozenset(prefixes), frozenset(numbers(text) | number_words(text))
+    return frozenset(tokens), frozenset(prefixes), value_spellings(text) | number_words(text)
 
 
 @dataclass(frozen=True)
@@ -194,10 +201,12 @@ def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THR
     """
     tokens = content_tokens(claim)
     coverage, missing = _weighted_coverage(tokens, evidence)
-    claim_numbers = numbers(claim)
-    missing_numbers = sorted(claim_numbers - evidence.numbers)
+    claim_values = find_values(claim)
+    missing_numbers = sorted(
+        {value.text for value in claim_values if not value.forms & evidence.numbers}
+    )
     supported = (
-        (bool(tokens) or bool(claim_numbers)) and coverage >= threshold and not missing_numbers
+        (bool(tokens) or bool(claim_values)) and coverage >= threshold and not missing_numbers
     )
     return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
 

@@ -6,8 +6,8 @@ spaces between words.
 
 >>> split_sentences("Pi is about 3.14. Dr. Smith agreed, e.g. in 2001! 北京很大。上海也很大；")
 ['Pi is about 3.14.', 'Dr. Smith agreed, e.g. in 2001!', '北京很大。', '上海也很大；']
->>> sorted(numbers("It cost $1,000 on 16 October 1898."))
-['1000', '16', '1898']
+>>> sorted(numbers("It cost $1,000 on 16 October 1898; 第七届立法会90个议席."))
+['10', '1000', '16', '1898', '7', '90']
 >>> is_noncommittal("I don't know.") and is_noncommittal("抱歉，我无法回答这个问题。")
 True
 """
@@ -18,6 +18,8 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from .values import CN_COUNTERS, find_values
 
 __all__ = [
     "NEGATION_WORDS",
@@ -42,8 +44,6 @@ _CJK_RANGES = (
 _CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
 _CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 
 # The offline judge splits and tokenises the same texts many times per case: each context
 # once per request, each claim once per metric, each word of a claim while it is split.
@@ -124,7 +124,8 @@ _ORDINAL_WORDS = frozenset(["first", "second", "third", "fourth", "fifth"])
 SPEAKER_TOKEN = "<speaker>"
 """Stands for a first-person statement: "I love it" is about the speaker, so it is only
 covered by contexts that speak in the first person too."""
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours)\b|我", re.IGNORECASE)
+# "US" in capitals is the country, not "us".
+_FIRST_PERSON = re.compile(r"\b(?:(?i:i|me|my|mine|myself|we|our|ours)|[Uu]s)\b|我")
 
 _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st mt vs etc e.g i.e cf al approx ca no nos vol fig
@@ -507,19 +508,12 @@ def _strip_endings(word: str) -> str:
 _cached_stem = functools.lru_cache(maxsize=1 << 16)(stem)
 
 
-def _number_value(raw: str) -> str:
-    if _THOUSANDS.match(raw):
-        raw = raw.replace(",", "")
-    raw = raw.replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", raw) else raw
-    if "." in raw:
-        whole, _, fraction = raw.partition(".")
-        fraction = fraction.rstrip("0")
-        return f"{int(whole)}.{fraction}" if fraction else str(int(whole))
-    return str(int(raw)) if raw.isdigit() else raw
-
-
 def numbers(text: str) -> set[str]:
     """The numbers and date parts in ``text``, normalised ("1,000" and "1000" are equal).
+
+    Values are read by :func:`~pytest_ragas_gate.judges.values.find_values`: digits glued to
+    CJK characters count ("2022年1月3日" gives 2022, 1 and 3), and so do percentages, times,
+    month names next to a number and Chinese numerals that must be numbers ("九十").
 
     Args:
         text: Any text; full-width digits count.
@@ -533,12 +527,8 @@ def numbers(text: str) -> set[str]:
 @functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)
 def _numbers(text: str) -> frozenset[str]:
     found: set[str] = set()
-    for match in _NUMBER.finditer(_normalise(text)):
-        raw = match.group().rstrip(".,")
-        if "," in raw and not _THOUSANDS.match(raw) and not re.fullmatch(r"\d+,\d{1,2}", raw):
-            found.update(_number_value(part) for part in raw.split(",") if part)
-        else:
-            found.add(_number_value(raw))
+    for value in find_values(text):
+        found |= value.forms
     return frozenset(found)
 
 
@@ -577,9 +567,32 @@ def content_tokens(text: str) -> list[Token]:
     return list(_content_tokens(text))
 
 
+def _without_values(text: str) -> str:
+    """``text`` with its values blanked out: they are checked as values, not as words.
+
+    A counter glued to a value goes with it ("90个", "3日"), and so do a value's unit words
+    ("million", "percent", "PM") and month names next to a number, so that "January 3" and
+    "1月3日" leave no words behind that the other spelling lacks.
+    """
+    found = find_values(text)
+    if not found:
+        return text
+    pieces: list[str] = []
+    start = 0
+    for value in found:
+        end = value.end
+        if text[end : end + 1] in CN_COUNTERS:
+            end += 1
+        pieces.append(text[start : value.start])
+        pieces.append(" " * (end - value.start))
+        start = end
+    pieces.append(text[start:])
+    return "".join(pieces)
+
+
 @functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)
 def _content_tokens(text: str) -> tuple[Token, ...]:
-    text = _normalise(text)
+    text = _without_values(_normalise(text))
     tokens: dict[str, Token] = {}
     if _FIRST_PERSON.search(text):
         tokens[SPEAKER_TOKEN] = Token(SPEAKER_TOKEN)
