@@ -70,6 +70,9 @@ __all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_clai
 SUPPORT_THRESHOLD = 0.6
 """Share of a claim's (weighted) content tokens the contexts must cover for support."""
 
+SHORT_CLAIM_TOKENS = 3
+"""A claim with this many content tokens or fewer must have all of them in the contexts."""
+
 ENTITY_WEIGHT = 2.0
 """Names and other capitalised tokens count double: a wrong name is a wrong fact."""
 
@@ -174,6 +177,19 @@ class Support:
         return f"not supported: {summary}; " + "; ".join(problems)
 
 
+def _is_name(claim: str, tokens: Sequence[Token]) -> bool:
+    """Whether ``claim`` is a bare name ("Steve Wozniak"): capitalised words and no more."""
+    words = re.findall(r"[^\W\d_]+", claim)
+    return bool(words) and len(words) <= SHORT_CLAIM_TOKENS and all(w[0].isupper() for w in words)
+
+
+def _cjk_share(text: str) -> float:
+    letters = [char for char in text if char.isalnum()]
+    if not letters:
+        return 0.0
+    return sum(1 for char in letters if _CJK_CHARACTER.match(char)) / len(letters)
+
+
 def _weighted_coverage(tokens: Sequence[Token], evidence: Evidence) -> tuple[float, list[str]]:
     total = 0.0
     covered = 0.0
@@ -205,9 +221,13 @@ def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THR
     missing_numbers = sorted(
         {value.text for value in claim_values if not value.forms & evidence.numbers}
     )
-    supported = (
-        (bool(tokens) or bool(claim_values)) and coverage >= threshold and not missing_numbers
+    # A claim of a few words names one thing: every one of its words must be found, or a
+    # name that merely shares characters or one word with the contexts passes.
+    short = len(tokens) <= SHORT_CLAIM_TOKENS and (
+        _cjk_share(claim) > 0.5 or _is_name(claim, tokens)
     )
+    needed = 1.0 if short else threshold
+    supported = (bool(tokens) or bool(claim_values)) and coverage >= needed and not missing_numbers
     return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
 
 
