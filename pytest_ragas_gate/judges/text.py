@@ -530,7 +530,9 @@ _COUNTER_CHARS = "".join(sorted(CN_COUNTERS))
 @functools.lru_cache(maxsize=_TOKEN_CACHE_SIZE)
 def _numbers(text: str) -> frozenset[str]:
     # A counted form ("90个", "1月") gives its number: callers compare plain numbers.
-    return frozenset(form.rstrip(_COUNTER_CHARS) for value in find_values(text) for form in value.forms)
+    return frozenset(
+        form.rstrip(_COUNTER_CHARS) for value in find_values(text) for form in value.forms
+    )
 
 
 def number_words(text: str) -> set[str]:
