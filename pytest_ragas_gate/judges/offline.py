@@ -29,6 +29,8 @@ from pydantic import BaseModel
 from ..exceptions import JudgeError
 from ..usage import Usage
 from .base import Answer
+from .contradiction import find_contradiction
+from .records import read_record
 from .requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -139,6 +141,10 @@ class Evidence:
 @functools.lru_cache(maxsize=_EVIDENCE_CACHE_SIZE)
 def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The tokens, their prefixes and the numbers of one text, as :class:`Evidence` holds them."""
+    record = read_record(text)
+    if record is not None:
+        # A JSON record or key: value lines are read as one sentence per field.
+        text = record.text
     tokens: set[str] = set()
     for sentence in split_sentences(text):
         tokens.update(token.text for token in content_tokens(sentence))
@@ -317,13 +323,18 @@ class OfflineJudge:
         verdicts = []
         for claim in request.claims:
             support = check_support(claim, evidence, self._threshold)
-            verdicts.append(
-                ClaimVerdict(
+            contradiction = find_contradiction(claim, request.contexts, evidence.numbers)
+            if contradiction is not None:
+                verdict = ClaimVerdict(
+                    claim=claim, verdict="contradicted", reason=f"contradicted: {contradiction}"
+                )
+            else:
+                verdict = ClaimVerdict(
                     claim=claim,
                     verdict="supported" if support.supported else "not_in_context",
                     reason=support.reason,
                 )
-            )
+            verdicts.append(verdict)
         return ClaimVerdicts(verdicts=verdicts)
 
     def _attribute_statements(self, request: AttributeStatements) -> StatementVerdicts:

@@ -71,7 +71,7 @@ that the contexts do not back.
 """
 
 NEGATION_WORDS: frozenset[str] = frozenset(
-    """not no never none nobody nothing neither nor without cannot isn't aren't wasn't
+    """not no non never none nobody nothing neither nor without cannot isn't aren't wasn't
     weren't don't doesn't didn't can't won't wouldn't shouldn't couldn't hasn't haven't
     hadn't""".split()
 )

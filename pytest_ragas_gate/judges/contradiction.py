@@ -1,0 +1,237 @@
+"""When the contexts say otherwise: a different value for the same thing, or a record's "no".
+
+The offline judge calls a claim *contradicted* only where the evidence is plain, and leaves
+every doubt to *not in context*:
+
+- a value of the claim that no context gives, where a context sentence about the same thing
+  (most of the claim's words and all its other values, a shared word right beside the value,
+  the same unit, both years or neither) gives another value: "founded in 1977" against
+  "founded in 1976", "80个议席" against "90个议席". Hedged values ("about 15 million",
+  "超过80个") and values that differ only by rounding are never contradicted;
+- a record field whose value is a yes or a no, when the claim names every word of the field's
+  key with the other polarity: ``"WiFi": "no"`` against "offers free WiFi",
+  ``"BusinessAcceptsCreditCards": "True"`` against "does not accept credit cards".
+
+>>> find_contradiction("Apple was founded in 1977.", ["Apple was founded in 1976 by Jobs."])
+'the contexts give 1976 where the claim gives 1977'
+>>> find_contradiction("Apple was founded in 1977.", ["Apple has 1977 stores."]) is None
+True
+>>> find_contradiction("It offers free WiFi.", ['{"name": "Joe", "WiFi": "no"}'])
+'the record gives WiFi: no'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .records import key_words, read_record
+from .text import STOPWORDS, content_tokens, has_negation, is_cjk, split_sentences, stem
+from .values import CN_COUNTERS, Value, find_values, value_spellings
+
+__all__ = ["find_contradiction"]
+
+SAME_TOPIC_COVERAGE = 0.6
+"""Share of the claim's words one context sentence must hold to be about the same thing."""
+
+ROUNDING = 0.1
+"""Relative gap under which two quantities may be one value rounded (15.3 vs 15 million)."""
+
+_LATIN_WINDOW_WORDS = 3
+_CJK_WINDOW_CHARS = 6
+_CACHE_SIZE = 1024
+
+_HEDGES = re.compile(
+    r"\b(?:about|around|approximately|approx|roughly|nearly|almost|over|under|more than|"
+    r"less than|fewer than|at least|at most|up to|some|estimated|circa|ca)\W*$"
+    r"|(?:约|大约|超过|近|逾|至少|最多|将近|不到)$",
+    re.IGNORECASE,
+)
+_HEDGES_AFTER = re.compile(r"^\s*(?:多|余|左右|以上|以下|or so|plus)", re.IGNORECASE)
+_FIXED_UNITS = frozenset(["%", "month", "time", "thousand", "million", "billion", "trillion"])
+_YEAR = re.compile(r"^(?:1\d|20)\d\d(?:年)?$")
+
+# Key words too general to name a field on their own ("RestaurantsTakeOut" is not about any
+# sentence with "take" in it).
+_GENERIC_KEY_WORDS = frozenset(
+    ["business", "restaurant", "good", "attribute", "take", "has", "is", "by", "appointment"]
+)
+
+
+@dataclass(frozen=True)
+class _Site:
+    """A value in a context sentence, with the words around it."""
+
+    value: Value
+    sentence_tokens: frozenset[str]
+    sentence_spellings: frozenset[str]
+    near: frozenset[str]
+
+
+def _token_set(text: str) -> frozenset[str]:
+    return frozenset(token.text for token in content_tokens(text))
+
+
+def _window(text: str, value: Value) -> tuple[str, str]:
+    """The few words (or CJK characters) right before and right after ``value``."""
+    before, after = text[: value.start], text[value.end :]
+    if before and is_cjk(before[-1]):
+        before = before[-_CJK_WINDOW_CHARS:]
+    else:
+        before = " ".join(before.split()[-_LATIN_WINDOW_WORDS:])
+    if after[:1] in CN_COUNTERS:
+        after = after[1:]
+    if after and is_cjk(after[0]):
+        after = after[:_CJK_WINDOW_CHARS]
+    else:
+        after = " ".join(after.split()[:_LATIN_WINDOW_WORDS])
+    return before, after
+
+
+def _near(text: str, value: Value) -> frozenset[str]:
+    before, after = _window(text, value)
+    return _token_set(before) | _token_set(after)
+
+
+def _unit_key(value: Value) -> str:
+    unit = value.unit
+    if unit in CN_COUNTERS or unit in _FIXED_UNITS:
+        return unit
+    if unit.isalpha() and unit.isascii() and unit not in STOPWORDS:
+        return stem(unit)
+    return ""
+
+
+def _is_year(value: Value) -> bool:
+    return any(_YEAR.match(form) for form in value.forms)
+
+
+def _magnitude(value: Value) -> float | None:
+    for form in value.forms:
+        digits = form.rstrip("".join(CN_COUNTERS))
+        try:
+            return float(digits)
+        except ValueError:
+            continue
+    return None
+
+
+def _may_be_rounded(claimed: Value, stated: Value) -> bool:
+    first, second = _magnitude(claimed), _magnitude(stated)
+    if first is None or second is None or _is_year(claimed):
+        return first is None or second is None
+    larger = max(abs(first), abs(second))
+    return bool(larger) and abs(first - second) / larger < ROUNDING
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _sites(text: str) -> tuple[_Site, ...]:
+    """Every value of a context with the sentence and the words around it."""
+    record = read_record(text)
+    sites: list[_Site] = []
+    for sentence in split_sentences(record.text if record else text):
+        found = find_values(sentence, strict=False)
+        if not found:
+            continue
+        tokens = _token_set(sentence)
+        spelled = value_spellings(sentence)
+        normalised = _nfkc(sentence)
+        sites.extend(_Site(value, tokens, spelled, _near(normalised, value)) for value in found)
+    return tuple(sites)
+
+
+def _nfkc(text: str) -> str:
+    # Values' offsets refer to the NFKC text.
+    return unicodedata.normalize("NFKC", text)
+
+
+def _coverage(tokens: frozenset[str], sentence_tokens: frozenset[str]) -> float:
+    return len(tokens & sentence_tokens) / len(tokens) if tokens else 0.0
+
+
+def _value_contradiction(
+    claim: str, texts: Sequence[str], spellings: frozenset[str] | None
+) -> str | None:
+    claimed_values = find_values(claim)
+    if not claimed_values:
+        return None
+    if spellings is None:
+        spellings = frozenset().union(*(value_spellings(text) for text in texts))
+    missing = [value for value in claimed_values if not value.forms & spellings]
+    if not missing:
+        return None
+    claim_tokens = _token_set(claim)
+    if not claim_tokens:
+        # A bare value ("80") says nothing about what it counts.
+        return None
+    normalised = _nfkc(claim)
+    sites = [site for text in texts for site in _sites(text)]
+    for value in missing:
+        before, after = _window(normalised, value)
+        if _HEDGES.search(normalised[: value.start].rstrip()) or _HEDGES_AFTER.match(
+            normalised[value.end :]
+        ):
+            continue
+        near = _token_set(before) | _token_set(after)
+        if not near:
+            continue
+        others = [other for other in claimed_values if other is not value]
+        for site in sites:
+            if any(not other.forms & site.sentence_spellings for other in others):
+                # The sentence does not speak of the claim's other values ("between 1989
+                # and 2005"): it may count something else.
+                continue
+            stated = site.value
+            if (
+                _unit_key(stated) == _unit_key(value)
+                and _is_year(stated) == _is_year(value)
+                and near & site.near
+                and _coverage(claim_tokens, site.sentence_tokens) >= SAME_TOPIC_COVERAGE
+                and not _may_be_rounded(value, stated)
+            ):
+                return f"the contexts give {stated.text} where the claim gives {value.text}"
+    return None
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _key_spellings(key: str) -> tuple[frozenset[str], ...]:
+    """The key's words, split ("credit", "card") and, for keys like "WiFi", as written."""
+    split = re.sub(r"\s*\(.*\)$", "", key_words(key))
+    spellings = {_token_set(split) - _GENERIC_KEY_WORDS, _token_set(key) - _GENERIC_KEY_WORDS}
+    return tuple(spelling for spelling in spellings if spelling)
+
+
+def _record_contradiction(claim: str, texts: Sequence[str]) -> str | None:
+    records = [record for text in texts if (record := read_record(text)) is not None]
+    if not records:
+        return None
+    claim_tokens = _token_set(claim)
+    negated = has_negation(claim)
+    for record in records:
+        for field in record.fields:
+            if field.polarity is None or field.polarity != negated:
+                # A yes against an affirmed claim, or a no against a negated one, agrees.
+                continue
+            if any(spelling <= claim_tokens for spelling in _key_spellings(field.key)):
+                return f"the record gives {field.key}: {field.value}"
+    return None
+
+
+def find_contradiction(
+    claim: str, texts: Sequence[str], spellings: frozenset[str] | None = None
+) -> str | None:
+    """Why the contexts contradict ``claim``, or None when they do not plainly do.
+
+    Args:
+        claim: One claim of the answer.
+        texts: The contexts, as given.
+        spellings: Every value the contexts spell, number words included, when the caller
+            has them already (a value found there is never contradicted).
+
+    Returns:
+        A short reason naming the value or field that disagrees, or None.
+    """
+    return _record_contradiction(claim, texts) or _value_contradiction(claim, texts, spellings)
