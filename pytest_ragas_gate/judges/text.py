@@ -430,10 +430,24 @@ def split_claims(text: str) -> list[str]:
     return list(_split_claims(text))
 
 
+# Emphasis and heading markers of markdown answers are layout, not words.
+_MARKDOWN = re.compile(r"\*\*|__|^#{1,6}\s+|`")
+_LEAD_IN = re.compile(r"[:：]\s*$")
+# A bold label opening a list item ("**Hours:** open at 9") repeats what the item says.
+_BOLD_LABEL = re.compile(r"^\*\*[^*]{1,40}?(?:[:：]\*\*|\*\*[:：])\s*(?=\S)")
+
+
 @functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
 def _split_claims(text: str) -> tuple[str, ...]:
     claims: list[str] = []
-    for sentence in _split_sentences(text):
+    for raw_sentence in _split_sentences(text):
+        if raw_sentence.startswith("#"):
+            # A markdown heading names a section; it asserts nothing.
+            continue
+        sentence = _MARKDOWN.sub("", _BOLD_LABEL.sub("", raw_sentence)).strip()
+        if _LEAD_IN.search(sentence):
+            # "Here is an overview:" opens a list; the items carry the facts.
+            continue
         cjk = _cjk_share(sentence) > 0.5
         breaker = _CJK_CLAUSE_BREAK if cjk else _CLAUSE_BREAK
         parts = [part.strip(" ,，、") for part in breaker.split(sentence)]
