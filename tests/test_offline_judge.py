@@ -339,7 +339,8 @@ def test_extract_claims_splits_a_plain_clause_at_its_phrases() -> None:
         ("1. Open settings. 2. Click save.", ["Open settings.", "Click save."]),
         ("1) Open settings. 2) Click save.", ["Open settings.", "Click save."]),
         ("1. Open settings.\n2. Click save.", ["Open settings.", "Click save."]),
-        ("Steps: 1. Open settings. 2. Click save.", ["Steps:", "Open settings.", "Click save."]),
+        # A lead-in ending in a colon opens the list; it is not a claim.
+        ("Steps: 1. Open settings. 2. Click save.", ["Open settings.", "Click save."]),
         # A lone number after a question is the answer, not a list marker.
         ("How many? 2. Phobos and Deimos.", ["2.", "Phobos and Deimos."]),
     ],

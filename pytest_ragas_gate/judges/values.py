@@ -74,7 +74,7 @@ _NUMBER = re.compile(
     r"(?:\s*(?P<percent>%|percent\b|per\s+cent\b))?"
     r"(?:\s*(?P<scale>thousand|million|billion|trillion|万|萬|亿|億)(?![A-Za-z]))?"
 )
-_CLOCK = re.compile(r"(?<![\d.:])(?P<hour>\d{1,2}):(?P<minute>\d{1,2})(?![\d.:])")
+_CLOCK = re.compile(r"(?<![\d.:])(?P<hour>\d{1,2}):(?P<minute>\d{1,2})(?![\d:]|\.\d)")
 _MERIDIEM = re.compile(
     r"(?<![\d.:])(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>[ap])\.?\s?m\b\.?",
     re.IGNORECASE,
