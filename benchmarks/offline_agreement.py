@@ -207,6 +207,58 @@ def evaluate(rows: list[Row], scorer: Scorer) -> Figures:
     return Figures(len(rows), not_applicable, auroc(hallucination, labels), by_task, seconds)
 
 
+# --- the labelled fixtures: one small file per known failure class ----------------------------
+
+DEFAULT_FIXTURES = REPO_ROOT / "tests" / "data" / "offline_fixtures"
+
+
+def fixture_accuracy(path: Path, scorer: Scorer) -> tuple[int, int]:
+    """Rows judged as labelled: hallucinated when the faithfulness score is below 1.0."""
+    right = total = 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            data = json.loads(line)
+            score = scorer(data["question"], data["answer"], list(data["contexts"]))
+            hallucinated = score is not None and score < 1.0
+            right += hallucinated == bool(data["label"])
+            total += 1
+    return right, total
+
+
+def verdict_accuracy(path: Path) -> tuple[int, int]:
+    """Claims given the three-way verdict the fixture expects (offline judge only)."""
+    judge = OfflineJudge()
+    right = total = 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            data = json.loads(line)
+            request = VerifyClaims(claims=[data["claim"]], contexts=list(data["contexts"]))
+            verdict = asyncio.run(judge.ask(request)).reply.verdicts[0].verdict
+            right += verdict == data["verdict"]
+            total += 1
+    return right, total
+
+
+def print_fixtures(folder: Path, scorers: dict[str, Scorer]) -> None:
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        return
+    names = list(scorers)
+    print()
+    print(f"Fixtures in {folder} (share of rows judged as labelled):")
+    for path in files:
+        first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+        if "verdict" in first:
+            right, total = verdict_accuracy(path)
+            print(f"  {path.stem:<32} {total:>6}   three-way verdict, offline: {right}/{total}")
+            continue
+        cells = []
+        for name in names:
+            right, total = fixture_accuracy(path, scorers[name])
+            cells.append(f"{name}: {right}/{total}")
+        print(f"  {path.stem:<32} {total:>6}   " + ", ".join(cells))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -216,12 +268,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"folder of labelled *.jsonl files (default: {DEFAULT_DATA})",
     )
     parser.add_argument(
+        "--extra",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="another labelled *.jsonl file or folder, in the same format (repeatable; "
+        "default: none)",
+    )
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        default=DEFAULT_FIXTURES,
+        help=f"folder of the small labelled fixtures (default: {DEFAULT_FIXTURES})",
+    )
+    parser.add_argument(
         "--baseline",
         action="store_true",
         help="also score the lexical-coverage baseline, side by side (default: off)",
     )
     args = parser.parse_args(argv)
     files = sorted(args.data.glob("*.jsonl")) if args.data.is_dir() else []
+    for extra in args.extra:
+        files.extend(sorted(extra.glob("*.jsonl")) if extra.is_dir() else [extra])
     if not files:
         print(f"No labelled data found in {args.data}; nothing to measure (pass --data DIR).")
         return 0
@@ -236,9 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Score of a row with no claims (not applicable): {NOT_APPLICABLE_SCORE}")
     print(header)
     print("-" * len(header))
+    offline_seconds = 0.0
+    offline_rows = 0
     for path in files:
         rows = load_rows(path)
         results = {name: evaluate(rows, scorer) for name, scorer in scorers.items()}
+        offline_seconds += results["offline"].seconds
+        offline_rows += len(rows)
         cells = " ".join(
             f"{results[name].auroc:>15.3f} {results[name].not_applicable:>5} "
             f"{results[name].seconds:>6.2f}"
@@ -251,6 +324,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{results[name].by_task[task][1]:>15.3f} {'':>5} {'':>6}" for name in names
             )
             print(f"  {task:<32} {count:>6} {task_cells}")
+    print()
+    print(
+        f"Offline judge: {offline_seconds / offline_rows * 1000:.2f} ms per case "
+        f"({offline_rows:,} cases in {offline_seconds:.1f} s, one core)."
+    )
+    print_fixtures(args.fixtures, scorers)
     return 0
 
 

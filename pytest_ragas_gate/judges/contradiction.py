@@ -91,9 +91,17 @@ def _window(text: str, value: Value) -> tuple[str, str]:
     return before, after
 
 
-def _near(text: str, value: Value) -> frozenset[str]:
+def _near(text: str, value: Value, values: Sequence[Value]) -> frozenset[str]:
+    """The words beside ``value``, and the values glued to it ("1月" beside "3日")."""
     before, after = _window(text, value)
-    return _token_set(before) | _token_set(after)
+    glued = {
+        form
+        for other in values
+        if other is not value
+        and (0 <= value.start - other.end <= 2 or 0 <= other.start - value.end <= 2)
+        for form in other.forms
+    }
+    return _token_set(before) | _token_set(after) | glued
 
 
 def _unit_key(value: Value) -> str:
@@ -139,7 +147,9 @@ def _sites(text: str) -> tuple[_Site, ...]:
         tokens = _token_set(sentence)
         spelled = value_spellings(sentence)
         normalised = _nfkc(sentence)
-        sites.extend(_Site(value, tokens, spelled, _near(normalised, value)) for value in found)
+        sites.extend(
+            _Site(value, tokens, spelled, _near(normalised, value, found)) for value in found
+        )
     return tuple(sites)
 
 
@@ -170,12 +180,11 @@ def _value_contradiction(
     normalised = _nfkc(claim)
     sites = [site for text in texts for site in _sites(text)]
     for value in missing:
-        before, after = _window(normalised, value)
         if _HEDGES.search(normalised[: value.start].rstrip()) or _HEDGES_AFTER.match(
             normalised[value.end :]
         ):
             continue
-        near = _token_set(before) | _token_set(after)
+        near = _near(normalised, value, claimed_values)
         if not near:
             continue
         others = [other for other in claimed_values if other is not value]

@@ -95,6 +95,7 @@ reference statements, each chunk), and cases in flight together each hold a few 
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
+_NAME_WORD = re.compile(r"[^\W\d_]+")
 _CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
@@ -183,10 +184,12 @@ class Support:
         return f"not supported: {summary}; " + "; ".join(problems)
 
 
-def _is_name(claim: str, tokens: Sequence[Token]) -> bool:
-    """Whether ``claim`` is a bare name ("Steve Wozniak"): capitalised words and no more."""
-    words = re.findall(r"[^\W\d_]+", claim)
-    return bool(words) and len(words) <= SHORT_CLAIM_TOKENS and all(w[0].isupper() for w in words)
+def _name_words(claim: str) -> list[str] | None:
+    """The words of ``claim`` when it is a bare name ("Steve Wozniak"), else None."""
+    words = _NAME_WORD.findall(claim)
+    if words and len(words) <= SHORT_CLAIM_TOKENS and all(word[0].isupper() for word in words):
+        return [word.lower() for word in words]
+    return None
 
 
 def _cjk_share(text: str) -> float:
@@ -229,9 +232,8 @@ def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THR
     )
     # A claim of a few words names one thing: every one of its words must be found, or a
     # name that merely shares characters or one word with the contexts passes.
-    short = len(tokens) <= SHORT_CLAIM_TOKENS and (
-        _cjk_share(claim) > 0.5 or _is_name(claim, tokens)
-    )
+    name = _name_words(claim)
+    short = len(tokens) <= SHORT_CLAIM_TOKENS and (_cjk_share(claim) > 0.5 or name is not None)
     needed = 1.0 if short else threshold
     supported = (bool(tokens) or bool(claim_values)) and coverage >= needed and not missing_numbers
     return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
