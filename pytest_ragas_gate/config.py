@@ -85,6 +85,9 @@ class GateConfig(BaseModel):
     max_retries: int = Field(default=6, ge=0, le=20)
     retry_backoff_s: float = Field(default=0.5, gt=0, le=60)
     max_reasks: int = Field(default=2, ge=0, le=10)
+    # Batch mode: requests go through the providers' batch APIs (half price, not at once).
+    batch: bool = False
+    batch_poll_s: float = Field(default=30.0, gt=0, le=3600)
     max_calls: int | None = Field(default=None, ge=0)
     max_cost: float | None = Field(default=None, ge=0)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)

@@ -161,6 +161,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Most concurrent judge requests per worker, adaptive on 429s (default: 32).",
     )
     group.addoption(
+        "--rag-gate-batch",
+        action="store_true",
+        dest="rag_gate_batch",
+        default=None,
+        help="Send the judge requests through the provider's batch API at half price; "
+        "results come back in minutes to hours (default: off).",
+    )
+    group.addoption(
         "--rag-gate-target",
         dest="rag_gate_target",
         default=None,
@@ -207,6 +215,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "cache": option.rag_gate_cache,
         "cache_dir": option.rag_gate_cache_dir,
         "concurrency": option.rag_gate_concurrency,
+        "batch": option.rag_gate_batch,
         "target": option.rag_gate_target,
     }
     if option.rag_gate_thresholds:

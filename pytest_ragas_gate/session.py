@@ -258,7 +258,12 @@ class GateRun:
                 metric_names_for,
                 self.metrics,
                 self.judge,
-                max_cases_in_flight=self.config.concurrency,
+                # Batch mode: every case in flight at once, so one batch job holds them all.
+                max_cases_in_flight=(
+                    len(cases)
+                    if self.config.batch and self.target is None
+                    else self.config.concurrency
+                ),
                 on_progress=show_progress,
                 into=into,
                 target=self.target,

@@ -37,10 +37,24 @@ themselves, in steps of 128 tokens, and ``usage.prompt_tokens_details.cached_tok
 how many of ``prompt_tokens`` were read. Entries live ``cache_ttl_s`` seconds from their
 last use. A request that arrives while the request writing its prefix is still being
 answered misses, as on the real APIs.
+
+Batch APIs: the Anthropic Message Batches API (``POST /v1/messages/batches``, ``GET
+…/{id}``, ``GET …/{id}/results`` as JSON Lines, ``POST …/{id}/cancel``) and the OpenAI
+Batch API (``POST /v1/files`` multipart upload, ``GET /v1/files/{id}/content``, ``POST
+/v1/batches``, ``GET /v1/batches/{id}``, ``POST …/{id}/cancel``). A batch reports itself
+in progress for ``batch_polls`` status polls (half of it processed), then ends; its
+requests are answered when it ends, one after the other, by the same responder, faults,
+prompt cache and usage as direct calls. Failure injection: :meth:`FakeLLM.fail_in_batch`
+(chosen requests errored, expired or canceled), ``batch_expire_after`` (the batch
+expires with only that many processed), ``batch_status_error`` (status polls answer with
+that HTTP status), and a cancel request ends the batch with the unprocessed requests
+canceled.
 """
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import hashlib
 import json
 import math
@@ -561,6 +575,11 @@ class FakeLLM:
     calls: int = 0
     in_flight: int = 0
     peak_in_flight: int = 0
+    batch_polls: int = 1
+    batch_expire_after: int | None = None
+    batch_status_error: int | None = None
+    batches: dict[str, FakeBatch] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -571,6 +590,7 @@ class FakeLLM:
         self._thread: threading.Thread | None = None
         self._port: int | None = None
         self.cache = PromptCache(ttl_s=self.cache_ttl_s)
+        self._batch_rules: list[tuple[str, Callable[[FakeCall], bool]]] = []
 
     # lifecycle
 
@@ -633,6 +653,27 @@ class FakeLLM:
         """Forget every scripted fault."""
         self._rules.clear()
 
+    def fail_in_batch(self, result: str, where: Callable[[FakeCall], bool]) -> None:
+        """Give batch requests for which ``where`` holds the ``result`` ``errored``,
+        ``expired`` or ``canceled`` instead of an answer."""
+        self._batch_rules.append((result, where))
+
+    def batch_creates(self) -> list[Recorded]:
+        """The recorded batch creations (either API)."""
+        return [
+            request
+            for request in self.requests
+            if request.method == "POST" and request.path in ("/v1/messages/batches", "/v1/batches")
+        ]
+
+    def batch_cancels(self) -> list[Recorded]:
+        """The recorded batch cancellations (either API)."""
+        return [
+            request
+            for request in self.requests
+            if request.method == "POST" and request.path.endswith("/cancel")
+        ]
+
     def judge_requests(self) -> list[Recorded]:
         """The recorded judge calls (messages and chat completions)."""
         return [request for request in self.requests if request.path in CHAT_PATHS]
@@ -644,6 +685,98 @@ class FakeLLM:
         return _call_of(api, request.body, 0).kind
 
     # internals
+
+    def _create_batch(self, api: str, body: Any) -> FakeBatch | str:
+        """A new batch from a create request, or why it is refused."""
+        requests: list[tuple[str, dict[str, Any]]] = []
+        if api == "anthropic":
+            for entry in (body or {}).get("requests") or []:
+                requests.append((str(entry["custom_id"]), dict(entry["params"])))
+        else:
+            data = self.files.get(str((body or {}).get("input_file_id")))
+            if data is None:
+                return "input_file_id names no uploaded file"
+            for line in data.decode("utf-8").splitlines():
+                if line.strip():
+                    entry = json.loads(line)
+                    if entry.get("url") != "/v1/chat/completions":
+                        return f"unsupported url {entry.get('url')!r}"
+                    requests.append((str(entry["custom_id"]), dict(entry["body"])))
+        ids = [custom_id for custom_id, _ in requests]
+        if not requests or len(set(ids)) != len(ids):
+            return "a batch needs requests with unique custom_id values"
+        with self._lock:
+            number = len(self.batches) + 1
+            prefix = "msgbatch_fake_" if api == "anthropic" else "batch_fake_"
+            batch = FakeBatch(f"{prefix}{number:04d}", api, requests)
+            self.batches[batch.id] = batch
+        return batch
+
+    def _store_file(self, content_type: str, raw: bytes) -> dict[str, Any]:
+        """Keep an uploaded multipart file; returns its File object."""
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+        )
+        data, filename = b"", "upload.jsonl"
+        for part in message.iter_parts():  # type: ignore[attr-defined]
+            if part.get_param("name", header="content-disposition") == "file":
+                data = part.get_payload(decode=True) or b""
+                filename = part.get_filename() or filename
+        with self._lock:
+            file_id = f"file-fake-{len(self.files) + 1:04d}"
+            self.files[file_id] = data
+        return {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(data),
+            "created_at": 0,
+            "filename": filename,
+            "purpose": "batch",
+            "status": "processed",
+        }
+
+    def _advance(self, batch: FakeBatch) -> None:
+        """One status poll: the batch progresses, and ends after ``batch_polls`` polls."""
+        with batch.lock:
+            if batch.ended:
+                return
+            batch.polls += 1
+            total = len(batch.requests)
+            if batch.canceling or batch.polls > self.batch_polls:
+                self._finish(batch)
+            else:
+                batch.done = total * batch.polls // (self.batch_polls + 1)
+
+    def _finish(self, batch: FakeBatch) -> None:
+        """Answer the batch's requests as direct calls would be answered."""
+        for index, (custom_id, body) in enumerate(batch.requests):
+            call = _call_of(batch.api, body, 0)
+            unprocessed = "canceled" if batch.canceling else "expired"
+            limit = batch.done if batch.canceling else self.batch_expire_after
+            if limit is not None and index >= limit:
+                batch.results[custom_id] = (unprocessed, None)
+                continue
+            ruled = next((result for result, where in self._batch_rules if where(call)), None)
+            if ruled is not None:
+                batch.results[custom_id] = (ruled, None)
+                continue
+            number, fault = self._next_call()
+            call = _call_of(batch.api, body, number)
+            if fault is not None and fault.kind != "invalid":
+                batch.results[custom_id] = ("errored", f"fake HTTP {fault.status}")
+                continue
+            cache_use = self._cache_use(batch.api, body)
+            reply = _SCHEMA_INVALID if fault is not None else self.responder(call)
+            self.cache.store(cache_use)
+            batch.results[custom_id] = (
+                "succeeded",
+                chat_response(batch.api, body, call, reply, cache_use),
+            )
+        batch.done = len(batch.requests)
+        batch.ended = True
+        if batch.api == "openai":
+            self.files[f"file-out-{batch.id}"] = _jsonl(batch.openai_lines(errors=False))
+            self.files[f"file-err-{batch.id}"] = _jsonl(batch.openai_lines(errors=True))
 
     def _next_call(self) -> tuple[int, Fault | None]:
         with self._lock:
@@ -794,6 +927,141 @@ def chat_response(
     }
 
 
+def _jsonl(lines: Iterable[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+
+
+@dataclass
+class FakeBatch:
+    """A batch job on the fake server.
+
+    Attributes:
+        id: ``msgbatch_fake_…`` (Anthropic) or ``batch_fake_…`` (OpenAI).
+        api: ``anthropic`` or ``openai``.
+        requests: (custom id, request body) in submission order.
+        polls: status polls so far.
+        done: requests processed so far.
+        canceling: a cancel request arrived.
+        ended: processing is over; ``results`` holds every request's outcome.
+        results: custom id -> (``succeeded`` / ``errored`` / ``expired`` / ``canceled``,
+            the response body or the error message).
+    """
+
+    id: str
+    api: str
+    requests: list[tuple[str, dict[str, Any]]]
+    polls: int = 0
+    done: int = 0
+    canceling: bool = False
+    ended: bool = False
+    results: dict[str, tuple[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def cancel(self) -> None:
+        """Stop processing; the next poll ends the batch with the rest canceled."""
+        with self.lock:
+            if not self.ended:
+                self.canceling = True
+
+    def tally(self, result: str) -> int:
+        """How many requests ended with ``result``."""
+        return sum(1 for outcome, _ in self.results.values() if outcome == result)
+
+    def describe(self, base_url: str) -> dict[str, Any]:
+        """The batch object the API returns."""
+        total = len(self.requests)
+        if self.api == "anthropic":
+            status = "ended" if self.ended else "canceling" if self.canceling else "in_progress"
+            return {
+                "id": self.id,
+                "type": "message_batch",
+                "processing_status": status,
+                "request_counts": {
+                    "processing": total - self.done if not self.ended else 0,
+                    "succeeded": self.tally("succeeded"),
+                    "errored": self.tally("errored"),
+                    "canceled": self.tally("canceled"),
+                    "expired": self.tally("expired"),
+                },
+                "created_at": "2026-01-01T00:00:00Z",
+                "expires_at": "2026-01-02T00:00:00Z",
+                "ended_at": "2026-01-01T00:01:00Z" if self.ended else None,
+                "cancel_initiated_at": "2026-01-01T00:00:30Z" if self.canceling else None,
+                "archived_at": None,
+                "results_url": (
+                    f"{base_url}/v1/messages/batches/{self.id}/results" if self.ended else None
+                ),
+            }
+        if not self.ended:
+            status = "cancelling" if self.canceling else "in_progress"
+        elif self.canceling:
+            status = "cancelled"
+        elif self.tally("expired"):
+            status = "expired"
+        else:
+            status = "completed"
+        succeeded = self.tally("succeeded")
+        return {
+            "id": self.id,
+            "object": "batch",
+            "endpoint": "/v1/chat/completions",
+            "completion_window": "24h",
+            "input_file_id": "file-fake-input",
+            "status": status,
+            "created_at": 0,
+            "output_file_id": f"file-out-{self.id}" if self.ended else None,
+            "error_file_id": f"file-err-{self.id}" if self.ended else None,
+            "request_counts": {
+                "total": total,
+                "completed": succeeded if self.ended else self.done,
+                "failed": total - succeeded if self.ended else 0,
+            },
+        }
+
+    def result_lines(self) -> list[dict[str, Any]]:
+        """The Anthropic results file, one line per request."""
+        lines: list[dict[str, Any]] = []
+        for custom_id, (outcome, payload) in self.results.items():
+            result: dict[str, Any] = {"type": outcome}
+            if outcome == "succeeded":
+                result["message"] = payload
+            elif outcome == "errored":
+                result["error"] = {
+                    "type": "error",
+                    "error": {"type": "api_error", "message": payload or "fake batch error"},
+                }
+            lines.append({"custom_id": custom_id, "result": result})
+        return lines
+
+    def openai_lines(self, *, errors: bool) -> list[dict[str, Any]]:
+        """The OpenAI output file (``errors`` False) or error file lines."""
+        lines: list[dict[str, Any]] = []
+        for number, (custom_id, (outcome, payload)) in enumerate(self.results.items(), 1):
+            if (outcome == "succeeded") == errors:
+                continue
+            line: dict[str, Any] = {"id": f"batch_req_{number}", "custom_id": custom_id}
+            if outcome == "succeeded":
+                line["response"] = {"status_code": 200, "request_id": f"req_{number}"}
+                line["response"]["body"] = payload
+                line["error"] = None
+            elif outcome == "errored":
+                message = payload or "fake batch error"
+                line["response"] = {
+                    "status_code": 500,
+                    "request_id": f"req_{number}",
+                    "body": {"error": {"message": message, "type": "server_error"}},
+                }
+                line["error"] = None
+            else:
+                code = "batch_expired" if outcome == "expired" else "batch_cancelled"
+                line["response"] = None
+                line["error"] = {"code": code, "message": f"This request was {outcome}."}
+            lines.append(line)
+        return lines
+
+
 class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops connection attempts when a judge opens dozens of
     # connections at once, and each dropped SYN costs the client a one-second retransmit.
@@ -821,6 +1089,7 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         _request_headers: dict[str, str]
+        _raw: bytes = b""
 
         def log_message(self, format: str, *args: Any) -> None:
             return
@@ -849,6 +1118,7 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 body = None
+            self._raw = raw
             recorded = Recorded("POST", self.path, headers, raw, body, time.monotonic())
             with server._lock:
                 server.requests.append(recorded)
@@ -880,7 +1150,75 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 payload = {"error": {"message": message, "type": "error", "code": str(code)}}
             self._json(code, payload, headers)
 
+        def do_GET(self) -> None:
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            self._request_headers = headers
+            recorded = Recorded("GET", self.path, headers, b"", None, time.monotonic())
+            with server._lock:
+                server.requests.append(recorded)
+            try:
+                api = (
+                    "openai" if self.path.startswith(("/v1/batches", "/v1/files")) else "anthropic"
+                )
+                if not server._authorised(headers):
+                    self._error(api, 401, "invalid x-api-key", {})
+                    return
+                self._batch_route("GET", api, None)
+            finally:
+                recorded.answered_s = time.monotonic()
+
+        def _batch_route(self, method: str, api: str, body: Any) -> None:
+            """The batch and file endpoints of both APIs."""
+            parts = self.path.split("?", 1)[0].strip("/").split("/")
+            if api == "anthropic":
+                found = server.batches.get(parts[3]) if len(parts) > 3 else None
+            else:
+                found = server.batches.get(parts[2]) if len(parts) > 2 else None
+            if parts in (["v1", "messages", "batches"], ["v1", "batches"]) and method == "POST":
+                created = server._create_batch(api, body)
+                if isinstance(created, str):
+                    self._error(api, 400, created, {})
+                else:
+                    self._json(200, created.describe(server.url))
+                return
+            if parts == ["v1", "files"] and method == "POST":
+                self._json(200, server._store_file(self.headers.get("content-type", ""), self._raw))
+                return
+            if parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
+                data = server.files.get(parts[2])
+                if data is None:
+                    self._error(api, 404, f"no file {parts[2]}", {})
+                else:
+                    self._send(200, data, {"content-type": "application/octet-stream"})
+                return
+            if found is None:
+                self._error(api, 404, f"no route or batch {self.path}", {})
+                return
+            tail = parts[4:] if api == "anthropic" else parts[3:]
+            if method == "POST" and tail == ["cancel"]:
+                found.cancel()
+                self._json(200, found.describe(server.url))
+            elif method == "GET" and tail == ["results"] and found.ended:
+                lines = "".join(json.dumps(line) + "\n" for line in found.result_lines())
+                self._send(200, lines.encode("utf-8"), {"content-type": "application/binary"})
+            elif method == "GET" and not tail:
+                if server.batch_status_error is not None:
+                    code = server.batch_status_error
+                    self._error(api, code, f"fake HTTP {code}", {})
+                    return
+                server._advance(found)
+                self._json(200, found.describe(server.url))
+            else:
+                self._error(api, 404, f"no route {self.path}", {})
+
         def _handle(self, headers: dict[str, str], body: Any) -> None:
+            if self.path.startswith(("/v1/messages/batches", "/v1/batches", "/v1/files")):
+                api = "anthropic" if self.path.startswith("/v1/messages") else "openai"
+                if not server._authorised(headers):
+                    self._error(api, 401, "invalid x-api-key", {})
+                    return
+                self._batch_route("POST", api, body)
+                return
             api = "anthropic" if self.path.endswith("/messages") else "openai"
             if not server._authorised(headers):
                 self._error(api, 401, "invalid x-api-key", {})

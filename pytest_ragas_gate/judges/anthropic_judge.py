@@ -22,6 +22,10 @@ replays the recorded replies.
 
 The SDK's own retries are off (``max_retries=0``): :mod:`.transport` retries, so every retry
 is counted and every 429 narrows the shared concurrency limit.
+
+Batch mode (:meth:`AnthropicJudge.use_batches`): every call, re-asks included, goes
+through the Message Batches API at half price (see :mod:`.batching`); the reply takes the
+same path as a direct one.
 """
 
 from __future__ import annotations
@@ -32,6 +36,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base import Answer, ReplyT
+from .batching import (
+    Batcher,
+    BatchRequestError,
+    BatchStore,
+    Report,
+    batch_custom_id,
+    print_to_stderr,
+)
 from .prefix_order import PrefixOrder
 from .prompts import build_prompt, tool_definitions, tool_name
 from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
@@ -113,6 +125,8 @@ class AnthropicJudge:
     """
 
     kind = "anthropic"
+    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
+    batch_mode = False
 
     def __init__(
         self,
@@ -153,6 +167,30 @@ class AnthropicJudge:
         )
         self._secrets = self.transport.secrets
         self._order = PrefixOrder()
+        self._batcher: Batcher | None = None
+
+    def use_batches(
+        self, *, store: BatchStore | None, poll_s: float = 30.0, report: Report = print_to_stderr
+    ) -> None:
+        """Send every call through the Message Batches API from now on (half price)."""
+        from .batch_apis import AnthropicBatches
+
+        self._batcher = Batcher(
+            AnthropicBatches(lambda: self._client, self.transport),
+            judge=self.kind,
+            model=self._model,
+            describe=self.transport.describe,
+            secrets=self._secrets,
+            store=store,
+            poll_s=poll_s,
+            report=report,
+        )
+        self.batch_mode = True
+
+    @property
+    def batcher(self) -> Batcher | None:
+        """The batcher of batch mode, or None when calls are sent directly."""
+        return self._batcher
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
@@ -208,6 +246,10 @@ class AnthropicJudge:
         first = self.request_params(request)
         prefix = first["messages"][0]["content"][0]
         prefix_key = PrefixOrder.key(prefix["text"]) if "cache_control" in prefix else None
+        if self._batcher is not None:
+            # A batch job answers its requests in no set order, so holding one back until
+            # another of its case is answered would only cost a batch round trip.
+            prefix_key = None
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
             return self.request_params(request, followups) if followups else first
@@ -224,7 +266,22 @@ class AnthropicJudge:
                 first["tool_choice"] = {"type": "auto"}
                 return await client.messages.create(**params(followups))
 
+        async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
+            custom_id = batch_custom_id(self.kind, self._model, request, followups)
+            try:
+                message = await batcher.send(custom_id, params(followups), what=request.kind)
+            except BatchRequestError as error:
+                if not (self.force_tool and "tool_choice" in error.problem):
+                    raise
+                # This model rejects forced tool choice: offer the tools instead, from now on.
+                self.force_tool = False
+                first["tool_choice"] = {"type": "auto"}
+                message = await batcher.send(custom_id, params(followups), what=request.kind)
+            return self._exchange(message, tool, 0)
+
         async def call(followups: Sequence[Followup]) -> Exchange:
+            if self._batcher is not None:
+                return await batched(followups, self._batcher)
             async with self._order.turn(prefix_key):
                 message, retries = await self.transport.send(
                     lambda: attempt(followups), what=request.kind
@@ -277,6 +334,8 @@ class AnthropicJudge:
         return Exchange(data=data, raw=raw, problem=problem, **tokens)
 
     async def aclose(self) -> None:
-        """Close the SDK client's connections, if a request ever opened one."""
+        """Cancel a running batch (an interrupted run), then close the SDK client."""
+        if self._batcher is not None:
+            await self._batcher.aclose()
         if "_client" in self.__dict__:
             await self._client.close()

@@ -186,7 +186,21 @@ def create_judge(
     if not cache_dir.is_absolute():
         cache_dir = rootdir / cache_dir
     cache = JudgeCache(cache_dir, config.cache) if config.cache != "off" else None
+    if config.batch:
+        _use_batches(inner, cache_dir, config.batch_poll_s)
     metered = MeteredJudge(
         inner, cache=cache, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
     )
     return metered, JudgeInfo(kind=kind, model=inner.model, selected_by=reason)
+
+
+def _use_batches(inner: Judge, cache_dir: Path, poll_s: float) -> None:
+    """Batch mode: the judge sends through its provider's batch API, saving jobs to resume.
+
+    A judge that sends nothing (replaying a read-mode cache) has nothing to batch.
+    """
+    from .batching import BatchStore
+
+    use_batches = getattr(inner, "use_batches", None)
+    if use_batches is not None:
+        use_batches(store=BatchStore(cache_dir / "batches"), poll_s=poll_s)

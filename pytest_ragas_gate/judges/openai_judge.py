@@ -16,6 +16,9 @@ OpenAI caches prompt prefixes of 1,024 tokens and more by itself; the layout of
 
 ``openai`` is an optional extra, imported on the first call (a run whose every reply
 comes from the cache never loads it); :func:`require_openai` checks it is installed.
+
+Batch mode (:meth:`OpenAIJudge.use_batches`): every chat call, re-asks included, goes
+through the Batch API at half price (see :mod:`.batching`); embeddings stay direct.
 """
 
 from __future__ import annotations
@@ -29,6 +32,14 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import JudgeError, UsageError
 from ..usage import Usage
 from .base import Answer, ReplyT
+from .batching import (
+    Batcher,
+    BatchRequestError,
+    BatchStore,
+    Report,
+    batch_custom_id,
+    print_to_stderr,
+)
 from .prefix_order import PrefixOrder
 from .prompts import Prompt, build_prompt
 from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
@@ -117,6 +128,8 @@ class OpenAIJudge:
     """
 
     kind = "openai"
+    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
+    batch_mode = False
 
     def __init__(
         self,
@@ -159,6 +172,30 @@ class OpenAIJudge:
         )
         self._secrets = self.transport.secrets
         self._order = PrefixOrder()
+        self._batcher: Batcher | None = None
+
+    def use_batches(
+        self, *, store: BatchStore | None, poll_s: float = 30.0, report: Report = print_to_stderr
+    ) -> None:
+        """Send every chat call through the Batch API from now on (half price)."""
+        from .batch_apis import OpenAIBatches
+
+        self._batcher = Batcher(
+            OpenAIBatches(lambda: self._client, self.transport),
+            judge=self.kind,
+            model=self._model,
+            describe=self.transport.describe,
+            secrets=self._secrets,
+            store=store,
+            poll_s=poll_s,
+            report=report,
+        )
+        self.batch_mode = True
+
+    @property
+    def batcher(self) -> Batcher | None:
+        """The batcher of batch mode, or None when calls are sent directly."""
+        return self._batcher
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
@@ -212,6 +249,10 @@ class OpenAIJudge:
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
         prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
         prefix_key = PrefixOrder.key(prompt.prefix) if prompt.prefix else None
+        if self._batcher is not None:
+            # A batch job answers its requests in no set order, so holding one back until
+            # another of its case is answered would only cost a batch round trip.
+            prefix_key = None
 
         async def attempt(followups: Sequence[Followup]) -> Any:
             client = self._client
@@ -227,7 +268,24 @@ class OpenAIJudge:
                     next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
                     self.response_format = _RESPONSE_FORMATS[next_format]
 
+        async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
+            custom_id = batch_custom_id(self.kind, self._model, request, followups)
+            while True:
+                arguments = self.request_params(request, followups, prompt=prompt)
+                try:
+                    completion = await batcher.send(custom_id, arguments, what=request.kind)
+                except BatchRequestError as error:
+                    if self.response_format == "none" or "response_format" not in error.problem:
+                        raise
+                    # This server lacks that structured-output mode: step down, from now on.
+                    next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
+                    self.response_format = _RESPONSE_FORMATS[next_format]
+                    continue
+                return self._exchange(completion, 0)
+
         async def call(followups: Sequence[Followup]) -> Exchange:
+            if self._batcher is not None:
+                return await batched(followups, self._batcher)
             async with self._order.turn(prefix_key):
                 completion, retries = await self.transport.send(
                     lambda: attempt(followups), what=request.kind
@@ -309,6 +367,8 @@ class OpenAIJudge:
         return vectors
 
     async def aclose(self) -> None:
-        """Close the SDK client's connections, if a request ever opened one."""
+        """Cancel a running batch (an interrupted run), then close the SDK client."""
+        if self._batcher is not None:
+            await self._batcher.aclose()
         if "_client" in self.__dict__:
             await self._client.close()
