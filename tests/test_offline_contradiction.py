@@ -1,0 +1,118 @@
+"""The offline judge's three-way verdict: supported, contradicted, or not in the contexts.
+
+Contradicted is said only where the contexts plainly give another value for the same thing,
+or a record's yes/no field says otherwise; a claim that is merely absent stays not in context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from pytest_ragas_gate.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.judges.requests import JudgeRequest, VerifyClaims
+from pytest_ragas_gate.metrics.faithfulness import Faithfulness
+
+APPLE = "Apple was founded in 1976 by Steve Jobs and Steve Wozniak in Los Altos."
+LEGCO = "2022年1月3日上午，第七届立法会议员宣誓就职。第七届立法会90个议席全部顺利产生。"
+SHOP = json.dumps(
+    {
+        "name": "Rosa's Taqueria",
+        "attributes": {
+            "WiFi": "u'no'",
+            "BusinessAcceptsCreditCards": "True",
+            "DogsAllowed": "False",
+        },
+    }
+)
+
+
+def verdict(claim: str, *contexts: str) -> tuple[str, str]:
+    request = VerifyClaims(claims=[claim], contexts=list(contexts))
+    found = asyncio.run(OfflineJudge().ask(request)).reply.verdicts[0]
+    return found.verdict, found.reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "stated"),
+    [
+        ("Apple was founded in 1977.", APPLE, "1976"),
+        ("第七届立法会80个议席全部产生。", LEGCO, "90"),
+        ("议员于2022年1月5日宣誓就职。", LEGCO, "3"),
+        (
+            "The economy grew 7.4% in the first quarter.",
+            "The economy grew 6.4% in the first quarter.",
+            "6.4%",
+        ),
+    ],
+)
+def test_a_different_value_for_the_same_thing_is_contradicted(
+    claim: str, context: str, stated: str
+) -> None:
+    said, reason = verdict(claim, context)
+    assert said == "contradicted"
+    assert stated in reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Rosa's Taqueria offers free WiFi.", "contradicted"),
+        ("Rosa's Taqueria does not accept credit cards.", "contradicted"),
+        ("Dogs are allowed at Rosa's Taqueria.", "contradicted"),
+        ("Rosa's Taqueria has no WiFi.", "supported"),
+        ("Rosa's Taqueria accepts credit cards.", "supported"),
+    ],
+)
+def test_record_yes_and_no_fields_decide_polarity(claim: str, expected: str) -> None:
+    said, reason = verdict(claim, SHOP)
+    assert said == expected, reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # Absent, not contradicted: nothing in the context speaks of it.
+        ("Apple has 500 stores.", APPLE),
+        ("立法会有30个委员会。", LEGCO),
+        # Hedged or rounded values are not contradicted by a precise one.
+        ("The city has about 15 million residents.", "The city has 15.3 million residents."),
+        ("立法会有超过80个议席。", LEGCO),
+        # Same number of a different thing.
+        ("Apple has 1977 employees.", APPLE),
+        # A bare value says nothing about what it counts.
+        ("80", LEGCO),
+        # The context speaks of another span of time.
+        (
+            "Arsenal won 10 trophies between 1989 and 2005.",
+            "We have won 47 trophies in our history.",
+        ),
+    ],
+)
+def test_doubt_stays_not_in_context(claim: str, context: str) -> None:
+    said, reason = verdict(claim, context)
+    assert said == "not_in_context", reason
+
+
+class OfflineCaseJudge:
+    """What a metric sees of the offline judge: the reply of each request."""
+
+    async def ask(self, request: JudgeRequest[Any]) -> Any:
+        return (await OfflineJudge().ask(request)).reply
+
+
+def test_contradicted_claims_lower_faithfulness_like_absent_ones() -> None:
+    case = GoldenCase(
+        file="golden.jsonl",
+        line=1,
+        id="apple",
+        question="When was Apple founded, and by whom?",
+        answer="Apple was founded in 1977. It was founded by Steve Jobs.",
+        contexts=[Context(text=APPLE)],
+    )
+    result = asyncio.run(Faithfulness().score(case, OfflineCaseJudge()))
+    assert result.score == pytest.approx(0.5)
