@@ -2,18 +2,22 @@
 
 It answers every request type with the same reply models as the LLM judges, so metrics run
 unchanged on it. A claim is supported when its content tokens are covered by the contexts
-(entities weigh double) and every number or date in it appears there. Agreement with human
-labels is measured by ``benchmarks/offline_agreement.py``.
+(entities weigh double; a short CJK claim or a bare name needs all of them) and every value
+in it (number, date, time, percentage, in any spelling) appears there. It is contradicted
+when a context plainly gives another value for the same thing, or a record's yes/no field
+says otherwise; otherwise it is not in the context. JSON records and ``key: value`` contexts
+are read as field/value facts. Agreement with human labels is measured by
+``benchmarks/offline_agreement.py``.
 
 >>> import asyncio
 >>> from pytest_ragas_gate.judges.requests import VerifyClaims
 >>> judge = OfflineJudge()
 >>> request = VerifyClaims(
-...     claims=["Apple was founded in 1976.", "Apple was founded in 1980."],
+...     claims=["Apple was founded in 1976.", "Apple was founded in 1980.", "Apple sells pears."],
 ...     contexts=["Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."],
 ... )
->>> [verdict.supported for verdict in asyncio.run(judge.ask(request)).reply.verdicts]
-[True, False]
+>>> [verdict.verdict for verdict in asyncio.run(judge.ask(request)).reply.verdicts]
+['supported', 'contradicted', 'not_in_context']
 """
 
 from __future__ import annotations
@@ -147,15 +151,18 @@ def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset
         # A JSON record or key: value lines are read as one sentence per field.
         text = record.text
     tokens: set[str] = set()
+    spellings: set[str] = set()
     for sentence in split_sentences(text):
         tokens.update(token.text for token in content_tokens(sentence))
+        # Sentence by sentence, the values read for the tokens are read once.
+        spellings |= value_spellings(sentence)
     # A claim's lone CJK character ("批" of "第一批", once the numeral is read as a value) is
     # backed by the same character anywhere in the text.
     tokens.update(_CJK_CHARACTER.findall(text))
     # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
     # of their union.
     prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
-    return frozenset(tokens), frozenset(prefixes), value_spellings(text) | number_words(text)
+    return frozenset(tokens), frozenset(prefixes), frozenset(spellings) | number_words(text)
 
 
 @dataclass(frozen=True)
@@ -322,10 +329,16 @@ class OfflineJudge:
 
     def _verify(self, request: VerifyClaims) -> ClaimVerdicts:
         evidence = Evidence.of(request.contexts)
+        has_record = any(read_record(context) is not None for context in request.contexts)
         verdicts = []
         for claim in request.claims:
             support = check_support(claim, evidence, self._threshold)
-            contradiction = find_contradiction(claim, request.contexts, evidence.numbers)
+            # Only a claim's missing value or a record's yes/no field can contradict it.
+            contradiction = (
+                find_contradiction(claim, request.contexts, evidence.numbers)
+                if support.missing_numbers or has_record
+                else None
+            )
             if contradiction is not None:
                 verdict = ClaimVerdict(
                     claim=claim, verdict="contradicted", reason=f"contradicted: {contradiction}"
