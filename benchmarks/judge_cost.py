@@ -18,9 +18,14 @@ For each judge it prints the prompt tokens per case, the share read from the pro
 cache, and the estimated dollars per 1,000 cases at list price for the default model
 (``claude-sonnet-5-5``: $2 / $10 per million input / output tokens, cache write 1.25x,
 read 0.1x; ``gpt-4.1-mini``: $0.40 / $1.60, cached input 0.25x): every prompt token at
-the input price (no cache), as reported (with cache), and that at the batch APIs' half
-price (batch + cache). ``--repo PATH`` runs the gate of another checkout (e.g. the
-release before prompt caching) with this fake server, for the before/after comparison.
+the input price (no cache), as reported (with cache), and batch + cache from a second
+run with ``--rag-gate-batch``, whose requests go through the fake server's Message
+Batches / Batch API endpoints and are priced at the batch share. It also prints the wall
+time of both runs; the fake server ends a batch at its second status poll, so the batch
+run's wall time is the gate's own overhead (collection window, poll schedule), not a
+provider's queue. ``--repo PATH`` runs the gate of another checkout (e.g. the release
+before prompt caching) with this fake server, for the before/after comparison; its batch
+column is the direct run priced at the batch share.
 
 Goals: at least 35% of prompt tokens read from the provider cache; batch + cache at most
 40% of the uncached figure.
@@ -29,12 +34,14 @@ Goals: at least 35% of prompt tokens read from the provider cache; batch + cache
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +124,8 @@ class CostFigures:
     usd_no_cache: float
     usd_cache: float
     usd_batch_cache: float
+    wall_s: float = 0.0
+    batch_wall_s: float | None = None
 
     def row(self) -> str:
         per_case = self.input_tokens / self.cases
@@ -127,12 +136,16 @@ class CostFigures:
             f"{self.judge:<9}  {self.calls / self.cases:>5.2f}  {per_case:>11,.0f}  "
             f"{share:>10.0%}  ${self.usd_no_cache * scale:>8.2f}  ${self.usd_cache * scale:>8.2f}"
             f"  ${self.usd_batch_cache * scale:>8.2f} ({batch_share:.0%})"
+            f"  {self.wall_s:>6.1f} s  "
+            + (f"{self.batch_wall_s:>6.1f} s" if self.batch_wall_s is not None else "     -")
         )
 
 
-def run_judge(workdir: Path, server: FakeLLM, judge: str, repo: Path | None) -> dict[str, Any]:
-    """``pytest --rag-gate`` with ``judge`` on the golden file; returns the report's usage."""
-    report = workdir / f"report-{judge}.json"
+def run_judge(
+    workdir: Path, server: FakeLLM, judge: str, repo: Path | None, *, batch: bool = False
+) -> tuple[dict[str, Any], float]:
+    """``pytest --rag-gate`` with ``judge`` on the golden file; the report's usage and wall."""
+    report = workdir / f"report-{judge}{'-batch' if batch else ''}.json"
     command = [
         sys.executable,
         "-m",
@@ -150,6 +163,7 @@ def run_judge(workdir: Path, server: FakeLLM, judge: str, repo: Path | None) -> 
         "--rag-gate-report",
         str(report),
         "golden.jsonl",
+        *(["--rag-gate-batch"] if batch else []),
     ]
     env = {
         key: value
@@ -162,18 +176,23 @@ def run_judge(workdir: Path, server: FakeLLM, judge: str, repo: Path | None) -> 
         env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY)
     else:
         env.update(OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY=KEY)
+    started = time.monotonic()
     completed = subprocess.run(
         command, cwd=workdir, env=env, capture_output=True, text=True, check=False
     )
+    wall_s = time.monotonic() - started
     if not report.exists():
         sys.stderr.write(completed.stdout + completed.stderr)
         raise SystemExit(f"the {judge} run wrote no report (exit {completed.returncode})")
     usage: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))["usage"]
-    return usage
+    return usage, wall_s
 
 
-def figures(judge: str, cases: int, usage: dict[str, Any]) -> CostFigures:
-    """Price a run's tokens three ways with the built-in price table."""
+def figures(
+    judge: str, cases: int, usage: dict[str, Any], batch_usage: dict[str, Any] | None = None
+) -> CostFigures:
+    """Price a run's tokens with the built-in price table: without and with the cache, and
+    the batch run's tokens (or, without one, the direct run's) at the batch share."""
     table = PriceTable()
     model = MODELS[judge]
     tokens = {
@@ -184,8 +203,14 @@ def figures(judge: str, cases: int, usage: dict[str, Any]) -> CostFigures:
     written = int(usage.get("cache_write_tokens", 0))
     no_cache = table.cost(model, **tokens).usd
     cached = table.cost(model, **tokens, cache_read_tokens=read, cache_write_tokens=written).usd
+    batched = batch_usage or usage
     batch = table.cost(
-        model, **tokens, cache_read_tokens=read, cache_write_tokens=written, batch=True
+        model,
+        input_tokens=int(batched["input_tokens"]),
+        output_tokens=int(batched["output_tokens"]),
+        cache_read_tokens=int(batched.get("cache_read_tokens", 0)),
+        cache_write_tokens=int(batched.get("cache_write_tokens", 0)),
+        batch=True,
     ).usd
     return CostFigures(
         judge, cases, int(usage["calls"]), *tokens.values(), read, written, no_cache, cached, batch
@@ -218,9 +243,16 @@ def main(argv: list[str] | None = None) -> int:
             # Latency matters: requests in flight together cannot read what the others
             # are still writing, so the first wave of a run writes the shared prefix.
             with FakeLLM(latency_s=args.latency) as server:
-                results.append(
-                    figures(judge, args.cases, run_judge(workdir, server, judge, args.repo))
-                )
+                usage, wall_s = run_judge(workdir, server, judge, args.repo)
+            batch_usage, batch_wall_s = None, None
+            if args.repo is None:
+                # A fresh server: the batch run must not read the direct run's prompt cache.
+                with FakeLLM(latency_s=args.latency) as server:
+                    batch_usage, batch_wall_s = run_judge(workdir, server, judge, None, batch=True)
+                    if not server.batches or server.judge_requests():
+                        raise SystemExit(f"the {judge} batch run did not go through batches")
+            result = figures(judge, args.cases, usage, batch_usage)
+            results.append(dataclasses.replace(result, wall_s=wall_s, batch_wall_s=batch_wall_s))
 
     words = sum(len(" ".join(row["contexts"]).split()) for row in rows) / len(rows)
     print(
@@ -228,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         f"~{args.words} words ({words:,.0f} words of contexts per case), core metrics; "
         "$ per 1,000 cases at list price"
     )
-    print("judge      calls  prompt tok/case  read from cache  no cache   cache     batch+cache")
+    print(
+        "judge      calls  prompt tok/case  read from cache  no cache   cache     batch+cache"
+        "       wall   batch wall"
+    )
     for result in results:
         print(result.row())
     missed = [
