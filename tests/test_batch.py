@@ -35,7 +35,7 @@ from gate_runs import (
     write_golden,
 )
 
-from pytest_ragas_gate.judges.batching import BatchStore
+from pytest_ragas_gate.judges.batching import BatchStore, SavedBatch, batch_custom_id
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.judges.pricing import PriceTable
 
@@ -300,6 +300,60 @@ def test_interrupting_a_batch_run_cancels_the_batch_and_forgets_it(
     assert [request.path.rsplit("/", 2)[-2] for request in server.batch_cancels()] == [batch_id]
     assert store.saved(api, MODELS[api]) == []
     assert lines[-1] == f"rag-gate: batch {batch_id} canceled"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_batch_abandoned_mid_run_is_picked_up_by_the_next_judge(tmp_path: Path, api: str) -> None:
+    store = BatchStore(tmp_path / "batches")
+    lines: list[str] = []
+
+    async def killed(server: FakeLLM) -> None:
+        judge = _batch_judge(server, api, store, lines)
+        asks = asyncio.gather(*(judge.ask(request) for request in EVERY_KIND))
+        while not store.saved(api, judge.model):
+            await asyncio.sleep(0.01)
+        asks.cancel()  # the process dies: the judge is never closed, nothing is canceled
+        with pytest.raises(asyncio.CancelledError):
+            await asks
+
+    async def resumed(server: FakeLLM) -> list[Any]:
+        judge = _batch_judge(server, api, store, lines)
+        try:
+            return list(await asyncio.gather(*(judge.ask(request) for request in EVERY_KIND)))
+        finally:
+            await judge.aclose()
+
+    with FakeLLM(batch_polls=10**6) as server:
+        asyncio.run(killed(server))
+        server.batch_polls = 0
+        answers = asyncio.run(resumed(server))
+    assert len(answers) == len(EVERY_KIND)
+    assert len(server.batch_creates()) == 1
+    assert server.batch_cancels() == []
+    assert any("picked up from an earlier run" in line for line in lines)
+    assert store.saved(api, MODELS[api]) == []
+
+
+def test_a_saved_batch_the_provider_does_not_know_is_submitted_anew(tmp_path: Path) -> None:
+    store = BatchStore(tmp_path / "batches")
+    lines: list[str] = []
+    with FakeLLM() as server:
+        judge = _batch_judge(server, "anthropic", store, lines)
+        ids = frozenset(
+            batch_custom_id("anthropic", judge.model, request) for request in EVERY_KIND
+        )
+        store.save(SavedBatch("anthropic", judge.model, "msgbatch_gone", ids))
+
+        async def ask_all() -> list[Any]:
+            try:
+                return list(await asyncio.gather(*(judge.ask(r) for r in EVERY_KIND)))
+            finally:
+                await judge.aclose()
+
+        answers = asyncio.run(ask_all())
+    assert len(answers) == len(EVERY_KIND)
+    assert len(server.batch_creates()) == 1
+    assert store.saved("anthropic", judge.model) == []
 
 
 # --- real processes: a kill and a Ctrl-C ------------------------------------------------------

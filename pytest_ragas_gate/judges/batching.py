@@ -64,7 +64,9 @@ Report = Callable[[str], None]
 
 def print_to_stderr(line: str) -> None:
     """Show one batch progress line (also in CI logs: a batch can run for hours)."""
-    sys.stderr.write(line + "\n")
+    # On a terminal the run's own progress line may hold the cursor: clear it first.
+    clear = "\r\x1b[K" if sys.stderr.isatty() else ""
+    sys.stderr.write(clear + line + "\n")
     sys.stderr.flush()
 
 
@@ -302,6 +304,8 @@ class Batcher:
         self._running: dict[str, _Running] = {}
         self._added = 0
         self._flusher: asyncio.Task[None] | None = None
+        # Submissions an interruption may catch half-way: aclose cancels what they create.
+        self._submitting: set[asyncio.Task[str]] = set()
 
     async def send(self, custom_id: str, params: dict[str, Any], *, what: str) -> Any:
         """Queue one call and wait for its result: the response a direct call would give.
@@ -360,13 +364,19 @@ class Batcher:
         items = list(pending.items())
         for start in range(0, len(items), self.max_requests):
             chunk = dict(items[start : start + self.max_requests])
+            submitting = asyncio.ensure_future(
+                self.api.submit([(cid, waiting.params) for cid, waiting in chunk.items()])
+            )
+            self._submitting.add(submitting)
+            # Shielded: if the run is interrupted now, the job may be created all the same,
+            # and aclose must learn its id to cancel it.
             try:
-                batch_id = await self.api.submit(
-                    [(cid, waiting.params) for cid, waiting in chunk.items()]
-                )
+                batch_id = await asyncio.shield(submitting)
             except JudgeError as error:
+                self._submitting.discard(submitting)
                 self._fail(chunk, error)
                 continue
+            self._submitting.discard(submitting)
             saved = SavedBatch(self.judge, self.model, batch_id, frozenset(chunk))
             if self.store is not None:
                 self.store.save(saved)
@@ -386,7 +396,7 @@ class Batcher:
         batch_id = running.saved.batch_id
         delay = min(FIRST_POLL_S, self.poll_s)
         shown: tuple[int, int] | None = None
-        polled = False
+        polled = ended = False
         try:
             while True:
                 state = await self.api.poll(batch_id)
@@ -398,15 +408,16 @@ class Batcher:
                     shown = (done, total)
                     self.report(f"rag-gate: batch {batch_id} {done}/{total} done")
                 if state.ended:
+                    ended = True
                     break
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.poll_s)
             outcomes = await self.api.results(batch_id, state, list(running.requests))
         except JudgeError as error:
             self._running.pop(batch_id, None)
-            if running.resumed and not polled:
-                # The saved batch is unknown to the provider (deleted, another account):
-                # its requests are sent again in a new batch.
+            if running.resumed and (ended or not polled):
+                # The saved batch is unknown to the provider (deleted, another account), or
+                # its results are gone (archived): its requests are sent in a new batch.
                 if self.store is not None:
                     self.store.remove(running.saved)
                 self._requeue(running.requests)
@@ -469,19 +480,26 @@ class Batcher:
             self._flusher.cancel()
         self._pending.clear()
         running, self._running = list(self._running.values()), {}
+        to_cancel: list[tuple[str, SavedBatch | None]] = []
         for batch in running:
             if batch.task is not None:
                 batch.task.cancel()
-            batch_id = batch.saved.batch_id
+            to_cancel.append((batch.saved.batch_id, batch.saved))
+        for submitting in list(self._submitting):
+            with contextlib.suppress(Exception):
+                to_cancel.append((await asyncio.wait_for(submitting, CANCEL_TIMEOUT_S), None))
+        self._submitting.clear()
+        for batch_id, saved in to_cancel:
             try:
                 await asyncio.wait_for(self.api.cancel(batch_id), CANCEL_TIMEOUT_S)
             except Exception as error:  # best effort: the run is stopping anyway
                 reason = redact(str(error) or type(error).__name__, self._secrets)
+                later = ", and the next run picks it up" if saved is not None else ""
                 self.report(
                     f"rag-gate: batch {batch_id} could not be canceled ({reason}); it runs "
-                    "to its end at the provider, and the next run picks it up"
+                    f"to its end at the provider{later}"
                 )
                 continue
-            if self.store is not None:
-                self.store.remove(batch.saved)
+            if self.store is not None and saved is not None:
+                self.store.remove(saved)
             self.report(f"rag-gate: batch {batch_id} canceled")
