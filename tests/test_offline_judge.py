@@ -387,3 +387,14 @@ def test_a_wrong_decimal_is_still_unfaithful() -> None:
         faithfulness("3.5 million people live there.", "About 2.5 million people live there.")
         == 0.0
     )
+
+
+def test_relevance_takes_the_asker_as_addressed_and_store_as_stored() -> None:
+    question = "Where is my data stored?"
+    answer = "Team plan administrators can choose to store data in the EU or the US data region."
+    rating = ask(RateRelevancy(question=question, answer=answer))
+    assert rating.rating == 5, rating.reason
+    chunks = ask(
+        JudgeChunks(question=question, target=question, against="question", chunks=[answer])
+    )
+    assert chunks.verdicts[0].relevant

@@ -61,6 +61,7 @@ from .requests import (
     VerifyClaims,
 )
 from .text import (
+    SPEAKER_TOKEN,
     Token,
     content_tokens,
     is_noncommittal,
@@ -413,14 +414,50 @@ def _answer_has(kind: str, answer: str) -> bool:
     return False
 
 
+def _addresses(evidence: Evidence, token: str) -> bool:
+    """Whether an answer (or chunk) takes up a word of the question.
+
+    Looser than support: the light stemmer keeps "store" but cuts "stored" to "stor",
+    and for relevance a silent e apart they are one word.
+    """
+    if evidence.covers(token):
+        return True
+    if not (token.isascii() and token.isalpha() and len(token) >= 3):
+        return False
+    return evidence.covers(token + "e") or (token.endswith("e") and evidence.covers(token[:-1]))
+
+
+def _question_coverage(tokens: Sequence[Token], evidence: Evidence) -> tuple[float, list[str]]:
+    """The weighted share of the question's tokens addressed, and those that are not."""
+    total = covered = 0.0
+    missing: list[str] = []
+    for token in tokens:
+        weight = ENTITY_WEIGHT if token.entity else 1.0
+        total += weight
+        if _addresses(evidence, token.text):
+            covered += weight
+        else:
+            missing.append(token.text)
+    return (covered / total if total else 1.0), missing
+
+
+def _asked(question: str) -> list[Token]:
+    """The question's content tokens, less the asker.
+
+    "Where is my data stored?" is answered by "Your data is stored …" or by "… store
+    data in the EU", never by an answer in the first person.
+    """
+    return [token for token in content_tokens(question) if token.text != SPEAKER_TOKEN]
+
+
 def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
     if not request.answer.strip() or is_noncommittal(request.answer):
         return RelevancyRating(
             rating=1, noncommittal=True, reason="the answer is noncommittal or empty"
         )
-    question_tokens = content_tokens(request.question)
+    question_tokens = _asked(request.question)
     evidence = Evidence.of([request.answer])
-    overlap, missing = _weighted_coverage(question_tokens, evidence)
+    overlap, missing = _question_coverage(question_tokens, evidence)
     lowered = request.question.lower()
     cue_met = any(
         any(cue in lowered for cue in cues) and _answer_has(kind, request.answer)
@@ -466,12 +503,14 @@ def _generate_questions(request: GenerateQuestions) -> GeneratedQuestions:
 
 
 def _judge_chunks(request: JudgeChunks) -> ChunkVerdicts:
-    target_tokens = content_tokens(request.target)
+    asked = request.against == "question"
+    target_tokens = _asked(request.target) if asked else content_tokens(request.target)
     target_numbers = numbers(request.target)
+    coverage_of = _question_coverage if asked else _weighted_coverage
     verdicts = []
     for index, chunk in enumerate(request.chunks):
         evidence = Evidence.of([chunk])
-        coverage, _ = _weighted_coverage(target_tokens, evidence)
+        coverage, _ = coverage_of(target_tokens, evidence)
         if target_numbers:
             found = len(target_numbers & evidence.numbers) / len(target_numbers)
             coverage = (coverage * len(target_tokens) + found * len(target_numbers)) / (
