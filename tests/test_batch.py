@@ -120,6 +120,7 @@ def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
         result = _run(pytester, "--rag-gate-batch")
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["rag-gate: judge * — batch mode: requests go through *"])
     report = read_report(pytester.path / "report.json")
     # Nothing went directly: the first requests of every case in one batch, the claim
     # verifications (which wait for the extracted claims) in a second.

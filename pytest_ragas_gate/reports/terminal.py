@@ -19,8 +19,9 @@ def header_lines(run: GateRun) -> list[str]:
     """The effective judge, model, thresholds, cache mode and config source."""
     config, judge = run.config, run.judge_info
     thresholds = " ".join(bound.written(metric) for metric, bound in config.bounds().items())
+    batch = " — batch mode: requests go through the provider's batch API" if config.batch else ""
     lines = [
-        f"rag-gate: judge {judge.kind} ({judge.model}) — {judge.selected_by}",
+        f"rag-gate: judge {judge.kind} ({judge.model}) — {judge.selected_by}{batch}",
         f"rag-gate: thresholds {thresholds} (rule {config.rule}); "
         f"cache {config.cache} ({config.cache_dir}); config {run.loaded.source}",
     ]
