@@ -37,12 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Answer, ReplyT
 from .batching import (
+    BatchApi,
     Batcher,
     BatchRequestError,
-    BatchStore,
-    Report,
+    BatchSwitch,
     batch_custom_id,
-    print_to_stderr,
 )
 from .prefix_order import PrefixOrder
 from .prompts import build_prompt, tool_definitions, tool_name
@@ -106,7 +105,7 @@ def _bad_request_error() -> type[anthropic.BadRequestError]:
     return anthropic.BadRequestError
 
 
-class AnthropicJudge:
+class AnthropicJudge(BatchSwitch):
     """Answers judge requests with Claude.
 
     Args:
@@ -125,8 +124,6 @@ class AnthropicJudge:
     """
 
     kind = "anthropic"
-    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
-    batch_mode = False
 
     def __init__(
         self,
@@ -167,30 +164,11 @@ class AnthropicJudge:
         )
         self._secrets = self.transport.secrets
         self._order = PrefixOrder()
-        self._batcher: Batcher | None = None
 
-    def use_batches(
-        self, *, store: BatchStore | None, poll_s: float = 30.0, report: Report = print_to_stderr
-    ) -> None:
-        """Send every call through the Message Batches API from now on (half price)."""
+    def _batch_api(self) -> BatchApi:
         from .batch_apis import AnthropicBatches
 
-        self._batcher = Batcher(
-            AnthropicBatches(lambda: self._client, self.transport),
-            judge=self.kind,
-            model=self._model,
-            describe=self.transport.describe,
-            secrets=self._secrets,
-            store=store,
-            poll_s=poll_s,
-            report=report,
-        )
-        self.batch_mode = True
-
-    @property
-    def batcher(self) -> Batcher | None:
-        """The batcher of batch mode, or None when calls are sent directly."""
-        return self._batcher
+        return AnthropicBatches(lambda: self._client, self.transport)
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.

@@ -47,7 +47,7 @@ from ..usage import Usage
 from .prompts import PROMPT_VERSION
 from .reply_validation import Followup
 from .requests import JudgeRequest
-from .transport import redact
+from .transport import Transport, redact
 
 #: How many consecutive quiet ticks (no new request) make the quiet window; each tick
 #: is also at least one turn of the event loop, so a slow turn cannot end the window early.
@@ -503,3 +503,42 @@ class Batcher:
             if self.store is not None and saved is not None:
                 self.store.remove(saved)
             self.report(f"rag-gate: batch {batch_id} canceled")
+
+
+class BatchSwitch:
+    """Batch mode as both LLM judges switch it on: :meth:`use_batches` and :attr:`batcher`.
+
+    The judge provides ``kind``, ``_model``, ``transport`` and :meth:`_batch_api`.
+    """
+
+    kind: str
+    _model: str
+    transport: Transport
+    _batcher: Batcher | None = None
+    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
+    batch_mode: bool = False
+
+    def _batch_api(self) -> BatchApi:
+        """The provider's batch API, on this judge's client."""
+        raise NotImplementedError
+
+    def use_batches(
+        self, *, store: BatchStore | None, poll_s: float = 30.0, report: Report = print_to_stderr
+    ) -> None:
+        """Send every call through the provider's batch API from now on (half price)."""
+        self._batcher = Batcher(
+            self._batch_api(),
+            judge=self.kind,
+            model=self._model,
+            describe=self.transport.describe,
+            secrets=self.transport.secrets,
+            store=store,
+            poll_s=poll_s,
+            report=report,
+        )
+        self.batch_mode = True
+
+    @property
+    def batcher(self) -> Batcher | None:
+        """The batcher of batch mode, or None when calls are sent directly."""
+        return self._batcher

@@ -33,12 +33,11 @@ from ..exceptions import JudgeError, UsageError
 from ..usage import Usage
 from .base import Answer, ReplyT
 from .batching import (
+    BatchApi,
     Batcher,
     BatchRequestError,
-    BatchStore,
-    Report,
+    BatchSwitch,
     batch_custom_id,
-    print_to_stderr,
 )
 from .prefix_order import PrefixOrder
 from .prompts import Prompt, build_prompt
@@ -109,7 +108,7 @@ def _bad_request_error() -> type[openai.BadRequestError]:
     return openai.BadRequestError
 
 
-class OpenAIJudge:
+class OpenAIJudge(BatchSwitch):
     """Answers judge requests through an OpenAI-compatible Chat Completions endpoint.
 
     Args:
@@ -128,8 +127,6 @@ class OpenAIJudge:
     """
 
     kind = "openai"
-    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
-    batch_mode = False
 
     def __init__(
         self,
@@ -172,30 +169,11 @@ class OpenAIJudge:
         )
         self._secrets = self.transport.secrets
         self._order = PrefixOrder()
-        self._batcher: Batcher | None = None
 
-    def use_batches(
-        self, *, store: BatchStore | None, poll_s: float = 30.0, report: Report = print_to_stderr
-    ) -> None:
-        """Send every chat call through the Batch API from now on (half price)."""
+    def _batch_api(self) -> BatchApi:
         from .batch_apis import OpenAIBatches
 
-        self._batcher = Batcher(
-            OpenAIBatches(lambda: self._client, self.transport),
-            judge=self.kind,
-            model=self._model,
-            describe=self.transport.describe,
-            secrets=self._secrets,
-            store=store,
-            poll_s=poll_s,
-            report=report,
-        )
-        self.batch_mode = True
-
-    @property
-    def batcher(self) -> Batcher | None:
-        """The batcher of batch mode, or None when calls are sent directly."""
-        return self._batcher
+        return OpenAIBatches(lambda: self._client, self.transport)
 
     def __repr__(self) -> str:
         # Names the endpoint, never the key.
