@@ -286,12 +286,12 @@ def test_a_case_panel_shows_claims_with_verdicts_contexts_and_statements(opened:
 
     assert panel.find_element("id", "panel-title").text == "wrong-year"
     claims = panel.find_elements("css selector", "ol.items li[data-verdict]")
-    # The offline judge finds the year 1925 nowhere in the contexts.
-    assert [claim.get_attribute("data-verdict") for claim in claims] == ["not_in_context"]
+    # The contexts give 1889 for the same thing: the offline judge calls 1925 contradicted.
+    assert [claim.get_attribute("data-verdict") for claim in claims] == ["contradicted"]
     assert "The Eiffel Tower was completed in 1925." in claims[0].text
     highlighted = panel.find_element("css selector", ".answer .claim")
-    assert highlighted.get_attribute("data-verdict") == "not_in_context"
-    assert highlighted.get_attribute("title").startswith("not in context: ")
+    assert highlighted.get_attribute("data-verdict") == "contradicted"
+    assert highlighted.get_attribute("title").startswith("contradicted: ")
     contexts = panel.find_elements("css selector", "li[data-relevant]")
     assert [context.get_attribute("data-relevant") for context in contexts] == ["true"]
     # Labels are upper-cased by the style sheet, and Selenium reads the text as shown.
