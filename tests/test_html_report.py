@@ -413,3 +413,22 @@ def test_pytest_html_rows_carry_scores_and_a_link_to_the_case_panel(
     assert "<strong>faithfulness 0.00</strong>" in hostile  # below the gate's 0.85
     assert "<img" not in hostile and "%3Cimg%20src%3Dx%3E" in hostile
     assert rows["test_plain.py::test_plain"][2] == '<td class="rag-scores"></td>'
+
+
+def test_what_to_fix_and_what_retrieval_costs_are_shown(tmp_path: Path) -> None:
+    results = [case("weak-recall", 0.95, recall=0.2, line=1), case("fine", 0.95, line=2)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+    report["oracle_gaps"] = [
+        {"metric": "faithfulness", "retriever": 0.71, "oracle": 0.93, "gap": 0.22}
+    ]
+
+    text = render_html(report, results)
+
+    section = text[text.index('<article id="what-to-fix">') :]
+    section = section[: section.index("</article>")]
+    assert '<th scope="col">retrieval</th>' in section and "<td>1</td>" in section
+    assert "Fix the retriever first:" in section
+    assert (
+        "faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22"
+        in text
+    )

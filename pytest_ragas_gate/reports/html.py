@@ -92,6 +92,7 @@ _KNOWN_BLOCKS = frozenset(
         "shard",
         "baseline",
         "diagnosis",
+        "oracle_gaps",
         "agreement",
         "cases",
         "regated_from",
