@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -207,14 +207,18 @@ def _cjk_share(text: str) -> float:
     return sum(1 for char in letters if _CJK_CHARACTER.match(char)) / len(letters)
 
 
-def _weighted_coverage(tokens: Sequence[Token], evidence: Evidence) -> tuple[float, list[str]]:
+def _weighted_coverage(
+    tokens: Sequence[Token],
+    evidence: Evidence,
+    covers: Callable[[Evidence, str], bool] = Evidence.covers,
+) -> tuple[float, list[str]]:
     total = 0.0
     covered = 0.0
     missing: list[str] = []
     for token in tokens:
         weight = ENTITY_WEIGHT if token.entity else 1.0
         total += weight
-        if evidence.covers(token.text):
+        if covers(evidence, token.text):
             covered += weight
         else:
             missing.append(token.text)
@@ -427,20 +431,6 @@ def _addresses(evidence: Evidence, token: str) -> bool:
     return evidence.covers(token + "e") or (token.endswith("e") and evidence.covers(token[:-1]))
 
 
-def _question_coverage(tokens: Sequence[Token], evidence: Evidence) -> tuple[float, list[str]]:
-    """The weighted share of the question's tokens addressed, and those that are not."""
-    total = covered = 0.0
-    missing: list[str] = []
-    for token in tokens:
-        weight = ENTITY_WEIGHT if token.entity else 1.0
-        total += weight
-        if _addresses(evidence, token.text):
-            covered += weight
-        else:
-            missing.append(token.text)
-    return (covered / total if total else 1.0), missing
-
-
 def _asked(question: str) -> list[Token]:
     """The question's content tokens, less the asker.
 
@@ -457,7 +447,7 @@ def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
         )
     question_tokens = _asked(request.question)
     evidence = Evidence.of([request.answer])
-    overlap, missing = _question_coverage(question_tokens, evidence)
+    overlap, missing = _weighted_coverage(question_tokens, evidence, _addresses)
     lowered = request.question.lower()
     cue_met = any(
         any(cue in lowered for cue in cues) and _answer_has(kind, request.answer)
@@ -506,11 +496,11 @@ def _judge_chunks(request: JudgeChunks) -> ChunkVerdicts:
     asked = request.against == "question"
     target_tokens = _asked(request.target) if asked else content_tokens(request.target)
     target_numbers = numbers(request.target)
-    coverage_of = _question_coverage if asked else _weighted_coverage
+    covers = _addresses if asked else Evidence.covers
     verdicts = []
     for index, chunk in enumerate(request.chunks):
         evidence = Evidence.of([chunk])
-        coverage, _ = coverage_of(target_tokens, evidence)
+        coverage, _ = _weighted_coverage(target_tokens, evidence, covers)
         if target_numbers:
             found = len(target_numbers & evidence.numbers) / len(target_numbers)
             coverage = (coverage * len(target_tokens) + found * len(target_numbers)) / (
