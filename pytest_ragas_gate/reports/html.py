@@ -33,7 +33,13 @@ from ..exceptions import ReportError
 from ..results import CaseResult, canonical_order
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
-from .json_report import SavedReport, load_report, report_cases, write_text_atomic
+from .json_report import (
+    SavedReport,
+    load_report,
+    report_cases,
+    stored_baseline_results,
+    write_text_atomic,
+)
 
 __all__ = [
     "case_anchor",
@@ -599,17 +605,7 @@ def _baseline_results(saved: SavedReport, explicit: str | None) -> list[CaseResu
     """The baseline's cases: ``--baseline``, else the report's own baseline when readable."""
     if explicit is not None:
         return load_report(explicit).results
-    stored = saved.config.baseline
-    if not stored or saved.facts.baseline is None:
-        return None
-    # A relative path was relative to where pytest ran: here, or beside the report.
-    for path in (Path(stored), saved.path.parent / stored):
-        if path.is_file():
-            try:
-                return load_report(path).results
-            except ReportError:
-                return None
-    return None
+    return stored_baseline_results(saved)
 
 
 def write_saved_report_html(

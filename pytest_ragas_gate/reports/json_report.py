@@ -36,6 +36,7 @@ __all__ = [
     "load_report",
     "read_baseline",
     "report_cases",
+    "stored_baseline_results",
     "write_report",
     "write_text_atomic",
 ]
@@ -436,3 +437,21 @@ def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
         return load_report(resolved)
     except ReportError as error:
         raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None
+
+
+def stored_baseline_results(saved: SavedReport) -> list[CaseResult] | None:
+    """The cases of the baseline a saved report was compared with, when still readable.
+
+    A relative baseline path was relative to where pytest ran: it is tried from here, then
+    beside the report. None when the report had no baseline or it cannot be read.
+    """
+    stored = saved.config.baseline
+    if not stored or saved.facts.baseline is None:
+        return None
+    for path in (Path(stored), saved.path.parent / stored):
+        if path.is_file():
+            try:
+                return load_report(path).results
+            except ReportError:
+                return None
+    return None

@@ -33,7 +33,7 @@ from ..baseline import case_deltas, pair_cases
 from ..exceptions import ReportError
 from ..gate import GateVerdict, evaluate_gate
 from ..results import CaseResult
-from .json_report import SavedReport, load_report
+from .json_report import SavedReport, load_report, stored_baseline_results
 
 __all__ = ["MARKER", "GitHub", "comment_body", "main", "post_comment"]
 
@@ -369,20 +369,18 @@ def _run_url(environ: Mapping[str, str]) -> str | None:
 
 
 def _baseline(report: SavedReport, explicit: str | None) -> list[CaseResult] | None:
-    """The baseline's cases: ``--baseline``, else the report's own when still readable."""
-    candidates: list[Path] = []
-    if explicit:
-        candidates.append(Path(explicit))
-    elif report.config.baseline and report.facts.baseline is not None:
-        stored = Path(report.config.baseline)
-        candidates += [stored, report.path.parent / stored]
-    for path in candidates:
-        if path.is_file():
-            try:
-                return load_report(path).results
-            except ReportError:
-                return None
-    return None
+    """The baseline's cases: ``--baseline``, else the report's own when still readable.
+
+    A comment never fails the step, so an unreadable ``--baseline`` is no baseline.
+    """
+    if not explicit:
+        return stored_baseline_results(report)
+    if not Path(explicit).is_file():
+        return None
+    try:
+        return load_report(explicit).results
+    except ReportError:
+        return None
 
 
 class _Parser(argparse.ArgumentParser):
