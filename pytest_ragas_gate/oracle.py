@@ -26,7 +26,7 @@ from .cases import Context, GoldenCase
 from .config import GateConfig
 from .exceptions import CaseError, ConfigError
 from .judges.base import CaseJudge
-from .metrics.base import Metric, MetricResult
+from .metrics.base import Metric, MetricResult, missing_fields
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -256,9 +256,9 @@ class OracleMetric:
         oracle_case = case.model_copy(
             update={"answer": oracle["answer"], "contexts": oracle["contexts"]}
         )
-        missing = [f for f in self.inner.required_fields if not oracle_case.has(f)]
+        missing = missing_fields(self.inner, oracle_case)
         if missing:
-            return MetricResult.not_applicable(f"no {', '.join(missing)} in the case")
+            return MetricResult.lacking(missing)
         return await self.inner.score(oracle_case, judge)
 
 

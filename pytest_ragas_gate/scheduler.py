@@ -21,7 +21,7 @@ from .cases import GoldenCase
 from .exceptions import BudgetExceeded, CaseError, JudgeError
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
-from .metrics.base import Metric, MetricResult
+from .metrics.base import Metric, MetricResult, missing_fields
 from .results import CaseResult
 from .text_safety import json_text
 
@@ -152,9 +152,9 @@ async def score_case(
 
     async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
         metric = metrics[name]
-        missing = [field for field in metric.required_fields if not case.has(field)]
+        missing = missing_fields(metric, case)
         if missing:
-            return name, MetricResult.not_applicable(f"no {', '.join(missing)} in the case")
+            return name, MetricResult.lacking(missing)
         # run_one is its own task under gather, so this binding is this metric's alone.
         usage_sink.set(functools.partial(shared.charge, name))
         try:

@@ -5,6 +5,7 @@ Every metric is registered through :mod:`pytest_ragas_gate.metrics.registry`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +31,11 @@ class MetricResult:
         """A result that is counted as not applicable, never as 0 or 1."""
         return cls(score=None, reason=reason)
 
+    @classmethod
+    def lacking(cls, fields: Sequence[str]) -> MetricResult:
+        """Not applicable because the case lacks ``fields``."""
+        return cls.not_applicable(f"no {', '.join(fields)} in the case")
+
 
 @runtime_checkable
 class Metric(Protocol):
@@ -46,3 +52,8 @@ class Metric(Protocol):
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case."""
         ...
+
+
+def missing_fields(metric: Metric, case: GoldenCase) -> list[str]:
+    """The metric's required fields that ``case`` lacks; empty when the metric applies."""
+    return [field for field in metric.required_fields if not case.has(field)]

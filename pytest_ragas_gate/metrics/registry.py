@@ -19,7 +19,7 @@ from importlib.metadata import EntryPoint, entry_points
 from ..cases import GoldenCase
 from ..exceptions import ConfigError
 from .alignment import TopDocUsage
-from .base import Metric
+from .base import Metric, missing_fields
 from .context import ContextPrecision, ContextRecall, ContextRelevance
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
@@ -375,11 +375,7 @@ def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[
     Returns:
         The applicable metric names.
     """
-    return [
-        name
-        for name, metric in metrics.items()
-        if all(case.has(field) for field in metric.required_fields)
-    ]
+    return [name for name, metric in metrics.items() if not missing_fields(metric, case)]
 
 
 def unknown_metric_error(name: str, known: Iterable[str]) -> ConfigError:

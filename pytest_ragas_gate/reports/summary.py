@@ -6,7 +6,7 @@ for a saved report, so the same report always reads the same in both places.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
@@ -69,6 +69,11 @@ def _table(verdict: GateVerdict) -> list[str]:
             )
         )
     rows.extend(latency_rows(verdict.latency))
+    return _aligned(rows)
+
+
+def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of cells as text lines, each column as wide as its widest cell."""
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return [
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
@@ -85,13 +90,7 @@ def diagnosis_lines(diagnosis: DiagnosisSummary | None) -> list[str]:
         return []
     names = ["what to fix", *COMPONENTS]
     counts = ["cases", *(str(diagnosis.counts.get(name, 0)) for name in COMPONENTS)]
-    widths = [max(len(a), len(b)) for a, b in zip(names, counts, strict=True)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in (names, counts)
-    ]
-    lines.append(f"{diagnosis.advice}: {diagnosis.hint}")
-    return lines
+    return [*_aligned([names, counts]), f"{diagnosis.advice}: {diagnosis.hint}"]
 
 
 def summary_lines(
