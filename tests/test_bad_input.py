@@ -396,8 +396,11 @@ def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> N
 
 @pytest.mark.parametrize(
     "extra",
-    [[], ["-n", "2"], ["--continue-on-collection-errors"]],
-    ids=["serial", "xdist", "continue-on-collection-errors"],
+    [
+        pytest.param([], id="serial"),
+        pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
+        pytest.param(["--continue-on-collection-errors"], id="continue-on-collection-errors"),
+    ],
 )
 def test_an_unreadable_file_next_to_a_valid_one_fails_closed(
     pytester: pytest.Pytester, extra: list[str]

@@ -176,6 +176,7 @@ def test_requests_a_batch_did_not_answer_are_errors_and_the_gate_fails(
     assert all(scores[f"case-00{index}"]["faithfulness"] for index in (0, 2, 3, 5))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", APIS)
 def test_an_expired_batch_leaves_the_unprocessed_cases_in_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str

@@ -255,6 +255,7 @@ def test_injections_never_raise_a_score(
     assert {call.reasks for call in judge.calls} == {0}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", ["anthropic", "openai"])
 def test_injections_never_escape_through_a_reask(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str

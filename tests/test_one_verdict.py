@@ -122,7 +122,10 @@ def test_pytest_and_rag_gate_print_the_same_summary(
     assert "cases: gated 3 of 3 collected golden case(s); 2 scored, 1 errored" in lines
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)],
+)
 def test_reruns_gate_each_case_once_by_its_final_outcome(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], workers: list[str]
 ) -> None:

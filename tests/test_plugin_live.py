@@ -288,6 +288,7 @@ def test_bad_target_is_a_usage_error(pytester: pytest.Pytester, spec: str, messa
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
+@pytest.mark.slow
 def test_conftest_hook_target_works_under_xdist_like_a_serial_run(
     pytester: pytest.Pytester,
 ) -> None:

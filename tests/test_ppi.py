@@ -103,6 +103,7 @@ def test_normal_interval_uses_the_two_sided_quantile() -> None:
     assert (low, high) == pytest.approx((-1.6448536, 1.6448536))
 
 
+@pytest.mark.slow
 def test_ppi_keeps_its_coverage_where_the_judges_mean_loses_it() -> None:
     """N=1000 cases, n=100 labelled, a judge 0.15 low with noise; 500 seeded repetitions."""
     rows = {row.name: row for row in load_benchmark().simulate()}

@@ -79,6 +79,7 @@ def test_llm_synth_writes_critiqued_cases_and_a_cached_rerun_sends_nothing(
     assert ": 0 calls (" in replay and f"{calls} cache hits" in replay
 
 
+@pytest.mark.slow
 def test_the_call_budget_stops_the_run_and_says_so(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
