@@ -174,18 +174,23 @@ def test_a_fully_cached_run_with_a_key_never_loads_the_sdk(
     write_cases(pytester, 2)
     pytester.makeconftest(
         """
+        import gc
         import sys
 
         def pytest_sessionfinish(session):
             loaded = "anthropic" in sys.modules
             with open("sdk-loaded.txt", "w") as out:
                 out.write(str(loaded))
+            with open("gc-enabled.txt", "w") as out:
+                out.write(str(gc.isenabled()))
         """
     )
     command = ("--rag-gate", "--rag-gate-judge", "anthropic", "-p", "no:cacheprovider")
     recorded = pytester.runpytest_subprocess(*command)
     assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
     assert (pytester.path / "sdk-loaded.txt").read_text() == "True"
+    # The SDK loads with the garbage collector paused; the user's tests get it back.
+    assert (pytester.path / "gc-enabled.txt").read_text() == "True"
     calls = server.calls
     replayed = pytester.runpytest_subprocess(*command)
     assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()

@@ -35,6 +35,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..long_lived import import_module_paused
 from .base import Answer, ReplyT
 from .batching import (
     BatchApi,
@@ -177,6 +178,7 @@ class AnthropicJudge(BatchSwitch):
 
     @functools.cached_property
     def _client(self) -> anthropic.AsyncAnthropic:
+        import_module_paused("anthropic")
         import anthropic
 
         return anthropic.AsyncAnthropic(

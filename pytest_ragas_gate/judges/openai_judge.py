@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import JudgeError, UsageError
+from ..long_lived import import_module_paused
 from ..usage import Usage
 from .base import Answer, ReplyT
 from .batching import (
@@ -182,6 +183,7 @@ class OpenAIJudge(BatchSwitch):
 
     @functools.cached_property
     def _client(self) -> openai.AsyncOpenAI:
+        import_module_paused("openai")
         import openai
 
         return openai.AsyncOpenAI(

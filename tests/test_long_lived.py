@@ -1,0 +1,72 @@
+"""Loading with the garbage collector paused leaves the collector as the user had it."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_ragas_gate.long_lived import import_module_paused
+
+
+@pytest.fixture
+def module_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in ("gate_sdk_like", "gate_sdk_broken"):
+        sys.modules.pop(name, None)
+
+
+def test_the_module_is_loaded_and_the_collector_runs_again(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_like.py").write_text(
+        "class Model:\n    pass\n\nMODELS = [type(f'M{i}', (Model,), {}) for i in range(50)]\n"
+    )
+    frozen_before = gc.get_freeze_count()
+    import_module_paused("gate_sdk_like")
+    assert "gate_sdk_like" in sys.modules
+    assert len(sys.modules["gate_sdk_like"].MODELS) == 50
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > frozen_before
+
+
+def test_garbage_made_after_loading_is_still_collected(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_like.py").write_text("VALUE = 1\n")
+    import_module_paused("gate_sdk_like")
+
+    class Node:
+        pass
+
+    node = Node()
+    node.self = node  # type: ignore[attr-defined]
+    alive = weakref.ref(node)
+    del node
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_failed_import_raises_and_restores_the_collector(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_broken.py").write_text("import a_module_that_is_not_installed\n")
+    with pytest.raises(ImportError):
+        import_module_paused("gate_sdk_broken")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_user_turned_off_stays_off(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_like.py").write_text("VALUE = 1\n")
+    gc.disable()
+    try:
+        import_module_paused("gate_sdk_like")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_loaded_module_is_not_imported_again(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_like.py").write_text("LOADS = []\nLOADS.append(1)\n")
+    import_module_paused("gate_sdk_like")
+    import_module_paused("gate_sdk_like")
+    assert sys.modules["gate_sdk_like"].LOADS == [1]
