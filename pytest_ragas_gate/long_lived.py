@@ -1,33 +1,53 @@
-"""Keeping the garbage collector off the objects that live as long as the process.
+"""Sparing the garbage collector the objects that scoring loads and keeps.
 
-A gate run loads pydantic, its own models and, on a cache miss, a provider SDK: the
-``anthropic`` and ``openai`` packages define thousands of generated pydantic classes.
-CPython's cyclic collector walks every tracked object on each full pass, many times while
-such a package loads, and again at pytest's end-of-session ``gc.collect()`` calls and at
-interpreter shutdown. On a two-core CI machine that was a third of the ``anthropic``
-import and most of a second per run. None of those objects is garbage, so once loaded
-they are moved to the collector's permanent generation (:func:`gc.freeze`); reference
-counting still frees whatever becomes garbage later, and objects made after a freeze are
-collected as usual.
+Scoring loads, on a cache miss, a provider SDK: the ``anthropic`` and ``openai`` packages
+define thousands of generated pydantic classes. CPython's cyclic collector walks every
+tracked object on each full pass, many times while such a package loads and again during
+the calls that follow; on a two-core CI machine that was a third of the ``anthropic``
+import and most of a second of a 100-case run. None of those objects is garbage, so the
+SDK loads with the collector paused, and while the cases are scored every object alive
+at the start, and each SDK loaded meanwhile, sits in the collector's permanent generation
+(:func:`gc.freeze`); reference counting still frees whatever becomes garbage.
+
+Frozen objects are hidden from ``gc.get_objects()`` and ``gc.get_referrers()``, on which
+tools in the user's own session rely (hypothesis's ``register_random``, leak checkers), so
+the collector gets them back (:func:`gc.unfreeze`) before the first test runs. A process
+that froze objects itself is left as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import sys
+from collections.abc import Iterator
+
+_sparing = False
 
 
-def freeze_loaded() -> None:
-    """Move every object alive now out of the cyclic collector's sight."""
+@contextlib.contextmanager
+def collector_spared() -> Iterator[None]:
+    """While the body runs, the cyclic collector skips what was alive at its start."""
+    global _sparing
+    if _sparing or gc.get_freeze_count():
+        yield
+        return
     gc.freeze()
+    _sparing = True
+    try:
+        yield
+    finally:
+        _sparing = False
+        gc.unfreeze()
 
 
 def import_module_paused(name: str) -> None:
-    """Import ``name`` with the cyclic collector paused, then freeze what it built.
+    """Import ``name`` with the cyclic collector paused.
 
     A no-op when the module is already loaded; raises ``ImportError`` as ``import`` does.
-    The collector's enabled state is restored as it was, whatever happens.
+    The collector's enabled state is restored as it was, whatever happens. Inside
+    :func:`collector_spared`, what the module built is spared too.
     """
     if name in sys.modules:
         return
@@ -38,4 +58,5 @@ def import_module_paused(name: str) -> None:
     finally:
         if was_enabled:
             gc.enable()
-    freeze_loaded()
+    if _sparing:
+        gc.freeze()

@@ -229,12 +229,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.rag_gate:
         return
     from .activation import start_run
-    from .long_lived import freeze_loaded
 
     run = start_run(config, cli_settings(config))
     config.stash[RUN_KEY] = run
-    # Everything a run needs is loaded now and lives until the process ends.
-    freeze_loaded()
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)

@@ -40,6 +40,7 @@ from .loading import (
     pending_review,
     skip_rejected,
 )
+from .long_lived import collector_spared
 from .metrics.base import Metric
 from .metrics.registry import applicable_metrics
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
@@ -226,7 +227,8 @@ class GateRun:
         cases = [item.case for item in mine]
         by_key: dict[str, CaseResult] = {}
         try:
-            self._score(cases, into=by_key)
+            with collector_spared():
+                self._score(cases, into=by_key)
         except KeyboardInterrupt:
             # pytest still calls sessionfinish, which reports what finished and fails the gate.
             fill_unscored(cases, by_key)

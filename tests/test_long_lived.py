@@ -1,4 +1,4 @@
-"""Loading with the garbage collector paused leaves the collector as the user had it."""
+"""Sparing the garbage collector during scoring leaves it as the user had it afterwards."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ragas_gate.long_lived import import_module_paused
+from pytest_ragas_gate.long_lived import collector_spared, import_module_paused
 
 
 @pytest.fixture
@@ -25,12 +25,40 @@ def test_the_module_is_loaded_and_the_collector_runs_again(module_dir: Path) -> 
     (module_dir / "gate_sdk_like.py").write_text(
         "class Model:\n    pass\n\nMODELS = [type(f'M{i}', (Model,), {}) for i in range(50)]\n"
     )
-    frozen_before = gc.get_freeze_count()
     import_module_paused("gate_sdk_like")
     assert "gate_sdk_like" in sys.modules
     assert len(sys.modules["gate_sdk_like"].MODELS) == 50
     assert gc.isenabled()
-    assert gc.get_freeze_count() > frozen_before
+    assert gc.get_freeze_count() == 0
+
+
+def test_scoring_spares_what_it_loads_and_gives_everything_back(module_dir: Path) -> None:
+    (module_dir / "gate_sdk_like.py").write_text(
+        "class Model:\n    pass\n\nMODELS = [type(f'M{i}', (Model,), {}) for i in range(50)]\n"
+    )
+    holder = {"seed": 1}
+    owner = [holder]
+    with collector_spared():
+        spared = gc.get_freeze_count()
+        assert spared > 0
+        import_module_paused("gate_sdk_like")
+        assert gc.get_freeze_count() > spared
+        # Frozen objects are hidden from gc.get_referrers() while scoring runs ...
+        assert owner not in gc.get_referrers(holder)
+    # ... and visible again to the user's tests (hypothesis's register_random relies on it).
+    assert gc.get_freeze_count() == 0
+    assert owner in gc.get_referrers(holder)
+
+
+def test_a_process_that_froze_objects_itself_is_left_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_spared():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_garbage_made_after_loading_is_still_collected(module_dir: Path) -> None:
