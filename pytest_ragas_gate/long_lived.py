@@ -4,7 +4,7 @@ Scoring loads, on a cache miss, a provider SDK: the ``anthropic`` and ``openai``
 define thousands of generated pydantic classes. CPython's cyclic collector walks every
 tracked object on each full pass, many times while such a package loads and again during
 the calls that follow; on a two-core CI machine that was a third of the ``anthropic``
-import and most of a second of a 100-case run. None of those objects is garbage, so the
+import and 0.4 s of the rest of a 100-case run. None of those objects is garbage, so the
 SDK loads with the collector paused, and while the cases are scored every object alive
 at the start, and each SDK loaded meanwhile, sits in the collector's permanent generation
 (:func:`gc.freeze`); reference counting still frees whatever becomes garbage.
