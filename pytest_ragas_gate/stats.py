@@ -22,7 +22,7 @@ COUNTED_RESAMPLING_FROM = 1000
 COUNTED_RESAMPLING_MAX_DISTINCT = 64
 
 #: Up to this many values, a bootstrap draws its picks as random bytes, one byte per pick,
-#: mapped to indices in C (``bytes.translate``): four times faster than one ``random()``
+#: mapped to indices in C (``bytes.translate``): two to four times faster than one ``random()``
 #: per pick, which matters on every run of a typical golden set of a few hundred cases.
 BYTE_RESAMPLING_MAX = 256
 
