@@ -22,11 +22,12 @@ from typing import Any
 from .batching import BatchOutcome, BatchState
 from .transport import Transport
 
+#: Why a request has no result when its batch never processed it.
+_EXPIRED = "it expired before the batch processed it (batches end after 24 hours)"
+_CANCELED = "the batch was canceled before it was processed"
+
 #: OpenAI batch error codes of requests the batch never processed.
-_OPENAI_UNPROCESSED = {
-    "batch_expired": "it expired before the batch processed it (batches end after 24 hours)",
-    "batch_cancelled": "the batch was canceled before it was processed",
-}
+_OPENAI_UNPROCESSED = {"batch_expired": _EXPIRED, "batch_cancelled": _CANCELED}
 _OPENAI_ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
@@ -89,13 +90,9 @@ class AnthropicBatches:
                 message = getattr(error, "message", "") or "no message"
                 outcomes[line.custom_id] = BatchOutcome(None, f"{error_type}: {message}")
             elif kind == "expired":
-                outcomes[line.custom_id] = BatchOutcome(
-                    None, "it expired before the batch processed it (batches end after 24 hours)"
-                )
+                outcomes[line.custom_id] = BatchOutcome(None, _EXPIRED)
             else:
-                outcomes[line.custom_id] = BatchOutcome(
-                    None, "the batch was canceled before it was processed"
-                )
+                outcomes[line.custom_id] = BatchOutcome(None, _CANCELED)
         return outcomes
 
     async def cancel(self, batch_id: str) -> None:
