@@ -72,6 +72,22 @@ class Bound:
             return score + _TOLERANCE >= self.value
         return score - _TOLERANCE <= self.value
 
+    def interval_side(self, low: float, high: float, *, strict: bool) -> tuple[str, float]:
+        """The side of an interval a CI rule checks: ``("lower", low)`` or ``("upper", high)``.
+
+        The strict rule (``ci_lower``, ``ppi_lower``) checks the side nearer to failing:
+        the lower bound of a minimum, the upper bound of a maximum; the lenient rule the
+        other side.
+
+        >>> Bound(0.85).interval_side(0.8, 0.9, strict=True)
+        ('lower', 0.8)
+        >>> Bound(0.02, "max").interval_side(0.01, 0.03, strict=True)
+        ('upper', 0.03)
+        """
+        if strict == (self.direction == "min"):
+            return "lower", low
+        return "upper", high
+
     def written(self, metric: str) -> str:
         """``faithfulness>=0.85`` / ``contradiction_rate<=0.02``."""
         return f"{metric}{self.symbol}{self.value:.2f}"

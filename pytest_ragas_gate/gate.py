@@ -301,11 +301,7 @@ def aggregate_metric(
             f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
         )
     else:
-        # ci_lower is the strict rule and ci_upper the lenient one; for a maximum the
-        # strict side of the interval is its upper bound.
-        strict = rule == "ci_lower"
-        use_lower = strict == (bound.direction == "min")
-        bound_name, value = ("lower", ci_low) if use_lower else ("upper", ci_high)
+        bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
         passed = bound.met_by(value)
         shown, limit = _fmt_pair(value, bound)
         message = (
@@ -666,9 +662,7 @@ def _ppi_verdict(
             f"{limit} ({counts}, {_confidence_label(config.confidence)} CI "
             f"{low:.2f}–{high:.2f}, judge mean {ppi.judge_mean:.2f})"
         )
-    # As for ci_lower/ci_upper: the strict side of a maximum is its upper bound.
-    use_lower = (rule == "ppi_lower") == (bound.direction == "min")
-    side, value = ("lower", low) if use_lower else ("upper", high)
+    side, value = bound.interval_side(low, high, strict=rule == "ppi_lower")
     passed = bound.met_by(value)
     shown, limit = _fmt_pair(value, bound)
     return passed, (
