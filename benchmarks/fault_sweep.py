@@ -73,7 +73,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -87,7 +86,7 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 from fakellm import FakeLLM  # noqa: E402
-from judge_throughput import CORE_METRICS, KEY, write_cases  # noqa: E402
+from judge_throughput import gate_command, judge_env, write_cases  # noqa: E402
 from test_faults import inject, reasks_seen  # noqa: E402
 
 #: Core-metric judge requests per case, for bounding the calls a run can make.
@@ -148,28 +147,10 @@ def run(cases: int, rate: float, *, seed: int, max_retries: int, timeout_s: floa
             encoding="utf-8",
         )
         inject(server, rate, seed=seed, hang_s=timeout_s + 3.0, horizon=horizon)
-        env = {
-            **os.environ,
-            "ANTHROPIC_API_KEY": KEY,
-            "ANTHROPIC_BASE_URL": server.url,
-            "CI": "1",
-        }
+        env = {**judge_env(server, "anthropic"), "CI": "1"}
         started = time.monotonic()
         completed = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--rag-gate",
-                "--rag-gate-judge=anthropic",
-                f"--rag-gate-metrics={CORE_METRICS}",
-                "--rag-gate-report=report.json",
-                "--rag-gate-junit=junit.xml",
-                "golden.jsonl",
-            ],
+            gate_command("anthropic", "report.json", "--rag-gate-junit=junit.xml"),
             cwd=workdir,
             env=env,
             capture_output=True,

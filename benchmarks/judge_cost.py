@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import random
 import subprocess
 import sys
@@ -48,14 +47,14 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "tests"))
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 sys.path.insert(0, str(REPO_ROOT))
 
 from fakellm import FakeLLM  # noqa: E402
+from judge_throughput import gate_command, judge_env  # noqa: E402
 
 from pytest_ragas_gate.judges.pricing import PriceTable  # noqa: E402
 
-CORE_METRICS = "faithfulness,answer_relevancy,context_precision,context_recall"
-KEY = "test-key-not-real"
 MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-4.1-mini"}
 
 _PRODUCTS = ["Nimbus", "Orbit", "Cobalt", "Lumen", "Harbor", "Quill", "Summit", "Vertex"]
@@ -146,36 +145,11 @@ def run_judge(
 ) -> tuple[dict[str, Any], float]:
     """``pytest --rag-gate`` with ``judge`` on the golden file; the report's usage and wall."""
     report = workdir / f"report-{judge}{'-batch' if batch else ''}.json"
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--rag-gate",
-        "--rag-gate-judge",
-        judge,
-        "--rag-gate-metrics",
-        CORE_METRICS,
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-report",
-        str(report),
-        "golden.jsonl",
-        *(["--rag-gate-batch"] if batch else []),
-    ]
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "OPENAI_", "RAG_GATE_"))
-    }
+    options = ["--rag-gate-cache", "off", *(["--rag-gate-batch"] if batch else [])]
+    command = gate_command(judge, report, *options)
+    env = judge_env(server, judge)
     if repo is not None:
         env["PYTHONPATH"] = str(repo)
-    if judge == "anthropic":
-        env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY)
-    else:
-        env.update(OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY=KEY)
     started = time.monotonic()
     completed = subprocess.run(
         command, cwd=workdir, env=env, capture_output=True, text=True, check=False

@@ -205,6 +205,37 @@ def child_env() -> dict[str, str]:
     }
 
 
+def judge_env(server: FakeLLM, judge: str) -> dict[str, str]:
+    """:func:`child_env` with ``judge``'s SDK pointed at the fake server, with a fake key."""
+    env = child_env()
+    if judge == "anthropic":
+        env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY)
+    else:
+        env.update(OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY=KEY)
+    return env
+
+
+def gate_command(judge: str, report: Path | str, *options: str) -> list[str]:
+    """``pytest --rag-gate`` with ``judge`` on the core metrics of ``golden.jsonl``."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rag-gate",
+        "--rag-gate-judge",
+        judge,
+        "--rag-gate-metrics",
+        CORE_METRICS,
+        "--rag-gate-report",
+        str(report),
+        *options,
+        "golden.jsonl",
+    ]
+
+
 def best_of(command: list[str], rounds: int) -> float:
     """The shortest wall time of ``rounds`` runs of ``command`` (a start-up floor)."""
     times = []
@@ -298,31 +329,11 @@ def run_gate(
 ) -> RunFigures:
     """Run ``pytest --rag-gate`` on the golden file in a subprocess and read its report."""
     report = workdir / f"report-{name}.json"
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--rag-gate",
-        "--rag-gate-judge",
-        judge,
-        "--rag-gate-metrics",
-        CORE_METRICS,
-        "--rag-gate-cache-dir",
-        str(workdir / "cache"),
-        "--rag-gate-report",
-        str(report),
-        "golden.jsonl",
-    ]
+    options = ["--rag-gate-cache-dir", str(workdir / "cache")]
     if concurrency is not None:
-        command += ["--rag-gate-concurrency", str(concurrency)]
-    env = child_env()
-    if judge == "anthropic":
-        env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY)
-    else:
-        env.update(OPENAI_BASE_URL=server.openai_url, OPENAI_API_KEY=KEY)
+        options += ["--rag-gate-concurrency", str(concurrency)]
+    command = gate_command(judge, report, *options)
+    env = judge_env(server, judge)
     calls_before = server.calls
     started = time.monotonic()
     completed = subprocess.run(

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -47,7 +46,7 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 
 from fakellm import FakeLLM  # noqa: E402
-from judge_throughput import CORE_METRICS, KEY, write_cases  # noqa: E402
+from judge_throughput import gate_command, judge_env, write_cases  # noqa: E402
 
 
 def main() -> int:
@@ -66,28 +65,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as name, FakeLLM(latency_s=arguments.latency) as server:
         workdir = Path(name)
         write_cases(workdir, arguments.cases)
-        env = {
-            **os.environ,
-            "ANTHROPIC_API_KEY": KEY,
-            "ANTHROPIC_BASE_URL": server.url,
-            "CI": "1",
-        }
+        env = {**judge_env(server, "anthropic"), "CI": "1"}
         started = time.monotonic()
         completed = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--rag-gate",
-                "--rag-gate-judge=anthropic",
-                "--rag-gate-cache=off",
-                f"--rag-gate-metrics={CORE_METRICS}",
-                "--rag-gate-report=report.json",
-                "golden.jsonl",
-            ],
+            gate_command("anthropic", "report.json", "--rag-gate-cache=off"),
             cwd=workdir,
             env=env,
             capture_output=True,
