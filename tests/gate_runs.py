@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -228,6 +229,21 @@ def junit_case_outcomes(path: Path, suite_name: str = "rag-cases") -> dict[str, 
                 kind = "failure"
             outcomes[str(testcase.get("name"))] = kind
     return outcomes
+
+
+def gate_process_command(metrics: str, *extra: str) -> list[str]:
+    """``python -m pytest --rag-gate`` for a process of its own, writing ``report.json``."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--rag-gate",
+        f"--rag-gate-metrics={metrics}",
+        "--rag-gate-report=report.json",
+        *extra,
+    ]
 
 
 def assert_no_traceback(result: pytest.RunResult) -> None:

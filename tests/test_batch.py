@@ -28,6 +28,7 @@ from gate_runs import (
     TEST_KEY,
     assert_no_traceback,
     case_row,
+    gate_process_command,
     make_judge,
     read_report,
     use_fake_judge,
@@ -56,6 +57,16 @@ def _setup(pytester: pytest.Pytester, api: str, **settings: Any) -> None:
     }
     config.update(settings)
     write_config(pytester.path, **config)
+
+
+def _assert_picked_up_and_submitted_once(result: pytest.RunResult, server: FakeLLM) -> None:
+    """The run passed on the batch an earlier run left, and no request went out twice."""
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    first = next(iter(server.batches))
+    result.stderr.fnmatch_lines([f"rag-gate: batch {first} picked up from an earlier run *"])
+    submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
+    assert len(submitted) == len(set(submitted)) == 4 * CASES
 
 
 def _run(pytester: pytest.Pytester, *extra: str, report: str = "report.json") -> Any:
@@ -232,13 +243,8 @@ def test_a_batch_whose_polling_failed_is_picked_up_by_the_next_run(
 
         server.batch_status_error = None
         result = _run(pytester, "--rag-gate-batch")
-    assert_no_traceback(result)
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    first = next(iter(server.batches))
-    result.stderr.fnmatch_lines([f"rag-gate: batch {first} picked up from an earlier run *"])
     # The first requests were submitted once; only the verifications made a new batch.
-    submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
-    assert len(submitted) == len(set(submitted)) == 4 * CASES
+    _assert_picked_up_and_submitted_once(result, server)
     assert len(server.batch_creates()) == 2
     assert _state_files(pytester) == []
 
@@ -362,18 +368,7 @@ def test_a_saved_batch_the_provider_does_not_know_is_submitted_anew(tmp_path: Pa
 
 
 def _command(*extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "--rag-gate",
-        f"--rag-gate-metrics={METRICS}",
-        "--rag-gate-report=report.json",
-        "--rag-gate-batch",
-        *extra,
-    ]
+    return gate_process_command(METRICS, "--rag-gate-batch", *extra)
 
 
 def _environment(server: FakeLLM) -> dict[str, str]:
@@ -428,12 +423,7 @@ def test_a_batch_left_by_a_killed_run_is_picked_up_not_submitted_again(
         server.batch_polls = 0  # the provider finishes the batch meanwhile
         use_fake_judge(monkeypatch, server)
         result = _run(pytester, "--rag-gate-batch")
-    assert_no_traceback(result)
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    first = next(iter(server.batches))
-    result.stderr.fnmatch_lines([f"rag-gate: batch {first} picked up from an earlier run *"])
-    submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
-    assert len(submitted) == len(set(submitted)) == 4 * CASES
+    _assert_picked_up_and_submitted_once(result, server)
     assert server.batch_cancels() == []
 
 

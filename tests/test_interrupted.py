@@ -30,6 +30,7 @@ from gate_runs import (
     assert_no_traceback,
     assert_scores_are_numbers,
     case_row,
+    gate_process_command,
     read_report,
     use_fake_judge,
     write_config,
@@ -79,17 +80,7 @@ def test_budget_stop_writes_an_incomplete_report_and_fails(
 
 
 def _gate_command(*extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "--rag-gate",
-        f"--rag-gate-metrics={METRICS}",
-        "--rag-gate-report=report.json",
-        *extra,
-    ]
+    return gate_process_command(METRICS, *extra)
 
 
 def _keyless_environment() -> dict[str, str]:
