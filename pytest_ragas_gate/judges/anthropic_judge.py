@@ -239,11 +239,8 @@ class AnthropicJudge(BatchSwitch):
             try:
                 return await client.messages.create(**params(followups))
             except _bad_request_error() as exc:
-                if not (self.force_tool and "tool_choice" in str(exc)):
+                if not self._stop_forcing_tool(str(exc), first):
                     raise
-                # This model rejects forced tool choice: offer the tools instead, from now on.
-                self.force_tool = False
-                first["tool_choice"] = {"type": "auto"}
                 return await client.messages.create(**params(followups))
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
@@ -251,11 +248,8 @@ class AnthropicJudge(BatchSwitch):
             try:
                 message = await batcher.send(custom_id, params(followups), what=request.kind)
             except BatchRequestError as error:
-                if not (self.force_tool and "tool_choice" in error.problem):
+                if not self._stop_forcing_tool(error.problem, first):
                     raise
-                # This model rejects forced tool choice: offer the tools instead, from now on.
-                self.force_tool = False
-                first["tool_choice"] = {"type": "auto"}
                 message = await batcher.send(custom_id, params(followups), what=request.kind)
             return self._exchange(message, tool, 0)
 
@@ -275,6 +269,19 @@ class AnthropicJudge(BatchSwitch):
             describe=self.transport.describe,
             secrets=self._secrets,
         )
+
+    def _stop_forcing_tool(self, problem: str, params: dict[str, Any]) -> bool:
+        """After a 400 naming ``tool_choice``, offer the tools instead of forcing one.
+
+        Applies from now on and to ``params``, the request about to be sent again; returns
+        False when ``problem`` is about something else or no tool was being forced.
+        """
+        if not (self.force_tool and "tool_choice" in problem):
+            return False
+        # This model rejects forced tool choice.
+        self.force_tool = False
+        params["tool_choice"] = {"type": "auto"}
+        return True
 
     @staticmethod
     def _exchange(message: Any, tool_name: str, retries: int) -> Exchange:

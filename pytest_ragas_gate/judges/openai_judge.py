@@ -242,11 +242,8 @@ class OpenAIJudge(BatchSwitch):
                         **self.request_params(request, followups, prompt=prompt)
                     )
                 except _bad_request_error() as exc:
-                    if self.response_format == "none" or "response_format" not in str(exc):
+                    if not self._step_down_format(str(exc)):
                         raise
-                    # This server lacks that structured-output mode: step down, from now on.
-                    next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
-                    self.response_format = _RESPONSE_FORMATS[next_format]
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
             custom_id = batch_custom_id(self.kind, self._model, request, followups)
@@ -255,11 +252,8 @@ class OpenAIJudge(BatchSwitch):
                 try:
                     completion = await batcher.send(custom_id, arguments, what=request.kind)
                 except BatchRequestError as error:
-                    if self.response_format == "none" or "response_format" not in error.problem:
+                    if not self._step_down_format(error.problem):
                         raise
-                    # This server lacks that structured-output mode: step down, from now on.
-                    next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
-                    self.response_format = _RESPONSE_FORMATS[next_format]
                     continue
                 return self._exchange(completion, 0)
 
@@ -279,6 +273,18 @@ class OpenAIJudge(BatchSwitch):
             describe=self.transport.describe,
             secrets=self._secrets,
         )
+
+    def _step_down_format(self, problem: str) -> bool:
+        """After a 400 naming ``response_format``, use the next simpler mode from now on.
+
+        Returns False when ``problem`` is about something else or no simpler mode is left.
+        """
+        if self.response_format == "none" or "response_format" not in problem:
+            return False
+        # This server lacks that structured-output mode.
+        next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
+        self.response_format = _RESPONSE_FORMATS[next_format]
+        return True
 
     @staticmethod
     def _exchange(completion: Any, retries: int) -> Exchange:
