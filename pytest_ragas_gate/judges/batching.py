@@ -317,10 +317,8 @@ class Batcher:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         waiting = self._pending.get(custom_id) or self._running_request(custom_id)
         if waiting is None:
-            waiting = self._pending[custom_id] = _Waiting(params, what)
-            self._added += 1
-            if self._flusher is None or self._flusher.done():
-                self._flusher = asyncio.ensure_future(self._flush_when_quiet())
+            waiting = _Waiting(params, what)
+            self._queue(custom_id, waiting)
         # An identical request already queued or in a running batch is sent once.
         waiting.futures.append(future)
         return await future
@@ -454,12 +452,16 @@ class Batcher:
                 if not future.done():
                     future.set_exception(BatchRequestError(message, problem=problem))
 
-    def _requeue(self, requests: Mapping[str, _Waiting]) -> None:
-        for custom_id, waiting in requests.items():
-            self._pending[custom_id] = waiting
-            self._added += 1
+    def _queue(self, custom_id: str, waiting: _Waiting) -> None:
+        """Add a request to the next batch, and start waiting for the queue to go quiet."""
+        self._pending[custom_id] = waiting
+        self._added += 1
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.ensure_future(self._flush_when_quiet())
+
+    def _requeue(self, requests: Mapping[str, _Waiting]) -> None:
+        for custom_id, waiting in requests.items():
+            self._queue(custom_id, waiting)
 
     @staticmethod
     def _fail(requests: Mapping[str, _Waiting], error: JudgeError) -> None:
@@ -515,8 +517,6 @@ class BatchSwitch:
     _model: str
     transport: Transport
     _batcher: Batcher | None = None
-    #: True once :meth:`use_batches` is called; the answers are then priced at the batch share.
-    batch_mode: bool = False
 
     def _batch_api(self) -> BatchApi:
         """The provider's batch API, on this judge's client."""
@@ -536,7 +536,11 @@ class BatchSwitch:
             poll_s=poll_s,
             report=report,
         )
-        self.batch_mode = True
+
+    @property
+    def batch_mode(self) -> bool:
+        """True once :meth:`use_batches` is called: answers are priced at the batch share."""
+        return self._batcher is not None
 
     @property
     def batcher(self) -> Batcher | None:
