@@ -292,17 +292,15 @@ def sdk_call_floor(server: FakeLLM, judge: str, bodies: list[Any], workdir: Path
 
 def floors(rounds: int) -> list[tuple[str, float]]:
     """What no gate run on this machine can go below: start-up and SDK imports."""
-    empty = tempfile.mkdtemp(prefix="rag-gate-floor-")
     python = [sys.executable, "-c"]
     paused = "import gc; gc.disable(); import {0}; gc.freeze(); gc.enable()"
+    with tempfile.TemporaryDirectory(prefix="rag-gate-floor-") as empty:
+        pytest_start = best_of(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", empty], rounds
+        )
     return [
         ("Python start-up", best_of([*python, "pass"], rounds)),
-        (
-            "pytest start-up, no tests, no gate",
-            best_of(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", empty], rounds
-            ),
-        ),
+        ("pytest start-up, no tests, no gate", pytest_start),
         ("Python + import anthropic", best_of([*python, paused.format("anthropic")], rounds)),
         ("Python + import openai", best_of([*python, paused.format("openai")], rounds)),
     ]
