@@ -51,31 +51,20 @@ sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 sys.path.insert(0, str(REPO_ROOT))
 
 from fakellm import FakeLLM  # noqa: E402
-from judge_throughput import gate_command, judge_env  # noqa: E402
+from judge_throughput import (  # noqa: E402
+    _EN_FEATURES,
+    _EN_FILLER,
+    _EN_PRODUCTS,
+    gate_command,
+    judge_env,
+)
 
 from pytest_ragas_gate.judges.pricing import PriceTable  # noqa: E402
 
 MODELS = {"anthropic": "claude-sonnet-5-5", "openai": "gpt-4.1-mini"}
 
-_PRODUCTS = ["Nimbus", "Orbit", "Cobalt", "Lumen", "Harbor", "Quill", "Summit", "Vertex"]
-_FACTS = [
-    ("storage per user", "{n} TB of storage per user"),
-    ("price per seat", "a price of {n} dollars per seat each month"),
-    ("support hours", "support from 8 am to {n} pm on weekdays"),
-    ("data retention", "data retention for {n} days after deletion"),
-    ("device limit", "sign-in on up to {n} devices at once"),
-]
 _FILLER = [
-    "Administrators manage the plan from the web console and can export usage reports.",
-    "The service runs in three regions and replicates every file to a second data centre.",
-    "Customers on the annual plan receive an invoice at the start of each billing year.",
-    "Single sign-on works with the common identity providers through SAML and OpenID.",
-    "The mobile apps synchronise in the background and resume interrupted uploads.",
-    "Audit logs record every sign-in, share and permission change for compliance teams.",
-    "Shared folders keep their permissions when they are moved between workspaces.",
-    "Version history lets users restore any earlier copy of a document in one click.",
-    "The desktop client throttles bandwidth during video calls to keep them smooth.",
-    "Guests can comment on shared files but cannot download them unless allowed.",
+    *_EN_FILLER,
     "Retention policies apply per workspace and can be tightened by an administrator.",
     "The status page lists incidents and maintenance windows for every region.",
 ]
@@ -83,10 +72,10 @@ _FILLER = [
 
 def make_case(index: int, rng: random.Random, chunks: int, words: int) -> dict[str, Any]:
     """One case: five chunks of about ``words`` words, two of them holding the facts."""
-    product = f"{rng.choice(_PRODUCTS)} {index}"
-    feature, phrase = rng.choice(_FACTS)
+    product = f"{rng.choice(_EN_PRODUCTS)} {index}"
+    feature, phrase = rng.choice(_EN_FEATURES)
     fact = phrase.format(n=rng.randint(2, 90))
-    other = rng.choice(_FACTS)[1].format(n=rng.randint(2, 90))
+    other = rng.choice(_EN_FEATURES)[1].format(n=rng.randint(2, 90))
     contexts = []
     for position in range(chunks):
         sentences: list[str] = []
