@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from _pytest._code.code import (
+    ExceptionChainRepr,
+    ReprEntryNative,
+    ReprFileLocation,
+    ReprTraceback,
+    TerminalRepr,
+)
 
 from .cases import GoldenCase
 from .exceptions import GoldenFileError
@@ -93,10 +100,13 @@ class CaseItem(pytest.Item):
         if failures:
             raise CaseFailure("\n".join(failures))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
         """The verdict first, then the question, a trimmed answer and the judge's reasons."""
         if isinstance(excinfo.value, CaseFailure) and self.result is not None:
-            return failure_text(str(excinfo.value), self.result)
+            verdict = str(excinfo.value)
+            return failure_repr(verdict, failure_text(verdict, self.result), self.reportinfo())
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
@@ -159,6 +169,21 @@ def error_text(result: CaseResult) -> str:
             if isinstance(trace, str):
                 lines.append(f"\n{metric} traceback:\n{trace.rstrip()}")
     return "\n".join(lines)
+
+
+def failure_repr(
+    verdict: str, text: str, location: tuple[Any, int | None, str]
+) -> ExceptionChainRepr:
+    """The failure text, with the verdict as the message of the short summary's line.
+
+    Every supported pytest shows a failure's ``reprcrash`` message after its node id (only
+    pytest 9 also reads a plain-text failure's first line), and pytest-xdist carries this
+    structure, not an arbitrary object, from a worker to the controller.
+    """
+    path, line, _ = location
+    body = ReprTraceback([ReprEntryNative([text.rstrip("\n") + "\n"])], None, "native")
+    crash = ReprFileLocation(str(path), (line or 0) + 1, verdict)
+    return ExceptionChainRepr([(body, crash, None)])
 
 
 def failure_text(verdict: str, result: CaseResult) -> str:

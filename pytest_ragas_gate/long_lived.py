@@ -12,7 +12,10 @@ at the start, and each SDK loaded meanwhile, sits in the collector's permanent g
 Frozen objects are hidden from ``gc.get_objects()`` and ``gc.get_referrers()``, on which
 tools in the user's own session rely (hypothesis's ``register_random``, leak checkers), so
 the collector gets them back (:func:`gc.unfreeze`) before the first test runs. A process
-that froze objects itself is left as it was.
+that froze objects itself is left as it was, and so is one whose interpreter froze objects at
+start-up (CPython 3.12 starts with a few hundred): :func:`gc.unfreeze` cannot tell them from
+ours, and would hand them to the collector for the rest of the process. There the SDK still
+loads with the collector paused; only the sparing during scoring is skipped.
 """
 
 from __future__ import annotations

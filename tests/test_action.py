@@ -374,7 +374,8 @@ def test_a_pytest_node_id_in_paths_is_checked_by_its_file(runner: Runner) -> Non
     [
         (
             {"extra_args": "--no-such-option"},
-            "python -m pytest: error: unrecognized arguments: --no-such-option",
+            # The program name before it is pytest's own ("python -m pytest", "__main__.py").
+            "error: unrecognized arguments: --no-such-option",
         ),
         ({"config": "bad.yaml"}, "ERROR: Unknown setting 'thresholdz' in bad.yaml"),
     ],

@@ -48,7 +48,15 @@ def format_scores(result: CaseResult) -> str:
     return " ".join(parts)
 
 
-def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+# pytest 8 reads a (word, markup) pair wherever it shows the verbose word; pytest 7 reads it
+# on the verbose line only and prints the pair's repr in the short summary (-rA), so there the
+# word is plain text, green by pytest's own default for a pass.
+_WORD_TAKES_MARKUP = hasattr(pytest.TestReport, "_get_verbose_word_with_markup")
+
+
+def teststatus(
+    report: pytest.TestReport,
+) -> tuple[str, str, str | tuple[str, dict[str, bool]]] | None:
     """The verbose status word of a passing case item, followed by its scores.
 
     Failures keep pytest's own word: it is reused in the short summary, whose line must
@@ -59,8 +67,8 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     result = attached_result(report)
     if result is None:
         return None
-    scores = format_scores(result)
-    return "passed", ".", (f"PASSED {scores}", {"green": True})
+    word = f"PASSED {format_scores(result)}"
+    return "passed", ".", (word, {"green": True}) if _WORD_TAKES_MARKUP else word
 
 
 _COLOURS = {"passed": {"green": True}, "failed": {"red": True}, "partial": {"yellow": True}}
