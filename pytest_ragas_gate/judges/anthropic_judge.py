@@ -87,7 +87,7 @@ def classify_anthropic_error(exc: BaseException) -> Failure | None:
             status=None,
         )
     if isinstance(exc, anthropic.APIStatusError):
-        detail = exc.api_message or exc.message
+        detail = _api_message(exc) or exc.message
         return Failure(
             f"HTTP {exc.status_code}: {detail}",
             retryable=is_retryable_status(exc.status_code),
@@ -98,6 +98,16 @@ def classify_anthropic_error(exc: BaseException) -> Failure | None:
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
     return classify_network_error(exc)
+
+
+def _api_message(exc: anthropic.APIStatusError) -> str | None:
+    """The provider's own explanation: ``api_message`` from SDK 2.x, else the error body's."""
+    message = getattr(exc, "api_message", None)
+    if isinstance(message, str):
+        return message
+    error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else None
 
 
 def _bad_request_error() -> type[anthropic.BadRequestError]:
