@@ -72,6 +72,10 @@ class GateConfig(BaseModel):
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    # A gated metric computed on fewer cases than this fails the gate (fail closed).
+    min_cases: int = Field(default=1, ge=1)
+    # Every unknown key of a golden row is an error of its case, not kept as metadata.
+    strict_fields: bool = False
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
     bootstrap_resamples: int = Field(default=2000, ge=100, le=100_000)
     seed: int = 0

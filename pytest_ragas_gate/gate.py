@@ -25,6 +25,7 @@ from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
+from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
@@ -253,12 +254,17 @@ def aggregate_metric(
     rule = config.rule_for(metric)
     ci = _confidence_label(config.confidence)
 
+    reasons = not_applicable_reasons(results, metric)
+    too_few = threshold is not None and len(scores) < config.min_cases
     if not scores:
         message = (
-            f"{metric} has no scored cases (n=0, {not_applicable} not applicable, "
+            f"{metric} has no scored cases (n=0, {not_applicable} not applicable"
+            f"{f': {reasons}' if reasons else ''}, "
             f"{errors} error{'s' if errors != 1 else ''}); "
             + ("an empty aggregate fails the gate" if threshold is not None else "not gated")
         )
+        if threshold is not None and reasons:
+            message += ": give the cases the fields it needs, or set its threshold to null"
         return MetricAggregate(
             metric=metric,
             mean=None,
@@ -308,6 +314,8 @@ def aggregate_metric(
             f"{metric} {ci} CI {bound_name} bound {shown} "
             f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
         )
+    if too_few and passed is not False:
+        passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
     return MetricAggregate(
         metric=metric,
         mean=average,
@@ -501,9 +509,15 @@ def evaluate_gate(
         failures.append(error_rate_message)
         causes.append("no golden cases were scored")
     failures.extend(aggregates[metric].message for metric in failing_metrics)
-    if failing_metrics:
+    # A metric computed on too few cases is not below its threshold: it was never measured.
+    uncomputed = [metric for metric in failing_metrics if aggregates[metric].n < config.min_cases]
+    below = [metric for metric in failing_metrics if metric not in uncomputed]
+    if below:
+        causes.append(f"{len(below)} metric(s) below threshold: " + ", ".join(below))
+    if uncomputed:
         causes.append(
-            f"{len(failing_metrics)} metric(s) below threshold: " + ", ".join(failing_metrics)
+            f"{len(uncomputed)} gated metric(s) computed on fewer than min_cases "
+            f"{config.min_cases} case(s): " + ", ".join(uncomputed)
         )
     if below_own:
         run_checks["case_thresholds"] = (
@@ -554,7 +568,7 @@ def evaluate_gate(
     else:
         status = "passed"
         recommendation = "Safe to deploy"
-    hinted = list(dict.fromkeys([*failing_metrics, *(v.metric for v in failing_tags)]))
+    hinted = list(dict.fromkeys([*below, *(v.metric for v in failing_tags)]))
     if slow:
         hinted.append("latency")
     hinted.extend(metric for metric in regressed if metric not in hinted)

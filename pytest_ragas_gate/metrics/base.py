@@ -34,7 +34,7 @@ class MetricResult:
     @classmethod
     def lacking(cls, fields: Sequence[str]) -> MetricResult:
         """Not applicable because the case lacks ``fields``."""
-        return cls.not_applicable(f"no {', '.join(fields)} in the case")
+        return cls.not_applicable(", ".join(f"no {name}" for name in fields))
 
 
 @runtime_checkable

@@ -44,7 +44,13 @@ def format_scores(result: CaseResult) -> str:
             parts.append(f"{metric}=error")
         elif metric in result.scores:
             score = result.scores[metric]
-            parts.append(f"{metric}={'n/a' if score is None else f'{score:.2f}'}")
+            if score is not None:
+                parts.append(f"{metric}={score:.2f}")
+            elif result.reasons.get(metric, "").startswith("no "):
+                # A case missing a metric's fields says which, so a misspelt key shows.
+                parts.append(f"{metric}=n/a: {result.reasons[metric]}")
+            else:
+                parts.append(f"{metric}=n/a")
     return " ".join(parts)
 
 
