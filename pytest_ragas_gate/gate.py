@@ -34,6 +34,7 @@ from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
 
 __all__ = [
+    "GateStatus",
     "GateVerdict",
     "MetricAggregate",
     "RunFacts",
@@ -46,6 +47,10 @@ __all__ = [
 
 #: How many case ids or test ids a failure line names before it says "and N more".
 _NAMED = 5
+
+
+#: The verdict's one word, as every report and the Action's ``verdict`` output carry it.
+GateStatus = Literal["passed", "failed", "partial", "ungated"]
 
 
 class MetricAggregate(BaseModel):
@@ -139,7 +144,9 @@ class GateVerdict(BaseModel):
     """The gate's decision and everything the reports show about it.
 
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
-    ``failed`` when anything fails, ``partial`` when nothing fails but fewer golden cases
+    ``failed`` when anything fails, ``ungated`` when nothing fails but nothing was gated
+    either (no threshold in force: a report, not a deploy decision), ``partial`` when
+    nothing fails but fewer golden cases
     were gated than were collected (not a deploy decision), else ``passed``.
     ``run_checks`` holds the failing run-level checks (``unreadable_files``,
     ``case_thresholds``, ``other_tests``) with their failure lines.
@@ -148,7 +155,7 @@ class GateVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     passed: bool
-    status: Literal["passed", "failed", "partial"]
+    status: GateStatus
     partial: bool
     coverage: str
     collected_cases: int | None
@@ -553,11 +560,27 @@ def evaluate_gate(
 
     passed = not failures
     partial = bool(partial_reasons)
+    # A run with no threshold in force anywhere checked nothing it could pass.
+    gated = (
+        any(aggregate.threshold is not None for aggregate in aggregates.values())
+        or bool(tag_verdicts or latency or facts.baseline or disagreeing)
+        or any(result.thresholds for result in ordered)
+    )
+    status: GateStatus
     if not passed:
-        status: Literal["passed", "failed", "partial"] = "failed"
+        status = "failed"
         recommendation = "Block deployment — " + "; ".join(causes)
         if diagnosis.failures:
             recommendation += f"; {diagnosis.failures}: {diagnosis.advice}"
+        if partial:
+            recommendation += f"; partial run: {coverage}"
+    elif not gated:
+        status = "ungated"
+        recommendation = (
+            "Report only, not a deploy decision — no gated metric: no threshold is in force "
+            f"for the metrics that ran ({', '.join(aggregates) or 'none'}); give one a "
+            "threshold (thresholds: or --rag-gate-threshold) to gate the run"
+        )
         if partial:
             recommendation += f"; partial run: {coverage}"
     elif partial:

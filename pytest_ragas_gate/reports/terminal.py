@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
 from ..results import CaseResult
 from .github import publish_annotations
@@ -18,11 +19,17 @@ if TYPE_CHECKING:
 def header_lines(run: GateRun) -> list[str]:
     """The effective judge, model, thresholds, cache mode and config source."""
     config, judge = run.config, run.judge_info
-    thresholds = " ".join(bound.written(metric) for metric, bound in config.bounds().items())
+    in_force = thresholds_in_force(config, run.metrics)
+    thresholds = (
+        " ".join(bound.written(metric) for metric, bound in in_force.items())
+        + f" (rule {config.rule})"
+        if in_force
+        else "none in force — report only, not a deploy decision"
+    )
     batch = " — batch mode: requests go through the provider's batch API" if config.batch else ""
     lines = [
         f"rag-gate: judge {judge.kind} ({judge.model}) — {judge.selected_by}{batch}",
-        f"rag-gate: thresholds {thresholds} (rule {config.rule}); "
+        f"rag-gate: thresholds {thresholds}; "
         f"cache {config.cache} ({config.cache_dir}); config {run.loaded.source}",
     ]
     shard = run.pytest_config.option.rag_gate_shard
@@ -69,7 +76,12 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     return "passed", ".", (f"PASSED {scores}", {"green": True})
 
 
-_COLOURS = {"passed": {"green": True}, "failed": {"red": True}, "partial": {"yellow": True}}
+_COLOURS = {
+    "passed": {"green": True},
+    "failed": {"red": True},
+    "partial": {"yellow": True},
+    "ungated": {"yellow": True},
+}
 
 
 def write_summary(run: GateRun, terminal: Any) -> None:
@@ -78,16 +90,11 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     if verdict is None:
         return
     lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
-    passed = verdict.status == "passed"
-    failed = verdict.status == "failed"
-    terminal.write_sep(
-        "=", "RAG gate", green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
-    )
+    colour = _COLOURS[verdict.status]
+    terminal.write_sep("=", "RAG gate", bold=True, **colour)
     for line in lines:
         if line == verdict.headline:
-            terminal.write_line(
-                line, green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
-            )
+            terminal.write_line(line, bold=True, **colour)
         else:
             terminal.write_line(line)
     publish_annotations(
