@@ -422,6 +422,10 @@ class GateRun:
         """Judge usage over the whole run."""
         return sum(self.usage_by_metric().values(), UsageRecord())
 
+    def report_paths(self) -> dict[str, str | None]:
+        """The report files this run writes, by kind, as configured."""
+        return {"JSON": self.config.report, "JUnit": self.config.junit, "HTML": self.config.html}
+
     def _write_reports(self) -> None:
         assert self.verdict is not None
         from .reports.json_report import build_report, write_report

@@ -8,6 +8,7 @@ import pytest
 
 from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
+from ..output_paths import written_reports_line
 from ..results import CaseResult
 from .github import publish_annotations
 from .summary import summary_lines
@@ -89,7 +90,12 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     verdict = run.verdict
     if verdict is None:
         return
-    lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
+    lines = summary_lines(
+        verdict,
+        judge=run.judge_info,
+        usage_by_metric=run.usage_by_metric(),
+        reports_line=written_reports_line(run.report_paths()),
+    )
     colour = _COLOURS[verdict.status]
     terminal.write_sep("=", "RAG gate", bold=True, **colour)
     for line in lines:
