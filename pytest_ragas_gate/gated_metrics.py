@@ -68,11 +68,14 @@ def metrics_for_case(
     """The metrics ``case`` is scored on, in registry order.
 
     The selected metrics when ``metrics:`` names them; otherwise every metric whose fields
-    the case has, plus every gated metric (which then records why it is not applicable).
+    the case has, plus every gated metric and every metric of the case's own thresholds
+    (which then record why they are not applicable).
     """
     if config.metrics is not None:
         return list(config.metrics)
     wanted = set(applicable_metrics(case, metrics)) | set(gated_metric_names(config, list(metrics)))
+    # A case's own thresholds gate it too: their metrics say why when they cannot run.
+    wanted |= set(case.thresholds)
     return [name for name in metrics if name in wanted]
 
 

@@ -186,3 +186,20 @@ def test_gated_metrics_fail_closed_under_xdist(pytester: pytest.Pytester) -> Non
     strict.stdout.fnmatch_lines(
         ["FAILED faithfulness was computed on 5 case(s)*", "RAG gate: FAILED"]
     )
+
+
+def test_a_case_threshold_on_a_metric_the_case_cannot_compute_fails_the_case(
+    pytester: pytest.Pytester,
+) -> None:
+    rows = good_rows(2)
+    rows[1] = {**rows[1], "thresholds": {"id_recall": 0.9}}
+    write_jsonl(pytester, "golden.jsonl", rows)
+    result = pytester.runpytest("--rag-gate")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED 1 case(s) below their own thresholds: good-1",
+            "RAG gate: FAILED",
+            "FAILED golden.jsonl::good-1 - id_recall n/a: no relevant_context_ids*",
+        ]
+    )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..cases import is_missing_fields_reason
 from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
 from ..output_paths import written_reports_line
@@ -54,7 +55,7 @@ def format_scores(result: CaseResult) -> str:
             score = result.scores[metric]
             if score is not None:
                 parts.append(f"{metric}={score:.2f}")
-            elif result.reasons.get(metric, "").startswith("no "):
+            elif is_missing_fields_reason(result.reasons.get(metric, "")):
                 # A case missing a metric's fields says which, so a misspelt key shows.
                 parts.append(f"{metric}=n/a: {result.reasons[metric]}")
             else:
