@@ -67,7 +67,7 @@ def output_paths_problems(paths: Mapping[str, str | None], root: Path) -> list[s
 
 
 def written_reports_line(paths: Mapping[str, str | None]) -> str | None:
-    """``reports: JSON rag-gate-report.json, JUnit …``: where this run wrote its reports.
+    """``reports: JSON rag-gate-report.json, JUnit …``: the reports this run wrote.
 
     Paths are shown as given, relative to the directory pytest was started in.
 

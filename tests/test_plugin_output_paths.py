@@ -101,7 +101,7 @@ def test_the_summary_says_where_the_reports_went(pytester: pytest.Pytester) -> N
     )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
-        ["cases: gated 1 of 1 *", "reports: JSON r.json, JUnit reports/j.xml"]
+        ["-* rag-gate reports: JSON r.json, JUnit reports/j.xml -*", "=* RAG gate =*"]
     )
     assert (pytester.path / "reports" / "j.xml").is_file()
     quiet = pytester.runpytest("--rag-gate")

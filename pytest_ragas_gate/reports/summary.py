@@ -98,7 +98,6 @@ def summary_lines(
     *,
     judge: JudgeInfo,
     usage_by_metric: Mapping[str, UsageRecord],
-    reports_line: str | None = None,
 ) -> list[str]:
     """The per-metric table, usage, cases, failures, the verdict and the recommendation.
 
@@ -106,7 +105,6 @@ def summary_lines(
         verdict: The gate's verdict.
         judge: The judge that scored the run.
         usage_by_metric: Judge usage per metric, summed over the cases.
-        reports_line: Where the run wrote its reports, shown after the cases line.
 
     Returns:
         The lines, without trailing newlines; the headline is ``verdict.headline``.
@@ -131,8 +129,6 @@ def summary_lines(
     ]
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
-    if reports_line:
-        lines.append(reports_line)
     lines += diagnosis_lines(verdict.diagnosis)
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:

@@ -91,12 +91,12 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     verdict = run.verdict
     if verdict is None:
         return
-    lines = summary_lines(
-        verdict,
-        judge=run.judge_info,
-        usage_by_metric=run.usage_by_metric(),
-        reports_line=written_reports_line(run.report_paths()),
-    )
+    lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
+    # Like pytest's "generated xml file" line: outside the gate's section, which reads the
+    # same here as in `rag-gate regate`.
+    written = written_reports_line(run.report_paths())
+    if written is not None:
+        terminal.write_sep("-", f"rag-gate {written}")
     colour = _COLOURS[verdict.status]
     terminal.write_sep("=", "RAG gate", bold=True, **colour)
     for line in lines:
