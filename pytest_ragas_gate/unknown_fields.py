@@ -35,6 +35,10 @@ __all__ = [
 #: oracle contexts, and the ``metadata`` mapping itself).
 _READ_FROM_METADATA = ("metadata", "review", "tool", "expected_tool", "reference_contexts")
 
+#: Known keys no unknown key is taken for a misspelling of: an ``id`` is derived when
+#: missing (``qid`` is a common column of its own), and these hold no scored content.
+_NEVER_SUGGESTED = frozenset({"id", "metadata", "review"})
+
 #: How many lines a warning names before it says "and N more".
 _LINES_NAMED = 5
 
@@ -78,11 +82,15 @@ def closest_field(key: str, known: Sequence[str]) -> tuple[str, int] | None:
     ('reference', 1)
     >>> closest_field("category", known_field_names({})) is None
     True
+    >>> closest_field("qid", known_field_names({})) is None
+    True
     """
     name = key.strip().lower()
     limit = 1 if len(name) < 5 else 2
     best: tuple[str, int] | None = None
     for field in known:
+        if field in _NEVER_SUGGESTED:
+            continue
         distance = _edits(name, field.lower())
         if 0 < distance <= limit and (best is None or distance < best[1]):
             best = (field, distance)

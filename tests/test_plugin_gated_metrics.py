@@ -203,3 +203,15 @@ def test_a_case_threshold_on_a_metric_the_case_cannot_compute_fails_the_case(
             "FAILED golden.jsonl::good-1 - id_recall n/a: no relevant_context_ids*",
         ]
     )
+
+
+def test_an_id_column_of_another_name_is_no_misspelt_id(pytester: pytest.Pytester) -> None:
+    rows = [
+        {"qid": f"q{index}", **{k: v for k, v in row.items() if k != "id"}}
+        for index, row in enumerate(good_rows(2))
+    ]
+    rows[1]["question"] = "Who founded Apple, and in which year?"
+    write_jsonl(pytester, "golden.jsonl", rows)
+    result = pytester.runpytest("--rag-gate")
+    assert result.ret == pytest.ExitCode.OK
+    assert "unknown key" not in result.stdout.str()
