@@ -92,12 +92,12 @@ def missing_fields_reason(fields: list[str] | tuple[str, ...]) -> str:
     """Why a metric is not applicable to a case that lacks ``fields``: ``no reference``.
 
     >>> missing_fields_reason(["reference", "contexts"])
-    'no reference, no contexts'
+    'no reference and no contexts'
     """
-    return ", ".join(f"no {name}" for name in fields)
+    return " and ".join(f"no {name}" for name in fields)
 
 
-_MISSING_FIELDS = re.compile(r"no [A-Za-z_][\w]*(, no [A-Za-z_][\w]*)*")
+_MISSING_FIELDS = re.compile(r"no [A-Za-z_]\w*( and no [A-Za-z_]\w*)*")
 
 
 def is_missing_fields_reason(reason: str) -> bool:

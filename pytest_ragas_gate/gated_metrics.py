@@ -109,7 +109,7 @@ def not_applicable_reasons(results: Sequence[CaseResult], metric: str) -> str:
         if metric in result.scores and result.scores[metric] is None and reason:
             counts[reason] = counts.get(reason, 0) + 1
     ranked = sorted(counts.items(), key=lambda item: -item[1])
-    return ", ".join(f"{count} {reason}" for reason, count in ranked)
+    return "; ".join(f"{count} {reason}" for reason, count in ranked)
 
 
 def too_few_cases(metric: str, scored: int, min_cases: int, reasons: str) -> str:
