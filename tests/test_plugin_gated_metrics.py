@@ -215,3 +215,19 @@ def test_an_id_column_of_another_name_is_no_misspelt_id(pytester: pytest.Pyteste
     result = pytester.runpytest("--rag-gate")
     assert result.ret == pytest.ExitCode.OK
     assert "unknown key" not in result.stdout.str()
+
+
+def test_a_misspelt_csv_column_is_an_error_of_the_file(pytester: pytest.Pytester) -> None:
+    (pytester.path / "golden.csv").write_text(
+        "question,answer,retrieved_context,reference\n"
+        'Who founded Apple?,Steve Jobs.,"[""Steve Jobs founded Apple.""]",Steve Jobs.\n',
+        encoding="utf-8",
+    )
+    result = pytester.runpytest("--rag-gate")
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*golden.csv: every case has the key 'retrieved_context'*did you mean "
+            "'retrieved_contexts'?*"
+        ]
+    )
