@@ -184,7 +184,7 @@ class GateVerdict(BaseModel):
 
     @property
     def headline(self) -> str:
-        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL``: the line scripts look for."""
+        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL`` / ``UNGATED``, as scripts look for it."""
         return f"RAG gate: {self.status.upper()}"
 
 
