@@ -200,7 +200,7 @@ if [ -f "$report" ]; then
 fi
 
 case "$verdict" in
-passed | failed | partial)
+passed | failed | partial | ungated)
   # The gate decided, whatever pytest's status: `verdict` is the gate's word and
   # `exit-code` pytest's. The plugin has written the Markdown summary and annotations.
   if [ "$verdict" = passed ] && [ "$status" -ne 0 ]; then

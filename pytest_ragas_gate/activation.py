@@ -51,6 +51,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
         check_metric_names(loaded.config, {**installed, **metrics})
+        _check_output_paths(loaded.config, config)
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from .judges.factory import create_judge
@@ -77,6 +78,21 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         target=target,
         labels=labels,
     )
+
+
+def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
+    """Every report path must be writable now, before a judge call is paid for."""
+    from .output_paths import output_paths_problems
+
+    outputs = {
+        "report (--rag-gate-report)": settings.report,
+        "junit (--rag-gate-junit)": settings.junit,
+        "html (--rag-gate-html)": settings.html,
+        "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
+    }
+    problems = output_paths_problems(outputs, config.invocation_params.dir)
+    if problems:
+        raise UsageError("Cannot write the reports: " + "; ".join(problems) + ".")
 
 
 def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport | None:

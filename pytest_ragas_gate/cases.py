@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,3 +86,24 @@ def stable_case_id(question: str) -> str:
     """
     digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()
     return f"q-{digest[:10]}"
+
+
+def missing_fields_reason(fields: list[str] | tuple[str, ...]) -> str:
+    """Why a metric is not applicable to a case that lacks ``fields``: ``no reference``.
+
+    >>> missing_fields_reason(["reference", "contexts"])
+    'no reference and no contexts'
+    """
+    return " and ".join(f"no {name}" for name in fields)
+
+
+_MISSING_FIELDS = re.compile(r"no [A-Za-z_]\w*( and no [A-Za-z_]\w*)*")
+
+
+def is_missing_fields_reason(reason: str) -> bool:
+    """Whether ``reason`` is one :func:`missing_fields_reason` wrote.
+
+    >>> is_missing_fields_reason("no contexts"), is_missing_fields_reason("no claims made")
+    (True, False)
+    """
+    return _MISSING_FIELDS.fullmatch(reason) is not None

@@ -26,6 +26,7 @@ from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .labelling import register_commands
 from .options import parse_threshold
+from .output_paths import output_path_problem
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
 from .results import CaseResult, UsageRecord, usage_by_metric
@@ -325,7 +326,17 @@ def _shard(report: SavedReport) -> dict[str, int] | None:
 # --- commands -------------------------------------------------------------------------
 
 
+def _check_output(output: str | None) -> None:
+    """Refuse an output path that cannot be written, before any work (as the plugin does)."""
+    if not output:
+        return
+    problem = output_path_problem(Path(output).absolute(), output)
+    if problem is not None:
+        raise CommandError(f"Cannot write {output}: {problem}.")
+
+
 def _regate(arguments: argparse.Namespace) -> int:
+    _check_output(arguments.output)
     report = load_report(arguments.report)
     config = _settings(report.config, arguments.config, arguments.thresholds)
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
@@ -470,6 +481,7 @@ def _check_shards(reports: Sequence[SavedReport]) -> None:
 
 
 def _merge(arguments: argparse.Namespace) -> int:
+    _check_output(arguments.output)
     reports = [load_report(path) for path in arguments.reports]
     _check_compatible(reports)
     _check_shards(reports)
@@ -568,6 +580,7 @@ def _summary(arguments: argparse.Namespace) -> int:
 def _html(arguments: argparse.Namespace) -> int:
     from .reports.html import write_saved_report_html
 
+    _check_output(arguments.output)
     saved = write_saved_report_html(arguments.report, arguments.output, baseline=arguments.baseline)
     print(f"wrote {arguments.output}: {len(saved.results)} case(s), verdict {saved.raw['verdict']}")
     # Writing a page is not gating: like summary, it succeeds whatever the verdict.

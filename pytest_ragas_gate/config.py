@@ -17,6 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .agreement import AGREEMENT_STATISTICS
 from .bounds import Bound, parse_bound
+from .config_names import check_config_names
+from .config_values import (
+    NUMERIC_SETTINGS,
+    check_cache_mode,
+    check_number,
+    check_tag_thresholds,
+    check_thresholds,
+)
 from .exceptions import ConfigError
 from .latency import LatencyBudget
 
@@ -72,6 +80,10 @@ class GateConfig(BaseModel):
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    # A gated metric computed on fewer cases than this fails the gate (fail closed).
+    min_cases: int = Field(default=1, ge=1)
+    # Every unknown key of a golden row is an error of its case, not kept as metadata.
+    strict_fields: bool = False
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
     bootstrap_resamples: int = Field(default=2000, ge=100, le=100_000)
     seed: int = 0
@@ -127,6 +139,26 @@ class GateConfig(BaseModel):
                         "expected a number from -1 to 1"
                     )
         return value
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _thresholds_typed(cls, value: Any) -> Any:
+        return check_thresholds(value)
+
+    @field_validator("tag_thresholds", mode="before")
+    @classmethod
+    def _tag_thresholds_typed(cls, value: Any) -> Any:
+        return check_tag_thresholds(value)
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _cache_mode_typed(cls, value: Any) -> Any:
+        return check_cache_mode(value)
+
+    @field_validator(*NUMERIC_SETTINGS, mode="before")
+    @classmethod
+    def _numbers_typed(cls, value: Any) -> Any:
+        return check_number(value, expected="a number")
 
     @field_validator("thresholds")
     @classmethod
@@ -230,11 +262,13 @@ def load_config(
     """
     layers: list[tuple[str, dict[str, Any]]] = []
     pyproject = rootdir / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_pyproject_table(pyproject)
+    explicit_path = config_path or env.get("RAG_GATE_CONFIG")
+    document = _read_toml(pyproject) if pyproject.is_file() else None
+    check_config_names(rootdir, document, explicit_config=bool(explicit_path))
+    if document is not None:
+        table = _pyproject_table(pyproject, document)
         if table is not None:
             layers.append((f"{pyproject.name} [tool.rag_gate]", table))
-    explicit_path = config_path or env.get("RAG_GATE_CONFIG")
     if explicit_path:
         path = Path(explicit_path)
         if not path.is_absolute():
@@ -320,15 +354,19 @@ def _read_yaml_mapping(path: Path) -> dict[str, Any]:
     return {str(key): value for key, value in data.items()}
 
 
-def _read_pyproject_table(path: Path) -> dict[str, Any] | None:
+def _read_toml(path: Path) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path} cannot be read as TOML: {error}.") from None
+    return data
+
+
+def _pyproject_table(path: Path, data: Mapping[str, Any]) -> dict[str, Any] | None:
     table = data.get("tool", {}).get("rag_gate")
     if table is None:
         return None

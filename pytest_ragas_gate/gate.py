@@ -25,6 +25,7 @@ from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
+from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
@@ -33,6 +34,7 @@ from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
 
 __all__ = [
+    "GateStatus",
     "GateVerdict",
     "MetricAggregate",
     "RunFacts",
@@ -45,6 +47,10 @@ __all__ = [
 
 #: How many case ids or test ids a failure line names before it says "and N more".
 _NAMED = 5
+
+
+#: The verdict's one word, as every report and the Action's ``verdict`` output carry it.
+GateStatus = Literal["passed", "failed", "partial", "ungated"]
 
 
 class MetricAggregate(BaseModel):
@@ -138,7 +144,9 @@ class GateVerdict(BaseModel):
     """The gate's decision and everything the reports show about it.
 
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
-    ``failed`` when anything fails, ``partial`` when nothing fails but fewer golden cases
+    ``failed`` when anything fails, ``ungated`` when nothing fails but nothing was gated
+    either (no threshold in force: a report, not a deploy decision), ``partial`` when
+    nothing fails but fewer golden cases
     were gated than were collected (not a deploy decision), else ``passed``.
     ``run_checks`` holds the failing run-level checks (``unreadable_files``,
     ``case_thresholds``, ``other_tests``) with their failure lines.
@@ -147,7 +155,7 @@ class GateVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     passed: bool
-    status: Literal["passed", "failed", "partial"]
+    status: GateStatus
     partial: bool
     coverage: str
     collected_cases: int | None
@@ -176,7 +184,7 @@ class GateVerdict(BaseModel):
 
     @property
     def headline(self) -> str:
-        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL``: the line scripts look for."""
+        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL`` / ``UNGATED``, as scripts look for it."""
         return f"RAG gate: {self.status.upper()}"
 
 
@@ -253,12 +261,17 @@ def aggregate_metric(
     rule = config.rule_for(metric)
     ci = _confidence_label(config.confidence)
 
+    reasons = not_applicable_reasons(results, metric)
+    too_few = threshold is not None and len(scores) < config.min_cases
     if not scores:
         message = (
-            f"{metric} has no scored cases (n=0, {not_applicable} not applicable, "
+            f"{metric} has no scored cases (n=0, {not_applicable} not applicable"
+            f"{f': {reasons}' if reasons else ''}, "
             f"{errors} error{'s' if errors != 1 else ''}); "
             + ("an empty aggregate fails the gate" if threshold is not None else "not gated")
         )
+        if threshold is not None and reasons:
+            message += ": give the cases the fields it needs, or set its threshold to null"
         return MetricAggregate(
             metric=metric,
             mean=None,
@@ -308,6 +321,8 @@ def aggregate_metric(
             f"{metric} {ci} CI {bound_name} bound {shown} "
             f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
         )
+    if too_few and passed is not False:
+        passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
     return MetricAggregate(
         metric=metric,
         mean=average,
@@ -501,9 +516,15 @@ def evaluate_gate(
         failures.append(error_rate_message)
         causes.append("no golden cases were scored")
     failures.extend(aggregates[metric].message for metric in failing_metrics)
-    if failing_metrics:
+    # A metric computed on too few cases is not below its threshold: it was never measured.
+    uncomputed = [metric for metric in failing_metrics if aggregates[metric].n < config.min_cases]
+    below = [metric for metric in failing_metrics if metric not in uncomputed]
+    if below:
+        causes.append(f"{len(below)} metric(s) below threshold: " + ", ".join(below))
+    if uncomputed:
         causes.append(
-            f"{len(failing_metrics)} metric(s) below threshold: " + ", ".join(failing_metrics)
+            f"{len(uncomputed)} gated metric(s) computed on fewer than min_cases "
+            f"{config.min_cases} case(s): " + ", ".join(uncomputed)
         )
     if below_own:
         run_checks["case_thresholds"] = (
@@ -539,11 +560,27 @@ def evaluate_gate(
 
     passed = not failures
     partial = bool(partial_reasons)
+    # A run with no threshold in force anywhere checked nothing it could pass.
+    gated = (
+        any(aggregate.threshold is not None for aggregate in aggregates.values())
+        or bool(tag_verdicts or latency or facts.baseline or disagreeing)
+        or any(result.thresholds for result in ordered)
+    )
+    status: GateStatus
     if not passed:
-        status: Literal["passed", "failed", "partial"] = "failed"
+        status = "failed"
         recommendation = "Block deployment — " + "; ".join(causes)
         if diagnosis.failures:
             recommendation += f"; {diagnosis.failures}: {diagnosis.advice}"
+        if partial:
+            recommendation += f"; partial run: {coverage}"
+    elif not gated:
+        status = "ungated"
+        recommendation = (
+            "Report only, not a deploy decision — no gated metric: no threshold is in force "
+            f"for the metrics that ran ({', '.join(aggregates) or 'none'}); give one a "
+            "threshold (thresholds: or --rag-gate-threshold) to gate the run"
+        )
         if partial:
             recommendation += f"; partial run: {coverage}"
     elif partial:
@@ -554,7 +591,7 @@ def evaluate_gate(
     else:
         status = "passed"
         recommendation = "Safe to deploy"
-    hinted = list(dict.fromkeys([*failing_metrics, *(v.metric for v in failing_tags)]))
+    hinted = list(dict.fromkeys([*below, *(v.metric for v in failing_tags)]))
     if slow:
         hinted.append("latency")
     hinted.extend(metric for metric in regressed if metric not in hinted)

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .cases import Context, GoldenCase, stable_case_id
+from .config_values import check_number
 from .exceptions import CaseError
 from .text_safety import lone_surrogate_problem, texts_in
 
@@ -421,6 +422,13 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
         return {}
     thresholds: dict[str, float] = {}
     for metric, minimum in value.items():
+        if isinstance(minimum, bool) or _quoted_number(minimum):
+            # Typed as strictly as the config's thresholds: no YAML boolean, no quoted number.
+            try:
+                check_number(minimum, expected="a number between 0 and 1")
+            except ValueError as error:
+                errors.append(f"field {name!r}: the threshold of {str(metric)!r} {error}")
+            continue
         # Compared before float(): an integer such as 10**400 does not fit in a float.
         if not _is_number(minimum) or not 0 <= minimum <= 1:
             errors.append(
@@ -430,6 +438,16 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
             continue
         thresholds[str(metric)] = float(minimum)
     return thresholds
+
+
+def _quoted_number(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def human_labels(name: str, value: Any, errors: list[str]) -> dict[str, float]:

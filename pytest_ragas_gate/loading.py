@@ -68,11 +68,13 @@ class LoadedFile:
         path: The file's path as displayed in messages and case sources.
         cases: The valid cases in file order, each with ``file`` and ``line`` set.
         problems: The malformed cases in file order.
+        row_keys: Each row's line and top-level keys as written (for the unknown-key check).
     """
 
     path: str
     cases: list[GoldenCase]
     problems: list[CaseProblem]
+    row_keys: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
 def load_golden_file(
@@ -101,8 +103,14 @@ def load_golden_file(
             f"{printable(shown)}: the file name is not valid UTF-8, so no report could name "
             "it; rename the file."
         )
-    cases, problems = validate_rows(shown, read_rows(path, shown))
-    return LoadedFile(shown, cases, problems)
+    rows = read_rows(path, shown)
+    cases, problems = validate_rows(shown, rows)
+    keys = tuple(
+        (raw.line, tuple(str(key) for key in raw.value))
+        for raw in rows
+        if isinstance(raw.value, dict)
+    )
+    return LoadedFile(shown, cases, problems, row_keys=keys)
 
 
 def skip_rejected(loaded: LoadedFile) -> LoadedFile:

@@ -240,7 +240,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         html = run.config.html
         page = config.invocation_params.dir / html if html else None
-        rows = PytestHtmlRows(config, page, run.config.bounds())
+        rows = PytestHtmlRows(config, page, run.config.bounds(), verdict=lambda: run.verdict)
         config.pluginmanager.register(rows, PYTEST_HTML_HOOKS_NAME)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .bounds import Bound, default_direction
-from .cases import GoldenCase, case_identity
+from .cases import GoldenCase, case_identity, is_missing_fields_reason
 from .text_safety import json_text
 from .usage import Usage
 
@@ -125,6 +125,12 @@ class CaseResult(BaseModel):
         for metric, value in self.thresholds.items():
             score = self.scores.get(metric)
             bound = Bound(value, default_direction(metric))
+            reason = self.reasons.get(metric, "")
+            if score is None and metric in self.scores and is_missing_fields_reason(reason):
+                # The case asked for this metric but lacks its fields: unchecked is not met.
+                kind = "min" if bound.direction == "min" else "max"
+                failures.append(f"{metric} n/a: {reason} (case {kind} {value:.2f} unchecked)")
+                continue
             if score is not None and not bound.met_by(score):
                 kind = "min" if bound.direction == "min" else "max"
                 failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")

@@ -29,6 +29,7 @@ from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .gated_metrics import metrics_for_case, metrics_to_gate
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
 from .judges.base import Judge
@@ -42,10 +43,10 @@ from .loading import (
 )
 from .long_lived import collector_spared
 from .metrics.base import Metric
-from .metrics.registry import applicable_metrics
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 from .text_safety import json_text
+from .unknown_fields import check_field_names
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -165,7 +166,15 @@ class GateRun:
     def load(self, path: Path) -> LoadedFile:
         """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
         shown = self._display_path(path)
-        loaded = check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
+        checked = check_field_names(
+            load_golden_file(path, display_path=shown),
+            self.metrics,
+            strict=self.config.strict_fields,
+        )
+        if self.worker.index == 0:
+            # Every xdist worker reads every golden file; one of them says it once.
+            checked.warn()
+        loaded = check_threshold_metrics(checked.loaded, self.metrics)
         loaded = skip_rejected(loaded)
         loaded = apply_labels(loaded, self.labels)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
@@ -246,12 +255,9 @@ class GateRun:
     ) -> dict[str, CaseResult]:
         if not cases:
             return {}
-        selected = self.config.metrics
 
         def metric_names_for(case: GoldenCase) -> list[str]:
-            if selected is not None:
-                return list(selected)
-            return applicable_metrics(case, self.metrics)
+            return metrics_for_case(case, self.metrics, self.config)
 
         show_progress = self._progress_printer()
         return asyncio.run(
@@ -404,10 +410,11 @@ class GateRun:
         )
 
     def _gate_metric_names(self) -> list[str]:
-        if self.config.metrics is not None:
-            return list(self.config.metrics)
         present = {name for result in self.reported.values() for name in result.metrics}
-        return [name for name in self.metrics if name in present]
+        if not self.reported:
+            # With no case to gate the run fails as such; a row per threshold adds nothing.
+            return list(self.config.metrics or [])
+        return metrics_to_gate(self.config, list(self.metrics), present)
 
     def usage_by_metric(self) -> dict[str, UsageRecord]:
         """Judge usage per metric, summed over the collected cases."""
@@ -416,6 +423,10 @@ class GateRun:
     def total_usage(self) -> UsageRecord:
         """Judge usage over the whole run."""
         return sum(self.usage_by_metric().values(), UsageRecord())
+
+    def report_paths(self) -> dict[str, str | None]:
+        """The report files this run writes, by kind, as configured."""
+        return {"JSON": self.config.report, "JUnit": self.config.junit, "HTML": self.config.html}
 
     def _write_reports(self) -> None:
         assert self.verdict is not None

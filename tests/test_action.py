@@ -327,6 +327,24 @@ def test_a_partial_gate_is_neither_passed_nor_failed(runner: Runner, tmp_path: P
     assert runner.summary == ""
 
 
+def test_an_ungated_run_is_the_actions_verdict_too(runner: Runner) -> None:
+    result = runner.run_gate(
+        paths="golden.jsonl",
+        judge="offline",
+        cache="off",
+        working_directory="gate",
+        extra_args="--rag-gate-metrics answer_correctness,context_relevance",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert runner.outputs["verdict"] == "ungated"
+    assert runner.outputs["exit-code"] == "0"
+    assert runner.outputs["summary"].startswith(
+        "RAG gate UNGATED: Report only, not a deploy decision — no gated metric"
+    )
+    assert runner.summary.startswith("## ⚠️ RAG gate: UNGATED")
+    assert "Safe to deploy" not in runner.summary + runner.outputs["summary"]
+
+
 def test_a_report_saying_passed_never_outlives_a_failing_pytest(
     runner: Runner, tmp_path: Path
 ) -> None:

@@ -800,7 +800,13 @@ def test_bad_contexts_names_the_alias_used(tmp_path: Path) -> None:
         ),
         (
             {"question": "q", "thresholds": {"mrr": True}},
-            "field 'thresholds': the threshold of 'mrr' must be a number between 0 and 1, got bool",
+            "field 'thresholds': the threshold of 'mrr' was read as the boolean true (YAML reads "
+            "on, yes and true so); expected a number between 0 and 1",
+        ),
+        (
+            {"question": "q", "thresholds": {"faithfulness": "0.9"}},
+            "field 'thresholds': the threshold of 'faithfulness' is the string '0.9'; write the "
+            "number without quotes (0.9)",
         ),
         (
             {"question": "q", "thresholds": [0.9]},

@@ -622,13 +622,15 @@ def test_tool_selection_scores_the_chosen_tool(pytester: pytest.Pytester) -> Non
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        ["tool_selection*0.667*0.90*mean*3*0*0*FAIL", "FAILED tool_selection mean 0.67 < 0.90*"]
+        ["tool_selection*0.667*0.90*mean*3*1*0*FAIL", "FAILED tool_selection mean 0.67 < 0.90*"]
     )
     by_id = cases_by_id(report)
     assert by_id["eiffel"]["scores"]["tool_selection"] == 0.0
     assert by_id["eiffel"]["reasons"]["tool_selection"] == "chose 'sql', expected 'search'"
     assert by_id["nile"]["scores"]["tool_selection"] == 1.0
-    assert "tool_selection" not in by_id["no-expectation"]["scores"]
+    # A gated metric is scored on every case: one without an expectation is n/a, and says why.
+    assert by_id["no-expectation"]["scores"]["tool_selection"] is None
+    assert by_id["no-expectation"]["reasons"]["tool_selection"] == "no expected_tool"
 
 
 # --- the documented examples ----------------------------------------------------------------

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..cases import GoldenCase
+from ..cases import GoldenCase, missing_fields_reason
 from ..judges.base import CaseJudge
 
 
@@ -34,7 +34,7 @@ class MetricResult:
     @classmethod
     def lacking(cls, fields: Sequence[str]) -> MetricResult:
         """Not applicable because the case lacks ``fields``."""
-        return cls.not_applicable(f"no {', '.join(fields)} in the case")
+        return cls.not_applicable(missing_fields_reason(list(fields)))
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """pytest-html rows for golden cases: their scores, and a link to the case in our page.
 
 Registered by the plugin only when pytest-html is installed and the gate is on, so these
-hooks always have pytest-html's hook specifications to match. A golden-case row gets a
+hooks always have pytest-html's hook specifications to match. The summary section shows the
+gate's verdict, table and recommendation (:mod:`.html_summary`). A golden-case row gets a
 "RAG scores" cell with each metric's score (a missed threshold marked) and, when
 ``--rag-gate-html`` writes our page, a link that opens the case's panel there.
 """
@@ -9,16 +10,18 @@ hooks always have pytest-html's hook specifications to match. A golden-case row 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
 
 from ..bounds import Bound, default_direction
+from ..gate import GateVerdict
 from ..items import attached_result
 from ..results import CaseResult
 from .html import case_anchor
+from .html_summary import verdict_prefix, verdict_summary
 
 __all__ = ["PytestHtmlRows"]
 
@@ -35,10 +38,27 @@ class PytestHtmlRows:
         bounds: The gate's thresholds, to mark the scores that miss theirs.
     """
 
-    def __init__(self, config: Any, page: Path | None, bounds: Mapping[str, Bound]) -> None:
+    def __init__(
+        self,
+        config: Any,
+        page: Path | None,
+        bounds: Mapping[str, Bound],
+        verdict: Callable[[], GateVerdict | None] = lambda: None,
+    ) -> None:
         self.config = config
         self.page = page
         self.bounds = bounds
+        self.verdict = verdict
+
+    def pytest_html_results_summary(
+        self, prefix: list[str], summary: list[str], postfix: list[str], session: Any
+    ) -> None:
+        """Show the gate's verdict above pytest-html's counts, and its table below them."""
+        verdict = self.verdict()
+        if verdict is None:
+            return
+        prefix.append(verdict_prefix(verdict))
+        summary.extend(verdict_summary(verdict))
 
     def _misses(self, result: CaseResult, metric: str, score: float) -> bool:
         """Whether ``score`` misses the case's own threshold, else the gate's."""

@@ -42,7 +42,9 @@ __all__ = [
 ]
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
-#: Version 2 added ``"partial"`` to the values of ``verdict`` and the run facts (``run``).
+#: Version 2 added ``"partial"`` to the values of ``verdict`` and the run facts (``run``);
+#: ``"ungated"`` came later as an addition: like ``"partial"`` it is no deploy decision, and a
+#: reader that only deploys on ``"passed"`` reads it right.
 SCHEMA_VERSION = 2
 
 #: Versions this one reads; a version-1 report has no run facts and re-gates without them.

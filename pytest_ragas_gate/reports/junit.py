@@ -189,6 +189,12 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             ("verdict", _clean(verdict.coverage)),
         ]
     )
+    if verdict.status == "ungated":
+        # Nothing had a threshold: a skipped check, so no CI view shows a green gate.
+        ungated = junit_xml.TestCase(name="gated_metrics", classname=GATE_SUITE)
+        ungated.add_skipped_info(message=_clean(verdict.recommendation))
+        testcases.append(ungated)
+        properties.append([("verdict", "ungated")])
     for name, failure_type, message in _run_checks(verdict):
         testcase = junit_xml.TestCase(name=name, classname=GATE_SUITE)
         testcase.add_failure_info(message=_clean(message), failure_type=failure_type)

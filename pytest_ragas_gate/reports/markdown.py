@@ -226,7 +226,7 @@ def render_markdown(
     Returns:
         The Markdown text, ending in a newline.
     """
-    mark = {"passed": "✅", "failed": "❌", "partial": "⚠️"}[verdict.status]
+    mark = {"passed": "✅", "failed": "❌", "partial": "⚠️", "ungated": "⚠️"}[verdict.status]
     lines = [f"## {mark} {verdict.headline}", ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]

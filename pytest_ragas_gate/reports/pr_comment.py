@@ -50,6 +50,7 @@ _HEADINGS = {
     "passed": "## ✅ RAG gate: PASSED",
     "failed": "## ❌ RAG gate: FAILED",
     "partial": "## ⚠️ RAG gate: PARTIAL",
+    "ungated": "## ⚠️ RAG gate: UNGATED",
 }
 
 

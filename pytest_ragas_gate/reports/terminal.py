@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..cases import is_missing_fields_reason
+from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
+from ..output_paths import written_reports_line
 from ..results import CaseResult
 from .github import publish_annotations
 from .summary import summary_lines
@@ -18,11 +21,17 @@ if TYPE_CHECKING:
 def header_lines(run: GateRun) -> list[str]:
     """The effective judge, model, thresholds, cache mode and config source."""
     config, judge = run.config, run.judge_info
-    thresholds = " ".join(bound.written(metric) for metric, bound in config.bounds().items())
+    in_force = thresholds_in_force(config, run.metrics)
+    thresholds = (
+        " ".join(bound.written(metric) for metric, bound in in_force.items())
+        + f" (rule {config.rule})"
+        if in_force
+        else "none in force — report only, not a deploy decision"
+    )
     batch = " — batch mode: requests go through the provider's batch API" if config.batch else ""
     lines = [
         f"rag-gate: judge {judge.kind} ({judge.model}) — {judge.selected_by}{batch}",
-        f"rag-gate: thresholds {thresholds} (rule {config.rule}); "
+        f"rag-gate: thresholds {thresholds}; "
         f"cache {config.cache} ({config.cache_dir}); config {run.loaded.source}",
     ]
     shard = run.pytest_config.option.rag_gate_shard
@@ -44,7 +53,13 @@ def format_scores(result: CaseResult) -> str:
             parts.append(f"{metric}=error")
         elif metric in result.scores:
             score = result.scores[metric]
-            parts.append(f"{metric}={'n/a' if score is None else f'{score:.2f}'}")
+            if score is not None:
+                parts.append(f"{metric}={score:.2f}")
+            elif is_missing_fields_reason(result.reasons.get(metric, "")):
+                # A case missing a metric's fields says which, so a misspelt key shows.
+                parts.append(f"{metric}=n/a: {result.reasons[metric]}")
+            else:
+                parts.append(f"{metric}=n/a")
     return " ".join(parts)
 
 
@@ -71,7 +86,12 @@ def teststatus(
     return "passed", ".", (word, {"green": True}) if _WORD_TAKES_MARKUP else word
 
 
-_COLOURS = {"passed": {"green": True}, "failed": {"red": True}, "partial": {"yellow": True}}
+_COLOURS = {
+    "passed": {"green": True},
+    "failed": {"red": True},
+    "partial": {"yellow": True},
+    "ungated": {"yellow": True},
+}
 
 
 def write_summary(run: GateRun, terminal: Any) -> None:
@@ -80,16 +100,16 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     if verdict is None:
         return
     lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
-    passed = verdict.status == "passed"
-    failed = verdict.status == "failed"
-    terminal.write_sep(
-        "=", "RAG gate", green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
-    )
+    # Like pytest's "generated xml file" line: outside the gate's section, which reads the
+    # same here as in `rag-gate regate`.
+    written = written_reports_line(run.report_paths())
+    if written is not None:
+        terminal.write_sep("-", f"rag-gate {written}")
+    colour = _COLOURS[verdict.status]
+    terminal.write_sep("=", "RAG gate", bold=True, **colour)
     for line in lines:
         if line == verdict.headline:
-            terminal.write_line(
-                line, green=passed, red=failed, yellow=verdict.partial and not failed, bold=True
-            )
+            terminal.write_line(line, bold=True, **colour)
         else:
             terminal.write_line(line)
     publish_annotations(

@@ -1,0 +1,80 @@
+"""The gate's verdict in pytest-html's summary section.
+
+pytest-html counts items: a run whose cases all passed but whose gate blocked the deploy
+reads "0 Failed, 20 Passed". Its summary section gets the gate's headline and
+recommendation first (above those counts), then the per-metric table, the failure lines
+and the hints, so the page never looks green for a blocked deploy.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ..gate import GateVerdict, MetricAggregate
+
+__all__ = ["verdict_prefix", "verdict_summary"]
+
+#: The headline's colour per verdict, as pytest-html's own outcome colours.
+_COLOURS = {"passed": "green", "failed": "red", "partial": "darkorange", "ungated": "darkorange"}
+
+
+def verdict_prefix(verdict: GateVerdict) -> str:
+    """The headline and recommendation, shown above pytest-html's counts.
+
+    >>> from pytest_ragas_gate.config import GateConfig
+    >>> from pytest_ragas_gate.gate import evaluate_gate
+    >>> print(verdict_prefix(evaluate_gate([], [], GateConfig())))  # doctest: +ELLIPSIS
+    <p class="rag-gate-verdict rag-gate-failed"><strong style="color: red">RAG gate: FAILED</strong> — Block deployment — no golden cases were scored</p>
+    """  # noqa: E501
+    colour = _COLOURS.get(verdict.status, "black")
+    return str(
+        Markup(
+            '<p class="rag-gate-verdict rag-gate-{}"><strong style="color: {}">{}</strong> — {}</p>'
+        ).format(verdict.status, colour, verdict.headline, verdict.recommendation)
+    )
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _row(aggregate: MetricAggregate) -> Markup:
+    threshold = "-" if aggregate.threshold is None else f"{aggregate.threshold:.2f}"
+    if aggregate.threshold is not None and aggregate.direction == "max":
+        threshold = f"<={threshold}"
+    ci = (
+        "-"
+        if aggregate.ci_low is None or aggregate.ci_high is None
+        else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
+    )
+    word = {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed]
+    cells = [
+        aggregate.metric,
+        _cell(aggregate.mean),
+        ci,
+        threshold,
+        aggregate.rule if aggregate.threshold is not None else "-",
+        str(aggregate.n),
+        str(aggregate.not_applicable),
+        str(aggregate.errors),
+        word,
+    ]
+    return Markup("<tr>{}</tr>").format(
+        Markup("").join(Markup("<td>{}</td>").format(cell) for cell in cells)
+    )
+
+
+def verdict_summary(verdict: GateVerdict) -> list[str]:
+    """The per-metric table, the coverage line, the failure lines and the hints."""
+    header = ("metric", "mean", "CI", "threshold", "rule", "n", "n/a", "errors", "verdict")
+    table = Markup('<table class="rag-gate-metrics"><tr>{}</tr>{}</table>').format(
+        Markup("").join(Markup("<th>{}</th>").format(name) for name in header),
+        Markup("").join(_row(aggregate) for aggregate in verdict.metrics.values()),
+    )
+    parts = [str(table), str(Markup("<p>cases: {}</p>").format(verdict.coverage))]
+    if verdict.failures:
+        items = Markup("").join(Markup("<li>{}</li>").format(line) for line in verdict.failures)
+        parts.append(str(Markup('<ul class="rag-gate-failures">{}</ul>').format(items)))
+    for metric, hint in verdict.hints.items():
+        parts.append(str(Markup("<p>hint ({}): {}</p>").format(metric, hint)))
+    return parts
