@@ -28,9 +28,11 @@ from .exceptions import BUDGET_SPENT
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
+from .oracle_gaps import OracleGap, paired_oracle_gaps
 from .ppi import PpiEstimate, ppi_mean
 from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
+from .unevaluated import checks_not_evaluated
 
 __all__ = [
     "GateVerdict",
@@ -139,7 +141,9 @@ class GateVerdict(BaseModel):
 
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
     ``failed`` when anything fails, ``partial`` when nothing fails but fewer golden cases
-    were gated than were collected (not a deploy decision), else ``passed``.
+    were gated than were collected, or a check asked for evaluated nothing
+    (``not_evaluated``: a baseline that paired no case, retrieval under oracle-only mode),
+    which is not a deploy decision; else ``passed``.
     ``run_checks`` holds the failing run-level checks (``unreadable_files``,
     ``case_thresholds``, ``other_tests``) with their failure lines.
     """
@@ -173,6 +177,9 @@ class GateVerdict(BaseModel):
     baseline: BaselineComparison | None = None
     diagnosis: DiagnosisSummary | None = None
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
+    # Checks the run asked for that checked nothing; each keeps the run from PASSED.
+    not_evaluated: list[str] = Field(default_factory=list)
+    oracle_gaps: list[OracleGap] = Field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -538,19 +545,27 @@ def evaluate_gate(
         causes.append(f"{len(others)} other test(s) failed")
 
     passed = not failures
-    partial = bool(partial_reasons)
+    not_evaluated = checks_not_evaluated(config, facts.baseline)
+    partial = bool(partial_reasons or not_evaluated)
     if not passed:
         status: Literal["passed", "failed", "partial"] = "failed"
         recommendation = "Block deployment — " + "; ".join(causes)
         if diagnosis.failures:
             recommendation += f"; {diagnosis.failures}: {diagnosis.advice}"
-        if partial:
+        if partial_reasons:
             recommendation += f"; partial run: {coverage}"
-    elif partial:
+        if not_evaluated:
+            recommendation += "; " + "; ".join(not_evaluated)
+    elif partial_reasons:
         status = "partial"
         recommendation = (
             f"Partial run, not a deploy decision — {coverage}; gate the whole golden set to decide"
         )
+        if not_evaluated:
+            recommendation += "; " + "; ".join(not_evaluated)
+    elif partial:
+        status = "partial"
+        recommendation = "Not a deploy decision — " + "; ".join(not_evaluated)
     else:
         status = "passed"
         recommendation = "Safe to deploy"
@@ -586,6 +601,8 @@ def evaluate_gate(
         baseline=facts.baseline,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
+        not_evaluated=not_evaluated,
+        oracle_gaps=paired_oracle_gaps(ordered, metrics),
     )
 
 

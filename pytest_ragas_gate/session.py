@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .baseline import BaselineComparison, compare_to_baseline, in_shard
+from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
@@ -395,12 +395,16 @@ class GateRun:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
         if self.baseline is None:
             return None
+        metrics = self._gate_metric_names()
         return compare_to_baseline(
             in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
             self.collected,
-            self._gate_metric_names(),
+            metrics,
             self.config,
             path=str(self.config.baseline),
+            warnings=scoring_differences(
+                self.baseline.judge, self.judge_info, self.baseline.metrics, metrics
+            ),
         )
 
     def _gate_metric_names(self) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
-from ..oracle import oracle_gap_lines
+from ..oracle_gaps import oracle_gap_lines
 from ..results import UsageRecord
 from .json_report import JudgeInfo
 
@@ -110,7 +110,7 @@ def summary_lines(
         The lines, without trailing newlines; the headline is ``verdict.headline``.
     """
     lines = _table(verdict)
-    lines += oracle_gap_lines({name: agg.mean for name, agg in verdict.metrics.items()})
+    lines += oracle_gap_lines(verdict.oracle_gaps)
     if verdict.alignment is not None:
         lines.append(verdict.alignment.message)
     if verdict.latency is not None:
@@ -133,6 +133,8 @@ def summary_lines(
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:
         lines.append(verdict.baseline.summary_line())
+        lines += [f"baseline warning: {warning}" for warning in verdict.baseline.warnings]
+    lines += list(verdict.not_evaluated)
     if verdict.failures:
         lines.append("")
         lines.extend(f"FAILED {failure}" for failure in verdict.failures)
