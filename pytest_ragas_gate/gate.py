@@ -290,8 +290,9 @@ def aggregate_metric(
         resamples=config.bootstrap_resamples,
         seed=config.seed,
     )
-    unlabelled, judged, labels = _labelled_scores(results, metric)
-    ppi = _ppi(unlabelled, judged, labels, config)
+    unlabelled, judged, labels = _labelled_scores(results, metric, for_ppi=True)
+    left_out = len(_labelled_scores(results, metric)[2]) - len(labels)
+    ppi = _ppi(unlabelled, judged, labels, config, left_out=left_out)
     passed: bool | None
     if bound is None:
         passed = None
@@ -299,7 +300,9 @@ def aggregate_metric(
             f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
         )
     elif rule.startswith("ppi"):
-        passed, message = _ppi_verdict(metric, rule, bound, ppi, len(labels), n, config)
+        passed, message = _ppi_verdict(
+            metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
+        )
     elif rule == "mean":
         passed = bound.met_by(average)
         shown, limit = _fmt_pair(average, bound)
@@ -610,12 +613,14 @@ def evaluate_gate(
 
 
 def _labelled_scores(
-    results: Sequence[CaseResult], metric: str
+    results: Sequence[CaseResult], metric: str, *, for_ppi: bool = False
 ) -> tuple[list[float], list[float], list[float]]:
     """The judge's scores of unlabelled cases, and of labelled cases with their labels.
 
     Only scored cases count: a label on a case the judge found not applicable, or that
-    errored, has no judge score to compare.
+    errored, has no judge score to compare. ``for_ppi`` leaves out the labels of cases
+    picked near the threshold (``sampled_by: near_threshold``): PPI is valid for a random
+    sample only, so those cases count as unlabelled there (agreement uses every label).
     """
     unlabelled: list[float] = []
     judged: list[float] = []
@@ -625,6 +630,8 @@ def _labelled_scores(
         if score is None or _errored_for(result, metric):
             continue
         label = result.human.get(metric)
+        if for_ppi and result.sampled_by == "near_threshold":
+            label = None
         if label is None:
             unlabelled.append(score)
         else:
@@ -638,17 +645,20 @@ def _ppi(
     judged: Sequence[float],
     labels: Sequence[float],
     config: GateConfig,
+    *,
+    left_out: int = 0,
 ) -> PpiEstimate | None:
-    """The PPI estimate, once ``ppi_min_labels`` labelled cases were scored."""
+    """The PPI estimate, once ``ppi_min_labels`` randomly sampled labelled cases were scored."""
     if len(labels) < config.ppi_min_labels:
         return None
-    return ppi_mean(
+    estimate = ppi_mean(
         unlabelled,
         judged,
         labels,
         confidence=config.confidence,
         power_tuning=config.ppi_power_tuning,
     )
+    return estimate.model_copy(update={"left_out": left_out})
 
 
 def _ppi_verdict(
@@ -659,12 +669,19 @@ def _ppi_verdict(
     labelled: int,
     n: int,
     config: GateConfig,
+    *,
+    judge_mean: float,
 ) -> tuple[bool, str]:
-    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed."""
+    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed.
+
+    The line quotes the figures the table and the PPI line show: the estimate and its
+    interval to three places, and the judge's mean over every scored case.
+    """
     if ppi is None:
         return False, (
-            f"{metric} rule {rule} needs at least {config.ppi_min_labels} labelled cases, "
-            f"has {labelled}; label more (rag-gate label export) or gate on the judge's mean"
+            f"{metric} rule {rule} needs at least {config.ppi_min_labels} randomly sampled "
+            f"labelled cases, has {labelled}; label more (rag-gate label export) or gate on "
+            "the judge's mean"
         )
     name, estimate, low, high = "PPI", ppi.estimate, ppi.ci_low, ppi.ci_high
     if ppi.power_tuned is not None:
@@ -676,8 +693,8 @@ def _ppi_verdict(
         shown, limit = _fmt_pair(estimate, bound)
         return passed, (
             f"{metric} {name} estimate {shown} {bound.kept if passed else bound.broken} "
-            f"{limit} ({counts}, {_confidence_label(config.confidence)} CI "
-            f"{low:.2f}–{high:.2f}, judge mean {ppi.judge_mean:.2f})"
+            f"{limit} ({name} {estimate:.3f} [{low:.3f}–{high:.3f}], "
+            f"{_confidence_label(config.confidence)} CI; {counts}; judge mean {judge_mean:.3f})"
         )
     side, value = bound.interval_side(low, high, strict=rule == "ppi_lower")
     passed = bound.met_by(value)
@@ -685,7 +702,7 @@ def _ppi_verdict(
     return passed, (
         f"{metric} {name} {_confidence_label(config.confidence)} CI {side} bound {shown} "
         f"{bound.kept if passed else bound.broken} {limit} "
-        f"({name} estimate {estimate:.2f}, {counts})"
+        f"({name} {estimate:.3f} [{low:.3f}–{high:.3f}]; {counts}; judge mean {judge_mean:.3f})"
     )
 
 

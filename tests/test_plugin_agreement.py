@@ -232,3 +232,99 @@ def test_two_xdist_workers_give_the_figures_of_a_serial_run(pytester: pytest.Pyt
     assert result.ret == 0, result.stdout.str()
     assert human_figures(parallel) == human_figures(serial)
     assert json.dumps(parallel["metrics"]) == json.dumps(serial["metrics"])
+
+
+def _targeted_rows() -> list[dict[str, Any]]:
+    """10 unfaithful cases nobody labelled, 6 faithful ones people labelled 0."""
+    rows = [unfaithful(index) for index in range(10)]
+    rows += [{**good(index), "human": {"faithfulness": 0}} for index in range(10, 16)]
+    return rows
+
+
+def _ppi_config(directory: Path) -> None:
+    write_config(
+        directory,
+        metrics=["faithfulness"],
+        thresholds={"faithfulness": 0.3},
+        rules={"faithfulness": "ppi"},
+        ppi_min_labels=5,
+        bootstrap_resamples=200,
+        cache="off",
+    )
+
+
+def test_ppi_stays_within_0_1_and_the_verdict_quotes_the_table(pytester: pytest.Pytester) -> None:
+    # Before: "PPI -1.000 [0.000–-1.000]" and a FAILED line quoting the judge mean over the
+    # unlabelled cases (0.00) where the table shows 0.375.
+    write_golden(pytester.path, _targeted_rows())
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        [
+            "faithfulness *0.375*ppi*16*FAIL",
+            "    PPI 0.000 [0.000–0.000] on the human scale vs judge mean 0.375 "
+            "(6 labelled, 10 judged only)",
+            "FAILED faithfulness PPI estimate 0.00 < 0.30 (PPI 0.000 [0.000–0.000], 95% CI; "
+            "n=6 labelled of 16; judge mean 0.375)",
+        ]
+    )
+    ppi = report["metrics"]["faithfulness"]["ppi"]
+    assert (ppi["estimate"], ppi["ci_low"], ppi["ci_high"]) == (0.0, 0.0, 0.0)
+
+
+def test_labels_picked_near_the_threshold_are_left_out_of_ppi(pytester: pytest.Pytester) -> None:
+    rows = _targeted_rows()
+    for row in rows[10:]:
+        row["sampled_by"] = "near_threshold"
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED faithfulness rule ppi needs at least 5 randomly sampled labelled cases, "
+            "has 0; *",
+        ]
+    )
+    assert report["metrics"]["faithfulness"]["ppi"] is None
+    # Agreement still measures the judge on every label.
+    assert report["agreement"]["faithfulness"]["n"] == 6
+    assert {case["id"]: case["sampled_by"] for case in report["cases"]}["case-010"] == (
+        "near_threshold"
+    )
+
+
+def test_a_random_part_beside_a_targeted_part_gives_ppi_on_the_random_part(
+    pytester: pytest.Pytester,
+) -> None:
+    rows = [unfaithful(index) for index in range(10)]
+    rows += [{**good(index), "human": {"faithfulness": 1}} for index in range(10, 16)]
+    rows += [
+        {**good(index), "human": {"faithfulness": 0}, "sampled_by": "near_threshold"}
+        for index in range(16, 20)
+    ]
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    ppi = report["metrics"]["faithfulness"]["ppi"]
+    assert (ppi["labelled"], ppi["unlabelled"], ppi["left_out"]) == (6, 14, 4)
+    result.stdout.fnmatch_lines(
+        [
+            "    PPI * (6 labelled, 14 judged only; 4 labelled near the threshold left out, "
+            "not a random sample)",
+        ]
+    )
+
+
+def test_a_bad_sampled_by_is_named_with_its_file_and_line(pytester: pytest.Pytester) -> None:
+    rows = _targeted_rows()
+    rows[10]["sampled_by"] = "by hand"
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, _ = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        ["*golden.jsonl:11*field 'sampled_by': expected one of random, near_threshold*"]
+    )

@@ -165,7 +165,13 @@ def human_label_lines(verdict: GateVerdict) -> list[str]:
             lines.append(
                 f"    PPI {ppi.estimate:.3f} [{ppi.ci_low:.3f}–{ppi.ci_high:.3f}] on the human "
                 f"scale vs judge mean {aggregate.mean:.3f} ({ppi.labelled} labelled, "
-                f"{ppi.unlabelled} judged only)"
+                f"{ppi.unlabelled} judged only"
+                + (
+                    f"; {ppi.left_out} labelled near the threshold left out, not a random sample"
+                    if ppi.left_out
+                    else ""
+                )
+                + ")"
             )
             tuned = ppi.power_tuned
             if tuned is not None:
@@ -174,7 +180,7 @@ def human_label_lines(verdict: GateVerdict) -> list[str]:
                     f"(judge weight λ={tuned.lam:.2f})"
                 )
         elif figures.n:
-            lines.append("    PPI: too few labelled cases (ppi_min_labels)")
+            lines.append("    PPI: too few randomly sampled labelled cases (ppi_min_labels)")
     if lines:
         confidence = f"{round(verdict.confidence * 100, 6):g}%"
         lines.insert(0, f"judge–human agreement ({confidence} CI in brackets):")
