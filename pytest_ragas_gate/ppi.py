@@ -13,7 +13,10 @@ approximation around it. The human-scale mean lives in [0, 1], so the estimate a
 ends of its interval are clipped to [0, 1] (which never lowers the coverage, and keeps the
 interval ordered and around the estimate: a rectifier larger than the judge's mean gives
 0.000 [0.000–0.000], never a negative mean or an inverted interval). The interval is
-valid however biased the judge is; the better the judge tracks people, the narrower it gets, down to far narrower than the labels alone.
+valid however biased the judge is; the better the judge tracks people, the narrower it
+gets, down to far narrower than the labels alone. It needs the labelled cases to be a
+random sample of the golden set: the gate leaves out labels marked
+``sampled_by: near_threshold``.
 
 PPI++ (Angelopoulos, Duchi and Zrnic, 2023) weighs the judge by a power-tuning factor
 ``lam`` in [0, 1] estimated from the data: ``lam = 1`` is the classical estimator above,
