@@ -328,3 +328,63 @@ def test_a_bad_sampled_by_is_named_with_its_file_and_line(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(
         ["*golden.jsonl:11*field 'sampled_by': expected one of random, near_threshold*"]
     )
+
+
+def _labels_with_problems(directory: Path) -> None:
+    absolute = (directory / "golden.jsonl").resolve()
+    lines = [
+        "id,file,human_faithfulness",
+        "case-000,./golden.jsonl,1",  # 2: written with ./ — the same file
+        f"case-001,{absolute},1",  # 3: an absolute path — the same file
+        "case-404,,1",  # 4: no such case
+        "case-002,,1",  # 5: case 2 labelled twice, two ways
+        "case-002,golden.jsonl,0",  # 6
+        "case-003,other.jsonl,0",  # 7: no such golden file
+    ]
+    (directory / "labels.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_label_rows_naming_no_case_or_one_case_two_ways_are_warned_about(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: every such row was silently ignored in the gate run (only `rag-gate
+    # agreement` warned), and a file given as ./golden.jsonl or absolute matched nothing.
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path)
+    _labels_with_problems(pytester.path)
+    result, report = run(pytester, "--rag-gate-labels", "labels.csv")
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*rag-gate: labels: labels.csv:4: field 'id': no golden case 'case-404'; its "
+            "labels are not used (strict_labels: true makes this an error)",
+            "*rag-gate: labels: labels.csv:7: field 'file': no golden file 'other.jsonl' was "
+            "collected (golden files: golden.jsonl); its labels are not used*",
+            "*rag-gate: labels: labels.csv:5 and labels.csv:6: field 'human_faithfulness': "
+            "conflicting labels for case 'case-002' of golden.jsonl (1 and 0); keep one row "
+            "per case (line 6 wins)*",
+        ]
+    )
+    human = {case["id"]: case["human"] for case in report["cases"]}
+    assert human["case-000"] == {"faithfulness": 1.0}
+    assert human["case-001"] == {"faithfulness": 1.0}
+    assert human["case-002"] == {"faithfulness": 0.0}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_strict_labels_makes_those_rows_a_usage_error(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path, strict_labels=True)
+    _labels_with_problems(pytester.path)
+    result, _ = run(pytester, "--rag-gate-labels", "labels.csv", *workers)
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.lines + result.stderr.lines
+    assert any(
+        "rag-gate: the labels file labels.csv has 3 problem(s) (strict_labels: true):" in line
+        for line in output
+    ), output
+    assert "labels.csv:4: field 'id': no golden case 'case-404'; its labels are not used" in output
+    assert "RAG gate" not in result.stdout.str()
