@@ -342,6 +342,50 @@ def test_a_batch_abandoned_mid_run_is_picked_up_by_the_next_judge(tmp_path: Path
     assert store.saved(api, MODELS[api]) == []
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_a_canceled_batch_left_saved_is_read_and_only_its_unanswered_requests_sent(
+    tmp_path: Path, api: str
+) -> None:
+    # A run canceled its batch but stopped before reading it (its results could not be
+    # read in time). Before, the next run picked the batch up and made every canceled
+    # request an error of its case; now it takes the answered ones and sends the rest.
+    store = BatchStore(tmp_path / "batches")
+    lines: list[str] = []
+
+    async def stopped(server: FakeLLM) -> None:
+        judge = _batch_judge(server, api, store, lines)
+        asks = asyncio.gather(*(judge.ask(request) for request in EVERY_KIND))
+        while not server.batches or next(iter(server.batches.values())).done == 0:
+            await asyncio.sleep(0.01)
+        asks.cancel()  # the process stops: the judge is never closed
+        with pytest.raises(asyncio.CancelledError):
+            await asks
+
+    async def resumed(server: FakeLLM) -> list[Any]:
+        judge = _batch_judge(server, api, store, lines)
+        try:
+            return list(await asyncio.gather(*(judge.ask(request) for request in EVERY_KIND)))
+        finally:
+            await judge.aclose()
+
+    with FakeLLM(batch_stall_at=0.5) as server:
+        asyncio.run(stopped(server))
+        first = next(iter(server.batches.values()))
+        first.cancel()
+        server.batch_stall_at = None
+        server.batch_polls = 0
+        answers = asyncio.run(resumed(server))
+    assert len(answers) == len(EVERY_KIND)
+    answered = {cid for cid, (result, _) in first.results.items() if result == "succeeded"}
+    assert 0 < len(answered) < len(first.requests)
+    later = list(server.batches.values())[1:]
+    resent = [custom_id for batch in later for custom_id, _ in batch.requests]
+    assert sorted(resent) == sorted(
+        custom_id for custom_id, _ in first.requests if custom_id not in answered
+    )
+    assert store.saved(api, MODELS[api]) == []
+
+
 def test_a_saved_batch_the_provider_does_not_know_is_submitted_anew(tmp_path: Path) -> None:
     store = BatchStore(tmp_path / "batches")
     lines: list[str] = []
