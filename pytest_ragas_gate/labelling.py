@@ -7,12 +7,13 @@
   sample stratified over the judge's scores (equal-sized strata and equal counts per
   stratum, so every case is equally likely to be picked and the labels stay a fair sample
   for PPI), plus the cases nearest the threshold, where the judge's verdict is least sure.
-  Each row carries the question, answer, contexts, the judge's score, per-item verdicts and
-  reasons, and an empty ``human_<metric>`` column to fill in with 1 (good), 0 (bad) or a
-  value in between.
+  Each row carries how it was picked (``sampled_by``: ``random`` or ``near_threshold``),
+  the question, answer, contexts, the judge's score, per-item verdicts and reasons, and an
+  empty ``human_<metric>`` column to fill in with 1 (good), 0 (bad) or a value in between.
 - ``label import to_label.csv --into TARGET`` merges the filled-in labels into a labels
   file (created when missing) or into a ``.jsonl`` golden file as each case's ``human``
-  field; every other line of a golden file is left byte for byte as it was.
+  field, keeping ``sampled_by`` (PPI uses only the random rows); every other line of a
+  golden file is left byte for byte as it was.
 """
 
 from __future__ import annotations
