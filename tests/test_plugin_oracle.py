@@ -298,3 +298,33 @@ def test_both_a_case_without_gold_contexts_is_not_applicable_for_oracle_metrics(
     assert report["metrics"]["oracle_faithfulness"]["not_applicable"] == 2
     assert report["error_rate"]["errored_cases"] == 0
     assert report["verdict"] == "passed", result.stdout.str()
+
+
+def test_a_custom_metric_named_like_an_oracle_metric_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: the custom metric was silently replaced by the oracle one.
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    write_app(pytester)
+    pytester.makeconftest(
+        """
+        from pytest_ragas_gate import MetricResult
+
+        class Clash:
+            name = "oracle_faithfulness"
+            required_fields = ("answer",)
+            default_threshold = None
+
+            async def score(self, case, judge):
+                return MetricResult(score=1.0)
+
+        def pytest_rag_gate_metrics():
+            return [Clash()]
+        """
+    )
+    result, _ = run(pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl")
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*A registered metric is named 'oracle_faithfulness', the name --rag-gate-oracle both*"]
+    )
