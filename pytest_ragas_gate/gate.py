@@ -179,6 +179,8 @@ class GateVerdict(BaseModel):
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
     # Checks the run asked for that checked nothing; each keeps the run from PASSED.
     not_evaluated: list[str] = Field(default_factory=list)
+    # Whether fewer golden cases were gated than collected (one cause of ``partial``).
+    partial_coverage: bool = False
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
 
     @property
@@ -605,6 +607,7 @@ def evaluate_gate(
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
         not_evaluated=not_evaluated,
+        partial_coverage=bool(partial_reasons),
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
@@ -106,7 +107,9 @@ def test_a_baseline_none_of_whose_cases_pair_is_not_evaluated_and_not_passed(
     )
     assert pytester.runpytest("--rag-gate", "--rag-gate-report", "base.json").ret == 0
     write_jsonl(pytester, "golden.jsonl", GOOD_ROWS)
-    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result, report = gate(
+        pytester, "--rag-gate-baseline", "base.json", "--rag-gate-junit", "junit.xml"
+    )
     result.stdout.fnmatch_lines(
         [
             "baseline base.json: 0 paired, 8 new, 8 removed case(s); baseline check not evaluated",
@@ -122,6 +125,17 @@ def test_a_baseline_none_of_whose_cases_pair_is_not_evaluated_and_not_passed(
         "baseline check not evaluated: 0 cases paired with the baseline (min_paired 1); "
         "check that base.json is a report of the same golden set"
     ]
+    junit = pytester.path / "junit.xml"
+    assert junit.exists()
+    skipped = {
+        case.get("name"): case.find("skipped")
+        for case in ET.parse(junit).getroot().iter("testcase")
+        if case.get("classname") == "rag-gate"
+    }
+    unchecked = skipped["not_evaluated:baseline check"]
+    assert unchecked is not None
+    assert unchecked.get("message", "").startswith("baseline check not evaluated: 0 cases")
+    assert skipped["coverage"] is None
     # The same report re-gated reaches the same verdict.
     regated = pytester.run(sys.executable, "-m", "pytest_ragas_gate.cli", "regate", "new.json")
     regated.stdout.fnmatch_lines(["RAG gate: PARTIAL"])

@@ -268,7 +268,7 @@ def render_markdown(
 
     mark = "✅" if verdict.error_rate_passed else "❌"
     lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
-    mark = "⚠️" if verdict.partial else "✅"
+    mark = "⚠️" if verdict.partial_coverage else "✅"
     lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
     lines += [f"⚠️ Not evaluated: {_cell(reason)}" for reason in verdict.not_evaluated]
     if verdict.not_evaluated:
