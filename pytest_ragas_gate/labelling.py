@@ -33,6 +33,7 @@ from .config import GateConfig
 from .exceptions import ReportError, UsageError
 from .gate import evaluate_gate
 from .golden_fields import canonical_field
+from .label_checks import normalise_files
 from .labels import LABEL_PREFIX, LabelRow, LabelSet, label_results, read_labels, unmatched_rows
 from .reports.json_report import load_report, write_text_atomic
 from .reports.summary import human_label_lines
@@ -166,7 +167,9 @@ def _agreement(arguments: argparse.Namespace) -> int:
 def _read_labels_file(path: str, metrics: Sequence[str] | None) -> LabelSet:
     if not Path(path).is_file():
         raise UsageError(f"Labels file {path} does not exist.")
-    return read_labels(path, path, metrics=metrics)
+    labels = read_labels(path, path, metrics=metrics)
+    # Golden files are named as pytest named them, relative to where the gate ran: here.
+    return normalise_files(labels, rootdir=Path.cwd(), invocation_dir=Path.cwd())
 
 
 # --- label export -----------------------------------------------------------------------

@@ -136,6 +136,8 @@ def test_a_baseline_none_of_whose_cases_pair_is_not_evaluated_and_not_passed(
     assert unchecked is not None
     assert unchecked.get("message", "").startswith("baseline check not evaluated: 0 cases")
     assert skipped["coverage"] is None
+    comment = comment_body(load_report(pytester.path / "new.json"))
+    assert "> ⚠️ Not evaluated: baseline check not evaluated: 0 cases paired" in comment
     # The same report re-gated reaches the same verdict.
     regated = pytester.run(sys.executable, "-m", "pytest_ragas_gate.cli", "regate", "new.json")
     regated.stdout.fnmatch_lines(["RAG gate: PARTIAL"])
