@@ -110,6 +110,7 @@ def _read_labels(
     """The labels file (``labels:``), read now so that a bad row stops the run before judging."""
     if not settings.labels:
         return None
+    from .label_checks import normalise_files
     from .labels import read_labels
 
     path = Path(settings.labels)
@@ -117,7 +118,10 @@ def _read_labels(
         path = config.invocation_params.dir / path
     if not path.is_file():
         raise UsageError(f"Labels file {settings.labels} does not exist.")
-    return read_labels(path, settings.labels, metrics=metrics)
+    labels = read_labels(path, settings.labels, metrics=metrics)
+    return normalise_files(
+        labels, rootdir=config.rootpath, invocation_dir=config.invocation_params.dir
+    )
 
 
 def available_metrics(config: GateConfig) -> dict[str, Metric]:

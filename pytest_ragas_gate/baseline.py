@@ -9,6 +9,11 @@ does not block a deploy while a real, material drop does. Like a threshold, a re
 fails the gate only for a gated metric (one with a threshold); the regression of a
 reported-only metric is shown and does not block.
 
+A baseline that paired fewer than ``min_paired`` cases has checked nothing: its check is
+*not evaluated*, and the gate cannot pass the run on it. A baseline scored by another
+judge, model, prompt version or metric set is still compared, with a warning that its
+deltas mix judge changes with system changes.
+
 Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate merge`` share it.
 """
 
@@ -21,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .bounds import default_direction
 from .config import GateConfig
+from .judges.base import JudgeInfo
 from .results import CaseResult, canonical_order
 from .sharding import Shard
 from .stats import mean, paired_bootstrap_ci
@@ -33,6 +39,7 @@ __all__ = [
     "compare_to_baseline",
     "pair_cases",
     "in_shard",
+    "scoring_differences",
 ]
 
 # The same float slack as the gate: a drop equal to max_regression on paper must not
@@ -71,20 +78,40 @@ class BaselineComparison(BaseModel):
     removed_cases: list[str] = Field(default_factory=list)
     metrics: dict[str, MetricDelta] = Field(default_factory=dict)
     regressed_metrics: list[str] = Field(default_factory=list)
+    min_paired: int = 1
+    # How the baseline was scored differently (judge, model, prompt version, metrics).
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether enough cases were paired for the comparison to have checked anything."""
+        return self.paired_cases >= self.min_paired
+
+    @property
+    def not_evaluated_reason(self) -> str | None:
+        """Why the baseline check says nothing, or None when it was evaluated."""
+        if self.evaluated:
+            return None
+        cases = "case" if self.paired_cases == 1 else "cases"
+        return (
+            f"baseline check not evaluated: {self.paired_cases} {cases} paired with the "
+            f"baseline (min_paired {self.min_paired}); check that {self.path} is a report "
+            "of the same golden set"
+        )
 
     @property
     def passed(self) -> bool:
-        """Whether no metric regressed."""
-        return not self.regressed_metrics
+        """Whether the comparison was evaluated and no metric regressed."""
+        return self.evaluated and not self.regressed_metrics
 
     def summary_line(self) -> str:
         """One line for the terminal and the Markdown summary."""
-        verdict = (
-            "no regression"
-            if self.passed
-            else f"{len(self.regressed_metrics)} metric(s) regressed: "
-            + ", ".join(self.regressed_metrics)
-        )
+        if self.regressed_metrics:
+            verdict = f"{len(self.regressed_metrics)} metric(s) regressed: " + ", ".join(
+                self.regressed_metrics
+            )
+        else:
+            verdict = "no regression" if self.evaluated else "baseline check not evaluated"
         return (
             f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
             f"{len(self.removed_cases)} removed case(s); {verdict}"
@@ -245,6 +272,7 @@ def compare_to_baseline(
     config: GateConfig,
     *,
     path: str,
+    warnings: Sequence[str] = (),
 ) -> BaselineComparison:
     """Compare a run with its baseline, metric by metric.
 
@@ -252,8 +280,10 @@ def compare_to_baseline(
         base: The baseline's case results.
         new: The new run's case results.
         metrics: The metrics to compare (the new run's gate metrics).
-        config: The new run's settings (``max_regression``, confidence, resamples, seed).
+        config: The new run's settings (``max_regression``, ``min_paired``, confidence,
+            resamples, seed).
         path: The baseline as the user named it, for messages.
+        warnings: How the baseline was scored differently (:func:`scoring_differences`).
 
     Returns:
         The comparison; ``regressed_metrics`` lists the metrics that fail.
@@ -281,7 +311,66 @@ def compare_to_baseline(
         regressed_metrics=[
             metric for metric, delta in deltas.items() if delta.regressed and delta.gated
         ],
+        min_paired=config.min_paired,
+        warnings=list(warnings),
     )
+
+
+def scoring_differences(
+    base_judge: JudgeInfo,
+    new_judge: JudgeInfo,
+    base_metrics: Sequence[str],
+    new_metrics: Sequence[str],
+) -> list[str]:
+    """How a baseline was scored differently from the run compared with it.
+
+    A delta between two runs scored by different judges, models or prompts measures the
+    judge as much as the system; a metric on one side only is not compared at all.
+
+    Args:
+        base_judge: The judge that scored the baseline.
+        new_judge: The judge that scored this run.
+        base_metrics: The baseline's metrics.
+        new_metrics: This run's metrics.
+
+    Returns:
+        One warning per difference, empty when both were scored alike.
+    """
+    found: list[str] = []
+    mixed = "; its deltas mix judge changes with system changes"
+    if base_judge.kind != new_judge.kind:
+        found.append(
+            f"the baseline was scored by the {base_judge.kind} judge ({base_judge.model}), "
+            f"this run by the {new_judge.kind} judge ({new_judge.model}){mixed}"
+        )
+    elif base_judge.model != new_judge.model:
+        found.append(
+            f"the baseline was scored by the model {base_judge.model}, this run by "
+            f"{new_judge.model}{mixed}"
+        )
+    # An empty version is a report written before versions were kept: unknown, not different.
+    if (
+        base_judge.kind == new_judge.kind
+        and base_judge.prompt_version
+        and new_judge.prompt_version
+        and base_judge.prompt_version != new_judge.prompt_version
+    ):
+        found.append(
+            f"the baseline was scored with judge prompts version {base_judge.prompt_version}, "
+            f"this run with version {new_judge.prompt_version}{mixed}"
+        )
+    only_new = [metric for metric in new_metrics if metric not in base_metrics]
+    only_base = [metric for metric in base_metrics if metric not in new_metrics]
+    if only_new or only_base:
+        parts = []
+        if only_new:
+            parts.append("not in the baseline: " + ", ".join(only_new))
+        if only_base:
+            parts.append("in the baseline only: " + ", ".join(only_base))
+        found.append(
+            f"the baseline was scored on other metrics ({'; '.join(parts)}); those are not compared"
+        )
+    return found
 
 
 def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseResult]:

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+
+#: How a case was picked for labelling (``sampled_by``): ``random`` labels are a fair sample
+#: of the golden set, which prediction-powered inference needs; ``near_threshold`` ones
+#: were chosen for where the judge is least sure, and PPI leaves them out.
+LABEL_SAMPLINGS = ("random", "near_threshold")
+LabelSampling = Literal["random", "near_threshold"]
 
 
 def case_identity(file: str, case_id: str) -> str:
@@ -60,6 +66,12 @@ class GoldenCase(BaseModel):
     def key(self) -> str:
         """The case's identity across runs, reports and shards (see :func:`case_identity`)."""
         return case_identity(self.file, self.id)
+
+    @property
+    def sampled_by(self) -> LabelSampling | None:
+        """How the case was picked for labelling (:data:`LABEL_SAMPLINGS`); None if not said."""
+        value = self.metadata.get("sampled_by")
+        return cast(LabelSampling, value) if value in LABEL_SAMPLINGS else None
 
     @property
     def context_texts(self) -> list[str]:

@@ -20,10 +20,17 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair_cases
+from .baseline import (
+    BaselineComparison,
+    case_deltas,
+    compare_to_baseline,
+    pair_cases,
+    scoring_differences,
+)
 from .config import GateConfig, load_config
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .judges.base import JudgeInfo
 from .labelling import register_commands
 from .options import parse_threshold
 from .output_paths import output_path_problem
@@ -246,10 +253,15 @@ def _check_metric_names(
 
 
 def _compare_with(
-    path: str, results: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
+    path: str,
+    results: Sequence[CaseResult],
+    metrics: Sequence[str],
+    config: GateConfig,
+    judge: JudgeInfo,
 ) -> BaselineComparison:
     base = load_report(path)
-    return compare_to_baseline(base.results, results, metrics, config, path=path)
+    warnings = scoring_differences(base.judge, judge, base.metrics, metrics)
+    return compare_to_baseline(base.results, results, metrics, config, path=path, warnings=warnings)
 
 
 def _print_and_publish(
@@ -342,7 +354,9 @@ def _regate(arguments: argparse.Namespace) -> int:
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
     facts = report.facts
     if arguments.baseline is not None:
-        comparison = _compare_with(arguments.baseline, report.results, report.metrics, config)
+        comparison = _compare_with(
+            arguments.baseline, report.results, report.metrics, config, report.judge
+        )
         facts = facts.model_copy(update={"baseline": comparison})
     verdict = evaluate_gate(report.results, report.metrics, config, facts)
     if arguments.output:
@@ -373,16 +387,12 @@ def _compare(arguments: argparse.Namespace) -> int:
                 f"--max-regression must be from 0 to 1, got {arguments.max_regression}."
             )
         config = config.model_copy(update={"max_regression": arguments.max_regression})
-    if (base.judge.kind, base.judge.model) != (new.judge.kind, new.judge.model):
-        print(
-            f"rag-gate compare: warning: {arguments.base} was scored by {base.judge.kind} "
-            f"({base.judge.model}) and {arguments.new} by {new.judge.kind} "
-            f"({new.judge.model}); deltas mix judge and system changes.",
-            file=sys.stderr,
-        )
+    warnings = scoring_differences(base.judge, new.judge, base.metrics, new.metrics)
+    for warning in warnings:
+        print(f"rag-gate compare: warning: {warning}.", file=sys.stderr)
     metrics = [metric for metric in new.metrics if metric in base.metrics]
     comparison = compare_to_baseline(
-        base.results, new.results, metrics, config, path=arguments.base
+        base.results, new.results, metrics, config, path=arguments.base, warnings=warnings
     )
     lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
     lines += [delta.message for delta in comparison.metrics.values()]
@@ -413,9 +423,9 @@ def _compare(arguments: argparse.Namespace) -> int:
         f"{comparison.paired_cases} paired case(s), {len(comparison.new_cases)} new, "
         f"{len(comparison.removed_cases)} removed",
         (
-            "No regression"
-            if comparison.passed
-            else "Regression: " + ", ".join(comparison.regressed_metrics)
+            "Regression: " + ", ".join(comparison.regressed_metrics)
+            if comparison.regressed_metrics
+            else (comparison.not_evaluated_reason or "No regression")
         ),
     ]
     print("\n".join(lines))
@@ -514,7 +524,7 @@ def _merge(arguments: argparse.Namespace) -> int:
             )
     comparison = None
     if baseline_path is not None:
-        comparison = _compare_with(baseline_path, results, metrics, config)
+        comparison = _compare_with(baseline_path, results, metrics, config, first.judge)
     facts = merge_facts([report.facts for report in reports], baseline=comparison)
     verdict = evaluate_gate(results, metrics, config, facts)
 

@@ -114,7 +114,11 @@ class GateConfig(BaseModel):
     oracle: Literal["off", "only", "both"] = "off"
     corpus: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
+    # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
+    min_paired: int = Field(default=1, ge=0)
     labels: str | None = None
+    # Problems of a labels file (unknown ids, unmatched files, conflicting rows) stop the run.
+    strict_labels: bool = False
     min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)
     ppi_min_labels: int = Field(default=30, ge=2)
     ppi_power_tuning: bool = False

@@ -29,9 +29,11 @@ from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .latency import LatencyVerdict, evaluate_latency
+from .oracle_gaps import OracleGap, paired_oracle_gaps
 from .ppi import PpiEstimate, ppi_mean
 from .results import CaseResult, canonical_order
 from .stats import bootstrap_ci, mean, sample_std
+from .unevaluated import checks_not_evaluated
 
 __all__ = [
     "GateStatus",
@@ -146,8 +148,9 @@ class GateVerdict(BaseModel):
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
     ``failed`` when anything fails, ``ungated`` when nothing fails but nothing was gated
     either (no threshold in force: a report, not a deploy decision), ``partial`` when
-    nothing fails but fewer golden cases
-    were gated than were collected (not a deploy decision), else ``passed``.
+    nothing fails but fewer golden cases were gated than were collected, or a check asked
+    for evaluated nothing (``not_evaluated``: a baseline that paired no case, retrieval
+    under oracle-only mode), which is not a deploy decision; else ``passed``.
     ``run_checks`` holds the failing run-level checks (``unreadable_files``,
     ``case_thresholds``, ``other_tests``) with their failure lines.
     """
@@ -181,6 +184,11 @@ class GateVerdict(BaseModel):
     baseline: BaselineComparison | None = None
     diagnosis: DiagnosisSummary | None = None
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
+    # Checks the run asked for that checked nothing; each keeps the run from PASSED.
+    not_evaluated: list[str] = Field(default_factory=list)
+    # Whether fewer golden cases were gated than collected (one cause of ``partial``).
+    partial_coverage: bool = False
+    oracle_gaps: list[OracleGap] = Field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -296,8 +304,9 @@ def aggregate_metric(
         resamples=config.bootstrap_resamples,
         seed=config.seed,
     )
-    unlabelled, judged, labels = _labelled_scores(results, metric)
-    ppi = _ppi(unlabelled, judged, labels, config)
+    unlabelled, judged, labels = _labelled_scores(results, metric, for_ppi=True)
+    left_out = len(_labelled_scores(results, metric)[2]) - len(labels)
+    ppi = _ppi(unlabelled, judged, labels, config, left_out=left_out)
     passed: bool | None
     if bound is None:
         passed = None
@@ -305,7 +314,9 @@ def aggregate_metric(
             f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
         )
     elif rule.startswith("ppi"):
-        passed, message = _ppi_verdict(metric, rule, bound, ppi, len(labels), n, config)
+        passed, message = _ppi_verdict(
+            metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
+        )
     elif rule == "mean":
         passed = bound.met_by(average)
         shown, limit = _fmt_pair(average, bound)
@@ -559,7 +570,8 @@ def evaluate_gate(
         causes.append(f"{len(others)} other test(s) failed")
 
     passed = not failures
-    partial = bool(partial_reasons)
+    not_evaluated = checks_not_evaluated(config, facts.baseline)
+    partial = bool(partial_reasons or not_evaluated)
     # A run with no threshold in force anywhere checked nothing it could pass.
     gated = (
         any(aggregate.threshold is not None for aggregate in aggregates.values())
@@ -572,8 +584,10 @@ def evaluate_gate(
         recommendation = "Block deployment — " + "; ".join(causes)
         if diagnosis.failures:
             recommendation += f"; {diagnosis.failures}: {diagnosis.advice}"
-        if partial:
+        if partial_reasons:
             recommendation += f"; partial run: {coverage}"
+        if not_evaluated:
+            recommendation += "; " + "; ".join(not_evaluated)
     elif not gated:
         status = "ungated"
         recommendation = (
@@ -581,13 +595,20 @@ def evaluate_gate(
             f"for the metrics that ran ({', '.join(aggregates) or 'none'}); give one a "
             "threshold (thresholds: or --rag-gate-threshold) to gate the run"
         )
-        if partial:
+        if partial_reasons:
             recommendation += f"; partial run: {coverage}"
-    elif partial:
+        if not_evaluated:
+            recommendation += "; " + "; ".join(not_evaluated)
+    elif partial_reasons:
         status = "partial"
         recommendation = (
             f"Partial run, not a deploy decision — {coverage}; gate the whole golden set to decide"
         )
+        if not_evaluated:
+            recommendation += "; " + "; ".join(not_evaluated)
+    elif partial:
+        status = "partial"
+        recommendation = "Not a deploy decision — " + "; ".join(not_evaluated)
     else:
         status = "passed"
         recommendation = "Safe to deploy"
@@ -623,6 +644,9 @@ def evaluate_gate(
         baseline=facts.baseline,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
+        not_evaluated=not_evaluated,
+        partial_coverage=bool(partial_reasons),
+        oracle_gaps=paired_oracle_gaps(ordered, metrics),
     )
 
 
@@ -630,12 +654,14 @@ def evaluate_gate(
 
 
 def _labelled_scores(
-    results: Sequence[CaseResult], metric: str
+    results: Sequence[CaseResult], metric: str, *, for_ppi: bool = False
 ) -> tuple[list[float], list[float], list[float]]:
     """The judge's scores of unlabelled cases, and of labelled cases with their labels.
 
     Only scored cases count: a label on a case the judge found not applicable, or that
-    errored, has no judge score to compare.
+    errored, has no judge score to compare. ``for_ppi`` leaves out the labels of cases
+    picked near the threshold (``sampled_by: near_threshold``): PPI is valid for a random
+    sample only, so those cases count as unlabelled there (agreement uses every label).
     """
     unlabelled: list[float] = []
     judged: list[float] = []
@@ -645,6 +671,8 @@ def _labelled_scores(
         if score is None or _errored_for(result, metric):
             continue
         label = result.human.get(metric)
+        if for_ppi and result.sampled_by == "near_threshold":
+            label = None
         if label is None:
             unlabelled.append(score)
         else:
@@ -658,17 +686,20 @@ def _ppi(
     judged: Sequence[float],
     labels: Sequence[float],
     config: GateConfig,
+    *,
+    left_out: int = 0,
 ) -> PpiEstimate | None:
-    """The PPI estimate, once ``ppi_min_labels`` labelled cases were scored."""
+    """The PPI estimate, once ``ppi_min_labels`` randomly sampled labelled cases were scored."""
     if len(labels) < config.ppi_min_labels:
         return None
-    return ppi_mean(
+    estimate = ppi_mean(
         unlabelled,
         judged,
         labels,
         confidence=config.confidence,
         power_tuning=config.ppi_power_tuning,
     )
+    return estimate.model_copy(update={"left_out": left_out})
 
 
 def _ppi_verdict(
@@ -679,12 +710,19 @@ def _ppi_verdict(
     labelled: int,
     n: int,
     config: GateConfig,
+    *,
+    judge_mean: float,
 ) -> tuple[bool, str]:
-    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed."""
+    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed.
+
+    The line quotes the figures the table and the PPI line show: the estimate and its
+    interval to three places, and the judge's mean over every scored case.
+    """
     if ppi is None:
         return False, (
-            f"{metric} rule {rule} needs at least {config.ppi_min_labels} labelled cases, "
-            f"has {labelled}; label more (rag-gate label export) or gate on the judge's mean"
+            f"{metric} rule {rule} needs at least {config.ppi_min_labels} randomly sampled "
+            f"labelled cases, has {labelled}; label more (rag-gate label export) or gate on "
+            "the judge's mean"
         )
     name, estimate, low, high = "PPI", ppi.estimate, ppi.ci_low, ppi.ci_high
     if ppi.power_tuned is not None:
@@ -696,8 +734,8 @@ def _ppi_verdict(
         shown, limit = _fmt_pair(estimate, bound)
         return passed, (
             f"{metric} {name} estimate {shown} {bound.kept if passed else bound.broken} "
-            f"{limit} ({counts}, {_confidence_label(config.confidence)} CI "
-            f"{low:.2f}–{high:.2f}, judge mean {ppi.judge_mean:.2f})"
+            f"{limit} ({name} {estimate:.3f} [{low:.3f}–{high:.3f}], "
+            f"{_confidence_label(config.confidence)} CI; {counts}; judge mean {judge_mean:.3f})"
         )
     side, value = bound.interval_side(low, high, strict=rule == "ppi_lower")
     passed = bound.met_by(value)
@@ -705,7 +743,7 @@ def _ppi_verdict(
     return passed, (
         f"{metric} {name} {_confidence_label(config.confidence)} CI {side} bound {shown} "
         f"{bound.kept if passed else bound.broken} {limit} "
-        f"({name} estimate {estimate:.2f}, {counts})"
+        f"({name} {estimate:.3f} [{low:.3f}–{high:.3f}]; {counts}; judge mean {judge_mean:.3f})"
     )
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .cases import Context, GoldenCase, stable_case_id
+from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
 from .config_values import check_number
 from .exceptions import CaseError
 from .text_safety import lone_surrogate_problem, texts_in
@@ -194,6 +194,7 @@ def _build_case(
         "human": convert("human", human_labels),
     }
     _check_review(metadata, errors)
+    _check_sampled_by(metadata, errors)
     if errors or question is None or case_id is None:
         return None, case_id, derived
     try:
@@ -269,6 +270,21 @@ def _check_review(metadata: dict[str, Any], errors: list[str]) -> None:
         return
     errors.append(
         f"field 'review': expected one of {', '.join(REVIEW_STATES)}, got {_describe(value)}"
+    )
+
+
+def _check_sampled_by(metadata: dict[str, Any], errors: list[str]) -> None:
+    """``sampled_by`` says how the case was picked for labelling; it stays in the metadata."""
+    value = metadata.get("sampled_by")
+    if value is None or value == "":
+        metadata.pop("sampled_by", None)
+        return
+    if isinstance(value, str) and value.strip().lower() in LABEL_SAMPLINGS:
+        metadata["sampled_by"] = value.strip().lower()
+        return
+    errors.append(
+        f"field 'sampled_by': expected one of {', '.join(LABEL_SAMPLINGS)} (how the case "
+        f"was picked for labelling), got {_describe(value)}"
     )
 
 

@@ -7,12 +7,13 @@
   sample stratified over the judge's scores (equal-sized strata and equal counts per
   stratum, so every case is equally likely to be picked and the labels stay a fair sample
   for PPI), plus the cases nearest the threshold, where the judge's verdict is least sure.
-  Each row carries the question, answer, contexts, the judge's score, per-item verdicts and
-  reasons, and an empty ``human_<metric>`` column to fill in with 1 (good), 0 (bad) or a
-  value in between.
+  Each row carries how it was picked (``sampled_by``: ``random`` or ``near_threshold``),
+  the question, answer, contexts, the judge's score, per-item verdicts and reasons, and an
+  empty ``human_<metric>`` column to fill in with 1 (good), 0 (bad) or a value in between.
 - ``label import to_label.csv --into TARGET`` merges the filled-in labels into a labels
   file (created when missing) or into a ``.jsonl`` golden file as each case's ``human``
-  field; every other line of a golden file is left byte for byte as it was.
+  field, keeping ``sampled_by`` (PPI uses only the random rows); every other line of a
+  golden file is left byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cases import stable_case_id
+from .cases import LabelSampling, stable_case_id
 from .config import GateConfig
 from .exceptions import ReportError, UsageError
 from .gate import evaluate_gate
 from .golden_fields import canonical_field
+from .label_checks import normalise_files
 from .labels import LABEL_PREFIX, LabelRow, LabelSet, label_results, read_labels, unmatched_rows
 from .reports.json_report import load_report, write_text_atomic
 from .reports.summary import human_label_lines
@@ -165,7 +167,9 @@ def _agreement(arguments: argparse.Namespace) -> int:
 def _read_labels_file(path: str, metrics: Sequence[str] | None) -> LabelSet:
     if not Path(path).is_file():
         raise UsageError(f"Labels file {path} does not exist.")
-    return read_labels(path, path, metrics=metrics)
+    labels = read_labels(path, path, metrics=metrics)
+    # Golden files are named as pytest named them, relative to where the gate ran: here.
+    return normalise_files(labels, rootdir=Path.cwd(), invocation_dir=Path.cwd())
 
 
 # --- label export -----------------------------------------------------------------------
@@ -276,6 +280,11 @@ def select_cases(
     return picked
 
 
+def sampled_by(why: str) -> LabelSampling:
+    """How :func:`select_cases` picked a row, from the reason it gave."""
+    return "random" if why.startswith("random") else "near_threshold"
+
+
 def _score(result: CaseResult, metric: str) -> float:
     score = result.scores.get(metric)
     return 0.0 if score is None else score
@@ -299,7 +308,7 @@ def _verdicts(result: CaseResult, metric: str) -> str:
 
 
 def _export_csv(chosen: Sequence[tuple[CaseResult, str]], metrics: Sequence[str]) -> str:
-    header = ["id", "file", "why", "question", "answer", "contexts"]
+    header = ["id", "file", "sampled_by", "why", "question", "answer", "contexts"]
     for metric in metrics:
         header += [f"judge_{metric}", f"judge_{metric}_verdicts", f"{LABEL_PREFIX}{metric}"]
     header.append("notes")
@@ -310,6 +319,7 @@ def _export_csv(chosen: Sequence[tuple[CaseResult, str]], metrics: Sequence[str]
         row = [
             result.id,
             result.file,
+            sampled_by(why),
             why,
             result.question,
             result.answer or "",
@@ -367,27 +377,39 @@ def merge_rows(existing: Sequence[LabelRow], incoming: Sequence[LabelRow]) -> li
         key = (row.file, row.case_id)
         known = merged.get(key)
         labels = {**known.labels, **row.labels} if known is not None else dict(row.labels)
-        merged[key] = LabelRow(row.line, row.case_id, row.file, labels)
+        sampling = row.sampled_by or (known.sampled_by if known is not None else None)
+        merged[key] = LabelRow(row.line, row.case_id, row.file, labels, sampling)
     return list(merged.values())
 
 
 def _labels_text(rows: Sequence[LabelRow], *, csv_format: bool) -> str:
     metrics = list(dict.fromkeys(metric for row in rows for metric in row.labels))
     with_file = any(row.file is not None for row in rows)
+    with_sampling = any(row.sampled_by is not None for row in rows)
     if not csv_format:
         records = []
         for row in rows:
             record: dict[str, Any] = {"id": row.case_id}
             if row.file is not None:
                 record["file"] = row.file
+            if row.sampled_by is not None:
+                record["sampled_by"] = row.sampled_by
             record.update({f"{LABEL_PREFIX}{metric}": row.labels[metric] for metric in row.labels})
             records.append(json.dumps(record, ensure_ascii=False))
         return "\n".join(records) + "\n"
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["id", *(["file"] if with_file else []), *(LABEL_PREFIX + m for m in metrics)])
+    writer.writerow(
+        [
+            "id",
+            *(["file"] if with_file else []),
+            *(["sampled_by"] if with_sampling else []),
+            *(LABEL_PREFIX + m for m in metrics),
+        ]
+    )
     for row in rows:
         cells = [row.case_id, *([row.file or ""] if with_file else [])]
+        cells += [row.sampled_by or ""] if with_sampling else []
         cells += [_label_text(row.labels.get(metric)) for metric in metrics]
         writer.writerow(cells)
     return buffer.getvalue()
@@ -443,6 +465,8 @@ def merge_into_golden_jsonl(path: Path, rows: Sequence[LabelRow]) -> tuple[int, 
         human_key = next((key for key in case if canonical_field(str(key)) == "human"), "human")
         current = case.get(human_key)
         case[human_key] = {**(current if isinstance(current, dict) else {}), **row.labels}
+        if row.sampled_by is not None:
+            case["sampled_by"] = row.sampled_by
         lines[index] = json.dumps(case, ensure_ascii=False)
         used.add(row.case_id)
     write_text_atomic(path, "\n".join(lines))

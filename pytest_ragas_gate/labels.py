@@ -6,7 +6,9 @@ holds them, one row per case, in any golden format (``.jsonl``, ``.json``, ``.ya
 ``.csv``). A row names its case by ``id`` (optionally with the golden ``file`` it belongs
 to, when ids repeat across files) and gives labels as ``human_<metric>`` columns or as a
 ``human`` mapping; other columns (the question, the judge's score …) are context for the
-person labelling and are ignored. An empty cell or null is "not labelled".
+person labelling and are ignored. An empty cell or null is "not labelled". A
+``sampled_by`` column keeps how ``rag-gate label export`` picked the case (``random`` or
+``near_threshold``), so that prediction-powered inference can use the random part only.
 
 Labels from the file win over inline ones, metric by metric. Every malformed row is
 reported at once, each as ``path:line: field '...': ...``.
@@ -15,7 +17,7 @@ reported at once, each as ``path:line: field '...': ...``.
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "labels.csv"
 >>> _ = path.write_text("id,human_faithfulness\nrefunds,1\nshipping,\n", encoding="utf-8")
 >>> read_labels(path, "labels.csv").rows
-[LabelRow(line=2, case_id='refunds', file=None, labels={'faithfulness': 1.0})]
+[LabelRow(line=2, case_id='refunds', file=None, labels={'faithfulness': 1.0}, sampled_by=None)]
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .cases import GoldenCase
+from .cases import LABEL_SAMPLINGS, GoldenCase, LabelSampling
 from .exceptions import GoldenFileError
 from .golden_fields import RawCase, human_labels, kind_of, preview
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
@@ -59,6 +61,7 @@ class LabelRow:
     case_id: str
     file: str | None
     labels: dict[str, float]
+    sampled_by: LabelSampling | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,14 @@ class LabelSet:
         for row in self.rows:
             if row.case_id == case_id and (row.file is None or row.file == file):
                 found.update(row.labels)
+        return found
+
+    def sampled_by_for(self, file: str, case_id: str) -> LabelSampling | None:
+        """How the labelled case was picked for labelling, when its rows say so."""
+        found: LabelSampling | None = None
+        for row in self.rows:
+            if row.case_id == case_id and (row.file is None or row.file == file):
+                found = row.sampled_by or found
         return found
 
     @property
@@ -180,7 +191,24 @@ def _label_row(raw: RawCase, errors: list[str], metrics: Collection[str] | None)
             if metric not in metrics:
                 errors.append(_unknown_metric(metric, metrics))
     file_name = file.strip() if isinstance(file, str) else None
-    return LabelRow(raw.line, case_id.strip(), file_name, labels)
+    sampled_by = _sampled_by(fields.get("sampled_by"), errors)
+    return LabelRow(raw.line, case_id.strip(), file_name, labels, sampled_by)
+
+
+def _sampled_by(value: Any, errors: list[str]) -> LabelSampling | None:
+    """The ``sampled_by`` cell: ``random``, ``near_threshold``, or empty for not said."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text == "random":
+        return "random"
+    if text == "near_threshold":
+        return "near_threshold"
+    errors.append(
+        f"field 'sampled_by': expected one of {', '.join(LABEL_SAMPLINGS)} (how the case was "
+        f"picked for labelling) or an empty cell, got {preview(str(value))}"
+    )
+    return None
 
 
 def _parsed_mapping(value: Any) -> Any:
@@ -289,7 +317,11 @@ def apply_labels(loaded: LoadedFile, labels: LabelSet | None) -> LoadedFile:
     for case in loaded.cases:
         extra = labels.labels_for(case.file, case.id)
         if extra:
-            case = case.model_copy(update={"human": {**case.human, **extra}})
+            update: dict[str, Any] = {"human": {**case.human, **extra}}
+            sampled_by = labels.sampled_by_for(case.file, case.id)
+            if sampled_by is not None:
+                update["metadata"] = {**case.metadata, "sampled_by": sampled_by}
+            case = case.model_copy(update=update)
             changed = True
         cases.append(case)
     return replace(loaded, cases=cases) if changed else loaded
@@ -300,8 +332,12 @@ def label_results(results: Sequence[CaseResult], labels: LabelSet) -> list[CaseR
     labelled: list[CaseResult] = []
     for result in results:
         extra = labels.labels_for(result.file, result.id)
+        if not extra:
+            labelled.append(result)
+            continue
+        sampled_by = labels.sampled_by_for(result.file, result.id) or result.sampled_by
         labelled.append(
-            result.model_copy(update={"human": {**result.human, **extra}}) if extra else result
+            result.model_copy(update={"human": {**result.human, **extra}, "sampled_by": sampled_by})
         )
     return labelled
 

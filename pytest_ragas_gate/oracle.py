@@ -27,6 +27,7 @@ from .config import GateConfig
 from .exceptions import CaseError, ConfigError
 from .judges.base import CaseJudge
 from .metrics.base import Metric, MetricResult, missing_fields
+from .oracle_gaps import ORACLE_PREFIX, oracle_gap_lines, paired_oracle_gaps
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -41,7 +42,7 @@ __all__ = [
     "check_accepts_contexts",
     "gold_contexts",
     "oracle_gap_lines",
-    "oracle_gaps",
+    "paired_oracle_gaps",
     "read_corpus",
 ]
 
@@ -66,8 +67,6 @@ RETRIEVAL_METRICS: tuple[str, ...] = (
     "top_doc_usage",
 )
 
-#: Oracle metrics are named ``oracle_<metric>``.
-ORACLE_PREFIX = "oracle_"
 
 #: Where the oracle answer of ``both`` mode travels from the target to the oracle metrics.
 _ORACLE_KEY = "rag_gate_oracle"
@@ -211,7 +210,7 @@ class OracleTarget:
 
         In ``both`` mode the retriever's answer fills the case and the oracle answer rides
         along for the oracle metrics; a case without gold contexts still gets its usual
-        scores, and its oracle metrics error.
+        scores, and its oracle metrics are not applicable, saying why.
         """
         if self.mode == "only":
             gold = gold_contexts(case, self.corpus)
@@ -244,7 +243,7 @@ class OracleMetric:
         self.lower_is_better = bool(getattr(inner, "lower_is_better", False))
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
-        """Score the oracle answer; an error when the case had no gold contexts."""
+        """Score the oracle answer; n/a, with the reason, when the case has no gold contexts."""
         oracle = case.metadata.get(_ORACLE_KEY)
         if not isinstance(oracle, dict):
             raise CaseError(
@@ -252,7 +251,9 @@ class OracleMetric:
                 "(oracle metrics need --rag-gate-oracle both and a live target)."
             )
         if "error" in oracle:
-            raise CaseError(str(oracle["error"]))
+            # A golden case without gold contexts is a gap in the data, not a judge failure:
+            # the oracle side does not apply to it, and its own metrics are scored as usual.
+            return MetricResult.not_applicable(str(oracle["error"]))
         oracle_case = case.model_copy(
             update={"answer": oracle["answer"], "contexts": oracle["contexts"]}
         )
@@ -260,38 +261,6 @@ class OracleMetric:
         if missing:
             return MetricResult.lacking(missing)
         return await self.inner.score(oracle_case, judge)
-
-
-def oracle_gaps(means: Mapping[str, float | None]) -> list[tuple[str, float, float, float]]:
-    """Per generation metric scored both ways: (metric, retriever mean, oracle mean, gap).
-
-    The gap is what retrieval costs: how much better the metric is with gold contexts
-    (for a lower-is-better metric, how much lower).
-
-    >>> oracle_gaps({"faithfulness": 0.71, "oracle_faithfulness": 0.93})
-    [('faithfulness', 0.71, 0.93, 0.22)]
-    """
-    gaps = []
-    for name, retrieved in means.items():
-        oracle = means.get(ORACLE_PREFIX + name)
-        if name.startswith(ORACLE_PREFIX) or retrieved is None or oracle is None:
-            continue
-        cost = retrieved - oracle if name == "contradiction_rate" else oracle - retrieved
-        gaps.append((name, retrieved, oracle, round(cost, 12)))
-    return gaps
-
-
-def oracle_gap_lines(means: Mapping[str, float | None]) -> list[str]:
-    """``faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22``.
-
-    >>> oracle_gap_lines({"faithfulness": 0.71, "oracle_faithfulness": 0.93})
-    ['faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22']
-    """
-    return [
-        f"{name} {retrieved:.2f} with your retriever, {oracle:.2f} with gold contexts: "
-        f"retrieval costs {cost:.2f}"
-        for name, retrieved, oracle, cost in oracle_gaps(means)
-    ]
 
 
 def apply_oracle(
@@ -345,6 +314,13 @@ def apply_oracle(
         if name in metrics and (selected is None or name in selected)
     ]
     oracle_metrics = {ORACLE_PREFIX + name: OracleMetric(metrics[name]) for name in chosen}
+    clash = next((name for name in oracle_metrics if name in metrics), None)
+    if clash is not None:
+        raise ConfigError(
+            f"A registered metric is named {clash!r}, the name --rag-gate-oracle both gives "
+            f"to {clash[len(ORACLE_PREFIX) :]} scored with gold contexts; rename that metric "
+            f"(names starting with {ORACLE_PREFIX!r} are taken in this mode)."
+        )
     combined: dict[str, Metric] = {**metrics, **oracle_metrics}
     if selected is not None:
         config = config.model_copy(update={"metrics": [*selected, *oracle_metrics]})

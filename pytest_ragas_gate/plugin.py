@@ -333,9 +333,9 @@ class XdistHooks:
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Take a finished worker's collection counts (from its ``workeroutput``)."""
-        from .session import WORKER_OUTPUT_KEY
+        from .session import USAGE_STOP_KEY, WORKER_OUTPUT_KEY
 
         output = getattr(node, "workeroutput", None) or {}
         counts = output.get(WORKER_OUTPUT_KEY)
         if isinstance(counts, dict):
-            self.run.add_worker_output(counts)
+            self.run.add_worker_output(counts, output.get(USAGE_STOP_KEY))

@@ -9,9 +9,14 @@ error on the n labelled ones (the *rectifier*)::
     estimate = mean(judge over unlabelled) - mean(judge - human over labelled)
 
 Its variance is the sum of the two terms' variances, and the interval is the normal
-approximation around it, cut to [0, 1] where the human-scale mean lives (which never
-lowers its coverage). The interval is valid however biased the judge is; the better the
-judge tracks people, the narrower it gets, down to far narrower than the labels alone.
+approximation around it. The human-scale mean lives in [0, 1], so the estimate and both
+ends of its interval are clipped to [0, 1] (which never lowers the coverage, and keeps the
+interval ordered and around the estimate: a rectifier larger than the judge's mean gives
+0.000 [0.000–0.000], never a negative mean or an inverted interval). The interval is
+valid however biased the judge is; the better the judge tracks people, the narrower it
+gets, down to far narrower than the labels alone. It needs the labelled cases to be a
+random sample of the golden set: the gate leaves out labels marked
+``sampled_by: near_threshold``.
 
 PPI++ (Angelopoulos, Duchi and Zrnic, 2023) weighs the judge by a power-tuning factor
 ``lam`` in [0, 1] estimated from the data: ``lam = 1`` is the classical estimator above,
@@ -66,6 +71,9 @@ class PpiEstimate(BaseModel):
         rectifier: The judge's mean error (judge − human) over the labelled cases.
         human_mean: The labels' own mean, the human-only estimate.
         power_tuned: The PPI++ figure, when asked for.
+        left_out: Labelled cases left out of the estimate because they were picked for
+            labelling near the threshold (``sampled_by: near_threshold``), not at random:
+            PPI is valid for a random sample only. Their judge scores count as unlabelled.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -80,6 +88,7 @@ class PpiEstimate(BaseModel):
     rectifier: float
     human_mean: float
     power_tuned: PowerTunedEstimate | None = None
+    left_out: int = 0
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -177,6 +186,7 @@ def ppi_mean(
         estimate = judge_mean - rectifier
         spread = variance(judge_unlabelled) / big_n + variance(errors) / n
     low, high = _unit(normal_interval(estimate, spread, confidence))
+    estimate = _clip(estimate)
     tuned = (
         _power_tuned(judge_unlabelled, judge_labelled, human_labelled, confidence)
         if power_tuning
@@ -225,11 +235,29 @@ def _power_tuned(
     )
     low, high = _unit(normal_interval(estimate, spread, confidence))
     return PowerTunedEstimate(
-        lam=lam, estimate=estimate, ci_low=low, ci_high=high, standard_error=math.sqrt(spread)
+        lam=lam,
+        estimate=_clip(estimate),
+        ci_low=low,
+        ci_high=high,
+        standard_error=math.sqrt(spread),
     )
 
 
+def _clip(value: float) -> float:
+    """A value in [0, 1]: the nearest end when it falls outside."""
+    return min(1.0, max(0.0, value))
+
+
 def _unit(interval: tuple[float, float]) -> tuple[float, float]:
-    """An interval for a mean of values in [0, 1], cut to [0, 1]."""
+    """An interval for a mean of values in [0, 1], both ends clipped to [0, 1].
+
+    Clipping each end (not only the outer one) keeps the interval ordered when it lies
+    wholly outside [0, 1]:
+
+    >>> _unit((-0.42, -0.195))
+    (0.0, 0.0)
+    >>> _unit((0.9, 1.2))
+    (0.9, 1.0)
+    """
     low, high = interval
-    return max(0.0, low), min(1.0, high)
+    return _clip(low), _clip(high)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .bounds import Bound, default_direction
-from .cases import GoldenCase, case_identity, is_missing_fields_reason
+from .cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
 from .text_safety import json_text
 from .usage import Usage
 
@@ -39,6 +39,9 @@ class CaseResult(BaseModel):
     thresholds: dict[str, float] = Field(default_factory=dict)
     # The case's human labels ride with its result, so a saved report re-gates with them.
     human: dict[str, float] = Field(default_factory=dict)
+    # How the case was picked for labelling (random or near_threshold; None: not said,
+    # taken as random). PPI uses only randomly sampled labels.
+    sampled_by: LabelSampling | None = None
     metrics: list[str] = Field(default_factory=list)
     scores: dict[str, float | None] = Field(default_factory=dict)
     reasons: dict[str, str] = Field(default_factory=dict)
@@ -74,6 +77,7 @@ class CaseResult(BaseModel):
             contexts=case.context_texts if case.contexts is not None else None,
             thresholds=dict(case.thresholds),
             human=dict(case.human),
+            sampled_by=case.sampled_by if case.human else None,
             metrics=list(metrics),
             error=error,
             incomplete=incomplete,

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from .cases import GoldenCase
 from .exceptions import BudgetExceeded, CaseError, JudgeError
+from .interruption import INTERRUPTED_MESSAGE, unscored
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
@@ -144,10 +145,15 @@ async def score_case(
     metrics: Mapping[str, Metric],
     judge: Judge,
     progress: Progress,
+    shared: _SharedRequests | None = None,
 ) -> CaseResult:
-    """Run every metric of one case concurrently and collect scores, verdicts and errors."""
+    """Run every metric of one case concurrently and collect scores, verdicts and errors.
+
+    ``shared`` is the case's view of the judge, when the caller keeps it to account for
+    what an interrupted case spent.
+    """
     started = time.monotonic()
-    shared = _SharedRequests(judge, progress)
+    shared = shared or _SharedRequests(judge, progress)
     result = CaseResult.of_case(case, metrics=metric_names)
 
     async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
@@ -193,6 +199,7 @@ async def score_live_case(
     metrics: Mapping[str, Metric],
     judge: Judge,
     progress: Progress,
+    shared: _SharedRequests | None = None,
 ) -> CaseResult:
     """Ask the target for the case's answer, then score what it produced.
 
@@ -204,7 +211,7 @@ async def score_live_case(
     except CaseError as error:
         progress.errors += 1
         return CaseResult.of_case(case, error=str(error))
-    result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
+    result = await score_case(filled, metric_names_for(filled), metrics, judge, progress, shared)
     result.latency_s = round(latency, 6)
     return result
 
@@ -232,16 +239,24 @@ async def score_cases(
     # A fixed pool of workers pulls the cases in order: as many in flight as allowed, and
     # no task object per case waiting its turn (50,000 of them cost ~70 MB).
     pending = iter(cases)
+    # The cases being scored, each with its view of the judge: an interrupted case keeps
+    # what its requests cost, replies the judge still took in while closing included.
+    in_flight: dict[str, tuple[GoldenCase, _SharedRequests]] = {}
 
     async def worker() -> None:
         for case in pending:
+            shared = _SharedRequests(judge, progress)
+            in_flight[case.key] = (case, shared)
             if target is None:
-                result = await score_case(case, metric_names_for(case), metrics, judge, progress)
+                result = await score_case(
+                    case, metric_names_for(case), metrics, judge, progress, shared
+                )
             else:
                 result = await score_live_case(
-                    case, target, metric_names_for, metrics, judge, progress
+                    case, target, metric_names_for, metrics, judge, progress, shared
                 )
             results[case.key] = result
+            del in_flight[case.key]
             progress.cases_done += 1
 
     async def report_progress() -> None:
@@ -258,6 +273,11 @@ async def score_cases(
         if target is not None:
             target.close()
         await judge.aclose()
+        for key, (case, shared) in in_flight.items():
+            if key not in results and shared.usage_by_metric:
+                interrupted = unscored(case, INTERRUPTED_MESSAGE)
+                interrupted.usage = dict(sorted(shared.usage_by_metric.items()))
+                results[key] = interrupted
     if on_progress is not None:
         on_progress(progress)
     return results

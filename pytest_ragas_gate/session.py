@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .baseline import BaselineComparison, compare_to_baseline, in_shard
+from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .config import GateConfig, LoadedConfig
@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
 RERUN_OUTCOME = "rerun"
+
+#: The key under which an xdist worker hands a usage stop (strict_labels) to the controller.
+USAGE_STOP_KEY = "rag_gate_usage_stop"
 
 #: The key under which an xdist worker hands its collection counts to the controller.
 WORKER_OUTPUT_KEY = "rag_gate_golden_files"
@@ -119,6 +122,10 @@ class GateRun:
     baseline: SavedReport | None = None
     target: LiveTarget | OracleTarget | None = None
     labels: LabelSet | None = None
+    # (golden file, id) of every case loaded, before any selection: what labels may name.
+    loaded_keys: set[tuple[str, str]] = field(default_factory=set)
+    # Why the run stopped before scoring as a usage error (no verdict, no reports).
+    usage_stop: str | None = None
     _claimed: set[Path] = field(default_factory=set)
     _ordered: list[CaseResult] | None = None
 
@@ -177,6 +184,7 @@ class GateRun:
         loaded = check_threshold_metrics(checked.loaded, self.metrics)
         loaded = skip_rejected(loaded)
         loaded = apply_labels(loaded, self.labels)
+        self.loaded_keys.update((case.file, case.id) for case in loaded.cases)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
         return loaded
 
@@ -203,10 +211,13 @@ class GateRun:
         except ValueError:
             return str(path)
 
-    def add_worker_output(self, golden_files: Mapping[str, int | None]) -> None:
-        """Take a worker's collection counts (its ``workeroutput``)."""
+    def add_worker_output(
+        self, golden_files: Mapping[str, int | None], usage_stop: str | None = None
+    ) -> None:
+        """Take a worker's collection counts and usage stop (its ``workeroutput``)."""
         self.workers_counted += 1
         fold_golden_files(self.golden_files, golden_files)
+        self.usage_stop = self.usage_stop or usage_stop
 
     # --- scoring -----------------------------------------------------------------------
 
@@ -225,6 +236,7 @@ class GateRun:
         if stopping:
             return
         case_items = [item for item in session.items if isinstance(item, CaseItem)]
+        self._check_labels()
         if self.worker.index == 0:
             _warn_pending_review([item.case for item in case_items], self.pytest_config)
         mine = [
@@ -236,8 +248,12 @@ class GateRun:
         cases = [item.case for item in mine]
         by_key: dict[str, CaseResult] = {}
         try:
-            with collector_spared():
-                self._score(cases, into=by_key)
+            if self.usage_stop is not None:
+                # An xdist worker cannot stop the run itself: its cases say why, unscored.
+                fill_unscored(cases, by_key, self.usage_stop)
+            else:
+                with collector_spared():
+                    self._score(cases, into=by_key)
         except KeyboardInterrupt:
             # pytest still calls sessionfinish, which reports what finished and fails the gate.
             fill_unscored(cases, by_key)
@@ -249,6 +265,30 @@ class GateRun:
             }
         if self.worker.run_dir is not None and self.worker.worker_id is not None:
             _publish(self.worker.run_dir, self.worker.worker_id, self.results)
+
+    def _check_labels(self) -> None:
+        """Warn about labels that name no case or one case two ways; stop when strict."""
+        if self.labels is None:
+            return
+        from .label_checks import label_problems
+
+        problems = label_problems(self.labels, self.loaded_keys)
+        if not problems:
+            return
+        if self.config.strict_labels:
+            self.usage_stop = (
+                f"rag-gate: the labels file {self.labels.path} has {len(problems)} "
+                "problem(s) (strict_labels: true):\n" + "\n".join(problems)
+            )
+            if not self.worker.is_worker:
+                pytest.exit(self.usage_stop, returncode=pytest.ExitCode.USAGE_ERROR)
+            return
+        if self.worker.index == 0:
+            for problem in problems:
+                _notice(
+                    f"rag-gate: labels: {problem} (strict_labels: true makes this an error)",
+                    self.pytest_config,
+                )
 
     def _score(
         self, cases: Sequence[GoldenCase], into: dict[str, CaseResult] | None = None
@@ -368,9 +408,15 @@ class GateRun:
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
-            _hand_over(self.pytest_config, self.golden_files)
+            _hand_over(self.pytest_config, self.golden_files, self.usage_stop)
             return
         if self.pytest_config.option.collectonly:
+            return
+        if self.usage_stop is not None:
+            # Nothing was scored: a verdict over nothing would only hide the reason.
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            if _is_controller(self.pytest_config):
+                sys.stderr.write(f"ERROR: {self.usage_stop}\n")
             return
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
             for nodeid, result in self.results.items():
@@ -401,12 +447,16 @@ class GateRun:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
         if self.baseline is None:
             return None
+        metrics = self._gate_metric_names()
         return compare_to_baseline(
             in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
             self.collected,
-            self._gate_metric_names(),
+            metrics,
             self.config,
             path=str(self.config.baseline),
+            warnings=scoring_differences(
+                self.baseline.judge, self.judge_info, self.baseline.metrics, metrics
+            ),
         )
 
     def _gate_metric_names(self) -> list[str]:
@@ -479,11 +529,16 @@ def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> 
     pending = pending_review(cases)
     if not pending:
         return
-    message = (
+    _notice(
         f"rag-gate: {pending} of {len(cases)} golden case(s) are review: pending "
         "(generated by rag-gate synth, not yet checked by a person); review them "
-        "with `rag-gate synth review FILE`."
+        "with `rag-gate synth review FILE`.",
+        config,
     )
+
+
+def _notice(message: str, config: pytest.Config) -> None:
+    """A warning in pytest's summary; printed instead when ``-W error`` would raise it."""
     try:
         warnings.warn(pytest.PytestWarning(message), stacklevel=1)
     except pytest.PytestWarning:
@@ -523,11 +578,15 @@ def _is_controller(config: pytest.Config) -> bool:
     return config.pluginmanager.has_plugin("dsession")
 
 
-def _hand_over(config: pytest.Config, golden_files: Mapping[str, int | None]) -> None:
+def _hand_over(
+    config: pytest.Config, golden_files: Mapping[str, int | None], usage_stop: str | None
+) -> None:
     """Give the xdist controller this worker's collection counts (``workeroutput``)."""
     output: dict[str, Any] | None = getattr(config, "workeroutput", None)
     if output is not None:
         output[WORKER_OUTPUT_KEY] = dict(golden_files)
+        if usage_stop is not None:
+            output[USAGE_STOP_KEY] = usage_stop
 
 
 def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:

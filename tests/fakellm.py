@@ -47,8 +47,9 @@ requests are answered when it ends, one after the other, by the same responder, 
 prompt cache and usage as direct calls. Failure injection: :meth:`FakeLLM.fail_in_batch`
 (chosen requests errored, expired or canceled), ``batch_expire_after`` (the batch
 expires with only that many processed), ``batch_status_error`` (status polls answer with
-that HTTP status), and a cancel request ends the batch with the unprocessed requests
-canceled.
+that HTTP status), ``batch_stall_at`` (the batch processes that share of its requests and
+stays in progress until canceled), and a cancel request ends the batch with the
+unprocessed requests canceled.
 """
 
 from __future__ import annotations
@@ -578,6 +579,7 @@ class FakeLLM:
     batch_polls: int = 1
     batch_expire_after: int | None = None
     batch_status_error: int | None = None
+    batch_stall_at: float | None = None
     batches: dict[str, FakeBatch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -742,7 +744,11 @@ class FakeLLM:
                 return
             batch.polls += 1
             total = len(batch.requests)
-            if batch.canceling or batch.polls > self.batch_polls:
+            if batch.canceling:
+                self._finish(batch)
+            elif self.batch_stall_at is not None:
+                batch.done = int(total * self.batch_stall_at)
+            elif batch.polls > self.batch_polls:
                 self._finish(batch)
             else:
                 batch.done = total * batch.polls // (self.batch_polls + 1)

@@ -91,9 +91,14 @@ def test_unscored_cases_are_not_paired_deltas_and_new_cases_are_listed() -> None
     assert "1 new, 1 removed" in comparison.summary_line()
 
 
-def test_no_paired_case_is_reported_not_failed() -> None:
+def test_no_paired_case_is_not_evaluated_and_cannot_pass() -> None:
     comparison = compare_to_baseline([case("a", 0.9)], [case("b", 0.1)], METRICS, CONFIG, path="b")
-    assert comparison.passed
+    assert not comparison.evaluated and not comparison.passed
+    assert comparison.regressed_metrics == []
+    assert comparison.not_evaluated_reason is not None
+    assert comparison.not_evaluated_reason.startswith(
+        "baseline check not evaluated: 0 cases paired with the baseline (min_paired 1)"
+    )
     assert (
         comparison.metrics["faithfulness"].message
         == "faithfulness: no case scored in both runs; not compared"

@@ -342,6 +342,50 @@ def test_a_batch_abandoned_mid_run_is_picked_up_by_the_next_judge(tmp_path: Path
     assert store.saved(api, MODELS[api]) == []
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_a_canceled_batch_left_saved_is_read_and_only_its_unanswered_requests_sent(
+    tmp_path: Path, api: str
+) -> None:
+    # A run canceled its batch but stopped before reading it (its results could not be
+    # read in time). Before, the next run picked the batch up and made every canceled
+    # request an error of its case; now it takes the answered ones and sends the rest.
+    store = BatchStore(tmp_path / "batches")
+    lines: list[str] = []
+
+    async def stopped(server: FakeLLM) -> None:
+        judge = _batch_judge(server, api, store, lines)
+        asks = asyncio.gather(*(judge.ask(request) for request in EVERY_KIND))
+        while not server.batches or next(iter(server.batches.values())).done == 0:
+            await asyncio.sleep(0.01)
+        asks.cancel()  # the process stops: the judge is never closed
+        with pytest.raises(asyncio.CancelledError):
+            await asks
+
+    async def resumed(server: FakeLLM) -> list[Any]:
+        judge = _batch_judge(server, api, store, lines)
+        try:
+            return list(await asyncio.gather(*(judge.ask(request) for request in EVERY_KIND)))
+        finally:
+            await judge.aclose()
+
+    with FakeLLM(batch_stall_at=0.5) as server:
+        asyncio.run(stopped(server))
+        first = next(iter(server.batches.values()))
+        first.cancel()
+        server.batch_stall_at = None
+        server.batch_polls = 0
+        answers = asyncio.run(resumed(server))
+    assert len(answers) == len(EVERY_KIND)
+    answered = {cid for cid, (result, _) in first.results.items() if result == "succeeded"}
+    assert 0 < len(answered) < len(first.requests)
+    later = list(server.batches.values())[1:]
+    resent = [custom_id for batch in later for custom_id, _ in batch.requests]
+    assert sorted(resent) == sorted(
+        custom_id for custom_id, _ in first.requests if custom_id not in answered
+    )
+    assert store.saved(api, MODELS[api]) == []
+
+
 def test_a_saved_batch_the_provider_does_not_know_is_submitted_anew(tmp_path: Path) -> None:
     store = BatchStore(tmp_path / "batches")
     lines: list[str] = []
@@ -447,3 +491,74 @@ def test_ctrl_c_cancels_the_batch_and_the_run_ends_interrupted(
     assert report["verdict"] == "failed"
     assert all("Scoring was interrupted" in case["error"] for case in report["cases"])
     assert _state_files(pytester) == []
+
+
+def _served(server: FakeLLM) -> int:
+    """Batch requests the fake provider processed (and a real one would bill)."""
+    return sum(
+        1
+        for batch in server.batches.values()
+        for result, _ in batch.results.values()
+        if result == "succeeded"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is POSIX")
+def test_ctrl_c_keeps_what_the_batch_answered_and_a_rerun_sends_only_the_rest(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: Ctrl-C canceled the batch and dropped the two thirds of its requests it had
+    # already answered (and billed); the interrupted report said 0 calls and $0, and the
+    # re-run submitted the whole batch again.
+    _setup(pytester, "anthropic", cache="readwrite")
+    with FakeLLM(batch_stall_at=2 / 3) as server:
+        process = _start_and_wait_for_a_batch(pytester, server)
+        batch = next(iter(server.batches.values()))
+        deadline = time.monotonic() + 30
+        while batch.done == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+        assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+        assert "Traceback" not in output and "INTERNALERROR" not in output, output
+        first_batch = len(batch.requests)
+        answered = sum(1 for result, _ in batch.results.values() if result == "succeeded")
+        # Three first requests per case (claims, relevancy, one context review each).
+        assert (first_batch, answered) == (3 * CASES, 2 * CASES)
+        assert f"rag-gate: batch {batch.id} canceled" in output
+        assert (
+            f"rag-gate: batch {batch.id}: {answered} of {first_batch} requests were answered "
+            "before the cancel; their replies are kept, and the next run sends only the rest"
+        ) in output
+        interrupted = read_report(pytester.path / "report.json")
+        assert interrupted["incomplete"] is True and interrupted["verdict"] == "failed"
+        # The interrupted report counts what the provider billed for the kept replies.
+        assert interrupted["usage"]["calls"] == answered
+        assert interrupted["usage"]["cost_usd"] > 0
+        assert _state_files(pytester) == []
+        served_before_rerun = _served(server)
+        kept_ids = {cid for cid, (result, _) in batch.results.items() if result == "succeeded"}
+
+        server.batch_stall_at = None
+        server.batch_polls = 0
+        use_fake_judge(monkeypatch, server)
+        result = _run(pytester, "--rag-gate-batch")
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    rerun = read_report(pytester.path / "report.json")
+    assert rerun["incomplete"] is False
+    assert rerun["usage"]["cache_hits"] == answered
+    later = list(server.batches.values())[1:]
+    resent = {custom_id for later_batch in later for custom_id, _ in later_batch.requests}
+    # Nothing answered before the interruption is sent again: the re-run sends the
+    # unanswered first requests and the claim verifications (one per case).
+    assert not resent & kept_ids
+    assert len(resent) == sum(len(later_batch.requests) for later_batch in later)
+    assert len(resent) == first_batch - answered + CASES
+    served = _served(server)
+    print(
+        f"requests served: {served_before_rerun} in the interrupted run, "
+        f"{served - served_before_rerun} in the re-run, {served} in all "
+        f"for {first_batch + CASES} needed"
+    )

@@ -165,3 +165,40 @@ def test_agreement_of_a_report_without_labels_says_how_to_get_some(
 
     assert cli.main(["agreement", str(tmp_path / "report.json")]) == 0
     assert "no case carries a human label" in capsys.readouterr().out
+
+
+def test_export_and_import_keep_how_each_case_was_sampled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the export said why in free text and import dropped it, so PPI took the
+    # near-threshold rows for a random sample.
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "report.json", [case(f"c{index:02d}", index / 49) for index in range(50)])
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(
+        "".join(f'{{"id": "c{index:02d}", "question": "q{index}?"}}\n' for index in range(50)),
+        encoding="utf-8",
+    )
+    assert cli.main(["label", "export", "report.json", "-o", "to_label.csv", "-n", "10"]) == 0
+    with open("to_label.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["sampled_by"] for row in rows] == ["random"] * 8 + ["near_threshold"] * 2
+    for row in rows:
+        row["human_faithfulness"] = "1"
+    with open("filled.csv", "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+    assert cli.main(["label", "import", "filled.csv", "--into", "labels.csv"]) == 0
+    assert cli.main(["label", "import", "filled.csv", "--into", "golden.jsonl"]) == 0
+
+    expected = {row["id"]: row["sampled_by"] for row in rows}
+    kept = {row.case_id: row.sampled_by for row in read_labels("labels.csv", "labels.csv").rows}
+    assert kept == expected
+    in_golden = {
+        record["id"]: record["sampled_by"]
+        for record in map(json.loads, golden.read_text(encoding="utf-8").splitlines())
+        if "human" in record
+    }
+    assert in_golden == expected

@@ -232,3 +232,159 @@ def test_two_xdist_workers_give_the_figures_of_a_serial_run(pytester: pytest.Pyt
     assert result.ret == 0, result.stdout.str()
     assert human_figures(parallel) == human_figures(serial)
     assert json.dumps(parallel["metrics"]) == json.dumps(serial["metrics"])
+
+
+def _targeted_rows() -> list[dict[str, Any]]:
+    """10 unfaithful cases nobody labelled, 6 faithful ones people labelled 0."""
+    rows = [unfaithful(index) for index in range(10)]
+    rows += [{**good(index), "human": {"faithfulness": 0}} for index in range(10, 16)]
+    return rows
+
+
+def _ppi_config(directory: Path) -> None:
+    write_config(
+        directory,
+        metrics=["faithfulness"],
+        thresholds={"faithfulness": 0.3},
+        rules={"faithfulness": "ppi"},
+        ppi_min_labels=5,
+        bootstrap_resamples=200,
+        cache="off",
+    )
+
+
+def test_ppi_stays_within_0_1_and_the_verdict_quotes_the_table(pytester: pytest.Pytester) -> None:
+    # Before: "PPI -1.000 [0.000–-1.000]" and a FAILED line quoting the judge mean over the
+    # unlabelled cases (0.00) where the table shows 0.375.
+    write_golden(pytester.path, _targeted_rows())
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        [
+            "faithfulness *0.375*ppi*16*FAIL",
+            "    PPI 0.000 [0.000–0.000] on the human scale vs judge mean 0.375 "
+            "(6 labelled, 10 judged only)",
+            "FAILED faithfulness PPI estimate 0.00 < 0.30 (PPI 0.000 [0.000–0.000], 95% CI; "
+            "n=6 labelled of 16; judge mean 0.375)",
+        ]
+    )
+    ppi = report["metrics"]["faithfulness"]["ppi"]
+    assert (ppi["estimate"], ppi["ci_low"], ppi["ci_high"]) == (0.0, 0.0, 0.0)
+
+
+def test_labels_picked_near_the_threshold_are_left_out_of_ppi(pytester: pytest.Pytester) -> None:
+    rows = _targeted_rows()
+    for row in rows[10:]:
+        row["sampled_by"] = "near_threshold"
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED faithfulness rule ppi needs at least 5 randomly sampled labelled cases, "
+            "has 0; *",
+        ]
+    )
+    assert report["metrics"]["faithfulness"]["ppi"] is None
+    # Agreement still measures the judge on every label.
+    assert report["agreement"]["faithfulness"]["n"] == 6
+    assert {case["id"]: case["sampled_by"] for case in report["cases"]}["case-010"] == (
+        "near_threshold"
+    )
+
+
+def test_a_random_part_beside_a_targeted_part_gives_ppi_on_the_random_part(
+    pytester: pytest.Pytester,
+) -> None:
+    rows = [unfaithful(index) for index in range(10)]
+    rows += [{**good(index), "human": {"faithfulness": 1}} for index in range(10, 16)]
+    rows += [
+        {**good(index), "human": {"faithfulness": 0}, "sampled_by": "near_threshold"}
+        for index in range(16, 20)
+    ]
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, report = run(pytester)
+    assert_no_traceback(result)
+    ppi = report["metrics"]["faithfulness"]["ppi"]
+    assert (ppi["labelled"], ppi["unlabelled"], ppi["left_out"]) == (6, 14, 4)
+    result.stdout.fnmatch_lines(
+        [
+            "    PPI * (6 labelled, 14 judged only; 4 labelled near the threshold left out, "
+            "not a random sample)",
+        ]
+    )
+
+
+def test_a_bad_sampled_by_is_named_with_its_file_and_line(pytester: pytest.Pytester) -> None:
+    rows = _targeted_rows()
+    rows[10]["sampled_by"] = "by hand"
+    write_golden(pytester.path, rows)
+    _ppi_config(pytester.path)
+    result, _ = run(pytester)
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines(
+        ["*golden.jsonl:11*field 'sampled_by': expected one of random, near_threshold*"]
+    )
+
+
+def _labels_with_problems(directory: Path) -> None:
+    absolute = (directory / "golden.jsonl").resolve()
+    lines = [
+        "id,file,human_faithfulness",
+        "case-000,./golden.jsonl,1",  # 2: written with ./ — the same file
+        f"case-001,{absolute},1",  # 3: an absolute path — the same file
+        "case-404,,1",  # 4: no such case
+        "case-002,,1",  # 5: case 2 labelled twice, two ways
+        "case-002,golden.jsonl,0",  # 6
+        "case-003,other.jsonl,0",  # 7: no such golden file
+    ]
+    (directory / "labels.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_label_rows_naming_no_case_or_one_case_two_ways_are_warned_about(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: every such row was silently ignored in the gate run (only `rag-gate
+    # agreement` warned), and a file given as ./golden.jsonl or absolute matched nothing.
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path)
+    _labels_with_problems(pytester.path)
+    result, report = run(pytester, "--rag-gate-labels", "labels.csv")
+    assert_no_traceback(result)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*rag-gate: labels: labels.csv:4: field 'id': no golden case 'case-404'; its "
+            "labels are not used (strict_labels: true makes this an error)",
+            "*rag-gate: labels: labels.csv:7: field 'file': no golden file 'other.jsonl' was "
+            "collected (golden files: golden.jsonl); its labels are not used*",
+            "*rag-gate: labels: labels.csv:5 and labels.csv:6: field 'human_faithfulness': "
+            "conflicting labels for case 'case-002' of golden.jsonl (1 and 0); keep one row "
+            "per case (line 6 wins)*",
+        ]
+    )
+    human = {case["id"]: case["human"] for case in report["cases"]}
+    assert human["case-000"] == {"faithfulness": 1.0}
+    assert human["case-001"] == {"faithfulness": 1.0}
+    assert human["case-002"] == {"faithfulness": 0.0}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_strict_labels_makes_those_rows_a_usage_error(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    write_golden(pytester.path, golden_rows(inline=False))
+    configure(pytester.path, strict_labels=True)
+    _labels_with_problems(pytester.path)
+    result, _ = run(pytester, "--rag-gate-labels", "labels.csv", *workers)
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.lines + result.stderr.lines
+    assert any(
+        "rag-gate: the labels file labels.csv has 3 problem(s) (strict_labels: true):" in line
+        for line in output
+    ), output
+    assert "labels.csv:4: field 'id': no golden case 'case-404'; its labels are not used" in output
+    assert "RAG gate" not in result.stdout.str()

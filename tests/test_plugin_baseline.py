@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
 from gate_runs import GOOD, HALLUCINATED, write_jsonl
+
+from pytest_ragas_gate.reports.json_report import load_report
+from pytest_ragas_gate.reports.pr_comment import comment_body
 
 GOOD_ROWS = [{**GOOD, "id": f"case-{index}"} for index in range(8)]
 
@@ -88,3 +93,113 @@ def test_an_unreadable_baseline_is_a_usage_error_at_start_up(pytester: pytest.Py
         result = pytester.runpytest("--rag-gate", "--rag-gate-baseline", path)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines([message])
+
+
+def test_a_baseline_none_of_whose_cases_pair_is_not_evaluated_and_not_passed(
+    pytester: pytest.Pytester,
+) -> None:
+    # The baseline holds other ids (another golden set, or every case renamed): before,
+    # "0 paired … no regression" and Safe to deploy.
+    write_jsonl(
+        pytester,
+        "golden.jsonl",
+        [{**row, "id": f"old-{index}"} for index, row in enumerate(GOOD_ROWS)],
+    )
+    assert pytester.runpytest("--rag-gate", "--rag-gate-report", "base.json").ret == 0
+    write_jsonl(pytester, "golden.jsonl", GOOD_ROWS)
+    result, report = gate(
+        pytester, "--rag-gate-baseline", "base.json", "--rag-gate-junit", "junit.xml"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "baseline base.json: 0 paired, 8 new, 8 removed case(s); baseline check not evaluated",
+            "baseline check not evaluated: 0 cases paired with the baseline (min_paired 1); "
+            "check that base.json is a report of the same golden set",
+            "RAG gate: PARTIAL",
+            "Not a deploy decision — baseline check not evaluated: 0 cases paired *",
+        ]
+    )
+    assert "Safe to deploy" not in result.stdout.str()
+    assert report["verdict"] == "partial"
+    assert report["not_evaluated"] == [
+        "baseline check not evaluated: 0 cases paired with the baseline (min_paired 1); "
+        "check that base.json is a report of the same golden set"
+    ]
+    junit = pytester.path / "junit.xml"
+    assert junit.exists()
+    skipped = {
+        case.get("name"): case.find("skipped")
+        for case in ET.parse(junit).getroot().iter("testcase")
+        if case.get("classname") == "rag-gate"
+    }
+    unchecked = skipped["not_evaluated:baseline check"]
+    assert unchecked is not None
+    assert unchecked.get("message", "").startswith("baseline check not evaluated: 0 cases")
+    assert skipped["coverage"] is None
+    comment = comment_body(load_report(pytester.path / "new.json"))
+    assert "> ⚠️ Not evaluated: baseline check not evaluated: 0 cases paired" in comment
+    # The same report re-gated reaches the same verdict.
+    regated = pytester.run(sys.executable, "-m", "pytest_ragas_gate.cli", "regate", "new.json")
+    regated.stdout.fnmatch_lines(["RAG gate: PARTIAL"])
+
+
+@pytest.mark.usefixtures("baseline")
+def test_min_paired_sets_how_many_pairs_a_baseline_needs(pytester: pytest.Pytester) -> None:
+    write_jsonl(
+        pytester, "golden.jsonl", [*GOOD_ROWS[:2], *({**GOOD, "id": f"n{i}"} for i in range(6))]
+    )
+    pytester.makefile(".yaml", rag_gate="min_paired: 3\n")
+    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result.stdout.fnmatch_lines(
+        ["baseline check not evaluated: 2 cases paired with the baseline (min_paired 3)*"]
+    )
+    assert report["verdict"] == "partial"
+    pytester.makefile(".yaml", rag_gate="min_paired: 2\n")
+    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    assert report["verdict"] == "passed", result.stdout.str()
+    assert report["not_evaluated"] == []
+
+
+@pytest.mark.usefixtures("baseline")
+def test_a_baseline_scored_by_another_judge_or_on_other_metrics_is_named(
+    pytester: pytest.Pytester,
+) -> None:
+    saved = json.loads((pytester.path / "base.json").read_text(encoding="utf-8"))
+    saved["judge"] = {
+        "kind": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "selected_by": "config",
+        "prompt_version": "4",
+    }
+    saved["metrics"]["mrr"] = saved["metrics"]["faithfulness"]
+    (pytester.path / "base.json").write_text(json.dumps(saved), encoding="utf-8")
+    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    judge_warning = (
+        "the baseline was scored by the anthropic judge (claude-sonnet-4-5), this run by the "
+        "offline judge (heuristic-v1); its deltas mix judge changes with system changes"
+    )
+    metric_warning = (
+        "the baseline was scored on other metrics (in the baseline only: mrr); "
+        "those are not compared"
+    )
+    result.stdout.fnmatch_lines(
+        [f"baseline warning: {judge_warning}", f"baseline warning: {metric_warning}"]
+    )
+    assert report["baseline"]["warnings"] == [judge_warning, metric_warning]
+    comment = comment_body(load_report(pytester.path / "new.json"))
+    assert f"> ⚠️ {judge_warning}" in comment, comment
+
+
+def test_a_baseline_of_another_prompt_version_is_named(pytester: pytest.Pytester) -> None:
+    from pytest_ragas_gate.baseline import scoring_differences
+    from pytest_ragas_gate.judges.base import JudgeInfo
+
+    old = JudgeInfo(kind="openai", model="gpt-4.1-mini", prompt_version="4")
+    new = JudgeInfo(kind="openai", model="gpt-4.1-mini", prompt_version="5")
+    assert scoring_differences(old, new, ["faithfulness"], ["faithfulness"]) == [
+        "the baseline was scored with judge prompts version 4, this run with version 5; its "
+        "deltas mix judge changes with system changes"
+    ]
+    # A report written before versions were kept is not said to differ.
+    unknown = old.model_copy(update={"prompt_version": ""})
+    assert scoring_differences(unknown, new, ["faithfulness"], ["faithfulness"]) == []

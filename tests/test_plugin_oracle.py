@@ -13,6 +13,7 @@ import pytest_ragas_gate.activation  # noqa: F401
 import pytest_ragas_gate.live  # noqa: F401
 import pytest_ragas_gate.oracle  # noqa: F401
 import pytest_ragas_gate.reports.json_report  # noqa: F401
+from pytest_ragas_gate.unevaluated import RETRIEVAL_NOT_EVALUATED
 
 EIFFEL = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
 LOUVRE = "The Louvre is an art museum in Paris that opened in 1793."
@@ -105,7 +106,8 @@ def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
             "rag-gate: live mode — target oracle_app:answer (sync function), oracle retrieval: "
             "own retrieval and gold contexts",
             "oracle_faithfulness *1.000*0.90*PASS",
-            "faithfulness 0.00 with your retriever, 1.00 with gold contexts: retrieval costs 1.00",
+            "faithfulness 0.00 with your retriever, 1.00 with gold contexts: retrieval costs 1.00 "
+            "(n=2 cases scored both ways)",
         ]
     )
     gaps = {gap["metric"]: gap for gap in report["oracle_gaps"]}
@@ -114,6 +116,7 @@ def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
         "retriever": 0.0,
         "oracle": 1.0,
         "gap": 1.0,
+        "n": 2,
     }
     # The retriever's failure is what the run blocks on, and the diagnosis says so.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -125,7 +128,10 @@ def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -
     write_app(pytester, asynchronous=True)
     result, report = run(pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl")
     assert_no_traceback(result)
+    # Every generation metric passes, but the retriever never ran: not a deploy decision.
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert report["verdict"] == "partial"
+    assert report["not_evaluated"] == [RETRIEVAL_NOT_EVALUATED]
     assert set(report["metrics"]) <= {
         "faithfulness",
         "contradiction_rate",
@@ -135,7 +141,16 @@ def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -
     assert report["metrics"]["faithfulness"]["mean"] == 1.0
     for case in report["cases"]:
         assert case["contexts"] == [EIFFEL], case["id"]
-    result.stdout.fnmatch_lines(["*oracle retrieval: gold contexts only*", "RAG gate: PASSED"])
+    result.stdout.fnmatch_lines(
+        [
+            "*oracle retrieval: gold contexts only*",
+            "retrieval not evaluated: --rag-gate-oracle only answers every case from its gold "
+            "contexts*",
+            "RAG gate: PARTIAL",
+            "Not a deploy decision — retrieval not evaluated: *",
+        ]
+    )
+    assert "Safe to deploy" not in result.stdout.str()
 
 
 def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
@@ -210,3 +225,106 @@ def test_oracle_needs_a_live_target(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--rag-gate", "--rag-gate-oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--rag-gate-oracle needs live mode*"])
+
+
+# Four Eiffel cases have gold contexts and are answered identically both ways; two Louvre
+# cases have none, and the system's own retriever makes their answers up.
+PAIRED_TARGET = f"""
+def answer(question, contexts=None):
+    if contexts is not None or "Eiffel" in question:
+        return {{"answer": "The Eiffel Tower was completed in 1889.",
+                "contexts": contexts or [{EIFFEL!r}]}}
+    return {{"answer": "The Louvre opened in 1925.", "contexts": [{LOUVRE!r}]}}
+"""
+
+
+def _paired_and_unpaired_cases() -> list[dict[str, Any]]:
+    eiffel = [{**CASES[1], "id": f"eiffel-{index}"} for index in range(4)]
+    louvre = [
+        {
+            "id": f"louvre-{index}",
+            "question": "When did the Louvre open?",
+            "reference": "The Louvre opened in 1793.",
+        }
+        for index in range(2)
+    ]
+    return [*eiffel, *louvre]
+
+
+def test_both_measures_what_retrieval_costs_on_the_cases_scored_both_ways(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: faithfulness over all 6 cases (0.67) against the oracle over the 4 with gold
+    # contexts (1.00) said "retrieval costs 0.33" where the 4 comparable cases are identical.
+    write_jsonl(pytester, "golden.jsonl", _paired_and_unpaired_cases())
+    pytester.makepyfile(oracle_app=PAIRED_TARGET)
+    result, report = run(pytester, "--rag-gate-oracle", "both")
+    assert_no_traceback(result)
+    assert report["metrics"]["faithfulness"]["n"] == 6
+    result.stdout.fnmatch_lines(
+        [
+            "faithfulness 1.00 with your retriever, 1.00 with gold contexts: retrieval costs "
+            "0.00 (n=4 cases scored both ways)",
+        ]
+    )
+    gaps = {gap["metric"]: gap for gap in report["oracle_gaps"]}
+    assert gaps["faithfulness"]["gap"] == 0.0
+    assert gaps["faithfulness"]["n"] == 4
+
+
+def test_both_a_case_without_gold_contexts_is_not_applicable_for_oracle_metrics(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: each oracle metric of such a case was an error with an internal traceback,
+    # and the verdict read "judge unreliable".
+    write_jsonl(pytester, "golden.jsonl", _paired_and_unpaired_cases())
+    pytester.makepyfile(oracle_app=PAIRED_TARGET)
+    result, report = run(
+        pytester, "--rag-gate-oracle", "both", "--rag-gate-threshold", "faithfulness=0.5"
+    )
+    assert_no_traceback(result)
+    assert "judge unreliable" not in result.stdout.str()
+    cases = {case["id"]: case for case in report["cases"]}
+    louvre = cases["louvre-0"]
+    assert louvre["errors"] == {} and louvre["error"] is None
+    oracle_metrics = [name for name in louvre["scores"] if name.startswith("oracle_")]
+    assert oracle_metrics
+    for name in oracle_metrics:
+        assert louvre["scores"][name] is None
+        assert louvre["reasons"][name] == (
+            "golden.jsonl:5: case 'louvre-0' has no gold contexts for oracle retrieval; give "
+            "it 'reference_contexts', or 'relevant_context_ids' and --rag-gate-corpus."
+        )
+    assert report["metrics"]["oracle_faithfulness"]["not_applicable"] == 2
+    assert report["error_rate"]["errored_cases"] == 0
+    assert report["verdict"] == "passed", result.stdout.str()
+
+
+def test_a_custom_metric_named_like_an_oracle_metric_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before: the custom metric was silently replaced by the oracle one.
+    write_jsonl(pytester, "golden.jsonl", CASES)
+    write_app(pytester)
+    pytester.makeconftest(
+        """
+        from pytest_ragas_gate import MetricResult
+
+        class Clash:
+            name = "oracle_faithfulness"
+            required_fields = ("answer",)
+            default_threshold = None
+
+            async def score(self, case, judge):
+                return MetricResult(score=1.0)
+
+        def pytest_rag_gate_metrics():
+            return [Clash()]
+        """
+    )
+    result, _ = run(pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl")
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*A registered metric is named 'oracle_faithfulness', the name --rag-gate-oracle both*"]
+    )

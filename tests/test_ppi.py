@@ -112,3 +112,33 @@ def test_ppi_keeps_its_coverage_where_the_judges_mean_loses_it() -> None:
     assert rows["judge mean"].coverage < 0.5
     assert rows["PPI"].width < rows["human only"].width
     assert 0.90 <= rows["PPI++"].coverage <= 0.97
+
+
+def test_estimates_and_intervals_stay_within_0_1_and_ordered() -> None:
+    # A targeted sample: the judge scores every labelled case 1 where people say 0, and
+    # every unlabelled case 0. The rectifier (1) exceeds the judge's mean (0): before, the
+    # estimate read -1.000 with the inverted interval [0.000–-1.000].
+    result = ppi_mean([0.0] * 10, [1.0] * 6, [0.0] * 6, power_tuning=True)
+    assert result.estimate == 0.0
+    assert (result.ci_low, result.ci_high) == (0.0, 0.0)
+    assert result.power_tuned is not None
+    assert 0.0 <= result.power_tuned.ci_low <= result.power_tuned.estimate
+    assert result.power_tuned.estimate <= result.power_tuned.ci_high <= 1.0
+    high = ppi_mean([1.0] * 10, [0.0, 0.0, 0.0], [1.0, 1.0, 0.0])
+    assert high.estimate == 1.0 and high.ci_low <= high.ci_high == 1.0
+
+
+def test_random_inputs_never_give_an_estimate_outside_0_1_or_an_inverted_interval() -> None:
+    import random
+
+    rng = random.Random(23)
+    for _ in range(500):
+        unlabelled = [rng.random() ** 3 for _ in range(rng.randint(0, 30))]
+        labelled = rng.randint(1, 20)
+        judged = [rng.random() for _ in range(labelled)]
+        labels = [float(rng.random() < 0.2) for _ in range(labelled)]
+        result = ppi_mean(unlabelled, judged, labels, power_tuning=True)
+        assert 0.0 <= result.ci_low <= result.estimate <= result.ci_high <= 1.0
+        tuned = result.power_tuned
+        assert tuned is not None
+        assert 0.0 <= tuned.ci_low <= tuned.estimate <= tuned.ci_high <= 1.0

@@ -131,6 +131,8 @@ def test_json_report_has_the_spec_keys() -> None:
         "kind": "offline",
         "model": "heuristic-v1",
         "selected_by": "auto: no ANTHROPIC_API_KEY",
+        # The offline judge has no prompts; an LLM judge names its prompt version here.
+        "prompt_version": "",
     }
     assert list(report["metrics"]) == METRICS
     for aggregate in report["metrics"].values():

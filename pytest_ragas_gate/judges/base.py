@@ -38,6 +38,8 @@ class JudgeInfo(BaseModel):
     kind: str
     model: str
     selected_by: str = ""
+    # Empty for the offline judge (no prompts) and in reports written before it was kept.
+    prompt_version: str = ""
 
 
 #: Where usage spent outside a judge request (embeddings) is charged. The scheduler points

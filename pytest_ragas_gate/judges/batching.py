@@ -21,8 +21,16 @@ requests' ids (:class:`BatchStore`). A run killed while a batch was running, or 
 polling failed, leaves the file behind; the next run with the same requests picks that
 batch up instead of submitting (and paying for) a new one. The ids are the requests'
 cache keys, so they do not depend on anything random in the prompt. The file is removed
-once the batch's results are read, or when the run cancels the batch (Ctrl-C:
-:meth:`Batcher.aclose`).
+once the batch's results are read.
+
+Interruption (Ctrl-C: :meth:`Batcher.aclose`): the running batches are canceled, and the
+requests the provider answered before the cancel are not thrown away: the batcher waits
+(at most :data:`CANCEL_TIMEOUT_S`) for each canceled batch to end, reads its results and
+hands the answered ones to the calls still waiting for them, which take them through
+validation, the reply cache and the usage accounts as usual. A re-run then replays them
+from the cache and submits only what is missing. A canceled batch whose results cannot
+be read in time stays saved, and the next run picks it up: it reads the answered
+requests and sends the rest in a new batch.
 """
 
 from __future__ import annotations
@@ -306,6 +314,8 @@ class Batcher:
         self._flusher: asyncio.Task[None] | None = None
         # Submissions an interruption may catch half-way: aclose cancels what they create.
         self._submitting: set[asyncio.Task[str]] = set()
+        # Set by aclose: the run is stopping, and nothing new is submitted.
+        self._closing = False
 
     async def send(self, custom_id: str, params: dict[str, Any], *, what: str) -> Any:
         """Queue one call and wait for its result: the response a direct call would give.
@@ -315,6 +325,11 @@ class Batcher:
             JudgeError: the batch job could not be submitted or followed.
         """
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._closing:
+            # A re-ask of a reply kept while the run stops: it is sent by the next run.
+            # The call waits until the event loop cancels it, rather than fail in a task
+            # nobody awaits any more.
+            return await future
         waiting = self._pending.get(custom_id) or self._running_request(custom_id)
         if waiting is None:
             waiting = _Waiting(params, what)
@@ -432,15 +447,16 @@ class Batcher:
         self._running.pop(batch_id, None)
         if self.store is not None:
             self.store.remove(running.saved)
-        for custom_id, waiting in running.requests.items():
+        unanswered = self._answer(running.requests, outcomes)
+        if running.resumed:
+            # A batch an earlier run canceled (or one that expired) answered part of its
+            # requests; the rest are sent anew rather than counted as errors.
+            self._requeue(unanswered)
+            return
+        for custom_id, waiting in unanswered.items():
             outcome = outcomes.get(custom_id) or BatchOutcome(
                 None, f"the batch ended ({state.status}) without a result for it"
             )
-            if outcome.response is not None:
-                for future in waiting.futures:
-                    if not future.done():
-                        future.set_result(outcome.response)
-                continue
             problem = outcome.problem or "it has no result"
             message = redact(
                 f"The {self.describe} got no answer to the {waiting.what} request from "
@@ -451,6 +467,22 @@ class Batcher:
             for future in waiting.futures:
                 if not future.done():
                     future.set_exception(BatchRequestError(message, problem=problem))
+
+    @staticmethod
+    def _answer(
+        requests: Mapping[str, _Waiting], outcomes: Mapping[str, BatchOutcome]
+    ) -> dict[str, _Waiting]:
+        """Hand each answered request's response to its calls; returns the unanswered."""
+        unanswered: dict[str, _Waiting] = {}
+        for custom_id, waiting in requests.items():
+            outcome = outcomes.get(custom_id)
+            if outcome is None or outcome.response is None:
+                unanswered[custom_id] = waiting
+                continue
+            for future in waiting.futures:
+                if not future.done():
+                    future.set_result(outcome.response)
+        return unanswered
 
     def _queue(self, custom_id: str, waiting: _Waiting) -> None:
         """Add a request to the next batch, and start waiting for the queue to go quiet."""
@@ -473,38 +505,85 @@ class Batcher:
                     future.set_exception(JudgeError(str(error)))
 
     async def aclose(self) -> None:
-        """Cancel every batch still running (the run was interrupted), best effort.
+        """Cancel every batch still running (the run was interrupted), keeping what it answered.
 
-        A batch whose results were read is already closed; one whose polling failed is
-        left for the next run. Nothing waits on the canceled jobs' remaining results.
+        Each canceled batch is followed to its end (within :data:`CANCEL_TIMEOUT_S` in
+        all) and its answered requests are handed to the calls still waiting for them, so
+        their replies reach the cache and the report counts what they cost. A batch whose
+        results were read is already closed; one whose polling failed, or whose results
+        cannot be read in time, is left saved for the next run.
         """
+        self._closing = True
         if self._flusher is not None:
             self._flusher.cancel()
         self._pending.clear()
         running, self._running = list(self._running.values()), {}
-        to_cancel: list[tuple[str, SavedBatch | None]] = []
+        to_cancel: list[tuple[str, _Running | None]] = []
         for batch in running:
             if batch.task is not None:
                 batch.task.cancel()
-            to_cancel.append((batch.saved.batch_id, batch.saved))
+            to_cancel.append((batch.saved.batch_id, batch))
         for submitting in list(self._submitting):
             with contextlib.suppress(Exception):
                 to_cancel.append((await asyncio.wait_for(submitting, CANCEL_TIMEOUT_S), None))
         self._submitting.clear()
-        for batch_id, saved in to_cancel:
+        deadline = time.monotonic() + CANCEL_TIMEOUT_S
+        for batch_id, followed in to_cancel:
             try:
                 await asyncio.wait_for(self.api.cancel(batch_id), CANCEL_TIMEOUT_S)
             except Exception as error:  # best effort: the run is stopping anyway
                 reason = redact(str(error) or type(error).__name__, self._secrets)
-                later = ", and the next run picks it up" if saved is not None else ""
+                later = ", and the next run picks it up" if followed is not None else ""
                 self.report(
                     f"rag-gate: batch {batch_id} could not be canceled ({reason}); it runs "
                     f"to its end at the provider{later}"
                 )
                 continue
-            if self.store is not None and saved is not None:
-                self.store.remove(saved)
             self.report(f"rag-gate: batch {batch_id} canceled")
+            if followed is not None:
+                await self._keep_answered(followed, deadline)
+        # The calls handed a response take it through validation and the cache now.
+        for _ in range(3):
+            await asyncio.sleep(0)
+
+    async def _keep_answered(self, batch: _Running, deadline: float) -> None:
+        """Read a canceled batch's results and hand over those it answered before the cancel."""
+        batch_id = batch.saved.batch_id
+        try:
+            state = await asyncio.wait_for(
+                self._until_ended(batch_id), max(0.0, deadline - time.monotonic())
+            )
+            outcomes = await asyncio.wait_for(
+                self.api.results(batch_id, state, list(batch.requests)),
+                max(0.0, deadline - time.monotonic()),
+            )
+        except (JudgeError, asyncio.TimeoutError) as error:
+            reason = redact(str(error) or "it did not end in time", self._secrets)
+            self.report(
+                f"rag-gate: batch {batch_id}: its answered requests could not be read now "
+                f"({reason}); the next run picks the batch up and reads them"
+            )
+            return
+        if self.store is not None:
+            self.store.remove(batch.saved)
+        unanswered = self._answer(batch.requests, outcomes)
+        kept = len(batch.requests) - len(unanswered)
+        if kept:
+            self.report(
+                f"rag-gate: batch {batch_id}: {kept} of {len(batch.requests)} requests were "
+                "answered before the cancel; their replies are kept, and the next run sends "
+                "only the rest"
+            )
+
+    async def _until_ended(self, batch_id: str) -> BatchState:
+        """Poll a canceled batch until the provider has ended it."""
+        delay = FIRST_POLL_S / 8
+        while True:
+            state = await self.api.poll(batch_id)
+            if state.ended:
+                return state
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, FIRST_POLL_S)
 
 
 class BatchSwitch:

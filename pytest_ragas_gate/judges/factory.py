@@ -28,6 +28,7 @@ from ..exceptions import JudgeError, UsageError
 from .base import Answer, Judge, JudgeInfo, ReplyT
 from .metered import MeteredJudge
 from .pricing import PriceTable
+from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest
 from .transport import AdaptiveLimiter, RateLimiter, RetryPolicy
 
@@ -191,7 +192,9 @@ def create_judge(
     metered = MeteredJudge(
         inner, cache=cache, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
     )
-    return metered, JudgeInfo(kind=kind, model=inner.model, selected_by=reason)
+    return metered, JudgeInfo(
+        kind=kind, model=inner.model, selected_by=reason, prompt_version=PROMPT_VERSION
+    )
 
 
 def _use_batches(inner: Judge, cache_dir: Path, poll_s: float) -> None:

@@ -24,7 +24,6 @@ from ..diagnosis import diagnose
 from ..exceptions import ReportError, UsageError
 from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
-from ..oracle import oracle_gaps
 from ..results import CaseResult, UsageRecord, canonical_order
 from ..text_safety import json_text
 
@@ -148,12 +147,10 @@ def build_report(
         "shard": shard,
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
         "diagnosis": None if verdict.diagnosis is None else verdict.diagnosis.model_dump(),
-        "oracle_gaps": [
-            {"metric": metric, "retriever": retrieved, "oracle": oracle, "gap": gap}
-            for metric, retrieved, oracle, gap in oracle_gaps(
-                {name: aggregate.mean for name, aggregate in verdict.metrics.items()}
-            )
-        ],
+        # Each gap over the cases scored both ways, with their number n.
+        "oracle_gaps": [gap.model_dump(mode="json") for gap in verdict.oracle_gaps],
+        # Checks asked for that checked nothing (they make the run partial).
+        "not_evaluated": list(verdict.not_evaluated),
         # Judge–human agreement per labelled metric (figures with intervals, floors,
         # verdict); the PPI estimate of each metric sits under metrics.<name>.ppi.
         "agreement": {

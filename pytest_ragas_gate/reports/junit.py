@@ -176,7 +176,8 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
     # How much of the golden set was gated; a partial run is no deploy decision, which
     # reads as a skipped check rather than a failure (shard jobs are partial by design).
     coverage = junit_xml.TestCase(name="coverage", classname=GATE_SUITE)
-    if verdict.partial:
+    # A run made partial by a check that evaluated nothing gets that check's own case.
+    if verdict.partial_coverage:
         coverage.add_skipped_info(message=_clean(f"partial run: {verdict.coverage}"))
     testcases.append(coverage)
     properties.append(
@@ -195,6 +196,13 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
         ungated.add_skipped_info(message=_clean(verdict.recommendation))
         testcases.append(ungated)
         properties.append([("verdict", "ungated")])
+    for reason in verdict.not_evaluated:
+        unchecked = junit_xml.TestCase(
+            name=f"not_evaluated:{reason.split(' not evaluated')[0]}", classname=GATE_SUITE
+        )
+        unchecked.add_skipped_info(message=_clean(reason))
+        testcases.append(unchecked)
+        properties.append([])
     for name, failure_type, message in _run_checks(verdict):
         testcase = junit_xml.TestCase(name=name, classname=GATE_SUITE)
         testcase.add_failure_info(message=_clean(message), failure_type=failure_type)

@@ -10,7 +10,7 @@ from ..bounds import Bound, default_direction
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
-from ..oracle import oracle_gap_lines
+from ..oracle_gaps import oracle_gap_lines
 from ..results import CaseResult, UsageRecord, canonical_order
 from .json_report import JudgeInfo
 
@@ -173,6 +173,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
         f"{len(comparison.removed_cases)} removed · max regression "
         f"{comparison.max_regression:.2f}",
         "",
+        *(f"> ⚠️ {_cell(warning)}" for warning in comparison.warnings),
+        *([""] if comparison.warnings else []),
         f"| metric | baseline | new | Δ | {confidence} CI of Δ | n paired | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -243,7 +245,7 @@ def render_markdown(
     lines += [_metric_row(aggregate) for aggregate in verdict.metrics.values()]
     lines += _latency_rows(verdict)
     lines.append("")
-    gaps = oracle_gap_lines({name: agg.mean for name, agg in verdict.metrics.items()})
+    gaps = oracle_gap_lines(verdict.oracle_gaps)
     if gaps:
         lines += [*(f"- {_cell(gap)}" for gap in gaps), ""]
     if verdict.alignment is not None:
@@ -266,8 +268,11 @@ def render_markdown(
 
     mark = "✅" if verdict.error_rate_passed else "❌"
     lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
-    mark = "⚠️" if verdict.partial else "✅"
+    mark = "⚠️" if verdict.partial_coverage else "✅"
     lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
+    lines += [f"⚠️ Not evaluated: {_cell(reason)}" for reason in verdict.not_evaluated]
+    if verdict.not_evaluated:
+        lines.append("")
 
     if verdict.baseline is not None:
         lines += [*_baseline_section(verdict.baseline), ""]

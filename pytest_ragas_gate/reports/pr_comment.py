@@ -230,7 +230,10 @@ def comment_body(
             f"Baseline {_code(verdict.baseline.path)}: {verdict.baseline.paired_cases} paired, "
             f"{len(verdict.baseline.new_cases)} new, "
             f"{len(verdict.baseline.removed_cases)} removed case(s).",
+            *(f"> ⚠️ {_text(warning)}" for warning in verdict.baseline.warnings),
         ]
+    if verdict.not_evaluated:
+        lines += ["", *(f"> ⚠️ Not evaluated: {_text(reason)}" for reason in verdict.not_evaluated)]
     for section in (
         _regressed_cases(verdict, report.results, baseline),
         _failing_cases(verdict, report.results),

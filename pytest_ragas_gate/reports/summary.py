@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
-from ..oracle import oracle_gap_lines
+from ..oracle_gaps import oracle_gap_lines
 from ..results import UsageRecord
 from .json_report import JudgeInfo
 
@@ -110,7 +110,7 @@ def summary_lines(
         The lines, without trailing newlines; the headline is ``verdict.headline``.
     """
     lines = _table(verdict)
-    lines += oracle_gap_lines({name: agg.mean for name, agg in verdict.metrics.items()})
+    lines += oracle_gap_lines(verdict.oracle_gaps)
     if verdict.alignment is not None:
         lines.append(verdict.alignment.message)
     if verdict.latency is not None:
@@ -133,6 +133,8 @@ def summary_lines(
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:
         lines.append(verdict.baseline.summary_line())
+        lines += [f"baseline warning: {warning}" for warning in verdict.baseline.warnings]
+    lines += list(verdict.not_evaluated)
     if verdict.failures:
         lines.append("")
         lines.extend(f"FAILED {failure}" for failure in verdict.failures)
@@ -163,7 +165,13 @@ def human_label_lines(verdict: GateVerdict) -> list[str]:
             lines.append(
                 f"    PPI {ppi.estimate:.3f} [{ppi.ci_low:.3f}–{ppi.ci_high:.3f}] on the human "
                 f"scale vs judge mean {aggregate.mean:.3f} ({ppi.labelled} labelled, "
-                f"{ppi.unlabelled} judged only)"
+                f"{ppi.unlabelled} judged only"
+                + (
+                    f"; {ppi.left_out} labelled near the threshold left out, not a random sample"
+                    if ppi.left_out
+                    else ""
+                )
+                + ")"
             )
             tuned = ppi.power_tuned
             if tuned is not None:
@@ -172,7 +180,7 @@ def human_label_lines(verdict: GateVerdict) -> list[str]:
                     f"(judge weight λ={tuned.lam:.2f})"
                 )
         elif figures.n:
-            lines.append("    PPI: too few labelled cases (ppi_min_labels)")
+            lines.append("    PPI: too few randomly sampled labelled cases (ppi_min_labels)")
     if lines:
         confidence = f"{round(verdict.confidence * 100, 6):g}%"
         lines.insert(0, f"judge–human agreement ({confidence} CI in brackets):")
