@@ -23,6 +23,7 @@ from .agreement import MetricAgreement, check_floors, measure_agreement, no_labe
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
+from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
 from .hints import hint_for
@@ -108,6 +109,8 @@ class RunFacts(BaseModel):
     shard: str | None = None
     other_failures: list[str] = Field(default_factory=list)
     baseline: BaselineComparison | None = None
+    # Where every golden case went (gated, or why not); None in reports written before it.
+    coverage: CoverageLedger | None = None
 
     @property
     def collected_cases(self) -> int | None:
@@ -372,6 +375,12 @@ def _named(names: Sequence[str]) -> str:
 
 def _coverage(gated: int, facts: RunFacts) -> tuple[str, list[str]]:
     """The "gated N of M" line and, for a partial run, why fewer cases were gated."""
+    ledger = facts.coverage
+    if ledger is not None:
+        accounted = list(ledger.reasons)
+        if facts.shard:
+            accounted.append(f"--rag-gate-shard {facts.shard}")
+        return ledger.line, accounted
     collected = facts.collected_cases
     if collected is None:
         return f"gated {gated} golden case(s)", []

@@ -284,11 +284,19 @@ class GateHooks:
         """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
         from .items import select_shard
 
-        select_shard(config, items, config.option.rag_gate_shard)
+        shard = config.option.rag_gate_shard
+        self.run.census_taker.deselect_reason = f"not in --rag-gate-shard {shard}"
+        select_shard(config, items, shard)
+        self.run.census_taker.deselect_reason = None
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Note which option left golden cases out, for the coverage ledger."""
+        self.run.census_taker.deselected(items)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Score every selected case at once, before the first item runs."""
+        """Take the census of golden files, then score every selected case at once."""
+        self.run.take_census(session)
         if not self.run.pytest_config.option.collectonly:
             self.run.score(session)
 
@@ -332,10 +340,5 @@ class XdistHooks:
         self.run = run
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        """Take a finished worker's collection counts (from its ``workeroutput``)."""
-        from .session import WORKER_OUTPUT_KEY
-
-        output = getattr(node, "workeroutput", None) or {}
-        counts = output.get(WORKER_OUTPUT_KEY)
-        if isinstance(counts, dict):
-            self.run.add_worker_output(counts)
+        """Take a finished worker's collection counts, census and timing (``workeroutput``)."""
+        self.run.add_worker_output(getattr(node, "workeroutput", None) or {})

@@ -27,7 +27,9 @@ import pytest
 from .baseline import BaselineComparison, compare_to_baseline, in_shard
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
+from .collection_census import CensusTaker, stop_reason
 from .config import GateConfig, LoadedConfig
+from .coverage import Census, CoverageLedger, build_ledger
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
@@ -35,6 +37,7 @@ from .judges.base import Judge
 from .labels import LabelSet, apply_labels
 from .loading import (
     SUPPORTED_EXTENSIONS,
+    CaseProblem,
     LoadedFile,
     load_golden_file,
     pending_review,
@@ -57,6 +60,9 @@ RERUN_OUTCOME = "rerun"
 
 #: The key under which an xdist worker hands its collection counts to the controller.
 WORKER_OUTPUT_KEY = "rag_gate_golden_files"
+#: The keys under which a worker hands over its census of golden files and its scoring time.
+WORKER_CENSUS_KEY = "rag_gate_census"
+WORKER_SCORING_KEY = "rag_gate_scoring_s"
 
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
@@ -118,7 +124,11 @@ class GateRun:
     baseline: SavedReport | None = None
     target: LiveTarget | OracleTarget | None = None
     labels: LabelSet | None = None
-    _claimed: set[Path] = field(default_factory=set)
+    census: Census | None = None
+    _census_taker: CensusTaker | None = None
+    _claimed: dict[Path, Path] = field(default_factory=dict)
+    _case_ids: dict[str, str] = field(default_factory=dict)
+    _stopped: str | None = None
     _ordered: list[CaseResult] | None = None
 
     @property
@@ -143,19 +153,45 @@ class GateRun:
             return True
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
 
+    def excluded_by(self, path: Path) -> str | None:
+        """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
+
+        A glob matches the path relative to the rootdir or the file name alone.
+        """
+        shown = self._display_path(path)
+        for pattern in self.config.exclude:
+            if fnmatch.fnmatch(shown, pattern) or fnmatch.fnmatch(path.name, pattern):
+                return pattern
+        return None
+
+    @property
+    def census_taker(self) -> CensusTaker:
+        """What the collection did with golden files, noted for the coverage ledger."""
+        if self._census_taker is None:
+            self._census_taker = CensusTaker(
+                self.pytest_config,
+                is_golden=self.is_golden_file,
+                excluded_by=self.excluded_by,
+                display=self._display_path,
+            )
+        return self._census_taker
+
     def claim(self, path: Path) -> bool:
         """Whether ``path`` is a golden file not yet collected under another name.
 
         A symlink (or a symlink loop) can show one file under many paths; its cases are
-        collected, scored and gated once, under the first path pytest reaches.
+        collected, scored and gated once, under the first path pytest reaches. The same
+        path may be offered again (two files of one directory named on the command line).
+        Files the ``exclude:`` setting names are left out on purpose.
         """
-        if not self.is_golden_file(path):
+        if not self.is_golden_file(path) or self.excluded_by(path) is not None:
             return False
         real = path.resolve()
-        if real in self._claimed:
+        first = self._claimed.setdefault(real, path)
+        if first != path:
             return False
-        self._claimed.add(real)
-        self.golden_files[self._display_path(path)] = None
+        self.census_taker.claimed(path)
+        self.golden_files.setdefault(self._display_path(path), None)
         return True
 
     def _named_paths(self) -> set[Path]:
@@ -166,10 +202,44 @@ class GateRun:
         """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
         shown = self._display_path(path)
         loaded = check_threshold_metrics(load_golden_file(path, display_path=shown), self.metrics)
-        loaded = skip_rejected(loaded)
+        loaded = self._unique_ids(skip_rejected(loaded))
         loaded = apply_labels(loaded, self.labels)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
+        self.census_taker.loaded(
+            shown,
+            [(case.id, case.line) for case in loaded.cases]
+            + [(problem.label, problem.line) for problem in loaded.problems],
+        )
         return loaded
+
+    def _unique_ids(self, loaded: LoadedFile) -> LoadedFile:
+        """A case whose id an earlier case of the run already has is an error of its own.
+
+        Results, reports and baselines know a case by its id; two cases under one id
+        would overwrite each other. Both keep their own result: the first is scored, the
+        later one errors, naming both places.
+        """
+        kept: list[GoldenCase] = []
+        problems = list(loaded.problems)
+        for case in loaded.cases:
+            first = self._case_ids.setdefault(case.id, case.source)
+            if first == case.source:
+                kept.append(case)
+                continue
+            problems.append(
+                CaseProblem(
+                    file=case.file,
+                    line=case.line,
+                    case_id=case.id,
+                    message=(
+                        f"{case.source}: field 'id': duplicate id {case.id!r}, already the id "
+                        f"of the case at {first}; give each case an id of its own"
+                    ),
+                )
+            )
+        if len(kept) == len(loaded.cases):
+            return loaded
+        return LoadedFile(loaded.path, kept, problems)
 
     def record_collect_error(self, report: pytest.CollectReport) -> None:
         """Remember a collection that failed (on the xdist controller too).
@@ -184,6 +254,7 @@ class GateRun:
             self.other_failures[f"{report.nodeid} (collection error)"] = None
             return
         self.golden_files.pop(self._display_path(path), None)
+        self.census_taker.unreadable(self._display_path(path))
         message = str(report.longrepr).strip() or report.nodeid
         if message not in self.golden_file_errors:
             self.golden_file_errors.append(message)
@@ -194,10 +265,27 @@ class GateRun:
         except ValueError:
             return str(path)
 
-    def add_worker_output(self, golden_files: Mapping[str, int | None]) -> None:
-        """Take a worker's collection counts (its ``workeroutput``)."""
-        self.workers_counted += 1
-        fold_golden_files(self.golden_files, golden_files)
+    def add_worker_output(self, output: Mapping[str, Any]) -> None:
+        """Take a worker's collection counts, census and scoring time (its ``workeroutput``)."""
+        golden_files = output.get(WORKER_OUTPUT_KEY)
+        if isinstance(golden_files, dict):
+            self.workers_counted += 1
+            fold_golden_files(self.golden_files, golden_files)
+        census = output.get(WORKER_CENSUS_KEY)
+        if self.census is None and isinstance(census, dict):
+            # Every worker collects the same golden files: the first census is the run's.
+            self.census = Census.model_validate(census)
+        scoring_s = output.get(WORKER_SCORING_KEY)
+        if isinstance(scoring_s, int | float):
+            # Workers score side by side: the run's scoring took as long as the slowest.
+            self.scoring_s = max(self.scoring_s, float(scoring_s))
+
+    def take_census(self, session: pytest.Session) -> None:
+        """Note, once collection is done, every golden file found and where its cases went."""
+        self.census = self.census_taker.take(session.items)
+        output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_CENSUS_KEY] = self.census.model_dump(mode="json")
 
     # --- scoring -----------------------------------------------------------------------
 
@@ -357,19 +445,31 @@ class GateRun:
             shard=None if shard is None or shard.count == 1 else str(shard),
             other_failures=list(self.other_failures),
             baseline=self._baseline_comparison(),
+            coverage=self._ledger(),
         )
+
+    def _ledger(self) -> CoverageLedger | None:
+        """Where each golden case went; None when no census reached this process."""
+        if self.census is None:
+            return None
+        reported = {(result.source, result.id) for result in self.reported.values()}
+        return build_ledger(self.census, reported, self._stopped)
 
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
-            _hand_over(self.pytest_config, self.golden_files)
+            _hand_over(self.pytest_config, self.golden_files, self.scoring_s)
             return
         if self.pytest_config.option.collectonly:
             return
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        # pytest says INTERRUPTED both for Ctrl-C and for a plugin that stopped the run
+        # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop
+        if interrupted:
             for nodeid, result in self.results.items():
                 self.reported.setdefault(nodeid, result)
             self._ordered = None
+        self._stopped = stop_reason(self.pytest_config, session, interrupted)
         self.run_facts = self.facts()
         self.verdict = evaluate_gate(
             self.collected, self._gate_metric_names(), self.config, self.run_facts
@@ -383,13 +483,11 @@ class GateRun:
             judge=self.judge_info,
             usage=self.total_usage(),
         )
-        if self.golden_file_errors or self.verdict.total_cases == 0:
-            # A gate over nothing, or over part of the golden set, is a mistake in the
-            # command or the files (wrong path, misnamed or unreadable files, a -k that
-            # matches no case), not a test result: the same status as bad options.
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        session.exitstatus = exit_status(
+            session.exitstatus,
+            gate_failed=not self.verdict.passed,
+            unreadable_golden_files=bool(self.golden_file_errors),
+        )
 
     def _baseline_comparison(self) -> BaselineComparison | None:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
@@ -512,11 +610,31 @@ def _is_controller(config: pytest.Config) -> bool:
     return config.pluginmanager.has_plugin("dsession")
 
 
-def _hand_over(config: pytest.Config, golden_files: Mapping[str, int | None]) -> None:
-    """Give the xdist controller this worker's collection counts (``workeroutput``)."""
+def exit_status(
+    status: int | pytest.ExitCode, *, gate_failed: bool, unreadable_golden_files: bool
+) -> int | pytest.ExitCode:
+    """The run's exit status: pytest's own, except where the gate has something to add.
+
+    pytest's statuses stand — 2 for an interruption or a collection error, 5 when
+    nothing was collected — so that CI scripts read them as they read any pytest run. A
+    failed gate turns an otherwise successful run into 1; a golden file that cannot be
+    read is bad input, a usage error (4), like a bad option or config file.
+    """
+    if unreadable_golden_files:
+        return pytest.ExitCode.USAGE_ERROR
+    if gate_failed and status == pytest.ExitCode.OK:
+        return pytest.ExitCode.TESTS_FAILED
+    return status
+
+
+def _hand_over(
+    config: pytest.Config, golden_files: Mapping[str, int | None], scoring_s: float
+) -> None:
+    """Give the xdist controller this worker's collection counts and scoring time."""
     output: dict[str, Any] | None = getattr(config, "workeroutput", None)
     if output is not None:
         output[WORKER_OUTPUT_KEY] = dict(golden_files)
+        output[WORKER_SCORING_KEY] = scoring_s
 
 
 def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:
