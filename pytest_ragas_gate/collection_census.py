@@ -44,6 +44,9 @@ from .loading import load_golden_file
 #: Directory names no census walks into: pytest's default ``norecursedirs`` (hidden
 #: directories are skipped by their leading dot). A team's own norecursedirs is an
 #: exclusion the census reports instead.
+#: Why a case of a collected file was left out when node ids were named instead.
+NOT_A_NAMED_NODE = "not selected: node ids named on the command line"
+
 _NEVER_WALKED = ("*.egg", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
 
 #: A case's place in the census: (golden file as displayed, line, id or label).
@@ -148,8 +151,15 @@ class CensusTaker:
         key = (display, case.line, case.id)
         if key in chosen:
             return None
-        # A case neither selected nor deselected was not matched by the node ids named.
-        return self._deselected.get(key, NOT_ON_COMMAND_LINE)
+        if key in self._deselected:
+            return self._deselected[key]
+        # Neither selected nor deselected: --lf keeps only the failed items of a file, and
+        # node ids on the command line match only themselves.
+        if self._config.getoption("lf", False):
+            return "not run: --lf"
+        if any("::" in arg for arg in self._config.args):
+            return NOT_A_NAMED_NODE
+        return "not collected"
 
     def _file_reason(self, path: Path) -> str:
         """Why pytest never collected a golden file under (or beside) the run's paths."""

@@ -378,8 +378,10 @@ def _coverage(gated: int, facts: RunFacts) -> tuple[str, list[str]]:
     ledger = facts.coverage
     if ledger is not None:
         accounted = list(ledger.reasons)
-        if facts.shard:
+        if facts.shard and not accounted:
+            # A shard is partial by design, even when the hash gives it every case.
             accounted.append(f"--rag-gate-shard {facts.shard}")
+            return f"{ledger.line} (--rag-gate-shard {facts.shard})", accounted
         return ledger.line, accounted
     collected = facts.collected_cases
     if collected is None:

@@ -232,14 +232,14 @@ class GateRun:
                     line=case.line,
                     case_id=case.id,
                     message=(
-                        f"{case.source}: field 'id': duplicate id {case.id!r}, already the id "
-                        f"of the case at {first}; give each case an id of its own"
+                        f"{case.source}: field 'id': duplicate id {case.id!r} (first at "
+                        f"{first}); ids must be unique within a run"
                     ),
                 )
             )
         if len(kept) == len(loaded.cases):
             return loaded
-        return LoadedFile(loaded.path, kept, problems)
+        return LoadedFile(loaded.path, kept, sorted(problems, key=lambda problem: problem.line))
 
     def record_collect_error(self, report: pytest.CollectReport) -> None:
         """Remember a collection that failed (on the xdist controller too).
