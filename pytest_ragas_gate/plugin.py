@@ -339,6 +339,10 @@ class XdistHooks:
     def __init__(self, run: GateRun) -> None:
         self.run = run
 
+    def pytest_configure_node(self, node: Any) -> None:
+        """Show the workers' scoring progress from the controller, as a serial run does."""
+        self.run.relay_progress(node.workerinput)
+
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """Take a finished worker's collection counts, census and timing (``workeroutput``)."""
         self.run.add_worker_output(getattr(node, "workeroutput", None) or {})

@@ -46,6 +46,7 @@ from .loading import (
 from .long_lived import collector_spared
 from .metrics.base import Metric
 from .metrics.registry import applicable_metrics
+from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 from .text_safety import json_text
@@ -69,6 +70,11 @@ WORKER_SCORING_KEY = "rag_gate_scoring_s"
 STALLED_WORKER_S = 300.0
 
 
+def run_dir_of(testrunuid: str) -> Path:
+    """The directory the workers of one xdist run share."""
+    return Path(tempfile.gettempdir()) / f"rag-gate-{testrunuid}"
+
+
 @dataclass
 class WorkerInfo:
     """This process's place in an xdist run (``index`` 0 of ``count`` 1 when serial)."""
@@ -85,7 +91,7 @@ class WorkerInfo:
         if workerinput is None:
             return cls()
         worker_id = str(workerinput["workerid"])
-        run_dir = Path(tempfile.gettempdir()) / f"rag-gate-{workerinput['testrunuid']}"
+        run_dir = run_dir_of(str(workerinput["testrunuid"]))
         run_dir.mkdir(parents=True, exist_ok=True)
         digits = worker_id.removeprefix("gw")
         return cls(
@@ -129,6 +135,7 @@ class GateRun:
     _claimed: dict[Path, Path] = field(default_factory=dict)
     _case_ids: dict[str, str] = field(default_factory=dict)
     _stopped: str | None = None
+    _relay: ProgressRelay | None = None
     _ordered: list[CaseResult] | None = None
 
     @property
@@ -313,6 +320,12 @@ class GateRun:
         ]
         started = time.monotonic()
         cases = [item.case for item in mine]
+        if self.worker.run_dir is not None and self.worker.worker_id is not None:
+            # Every worker is heard from, the ones with nothing to score included.
+            write_heartbeat(
+                heartbeat_path(self.worker.run_dir, self.worker.worker_id),
+                Progress(total_cases=len(cases)),
+            )
         by_key: dict[str, CaseResult] = {}
         try:
             with collector_spared():
@@ -363,11 +376,12 @@ class GateRun:
     def _progress_printer(self) -> Any:
         run_dir, worker_id = self.worker.run_dir, self.worker.worker_id
         if run_dir is not None and worker_id is not None:
-            heartbeat = run_dir / f"heartbeat-{worker_id}"
+            heartbeat = heartbeat_path(run_dir, worker_id)
 
-            # Other workers waiting for this one's results see it is still alive.
+            # Other workers waiting for this one's results see it is still alive, and the
+            # controller shows the summed progress line.
             def beat(progress: Progress) -> None:
-                heartbeat.write_text(str(progress.cases_done), encoding="utf-8")
+                write_heartbeat(heartbeat, progress)
 
             return beat
         stream = sys.stderr
@@ -387,6 +401,18 @@ class GateRun:
             stream.flush()
 
         return show
+
+    def relay_progress(self, workerinput: Mapping[str, Any]) -> None:
+        """On the xdist controller: show the workers' summed progress line, once."""
+        if self._relay is not None:
+            return
+        show = self._progress_printer()
+        if show is None:
+            return
+        self._relay = ProgressRelay(
+            run_dir_of(str(workerinput["testrunuid"])), int(workerinput["workercount"]), show
+        )
+        self._relay.start()
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""
@@ -460,6 +486,8 @@ class GateRun:
         if self.worker.is_worker:
             _hand_over(self.pytest_config, self.golden_files, self.scoring_s)
             return
+        if self._relay is not None:
+            self._relay.stop()
         if self.pytest_config.option.collectonly:
             return
         # pytest says INTERRUPTED both for Ctrl-C and for a plugin that stopped the run
