@@ -404,6 +404,9 @@ def _nothing_gated(facts: RunFacts) -> str:
     """Why a run has no case to gate, as precisely as the facts tell."""
     if not facts.counted:
         return "no golden cases were scored"
+    ledger = facts.coverage
+    if ledger is not None and ledger.total_cases and ledger.not_gated:
+        return "no golden cases were scored: " + _named(ledger.reasons)
     readable = {path: count for path, count in facts.golden_files.items() if count is not None}
     if facts.collected_cases:
         return (

@@ -289,7 +289,8 @@ def test_last_failed_and_stepwise_runs_are_partial(pytester: pytest.Pytester) ->
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "*partial run: gated 1 of 3 golden case(s); not gated: golden.jsonl (2 case(s), not run: --lf)"
+            "*partial run: gated 1 of 3 golden case(s); "
+            "not gated: golden.jsonl (2 case(s), not run: --lf)"
         ]
     )
 
