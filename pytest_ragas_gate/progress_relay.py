@@ -87,9 +87,10 @@ class ProgressRelay:
             self._thread.join(timeout=2 * _POLL_S)
 
     def _relay(self) -> None:
-        shown: tuple[int, int, int, int, int] | None = None
+        shown: tuple[int, ...] | None = None
         started: float | None = None
-        while not self._stopped.wait(_POLL_S):
+        while True:
+            stopping = self._stopped.wait(_POLL_S)
             # The clock starts with the first heartbeat: starting workers is not scoring.
             progress, reporting = summed_progress(self._run_dir, started or time.monotonic())
             if reporting and started is None:
@@ -102,8 +103,10 @@ class ProgressRelay:
                 progress.errors,
             )
             # Until every worker has written, a sum would show a total that still grows.
-            if reporting >= self._workers and totals != shown:
+            complete = reporting >= self._workers
+            if complete and totals != shown:
                 shown = totals
                 self._show(progress)
-            if reporting >= self._workers and progress.cases_done >= progress.total_cases:
+            # A fast run can end between two polls: the last read above still shows it.
+            if stopping or (complete and progress.cases_done >= progress.total_cases):
                 return

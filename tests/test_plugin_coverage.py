@@ -7,12 +7,23 @@ broken symlinks, duplicate ids, golden files named on the command line.
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, assert_no_traceback, read_report, write_jsonl
+from gate_runs import (
+    GOOD,
+    HALLUCINATED,
+    assert_no_traceback,
+    gate_process_command,
+    read_report,
+    write_jsonl,
+)
 
 XDIST = pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)
 SERIAL = pytest.param([], id="serial")
@@ -388,3 +399,55 @@ class TestExitStatuses:
         (pytester.path / "golden.json").write_text("{not json", encoding="utf-8")
         result, _ = run(pytester)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_the_progress_line_and_timings_under_xdist_match_a_serial_run(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", good("c", 6))
+    master, terminal = pty.openpty()
+    environment = {name: value for name, value in os.environ.items() if name != "CI"}
+    try:
+        process = subprocess.run(
+            [
+                *gate_process_command("faithfulness", "--rag-gate-cache", "off"),
+                "-p",
+                "no:randomly",
+                *workers,
+            ],
+            cwd=pytester.path,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+        os.close(terminal)
+        terminal = -1
+        written = _read_all(master)
+    finally:
+        os.close(master)
+        if terminal != -1:
+            os.close(terminal)
+    assert process.returncode == pytest.ExitCode.OK, process.stdout.decode()
+    # Before: under -n 2 no progress line at all, and timing.scoring_s 0.0.
+    assert "rag-gate: 6/6 cases scored · 0 judge calls" in written, written
+    timing = read_report(pytester.path / "report.json")["timing"]
+    assert timing["scoring_s"] > 0
+
+
+def _read_all(descriptor: int) -> str:
+    """Everything written to a pseudo-terminal whose writers have all closed it."""
+    chunks = []
+    while select.select([descriptor], [], [], 1.0)[0]:
+        try:
+            chunk = os.read(descriptor, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
