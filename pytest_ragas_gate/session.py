@@ -189,9 +189,12 @@ class GateRun:
         A symlink (or a symlink loop) can show one file under many paths; its cases are
         collected, scored and gated once, under the first path pytest reaches. The same
         path may be offered again (two files of one directory named on the command line).
-        Files the ``exclude:`` setting names are left out on purpose.
+        Files the ``exclude:`` setting names are left out on purpose, unless named on
+        the command line: naming a file asks for it.
         """
-        if not self.is_golden_file(path) or self.excluded_by(path) is not None:
+        if not self.is_golden_file(path):
+            return False
+        if self.excluded_by(path) is not None and path.resolve() not in self._named_paths():
             return False
         real = path.resolve()
         first = self._claimed.setdefault(real, path)

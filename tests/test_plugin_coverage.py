@@ -171,6 +171,17 @@ def test_files_excluded_in_the_gate_config_are_listed_and_the_run_can_pass(
     ]
 
 
+@pytest.mark.usefixtures("three_files")
+def test_a_file_named_on_the_command_line_is_gated_even_when_excluded(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "rag_gate.yaml").write_text("exclude: ['*_zh.*']\n", encoding="utf-8")
+    result, report = run(pytester, "golden_zh.jsonl")
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines(["*gated 4 of 12 golden case(s); not gated: golden_a.jsonl*"])
+    assert report["verdict"] == "failed"
+
+
 def test_exclude_in_pyproject_takes_paths(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a"))
     pytester.mkdir("drafts")
