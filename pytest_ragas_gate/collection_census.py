@@ -39,7 +39,7 @@ from .coverage import (
 from .exceptions import GoldenFileError
 from .golden_formats import SUPPORTED_EXTENSIONS
 from .items import BadCaseItem, CaseItem
-from .loading import load_golden_file
+from .loading import load_golden_file, skip_rejected
 
 #: Directory names no census walks into: pytest's default ``norecursedirs`` (hidden
 #: directories are skipped by their leading dot). A team's own norecursedirs is an
@@ -294,7 +294,7 @@ def _quiet_cases(path: Path, display: str) -> list[CensusCase]:
     if path.suffix.lower() not in SUPPORTED_EXTENSIONS:
         return []
     try:
-        loaded = load_golden_file(path, display_path=display)
+        loaded = skip_rejected(load_golden_file(path, display_path=display))
     except (GoldenFileError, OSError):
         return []
     return [CensusCase(id=case.id, line=case.line) for case in loaded.cases] + [
