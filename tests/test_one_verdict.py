@@ -256,7 +256,11 @@ def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.P
     result, report = run(pytester, "-n", "2", "-k", "case-001 or case-002")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
-        ["*gated 2 of 6 collected golden case(s) (-k*", "RAG gate: PARTIAL"]
+        [
+            "*gated 2 of 6 golden case(s); not gated: golden.jsonl "
+            "(4 case(s), deselected by -k 'case-001 or case-002')*",
+            "RAG gate: PARTIAL",
+        ]
     )
     assert report["verdict"] == "partial"
 
