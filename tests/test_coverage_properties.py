@@ -144,7 +144,7 @@ def test_a_run_with_an_unaccounted_case_is_never_safe_to_deploy(
 
 @st.composite
 def golden_runs(draw: st.DrawFn) -> tuple[dict[str, list[dict[str, Any]]], list[str], str]:
-    """Golden files (name → rows), the pytest arguments, and the ``exclude:`` setting."""
+    """Golden files (name → rows), pytest arguments (`ini:`, `conftest:` write a file), exclude."""
     files: dict[str, list[dict[str, Any]]] = {}
     for index in range(draw(st.integers(1, 3))):
         folder = draw(st.sampled_from(["", "sub/", "legacy/"]))
@@ -167,7 +167,12 @@ def golden_runs(draw: st.DrawFn) -> tuple[dict[str, list[dict[str, Any]]], list[
     if draw(st.booleans()):
         args.append("-x")
     exclude = draw(st.sampled_from(["", "legacy/*", "*_2.jsonl"]))
-    return files, args, exclude
+    setup = draw(
+        st.sampled_from(
+            ["", "ini:norecursedirs = legacy", "conftest:collect_ignore_glob = ['*_1.*']"]
+        )
+    )
+    return files, [*args, setup] if setup else args, exclude
 
 
 @pytest.mark.slow
@@ -183,6 +188,13 @@ def test_no_generated_run_with_a_case_left_out_says_safe_to_deploy(
     files, args, exclude = drawn
     for child in pytester.path.iterdir():
         shutil.rmtree(child) if child.is_dir() else child.unlink()
+    setup = [arg for arg in args if arg.startswith(("ini:", "conftest:"))]
+    args = [arg for arg in args if arg not in setup]
+    for item in setup:
+        kind, _, text = item.partition(":")
+        name = "pytest.ini" if kind == "ini" else "conftest.py"
+        content = f"[pytest]\n{text}\n" if kind == "ini" else text + "\n"
+        (pytester.path / name).write_text(content, encoding="utf-8")
     for name, rows in files.items():
         path = pytester.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
