@@ -390,7 +390,10 @@ def test_deselecting_every_case_is_no_tests_collected(pytester: pytest.Pytester)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(
-        ["FAILED no golden cases were scored: all 1 collected case(s) were deselected*"]
+        [
+            "FAILED no golden cases were scored: "
+            "golden.jsonl (1 case(s), deselected by -k 'no-such-case')"
+        ]
     )
 
 
