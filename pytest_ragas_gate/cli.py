@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from .baseline import BaselineComparison, case_deltas, compare_to_baseline, pair_cases
 from .config import GateConfig, load_config
+from .coverage import merge_ledgers
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .labelling import register_commands
@@ -548,6 +549,7 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
             dict.fromkeys(test for facts in shards for test in facts.other_failures)
         ),
         baseline=baseline,
+        coverage=merge_ledgers([facts.coverage for facts in shards]),
     )
 
 

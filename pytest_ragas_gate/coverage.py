@@ -26,7 +26,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +41,7 @@ __all__ = [
     "CoverageLedger",
     "NotGated",
     "build_ledger",
+    "merge_ledgers",
 ]
 
 #: Why a golden file's cases were not gated, when the reason is the file itself.
@@ -212,3 +213,41 @@ def _add(
         group.cases += 1
         group.ids.append(case_id)
     return group
+
+
+def merge_ledgers(ledgers: Sequence[CoverageLedger | None]) -> CoverageLedger | None:
+    """The ledger of a whole run split into shards (``rag-gate merge``).
+
+    Every shard found the same golden files; a case is gated when some shard gated it,
+    and left out only when every shard left it out (under the first shard's reason). None
+    when a shard's report holds no ledger.
+    """
+    if not ledgers or any(ledger is None for ledger in ledgers):
+        return None
+    known = [ledger for ledger in ledgers if ledger is not None]
+    left_out: list[set[tuple[str, str]]] = [
+        {(group.file, case_id) for group in ledger.not_gated for case_id in group.ids}
+        for ledger in known
+    ]
+    everywhere = set.intersection(*left_out)
+    whole_files = [
+        {(group.file, group.reason) for group in ledger.not_gated if not group.ids}
+        for ledger in known
+    ]
+    groups: dict[tuple[str, str], NotGated] = {}
+    for group in known[0].not_gated:
+        if not group.ids:
+            if all((group.file, group.reason) in files for files in whole_files):
+                groups[(group.file, group.reason)] = group.model_copy()
+            continue
+        for case_id in group.ids:
+            if (group.file, case_id) in everywhere:
+                _add(groups, group.file, group.reason, case_id)
+    total = max(ledger.total_cases for ledger in known)
+    not_gated = list(groups.values())
+    return CoverageLedger(
+        total_cases=total,
+        gated_cases=total - sum(group.cases for group in not_gated),
+        not_gated=not_gated,
+        excluded=list(known[0].excluded),
+    )

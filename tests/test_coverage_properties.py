@@ -28,6 +28,7 @@ from pytest_ragas_gate.coverage import (
     CensusCase,
     CensusFile,
     build_ledger,
+    merge_ledgers,
 )
 from pytest_ragas_gate.gate import RunFacts, evaluate_gate
 from pytest_ragas_gate.results import CaseResult
@@ -137,6 +138,58 @@ def test_a_run_with_an_unaccounted_case_is_never_safe_to_deploy(
     elif results:
         assert verdict.status == "passed"
         assert verdict.recommendation == "Safe to deploy"
+
+
+@given(
+    sizes=st.lists(st.integers(0, 4), min_size=1, max_size=3),
+    shard_count=st.integers(1, 3),
+    data=st.data(),
+)
+def test_merged_shard_ledgers_gate_what_some_shard_gated(
+    sizes: list[int], shard_count: int, data: st.DataObject
+) -> None:
+    cases = [
+        (f"golden_{index}.jsonl", line)
+        for index, size in enumerate(sizes)
+        for line in range(1, size + 1)
+    ]
+    shard_of = {case: data.draw(st.integers(1, shard_count)) for case in cases}
+    lost = data.draw(st.sets(st.sampled_from(cases))) if cases else set()
+    ledgers = []
+    for shard in range(1, shard_count + 1):
+        reason = f"not in --rag-gate-shard {shard}/{shard_count}"
+        census = Census(
+            files=[
+                CensusFile(
+                    path=path,
+                    cases=[
+                        CensusCase(
+                            id=f"{path}-{line}",
+                            line=line,
+                            reason=None if shard_of[(path, line)] == shard else reason,
+                        )
+                        for (file, line) in cases
+                        if file == path
+                    ],
+                )
+                for path in dict.fromkeys(f"golden_{index}.jsonl" for index in range(len(sizes)))
+            ]
+        )
+        reported = {
+            (f"{path}:{line}", f"{path}-{line}")
+            for (path, line) in cases
+            if shard_of[(path, line)] == shard and (path, line) not in lost
+        }
+        ledgers.append(build_ledger(census, reported, None))
+    merged = merge_ledgers(ledgers)
+    assert merged is not None
+    assert merged.total_cases == len(cases)
+    assert merged.gated_cases == len(cases) - len(lost)
+    left_out = {case_id for group in merged.not_gated if group.ids for case_id in group.ids}
+    assert left_out == {f"{path}-{line}" for (path, line) in lost}
+    empty = {f"golden_{index}.jsonl" for index, size in enumerate(sizes) if not size}
+    assert {group.file for group in merged.not_gated if not group.ids} == empty
+    assert merge_ledgers([*ledgers, None]) is None
 
 
 # --- whole runs ---------------------------------------------------------------------------
