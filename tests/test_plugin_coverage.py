@@ -330,6 +330,25 @@ def test_a_broken_golden_symlink_is_accounted_for(pytester: pytest.Pytester) -> 
     assert report["verdict"] == "partial"
 
 
+@pytest.mark.slow
+def test_empty_files_and_broken_symlinks_are_accounted_for_under_xdist(
+    pytester: pytest.Pytester,
+) -> None:
+    write_jsonl(pytester, "golden_a.jsonl", good("a"))
+    (pytester.path / "golden_empty.yaml").write_text("cases: []\n", encoding="utf-8")
+    (pytester.path / "golden_gone.jsonl").symlink_to(pytester.path / "moved.jsonl")
+    result, report = run(pytester, "-n", "2")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*gated 4 of 4 golden case(s); not gated: golden_empty.yaml (empty file); "
+            "golden_gone.jsonl (broken symlink)*",
+            "RAG gate: PARTIAL",
+        ]
+    )
+    assert report["verdict"] == "partial"
+
+
 @pytest.mark.parametrize("workers", [SERIAL, XDIST])
 def test_duplicate_ids_keep_a_result_each(pytester: pytest.Pytester, workers: list[str]) -> None:
     write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": "same"}] * 3)
