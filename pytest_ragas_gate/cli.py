@@ -28,6 +28,7 @@ from .baseline import (
     scoring_differences,
 )
 from .config import GateConfig, load_config
+from .coverage import merge_ledgers
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
@@ -570,6 +571,7 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
             dict.fromkeys(test for facts in shards for test in facts.other_failures)
         ),
         baseline=baseline,
+        coverage=merge_ledgers([facts.coverage for facts in shards]),
     )
 
 

@@ -23,6 +23,7 @@ from .agreement import MetricAgreement, check_floors, measure_agreement, no_labe
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
+from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
 from .gated_metrics import not_applicable_reasons, too_few_cases
@@ -116,6 +117,8 @@ class RunFacts(BaseModel):
     shard: str | None = None
     other_failures: list[str] = Field(default_factory=list)
     baseline: BaselineComparison | None = None
+    # Where every golden case went (gated, or why not); None in reports written before it.
+    coverage: CoverageLedger | None = None
 
     @property
     def collected_cases(self) -> int | None:
@@ -398,6 +401,14 @@ def _named(names: Sequence[str]) -> str:
 
 def _coverage(gated: int, facts: RunFacts) -> tuple[str, list[str]]:
     """The "gated N of M" line and, for a partial run, why fewer cases were gated."""
+    ledger = facts.coverage
+    if ledger is not None:
+        accounted = list(ledger.reasons)
+        if facts.shard and not accounted:
+            # A shard is partial by design, even when the hash gives it every case.
+            accounted.append(f"--rag-gate-shard {facts.shard}")
+            return f"{ledger.line} (--rag-gate-shard {facts.shard})", accounted
+        return ledger.line, accounted
     collected = facts.collected_cases
     if collected is None:
         return f"gated {gated} golden case(s)", []
@@ -419,6 +430,9 @@ def _nothing_gated(facts: RunFacts) -> str:
     """Why a run has no case to gate, as precisely as the facts tell."""
     if not facts.counted:
         return "no golden cases were scored"
+    ledger = facts.coverage
+    if ledger is not None and ledger.total_cases and ledger.not_gated:
+        return "no golden cases were scored: " + _named(ledger.reasons)
     readable = {path: count for path, count in facts.golden_files.items() if count is not None}
     if facts.collected_cases:
         return (

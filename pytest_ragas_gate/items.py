@@ -48,10 +48,12 @@ class GoldenFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         """Load the file; malformed cases become items that error with their message."""
         loaded = self.run.load(self.path)
+        names: set[str] = set()
         for case in loaded.cases:
-            yield CaseItem.from_parent(self, name=item_name(case.id), case=case)
+            name = _unique_name(item_name(case.id), case.line, names)
+            yield CaseItem.from_parent(self, name=name, case=case)
         for problem in loaded.problems:
-            name = item_name(problem.label)
+            name = _unique_name(item_name(problem.label), problem.line, names)
             yield BadCaseItem.from_parent(self, name=name, problem=problem)
 
     def repr_failure(  # type: ignore[override]
@@ -145,6 +147,18 @@ def item_name(case_id: str) -> str:
     """
     escaped = _NODE_ID_UNSAFE.sub(_percent_escaped, case_id)
     return escaped.replace("::", ":%3A") or "case"
+
+
+def _unique_name(name: str, line: int, taken: set[str]) -> str:
+    """``name``, or ``name@line-N`` when an earlier item of the file has it.
+
+    A case repeating an earlier id is an error of its own; it needs a node id of its own
+    so that its result does not overwrite the first case's in the reports.
+    """
+    if name in taken:
+        name = f"{name}@line-{line}"
+    taken.add(name)
+    return name
 
 
 #: ``%`` and what must not reach a node id raw: C0/C1 controls, DEL, line separators.

@@ -284,11 +284,19 @@ class GateHooks:
         """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
         from .items import select_shard
 
-        select_shard(config, items, config.option.rag_gate_shard)
+        shard = config.option.rag_gate_shard
+        self.run.census_taker.deselect_reason = f"not in --rag-gate-shard {shard}"
+        select_shard(config, items, shard)
+        self.run.census_taker.deselect_reason = None
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Note which option left golden cases out, for the coverage ledger."""
+        self.run.census_taker.deselected(items)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Score every selected case at once, before the first item runs."""
+        """Take the census of golden files, then score every selected case at once."""
+        self.run.take_census(session)
         if not self.run.pytest_config.option.collectonly:
             self.run.score(session)
 
@@ -331,11 +339,10 @@ class XdistHooks:
     def __init__(self, run: GateRun) -> None:
         self.run = run
 
-    def pytest_testnodedown(self, node: Any, error: object) -> None:
-        """Take a finished worker's collection counts (from its ``workeroutput``)."""
-        from .session import USAGE_STOP_KEY, WORKER_OUTPUT_KEY
+    def pytest_configure_node(self, node: Any) -> None:
+        """Show the workers' scoring progress from the controller, as a serial run does."""
+        self.run.relay_progress(node.workerinput)
 
-        output = getattr(node, "workeroutput", None) or {}
-        counts = output.get(WORKER_OUTPUT_KEY)
-        if isinstance(counts, dict):
-            self.run.add_worker_output(counts, output.get(USAGE_STOP_KEY))
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Take a finished worker's collection counts, census, timing and usage stop."""
+        self.run.add_worker_output(getattr(node, "workeroutput", None) or {})

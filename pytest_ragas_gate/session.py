@@ -27,7 +27,9 @@ import pytest
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
+from .collection_census import CensusTaker, stop_reason
 from .config import GateConfig, LoadedConfig
+from .coverage import Census, CoverageLedger, build_ledger
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .gated_metrics import metrics_for_case, metrics_to_gate
 from .interruption import fill_unscored, is_incomplete
@@ -36,6 +38,7 @@ from .judges.base import Judge
 from .labels import LabelSet, apply_labels
 from .loading import (
     SUPPORTED_EXTENSIONS,
+    CaseProblem,
     LoadedFile,
     load_golden_file,
     pending_review,
@@ -43,6 +46,7 @@ from .loading import (
 )
 from .long_lived import collector_spared
 from .metrics.base import Metric
+from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 from .text_safety import json_text
@@ -61,10 +65,18 @@ USAGE_STOP_KEY = "rag_gate_usage_stop"
 
 #: The key under which an xdist worker hands its collection counts to the controller.
 WORKER_OUTPUT_KEY = "rag_gate_golden_files"
+#: The keys under which a worker hands over its census of golden files and its scoring time.
+WORKER_CENSUS_KEY = "rag_gate_census"
+WORKER_SCORING_KEY = "rag_gate_scoring_s"
 
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
 STALLED_WORKER_S = 300.0
+
+
+def run_dir_of(testrunuid: str) -> Path:
+    """The directory the workers of one xdist run share."""
+    return Path(tempfile.gettempdir()) / f"rag-gate-{testrunuid}"
 
 
 @dataclass
@@ -83,7 +95,7 @@ class WorkerInfo:
         if workerinput is None:
             return cls()
         worker_id = str(workerinput["workerid"])
-        run_dir = Path(tempfile.gettempdir()) / f"rag-gate-{workerinput['testrunuid']}"
+        run_dir = run_dir_of(str(workerinput["testrunuid"]))
         run_dir.mkdir(parents=True, exist_ok=True)
         digits = worker_id.removeprefix("gw")
         return cls(
@@ -126,7 +138,12 @@ class GateRun:
     loaded_keys: set[tuple[str, str]] = field(default_factory=set)
     # Why the run stopped before scoring as a usage error (no verdict, no reports).
     usage_stop: str | None = None
-    _claimed: set[Path] = field(default_factory=set)
+    census: Census | None = None
+    _census_taker: CensusTaker | None = None
+    _claimed: dict[Path, Path] = field(default_factory=dict)
+    _case_ids: dict[str, str] = field(default_factory=dict)
+    _stopped: str | None = None
+    _relay: ProgressRelay | None = None
     _ordered: list[CaseResult] | None = None
 
     @property
@@ -151,19 +168,48 @@ class GateRun:
             return True
         return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
 
+    def excluded_by(self, path: Path) -> str | None:
+        """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
+
+        A glob matches the path relative to the rootdir or the file name alone.
+        """
+        shown = self._display_path(path)
+        for pattern in self.config.exclude:
+            if fnmatch.fnmatch(shown, pattern) or fnmatch.fnmatch(path.name, pattern):
+                return pattern
+        return None
+
+    @property
+    def census_taker(self) -> CensusTaker:
+        """What the collection did with golden files, noted for the coverage ledger."""
+        if self._census_taker is None:
+            self._census_taker = CensusTaker(
+                self.pytest_config,
+                is_golden=self.is_golden_file,
+                excluded_by=self.excluded_by,
+                display=self._display_path,
+            )
+        return self._census_taker
+
     def claim(self, path: Path) -> bool:
         """Whether ``path`` is a golden file not yet collected under another name.
 
         A symlink (or a symlink loop) can show one file under many paths; its cases are
-        collected, scored and gated once, under the first path pytest reaches.
+        collected, scored and gated once, under the first path pytest reaches. The same
+        path may be offered again (two files of one directory named on the command line).
+        Files the ``exclude:`` setting names are left out on purpose, unless named on
+        the command line: naming a file asks for it.
         """
         if not self.is_golden_file(path):
             return False
-        real = path.resolve()
-        if real in self._claimed:
+        if self.excluded_by(path) is not None and path.resolve() not in self._named_paths():
             return False
-        self._claimed.add(real)
-        self.golden_files[self._display_path(path)] = None
+        real = path.resolve()
+        first = self._claimed.setdefault(real, path)
+        if first != path:
+            return False
+        self.census_taker.claimed(path)
+        self.golden_files.setdefault(self._display_path(path), None)
         return True
 
     def _named_paths(self) -> set[Path]:
@@ -182,11 +228,45 @@ class GateRun:
             # Every xdist worker reads every golden file; one of them says it once.
             checked.warn()
         loaded = check_threshold_metrics(checked.loaded, self.metrics)
-        loaded = skip_rejected(loaded)
+        loaded = self._unique_ids(skip_rejected(loaded))
         loaded = apply_labels(loaded, self.labels)
         self.loaded_keys.update((case.file, case.id) for case in loaded.cases)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
+        self.census_taker.loaded(
+            shown,
+            [(case.id, case.line) for case in loaded.cases]
+            + [(problem.label, problem.line) for problem in loaded.problems],
+        )
         return loaded
+
+    def _unique_ids(self, loaded: LoadedFile) -> LoadedFile:
+        """A case whose id an earlier case of the run already has is an error of its own.
+
+        Results, reports and baselines know a case by its id; two cases under one id
+        would overwrite each other. Both keep their own result: the first is scored, the
+        later one errors, naming both places.
+        """
+        kept: list[GoldenCase] = []
+        problems = list(loaded.problems)
+        for case in loaded.cases:
+            first = self._case_ids.setdefault(case.id, case.source)
+            if first == case.source:
+                kept.append(case)
+                continue
+            problems.append(
+                CaseProblem(
+                    file=case.file,
+                    line=case.line,
+                    case_id=case.id,
+                    message=(
+                        f"{case.source}: field 'id': duplicate id {case.id!r} (first at "
+                        f"{first}); ids must be unique within a run"
+                    ),
+                )
+            )
+        if len(kept) == len(loaded.cases):
+            return loaded
+        return LoadedFile(loaded.path, kept, sorted(problems, key=lambda problem: problem.line))
 
     def record_collect_error(self, report: pytest.CollectReport) -> None:
         """Remember a collection that failed (on the xdist controller too).
@@ -201,6 +281,7 @@ class GateRun:
             self.other_failures[f"{report.nodeid} (collection error)"] = None
             return
         self.golden_files.pop(self._display_path(path), None)
+        self.census_taker.unreadable(self._display_path(path))
         message = str(report.longrepr).strip() or report.nodeid
         if message not in self.golden_file_errors:
             self.golden_file_errors.append(message)
@@ -211,13 +292,30 @@ class GateRun:
         except ValueError:
             return str(path)
 
-    def add_worker_output(
-        self, golden_files: Mapping[str, int | None], usage_stop: str | None = None
-    ) -> None:
-        """Take a worker's collection counts and usage stop (its ``workeroutput``)."""
-        self.workers_counted += 1
-        fold_golden_files(self.golden_files, golden_files)
-        self.usage_stop = self.usage_stop or usage_stop
+    def add_worker_output(self, output: Mapping[str, Any]) -> None:
+        """Take a worker's collection counts, census, scoring time and usage stop."""
+        golden_files = output.get(WORKER_OUTPUT_KEY)
+        if isinstance(golden_files, dict):
+            self.workers_counted += 1
+            fold_golden_files(self.golden_files, golden_files)
+        census = output.get(WORKER_CENSUS_KEY)
+        if self.census is None and isinstance(census, dict):
+            # Every worker collects the same golden files: the first census is the run's.
+            self.census = Census.model_validate(census)
+        scoring_s = output.get(WORKER_SCORING_KEY)
+        if isinstance(scoring_s, int | float):
+            # Workers score side by side: the run's scoring took as long as the slowest.
+            self.scoring_s = max(self.scoring_s, float(scoring_s))
+        usage_stop = output.get(USAGE_STOP_KEY)
+        if isinstance(usage_stop, str):
+            self.usage_stop = self.usage_stop or usage_stop
+
+    def take_census(self, session: pytest.Session) -> None:
+        """Note, once collection is done, every golden file found and where its cases went."""
+        self.census = self.census_taker.take(session.items)
+        output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_CENSUS_KEY] = self.census.model_dump(mode="json")
 
     # --- scoring -----------------------------------------------------------------------
 
@@ -246,6 +344,12 @@ class GateRun:
         ]
         started = time.monotonic()
         cases = [item.case for item in mine]
+        if self.worker.run_dir is not None and self.worker.worker_id is not None:
+            # Every worker is heard from, the ones with nothing to score included.
+            write_heartbeat(
+                heartbeat_path(self.worker.run_dir, self.worker.worker_id),
+                Progress(total_cases=len(cases)),
+            )
         by_key: dict[str, CaseResult] = {}
         try:
             if self.usage_stop is not None:
@@ -321,11 +425,12 @@ class GateRun:
     def _progress_printer(self) -> Any:
         run_dir, worker_id = self.worker.run_dir, self.worker.worker_id
         if run_dir is not None and worker_id is not None:
-            heartbeat = run_dir / f"heartbeat-{worker_id}"
+            heartbeat = heartbeat_path(run_dir, worker_id)
 
-            # Other workers waiting for this one's results see it is still alive.
+            # Other workers waiting for this one's results see it is still alive, and the
+            # controller shows the summed progress line.
             def beat(progress: Progress) -> None:
-                heartbeat.write_text(str(progress.cases_done), encoding="utf-8")
+                write_heartbeat(heartbeat, progress)
 
             return beat
         stream = sys.stderr
@@ -345,6 +450,18 @@ class GateRun:
             stream.flush()
 
         return show
+
+    def relay_progress(self, workerinput: Mapping[str, Any]) -> None:
+        """On the xdist controller: show the workers' summed progress line, once."""
+        if self._relay is not None:
+            return
+        show = self._progress_printer()
+        if show is None:
+            return
+        self._relay = ProgressRelay(
+            run_dir_of(str(workerinput["testrunuid"])), int(workerinput["workercount"]), show
+        )
+        self._relay.start()
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""
@@ -403,13 +520,23 @@ class GateRun:
             shard=None if shard is None or shard.count == 1 else str(shard),
             other_failures=list(self.other_failures),
             baseline=self._baseline_comparison(),
+            coverage=self._ledger(),
         )
+
+    def _ledger(self) -> CoverageLedger | None:
+        """Where each golden case went; None when no census reached this process."""
+        if self.census is None:
+            return None
+        reported = {(result.source, result.id) for result in self.reported.values()}
+        return build_ledger(self.census, reported, self._stopped)
 
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
-            _hand_over(self.pytest_config, self.golden_files, self.usage_stop)
+            _hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
             return
+        if self._relay is not None:
+            self._relay.stop()
         if self.pytest_config.option.collectonly:
             return
         if self.usage_stop is not None:
@@ -418,10 +545,14 @@ class GateRun:
             if _is_controller(self.pytest_config):
                 sys.stderr.write(f"ERROR: {self.usage_stop}\n")
             return
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        # pytest says INTERRUPTED both for Ctrl-C and for a plugin that stopped the run
+        # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop
+        if interrupted:
             for nodeid, result in self.results.items():
                 self.reported.setdefault(nodeid, result)
             self._ordered = None
+        self._stopped = stop_reason(self.pytest_config, session, interrupted)
         self.run_facts = self.facts()
         self.verdict = evaluate_gate(
             self.collected, self._gate_metric_names(), self.config, self.run_facts
@@ -435,13 +566,11 @@ class GateRun:
             judge=self.judge_info,
             usage=self.total_usage(),
         )
-        if self.golden_file_errors or self.verdict.total_cases == 0:
-            # A gate over nothing, or over part of the golden set, is a mistake in the
-            # command or the files (wrong path, misnamed or unreadable files, a -k that
-            # matches no case), not a test result: the same status as bad options.
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif not self.verdict.passed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        session.exitstatus = exit_status(
+            session.exitstatus,
+            gate_failed=not self.verdict.passed,
+            unreadable_golden_files=bool(self.golden_file_errors),
+        )
 
     def _baseline_comparison(self) -> BaselineComparison | None:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
@@ -578,13 +707,34 @@ def _is_controller(config: pytest.Config) -> bool:
     return config.pluginmanager.has_plugin("dsession")
 
 
+def exit_status(
+    status: int | pytest.ExitCode, *, gate_failed: bool, unreadable_golden_files: bool
+) -> int | pytest.ExitCode:
+    """The run's exit status: pytest's own, except where the gate has something to add.
+
+    pytest's statuses stand — 2 for an interruption or a collection error, 5 when
+    nothing was collected — so that CI scripts read them as they read any pytest run. A
+    failed gate turns an otherwise successful run into 1; a golden file that cannot be
+    read is bad input, a usage error (4), like a bad option or config file.
+    """
+    if unreadable_golden_files:
+        return pytest.ExitCode.USAGE_ERROR
+    if gate_failed and status == pytest.ExitCode.OK:
+        return pytest.ExitCode.TESTS_FAILED
+    return status
+
+
 def _hand_over(
-    config: pytest.Config, golden_files: Mapping[str, int | None], usage_stop: str | None
+    config: pytest.Config,
+    golden_files: Mapping[str, int | None],
+    scoring_s: float,
+    usage_stop: str | None,
 ) -> None:
-    """Give the xdist controller this worker's collection counts (``workeroutput``)."""
+    """Give the xdist controller this worker's collection counts, scoring time, usage stop."""
     output: dict[str, Any] | None = getattr(config, "workeroutput", None)
     if output is not None:
         output[WORKER_OUTPUT_KEY] = dict(golden_files)
+        output[WORKER_SCORING_KEY] = scoring_s
         if usage_stop is not None:
             output[USAGE_STOP_KEY] = usage_stop
 

@@ -25,6 +25,7 @@ PYTEST_MODULES = {
     f"{NAME}.items",
     f"{NAME}.hookspecs",
     f"{NAME}.activation",
+    f"{NAME}.collection_census",
     f"{NAME}.custom_metrics",
     f"{NAME}.live",
     f"{NAME}.reports.terminal",

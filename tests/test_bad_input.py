@@ -371,10 +371,10 @@ def test_a_directory_without_golden_files_says_what_was_looked_for(
     result = pytester.runpytest("--rag-gate", "data")
     assert_no_traceback(result)
     distributed = pytester.runpytest("--rag-gate", "data", "-n", "2")
-    assert distributed.ret == pytest.ExitCode.USAGE_ERROR
+    assert distributed.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     distributed.stdout.fnmatch_lines(["FAILED no golden cases were scored: no golden file *"])
-    # A gate over nothing is a usage error, whether run serially or under xdist.
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    # Nothing collected exits 5, as pytest says it, whether run serially or under xdist.
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(
         [
             "FAILED no golden cases were scored: no golden file was collected "
@@ -384,13 +384,16 @@ def test_a_directory_without_golden_files_says_what_was_looked_for(
     )
 
 
-def test_deselecting_every_case_is_a_usage_error(pytester: pytest.Pytester) -> None:
+def test_deselecting_every_case_is_no_tests_collected(pytester: pytest.Pytester) -> None:
     (pytester.path / "golden.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
     result = pytester.runpytest("--rag-gate", "-k", "no-such-case")
     assert_no_traceback(result)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(
-        ["FAILED no golden cases were scored: all 1 collected case(s) were deselected*"]
+        [
+            "FAILED no golden cases were scored: "
+            "golden.jsonl (1 case(s), deselected by -k 'no-such-case')"
+        ]
     )
 
 
@@ -419,7 +422,8 @@ def test_an_unreadable_file_next_to_a_valid_one_fails_closed(
                 "FAILED 1 golden file(s) could not be read, so their cases were not scored: "
                 "golden_bad.yaml:3:1: *",
                 "RAG gate: FAILED",
-                "Block deployment — 1 golden file(s) unreadable",
+                "Block deployment — 1 golden file(s) unreadable; partial run: "
+                "gated 1 of 1 golden case(s); not gated: golden_bad.yaml (error)",
             ]
         )
         report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))

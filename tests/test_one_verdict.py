@@ -256,7 +256,11 @@ def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.P
     result, report = run(pytester, "-n", "2", "-k", "case-001 or case-002")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
-        ["*gated 2 of 6 collected golden case(s) (-k*", "RAG gate: PARTIAL"]
+        [
+            "*gated 2 of 6 golden case(s); not gated: golden.jsonl "
+            "(4 case(s), deselected by -k 'case-001 or case-002')*",
+            "RAG gate: PARTIAL",
+        ]
     )
     assert report["verdict"] == "partial"
 
@@ -271,7 +275,13 @@ def test_stopping_at_the_first_failure_is_a_partial_failed_run(pytester: pytest.
     result, report = run(pytester, "-x")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["RAG gate: FAILED", "*partial run: gated 1 of 3 collected*(-x)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "RAG gate: FAILED",
+            "*partial run: gated 1 of 3 golden case(s); "
+            "not gated: golden.jsonl (2 case(s), not reached: -x stopped)",
+        ]
+    )
     assert report["verdict"] == "failed" and report["partial"] is True
 
 
@@ -281,7 +291,12 @@ def test_last_failed_and_stepwise_runs_are_partial(pytester: pytest.Pytester) ->
 
     result = pytester.runpytest("--rag-gate", "-p", "no:randomly", "--lf", *ONLY_FAITHFULNESS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*partial run: gated 1 of 3 collected*--lf*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*partial run: gated 1 of 3 golden case(s); "
+            "not gated: golden.jsonl (2 case(s), not run: --lf)"
+        ]
+    )
 
     result = pytester.runpytest("--rag-gate", "-p", "no:randomly", "--sw", *ONLY_FAITHFULNESS)
     assert "Safe to deploy" not in result.stdout.str()
@@ -300,7 +315,14 @@ def test_last_failed_that_skips_whole_golden_files_is_partial(pytester: pytest.P
         del os.environ["BREAK"]
     result = pytester.runpytest("--rag-gate", "-p", "no:randomly", "--lf", *ONLY_FAITHFULNESS)
     assert "Safe to deploy" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["*golden file(s) not collected*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*not gated: golden_a.jsonl (1 case(s), not run: --lf); "
+            "golden_b.jsonl (1 case(s), not run: --lf)*"
+        ]
+    )
+    # The unit test passed this time: a gate that gated nothing fails (1), no usage error.
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_a_symlink_loop_collects_each_golden_file_once(pytester: pytest.Pytester) -> None:
@@ -316,7 +338,8 @@ def test_a_symlink_loop_collects_each_golden_file_once(pytester: pytest.Pytester
 def test_an_empty_named_golden_file_says_it_holds_no_cases(pytester: pytest.Pytester) -> None:
     (pytester.path / "golden.json").write_text("[]", encoding="utf-8")
     result, report = run(pytester, "golden.json")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    # Nothing was collected, as pytest says it (5); not a usage error.
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(["*golden.json hold(s) no cases*"])
     assert "no golden file was collected" not in result.stdout.str()
     assert report["verdict"] == "failed"

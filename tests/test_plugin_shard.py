@@ -98,6 +98,9 @@ def test_two_shards_merged_equal_the_whole_run(pytester: pytest.Pytester) -> Non
     )
     assert merged_report["metrics"] == whole_report["metrics"]
     assert merged_report["verdict"] == whole_report["verdict"]
+    # Each shard left the other's cases out; together they gated every case.
+    assert merged_report["run"]["coverage"] == whole_report["run"]["coverage"]
+    assert merged_report["coverage"] == whole_report["coverage"]
     assert merged_report["failures"] == whole_report["failures"]
     assert [case["id"] for case in merged_report["cases"]] == [
         case["id"] for case in whole_report["cases"]

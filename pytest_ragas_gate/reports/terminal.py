@@ -42,6 +42,8 @@ def header_lines(run: GateRun) -> list[str]:
         lines.append("rag-gate: " + "; ".join(parts))
     if run.target is not None:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
+    if config.exclude:
+        lines.append("rag-gate: exclude " + " ".join(config.exclude) + " (golden files left out)")
     return lines
 
 

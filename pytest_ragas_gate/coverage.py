@@ -1,0 +1,253 @@
+"""The coverage ledger: every golden case of a run is gated, or accounted for with a reason.
+
+A gate's promise is that it never says "Safe to deploy" about a case it did not score.
+This module is the one place that decides which golden cases a run covered. Its input is
+the *census* of the run — every golden file found under the run's paths (by the plugin's
+discovery rules, before pytest's exclusions) with its cases, and why each case that did
+not become a selected test was left out — and the set of cases whose results were
+reported. Its output, :class:`CoverageLedger`, puts every case in exactly one place: gated,
+not gated (with the reason: ``excluded by --ignore``, ``deselected by -k 'x'``, ``not
+reached: --sw stopped``, ``empty file``, ``broken symlink``, ``error`` …) or excluded on
+purpose by the gate's own ``exclude:`` setting. Anything not gated makes the run partial;
+what ``exclude:`` leaves out does not, since that scope was chosen by the team.
+
+>>> census = Census(files=[
+...     CensusFile(path="golden_a.jsonl", cases=[CensusCase(id="a", line=1)]),
+...     CensusFile(path="golden_b.jsonl", cases=[CensusCase(id="b", line=1)],
+...                reason=NOT_ON_COMMAND_LINE),
+... ])
+>>> ledger = build_ledger(census, reported={("golden_a.jsonl:1", "a")}, stopped=None)
+>>> print(ledger.line)  # doctest: +NORMALIZE_WHITESPACE
+gated 1 of 2 golden case(s); not gated: golden_b.jsonl (1 case(s), not selected on the
+command line)
+>>> ledger.partial
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "BROKEN_SYMLINK",
+    "EMPTY_FILE",
+    "NOT_ON_COMMAND_LINE",
+    "UNREADABLE",
+    "Census",
+    "CensusCase",
+    "CensusFile",
+    "CoverageLedger",
+    "NotGated",
+    "build_ledger",
+    "merge_ledgers",
+]
+
+#: Why a golden file's cases were not gated, when the reason is the file itself.
+EMPTY_FILE = "empty file"
+BROKEN_SYMLINK = "broken symlink"
+UNREADABLE = "error"
+NOT_ON_COMMAND_LINE = "not selected on the command line"
+#: A selected case whose result never arrived, when nothing says why the run stopped.
+NO_RESULT = "no result reported"
+#: How many groups of not-gated cases the coverage line names before "and N more".
+_NAMED = 5
+
+
+class CensusCase(BaseModel):
+    """One case of a golden file that was read; ``reason`` is None when it was selected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    line: int
+    reason: str | None = None
+
+
+class CensusFile(BaseModel):
+    """One golden file found under the run's paths.
+
+    ``reason`` says why none of its cases was collected (the whole file was left out);
+    ``cases`` is every case of the file when it could be read, so the ledger can count and
+    name them. ``by_config`` marks a file left out by the gate's own ``exclude:`` setting.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    cases: list[CensusCase] = Field(default_factory=list)
+    reason: str | None = None
+    by_config: bool = False
+
+
+class Census(BaseModel):
+    """Every golden file the run found, in the order found."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[CensusFile] = Field(default_factory=list)
+
+
+class NotGated(BaseModel):
+    """Cases of one golden file left out of the gate for one reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    reason: str
+    cases: int
+    ids: list[str] = Field(default_factory=list)
+
+    def describe(self) -> str:
+        """``golden_b.jsonl (4 case(s), excluded by --ignore)``."""
+        if self.cases or self.reason not in (EMPTY_FILE, BROKEN_SYMLINK, UNREADABLE):
+            return f"{self.file} ({self.cases} case(s), {self.reason})"
+        return f"{self.file} ({self.reason})"
+
+
+class CoverageLedger(BaseModel):
+    """Where each golden case of the run went; saved as ``run.coverage`` in the JSON report.
+
+    ``total_cases`` counts every case in scope (gated or not); cases excluded on purpose
+    by ``exclude:`` are listed under ``excluded`` and not counted in it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    total_cases: int
+    gated_cases: int
+    not_gated: list[NotGated] = Field(default_factory=list)
+    excluded: list[NotGated] = Field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """Whether anything in scope was not gated (a file or a case)."""
+        return bool(self.not_gated)
+
+    @property
+    def reasons(self) -> list[str]:
+        """One phrase per group of cases that were not gated."""
+        return [group.describe() for group in self.not_gated]
+
+    @property
+    def line(self) -> str:
+        """``gated N of M …``, saying what was left out and why."""
+        if not self.not_gated:
+            line = f"gated {self.gated_cases} of {self.total_cases} collected golden case(s)"
+        else:
+            shown = self.reasons[:_NAMED]
+            more = len(self.not_gated) - len(shown)
+            line = (
+                f"gated {self.gated_cases} of {self.total_cases} golden case(s); not gated: "
+                + "; ".join(shown)
+                + (f"; and {more} more" if more > 0 else "")
+            )
+        if self.excluded:
+            files = ", ".join(group.file for group in self.excluded[:_NAMED])
+            more = len(self.excluded) - _NAMED
+            line += f"; excluded by the exclude setting: {files}" + (
+                f" and {more} more" if more > 0 else ""
+            )
+        return line
+
+
+def build_ledger(
+    census: Census, reported: Collection[tuple[str, str]], stopped: str | None
+) -> CoverageLedger:
+    """Account for every case of ``census`` exactly once.
+
+    Args:
+        census: The golden files found and why each left-out case was left out.
+        reported: ``(source, id)`` of every case whose result was reported.
+        stopped: Why a selected case may have gone unreported (``not reached: -x
+            stopped``), or None when nothing stopped the run early.
+
+    Returns:
+        The ledger; its ``gated_cases`` are the census cases found in ``reported``.
+    """
+    groups: dict[tuple[str, str], NotGated] = {}
+    excluded: list[NotGated] = []
+    total = gated = 0
+    for found in census.files:
+        if found.by_config:
+            excluded.append(
+                NotGated(
+                    file=found.path,
+                    reason=found.reason or "excluded by the exclude setting",
+                    cases=len(found.cases),
+                    ids=[case.id for case in found.cases],
+                )
+            )
+            continue
+        total += len(found.cases)
+        if not found.cases and found.reason is None:
+            # A file read to no case at all is an empty file: nothing of it was gated.
+            _add(groups, found.path, EMPTY_FILE, None)
+            continue
+        if found.reason is not None:
+            group = _add(groups, found.path, found.reason, None)
+            for case in found.cases:
+                group.cases += 1
+                group.ids.append(case.id)
+            continue
+        for case in found.cases:
+            if (f"{found.path}:{case.line}", case.id) in reported:
+                gated += 1
+                continue
+            reason = case.reason or stopped or NO_RESULT
+            _add(groups, found.path, reason, case.id)
+    return CoverageLedger(
+        total_cases=total,
+        gated_cases=gated,
+        not_gated=list(groups.values()),
+        excluded=excluded,
+    )
+
+
+def _add(
+    groups: dict[tuple[str, str], NotGated], file: str, reason: str, case_id: str | None
+) -> NotGated:
+    group = groups.setdefault((file, reason), NotGated(file=file, reason=reason, cases=0))
+    if case_id is not None:
+        group.cases += 1
+        group.ids.append(case_id)
+    return group
+
+
+def merge_ledgers(ledgers: Sequence[CoverageLedger | None]) -> CoverageLedger | None:
+    """The ledger of a whole run split into shards (``rag-gate merge``).
+
+    Every shard found the same golden files; a case is gated when some shard gated it,
+    and left out only when every shard left it out (under the first shard's reason). None
+    when a shard's report holds no ledger.
+    """
+    if not ledgers or any(ledger is None for ledger in ledgers):
+        return None
+    known = [ledger for ledger in ledgers if ledger is not None]
+    left_out: list[set[tuple[str, str]]] = [
+        {(group.file, case_id) for group in ledger.not_gated for case_id in group.ids}
+        for ledger in known
+    ]
+    everywhere = set.intersection(*left_out)
+    whole_files = [
+        {(group.file, group.reason) for group in ledger.not_gated if not group.ids}
+        for ledger in known
+    ]
+    groups: dict[tuple[str, str], NotGated] = {}
+    for group in known[0].not_gated:
+        if not group.ids:
+            if all((group.file, group.reason) in files for files in whole_files):
+                groups[(group.file, group.reason)] = group.model_copy()
+            continue
+        for case_id in group.ids:
+            if (group.file, case_id) in everywhere:
+                _add(groups, group.file, group.reason, case_id)
+    total = max(ledger.total_cases for ledger in known)
+    not_gated = list(groups.values())
+    return CoverageLedger(
+        total_cases=total,
+        gated_cases=total - sum(group.cases for group in not_gated),
+        not_gated=not_gated,
+        excluded=list(known[0].excluded),
+    )
