@@ -23,6 +23,7 @@ from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
 from .results import CaseResult
+from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
 
 _NO_USAGE = Usage()
@@ -132,7 +133,8 @@ class _MetricJudge:
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A one-line message, plus the traceback unless the error is an expected judge failure."""
     message = str(error) or type(error).__name__
-    if isinstance(error, JudgeError):
+    # Its message says all: which metric returned what, and what a score must be.
+    if isinstance(error, (JudgeError, InvalidMetricResult)):
         return message, None
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     return f"{type(error).__name__}: {message}", text
@@ -158,7 +160,7 @@ async def score_case(
         # run_one is its own task under gather, so this binding is this metric's alone.
         usage_sink.set(functools.partial(shared.charge, name))
         try:
-            return name, await metric.score(case, shared.for_metric(name))
+            return name, checked_result(name, await metric.score(case, shared.for_metric(name)))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # any failure is that metric's error, never a score
