@@ -7,7 +7,7 @@ setting and, for a misspelt name, the closest valid one.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .config import GateConfig, load_config
+from .config_checks import check_metric_names
 from .exceptions import UsageError
 from .metrics.base import Metric
-from .metrics.registry import MetricRegistry, unknown_metric_error
+from .metrics.registry import MetricRegistry
 from .session import GateRun, WorkerInfo
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         )
         loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
-        check_metric_names(loaded.config, {**installed, **metrics})
+        check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from .judges.factory import create_judge
@@ -112,18 +113,3 @@ def available_metrics(config: GateConfig) -> dict[str, Metric]:
         answer_relevancy_strategy=config.answer_relevancy_strategy,
         embedder=deferred_embedder(config),
     ).metrics
-
-
-def check_metric_names(config: GateConfig, metrics: Mapping[str, Metric]) -> None:
-    """Every metric named in the settings must exist."""
-    named: list[Iterable[str]] = [
-        config.metrics or [],
-        config.thresholds,
-        config.rules,
-        config.min_agreement,
-        *config.tag_thresholds.values(),
-    ]
-    for names in named:
-        for name in names:
-            if name not in metrics:
-                raise unknown_metric_error(name, metrics)
