@@ -42,7 +42,12 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
         from .live import resolve_target
 
-        live = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
+        live = resolve_target(
+            config,
+            loaded.config.target,
+            max_threads=loaded.config.concurrency,
+            timeout_s=loaded.config.target_timeout,
+        )
         from .oracle import apply_oracle
 
         installed = metrics

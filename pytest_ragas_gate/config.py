@@ -93,6 +93,8 @@ class GateConfig(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     case_files: list[str] = Field(default_factory=lambda: list(DEFAULT_CASE_FILES))
     target: str | None = None
+    # Seconds one live-target call may take before that case is an error.
+    target_timeout: float = Field(default=60.0, gt=0)
     latency: LatencyBudget | None = None
     junit: str | None = None
     report: str | None = None

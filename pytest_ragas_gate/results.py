@@ -62,6 +62,8 @@ class CaseResult(BaseModel):
     incomplete: bool = False
     usage: dict[str, UsageRecord] = Field(default_factory=dict)
     latency_s: float | None = None
+    # The live target's call failed (raised, timed out, no answer); latency_s is its time.
+    target_failed: bool = False
     scoring_s: float = 0.0
 
     @classmethod

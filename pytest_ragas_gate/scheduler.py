@@ -205,7 +205,13 @@ async def score_live_case(
         filled, latency = await target.answer(case)
     except CaseError as error:
         progress.errors += 1
-        return CaseResult.of_case(case, error=str(error))
+        failed = CaseResult.of_case(case, error=str(error))
+        # A failed call still took its time: latency figures count it, as an error.
+        seconds = getattr(error, "seconds", None)
+        if seconds is not None:
+            failed.latency_s = round(seconds, 6)
+            failed.target_failed = True
+        return failed
     result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
     result.latency_s = round(latency, 6)
     return result
