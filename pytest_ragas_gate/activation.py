@@ -16,6 +16,7 @@ import pytest
 
 from .config import GateConfig, load_config
 from .config_checks import check_metric_names
+from .config_location import locate_config
 from .exceptions import UsageError
 from .metrics.base import Metric
 from .metrics.registry import MetricRegistry
@@ -29,11 +30,13 @@ if TYPE_CHECKING:
 def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
     """Build the run, or raise ``pytest.UsageError`` with a clear message."""
     try:
+        where = locate_config(
+            config.rootpath,
+            config.invocation_params.dir,
+            config.option.rag_gate_config or os.environ.get("RAG_GATE_CONFIG"),
+        )
         loaded = load_config(
-            rootdir=config.rootpath,
-            cli=cli,
-            env=os.environ,
-            config_path=config.option.rag_gate_config,
+            rootdir=where.directory, cli=cli, env=os.environ, config_path=where.explicit
         )
         metrics = available_metrics(loaded.config)
         from .custom_metrics import hook_metrics, with_metric_defaults
