@@ -7,6 +7,9 @@ took 37 s to exit); and the latency figures left out the calls that failed.
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -111,3 +114,49 @@ def test_target_timeout_must_be_positive(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--rag-gate")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*setting 'target_timeout' from rag_gate.yaml*greater than 0*"])
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is POSIX")
+def test_ctrl_c_while_the_target_hangs_exits_at_once(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", questions("apple", "eiffel"))
+    write_target(
+        pytester,
+        """
+        import pathlib
+
+        def answer(question):
+            pathlib.Path("called").touch()
+            time.sleep(120)
+        """,
+    )
+    write_config(pytester.path, target="rag_target:answer", judge="offline")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rag-gate"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        # A test run started in the background by a shell ignores SIGINT, and the child
+        # would inherit that: give it the default handling a terminal's Ctrl-C meets.
+        preexec_fn=_default_sigint,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (pytester.path / "called").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    # Before, the interpreter's exit joined the pool's thread: the rest of the hung call.
+    assert time.monotonic() - interrupted < 15, output
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    assert "RAG gate: FAILED" in output
