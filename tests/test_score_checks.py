@@ -260,3 +260,26 @@ def test_no_saved_score_that_is_not_a_score_is_regated(
     status, _, err = in_process(folder, "regate", "run.json")
     assert status == 4, err
     assert "(id 'c1'): field 'scores.faithfulness': score " in err
+
+
+@pytest.mark.slow
+def test_an_invalid_custom_score_is_an_error_under_xdist_too(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": f"c{index}"} for index in range(4)])
+    pytester.makeconftest(
+        textwrap.dedent(
+            RETURNING_METRIC.format(
+                name="my_metric", returned="MetricResult(score=1.5 if case.id == 'c2' else 1.0)"
+            )
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        "--rag-gate", "--rag-gate-cache", "off", "--rag-gate-report", "report.json", "-n", "2"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*my_metric errored: score 1.5 of metric 'my_metric' is outside 0 to 1*"]
+    )
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "failed"
+    assert report["metrics"]["my_metric"]["errors"] == 1
