@@ -45,14 +45,17 @@ def test_the_defaults_would_pass_this_golden_set(pytester: pytest.Pytester, proj
     [
         ["--rag-gate-report", "../main/report.json"],
         ["--rag-gate-report=../main/report.json"],
+        ["--rag-gate-labels", "../main/labels.csv"],
     ],
-    ids=["space", "equals"],
+    ids=["space", "equals", "labels"],
 )
 def test_a_path_option_outside_the_project_keeps_the_projects_config(
     pytester: pytest.Pytester, project: Path, options: list[str]
 ) -> None:
     # A path that does not exist yet leaves the rootdir alone; last run's report exists.
     (pytester.path / "main" / "report.json").write_text("{}", encoding="utf-8")
+    labels = "id,human_faithfulness\ngood-0,1\ngood-1,1\n"
+    (pytester.path / "main" / "labels.csv").write_text(labels, encoding="utf-8")
     result = gate(pytester, *options)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -62,7 +65,6 @@ def test_a_path_option_outside_the_project_keeps_the_projects_config(
             "RAG gate: FAILED",
         ]
     )
-    assert (pytester.path / "main" / "report.json").is_file()
 
 
 def test_a_baseline_outside_the_project_keeps_the_projects_config(
