@@ -194,6 +194,12 @@ NOT_SCORES = st.one_of(
 )
 #: Values that are scores, for the cases around the bad one.
 SCORES = st.one_of(st.floats(min_value=0.0, max_value=1.0), st.none())
+#: What a metric may wrongly return: a non-score, bare or in a MetricResult, or even a
+#: valid score (or None) returned bare instead of in a MetricResult.
+BAD_RETURNS = st.one_of(
+    st.tuples(NOT_SCORES, st.booleans()),
+    st.tuples(SCORES, st.just(True)),
+)
 
 
 class ScriptedMetric:
@@ -219,7 +225,7 @@ def golden_case(index: int) -> GoldenCase:
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
-    bad=st.tuples(NOT_SCORES, st.booleans()),
+    bad=BAD_RETURNS,
     good=st.lists(st.tuples(SCORES, st.just(False)), max_size=4),
     position=st.integers(min_value=0, max_value=4),
 )
