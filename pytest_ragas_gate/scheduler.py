@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from .cases import GoldenCase
-from .exceptions import BudgetExceeded, CaseError, JudgeError
+from .exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
@@ -207,9 +207,8 @@ async def score_live_case(
         progress.errors += 1
         failed = CaseResult.of_case(case, error=str(error))
         # A failed call still took its time: latency figures count it, as an error.
-        seconds = getattr(error, "seconds", None)
-        if seconds is not None:
-            failed.latency_s = round(seconds, 6)
+        if isinstance(error, TargetFailed) and error.seconds is not None:
+            failed.latency_s = round(error.seconds, 6)
             failed.target_failed = True
         return failed
     result = await score_case(filled, metric_names_for(filled), metrics, judge, progress)
