@@ -178,6 +178,19 @@ def test_every_command_refuses_a_report_holding_an_invalid_score(
     assert not (tmp_path / "merged.json").exists() and not (tmp_path / "page.html").exists()
 
 
+def test_pytest_refuses_a_baseline_holding_an_invalid_score(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    tampered_report(pytester.path, float("nan"), name="base.json")
+    result = pytester.runpytest("--rag-gate", "--rag-gate-baseline=base.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: Baseline (--rag-gate-baseline base.json): The report * has an invalid case "
+            "at index 1 (id 'c1'): field 'scores.faithfulness': score nan is not a finite number*"
+        ]
+    )
+
+
 # --- properties ---------------------------------------------------------------------------
 
 #: Values that are not scores: each must make its case an error, never a pass.
