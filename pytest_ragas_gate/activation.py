@@ -66,7 +66,8 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
 
         judge, info = create_judge(
             loaded.config,
-            rootdir=config.rootpath,
+            # The cache lives beside the config that was read, wherever pytest's rootdir went.
+            rootdir=where.directory,
             env=os.environ,
             chosen_by=loaded.judge_choice(),
         )

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gate_runs import good_rows, write_config, write_golden
+from fakellm import FakeLLM
+from gate_runs import FAST_RETRIES, good_rows, use_fake_judge, write_config, write_golden
 
 #: The project's thresholds: its golden set fails them, while it passes the defaults.
 STRICT = {"thresholds": {"context_relevance": 0.9}}
@@ -105,3 +106,22 @@ def test_a_config_both_above_and_where_pytest_ran_is_a_usage_error(
     )
     equals = gate(pytester, "--rag-gate-baseline=../main/report.json")
     assert equals.ret == pytest.ExitCode.TESTS_FAILED, equals.stdout.str()
+
+
+def test_the_cache_stays_beside_the_projects_config(
+    pytester: pytest.Pytester, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_config(project, judge="anthropic", model="claude-sonnet-4-6", **FAST_RETRIES)
+    (pytester.path / "main" / "report.json").write_text("{}", encoding="utf-8")
+    with FakeLLM() as server:
+        use_fake_judge(monkeypatch, server)
+        result = pytester.runpytest(
+            "--rag-gate",
+            "--rag-gate-metrics=faithfulness",
+            "--rag-gate-report",
+            "../main/report.json",
+        )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "rootdir: " + str(pytester.path) in result.stdout.str()
+    assert list((project / ".rag_gate_cache").glob("*/*.json"))
+    assert not (pytester.path / ".rag_gate_cache").exists()
