@@ -51,6 +51,7 @@ OPERATIONAL_SETTINGS = frozenset(
         "concurrency",
         "requests_per_minute",
         "timeout_s",
+        "target_timeout",
         "max_retries",
     }
 )
