@@ -13,17 +13,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .exceptions import RagGateError
+from .exceptions import InvalidMetricResult
 from .metrics.base import MetricResult
 
 __all__ = ["InvalidMetricResult", "checked_result", "invalid_score_message", "score_problem"]
 
 #: How a message states what a score must be.
 EXPECTED_SCORE = "expected a finite number from 0 to 1, or None for not applicable"
-
-
-class InvalidMetricResult(RagGateError):
-    """A metric returned something that is not a score: an error of that case's metric."""
 
 
 def score_problem(value: object) -> str | None:
