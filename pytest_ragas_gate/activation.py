@@ -7,7 +7,7 @@ setting and, for a misspelt name, the closest valid one.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .config import GateConfig, load_config
+from .config_checks import check_metric_names
+from .config_location import locate_config
 from .exceptions import UsageError
 from .metrics.base import Metric
-from .metrics.registry import MetricRegistry, unknown_metric_error
+from .metrics.registry import MetricRegistry
 from .session import GateRun, WorkerInfo
 
 if TYPE_CHECKING:
@@ -28,11 +30,13 @@ if TYPE_CHECKING:
 def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
     """Build the run, or raise ``pytest.UsageError`` with a clear message."""
     try:
+        where = locate_config(
+            config.rootpath,
+            config.invocation_params.dir,
+            config.option.rag_gate_config or os.environ.get("RAG_GATE_CONFIG"),
+        )
         loaded = load_config(
-            rootdir=config.rootpath,
-            cli=cli,
-            env=os.environ,
-            config_path=config.option.rag_gate_config,
+            rootdir=where.directory, cli=cli, env=os.environ, config_path=where.explicit
         )
         metrics = available_metrics(loaded.config)
         from .custom_metrics import hook_metrics, with_metric_defaults
@@ -41,7 +45,12 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
         from .live import resolve_target
 
-        live = resolve_target(config, loaded.config.target, max_threads=loaded.config.concurrency)
+        live = resolve_target(
+            config,
+            loaded.config.target,
+            max_threads=loaded.config.concurrency,
+            timeout_s=loaded.config.target_timeout,
+        )
         from .oracle import apply_oracle
 
         installed = metrics
@@ -50,7 +59,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         )
         loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
-        check_metric_names(loaded.config, {**installed, **metrics})
+        check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
@@ -58,7 +67,8 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
 
         judge, info = create_judge(
             loaded.config,
-            rootdir=config.rootpath,
+            # The cache lives beside the config that was read, wherever pytest's rootdir went.
+            rootdir=where.directory,
             env=os.environ,
             chosen_by=loaded.judge_choice(),
         )
@@ -132,18 +142,3 @@ def available_metrics(config: GateConfig) -> dict[str, Metric]:
         answer_relevancy_strategy=config.answer_relevancy_strategy,
         embedder=deferred_embedder(config),
     ).metrics
-
-
-def check_metric_names(config: GateConfig, metrics: Mapping[str, Metric]) -> None:
-    """Every metric named in the settings must exist."""
-    named: list[Iterable[str]] = [
-        config.metrics or [],
-        config.thresholds,
-        config.rules,
-        config.min_agreement,
-        *config.tag_thresholds.values(),
-    ]
-    for names in named:
-        for name in names:
-            if name not in metrics:
-                raise unknown_metric_error(name, metrics)

@@ -28,6 +28,7 @@ from .baseline import (
     scoring_differences,
 )
 from .config import GateConfig, load_config
+from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
@@ -59,6 +60,7 @@ OPERATIONAL_SETTINGS = frozenset(
         "concurrency",
         "requests_per_minute",
         "timeout_s",
+        "target_timeout",
         "max_retries",
     }
 )
@@ -212,9 +214,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _settings(
-    base: GateConfig, config_file: str | None, thresholds: Sequence[tuple[str, float | str]]
+    base: GateConfig,
+    config_file: str | None,
+    thresholds: Sequence[tuple[str, float | str]],
+    metrics: Sequence[str],
 ) -> GateConfig:
-    """The report's settings, overlaid with ``--config`` and then ``--threshold``."""
+    """The report's settings, overlaid with ``--config`` and then ``--threshold``.
+
+    ``--config`` passes the checks pytest applies to it, metric names included.
+    """
     merged: dict[str, Any] = base.model_dump(mode="json")
     if config_file is not None:
         path = Path(config_file)
@@ -222,14 +230,20 @@ def _settings(
             raise CommandError(f"Config file {config_file} does not exist.")
         loaded = load_config(
             rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
-        ).config
-        for key in loaded.model_fields_set:
-            value = getattr(loaded, key)
+        )
+        # Messages name the file as the user wrote it, not its resolved path.
+        origins = {
+            key: config_file if origin == str(path.resolve()) else origin
+            for key, origin in loaded.origins.items()
+        }
+        check_metric_names(loaded.config, report_metric_names(metrics, base), origins)
+        for key in loaded.config.model_fields_set:
+            value = getattr(loaded.config, key)
             previous = merged.get(key)
             if isinstance(value, dict) and isinstance(previous, dict):
-                merged[key] = {**previous, **loaded.model_dump(mode="json")[key]}
+                merged[key] = {**previous, **loaded.config.model_dump(mode="json")[key]}
             else:
-                merged[key] = loaded.model_dump(mode="json")[key]
+                merged[key] = loaded.config.model_dump(mode="json")[key]
     if thresholds:
         merged["thresholds"] = {**merged.get("thresholds", {}), **dict(thresholds)}
     try:
@@ -351,7 +365,7 @@ def _check_output(output: str | None) -> None:
 def _regate(arguments: argparse.Namespace) -> int:
     _check_output(arguments.output)
     report = load_report(arguments.report)
-    config = _settings(report.config, arguments.config, arguments.thresholds)
+    config = _settings(report.config, arguments.config, arguments.thresholds, report.metrics)
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
     facts = report.facts
     if arguments.baseline is not None:
@@ -512,7 +526,7 @@ def _merge(arguments: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(metric for report in reports for metric in report.metrics))
 
     first = reports[0]
-    config = _settings(first.config, arguments.config, arguments.thresholds)
+    config = _settings(first.config, arguments.config, arguments.thresholds, metrics)
     _check_metric_names(arguments.thresholds, metrics, "the merged report")
 
     baseline_path = arguments.baseline

@@ -108,6 +108,8 @@ class GateConfig(BaseModel):
     # the file name): listed as excluded, and the run can still pass.
     exclude: list[str] = Field(default_factory=list)
     target: str | None = None
+    # Seconds one live-target call may take before that case is an error.
+    target_timeout: float = Field(default=60.0, gt=0)
     latency: LatencyBudget | None = None
     junit: str | None = None
     report: str | None = None

@@ -7,6 +7,8 @@ The hierarchy::
     │   ├── ConfigError       an invalid setting, naming the key and the source file
     │   └── GoldenFileError   a golden file that cannot be read at all
     ├── CaseError             one malformed case: its item errors, the others still run
+    │   └── TargetFailed      live mode: the target raised, hung or gave no answer
+    ├── InvalidMetricResult   a metric returned no score (12.0, NaN, a bare float): it errors
     ├── JudgeError            a judge request failed for good: that case's metric errors
     │   ├── JudgeReplyError   the judge kept answering with an invalid reply
     │   └── BudgetExceeded    max_calls / max_cost reached before the request was sent
@@ -42,6 +44,23 @@ class GoldenFileError(UsageError):
 
 class CaseError(RagGateError):
     """One golden case is malformed; it becomes an errored item and the others still run."""
+
+
+class InvalidMetricResult(RagGateError):
+    """A metric returned something that is not a score: an error of that case's metric."""
+
+
+class TargetFailed(CaseError):
+    """A live target's call for one case failed: it raised, timed out or gave no answer.
+
+    Attributes:
+        seconds: how long the failed call took, so latency figures count it; None when
+            the call never started.
+    """
+
+    def __init__(self, message: str, *, seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.seconds = seconds
 
 
 class JudgeError(RagGateError):

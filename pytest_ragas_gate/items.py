@@ -176,7 +176,7 @@ def error_text(result: CaseResult) -> str:
         lines.append(result.error)
     for metric, message in sorted(result.errors.items()):
         if result.error != message:
-            lines.append(f"{metric}: judge error: {message}")
+            lines.append(f"{metric} errored: {message}")
     for metric in sorted(result.errors):
         for detail in result.details.get(metric, []):
             trace = detail.get("traceback")

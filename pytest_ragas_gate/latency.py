@@ -87,6 +87,9 @@ class LatencyVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     n: int
+    # Calls that failed (raised, timed out, no answer): counted in n and the statistics
+    # with the seconds they took, so a timeout cannot make p95 look better by vanishing.
+    errors: int = 0
     p50: float | None
     p95: float | None
     max: float | None
@@ -118,8 +121,8 @@ def evaluate_latency(
 ) -> LatencyVerdict | None:
     """Summarise the measured latencies and check them against ``budget``.
 
-    Cases whose target call raised have no latency and are left out; they already fail
-    the gate as errors.
+    A call that failed (raised, timed out, gave no answer) counts with the seconds it
+    took, and is reported as an error; a case whose call never started has no latency.
 
     Args:
         results: Every case result of the run.
@@ -140,6 +143,8 @@ def evaluate_latency(
     if not latencies and not limits:
         return None
     n = len(latencies)
+    errors = sum(1 for result in results if result.target_failed)
+    counted = f"n={n}, {errors} errored" if errors else f"n={n}"
     checks: list[LatencyCheck] = []
     for name, limit in limits.items():
         if not latencies:
@@ -165,20 +170,21 @@ def evaluate_latency(
                 seconds=seconds,
                 limit=limit,
                 passed=passed,
-                message=f"latency {name} {shown} {'≤' if passed else '>'} {allowed} (n={n})",
+                message=f"latency {name} {shown} {'≤' if passed else '>'} {allowed} ({counted})",
             )
         )
     p50 = _statistic(latencies, "p50") if latencies else None
     p95 = _statistic(latencies, "p95") if latencies else None
     slowest = latencies[-1] if latencies else None
     summary = (
-        f"latency: p50 {_short(p50)} · p95 {_short(p95)} · max {_short(slowest)} (n={n})"
+        f"latency: p50 {_short(p50)} · p95 {_short(p95)} · max {_short(slowest)} ({counted})"
         if p50 is not None and p95 is not None and slowest is not None
         else "latency: no measured cases (n=0)"
     )
     failures = [check.message for check in checks if not check.passed]
     return LatencyVerdict(
         n=n,
+        errors=errors,
         p50=p50,
         p95=p95,
         max=slowest,

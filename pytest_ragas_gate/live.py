@@ -19,12 +19,12 @@ metrics exactly as in static mode. An exception in the target is an error of tha
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextvars
 import difflib
 import importlib
 import inspect
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from .cases import Context, GoldenCase
-from .exceptions import CaseError, ConfigError
+from .exceptions import CaseError, ConfigError, TargetFailed
 
 if TYPE_CHECKING:
     import pytest
@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 TargetKind = Literal["function", "runnable", "query_engine"]
+
+#: Seconds a target call may take unless ``target_timeout`` says otherwise.
+DEFAULT_TIMEOUT_S = 60.0
 
 #: Where an answer may sit in a target's output (dict key or attribute), in order.
 ANSWER_FIELDS: tuple[str, ...] = ("answer", "response", "result", "output", "content")
@@ -204,7 +207,11 @@ def check_target(target: object, origin: str) -> None:
 
 
 def resolve_target(
-    pytest_config: pytest.Config, spec: str | None, *, max_threads: int = 32
+    pytest_config: pytest.Config,
+    spec: str | None,
+    *,
+    max_threads: int = 32,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> LiveTarget | None:
     """The run's live-mode target: the configured one, else the conftest hook's, else None.
 
@@ -212,6 +219,7 @@ def resolve_target(
         pytest_config: The pytest config (for the rootdir and the hook).
         spec: The ``target`` setting (command line or config file).
         max_threads: The most sync target calls at once (the run's concurrency).
+        timeout_s: The seconds one call may take (``target_timeout``).
 
     Returns:
         The target, or None in static mode.
@@ -222,13 +230,13 @@ def resolve_target(
     if spec:
         search_paths = [pytest_config.rootpath, pytest_config.invocation_params.dir]
         found = import_target(spec, search_paths=search_paths)
-        return LiveTarget(found, name=spec.strip(), max_threads=max_threads)
+        return LiveTarget(found, name=spec.strip(), max_threads=max_threads, timeout_s=timeout_s)
     hooked = pytest_config.hook.pytest_rag_gate_target(config=pytest_config)
     if hooked is None:
         return None
     name = f"pytest_rag_gate_target hook ({_describe(hooked)})"
     check_target(hooked, f"returned by the {name}")
-    return LiveTarget(hooked, name=name, max_threads=max_threads)
+    return LiveTarget(hooked, name=name, max_threads=max_threads, timeout_s=timeout_s)
 
 
 def _describe(target: object) -> str:
@@ -245,11 +253,19 @@ def _describe(target: object) -> str:
 class LiveTarget:
     """A checked target, called once per case on the scoring event loop.
 
-    Async targets run concurrently on the loop; sync ones in a thread pool as large as
-    the run's concurrency. Both run under the scheduler's cases-in-flight limit.
+    Async targets run concurrently on the loop; sync ones in threads, at most as many at
+    once as the run's concurrency. Both run under the scheduler's cases-in-flight limit,
+    and a call that takes longer than ``timeout_s`` is an error of its case.
     """
 
-    def __init__(self, target: Any, *, name: str, max_threads: int = 32) -> None:
+    def __init__(
+        self,
+        target: Any,
+        *,
+        name: str,
+        max_threads: int = 32,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         kind = target_kind(target)
         if kind is None:
             check_target(target, name)
@@ -258,9 +274,10 @@ class LiveTarget:
         self.name = name
         self.kind: TargetKind = kind
         self.max_threads = max(1, max_threads)
+        self.timeout_s = timeout_s
         self._call, self.is_async = self._bind()
         self._passes_case = _accepts_case(target) if kind == "function" else False
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._threads: asyncio.Semaphore | None = None
 
     def describe(self) -> str:
         """``rag_app:answer (async function)``, for the pytest header."""
@@ -317,21 +334,10 @@ class LiveTarget:
         return normalize_output(value, case), latency
 
     async def _in_thread(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, float]:
-        if self._executor is None:
-            self._executor = concurrent.futures.ThreadPoolExecutor(
-                max_workers=self.max_threads, thread_name_prefix="rag-gate-target"
-            )
-        call = self._call
-
-        # Timed inside the thread so the wait for a free thread is not the target's latency.
-        def timed() -> tuple[Any, float]:
-            started = time.perf_counter()
-            value = call(*args, **kwargs)
-            return value, time.perf_counter() - started
-
-        context = contextvars.copy_context()
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, context.run, timed)
+        if self._threads is None:
+            self._threads = asyncio.Semaphore(self.max_threads)
+        async with self._threads:
+            return await _in_daemon_thread(self._call, args, kwargs)
 
     async def answer(
         self, case: GoldenCase, *, contexts: Sequence[str] | None = None
@@ -342,16 +348,41 @@ class LiveTarget:
         ``contexts=`` instead of retrieving.
 
         Raises:
-            CaseError: When the target raised (the message carries the target's own part
-                of the traceback) or returned something that cannot be read; either is
-                this case's error, never a score.
+            TargetFailed: When the target raised (the message carries the target's own
+                part of the traceback), took longer than ``timeout_s``, returned something
+                that cannot be read, or returned no answer; each is this case's error,
+                never a score, and carries the call's seconds for the latency figures.
         """
+        started = time.perf_counter()
         try:
-            output, latency = await self.call(case, contexts=contexts)
+            output, latency = await asyncio.wait_for(
+                self.call(case, contexts=contexts), timeout=self.timeout_s
+            )
         except asyncio.CancelledError:
             raise
+        except (asyncio.TimeoutError, TimeoutError) as error:
+            elapsed = time.perf_counter() - started
+            if elapsed < self.timeout_s:
+                # The target's own timeout (say, an HTTP client's), not ours.
+                raise TargetFailed(self._error_text(case, error), seconds=elapsed) from None
+            raise TargetFailed(
+                f"target {self.name} did not answer case {case.id!r} ({case.source}) within "
+                f"{self.timeout_s:g}s (target_timeout); the call was abandoned. Raise "
+                "target_timeout in the config if the system is that slow.",
+                seconds=elapsed,
+            ) from None
         except Exception as error:
-            raise CaseError(self._error_text(case, error)) from None
+            raise TargetFailed(
+                self._error_text(case, error), seconds=time.perf_counter() - started
+            ) from None
+        if output.answer is None or not output.answer.strip():
+            shown = "None" if output.answer is None else repr(output.answer)
+            raise TargetFailed(
+                f"target {self.name} returned no answer for case {case.id!r} ({case.source}): "
+                f"the answer is {shown}. The answer-based metrics cannot score nothing; return "
+                "the answer as non-empty text (or raise when the system cannot answer).",
+                seconds=latency,
+            )
         return output.fill(case), latency
 
     def _error_text(self, case: GoldenCase, error: Exception) -> str:
@@ -364,10 +395,46 @@ class LiveTarget:
         return f"{summary} (case {case.id!r}, {case.source})\n\n{trace.rstrip()}"
 
     def close(self) -> None:
-        """Stop the thread pool; the target is not called afterwards."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Forget the threads; a call still hung in one is abandoned, never waited for."""
+        self._threads = None
+
+
+async def _in_daemon_thread(
+    call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, float]:
+    """``call(*args, **kwargs)`` in a daemon thread, and its seconds.
+
+    A daemon thread, not a pool's: a call that hangs past ``target_timeout`` (or past
+    Ctrl-C) must not hold pytest's exit until it returns, as a pool's threads are joined
+    at interpreter exit.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[tuple[Any, float]] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(outcome: tuple[Any, float] | BaseException) -> None:
+        if done.done():  # abandoned: timed out or cancelled
+            return
+        if isinstance(outcome, BaseException):
+            done.set_exception(outcome)
+        else:
+            done.set_result(outcome)
+
+    def run() -> None:
+        # Timed inside the thread so the wait for a free thread is not the target's latency.
+        started = time.perf_counter()
+        outcome: tuple[Any, float] | BaseException
+        try:
+            outcome = (context.run(call, *args, **kwargs), time.perf_counter() - started)
+        except BaseException as error:  # handed to the awaiting case, whatever it is
+            outcome = error
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:  # the loop closed while the call hung: nobody is waiting
+            pass
+
+    threading.Thread(target=run, name="rag-gate-target", daemon=True).start()
+    return await done
 
 
 def _user_frames(trace: TracebackType | None) -> TracebackType | None:

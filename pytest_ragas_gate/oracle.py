@@ -314,13 +314,7 @@ def apply_oracle(
         if name in metrics and (selected is None or name in selected)
     ]
     oracle_metrics = {ORACLE_PREFIX + name: OracleMetric(metrics[name]) for name in chosen}
-    clash = next((name for name in oracle_metrics if name in metrics), None)
-    if clash is not None:
-        raise ConfigError(
-            f"A registered metric is named {clash!r}, the name --rag-gate-oracle both gives "
-            f"to {clash[len(ORACLE_PREFIX) :]} scored with gold contexts; rename that metric "
-            f"(names starting with {ORACLE_PREFIX!r} are taken in this mode)."
-        )
+    # No registered metric can take an oracle name: the registry refuses the prefix.
     combined: dict[str, Metric] = {**metrics, **oracle_metrics}
     if selected is not None:
         config = config.model_copy(update={"metrics": [*selected, *oracle_metrics]})

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from .bounds import Bound, default_direction
 from .cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from .score_checks import EXPECTED_SCORE, score_problem
 from .text_safety import json_text
 from .usage import Usage
 
 #: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
 #: under the name reports and earlier releases import.
 UsageRecord = Usage
+
+
+def _a_score(value: object) -> object:
+    # A saved report is read back through here (regate, merge, compare, a baseline): a
+    # hand-edited 1.7 or a NaN must stop the command, not widen an interval.
+    problem = score_problem(value)
+    if problem is not None:
+        raise ValueError(f"score {value!r} is {problem}; {EXPECTED_SCORE}")
+    return value
+
+
+#: A metric's score in a case result: a finite number from 0 to 1, or None (n/a).
+Score = Annotated[float | None, BeforeValidator(_a_score)]
 
 
 class CaseResult(BaseModel):
@@ -43,7 +57,7 @@ class CaseResult(BaseModel):
     # taken as random). PPI uses only randomly sampled labels.
     sampled_by: LabelSampling | None = None
     metrics: list[str] = Field(default_factory=list)
-    scores: dict[str, float | None] = Field(default_factory=dict)
+    scores: dict[str, Score] = Field(default_factory=dict)
     reasons: dict[str, str] = Field(default_factory=dict)
     details: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict)
@@ -51,6 +65,8 @@ class CaseResult(BaseModel):
     incomplete: bool = False
     usage: dict[str, UsageRecord] = Field(default_factory=dict)
     latency_s: float | None = None
+    # The live target's call failed (raised, timed out, no answer); latency_s is its time.
+    target_failed: bool = False
     scoring_s: float = 0.0
 
     @classmethod

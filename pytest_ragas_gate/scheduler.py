@@ -18,12 +18,13 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from .cases import GoldenCase
-from .exceptions import BudgetExceeded, CaseError, JudgeError
+from .exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from .interruption import INTERRUPTED_MESSAGE, unscored
 from .judges.base import Judge, Usage, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
 from .results import CaseResult
+from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
 
 _NO_USAGE = Usage()
@@ -133,7 +134,8 @@ class _MetricJudge:
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A one-line message, plus the traceback unless the error is an expected judge failure."""
     message = str(error) or type(error).__name__
-    if isinstance(error, JudgeError):
+    # Its message says all: which metric returned what, and what a score must be.
+    if isinstance(error, (JudgeError, InvalidMetricResult)):
         return message, None
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     return f"{type(error).__name__}: {message}", text
@@ -164,7 +166,7 @@ async def score_case(
         # run_one is its own task under gather, so this binding is this metric's alone.
         usage_sink.set(functools.partial(shared.charge, name))
         try:
-            return name, await metric.score(case, shared.for_metric(name))
+            return name, checked_result(name, await metric.score(case, shared.for_metric(name)))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # any failure is that metric's error, never a score
@@ -210,7 +212,12 @@ async def score_live_case(
         filled, latency = await target.answer(case)
     except CaseError as error:
         progress.errors += 1
-        return CaseResult.of_case(case, error=str(error))
+        failed = CaseResult.of_case(case, error=str(error))
+        # A failed call still took its time: latency figures count it, as an error.
+        if isinstance(error, TargetFailed) and error.seconds is not None:
+            failed.latency_s = round(error.seconds, 6)
+            failed.target_failed = True
+        return failed
     result = await score_case(filled, metric_names_for(filled), metrics, judge, progress, shared)
     result.latency_s = round(latency, 6)
     return result

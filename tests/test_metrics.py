@@ -65,7 +65,11 @@ from pytest_ragas_gate.metrics.retrieval_ids import IdPrecision, IdRecall, MeanR
 
 
 class ScriptedJudge:
-    """Answers each request kind with the raw reply scripted for it, validated as a judge would."""
+    """Answers each request kind with the raw reply scripted for it, checked against its schema.
+
+    A real judge also refuses (and re-asks) a reply that does not fit its request; this one
+    hands such a reply over, so that each metric's own guard behind it is tested.
+    """
 
     def __init__(self, **replies: object) -> None:
         self.replies = replies
@@ -75,7 +79,7 @@ class ScriptedJudge:
         self.asked.append(request)
         if request.kind not in self.replies:
             raise AssertionError(f"unexpected request {request.kind}: {request!r}")
-        return request.parse_reply(self.replies[request.kind])
+        return request.reply_type.model_validate(self.replies[request.kind])
 
     def kinds(self) -> list[str]:
         return [request.kind for request in self.asked]

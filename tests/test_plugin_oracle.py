@@ -326,5 +326,5 @@ def test_a_custom_metric_named_like_an_oracle_metric_is_refused(
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*A registered metric is named 'oracle_faithfulness', the name --rag-gate-oracle both*"]
+        ["*not a metric: its name starts with 'oracle_', which is reserved for the gold-context*"]
     )

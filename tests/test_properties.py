@@ -773,7 +773,12 @@ REFUSED_MISFITS: dict[str, set[str]] = {
 
 
 class HypothesisJudge:
-    """A CaseJudge whose replies hypothesis draws, validated as a real judge's would be."""
+    """A CaseJudge whose replies hypothesis draws, checked against their schema only.
+
+    A real judge also refuses a reply that does not fit its request (and re-asks); this
+    one checks that refusal agrees with :func:`misfits`, then hands the reply over anyway,
+    so that the metric's own guard behind it is exercised too.
+    """
 
     def __init__(self, data: st.DataObject) -> None:
         self.data = data
@@ -781,8 +786,10 @@ class HypothesisJudge:
 
     async def ask(self, request: JudgeRequest[Any]) -> Any:
         drawn = self.data.draw(reply_strategy(request), label=request.kind)
-        reply = request.parse_reply(drawn.model_dump(mode="json"))
-        self.misfits |= misfits(request, reply)
+        reply = request.reply_type.model_validate(drawn.model_dump(mode="json"))
+        found = misfits(request, reply)
+        assert (request.reply_problem(reply) is not None) == bool(found), found
+        self.misfits |= found
         return reply
 
 

@@ -21,7 +21,7 @@ from ..exceptions import JudgeError, JudgeReplyError
 from ..usage import Usage
 from .base import Answer
 from .prompts import describe_validation_error, reask_message
-from .requests import JudgeRequest
+from .requests import JudgeRequest, ReplyMismatch
 from .transport import Secrets, redact
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
@@ -137,6 +137,9 @@ async def ask_until_valid(
         if exchange.data is not None:
             try:
                 reply = request.parse_reply(exchange.data)
+            except ReplyMismatch as exc:
+                # Our own words about counts and indexes: safe to send back.
+                problem = f"it does not fit the request: {exc}"
             except ValidationError as exc:
                 # str(exc) would quote the failing values, which may carry injected text
                 # from the data blocks into the re-ask, outside any block.

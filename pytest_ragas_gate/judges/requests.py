@@ -3,6 +3,11 @@
 Every judge (offline, Anthropic, OpenAI-compatible) answers the same requests with the
 same reply models, so metrics never depend on which judge runs. A reply carries per-item
 verdicts only; scores are computed by the metrics from them.
+
+A reply is valid when it fits its model *and* its request (one verdict per claim, every
+chunk index exactly once, document indexes in range): :meth:`JudgeRequest.parse_reply`
+checks both, so a reply a metric could not score is re-asked, never cached, and a cached
+one that fails is a miss.
 """
 
 from __future__ import annotations
@@ -23,9 +28,59 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
     reply_type: ClassVar[type[BaseModel]]
 
     def parse_reply(self, data: object) -> ReplyT:
-        """Validate a raw reply; raises ``pydantic.ValidationError`` when it does not fit."""
+        """Validate a raw reply against the reply model and this request.
+
+        Raises:
+            pydantic.ValidationError: The reply does not fit the reply model.
+            ReplyMismatch: It fits the model but not this request (say, a verdict count
+                other than the claim count), so no metric could score it.
+        """
         reply: ReplyT = self.reply_type.model_validate(data)  # type: ignore[assignment]
+        problem = self.reply_problem(reply)
+        if problem is not None:
+            raise ReplyMismatch(problem)
         return reply
+
+    def reply_problem(self, reply: ReplyT) -> str | None:
+        """What keeps a schema-valid ``reply`` from answering this request (None: nothing).
+
+        The message names counts and indexes only, never the reply's text, since it is
+        sent back to the model in a re-ask.
+        """
+        return None
+
+
+class ReplyMismatch(ValueError):
+    """A reply that fits its schema but not its request: re-asked, never cached."""
+
+
+def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
+    """Whether ``indexes`` name each of ``count`` items exactly once.
+
+    >>> _index_problem([0, 2, 2], 2, "chunk")
+    'it gives verdicts for chunk index(es) 0, 2, 2 of 2 chunk(s): index 1 is missing, 2 is out of range, 2 appears twice; give exactly one verdict per chunk, indexes 0 to 1'
+    """  # noqa: E501
+    seen = set(indexes)
+    missing = sorted(set(range(count)) - seen)
+    out_of_range = sorted(index for index in seen if not 0 <= index < count)
+    twice = sorted(index for index in seen if indexes.count(index) > 1)
+    if not (missing or out_of_range or twice):
+        return None
+    found = [
+        f"{label} {', '.join(map(str, values))} {verb}"
+        for label, values, verb in (
+            ("index", missing, "is missing"),
+            ("", out_of_range, "is out of range"),
+            ("", twice, "appears twice"),
+        )
+        if values
+    ]
+    listed = ", ".join(map(str, indexes)) or "none"
+    return (
+        f"it gives verdicts for {what} index(es) {listed} of {count} {what}(s): "
+        f"{', '.join(part.strip() for part in found)}; give exactly one verdict per {what}, "
+        f"indexes 0 to {count - 1}"
+    )
 
 
 class Reply(BaseModel):
@@ -108,6 +163,15 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
 
     claims: list[str]
     contexts: list[str]
+
+    def reply_problem(self, reply: ClaimVerdicts) -> str | None:
+        """Verdicts pair with claims by position, so the counts must match."""
+        if len(reply.verdicts) == len(self.claims):
+            return None
+        return (
+            f"it gives {len(reply.verdicts)} verdict(s) for {len(self.claims)} claim(s); "
+            "give exactly one verdict per claim, in the order given"
+        )
 
 
 # --- reference statements -----------------------------------------------------------------
@@ -208,6 +272,12 @@ class GenerateQuestions(JudgeRequest[GeneratedQuestions]):
     answer: str
     count: int = 3
 
+    def reply_problem(self, reply: GeneratedQuestions) -> str | None:
+        """No question and not noncommittal: nothing to compare the question with."""
+        if reply.noncommittal or any(question.strip() for question in reply.questions):
+            return None
+        return "it holds no question and does not call the answer noncommittal"
+
 
 # --- retrieved chunks ---------------------------------------------------------------------
 
@@ -241,6 +311,10 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     against: Literal["reference", "question"]
     chunks: list[str]
 
+    def reply_problem(self, reply: ChunkVerdicts) -> str | None:
+        """Every chunk needs exactly one verdict."""
+        return _index_problem([v.index for v in reply.verdicts], len(self.chunks), "chunk")
+
 
 class ContextReview(Reply):
     """Per chunk, relevance to the reference; per reference statement, attribution."""
@@ -264,6 +338,10 @@ class ReviewContexts(JudgeRequest[ContextReview]):
     reference: str
     contexts: list[str]
 
+    def reply_problem(self, reply: ContextReview) -> str | None:
+        """Every chunk needs exactly one relevance verdict."""
+        return _index_problem([v.index for v in reply.chunks], len(self.contexts), "chunk")
+
 
 class DocumentUsage(Reply):
     """Which retrieved documents (0-based rank) the answer draws on."""
@@ -280,6 +358,16 @@ class AttributeAnswer(JudgeRequest[DocumentUsage]):
 
     answer: str
     contexts: list[str]
+
+    def reply_problem(self, reply: DocumentUsage) -> str | None:
+        """A used document must be one of those retrieved."""
+        outside = sorted({i for i in reply.used_documents if not 0 <= i < len(self.contexts)})
+        if not outside:
+            return None
+        return (
+            f"it names document index(es) {', '.join(map(str, outside))} but only "
+            f"{len(self.contexts)} document(s) were given (0-based)"
+        )
 
 
 ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (

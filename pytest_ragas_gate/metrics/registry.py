@@ -61,6 +61,10 @@ BUILTIN_METRIC_NAMES: tuple[str, ...] = (
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
 
+#: ``--rag-gate-oracle both`` names each metric's gold-context score ``oracle_<metric>``; a
+#: metric of such a name would be silently replaced by it (oracle.ORACLE_PREFIX).
+RESERVED_PREFIX = "oracle_"
+
 #: The protocol's attributes, as a message about a missing one names them.
 _PROTOCOL_ATTRIBUTES: dict[str, str] = {
     "name": "name",
@@ -328,6 +332,11 @@ def _protocol_problems(candidate: object) -> list[str]:
     name = candidate.name
     if not isinstance(name, str) or not name.strip():
         problems.append("its name must be a non-empty string")
+    elif name.startswith(RESERVED_PREFIX):
+        problems.append(
+            f"its name starts with {RESERVED_PREFIX!r}, which is reserved for the gold-context "
+            "scores of --rag-gate-oracle both; give it another name"
+        )
     fields = candidate.required_fields
     if not isinstance(fields, tuple) or not all(isinstance(item, str) for item in fields):
         problems.append("its required_fields must be a tuple of field names")

@@ -302,7 +302,8 @@ def _field_path(location: tuple[int | str, ...]) -> str:
 
 def _first_problem(error: ValidationError) -> str:
     problem = error.errors()[0]
-    return f"field {_field_path(tuple(problem['loc']))!r}: {problem['msg']}"
+    message = problem["msg"].removeprefix("Value error, ")
+    return f"field {_field_path(tuple(problem['loc']))!r}: {message}"
 
 
 def load_report(path: str | os.PathLike[str]) -> SavedReport:

@@ -1,0 +1,48 @@
+"""``rag-gate`` reads a ``--config`` file exactly as pytest does: the same refusal, exit 4.
+
+Before, ``rag-gate regate report.json --config typo.yaml`` with ``faithfulnes: 0.5`` under
+``thresholds`` exited 0 (the typo gated nothing, faithfulness kept its default) while
+``pytest --rag-gate --rag-gate-config typo.yaml`` refused the same file.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gate_runs import cases, good_rows, write, write_jsonl
+from test_cli import in_process
+
+TYPO = "thresholds:\n  faithfulnes: 0.5\n"
+MESSAGE = (
+    "Invalid rag-gate configuration: setting 'thresholds' from typo.yaml: unknown metric "
+    "'faithfulnes'; did you mean 'faithfulness'?"
+)
+
+
+def test_pytest_and_every_command_with_a_config_refuse_a_misspelt_metric(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "typo.yaml").write_text(TYPO, encoding="utf-8")
+    write_jsonl(pytester, "golden.jsonl", good_rows(1))
+    result = pytester.runpytest("--rag-gate", "--rag-gate-config", "typo.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {MESSAGE}"])
+
+    write(pytester.path / "run.json", cases([0.9, 0.8]))
+    for command in (
+        ("regate", "run.json", "--config", "typo.yaml"),
+        ("merge", "run.json", "-o", "merged.json", "--config", "typo.yaml"),
+    ):
+        status, out, err = in_process(pytester.path, *command)
+        assert status == 4, (command, out, err)
+        assert err.strip() == f"rag-gate {command[0]}: {MESSAGE}"
+    assert not (pytester.path / "merged.json").exists()
+
+
+def test_a_config_may_name_the_metrics_the_report_holds(pytester: pytest.Pytester) -> None:
+    write(pytester.path / "run.json", cases([0.9, 0.8]))
+    (pytester.path / "strict.yaml").write_text(
+        "thresholds:\n  context_recall: 0.95\n  answer_correctness: 0.5\n", encoding="utf-8"
+    )
+    status, out, err = in_process(pytester.path, "regate", "run.json", "--config", "strict.yaml")
+    assert status == 1, err
+    assert "FAILED context_recall mean 0.90 < 0.95" in out
