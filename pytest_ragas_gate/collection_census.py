@@ -244,8 +244,8 @@ def pytest_exclusion(path: Path, root: Path, config: pytest.Config) -> str | Non
     return None
 
 
-def deselection_reason(config: pytest.Config) -> str:
-    """The options that deselect tests in this run, as one reason."""
+def deselecting_options(config: pytest.Config) -> list[str]:
+    """The options of this run that deselect collected tests (-k, -m, --deselect)."""
     option = config.option
     chosen: list[str] = []
     if option.keyword:
@@ -254,6 +254,13 @@ def deselection_reason(config: pytest.Config) -> str:
         chosen.append(f"-m {option.markexpr!r}")
     if getattr(option, "deselect", None):
         chosen.append("--deselect " + " ".join(option.deselect))
+    return chosen
+
+
+def deselection_reason(config: pytest.Config) -> str:
+    """The options that deselect tests in this run, as one reason."""
+    option = config.option
+    chosen = deselecting_options(config)
     if chosen:
         return "deselected by " + " / ".join(chosen)
     if getattr(option, "lf", False):

@@ -27,7 +27,7 @@ import pytest
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
-from .collection_census import CensusTaker, stop_reason
+from .collection_census import CensusTaker, deselecting_options, stop_reason
 from .config import GateConfig, LoadedConfig
 from .coverage import Census, CoverageLedger, build_ledger
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
@@ -684,13 +684,7 @@ def selection_options(config: pytest.Config) -> list[str]:
     The gate names them when it gated fewer golden cases than were collected.
     """
     option = config.option
-    chosen: list[str] = []
-    if option.keyword:
-        chosen.append(f"-k {option.keyword!r}")
-    if option.markexpr:
-        chosen.append(f"-m {option.markexpr!r}")
-    if getattr(option, "deselect", None):
-        chosen.append("--deselect " + " ".join(option.deselect))
+    chosen = deselecting_options(config)
     if getattr(option, "lf", False):
         chosen.append("--lf")
     if getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False):
