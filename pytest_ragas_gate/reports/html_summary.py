@@ -59,16 +59,30 @@ def _row(aggregate: MetricAggregate) -> Markup:
         str(aggregate.errors),
         word,
     ]
+    verdict_style = {"PASS": "color: green", "FAIL": "color: red; font-weight: bold"}
+    styles = [_CELL] * (len(cells) - 1) + [f"{_CELL}; {verdict_style.get(word, '')}"]
     return Markup("<tr>{}</tr>").format(
-        Markup("").join(Markup("<td>{}</td>").format(cell) for cell in cells)
+        Markup("").join(
+            Markup('<td style="{}">{}</td>').format(style, cell)
+            for style, cell in zip(styles, cells, strict=True)
+        )
     )
+
+
+# pytest-html styles its own tables only: without padding and rules the columns run together.
+_CELL = "padding: 3px 12px; border-bottom: 1px solid #e6e6e6; text-align: left"
 
 
 def verdict_summary(verdict: GateVerdict) -> list[str]:
     """The per-metric table, the coverage line, the failure lines and the hints."""
     header = ("metric", "mean", "CI", "threshold", "rule", "n", "n/a", "errors", "verdict")
-    table = Markup('<table class="rag-gate-metrics"><tr>{}</tr>{}</table>').format(
-        Markup("").join(Markup("<th>{}</th>").format(name) for name in header),
+    # On a phone the table scrolls in its own box instead of widening the page.
+    table = Markup(
+        '<div style="overflow-x: auto; max-width: 100vw">'
+        '<table class="rag-gate-metrics" style="border-collapse: collapse; margin: 8px 0">'
+        "<tr>{}</tr>{}</table></div>"
+    ).format(
+        Markup("").join(Markup('<th style="{}">{}</th>').format(_CELL, name) for name in header),
         Markup("").join(_row(aggregate) for aggregate in verdict.metrics.values()),
     )
     parts = [str(table), str(Markup("<p>cases: {}</p>").format(verdict.coverage))]
