@@ -201,8 +201,11 @@ def test_golden_files_in_virtualenvs_hidden_and_build_directories_are_not_counte
         pytester.mkdir(folder.split("/")[0])
         (pytester.path / folder).mkdir(parents=True, exist_ok=True)
         write_jsonl(pytester, f"{folder}/golden_fixture.jsonl", failing("fixture"))
-    (pytester.path / ".venv" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
-    (pytester.path / "env" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    for venv in (".venv", "env"):
+        # What a real virtualenv has: pytest 8 looks for pyvenv.cfg, pytest 7 for bin/activate.
+        (pytester.path / venv / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+        (pytester.path / venv / "bin").mkdir(exist_ok=True)
+        (pytester.path / venv / "bin" / "activate").write_text("", encoding="utf-8")
     result, report = run(pytester)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["cases: gated 4 of 4 collected golden case(s)*", "Safe to deploy"])
