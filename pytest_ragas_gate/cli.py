@@ -33,6 +33,7 @@ from .coverage import merge_ledgers
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
+from .keygen import register_command as register_keygen
 from .labelling import register_commands
 from .options import parse_threshold
 from .output_paths import output_path_problem
@@ -182,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     register_commands(commands)
     register_synth(commands)
+    register_keygen(commands)
     return parser
 
 

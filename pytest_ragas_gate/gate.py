@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
+from .cache_signing import CacheIntegrity
 from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
@@ -119,6 +120,9 @@ class RunFacts(BaseModel):
     baseline: BaselineComparison | None = None
     # Where every golden case went (gated, or why not); None in reports written before it.
     coverage: CoverageLedger | None = None
+    # What the judge cache verified, rejected and signed; None when it neither signs nor
+    # verifies (no signing key, no cache_public_key).
+    cache_integrity: CacheIntegrity | None = None
 
     @property
     def collected_cases(self) -> int | None:

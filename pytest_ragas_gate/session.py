@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
+from .cache import JudgeCache
+from .cache_signing import CacheIntegrity
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .collection_census import CensusTaker, stop_reason
@@ -68,6 +70,8 @@ WORKER_OUTPUT_KEY = "rag_gate_golden_files"
 #: The keys under which a worker hands over its census of golden files and its scoring time.
 WORKER_CENSUS_KEY = "rag_gate_census"
 WORKER_SCORING_KEY = "rag_gate_scoring_s"
+#: The key under which a worker hands over what its judge cache verified, rejected, signed.
+WORKER_INTEGRITY_KEY = "rag_gate_cache_integrity"
 
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
@@ -139,6 +143,8 @@ class GateRun:
     # Why the run stopped before scoring as a usage error (no verdict, no reports).
     usage_stop: str | None = None
     census: Census | None = None
+    # What the workers' judge caches verified, rejected and signed (xdist controller).
+    workers_integrity: CacheIntegrity | None = None
     _census_taker: CensusTaker | None = None
     _claimed: dict[Path, Path] = field(default_factory=dict)
     _case_ids: dict[str, str] = field(default_factory=dict)
@@ -309,6 +315,21 @@ class GateRun:
         usage_stop = output.get(USAGE_STOP_KEY)
         if isinstance(usage_stop, str):
             self.usage_stop = self.usage_stop or usage_stop
+        integrity = output.get(WORKER_INTEGRITY_KEY)
+        if isinstance(integrity, dict):
+            theirs = CacheIntegrity.model_validate(integrity)
+            known = self.workers_integrity
+            self.workers_integrity = theirs if known is None else known.plus(theirs)
+
+    def cache_integrity(self) -> CacheIntegrity | None:
+        """What this process's judge cache (or the workers' caches) verified and rejected."""
+        cache = getattr(self.judge, "cache", None)
+        own = None
+        if isinstance(cache, JudgeCache) and (cache.signer or cache.verifier):
+            own = cache.integrity()
+        if own is None or self.workers_integrity is None:
+            return own or self.workers_integrity
+        return own.plus(self.workers_integrity)
 
     def take_census(self, session: pytest.Session) -> None:
         """Note, once collection is done, every golden file found and where its cases went."""
@@ -521,6 +542,7 @@ class GateRun:
             other_failures=list(self.other_failures),
             baseline=self._baseline_comparison(),
             coverage=self._ledger(),
+            cache_integrity=self.cache_integrity(),
         )
 
     def _ledger(self) -> CoverageLedger | None:
@@ -534,6 +556,10 @@ class GateRun:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
             _hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
+            integrity = self.cache_integrity()
+            output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+            if output is not None and integrity is not None:
+                output[WORKER_INTEGRITY_KEY] = integrity.model_dump(mode="json")
             return
         if self._relay is not None:
             self._relay.stop()

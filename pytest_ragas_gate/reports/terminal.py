@@ -12,6 +12,7 @@ from ..items import attached_result
 from ..output_paths import written_reports_line
 from ..results import CaseResult
 from .github import publish_annotations
+from .integrity import cache_integrity_lines
 from .summary import summary_lines
 
 if TYPE_CHECKING:
@@ -114,6 +115,9 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             terminal.write_line(line, bold=True, **colour)
         else:
             terminal.write_line(line)
+    integrity = run.run_facts.cache_integrity
+    for line in cache_integrity_lines(integrity, cache_mode=run.config.cache):
+        terminal.write_line(line, red="failed verification" in line)
     publish_annotations(
         verdict,
         results=run.collected,
