@@ -108,17 +108,11 @@ def _cryptography() -> Any:
 
 def generate_key_pair() -> tuple[str, str]:
     """A new Ed25519 key pair as ``(private key, public key)``, each base64 of 32 bytes."""
-    from cryptography.hazmat.primitives import serialization
-
     private = _cryptography().Ed25519PrivateKey.generate()
-    private_raw = private.private_bytes(
-        serialization.Encoding.Raw,
-        serialization.PrivateFormat.Raw,
-        serialization.NoEncryption(),
-    )
-    public_raw = private.public_key().public_bytes(
-        serialization.Encoding.Raw, serialization.PublicFormat.Raw
-    )
+    # The *_raw methods, not private_bytes(Encoding.Raw, …): no serialization enums whose
+    # classes a re-import (pytester restores sys.modules) would make unrecognisable.
+    private_raw = private.private_bytes_raw()
+    public_raw = private.public_key().public_bytes_raw()
     return base64.b64encode(private_raw).decode("ascii"), base64.b64encode(public_raw).decode(
         "ascii"
     )
@@ -144,12 +138,8 @@ class EntrySigner:
                 f"{SIGNING_KEY_ENV} is not an Ed25519 private key: expected the base64 of "
                 "32 bytes, as `rag-gate keygen` prints it; set the secret again from its output."
             )
-        from cryptography.hazmat.primitives import serialization
-
         self._key = _cryptography().Ed25519PrivateKey.from_private_bytes(raw)
-        public_raw = self._key.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw
-        )
+        public_raw = self._key.public_key().public_bytes_raw()
         self.public_key = base64.b64encode(public_raw).decode("ascii")
         self.signed_by = fingerprint(self.public_key)
 
@@ -187,8 +177,6 @@ class EntryVerifier:
 
     def problem(self, entry: Mapping[str, Any]) -> str | None:
         """Why ``entry`` must not be replayed, or None when it carries a valid signature."""
-        from cryptography.exceptions import InvalidSignature
-
         signature = entry.get("signature")
         if not isinstance(signature, dict) or not isinstance(signature.get("ed25519"), str):
             return UNSIGNED
@@ -197,7 +185,10 @@ class EntryVerifier:
         try:
             raw = base64.b64decode(signature["ed25519"], validate=True)
             self._key.verify(raw, signed_bytes(entry))
-        except (binascii.Error, ValueError, InvalidSignature):
+        except Exception:
+            # InvalidSignature, bad base64, a wrong length: whatever the reason, a signature
+            # that does not verify is never replayed. (Not `except InvalidSignature`: a
+            # re-imported cryptography.exceptions would hold another class of that name.)
             return EDITED
         return None
 

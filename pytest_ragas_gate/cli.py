@@ -166,6 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
         "step summary.",
     )
     summary.add_argument("report", metavar="REPORT", help="a JSON report")
+    summary.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="list what the checked-out commit changes in the gate's inputs against REF "
+        "(default: the list in the report, written when GITHUB_BASE_REF was set)",
+    )
 
     html = commands.add_parser(
         "html",
@@ -592,14 +598,20 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
 
 
 def _summary(arguments: argparse.Namespace) -> int:
+    from .reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
     from .reports.markdown import render_markdown
 
     report = load_report(arguments.report)
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
     usage = sum(usage_by_metric(report.results).values(), UsageRecord())
-    sys.stdout.write(
-        render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
+    changes = report.facts.gate_changes
+    if arguments.base_ref:
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
+    extra = gate_inputs_markdown(
+        changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
+    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

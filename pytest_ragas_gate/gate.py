@@ -27,6 +27,7 @@ from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
+from .gate_changes import GateChanges
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
@@ -123,6 +124,8 @@ class RunFacts(BaseModel):
     # What the judge cache verified, rejected and signed; None when it neither signs nor
     # verifies (no signing key, no cache_public_key).
     cache_integrity: CacheIntegrity | None = None
+    # What the change under test does to the gate's own inputs, against the base branch.
+    gate_changes: GateChanges | None = None
 
     @property
     def collected_cases(self) -> int | None:

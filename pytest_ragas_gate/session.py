@@ -33,6 +33,7 @@ from .collection_census import CensusTaker, stop_reason
 from .config import GateConfig, LoadedConfig
 from .coverage import Census, CoverageLedger, build_ledger
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .gate_changes import BASE_REF_ENV, GateChanges, failing_cases, find_gate_changes
 from .gated_metrics import metrics_for_case, metrics_to_gate
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
@@ -543,6 +544,23 @@ class GateRun:
             baseline=self._baseline_comparison(),
             coverage=self._ledger(),
             cache_integrity=self.cache_integrity(),
+            gate_changes=self._gate_changes(),
+        )
+
+    def _gate_changes(self) -> GateChanges | None:
+        """In a pull request (``GITHUB_BASE_REF``), what it changes in the gate's inputs."""
+        base_ref = os.environ.get(BASE_REF_ENV, "").strip()
+        if not base_ref:
+            return None
+        failing = None
+        if self.baseline is not None:
+            failing = failing_cases(self.baseline.results, self.baseline.config)
+        return find_gate_changes(
+            self.pytest_config.rootpath,
+            base_ref,
+            config=self.config,
+            golden_files=list(self.golden_files),
+            failing_in_base=failing,
         )
 
     def _ledger(self) -> CoverageLedger | None:
@@ -584,6 +602,7 @@ class GateRun:
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
         self._write_reports()
+        from .reports.gate_inputs import gate_inputs_markdown
         from .reports.github import write_step_summary
 
         write_step_summary(
@@ -591,6 +610,11 @@ class GateRun:
             results=self.collected,
             judge=self.judge_info,
             usage=self.total_usage(),
+            extra=gate_inputs_markdown(
+                self.run_facts.gate_changes,
+                self.run_facts.cache_integrity,
+                cache_mode=self.config.cache,
+            ),
         )
         session.exitstatus = exit_status(
             session.exitstatus,

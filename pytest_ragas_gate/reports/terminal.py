@@ -11,6 +11,7 @@ from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
 from ..output_paths import written_reports_line
 from ..results import CaseResult
+from .gate_inputs import gate_inputs_text
 from .github import publish_annotations
 from .integrity import cache_integrity_lines
 from .summary import summary_lines
@@ -115,6 +116,8 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             terminal.write_line(line, bold=True, **colour)
         else:
             terminal.write_line(line)
+    for line in gate_inputs_text(run.run_facts.gate_changes):
+        terminal.write_line(line, yellow=True)
     integrity = run.run_facts.cache_integrity
     for line in cache_integrity_lines(integrity, cache_mode=run.config.cache):
         terminal.write_line(line, red="failed verification" in line)

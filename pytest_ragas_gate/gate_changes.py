@@ -1,0 +1,428 @@
+"""What a pull request changes in the gate's own inputs, named for the reviewer.
+
+A verdict can be talked round without touching the RAG system: lower a threshold, delete
+the case that fails, add cache entries that say "supported", change a ``conftest.py``
+metric. Each is a line in a diff a reviewer may skim past. This module compares the
+commit under test with the base branch (``GITHUB_BASE_REF`` in a pull request, or
+``--base-ref``) through ``git`` and lists every such change in words:
+
+- settings in ``rag_gate.yaml`` / ``[tool.rag_gate]``, thresholds as before → after
+  (``threshold faithfulness 0.85 → 0.50``), the defaults counted;
+- a changed ``cache_public_key`` (it decides which cache entries are trusted);
+- golden files: cases added, removed and edited, a removed case that failed in the
+  baseline called out;
+- judge-cache entries added, changed or removed (when the cache is committed);
+- ``conftest.py`` files, and the custom-metric entry points of ``pyproject.toml``.
+
+The comparison is between the merge base and ``HEAD``, the commits a reviewer sees; files
+the run writes (reports, a restored cache) are not part of it. Nothing here changes the
+verdict: it says what to look at.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .cache_signing import check_public_key, fingerprint
+from .config import GateConfig
+from .exceptions import GoldenFileError
+from .loading import SUPPORTED_EXTENSIONS, load_golden_file
+from .results import CaseResult
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["BASE_REF_ENV", "GateChange", "GateChanges", "failing_cases", "find_gate_changes"]
+
+#: Set by GitHub Actions on pull_request events: the branch the pull request targets.
+BASE_REF_ENV = "GITHUB_BASE_REF"
+
+#: The entry-point group of custom metrics (metrics/registry.py), read from pyproject.toml.
+METRIC_ENTRY_POINTS = "pytest_ragas_gate.metrics"
+
+CONFIG_FILE_NAMES = ("rag_gate.yaml", "rag_gate.yml")
+
+ChangeKind = Literal["config", "public_key", "golden", "cache", "conftest", "entry_points"]
+_KIND_ORDER: tuple[ChangeKind, ...] = (
+    "public_key",
+    "config",
+    "golden",
+    "cache",
+    "conftest",
+    "entry_points",
+)
+
+
+class GateChange(BaseModel):
+    """One change to the gate's inputs: what kind, which file, and what it does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ChangeKind
+    path: str
+    detail: str
+
+
+class GateChanges(BaseModel):
+    """Every change to the gate's inputs against ``base_ref``; saved as ``run.gate_changes``.
+
+    ``problem`` says why nothing could be compared (no git, an unknown ref); the changes
+    are then unknown, not absent.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_ref: str
+    changes: list[GateChange] = Field(default_factory=list)
+    problem: str | None = None
+
+
+class _GitError(Exception):
+    pass
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise _GitError(f"git could not run ({error})") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise _GitError(message[0] if message else f"git {args[0]} failed")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def _resolve(root: Path, ref: str) -> str:
+    """The commit of ``ref``, or of ``origin/<ref>`` (a CI checkout has only the remote one)."""
+    for candidate in (ref, f"origin/{ref}", f"refs/remotes/origin/{ref}"):
+        try:
+            return _git(root, "rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}").strip()
+        except _GitError:
+            continue
+    raise _GitError(
+        f"the base ref {ref!r} is not in this checkout (fetch it, e.g. actions/checkout with "
+        "fetch-depth: 0)"
+    )
+
+
+def _show(root: Path, commit: str, path: str) -> str | None:
+    try:
+        return _git(root, "show", f"{commit}:{path}")
+    except _GitError:
+        return None
+
+
+def find_gate_changes(
+    rootdir: Path,
+    base_ref: str,
+    *,
+    config: GateConfig,
+    golden_files: Sequence[str] = (),
+    config_file: str | None = None,
+    failing_in_base: Mapping[str, str] | None = None,
+) -> GateChanges:
+    """The changes to the gate's inputs between ``base_ref`` and ``HEAD``.
+
+    Args:
+        rootdir: the gate's rootdir (inside a git work tree).
+        base_ref: the branch (or any ref) the change is compared with.
+        config: the run's settings (``case_files``, ``cache_dir``).
+        golden_files: the run's golden files, relative to ``rootdir``.
+        config_file: the config file the run read, if named (``--rag-gate-config``).
+        failing_in_base: case id → why it failed in the baseline, to call out its removal.
+
+    Returns:
+        The changes; ``problem`` set when git could not compare.
+    """
+    try:
+        top = Path(_git(rootdir, "rev-parse", "--show-toplevel").strip())
+        base = _resolve(top, base_ref)
+        head = _git(top, "rev-parse", "HEAD").strip()
+        merge_base = _git(top, "merge-base", base, head).strip() or base
+        listing = _git(top, "diff", "--name-status", "--no-renames", "-z", merge_base, head)
+    except _GitError as error:
+        return GateChanges(base_ref=base_ref, problem=str(error))
+    fields = listing.split("\0")
+    changed = [(fields[index], fields[index + 1]) for index in range(0, len(fields) - 1, 2)]
+    scope = _Scope(top, rootdir, config, golden_files, config_file)
+    changes: list[GateChange] = []
+    cache_counts: dict[str, int] = {}
+    for status, path in changed:
+        kind = scope.kind_of(path)
+        if kind is None:
+            continue
+        if kind == "cache":
+            label = {"A": "added", "D": "removed"}.get(status[:1], "changed")
+            cache_counts[label] = cache_counts.get(label, 0) + 1
+        elif kind == "conftest":
+            changes.append(GateChange(kind="conftest", path=path, detail=_conftest(status)))
+        elif kind == "golden":
+            changes.append(
+                _golden(top, path, merge_base, head, status, failing_in_base or {}, scope)
+            )
+        else:
+            before, after = _show(top, merge_base, path), _show(top, head, path)
+            changes.extend(_config_changes(path, before, after))
+    if cache_counts:
+        counts = ", ".join(f"{count} {label}" for label, count in sorted(cache_counts.items()))
+        entries = "entry" if sum(cache_counts.values()) == 1 else "entries"
+        changes.append(
+            GateChange(
+                kind="cache",
+                path=scope.cache_dir,
+                detail=f"judge-cache {entries} {counts}: replies the gate replays instead of "
+                "asking the judge",
+            )
+        )
+    # The rules of the verdict first, then what it is measured on, then the code around it.
+    changes.sort(key=lambda change: _KIND_ORDER.index(change.kind))
+    return GateChanges(base_ref=base_ref, changes=changes)
+
+
+class _Scope:
+    """Which repository paths are inputs of the gate, and of which kind."""
+
+    def __init__(
+        self,
+        top: Path,
+        rootdir: Path,
+        config: GateConfig,
+        golden_files: Sequence[str],
+        config_file: str | None,
+    ) -> None:
+        self.config = config
+        cache_dir = Path(config.cache_dir)
+        self.cache_dir = _relative(
+            cache_dir if cache_dir.is_absolute() else rootdir / cache_dir, top
+        )
+        self.golden = {_relative(rootdir / path, top) for path in golden_files}
+        self.config_file = None if config_file is None else _relative(Path(config_file), top)
+
+    def kind_of(self, path: str) -> ChangeKind | None:
+        pure = PurePosixPath(path)
+        if self.cache_dir and path.startswith(self.cache_dir.rstrip("/") + "/"):
+            # Batch jobs in progress live there too; only replies are replayed.
+            return "cache" if pure.suffix == ".json" and "batches" not in pure.parts else None
+        if pure.name == "conftest.py":
+            return "conftest"
+        if pure.name in CONFIG_FILE_NAMES or path == self.config_file:
+            return "config"
+        if pure.name == "pyproject.toml":
+            return "config"
+        if path in self.golden:
+            return "golden"
+        if pure.suffix.lower() in SUPPORTED_EXTENSIONS and any(
+            fnmatch.fnmatch(pure.name, pattern) for pattern in self.config.case_files
+        ):
+            return "golden"
+        return None
+
+
+def _relative(path: Path, top: Path) -> str:
+    try:
+        relative = path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if relative == "." else relative
+
+
+def _conftest(status: str) -> str:
+    verb = {"A": "added", "D": "removed"}.get(status[:1], "changed")
+    return (
+        f"conftest.py {verb}: code that runs inside the gate (custom metrics, live targets, "
+        "hooks) — review it as code that can change any score"
+    )
+
+
+# --- golden files ---------------------------------------------------------------------------
+
+
+def _cases(path: str, text: str | None) -> dict[str, dict[str, Any]] | None:
+    """The cases of one revision of a golden file by id, or None when it cannot be read."""
+    if text is None:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="rag-gate-base-") as folder:
+        copy = Path(folder) / PurePosixPath(path).name
+        copy.write_text(text, encoding="utf-8")
+        try:
+            loaded = load_golden_file(copy, display_path=path)
+        except GoldenFileError:
+            return None
+    return {
+        case.id: case.model_dump(mode="json", exclude={"file", "line"}) for case in loaded.cases
+    }
+
+
+def _golden(
+    top: Path,
+    path: str,
+    base: str,
+    head: str,
+    status: str,
+    failing: Mapping[str, str],
+    scope: _Scope,
+) -> GateChange:
+    before = _cases(path, _show(top, base, path))
+    after = _cases(path, _show(top, head, path))
+    if before is None or after is None:
+        return GateChange(
+            kind="golden", path=path, detail="golden file changed (one side cannot be read)"
+        )
+    added = sorted(set(after) - set(before))
+    removed = sorted(set(before) - set(after))
+    edited = sorted(case for case in set(before) & set(after) if before[case] != after[case])
+    parts: list[str] = []
+    if status.startswith("A"):
+        parts.append(f"new golden file with {len(after)} case(s)")
+    elif status.startswith("D"):
+        parts.append(f"golden file removed with its {len(before)} case(s)")
+    for label, ids in (("added", added), ("removed", removed), ("edited", edited)):
+        if ids and not (status[:1] in "AD" and label in ("added", "removed")):
+            parts.append(f"{len(ids)} case(s) {label}: {_ids(ids)}")
+    for case in removed:
+        if case in failing:
+            parts.append(f"removed case {case} failed in the baseline ({failing[case]})")
+    return GateChange(kind="golden", path=path, detail="; ".join(parts) or "reformatted")
+
+
+def _ids(ids: Sequence[str], shown: int = 5) -> str:
+    listed = ", ".join(ids[:shown])
+    return listed + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+def _settings(path: str, text: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The gate's settings and the custom-metric entry points of one revision of a file."""
+    if text is None:
+        return {}, {}
+    if PurePosixPath(path).name == "pyproject.toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return {"(unreadable pyproject.toml)": True}, {}
+        tool = data.get("tool", {})
+        settings = tool.get("rag_gate", {}) if isinstance(tool, dict) else {}
+        project = data.get("project", {})
+        groups = project.get("entry-points", {}) if isinstance(project, dict) else {}
+        entry_points = groups.get(METRIC_ENTRY_POINTS, {}) if isinstance(groups, dict) else {}
+        return (
+            settings if isinstance(settings, dict) else {},
+            entry_points if isinstance(entry_points, dict) else {},
+        )
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {"(unreadable YAML)": True}, {}
+    return (data if isinstance(data, dict) else {}), {}
+
+
+def _thresholds(settings: Mapping[str, Any]) -> dict[str, str]:
+    """The thresholds in force (defaults counted), as text; raw values when invalid."""
+    try:
+        config = GateConfig.model_validate(
+            {key: settings[key] for key in ("thresholds",) if key in settings}
+        )
+    except ValidationError:
+        raw = settings.get("thresholds")
+        return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+    return {
+        metric: f"{'<=' if bound.direction == 'max' else ''}{bound.value:.2f}"
+        for metric, bound in config.bounds().items()
+    }
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _key_name(key: str) -> str:
+    try:
+        return f"{fingerprint(check_public_key(key))} (fingerprint)"
+    except ValueError:
+        return _shown(key)
+
+
+def _config_changes(path: str, before_text: str | None, after_text: str | None) -> list[GateChange]:
+    before, before_entry_points = _settings(path, before_text)
+    after, after_entry_points = _settings(path, after_text)
+    changes: list[GateChange] = []
+    thresholds_before, thresholds_after = _thresholds(before), _thresholds(after)
+    for metric in sorted(set(thresholds_before) | set(thresholds_after)):
+        old = thresholds_before.get(metric, "not gated")
+        new = thresholds_after.get(metric, "not gated")
+        if old != new:
+            changes.append(
+                GateChange(kind="config", path=path, detail=f"threshold {metric} {old} → {new}")
+            )
+    for key in sorted((set(before) | set(after)) - {"thresholds"}):
+        old_value, new_value = before.get(key), after.get(key)
+        if old_value == new_value:
+            continue
+        if key == "cache_public_key":
+            old = "none" if old_value is None else _key_name(str(old_value))
+            new = "none" if new_value is None else _key_name(str(new_value))
+            changes.append(
+                GateChange(
+                    kind="public_key",
+                    path=path,
+                    detail=f"cache_public_key {old} → {new}: the key that decides which "
+                    "judge-cache entries are replayed",
+                )
+            )
+            continue
+        old = "not set" if key not in before else _shown(old_value)
+        new = "not set" if key not in after else _shown(new_value)
+        changes.append(GateChange(kind="config", path=path, detail=f"{key} {old} → {new}"))
+    if before_entry_points != after_entry_points:
+        changes.append(
+            GateChange(
+                kind="entry_points",
+                path=path,
+                detail=f"custom-metric entry points ({METRIC_ENTRY_POINTS}) "
+                f"{_shown(before_entry_points)} → {_shown(after_entry_points)}",
+            )
+        )
+    return changes
+
+
+def failing_cases(results: Sequence[CaseResult], config: GateConfig) -> dict[str, str]:
+    """Case id → why it failed, for the cases of a baseline that errored or scored low.
+
+    A case "failed" when it errored, missed its own thresholds, or scored below the gate's
+    threshold of a metric: the cases whose removal would raise a mean.
+    """
+    bounds = config.bounds()
+    failing: dict[str, str] = {}
+    for result in results:
+        reasons: list[str] = []
+        if result.error is not None or result.errors:
+            reasons.append("errored")
+        reasons += result.case_threshold_failures()
+        for metric, score in sorted(result.scores.items()):
+            bound = bounds.get(metric)
+            if isinstance(score, float | int) and bound is not None and not bound.met_by(score):
+                reasons.append(f"{metric} {score:.2f} {bound.broken} {bound.value:.2f}")
+        if reasons:
+            failing[result.id] = ", ".join(dict.fromkeys(reasons))
+    return failing
