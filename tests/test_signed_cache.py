@@ -349,6 +349,9 @@ def test_the_signing_key_is_in_no_file_the_run_writes(
         "-vv",
     )
     assert summary.is_file() and entries(pytester.path)
+    markdown = summary.read_text(encoding="utf-8")
+    assert f"> cache: {len(entries(pytester.path))} entries written and signed" in markdown
+    assert "entries verified against cache\\_public\\_key" in markdown
     written = [path for path in pytester.path.rglob("*") if path.is_file()]
     for path in written:
         assert private_key not in path.read_bytes().decode("utf-8", "replace"), path
