@@ -27,6 +27,7 @@ from .baseline import (
     pair_cases,
     scoring_differences,
 )
+from .cache_signing import CacheIntegrity
 from .config import GateConfig, load_config
 from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
@@ -291,15 +292,23 @@ def _print_and_publish(
     verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
+    from .reports.gate_inputs import gate_inputs_markdown, gate_inputs_text
     from .reports.github import annotation_lines, write_step_summary
+    from .reports.integrity import cache_integrity_lines
 
     by_metric = usage_by_metric(results)
     print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
+    facts, mode = report.facts, report.config.cache
+    for line in gate_inputs_text(facts.gate_changes) + cache_integrity_lines(
+        facts.cache_integrity, cache_mode=mode
+    ):
+        print(line)
     write_step_summary(
         verdict,
         results=results,
         judge=report.judge,
         usage=sum(by_metric.values(), UsageRecord()),
+        extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in annotation_lines(
@@ -594,7 +603,20 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
         ),
         baseline=baseline,
         coverage=merge_ledgers([facts.coverage for facts in shards]),
+        # Each shard's cache checked its own entries; all shards compared the same commits.
+        cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
+        gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),
     )
+
+
+def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity | None:
+    known = [integrity for integrity in shards if integrity is not None]
+    if not known:
+        return None
+    total = known[0]
+    for integrity in known[1:]:
+        total = total.plus(integrity)
+    return total
 
 
 def _summary(arguments: argparse.Namespace) -> int:

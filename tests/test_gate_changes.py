@@ -118,7 +118,7 @@ def test_a_change_to_the_gate_is_named_in_the_step_summary_terminal_and_report(
     touch_the_gate(repo)
     summary = in_pull_request(monkeypatch, repo)
 
-    result = gate(pytester, "--rag-gate-baseline=base.json")
+    result = gate(pytester, "--rag-gate-baseline=base.json", "--rag-gate-html=report.html")
 
     markdown = summary.read_text(encoding="utf-8")
     assert SECTION in markdown
@@ -134,6 +134,9 @@ def test_a_change_to_the_gate_is_named_in_the_step_summary_terminal_and_report(
             "  conftest.py: conftest.py changed*",
         ]
     )
+    page = (repo / "report.html").read_text(encoding="utf-8")
+    assert "<h2>This change touches the gate itself</h2>" in page
+    assert "<code>rag_gate.yaml</code>: threshold faithfulness 0.85 → 0.50" in page
     changes = saved(repo)["run"]["gate_changes"]
     assert changes["base_ref"] == "main" and changes["problem"] is None
     assert [change["kind"] for change in changes["changes"]] == [
@@ -142,6 +145,23 @@ def test_a_change_to_the_gate_is_named_in_the_step_summary_terminal_and_report(
         "cache",
         "conftest",
     ]
+
+
+def test_regate_repeats_the_changes_the_run_saw(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    repo: Path,
+) -> None:
+    touch_the_gate(repo)
+    in_pull_request(monkeypatch, repo)
+    gate(pytester)
+    monkeypatch.delenv("GITHUB_BASE_REF")
+    capsys.readouterr()
+    assert rag_gate(["regate", str(repo / "report.json")]) == 0
+    out = capsys.readouterr().out
+    assert "This change touches the gate itself (compared with main):" in out
+    assert "  rag_gate.yaml: threshold faithfulness 0.85 → 0.50" in out
 
 
 def test_the_comment_names_the_changes_from_the_report_or_from_base_ref(
@@ -208,17 +228,24 @@ def test_a_new_public_key_and_a_removed_file_are_named(
         f"thresholds:\n  faithfulness: 0.85\ncache_public_key: {public_key}\n", encoding="utf-8"
     )
     write_golden(repo, [GOOD], name="golden_extra.jsonl")
+    pyproject = '[project]\nname = "app"\n\n[project.entry-points."pytest_ragas_gate.metrics"]\n'
+    (repo / "pyproject.toml").write_text(pyproject + 'tone = "app.metrics:Tone"\n', "utf-8")
     commit(repo, "extra")
     git(repo, "checkout", "-q", "-b", "second")
     (repo / "rag_gate.yaml").write_text("thresholds:\n  faithfulness: 0.85\n", encoding="utf-8")
     (repo / "golden_extra.jsonl").unlink()
-    commit(repo, "drop the key and a golden file")
+    (repo / "pyproject.toml").write_text(pyproject + 'tone = "app.lenient:Tone"\n', "utf-8")
+    commit(repo, "drop the key and a golden file, swap a metric")
     summary = in_pull_request(monkeypatch, repo, base="feature")
     gate(pytester)
     markdown = summary.read_text(encoding="utf-8")
     assert "- `rag_gate.yaml`: cache\\_public\\_key " in markdown
     assert "→ none: the key that decides which judge-cache entries are replayed" in markdown
     assert "- `golden_extra.jsonl`: golden file removed with its 1 case(s)" in markdown
+    assert (
+        "- `pyproject.toml`: custom-metric entry points (pytest\\_ragas\\_gate.metrics) "
+        '{"tone": "app.metrics:Tone"} → {"tone": "app.lenient:Tone"}'
+    ) in markdown
 
 
 def test_an_unknown_base_ref_is_said_not_hidden(

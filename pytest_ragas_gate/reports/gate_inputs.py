@@ -8,7 +8,11 @@ markup, no HTML, no @-mention, no table cell of their own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from ..cache_signing import CacheIntegrity
 from ..exceptions import ReportError
@@ -19,6 +23,7 @@ from .json_report import SavedReport, load_report
 __all__ = [
     "SECTION_TITLE",
     "changes_in_report_scope",
+    "gate_inputs_context",
     "gate_inputs_markdown",
     "gate_inputs_text",
 ]
@@ -127,3 +132,29 @@ def _baseline_report(report: SavedReport) -> SavedReport | None:
             except ReportError:
                 return None
     return None
+
+
+def gate_inputs_context(run: Mapping[str, Any], *, cache_mode: str) -> dict[str, Any]:
+    """What the HTML page shows of a report's ``run`` block: the changes and the cache lines.
+
+    A block that does not read back (a report edited by hand) shows nothing here; loading
+    the report is what validates it.
+    """
+    try:
+        changes = (
+            None
+            if run.get("gate_changes") is None
+            else GateChanges.model_validate(run["gate_changes"])
+        )
+        integrity = (
+            None
+            if run.get("cache_integrity") is None
+            else CacheIntegrity.model_validate(run["cache_integrity"])
+        )
+    except ValidationError:
+        changes, integrity = None, None
+    return {
+        "gate_changes": changes,
+        "gate_changes_title": SECTION_TITLE,
+        "cache_lines": cache_integrity_lines(integrity, cache_mode=cache_mode),
+    }
