@@ -149,7 +149,13 @@ def test_signed_entries_verify_and_replay_with_no_key_and_no_network(
         recorded = record(pytester, monkeypatch, server, private_key)
         assert recorded.ret == 0, recorded.stdout.str()
         calls = len(server.judge_requests())
-    recorded.stdout.fnmatch_lines([f"cache: {calls} entries written and signed"])
+    recorded.stdout.fnmatch_lines(
+        [
+            "rag-gate: cache replays only entries signed by key * and signs what it writes "
+            "with key *",
+            f"cache: {calls} entries written and signed",
+        ]
+    )
     assert all("signature" in json.loads(path.read_text()) for path in entries(pytester.path))
 
     # The server is gone and no key is set: only a replay can pass.

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..cache import JudgeCache
 from ..cache_signing import CacheIntegrity
 
-__all__ = ["cache_integrity_lines"]
+__all__ = ["cache_integrity_lines", "cache_signing_line"]
+
+
+def cache_signing_line(judge: Any) -> str | None:
+    """For the pytest header: whether the judge cache signs and verifies, by key fingerprint."""
+    cache = getattr(judge, "cache", None)
+    if not isinstance(cache, JudgeCache) or (cache.signer is None and cache.verifier is None):
+        return None
+    parts = []
+    if cache.verifier is not None:
+        parts.append(f"replays only entries signed by key {cache.verifier.fingerprint}")
+    if cache.signer is not None:
+        parts.append(f"signs what it writes with key {cache.signer.signed_by}")
+    return "cache " + " and ".join(parts)
 
 
 def cache_integrity_lines(integrity: CacheIntegrity | None, *, cache_mode: str) -> list[str]:

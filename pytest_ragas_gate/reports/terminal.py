@@ -13,7 +13,7 @@ from ..output_paths import written_reports_line
 from ..results import CaseResult
 from .gate_inputs import gate_inputs_text
 from .github import publish_annotations
-from .integrity import cache_integrity_lines
+from .integrity import cache_integrity_lines, cache_signing_line
 from .summary import summary_lines
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ def header_lines(run: GateRun) -> list[str]:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
         lines.append("rag-gate: exclude " + " ".join(config.exclude) + " (golden files left out)")
+    signing = cache_signing_line(run.judge)
+    if signing is not None:
+        lines.append(f"rag-gate: {signing}")
     return lines
 
 
