@@ -6,6 +6,7 @@ gate; this module reads both revisions of one such file and says what changed in
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 import tempfile
@@ -26,12 +27,21 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["METRIC_ENTRY_POINTS", "failing_cases", "golden_change", "settings_changes"]
+__all__ = [
+    "METRIC_ENTRY_POINTS",
+    "failing_cases",
+    "golden_change",
+    "invocation_change",
+    "settings_changes",
+]
+
+#: What marks a line of a workflow or a pytest config as one that runs or tunes the gate.
+GATE_MARKS = ("rag-gate", "rag_gate", "pytest-ragas-gate")
 
 #: The entry-point group of custom metrics (metrics/registry.py), read from pyproject.toml.
 METRIC_ENTRY_POINTS = "pytest_ragas_gate.metrics"
 
-SettingsChangeKind = Literal["config", "public_key", "entry_points"]
+SettingsChangeKind = Literal["config", "public_key", "entry_points", "invocation"]
 
 
 # --- golden files ---------------------------------------------------------------------------
@@ -195,7 +205,25 @@ def settings_changes(
                 f"{_shown(before_entry_points)} → {_shown(after_entry_points)}",
             )
         )
+    if PurePosixPath(path).name == "pyproject.toml":
+        addopts = invocation_change(_addopts(before_text), _addopts(after_text))
+        if addopts is not None:
+            changes.append(("invocation", f"[tool.pytest.ini_options] addopts {addopts}"))
     return changes
+
+
+def _addopts(text: str | None) -> str | None:
+    """Pytest's ``addopts`` in a pyproject.toml, one option per line, or None."""
+    if text is None:
+        return None
+    try:
+        table = tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {})
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return None
+    value = table.get("addopts") if isinstance(table, dict) else None
+    if isinstance(value, list):
+        return "\n".join(str(option) for option in value)
+    return None if value is None else "\n".join(str(value).split())
 
 
 def failing_cases(results: Sequence[CaseResult], config: GateConfig) -> dict[str, str]:
@@ -218,3 +246,38 @@ def failing_cases(results: Sequence[CaseResult], config: GateConfig) -> dict[str
         if reasons:
             failing[result.id] = ", ".join(dict.fromkeys(reasons))
     return failing
+
+
+def invocation_change(before_text: str | None, after_text: str | None) -> str | None:
+    r"""The changed lines of a workflow or pytest config that runs the gate, or None.
+
+    A file counts when either revision mentions the gate; every changed line is shown then,
+    since an Action input (``thresholds: |`` and the lines below it) need not name it.
+
+    >>> invocation_change(
+    ...     "uses: org/pytest-ragas-gate@v1\nthresholds: faithfulness=0.85\n",
+    ...     "uses: org/pytest-ragas-gate@v1\nthresholds: faithfulness=0.10\n",
+    ... )
+    'changed lines: - thresholds: faithfulness=0.85 / + thresholds: faithfulness=0.10'
+    >>> invocation_change("name: docs\n", "name: docs site\n") is None
+    True
+    """
+    before, after = _lines(before_text), _lines(after_text)
+    if not any(mark in line.lower() for line in before + after for mark in GATE_MARKS):
+        return None
+    removed, added = [], []
+    for tag, low, high, new_low, new_high in difflib.SequenceMatcher(
+        None, before, after, autojunk=False
+    ).get_opcodes():
+        if tag != "equal":
+            removed += [line for line in before[low:high] if line]
+            added += [line for line in after[new_low:new_high] if line]
+    if not removed and not added:
+        return None
+    shown = [f"- {line}" for line in removed[:4]] + [f"+ {line}" for line in added[:4]]
+    more = len(removed) + len(added) - len(shown)
+    return "changed lines: " + " / ".join(shown) + (f" (+{more} more)" if more else "")
+
+
+def _lines(text: str | None) -> list[str]:
+    return [] if text is None else [" ".join(line.split()) for line in text.splitlines()]

@@ -12,7 +12,10 @@ commit under test with the base branch (``GITHUB_BASE_REF`` in a pull request, o
 - golden files: cases added, removed and edited, a removed case that failed in the
   baseline called out;
 - judge-cache entries added, changed or removed (when the cache is committed);
-- ``conftest.py`` files, and the custom-metric entry points of ``pyproject.toml``.
+- ``conftest.py`` files, and the custom-metric entry points of ``pyproject.toml``;
+- the lines that run the gate in workflows and in pytest's ``addopts`` (``pytest.ini``,
+  ``tox.ini``, ``setup.cfg``, ``[tool.pytest.ini_options]``): command-line options and the
+  Action's inputs override every config file.
 
 The comparison is between the merge base and ``HEAD``, the commits a reviewer sees; files
 the run writes (reports, a restored cache) are not part of it. Nothing here changes the
@@ -30,7 +33,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .config import GateConfig
-from .gate_change_details import failing_cases, golden_change, settings_changes
+from .gate_change_details import (
+    failing_cases,
+    golden_change,
+    invocation_change,
+    settings_changes,
+)
 from .loading import SUPPORTED_EXTENSIONS
 
 __all__ = ["BASE_REF_ENV", "GateChange", "GateChanges", "failing_cases", "find_gate_changes"]
@@ -40,10 +48,16 @@ BASE_REF_ENV = "GITHUB_BASE_REF"
 
 CONFIG_FILE_NAMES = ("rag_gate.yaml", "rag_gate.yml")
 
-ChangeKind = Literal["config", "public_key", "golden", "cache", "conftest", "entry_points"]
+#: Files where pytest options live (``addopts`` can pass ``--rag-gate-threshold``).
+PYTEST_CONFIG_NAMES = ("pytest.ini", "tox.ini", "setup.cfg")
+
+ChangeKind = Literal[
+    "config", "public_key", "invocation", "golden", "cache", "conftest", "entry_points"
+]
 _KIND_ORDER: tuple[ChangeKind, ...] = (
     "public_key",
     "config",
+    "invocation",
     "golden",
     "cache",
     "conftest",
@@ -163,6 +177,11 @@ def find_gate_changes(
             before, after = _show(top, merge_base, path), _show(top, head, path)
             detail = golden_change(path, before, after, status, failing_in_base or {})
             changes.append(GateChange(kind="golden", path=path, detail=detail))
+        elif kind == "invocation":
+            before, after = _show(top, merge_base, path), _show(top, head, path)
+            invocation = invocation_change(before, after)
+            if invocation is not None:
+                changes.append(GateChange(kind="invocation", path=path, detail=invocation))
         else:
             before, after = _show(top, merge_base, path), _show(top, head, path)
             changes.extend(
@@ -215,6 +234,11 @@ class _Scope:
             return "config"
         if pure.name == "pyproject.toml":
             return "config"
+        workflow = path.startswith(".github/workflows/") and pure.suffix in (".yml", ".yaml")
+        if workflow or pure.name in PYTEST_CONFIG_NAMES:
+            # Options given on the command line (the Action's inputs) or in addopts
+            # override every config file.
+            return "invocation"
         if path in self.golden:
             return "golden"
         if pure.suffix.lower() in SUPPORTED_EXTENSIONS and any(

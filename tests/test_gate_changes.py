@@ -259,3 +259,37 @@ def test_an_unknown_base_ref_is_said_not_hidden(
     assert "fetch-depth: 0" in markdown
     problem = saved(repo)["run"]["gate_changes"]["problem"]
     assert "no-such-branch" in problem
+
+
+def test_options_that_override_the_config_are_named_where_they_changed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, repo: Path
+) -> None:
+    workflow = repo / ".github" / "workflows" / "gate.yml"
+    workflow.parent.mkdir(parents=True)
+    steps = "    - uses: org/pytest-ragas-gate@v1\n      with:\n        thresholds: |\n"
+    workflow.write_text(f"jobs:\n  gate:\n{steps}          faithfulness=0.85\n", "utf-8")
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n", "utf-8")
+    commit(repo, "the workflow and pytest.ini")
+    git(repo, "checkout", "-q", "-b", "overrides")
+    workflow.write_text(f"jobs:\n  gate:\n{steps}          faithfulness=0.10\n", "utf-8")
+    (repo / "pytest.ini").write_text(
+        "[pytest]\naddopts = -p no:cacheprovider --rag-gate-threshold=faithfulness=0.1\n", "utf-8"
+    )
+    commit(repo, "lower the bar where no config file says it")
+    summary = in_pull_request(monkeypatch, repo, base="feature")
+
+    result = gate(pytester)
+
+    # The lowered bar lets the hallucinated case through; the reviewer is told how.
+    assert result.ret == 0
+    markdown = summary.read_text(encoding="utf-8")
+    assert (
+        "- `.github/workflows/gate.yml`: changed lines: - faithfulness=0.85 / + faithfulness=0.10"
+        in markdown
+    )
+    assert (
+        "- `pytest.ini`: changed lines: - addopts = -p no:cacheprovider / + addopts = -p "
+        "no:cacheprovider --rag-gate-threshold=faithfulness=0.1" in markdown
+    )
+    kinds = [change["kind"] for change in saved(repo)["run"]["gate_changes"]["changes"]]
+    assert kinds == ["invocation", "invocation"]
