@@ -5,8 +5,10 @@ Run after the gate (the GitHub Action's comment step does)::
     python -m pytest_ragas_gate.reports.pr_comment rag-gate-report.json
 
 It reads the JSON report, writes the verdict, the per-metric table with deltas against
-the baseline, the worst regressed and failing cases and a link to the run (whose
-artifacts hold the HTML report), and posts it through the GitHub REST API with the
+the baseline, what the pull request changes in the gate's own inputs (thresholds, golden
+cases, judge cache, conftest.py; the report's ``run.gate_changes``, or ``--base-ref REF``),
+the worst regressed and failing cases and a link to the run (whose artifacts hold the HTML
+report), and posts it through the GitHub REST API with the
 ``GITHUB_TOKEN`` of the environment. The comment it wrote before is found by a hidden
 marker and edited in place, so a pull request keeps one comment however often it is
 pushed.
