@@ -426,3 +426,16 @@ def test_xdist_workers_sign_and_verify(
     assert "failed verification: edited after signing" in forged.stdout
     for output in (recording, replay, forged):
         assert private_key not in output.stdout + output.stderr
+
+
+def test_keygen_without_cryptography_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As if the package were not installed: its import fails.
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric", None)
+    capsys.readouterr()
+    assert main(["keygen"]) == 4
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "pip install 'pytest-ragas-gate[signing]'" in captured.err
+    assert "Traceback" not in captured.err
