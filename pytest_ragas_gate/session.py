@@ -326,7 +326,7 @@ class GateRun:
         """What this process's judge cache (or the workers' caches) verified and rejected."""
         cache = getattr(self.judge, "cache", None)
         own = None
-        if isinstance(cache, JudgeCache) and (cache.signer or cache.verifier):
+        if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
             own = cache.integrity()
         if own is None or self.workers_integrity is None:
             return own or self.workers_integrity
