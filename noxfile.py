@@ -87,7 +87,9 @@ def minimums(session: nox.Session) -> None:
     """Every direct dependency at exactly its declared floor, on the lowest Python."""
     project = _project()
     extras = project["optional-dependencies"]
-    floors = declared_floors(project["dependencies"] + extras["openai"] + extras["pdf"])
+    floors = declared_floors(
+        project["dependencies"] + extras["openai"] + extras["pdf"] + extras["signing"]
+    )
     with tempfile.TemporaryDirectory() as tmp:
         constraints = Path(tmp) / "floors.txt"
         constraints.write_text("\n".join([*floors, *LOWEST_PLUGINS]) + "\n", encoding="utf-8")

@@ -14,6 +14,11 @@ successful call; it is never fatal.
 
 Modes: ``readwrite`` (default) looks up and records; ``read`` replays only, and a miss is
 an error (deterministic CI without a key); ``off`` neither reads nor writes.
+
+Signed entries (:mod:`pytest_ragas_gate.cache_signing`): with a signer every entry written
+carries an Ed25519 signature over its key and content; with a verifier an entry that is
+unsigned, edited after signing or signed by another key is rejected, which is a miss (in
+``read`` mode, an error of the case that needed it) and never a replay.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cache_signing import CacheIntegrity, EntrySigner, EntryVerifier
 from .config import CacheMode
 from .text_safety import json_text
 
@@ -79,16 +85,30 @@ class JudgeCache:
         directory: the cache directory (created on the first write).
         mode: ``readwrite``, ``read`` or ``off``.
         hits / misses / writes / corrupt / write_errors: counters for reports and tests.
+        signer: signs every entry written, when the run has the signing key.
+        verifier: replays only entries it verifies, when ``cache_public_key`` is set.
+        rejected: the keys of entries that failed verification, with the reason.
     """
 
-    def __init__(self, directory: Path, mode: CacheMode = "readwrite") -> None:
+    def __init__(
+        self,
+        directory: Path,
+        mode: CacheMode = "readwrite",
+        *,
+        signer: EntrySigner | None = None,
+        verifier: EntryVerifier | None = None,
+    ) -> None:
         self.directory = directory
         self.mode: CacheMode = mode
+        self.signer = signer
+        self.verifier = verifier
         self.hits = 0
         self.misses = 0
         self.writes = 0
         self.corrupt = 0
         self.write_errors = 0
+        self.verified = 0
+        self.rejected: dict[str, str] = {}
 
     @property
     def reads(self) -> bool:
@@ -132,8 +152,27 @@ class JudgeCache:
             self.corrupt += 1
             self.misses += 1
             return None
+        if self.verifier is not None:
+            problem = self.verifier.problem(data)
+            if problem is not None:
+                self.rejected[key] = problem
+                self.misses += 1
+                return None
+            self.verified += 1
         self.hits += 1
         return CacheEntry(reply=data["reply"], usage=data["usage"])
+
+    def integrity(self) -> CacheIntegrity:
+        """What this cache verified, rejected and signed so far."""
+        rejected: dict[str, int] = {}
+        for reason in self.rejected.values():
+            rejected[reason] = rejected.get(reason, 0) + 1
+        return CacheIntegrity(
+            public_key_fingerprint=None if self.verifier is None else self.verifier.fingerprint,
+            verified=self.verified,
+            signed=self.writes if self.signer is not None else 0,
+            rejected=dict(sorted(rejected.items())),
+        )
 
     def discard(self) -> None:
         """Recount the last hit as a corrupt miss (its reply failed validation)."""
@@ -153,7 +192,15 @@ class JudgeCache:
         if not self.records:
             return
         path = self.path_for(key)
-        entry = {"format": ENTRY_FORMAT, "key": key, **about, "reply": reply, "usage": usage}
+        entry: dict[str, Any] = {
+            "format": ENTRY_FORMAT,
+            "key": key,
+            **about,
+            "reply": reply,
+            "usage": usage,
+        }
+        if self.signer is not None:
+            entry = self.signer.sign(entry)
         text = json_text(entry, indent=1, sort_keys=True)
         temp_name: str | None = None
         try:

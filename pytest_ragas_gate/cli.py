@@ -27,12 +27,14 @@ from .baseline import (
     pair_cases,
     scoring_differences,
 )
+from .cache_signing import CacheIntegrity
 from .config import GateConfig, load_config
 from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
 from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
+from .keygen import register_command as register_keygen
 from .labelling import register_commands
 from .options import parse_threshold
 from .output_paths import output_path_problem
@@ -165,6 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
         "step summary.",
     )
     summary.add_argument("report", metavar="REPORT", help="a JSON report")
+    summary.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="list what the checked-out commit changes in the gate's inputs against REF "
+        "(default: the list in the report, written when GITHUB_BASE_REF was set)",
+    )
 
     html = commands.add_parser(
         "html",
@@ -182,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     register_commands(commands)
     register_synth(commands)
+    register_keygen(commands)
     return parser
 
 
@@ -283,15 +292,23 @@ def _print_and_publish(
     verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
+    from .reports.gate_inputs import gate_inputs_markdown, gate_inputs_text
     from .reports.github import annotation_lines, write_step_summary
+    from .reports.integrity import cache_integrity_lines
 
     by_metric = usage_by_metric(results)
     print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
+    facts, mode = report.facts, report.config.cache
+    for line in gate_inputs_text(facts.gate_changes) + cache_integrity_lines(
+        facts.cache_integrity, cache_mode=mode
+    ):
+        print(line)
     write_step_summary(
         verdict,
         results=results,
         judge=report.judge,
         usage=sum(by_metric.values(), UsageRecord()),
+        extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in annotation_lines(
@@ -586,18 +603,37 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
         ),
         baseline=baseline,
         coverage=merge_ledgers([facts.coverage for facts in shards]),
+        # Each shard's cache checked its own entries; all shards compared the same commits.
+        cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
+        gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),
     )
 
 
+def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity | None:
+    known = [integrity for integrity in shards if integrity is not None]
+    if not known:
+        return None
+    total = known[0]
+    for integrity in known[1:]:
+        total = total.plus(integrity)
+    return total
+
+
 def _summary(arguments: argparse.Namespace) -> int:
+    from .reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
     from .reports.markdown import render_markdown
 
     report = load_report(arguments.report)
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
     usage = sum(usage_by_metric(report.results).values(), UsageRecord())
-    sys.stdout.write(
-        render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
+    changes = report.facts.gate_changes
+    if arguments.base_ref:
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
+    extra = gate_inputs_markdown(
+        changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
+    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .agreement import AGREEMENT_STATISTICS
 from .bounds import Bound, parse_bound
+from .cache_signing import check_public_key
 from .config_names import check_config_names
 from .config_values import (
     NUMERIC_SETTINGS,
@@ -91,6 +92,8 @@ class GateConfig(BaseModel):
     embedding_model: str | None = None
     cache: CacheMode = "readwrite"
     cache_dir: str = ".rag_gate_cache"
+    # The team's Ed25519 public key (rag-gate keygen): only entries it verifies are replayed.
+    cache_public_key: str | None = None
     concurrency: int = Field(default=32, ge=1, le=1024)
     requests_per_minute: int | None = Field(default=None, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
@@ -163,6 +166,11 @@ class GateConfig(BaseModel):
     @classmethod
     def _cache_mode_typed(cls, value: Any) -> Any:
         return check_cache_mode(value)
+
+    @field_validator("cache_public_key", mode="before")
+    @classmethod
+    def _public_key_typed(cls, value: Any) -> Any:
+        return check_public_key(value)
 
     @field_validator(*NUMERIC_SETTINGS, mode="before")
     @classmethod

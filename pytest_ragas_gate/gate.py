@@ -22,10 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
+from .cache_signing import CacheIntegrity
 from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .exceptions import BUDGET_SPENT
+from .gate_changes import GateChanges
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
@@ -119,6 +121,11 @@ class RunFacts(BaseModel):
     baseline: BaselineComparison | None = None
     # Where every golden case went (gated, or why not); None in reports written before it.
     coverage: CoverageLedger | None = None
+    # What the judge cache verified, rejected and signed; None when it neither signs nor
+    # verifies (no signing key, no cache_public_key).
+    cache_integrity: CacheIntegrity | None = None
+    # What the change under test does to the gate's own inputs, against the base branch.
+    gate_changes: GateChanges | None = None
 
     @property
     def collected_cases(self) -> int | None:

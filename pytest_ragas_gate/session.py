@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
+from .cache import JudgeCache
+from .cache_signing import CacheIntegrity
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .collection_census import CensusTaker, deselecting_options, stop_reason
 from .config import GateConfig, LoadedConfig
 from .coverage import Census, CoverageLedger, build_ledger
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .gate_changes import BASE_REF_ENV, GateChanges, failing_cases, find_gate_changes
 from .gated_metrics import metrics_for_case, metrics_to_gate
 from .interruption import fill_unscored, is_incomplete
 from .items import CaseItem, attached_result
@@ -68,6 +71,8 @@ WORKER_OUTPUT_KEY = "rag_gate_golden_files"
 #: The keys under which a worker hands over its census of golden files and its scoring time.
 WORKER_CENSUS_KEY = "rag_gate_census"
 WORKER_SCORING_KEY = "rag_gate_scoring_s"
+#: The key under which a worker hands over what its judge cache verified, rejected, signed.
+WORKER_INTEGRITY_KEY = "rag_gate_cache_integrity"
 
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
@@ -139,6 +144,8 @@ class GateRun:
     # Why the run stopped before scoring as a usage error (no verdict, no reports).
     usage_stop: str | None = None
     census: Census | None = None
+    # What the workers' judge caches verified, rejected and signed (xdist controller).
+    workers_integrity: CacheIntegrity | None = None
     _census_taker: CensusTaker | None = None
     _claimed: dict[Path, Path] = field(default_factory=dict)
     _case_ids: dict[str, str] = field(default_factory=dict)
@@ -309,6 +316,21 @@ class GateRun:
         usage_stop = output.get(USAGE_STOP_KEY)
         if isinstance(usage_stop, str):
             self.usage_stop = self.usage_stop or usage_stop
+        integrity = output.get(WORKER_INTEGRITY_KEY)
+        if isinstance(integrity, dict):
+            theirs = CacheIntegrity.model_validate(integrity)
+            known = self.workers_integrity
+            self.workers_integrity = theirs if known is None else known.plus(theirs)
+
+    def cache_integrity(self) -> CacheIntegrity | None:
+        """What this process's judge cache (or the workers' caches) verified and rejected."""
+        cache = getattr(self.judge, "cache", None)
+        own = None
+        if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
+            own = cache.integrity()
+        if own is None or self.workers_integrity is None:
+            return own or self.workers_integrity
+        return own.plus(self.workers_integrity)
 
     def take_census(self, session: pytest.Session) -> None:
         """Note, once collection is done, every golden file found and where its cases went."""
@@ -521,6 +543,24 @@ class GateRun:
             other_failures=list(self.other_failures),
             baseline=self._baseline_comparison(),
             coverage=self._ledger(),
+            cache_integrity=self.cache_integrity(),
+            gate_changes=self._gate_changes(),
+        )
+
+    def _gate_changes(self) -> GateChanges | None:
+        """In a pull request (``GITHUB_BASE_REF``), what it changes in the gate's inputs."""
+        base_ref = os.environ.get(BASE_REF_ENV, "").strip()
+        if not base_ref:
+            return None
+        failing = None
+        if self.baseline is not None:
+            failing = failing_cases(self.baseline.results, self.baseline.config)
+        return find_gate_changes(
+            self.pytest_config.rootpath,
+            base_ref,
+            config=self.config,
+            golden_files=list(self.golden_files),
+            failing_in_base=failing,
         )
 
     def _ledger(self) -> CoverageLedger | None:
@@ -534,6 +574,10 @@ class GateRun:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
             _hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
+            integrity = self.cache_integrity()
+            output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+            if output is not None and integrity is not None:
+                output[WORKER_INTEGRITY_KEY] = integrity.model_dump(mode="json")
             return
         if self._relay is not None:
             self._relay.stop()
@@ -558,6 +602,7 @@ class GateRun:
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
         self._write_reports()
+        from .reports.gate_inputs import gate_inputs_markdown
         from .reports.github import write_step_summary
 
         write_step_summary(
@@ -565,6 +610,11 @@ class GateRun:
             results=self.collected,
             judge=self.judge_info,
             usage=self.total_usage(),
+            extra=gate_inputs_markdown(
+                self.run_facts.gate_changes,
+                self.run_facts.cache_integrity,
+                cache_mode=self.config.cache,
+            ),
         )
         session.exitstatus = exit_status(
             session.exitstatus,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cache import JudgeCache
+from ..cache_signing import EntryVerifier, signer_from_env
 from ..config import GateConfig
 from ..exceptions import JudgeError, UsageError
 from .base import Answer, Judge, JudgeInfo, ReplyT
@@ -186,7 +187,7 @@ def create_judge(
     cache_dir = Path(config.cache_dir)
     if not cache_dir.is_absolute():
         cache_dir = rootdir / cache_dir
-    cache = JudgeCache(cache_dir, config.cache) if config.cache != "off" else None
+    cache = _judge_cache(config, cache_dir, env)
     if config.batch:
         _use_batches(inner, cache_dir, config.batch_poll_s)
     metered = MeteredJudge(
@@ -194,6 +195,19 @@ def create_judge(
     )
     return metered, JudgeInfo(
         kind=kind, model=inner.model, selected_by=reason, prompt_version=PROMPT_VERSION
+    )
+
+
+def _judge_cache(config: GateConfig, cache_dir: Path, env: Mapping[str, str]) -> JudgeCache | None:
+    """The reply cache, signing what it writes and verifying what it replays when set up to."""
+    if config.cache == "off":
+        return None
+    public_key = config.cache_public_key
+    return JudgeCache(
+        cache_dir,
+        config.cache,
+        signer=signer_from_env(env, public_key) if config.cache == "readwrite" else None,
+        verifier=EntryVerifier(public_key) if public_key is not None else None,
     )
 
 

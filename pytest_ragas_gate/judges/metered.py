@@ -229,6 +229,14 @@ class MeteredJudge:
 
     def _miss_message(self, kind: str, key: str) -> str:
         directory = self.cache.directory if self.cache is not None else "?"
+        rejected = self.cache.rejected.get(key) if self.cache is not None else None
+        if rejected is not None:
+            return (
+                f"cache entry for {kind} failed verification: {rejected} (judge "
+                f"{self.kind}, model {self.model}, key {key[:12]}…, cache {directory}); it "
+                "is not replayed. Record it again in readwrite mode by a run with "
+                "RAG_GATE_SIGNING_KEY set, the key whose public half is cache_public_key."
+            )
         return (
             f"cache miss in read mode for {kind} (judge {self.kind}, model {self.model}, "
             f"key {key[:12]}…, cache {directory}) — run once with a key in readwrite mode "

@@ -156,6 +156,7 @@ def write_step_summary(
     judge: JudgeInfo,
     usage: UsageRecord,
     env: Mapping[str, str] | None = None,
+    extra: Sequence[str] = (),
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
 
@@ -165,6 +166,8 @@ def write_step_summary(
         judge: The judge that scored the run.
         usage: Judge usage over the run.
         env: The environment (default: ``os.environ``).
+        extra: Markdown lines after the summary (the gate's changed inputs, the cache's
+            verification).
 
     Returns:
         Whether a summary was written.
@@ -173,6 +176,8 @@ def write_step_summary(
     if not target:
         return False
     text = render_markdown(verdict, results=results, judge=judge, usage=usage)
+    if extra:
+        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n"
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:
             summary.write(text + "\n")

@@ -33,6 +33,7 @@ from ..exceptions import ReportError
 from ..results import CaseResult, canonical_order
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
+from .gate_inputs import gate_inputs_context
 from .json_report import (
     SavedReport,
     load_report,
@@ -502,6 +503,7 @@ def page_context(
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),
+        **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
 
 

@@ -5,8 +5,10 @@ Run after the gate (the GitHub Action's comment step does)::
     python -m pytest_ragas_gate.reports.pr_comment rag-gate-report.json
 
 It reads the JSON report, writes the verdict, the per-metric table with deltas against
-the baseline, the worst regressed and failing cases and a link to the run (whose
-artifacts hold the HTML report), and posts it through the GitHub REST API with the
+the baseline, what the pull request changes in the gate's own inputs (thresholds, golden
+cases, judge cache, conftest.py; the report's ``run.gate_changes``, or ``--base-ref REF``),
+the worst regressed and failing cases and a link to the run (whose artifacts hold the HTML
+report), and posts it through the GitHub REST API with the
 ``GITHUB_TOKEN`` of the environment. The comment it wrote before is found by a hidden
 marker and edited in place, so a pull request keeps one comment however often it is
 pushed.
@@ -32,7 +34,9 @@ from typing import Any, NoReturn
 from ..baseline import case_deltas, pair_cases
 from ..exceptions import ReportError
 from ..gate import GateVerdict, evaluate_gate
+from ..gate_changes import GateChanges
 from ..results import CaseResult
+from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
 from .json_report import SavedReport, load_report, stored_baseline_results
 
 __all__ = ["MARKER", "GitHub", "comment_body", "main", "post_comment"]
@@ -190,6 +194,7 @@ def comment_body(
     *,
     baseline: Sequence[CaseResult] | None = None,
     run_url: str | None = None,
+    gate_changes: GateChanges | None = None,
 ) -> str:
     """The comment's Markdown, its first line the hidden marker.
 
@@ -197,6 +202,7 @@ def comment_body(
         report: The gate's JSON report.
         baseline: The baseline's case results, for the worst regressed cases.
         run_url: The workflow run, whose artifacts hold the HTML report.
+        gate_changes: The changes to the gate's inputs (default: the report's own).
 
     Returns:
         The body, at most :data:`MAX_BODY` characters.
@@ -234,6 +240,11 @@ def comment_body(
         ]
     if verdict.not_evaluated:
         lines += ["", *(f"> ⚠️ Not evaluated: {_text(reason)}" for reason in verdict.not_evaluated)]
+    lines += gate_inputs_markdown(
+        gate_changes or report.facts.gate_changes,
+        report.facts.cache_integrity,
+        cache_mode=report.config.cache,
+    )
     for section in (
         _regressed_cases(verdict, report.results, baseline),
         _failing_cases(verdict, report.results),
@@ -409,6 +420,12 @@ def _parser() -> argparse.ArgumentParser:
         help="auto comments on pull_request and pull_request_target events only (default)",
     )
     parser.add_argument("--baseline", metavar="PATH", help="baseline report for case deltas")
+    parser.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="list what the checked-out commit changes in the gate's inputs against REF "
+        "(default: the list in the report, written when GITHUB_BASE_REF was set)",
+    )
     parser.add_argument("--pr", type=int, metavar="N", help="pull request number")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (GITHUB_REPOSITORY)")
     parser.add_argument(
@@ -435,8 +452,14 @@ def post_comment(
         report = load_report(arguments.report)
     except ReportError as error:
         raise CommentError(f"no comment: {error}") from None
+    changes = None
+    if arguments.base_ref:
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
     body = comment_body(
-        report, baseline=_baseline(report, arguments.baseline), run_url=_run_url(environ)
+        report,
+        baseline=_baseline(report, arguments.baseline),
+        run_url=_run_url(environ),
+        gate_changes=changes,
     )
     if arguments.dry_run:
         sys.stdout.write(body)

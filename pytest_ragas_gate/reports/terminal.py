@@ -11,7 +11,9 @@ from ..gated_metrics import thresholds_in_force
 from ..items import attached_result
 from ..output_paths import written_reports_line
 from ..results import CaseResult
+from .gate_inputs import gate_inputs_text
 from .github import publish_annotations
+from .integrity import cache_integrity_lines, cache_signing_line
 from .summary import summary_lines
 
 if TYPE_CHECKING:
@@ -44,6 +46,9 @@ def header_lines(run: GateRun) -> list[str]:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
         lines.append("rag-gate: exclude " + " ".join(config.exclude) + " (golden files left out)")
+    signing = cache_signing_line(run.judge)
+    if signing is not None:
+        lines.append(f"rag-gate: {signing}")
     return lines
 
 
@@ -114,6 +119,11 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             terminal.write_line(line, bold=True, **colour)
         else:
             terminal.write_line(line)
+    for line in gate_inputs_text(run.run_facts.gate_changes):
+        terminal.write_line(line, yellow=True)
+    integrity = run.run_facts.cache_integrity
+    for line in cache_integrity_lines(integrity, cache_mode=run.config.cache):
+        terminal.write_line(line, red="failed verification" in line)
     publish_annotations(
         verdict,
         results=run.collected,
