@@ -119,6 +119,10 @@ class GateConfig(BaseModel):
     oracle: Literal["off", "only", "both"] = "off"
     corpus: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
+    # Each judge request asked this many times; the case scores the mean (judge noise).
+    repeats: int = Field(default=1, ge=1, le=20)
+    # A metric whose judge agrees with itself on fewer item verdicts fails the gate.
+    min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
     # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
     min_paired: int = Field(default=1, ge=0)
     labels: str | None = None

@@ -42,6 +42,8 @@ NUMERIC_SETTINGS: tuple[str, ...] = (
     "max_calls",
     "max_cost",
     "max_regression",
+    "repeats",
+    "min_judge_agreement",
     "ppi_min_labels",
 )
 

@@ -419,6 +419,7 @@ class GateRun:
                 on_progress=show_progress,
                 into=into,
                 target=self.target,
+                repeats=self.config.repeats,
             )
         )
 
