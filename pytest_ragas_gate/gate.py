@@ -29,6 +29,7 @@ from .exceptions import BUDGET_SPENT
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
+from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci, too_noisy
 from .latency import LatencyVerdict, evaluate_latency
 from .oracle_gaps import OracleGap, paired_oracle_gaps
 from .ppi import PpiEstimate, ppi_mean
@@ -81,6 +82,8 @@ class MetricAggregate(BaseModel):
     # the human-scale mean once there are ppi_min_labels of them.
     labelled: int = 0
     ppi: PpiEstimate | None = None
+    # With repeated judgements: how much the judge disagrees with itself on this metric.
+    judge_noise: JudgeNoise | None = None
 
 
 class TagVerdict(BaseModel):
@@ -265,7 +268,9 @@ def aggregate_metric(
     Returns:
         The aggregate with its verdict line.
     """
-    scores, not_applicable, errors = _collect(canonical_order(results), metric)
+    ordered = canonical_order(results)
+    scores, not_applicable, errors = _collect(ordered, metric)
+    noise = measure_judge_noise(ordered, metric)
     bound = config.bounds().get(metric)
     threshold = None if bound is None else bound.value
     direction = default_direction(metric) if bound is None else bound.direction
@@ -297,11 +302,13 @@ def aggregate_metric(
             passed=None if threshold is None else False,
             message=message,
             direction=direction,
+            judge_noise=noise,
         )
 
     n = len(scores)
     average = mean(scores)
-    ci_low, ci_high = bootstrap_ci(
+    # With repeats, the interval carries the judge's within-case noise as well.
+    ci_low, ci_high = noise_aware_ci(ordered, metric, scores, config) or bootstrap_ci(
         scores,
         confidence=config.confidence,
         resamples=config.bootstrap_resamples,
@@ -353,6 +360,7 @@ def aggregate_metric(
         direction=direction,
         labelled=len(labels),
         ppi=ppi,
+        judge_noise=noise,
     )
 
 
@@ -576,6 +584,12 @@ def evaluate_gate(
         failures.append(agreement[metric].message)
     if disagreeing:
         causes.append("judge–human agreement below its floor: " + ", ".join(disagreeing))
+    noisy = _too_noisy(aggregates, config)
+    for metric, line in noisy.items():
+        run_checks[f"judge_noise:{metric}"] = line
+        failures.append(line)
+    if noisy:
+        causes.append("judge too noisy for this metric: " + ", ".join(noisy))
     if others:
         run_checks["other_tests"] = (
             f"{len(others)} other test(s) failed in this run: {_named(others)}"
@@ -585,6 +599,10 @@ def evaluate_gate(
 
     passed = not failures
     not_evaluated = checks_not_evaluated(config, facts.baseline)
+    if config.min_judge_agreement is not None and not any(
+        aggregate.judge_noise for aggregate in aggregates.values()
+    ):
+        not_evaluated.append(JUDGE_AGREEMENT_NOT_EVALUATED)
     partial = bool(partial_reasons or not_evaluated)
     # A run with no threshold in force anywhere checked nothing it could pass.
     gated = (
@@ -662,6 +680,23 @@ def evaluate_gate(
         partial_coverage=bool(partial_reasons),
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
     )
+
+
+#: Why a ``min_judge_agreement`` floor checked nothing.
+JUDGE_AGREEMENT_NOT_EVALUATED = (
+    "judge agreement not evaluated: min_judge_agreement is set but no case was judged "
+    "more than once; set repeats: 2 or more (--rag-gate-repeats)"
+)
+
+
+def _too_noisy(aggregates: Mapping[str, MetricAggregate], config: GateConfig) -> dict[str, str]:
+    """The gated metrics whose judge agrees with itself less than ``min_judge_agreement``."""
+    found: dict[str, str] = {}
+    for metric, aggregate in aggregates.items():
+        line = too_noisy(metric, aggregate.judge_noise, config.min_judge_agreement)
+        if line is not None and aggregate.threshold is not None:
+            found[metric] = line
+    return found
 
 
 # --- human labels: prediction-powered estimates and judge–human agreement ---------------

@@ -6,6 +6,9 @@ verdicts at random, drawn anew per request.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +16,11 @@ import pytest
 from fakellm import FakeLLM
 from gate_runs import case_row, read_report, use_fake_judge, write_config, write_jsonl
 
+from pytest_ragas_gate.cli import main
+
 METRICS = "faithfulness,context_precision,context_recall,answer_relevancy"
+#: Thresholds a noisy judge always meets, so a run fails only for what a test looks at.
+ANY_SCORE = [f"--rag-gate-threshold={name}=0" for name in METRICS.split(",")]
 
 
 @pytest.fixture
@@ -72,3 +79,155 @@ def test_repeats_from_the_config_file_reuse_an_unrepeated_recording(
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     # The first repeat keeps the key of an unrepeated request: only the second is sent.
     assert server.calls == 2 * single_calls
+
+
+def rag_gate(*args: str) -> tuple[int, str]:
+    """``rag-gate`` in this process (the test runs in the pytester directory)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, out.getvalue()
+
+
+def test_a_judge_that_never_flips_agrees_with_itself_fully(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(3)])
+    result = gate(pytester, "--rag-gate-repeats=2", "--rag-gate-junit=junit.xml")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["metric *verdict*judge agreement", "faithfulness *1.000 (sd 0.000, 3×2)"]
+    )
+    metrics = read_report(pytester.path / "report.json")["metrics"]
+    for name in METRICS.split(","):
+        assert metrics[name]["judge_noise"] == {
+            "agreement": 1.0,
+            "sd": 0.0,
+            "cases": 3,
+            "repeats": 2,
+            "items": metrics[name]["judge_noise"]["items"],
+        }, name
+        assert metrics[name]["judge_noise"]["items"] >= 3
+
+
+def test_a_flipping_judge_shows_its_noise_in_every_report(
+    pytester: pytest.Pytester, server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.flip_probability = 0.3
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(8)])
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
+    result = gate(
+        pytester,
+        "--rag-gate-repeats=3",
+        "--rag-gate-junit=junit.xml",
+        "--rag-gate-html=report.html",
+        *ANY_SCORE,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    report = read_report(pytester.path / "report.json")
+    noise = report["metrics"]["faithfulness"]["judge_noise"]
+    assert 0.0 <= noise["agreement"] < 1.0 and noise["sd"] > 0.0
+    assert noise["cases"] == 8 and noise["repeats"] == 3
+    case = report["cases"][0]
+    assert len(case["repeat_scores"]["faithfulness"]) == 3
+    assert case["scores"]["faithfulness"] == pytest.approx(
+        sum(case["repeat_scores"]["faithfulness"]) / 3
+    )
+    shown = f"{noise['agreement']:.3f}"
+    result.stdout.fnmatch_lines([f"faithfulness *{shown} (sd *, 8×3)"])
+
+    junit = ET.parse(pytester.path / "junit.xml").getroot()
+    (faithfulness,) = [
+        testcase
+        for testcase in junit.iter("testcase")
+        if testcase.get("classname") == "rag-gate" and testcase.get("name") == "faithfulness"
+    ]
+    properties = {prop.get("name"): prop.get("value") for prop in faithfulness.iter("property")}
+    assert properties["judge_agreement"] == f"{noise['agreement']:.4f}"
+    assert properties["judge_repeats"] == "3"
+
+    markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
+    assert "### Judge noise" in markdown
+    assert f"| `faithfulness` | {noise['agreement']:.2f} |" in markdown
+    html = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert f"judge agreement {shown} (sd" in html
+
+    # A saved report re-gates to the same figures, and a floor above them fails the gate.
+    status, output = rag_gate("regate", "report.json", "-o", "regated.json")
+    assert status == 0, output
+    regated = read_report(pytester.path / "regated.json")
+    assert regated["metrics"]["faithfulness"]["judge_noise"] == noise
+    assert (
+        regated["metrics"]["faithfulness"]["ci_low"] == report["metrics"]["faithfulness"]["ci_low"]
+    )
+    write_config(pytester.path, min_judge_agreement=0.999)
+    status, output = rag_gate("regate", "report.json", "--config", "rag_gate.yaml")
+    assert status == 1, output
+    assert "FAILED faithfulness judge too noisy for this metric: agreement" in output
+
+
+def test_min_judge_agreement_fails_the_run_and_merge_reproduces_it(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.flip_probability = 0.4
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(6)])
+    write_config(
+        pytester.path,
+        repeats=3,
+        min_judge_agreement=0.95,
+        thresholds={
+            "faithfulness": 0.0,
+            "context_precision": 0.0,
+            "context_recall": 0.0,
+            "answer_relevancy": 0.0,
+        },
+    )
+    shards = []
+    for shard in ("1/2", "2/2"):
+        name = f"shard-{shard[0]}.json"
+        result = gate(pytester, f"--rag-gate-shard={shard}", report=name)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+        result.stdout.fnmatch_lines(["FAILED * judge too noisy for this metric: agreement *"])
+        shards.append(name)
+    full = gate(pytester)
+    assert full.ret == pytest.ExitCode.TESTS_FAILED
+    full.stdout.fnmatch_lines(["Block deployment — *judge too noisy for this metric: *"])
+    status, output = rag_gate("merge", *shards, "-o", "merged.json")
+    assert status == 1, output
+    merged = read_report(pytester.path / "merged.json")
+    whole = read_report(pytester.path / "report.json")
+    assert merged["verdict"] == whole["verdict"] == "failed"
+    for name in METRICS.split(","):
+        assert merged["metrics"][name]["judge_noise"] == whole["metrics"][name]["judge_noise"]
+
+
+def test_min_judge_agreement_without_repeats_checked_nothing(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(2)])
+    write_config(pytester.path, min_judge_agreement=0.9)
+    result = gate(pytester)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["judge agreement not evaluated: *set repeats: 2 or more*", "RAG gate: PARTIAL"]
+    )
+
+
+@pytest.mark.slow
+def test_two_workers_report_the_judge_noise_of_a_serial_run(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.flip_probability = 0.3
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(6)])
+    serial = gate(pytester, "--rag-gate-repeats=3", *ANY_SCORE, report="serial.json")
+    assert serial.ret == pytest.ExitCode.OK, serial.stdout.str()
+    # Replayed from the same cache, so both runs hold the very same judge replies.
+    distributed = gate(pytester, "--rag-gate-repeats=3", *ANY_SCORE, "-n", "2", report="xdist.json")
+    assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
+    one, two = read_report(pytester.path / "serial.json"), read_report(pytester.path / "xdist.json")
+    assert two["usage"]["calls"] == 0
+    for name in METRICS.split(","):
+        assert two["metrics"][name] == one["metrics"][name]
