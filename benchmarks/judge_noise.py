@@ -72,9 +72,7 @@ class Row:
 
 def _claims(rng: random.Random, cases: int) -> list[list[bool]]:
     """Per case, the true verdict of each claim of its answer."""
-    return [
-        [rng.random() < SUPPORTED for _ in range(rng.randint(2, 6))] for _ in range(cases)
-    ]
+    return [[rng.random() < SUPPORTED for _ in range(rng.randint(2, 6))] for _ in range(cases)]
 
 
 def _dropped(rng: random.Random, truth: list[list[bool]]) -> list[list[bool]]:
@@ -121,9 +119,7 @@ def _regressed(base: list[CaseResult], new: list[CaseResult], config: GateConfig
     return METRIC in comparison.regressed_metrics
 
 
-def simulate(
-    flip: float, repeats: int, *, runs: int, cases: int, resamples: int, seed: int
-) -> Row:
+def simulate(flip: float, repeats: int, *, runs: int, cases: int, resamples: int, seed: int) -> Row:
     """The figures of one setting over ``runs`` simulated pairs of runs."""
     started = time.perf_counter()
     config = GateConfig(

@@ -51,6 +51,7 @@ def test_three_repeats_make_three_times_the_calls_and_a_cached_rerun_none(
 
     thrice = gate(pytester, "--rag-gate-repeats=3", "--rag-gate-cache-dir=thrice")
     assert thrice.ret == pytest.ExitCode.OK, thrice.stdout.str()
+    thrice.stdout.fnmatch_lines(["rag-gate: repeats 3 — every judge request asked 3 times*"])
     assert server.calls - single_calls == 3 * single_calls
     report = read_report(pytester.path / "report.json")
     assert report["usage"]["calls"] == 3 * single_calls
@@ -231,3 +232,18 @@ def test_two_workers_report_the_judge_noise_of_a_serial_run(
     assert two["usage"]["calls"] == 0
     for name in METRICS.split(","):
         assert two["metrics"][name] == one["metrics"][name]
+
+
+def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.flip_probability = 0.3
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(4)])
+    write_config(pytester.path, cache="off", batch_poll_s=0.05)
+    result = gate(pytester, "--rag-gate-batch", "--rag-gate-repeats=3", *ANY_SCORE)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
+    # Identical requests are merged in a batch; the repeats of one request never are.
+    assert len(submitted) == len(set(submitted)) == 3 * 4 * 4
+    noise = read_report(pytester.path / "report.json")["metrics"]["faithfulness"]["judge_noise"]
+    assert noise["agreement"] < 1.0 and noise["cases"] == 4

@@ -40,6 +40,14 @@ def header_lines(run: GateRun) -> list[str]:
         if config.baseline:
             parts.append(f"baseline {config.baseline} (max regression {config.max_regression:.2f})")
         lines.append("rag-gate: " + "; ".join(parts))
+    if config.repeats > 1:
+        floor = config.min_judge_agreement
+        lines.append(
+            f"rag-gate: repeats {config.repeats} — every judge request asked "
+            f"{config.repeats} times, each case scored by the mean (about {config.repeats}x "
+            "the judge calls of a single run)"
+            + ("" if floor is None else f"; min judge agreement {floor:.2f}")
+        )
     if run.target is not None:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
