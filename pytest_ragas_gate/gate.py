@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
+from .auto_repeats import auto_summary
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
 from .config import GateConfig, Rule
@@ -195,6 +196,8 @@ class GateVerdict(BaseModel):
     # Whether fewer golden cases were gated than collected (one cause of ``partial``).
     partial_coverage: bool = False
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
+    # Under ``repeats: auto``: which cases were judged again and what that cost.
+    auto_repeats: str | None = None
 
     @property
     def headline(self) -> str:
@@ -679,6 +682,7 @@ def evaluate_gate(
         not_evaluated=not_evaluated,
         partial_coverage=bool(partial_reasons),
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
+        auto_repeats=auto_summary(ordered),
     )
 
 

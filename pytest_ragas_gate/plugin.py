@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .options import parse_metric_list, parse_positive_int, parse_threshold
+from .options import parse_metric_list, parse_positive_int, parse_repeats, parse_threshold
 from .sharding import parse_shard
 
 if TYPE_CHECKING:
@@ -163,11 +163,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--rag-gate-repeats",
         dest="rag_gate_repeats",
-        type=parse_positive_int,
+        type=parse_repeats,
         default=None,
         metavar="K",
         help="Ask each judge request K times, score each case by the mean and report "
-        "the judge's own noise per metric (default: 1).",
+        "the judge's own noise per metric; auto repeats only what can move the verdict "
+        "(default: 1).",
     )
     group.addoption(
         "--rag-gate-batch",

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .metrics.base import MetricResult
 from .stats import mean
 
-__all__ = ["ItemAgreement", "combine_repeats", "item_agreement"]
+__all__ = ["AutoRepeat", "ItemAgreement", "combine_repeats", "item_agreement"]
 
 #: Detail fields that explain a verdict in words: two repeats that reach the same verdict
 #: for another reason still agree.
@@ -43,6 +43,15 @@ class ItemAgreement(BaseModel):
 
     identical: int = Field(ge=0)
     items: int = Field(ge=0)
+
+
+class AutoRepeat(BaseModel):
+    """Why ``repeats: auto`` judged a case again, and the judge calls that took."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reason: str
+    extra_calls: int = Field(default=0, ge=0)
 
 
 def _verdict_of(detail: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from .interruption import INTERRUPTED_MESSAGE, unscored
 from .judges.base import Judge, Usage, judge_repeat, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
-from .repeats import combine_repeats, item_agreement
+from .repeats import AutoRepeat, combine_repeats, item_agreement
 from .results import CaseResult
 from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
@@ -55,6 +55,16 @@ class Progress:
             f"{self.retries} retries · {self.errors} errors · "
             f"{time.monotonic() - self.started:.1f}s"
         )
+
+
+class RepeatChooser(Protocol):
+    """Picks, round by round, the cases to judge again (``repeats: auto``)."""
+
+    reasons: dict[str, str]
+
+    def next_round(self, results: Mapping[str, CaseResult]) -> list[GoldenCase]:
+        """The cases to judge again now, given every result so far; empty when done."""
+        ...
 
 
 class Target(Protocol):
@@ -261,8 +271,13 @@ async def score_cases(
     into: dict[str, CaseResult] | None = None,
     target: Target | None = None,
     repeats: int = 1,
+    again: RepeatChooser | None = None,
 ) -> dict[str, CaseResult]:
     """Score all cases concurrently; returns results keyed by ``GoldenCase.source``+id.
+
+    With ``again`` (static cases only), every case is judged once, then the cases it
+    picks are judged ``repeats`` times over, round by round, before the judge is closed;
+    each such result adds the calls of its first judgement and says why it was picked.
 
     Finished cases are also stored in ``into`` as they finish, so a caller whose scoring is
     interrupted (Ctrl-C cancels the event loop) still holds every result that was complete.
@@ -278,12 +293,14 @@ async def score_cases(
     in_flight: dict[str, tuple[GoldenCase, _SharedRequests]] = {}
 
     async def worker() -> None:
+        # With a chooser, the first judgement of every case is single: it picks the rest.
+        first_repeats = 1 if again is not None and target is None else repeats
         for case in pending:
             shared = _SharedRequests(judge, progress)
             in_flight[case.key] = (case, shared)
             if target is None:
                 result = await score_case(
-                    case, metric_names_for(case), metrics, judge, progress, shared, repeats
+                    case, metric_names_for(case), metrics, judge, progress, shared, first_repeats
                 )
             else:
                 result = await score_live_case(
@@ -298,10 +315,38 @@ async def score_cases(
             on_progress(progress)
             await asyncio.sleep(progress_interval_s)
 
+    async def judge_again(chosen: Sequence[GoldenCase]) -> None:
+        queue = iter(chosen)
+
+        async def again_worker() -> None:
+            for case in queue:
+                first = results[case.key]
+                shared = _SharedRequests(judge, progress)
+                result = await score_case(
+                    case, metric_names_for(case), metrics, judge, progress, shared, repeats
+                )
+                extra = sum(usage.calls for usage in result.usage.values())
+                for metric, usage in first.usage.items():
+                    result.usage[metric] = usage + result.usage.get(metric, Usage())
+                result.usage = dict(sorted(result.usage.items()))
+                result.scoring_s = round(first.scoring_s + result.scoring_s, 6)
+                assert again is not None
+                result.auto_repeat = AutoRepeat(reason=again.reasons[case.key], extra_calls=extra)
+                results[case.key] = result
+
+        await asyncio.gather(
+            *(again_worker() for _ in range(min(max(1, max_cases_in_flight), len(chosen))))
+        )
+
     reporter = asyncio.ensure_future(report_progress())
     try:
         workers = min(max(1, max_cases_in_flight), len(cases))
         await asyncio.gather(*(worker() for _ in range(workers)))
+        while again is not None and target is None:
+            chosen = [case for case in again.next_round(results) if case.key in results]
+            if not chosen:
+                break
+            await judge_again(chosen)
     finally:
         reporter.cancel()
         if target is not None:

@@ -419,9 +419,23 @@ class GateRun:
                 on_progress=show_progress,
                 into=into,
                 target=self.target,
-                repeats=self.config.repeats,
+                **self._repeat_settings(cases),
             )
         )
+
+    def _repeat_settings(self, cases: Sequence[GoldenCase]) -> dict[str, Any]:
+        """``repeats`` and, under ``repeats: auto``, the chooser of the cases to repeat."""
+        if self.config.repeats != "auto":
+            return {"repeats": self.config.repeats}
+        from .auto_repeats import AUTO_REPEATS, AutoRepeats
+
+        if self.target is not None:
+            # A live target is called once per case; judging its answer again means
+            # judging every case again, which measures the noise everywhere.
+            return {"repeats": AUTO_REPEATS}
+        baseline = None if self.baseline is None else self.baseline.results
+        chooser = AutoRepeats(cases, self.config.bounds(), seed=self.config.seed, baseline=baseline)
+        return {"repeats": AUTO_REPEATS, "again": chooser}
 
     def _progress_printer(self) -> Any:
         run_dir, worker_id = self.worker.run_dir, self.worker.worker_id

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import statistics
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
@@ -247,3 +248,92 @@ def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     assert len(submitted) == len(set(submitted)) == 3 * 4 * 4
     noise = read_report(pytester.path / "report.json")["metrics"]["faithfulness"]["judge_noise"]
     assert noise["agreement"] < 1.0 and noise["cases"] == 4
+
+
+def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    server.flip_probability = 0.1
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(16)])
+    result = gate(pytester, "--rag-gate-repeats=auto", "--rag-gate-cache-dir=auto-cache")
+    result.stdout.fnmatch_lines(["rag-gate: repeats auto — every case judged once;*"])
+    report = read_report(pytester.path / "report.json")
+    cases = {case["id"]: case for case in report["cases"]}
+    picked = {
+        case_id: case["auto_repeat"] for case_id, case in cases.items() if case["auto_repeat"]
+    }
+    reasons = [pick["reason"] for pick in picked.values()]
+    assert reasons.count("sample") == 5
+    assert set(reasons) <= {"sample", "near threshold"}
+    for case_id, case in cases.items():
+        repeated = len(case["repeat_scores"].get("faithfulness", []))
+        assert repeated == (3 if case_id in picked else 0), case_id
+    # The rule, recomputed: a case judged once lies farther than 1.96 within-case SDs
+    # (as the sample measured them) from every threshold; a near one within them.
+    sample = [cases[case_id] for case_id, pick in picked.items() if pick["reason"] == "sample"]
+    thresholds = {metric: report["metrics"][metric]["threshold"] for metric in METRICS.split(",")}
+
+    def band(metric: str) -> float:
+        spreads = [statistics.stdev(case["repeat_scores"][metric]) for case in sample]
+        return 1.96 * statistics.fmean(spreads)
+
+    def near(case: dict[str, Any]) -> bool:
+        first = (
+            case["scores"]
+            if not case["repeat_scores"]
+            else {metric: scores[0] for metric, scores in case["repeat_scores"].items()}
+        )
+        return any(
+            band(metric) > 0 and abs(first[metric] - limit) <= band(metric)
+            for metric, limit in thresholds.items()
+        )
+
+    for case_id, case in cases.items():
+        if case_id not in picked:
+            assert not near(case), case_id
+        elif picked[case_id]["reason"] == "near threshold":
+            assert near(case), case_id
+    extra = sum(pick["extra_calls"] for pick in picked.values())
+    # Each picked case's first judgement is replayed from the cache: two new calls a request.
+    assert extra == len(picked) * 4 * 2
+    assert report["usage"]["calls"] == server.calls == 16 * 4 + extra
+    result.stdout.fnmatch_lines(
+        [
+            f"repeats auto: {len(picked)} of 16 case(s) judged 3 times (5 sampled to measure "
+            f"the judge, {reasons.count('near threshold')} near a threshold, 0 changed "
+            f"against the baseline); {extra} extra judge call(s)"
+        ]
+    )
+    # The same golden set picks the same cases, all replayed from the cache.
+    before = server.calls
+    gate(
+        pytester, "--rag-gate-repeats=auto", "--rag-gate-cache-dir=auto-cache", report="again.json"
+    )
+    again = read_report(pytester.path / "again.json")
+    assert server.calls == before
+    assert {case["id"] for case in again["cases"] if case["auto_repeat"]} == set(picked)
+
+
+def test_auto_repeats_the_cases_changed_against_the_baseline(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    rows = [case_row(index) for index in range(12)]
+    write_jsonl(pytester, "golden.jsonl", rows)
+    assert gate(pytester, report="base.json").ret == pytest.ExitCode.OK
+    changed = {"case-003", "case-007"}
+    for row in rows:
+        if row["id"] in changed:
+            row["answer"] = row["answer"].replace("1976", "1976, in a garage")
+    write_jsonl(pytester, "golden.jsonl", rows)
+    result = gate(pytester, "--rag-gate-repeats=auto", "--rag-gate-baseline=base.json")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    report = read_report(pytester.path / "report.json")
+    picked = {
+        case["id"]: case["auto_repeat"]["reason"] for case in report["cases"] if case["auto_repeat"]
+    }
+    assert changed <= set(picked)
+    sampled = {case_id for case_id, reason in picked.items() if reason == "sample"}
+    assert len(sampled) == 5
+    # A judge that never disagrees with itself puts no case within its noise of a threshold.
+    assert set(picked) == sampled | changed
+    assert {picked[case_id] for case_id in changed - sampled} <= {"changed against the baseline"}

@@ -297,6 +297,8 @@ def render_markdown(
     lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
     mark = "⚠️" if verdict.partial_coverage else "✅"
     lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
+    if verdict.auto_repeats is not None:
+        lines += [f"🔁 {_cell(verdict.auto_repeats)}", ""]
     lines += [f"⚠️ Not evaluated: {_cell(reason)}" for reason in verdict.not_evaluated]
     if verdict.not_evaluated:
         lines.append("")

@@ -135,6 +135,8 @@ def summary_lines(
         for metric, record in usage_by_metric.items()
         if record.calls or record.cache_hits
     ]
+    if verdict.auto_repeats is not None:
+        lines.append(verdict.auto_repeats)
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
     lines += diagnosis_lines(verdict.diagnosis)
