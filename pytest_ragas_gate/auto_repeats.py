@@ -12,9 +12,13 @@ judge :data:`AUTO_REPEATS` times over:
    the baseline test reads.
 
 The sample is drawn from a hash of each case's identity and the run's seed, so the same
-golden set picks the same cases on every run. Each repeated case records why it was
-picked and what its repeats cost (:class:`AutoRepeat`), so the reports, ``regate`` and
-``merge`` tell what was chosen and what it cost from the case results alone.
+golden set picks the same cases on every run and under any number of xdist workers. The
+noise that decides "near a threshold" is measured per worker, from its share of the
+sample, so under ``-n`` a case close to that band's edge may be picked otherwise than in a
+serial run; its figures and the verdict still come from the cases' own repeats. Each
+repeated case records why it was picked and what its repeats cost (:class:`AutoRepeat`),
+so the reports, ``regate`` and ``merge`` tell what was chosen and what it cost from the
+case results alone.
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ class AutoRepeats:
         bounds: The thresholds in force, per metric.
         seed: The run's seed, for the sample.
         baseline: The baseline's case results, when the run has a baseline.
+        population: Every case key of the run, when ``cases`` are one xdist worker's
+            share: the sample is drawn from them all, so each worker repeats its share of
+            the very sample a serial run repeats.
     """
 
     def __init__(
@@ -69,11 +76,13 @@ class AutoRepeats:
         *,
         seed: int,
         baseline: Sequence[CaseResult] | None = None,
+        population: Sequence[str] = (),
     ) -> None:
         self._cases = {case.key: case for case in cases}
         self._bounds = bounds
         self._seed = seed
         self._baseline = {result.key: result for result in baseline or ()}
+        self._population = list(population) or list(self._cases)
         self._round = 0
         self.reasons: dict[str, str] = {}
 
@@ -93,9 +102,9 @@ class AutoRepeats:
         return [self._cases[key] for key in self._cases if key in fresh]
 
     def _sample(self) -> list[str]:
-        keys = sorted(self._cases, key=lambda key: _draw(self._seed, key))
+        keys = sorted(self._population, key=lambda key: _draw(self._seed, key))
         count = min(len(keys), max(SAMPLE_MIN, math.ceil(SAMPLE_SHARE * len(keys))))
-        return keys[:count]
+        return [key for key in keys[:count] if key in self._cases]
 
     def _near_threshold(self, results: Mapping[str, CaseResult]) -> list[str]:
         sampled = [results[key] for key in self.reasons if key in results]

@@ -337,3 +337,27 @@ def test_auto_repeats_the_cases_changed_against_the_baseline(
     # A judge that never disagrees with itself puts no case within its noise of a threshold.
     assert set(picked) == sampled | changed
     assert {picked[case_id] for case_id in changed - sampled} <= {"changed against the baseline"}
+
+
+@pytest.mark.slow
+def test_two_workers_auto_repeat_the_sample_of_a_serial_run(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(12)])
+    serial = gate(pytester, "--rag-gate-repeats=auto", report="serial.json")
+    assert serial.ret == pytest.ExitCode.OK, serial.stdout.str()
+    distributed = gate(pytester, "--rag-gate-repeats=auto", "-n", "2", report="xdist.json")
+    assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
+    picks = [
+        {
+            case["id"]: case["auto_repeat"]["reason"]
+            for case in report["cases"]
+            if case["auto_repeat"]
+        }
+        for report in (
+            read_report(pytester.path / "serial.json"),
+            read_report(pytester.path / "xdist.json"),
+        )
+    ]
+    assert picks[0] == picks[1] and list(picks[0].values()) == ["sample"] * 5
+    distributed.stdout.fnmatch_lines(["repeats auto: 5 of 12 case(s) judged 3 times *"])
