@@ -193,7 +193,11 @@ async def score_case(
             return checked_result(name, await metric.score(case, judge))
 
         try:
-            judged = await asyncio.gather(*(one_repeat(judge) for judge in judges))
+            if repeats == 1:
+                # No task per metric on the common path: a large run scores many of them.
+                judged = [await one_repeat(judges[0])]
+            else:
+                judged = list(await asyncio.gather(*(one_repeat(judge) for judge in judges)))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # any failure is that metric's error, never a score
@@ -315,7 +319,7 @@ async def score_cases(
             on_progress(progress)
             await asyncio.sleep(progress_interval_s)
 
-    async def judge_again(chosen: Sequence[GoldenCase]) -> None:
+    async def judge_again(chooser: RepeatChooser, chosen: Sequence[GoldenCase]) -> None:
         queue = iter(chosen)
 
         async def again_worker() -> None:
@@ -330,8 +334,7 @@ async def score_cases(
                     result.usage[metric] = usage + result.usage.get(metric, Usage())
                 result.usage = dict(sorted(result.usage.items()))
                 result.scoring_s = round(first.scoring_s + result.scoring_s, 6)
-                assert again is not None
-                result.auto_repeat = AutoRepeat(reason=again.reasons[case.key], extra_calls=extra)
+                result.auto_repeat = AutoRepeat(reason=chooser.reasons[case.key], extra_calls=extra)
                 results[case.key] = result
 
         await asyncio.gather(
@@ -346,7 +349,7 @@ async def score_cases(
             chosen = [case for case in again.next_round(results) if case.key in results]
             if not chosen:
                 break
-            await judge_again(chosen)
+            await judge_again(again, chosen)
     finally:
         reporter.cancel()
         if target is not None:
