@@ -17,13 +17,14 @@ reproduce the figures of the run. A metric whose agreement falls below
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from .config import GateConfig
 from .results import CaseResult
-from .stats import mean, sample_std, two_level_bootstrap_ci
+from .stats import mean, two_level_bootstrap_ci
 
 __all__ = ["JudgeNoise", "measure_judge_noise", "noise_aware_ci", "repeat_groups", "too_noisy"]
 
@@ -65,6 +66,18 @@ def repeat_groups(result: CaseResult, metric: str) -> list[float]:
     return [] if score is None else [score]
 
 
+def _spread(scores: Sequence[float]) -> float:
+    """The sample standard deviation of a case's repeats (0 for one).
+
+    In floats rather than :func:`~pytest_ragas_gate.stats.sample_std`'s exact fractions:
+    a repeated run of many cases takes one per case and metric, in the repeats' own order.
+    """
+    if len(scores) < 2:
+        return 0.0
+    centre = mean(scores)
+    return math.sqrt(math.fsum((score - centre) ** 2 for score in scores) / (len(scores) - 1))
+
+
 def measure_judge_noise(results: Sequence[CaseResult], metric: str) -> JudgeNoise | None:
     """The judge noise of ``metric`` over ``results``; None when no case was repeated.
 
@@ -102,8 +115,7 @@ def measure_judge_noise(results: Sequence[CaseResult], metric: str) -> JudgeNois
             continue
         cases += 1
         most_repeats = max(most_repeats, len(result.repeat_scores[metric]))
-        spread = sample_std(scores)
-        spreads.append(0.0 if spread is None else spread)
+        spreads.append(_spread(scores))
     if not cases:
         return None
     return JudgeNoise(
