@@ -154,14 +154,36 @@ def simulate(flip: float, repeats: int, *, runs: int, cases: int, resamples: int
     )
 
 
+def gate_seconds(cases: int, repeats: int, *, seed: int) -> float:
+    """Seconds one aggregate of a metric takes over ``cases`` cases (default resamples)."""
+    rng = random.Random(seed)
+    results = _run(rng, _claims(rng, cases), 0.1, repeats)
+    config = GateConfig(judge="anthropic", thresholds={METRIC: 0.5}, repeats=repeats)
+    started = time.perf_counter()
+    aggregate_metric(results, METRIC, config)
+    return time.perf_counter() - started
+
+
 def main() -> None:
-    """Print the table."""
+    """Print the table, then what the noise-aware interval costs the gate."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--cases", type=int, default=30)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2025)
+    parser.add_argument("--cost-only", action="store_true", help="skip the simulation table")
     arguments = parser.parse_args()
+    if not arguments.cost_only:
+        print_table(arguments)
+    print("seconds per metric aggregate (2,000 resamples): cases, repeats 1, repeats 3")
+    for cases in (30, 300, 999, 1000, 50_000):
+        single = gate_seconds(cases, 1, seed=arguments.seed)
+        repeated = gate_seconds(cases, 3, seed=arguments.seed)
+        print(f"{cases:>6}  {single:.3f}  {repeated:.3f}", flush=True)
+
+
+def print_table(arguments: argparse.Namespace) -> None:
+    """The simulation table, one row per flip probability and repeat count."""
     print(
         f"{arguments.runs} simulated pairs of cold runs of {arguments.cases} cases, "
         f"{arguments.resamples} bootstrap resamples, 95% intervals, seed {arguments.seed}"

@@ -7,7 +7,9 @@ is exactly rounded and therefore independent of the order of the values.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import random
 import statistics
 from collections import Counter
@@ -378,10 +380,14 @@ def two_level_bootstrap_ci(
         return _normal_interval(case_means, [_resample_variance(g) for g in groups], confidence)
     rng = random.Random(seed)
     size = len(groups)
-    means = sorted(
-        math.fsum(_resampled_mean(rng, groups[index]) for index in _indexes(rng, size)) / size
-        for _ in range(resamples)
-    )
+    table = _outcome_tables(groups)
+    if table is not None:
+        means = _tabled_means(rng, size, resamples, table)
+    else:
+        means = sorted(
+            math.fsum(_resampled_mean(rng, groups[index]) for index in _indexes(rng, size)) / size
+            for _ in range(resamples)
+        )
     tail = expanded_tail(confidence, size)
     return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
 
@@ -441,14 +447,19 @@ def two_level_paired_bootstrap_ci(
         )
     rng = random.Random(seed)
     size = len(pairs)
-    means = sorted(
-        math.fsum(
-            _resampled_mean(rng, pairs[index][0]) - _resampled_mean(rng, pairs[index][1])
-            for index in _indexes(rng, size)
+    new_table = _outcome_tables([new for new, _ in pairs])
+    base_table = _outcome_tables([base for _, base in pairs])
+    if new_table is not None and base_table is not None:
+        means = _tabled_means(rng, size, resamples, new_table, base_table)
+    else:
+        means = sorted(
+            math.fsum(
+                _resampled_mean(rng, pairs[index][0]) - _resampled_mean(rng, pairs[index][1])
+                for index in _indexes(rng, size)
+            )
+            / size
+            for _ in range(resamples)
         )
-        / size
-        for _ in range(resamples)
-    )
     tail = expanded_tail(confidence, size)
     return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
 
@@ -523,4 +534,55 @@ def _indexes(rng: random.Random, size: int) -> Sequence[int]:
     """``size`` uniform indices below ``size``: the cases of one resample."""
     if size <= BYTE_RESAMPLING_MAX:
         return _byte_picks(rng, size, size)
-    return [rng.randrange(size) for _ in range(size)]
+    return rng.choices(range(size), k=size)
+
+
+#: A case of one, two or three repeats has 1, 4 or 27 equally likely resample means (one
+#: per tuple of picks), and 216 is a multiple of each: a byte-drawn index below 216 into
+#: the case's outcomes, each listed equally often, draws one of them uniformly.
+_OUTCOMES = 216
+
+
+def _outcome_tables(groups: Sequence[Sequence[float]]) -> list[float] | None:
+    """Every case's resample means, ``_OUTCOMES`` per case, end to end; None past 3 repeats.
+
+    >>> table = _outcome_tables([[0.0, 1.0]])
+    >>> len(table), sorted(set(table)), table.count(0.5)
+    (216, [0.0, 0.5, 1.0], 108)
+    """
+    if any(len(group) > 3 for group in groups):
+        return None
+    table: list[float] = []
+    for group in groups:
+        count = len(group)
+        outcomes = [
+            math.fsum(group[index] for index in picks) / count
+            for picks in itertools.product(range(count), repeat=count)
+        ]
+        table += outcomes * (_OUTCOMES // len(outcomes))
+    return table
+
+
+def _tabled_means(
+    rng: random.Random,
+    size: int,
+    resamples: int,
+    table: Sequence[float],
+    minus: Sequence[float] | None = None,
+) -> list[float]:
+    """Sorted two-level resample means from outcome tables (``minus``: the paired side).
+
+    One resample costs two (or three) byte draws and a lookup per case, instead of a
+    draw of every repeat of every case.
+    """
+    means = []
+    for _ in range(resamples):
+        offsets = [index * _OUTCOMES for index in _indexes(rng, size)]
+        picks = map(operator.add, offsets, _byte_picks(rng, _OUTCOMES, size))
+        total = math.fsum(map(table.__getitem__, picks))
+        if minus is not None:
+            paired = map(operator.add, offsets, _byte_picks(rng, _OUTCOMES, size))
+            total -= math.fsum(map(minus.__getitem__, paired))
+        means.append(total / size)
+    means.sort()
+    return means
