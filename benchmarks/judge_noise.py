@@ -154,6 +154,23 @@ def simulate(flip: float, repeats: int, *, runs: int, cases: int, resamples: int
     )
 
 
+def new_case_coverage(flip: float, repeats: int, arguments: argparse.Namespace) -> float:
+    """How often the interval holds the population's mean, cases drawn afresh per run."""
+    config = GateConfig(
+        judge="anthropic",
+        thresholds={METRIC: 0.5},
+        bootstrap_resamples=arguments.resamples,
+        repeats=repeats,
+    )
+    population_mean = SUPPORTED * (1 - flip) + (1 - SUPPORTED) * flip
+    held = 0
+    for run in range(arguments.runs):
+        rng = random.Random(arguments.seed + run)
+        cases = _run(rng, _claims(rng, arguments.cases), flip, repeats)
+        held += _holds(cases, population_mean, config)
+    return held / arguments.runs
+
+
 def gate_seconds(cases: int, repeats: int, *, seed: int) -> float:
     """Seconds one aggregate of a metric takes over ``cases`` cases (default resamples)."""
     rng = random.Random(seed)
@@ -172,7 +189,18 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--cost-only", action="store_true", help="skip the simulation table")
+    parser.add_argument(
+        "--coverage-flip",
+        type=float,
+        default=None,
+        help="print only the 'new cases' coverage at this flip probability, over --runs",
+    )
     arguments = parser.parse_args()
+    if arguments.coverage_flip is not None:
+        for repeats in (1, 3):
+            held = new_case_coverage(arguments.coverage_flip, repeats, arguments)
+            print(f"flip {arguments.coverage_flip}, repeats {repeats}: coverage {held:.1%}")
+        return
     if not arguments.cost_only:
         print_table(arguments)
     print("seconds per metric aggregate (2,000 resamples): cases, repeats 1, repeats 3")
