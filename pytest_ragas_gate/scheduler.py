@@ -319,6 +319,10 @@ async def score_cases(
             on_progress(progress)
             await asyncio.sleep(progress_interval_s)
 
+    # Cases being judged again: an interrupted one keeps its first result, plus what the
+    # unfinished repeats cost.
+    judged_again: dict[str, _SharedRequests] = {}
+
     async def judge_again(chooser: RepeatChooser, chosen: Sequence[GoldenCase]) -> None:
         queue = iter(chosen)
 
@@ -326,9 +330,11 @@ async def score_cases(
             for case in queue:
                 first = results[case.key]
                 shared = _SharedRequests(judge, progress)
+                judged_again[case.key] = shared
                 result = await score_case(
                     case, metric_names_for(case), metrics, judge, progress, shared, repeats
                 )
+                del judged_again[case.key]
                 extra = sum(usage.calls for usage in result.usage.values())
                 for metric, usage in first.usage.items():
                     result.usage[metric] = usage + result.usage.get(metric, Usage())
@@ -360,6 +366,10 @@ async def score_cases(
                 interrupted = unscored(case, INTERRUPTED_MESSAGE)
                 interrupted.usage = dict(sorted(shared.usage_by_metric.items()))
                 results[key] = interrupted
+        for key, shared in judged_again.items():
+            spent = results[key].usage
+            for metric, usage in shared.usage_by_metric.items():
+                spent[metric] = spent.get(metric, Usage()) + usage
     if on_progress is not None:
         on_progress(progress)
     return results
