@@ -19,8 +19,10 @@ Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate merge``
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
+from statistics import NormalDist
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,7 +31,7 @@ from .config import GateConfig
 from .judges.base import JudgeInfo
 from .results import CaseResult, canonical_order
 from .sharding import Shard
-from .stats import mean, paired_bootstrap_ci
+from .stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
 
 __all__ = [
     "BaselineComparison",
@@ -62,6 +64,9 @@ class MetricDelta(BaseModel):
     regressed: bool
     gated: bool = True
     message: str
+    # With repeated judgements: the half-width of the band a change of the mean stays in
+    # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
+    judge_noise: float | None = None
 
 
 class BaselineComparison(BaseModel):
@@ -127,6 +132,9 @@ class CaseDelta(BaseModel):
     metric: str
     base: float
     new: float
+    # Each repeat's score, when the run judged the case more than once (else empty).
+    base_repeats: list[float] = Field(default_factory=list)
+    new_repeats: list[float] = Field(default_factory=list)
 
     @property
     def delta(self) -> float:
@@ -185,6 +193,12 @@ def _score(result: CaseResult, metric: str) -> float | None:
     return result.scores.get(metric)
 
 
+def _repeats(result: CaseResult, metric: str) -> list[float]:
+    """The scores of a case's repeats, when it was judged more than once."""
+    scored = [score for score in result.repeat_scores.get(metric, []) if score is not None]
+    return scored if len(scored) >= 2 else []
+
+
 def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> list[CaseDelta]:
     """The per-case changes of ``metric`` over the pairs scored in both runs.
 
@@ -200,7 +214,14 @@ def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> 
         base_score, new_score = _score(base_result, metric), _score(new_result, metric)
         if base_score is not None and new_score is not None:
             deltas.append(
-                CaseDelta(case=new_result.key, metric=metric, base=base_score, new=new_score)
+                CaseDelta(
+                    case=new_result.key,
+                    metric=metric,
+                    base=base_score,
+                    new=new_score,
+                    base_repeats=_repeats(base_result, metric),
+                    new_repeats=_repeats(new_result, metric),
+                )
             )
     return deltas
 
@@ -228,28 +249,47 @@ def _metric_delta(
     base_mean = mean([delta.base for delta in deltas])
     new_mean = mean([delta.new for delta in deltas])
     change = mean([delta.delta for delta in deltas])
-    ci_low, ci_high = paired_bootstrap_ci(
-        [delta.delta for delta in deltas],
-        confidence=config.confidence,
-        resamples=config.bootstrap_resamples,
-        seed=config.seed,
-    )
+    repeated = any(delta.base_repeats or delta.new_repeats for delta in deltas)
+    if repeated:
+        # Cases, then each side's repeats within a case: the judge's jitter is inside.
+        ci_low, ci_high = two_level_paired_bootstrap_ci(
+            [
+                (delta.new_repeats or [delta.new], delta.base_repeats or [delta.base])
+                for delta in deltas
+            ],
+            confidence=config.confidence,
+            resamples=config.bootstrap_resamples,
+            seed=config.seed,
+        )
+    else:
+        ci_low, ci_high = paired_bootstrap_ci(
+            [delta.delta for delta in deltas],
+            confidence=config.confidence,
+            resamples=config.bootstrap_resamples,
+            seed=config.seed,
+        )
+    noise = judge_noise_band(deltas, config.confidence) if repeated else None
     # A regression is a move to the worse side: down for most metrics, up for a
     # lower-is-better one such as contradiction_rate.
     bound = config.bounds().get(metric)
     worse = (bound.direction if bound is not None else default_direction(metric)) == "max"
     dropped_materially = (change if worse else -change) > config.max_regression + _TOLERANCE
     real = ci_low > 0.0 if worse else ci_high < 0.0
-    regressed = dropped_materially and real
+    within_judge_noise = noise is not None and abs(change) <= noise + _TOLERANCE
+    regressed = dropped_materially and real and not within_judge_noise
     if regressed:
         status = "regressed" if gated else "regressed (not gated)"
+    elif dropped_materially and within_judge_noise:
+        status = "dropped, within the judge's noise"
     elif dropped_materially:
         status = "dropped, within noise"
     else:
         status = "no regression"
+    shown_noise = "" if noise is None else f", judge noise ±{noise:.2f}"
     message = (
         f"{metric} {status}: mean {new_mean:.2f} vs baseline {base_mean:.2f} "
-        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}, n={len(deltas)} paired)"
+        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}{shown_noise}, "
+        f"n={len(deltas)} paired)"
     )
     return MetricDelta(
         metric=metric,
@@ -262,7 +302,45 @@ def _metric_delta(
         regressed=regressed,
         gated=gated,
         message=message,
+        judge_noise=noise,
     )
+
+
+def judge_noise_band(deltas: Sequence[CaseDelta], confidence: float) -> float | None:
+    """How far the judge's noise alone moves the mean change, at ``confidence`` (two-sided).
+
+    The mean change over n paired cases, with no change in the system, differs from 0 by
+    the judge's noise only: its variance is the sum over the cases of each side's
+    within-case variance over its number of repeats, divided by n². A side judged once
+    has no variance of its own to show; it is taken at the other side's mean within-case
+    variance, since the same judge scored it. None when no case has two repeats.
+
+    >>> same = [CaseDelta(case=f"c{i}", metric="m", base=0.5, new=0.5,
+    ...                   base_repeats=[0.0, 1.0], new_repeats=[1.0, 0.0]) for i in range(4)]
+    >>> round(judge_noise_band(same, 0.95), 4)
+    0.693
+    """
+    variances = [
+        _variance(delta.new_repeats) for delta in deltas if len(delta.new_repeats) >= 2
+    ] + [_variance(delta.base_repeats) for delta in deltas if len(delta.base_repeats) >= 2]
+    if not variances:
+        return None
+    typical = mean(variances)
+    total = 0.0
+    for delta in deltas:
+        for repeats in (delta.new_repeats, delta.base_repeats):
+            if len(repeats) >= 2:
+                total += _variance(repeats) / len(repeats)
+            else:
+                total += typical
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    return z * math.sqrt(total) / len(deltas)
+
+
+def _variance(values: Sequence[float]) -> float:
+    """The sample variance of two or more values."""
+    centre = mean(values)
+    return math.fsum((value - centre) ** 2 for value in values) / (len(values) - 1)
 
 
 def compare_to_baseline(

@@ -40,8 +40,14 @@ from .text_safety import json_text
 ENTRY_FORMAT = 1
 
 
-def cache_key(*, judge_kind: str, model: str, prompt_version: str, kind: str, payload: Any) -> str:
+def cache_key(
+    *, judge_kind: str, model: str, prompt_version: str, kind: str, payload: Any, repeat: int = 0
+) -> str:
     """The cache key of one judge request (or embedding batch).
+
+    Each repeat of a repeated judgement (``repeats: K``) is an entry of its own, so a
+    cached re-run replays every repeat; the first repeat keeps the key of an unrepeated
+    request, so a run with repeats reuses what a run without them recorded.
 
     Args:
         judge_kind: ``anthropic`` or ``openai``.
@@ -49,21 +55,28 @@ def cache_key(*, judge_kind: str, model: str, prompt_version: str, kind: str, pa
         prompt_version: :data:`pytest_ragas_gate.judges.prompts.PROMPT_VERSION`.
         kind: the request kind (``verify_claims``, ``embed`` …).
         payload: the full request, as JSON-able data.
+        repeat: which repeat of the request this is, from 0.
 
     >>> key = cache_key(judge_kind="openai", model="m", prompt_version="1", kind="k", payload={})
     >>> len(key)
     64
+    >>> same = dict(judge_kind="openai", model="m", prompt_version="1", kind="k", payload={})
+    >>> cache_key(**same, repeat=0) == key != cache_key(**same, repeat=1)
+    True
     """
+    described: dict[str, Any] = {
+        "judge": judge_kind,
+        "model": model,
+        "prompt_version": prompt_version,
+        "kind": kind,
+        "request": payload,
+    }
+    if repeat:
+        described["repeat"] = repeat
     # json_text escapes a lone surrogate (a live target's or a judge's text may hold one),
     # which .encode() would refuse; every other key is unchanged.
     canonical = json_text(
-        {
-            "judge": judge_kind,
-            "model": model,
-            "prompt_version": prompt_version,
-            "kind": kind,
-            "request": payload,
-        },
+        described,
         sort_keys=True,
         separators=(",", ":"),
     )

@@ -23,6 +23,7 @@ from .config_values import (
     NUMERIC_SETTINGS,
     check_cache_mode,
     check_number,
+    check_repeats,
     check_tag_thresholds,
     check_thresholds,
 )
@@ -122,6 +123,11 @@ class GateConfig(BaseModel):
     oracle: Literal["off", "only", "both"] = "off"
     corpus: str | None = None
     max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
+    # Each judge request asked this many times; the case scores the mean (judge noise).
+    # ``auto`` repeats only the cases that can move the verdict (auto_repeats.py).
+    repeats: int | Literal["auto"] = 1
+    # A metric whose judge agrees with itself on fewer item verdicts fails the gate.
+    min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
     # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
     min_paired: int = Field(default=1, ge=0)
     labels: str | None = None
@@ -151,6 +157,11 @@ class GateConfig(BaseModel):
                         "expected a number from -1 to 1"
                     )
         return value
+
+    @field_validator("repeats", mode="before")
+    @classmethod
+    def _repeats_typed(cls, value: Any) -> Any:
+        return check_repeats(value)
 
     @field_validator("thresholds", mode="before")
     @classmethod

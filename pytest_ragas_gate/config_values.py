@@ -20,6 +20,7 @@ __all__ = [
     "NUMERIC_SETTINGS",
     "check_cache_mode",
     "check_number",
+    "check_repeats",
     "check_tag_thresholds",
     "check_thresholds",
     "yaml_boolean",
@@ -42,6 +43,7 @@ NUMERIC_SETTINGS: tuple[str, ...] = (
     "max_calls",
     "max_cost",
     "max_regression",
+    "min_judge_agreement",
     "ppi_min_labels",
 )
 
@@ -72,6 +74,26 @@ def check_number(value: Any, *, expected: str) -> Any:
         raise ValueError(f"was read as {yaml_boolean(value)}; expected {expected}")
     if isinstance(value, str):
         raise ValueError(_string_message(value, expected))
+    return value
+
+
+def check_repeats(value: Any) -> Any:
+    """A whole number of repeats from 1 to 20, or ``auto``.
+
+    >>> check_repeats(3), check_repeats("auto")
+    (3, 'auto')
+    >>> check_repeats(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: is 0; expected a whole number of repeats from 1 to 20, or auto
+    """
+    expected = "a whole number of repeats from 1 to 20, or auto"
+    if value == "auto" or value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"is {value!r}; expected {expected}")
+    if not 1 <= value <= 20:
+        raise ValueError(f"is {value}; expected {expected}")
     return value
 
 

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
+from .auto_repeats import auto_summary
 from .baseline import BaselineComparison
 from .bounds import Bound, Direction, default_direction
 from .cache_signing import CacheIntegrity
@@ -31,6 +32,7 @@ from .gate_changes import GateChanges
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
+from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci, too_noisy
 from .latency import LatencyVerdict, evaluate_latency
 from .oracle_gaps import OracleGap, paired_oracle_gaps
 from .ppi import PpiEstimate, ppi_mean
@@ -83,6 +85,8 @@ class MetricAggregate(BaseModel):
     # the human-scale mean once there are ppi_min_labels of them.
     labelled: int = 0
     ppi: PpiEstimate | None = None
+    # With repeated judgements: how much the judge disagrees with itself on this metric.
+    judge_noise: JudgeNoise | None = None
 
 
 class TagVerdict(BaseModel):
@@ -199,6 +203,8 @@ class GateVerdict(BaseModel):
     # Whether fewer golden cases were gated than collected (one cause of ``partial``).
     partial_coverage: bool = False
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
+    # Under ``repeats: auto``: which cases were judged again and what that cost.
+    auto_repeats: str | None = None
 
     @property
     def headline(self) -> str:
@@ -272,7 +278,9 @@ def aggregate_metric(
     Returns:
         The aggregate with its verdict line.
     """
-    scores, not_applicable, errors = _collect(canonical_order(results), metric)
+    ordered = canonical_order(results)
+    scores, not_applicable, errors = _collect(ordered, metric)
+    noise = measure_judge_noise(ordered, metric)
     bound = config.bounds().get(metric)
     threshold = None if bound is None else bound.value
     direction = default_direction(metric) if bound is None else bound.direction
@@ -304,11 +312,13 @@ def aggregate_metric(
             passed=None if threshold is None else False,
             message=message,
             direction=direction,
+            judge_noise=noise,
         )
 
     n = len(scores)
     average = mean(scores)
-    ci_low, ci_high = bootstrap_ci(
+    # With repeats, the interval carries the judge's within-case noise as well.
+    ci_low, ci_high = noise_aware_ci(ordered, metric, scores, config) or bootstrap_ci(
         scores,
         confidence=config.confidence,
         resamples=config.bootstrap_resamples,
@@ -360,6 +370,7 @@ def aggregate_metric(
         direction=direction,
         labelled=len(labels),
         ppi=ppi,
+        judge_noise=noise,
     )
 
 
@@ -583,6 +594,12 @@ def evaluate_gate(
         failures.append(agreement[metric].message)
     if disagreeing:
         causes.append("judge–human agreement below its floor: " + ", ".join(disagreeing))
+    noisy = _too_noisy(aggregates, config)
+    for metric, line in noisy.items():
+        run_checks[f"judge_noise:{metric}"] = line
+        failures.append(line)
+    if noisy:
+        causes.append("judge too noisy for this metric: " + ", ".join(noisy))
     if others:
         run_checks["other_tests"] = (
             f"{len(others)} other test(s) failed in this run: {_named(others)}"
@@ -592,6 +609,10 @@ def evaluate_gate(
 
     passed = not failures
     not_evaluated = checks_not_evaluated(config, facts.baseline)
+    if config.min_judge_agreement is not None and not any(
+        aggregate.judge_noise for aggregate in aggregates.values()
+    ):
+        not_evaluated.append(JUDGE_AGREEMENT_NOT_EVALUATED)
     partial = bool(partial_reasons or not_evaluated)
     # A run with no threshold in force anywhere checked nothing it could pass.
     gated = (
@@ -668,7 +689,25 @@ def evaluate_gate(
         not_evaluated=not_evaluated,
         partial_coverage=bool(partial_reasons),
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
+        auto_repeats=auto_summary(ordered),
     )
+
+
+#: Why a ``min_judge_agreement`` floor checked nothing.
+JUDGE_AGREEMENT_NOT_EVALUATED = (
+    "judge agreement not evaluated: min_judge_agreement is set but no case was judged "
+    "more than once; set repeats: 2 or more (--rag-gate-repeats)"
+)
+
+
+def _too_noisy(aggregates: Mapping[str, MetricAggregate], config: GateConfig) -> dict[str, str]:
+    """The gated metrics whose judge agrees with itself less than ``min_judge_agreement``."""
+    found: dict[str, str] = {}
+    for metric, aggregate in aggregates.items():
+        line = too_noisy(metric, aggregate.judge_noise, config.min_judge_agreement)
+        if line is not None and aggregate.threshold is not None:
+            found[metric] = line
+    return found
 
 
 # --- human labels: prediction-powered estimates and judge–human agreement ---------------

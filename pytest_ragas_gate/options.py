@@ -69,3 +69,17 @@ def parse_positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
     return value
+
+
+def parse_repeats(text: str) -> int | str:
+    """Parse ``--rag-gate-repeats``: a whole number from 1 to 20, or ``auto``.
+
+    >>> parse_repeats("3"), parse_repeats("auto")
+    (3, 'auto')
+    """
+    if text.strip().lower() == "auto":
+        return "auto"
+    value = parse_positive_int(text)
+    if value > 20:
+        raise argparse.ArgumentTypeError(f"expected at most 20 repeats, or auto, got {value}")
+    return value

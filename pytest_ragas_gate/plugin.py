@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .options import parse_metric_list, parse_positive_int, parse_threshold
+from .options import parse_metric_list, parse_positive_int, parse_repeats, parse_threshold
 from .sharding import parse_shard
 
 if TYPE_CHECKING:
@@ -161,6 +161,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Most concurrent judge requests per worker, adaptive on 429s (default: 32).",
     )
     group.addoption(
+        "--rag-gate-repeats",
+        dest="rag_gate_repeats",
+        type=parse_repeats,
+        default=None,
+        metavar="K",
+        help="Ask each judge request K times, score each case by the mean and report "
+        "the judge's own noise per metric; auto repeats only what can move the verdict "
+        "(default: 1).",
+    )
+    group.addoption(
         "--rag-gate-batch",
         action="store_true",
         dest="rag_gate_batch",
@@ -215,6 +225,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "cache": option.rag_gate_cache,
         "cache_dir": option.rag_gate_cache_dir,
         "concurrency": option.rag_gate_concurrency,
+        "repeats": option.rag_gate_repeats,
         "batch": option.rag_gate_batch,
         "target": option.rag_gate_target,
     }

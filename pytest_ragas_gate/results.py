@@ -10,6 +10,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from .bounds import Bound, default_direction
 from .cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
 from .text_safety import json_text
 from .usage import Usage
@@ -61,6 +62,13 @@ class CaseResult(BaseModel):
     reasons: dict[str, str] = Field(default_factory=dict)
     details: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict)
+    # Repeated judgements (repeats >= 2): per metric, each repeat's score (``scores`` holds
+    # their mean) and how many item verdicts every repeat gave alike; the judge's noise is
+    # measured from these, in a run and in a re-gated report alike.
+    repeat_scores: dict[str, list[Score]] = Field(default_factory=dict)
+    repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
+    # Under ``repeats: auto``: why this case was judged again, and what that cost.
+    auto_repeat: AutoRepeat | None = None
     error: str | None = None
     incomplete: bool = False
     usage: dict[str, UsageRecord] = Field(default_factory=dict)

@@ -20,9 +20,10 @@ from pydantic import BaseModel
 from .cases import GoldenCase
 from .exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from .interruption import INTERRUPTED_MESSAGE, unscored
-from .judges.base import Judge, Usage, usage_sink
+from .judges.base import Judge, Usage, judge_repeat, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
+from .repeats import AutoRepeat, combine_repeats, item_agreement
 from .results import CaseResult
 from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
@@ -56,6 +57,16 @@ class Progress:
         )
 
 
+class RepeatChooser(Protocol):
+    """Picks, round by round, the cases to judge again (``repeats: auto``)."""
+
+    reasons: dict[str, str]
+
+    def next_round(self, results: Mapping[str, CaseResult]) -> list[GoldenCase]:
+        """The cases to judge again now, given every result so far; empty when done."""
+        ...
+
+
 class Target(Protocol):
     """Live mode's system under test, as the scheduler calls it (``live.LiveTarget`` is one).
 
@@ -85,8 +96,8 @@ class _SharedRequests:
         self._pending: dict[str, asyncio.Task[Any]] = {}
         self.usage_by_metric: dict[str, Usage] = {}
 
-    def for_metric(self, metric: str) -> _MetricJudge:
-        return _MetricJudge(self, metric)
+    def for_metric(self, metric: str, repeat: int = 0) -> _MetricJudge:
+        return _MetricJudge(self, metric, repeat)
 
     def charge(self, metric: str, usage: Usage) -> None:
         if usage == _NO_USAGE:
@@ -98,16 +109,20 @@ class _SharedRequests:
         self._progress.retries += usage.retries
         self._progress.cache_hits += usage.cache_hits
 
-    async def ask(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
-        key = f"{request.kind}:{json_text(request.model_dump(mode='json'))}"
+    async def ask(self, request: JudgeRequest[ReplyT], metric: str, repeat: int = 0) -> ReplyT:
+        # Metrics share a request within one repeat, never across repeats: each repeat is
+        # its own judgement.
+        key = f"{repeat}:{request.kind}:{json_text(request.model_dump(mode='json'))}"
         task = self._pending.get(key)
         if task is None:
-            task = asyncio.ensure_future(self._send(request, metric))
+            task = asyncio.ensure_future(self._send(request, metric, repeat))
             self._pending[key] = task
         reply: ReplyT = await asyncio.shield(task)
         return reply
 
-    async def _send(self, request: JudgeRequest[ReplyT], metric: str) -> ReplyT:
+    async def _send(self, request: JudgeRequest[ReplyT], metric: str, repeat: int) -> ReplyT:
+        # This task runs in a copy of the context, so the setting stays with this request.
+        judge_repeat.set(repeat)
         try:
             answer = await self._judge.ask(request)
         except JudgeError as error:
@@ -123,12 +138,15 @@ class _SharedRequests:
 class _MetricJudge:
     """A ``CaseJudge`` bound to one metric of one case."""
 
-    def __init__(self, shared: _SharedRequests, metric: str) -> None:
+    def __init__(self, shared: _SharedRequests, metric: str, repeat: int = 0) -> None:
         self._shared = shared
         self._metric = metric
+        self._repeat = repeat
+        self.asked = 0
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> ReplyT:
-        return await self._shared.ask(request, self._metric)
+        self.asked += 1
+        return await self._shared.ask(request, self._metric, self._repeat)
 
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:
@@ -148,11 +166,14 @@ async def score_case(
     judge: Judge,
     progress: Progress,
     shared: _SharedRequests | None = None,
+    repeats: int = 1,
 ) -> CaseResult:
     """Run every metric of one case concurrently and collect scores, verdicts and errors.
 
     ``shared`` is the case's view of the judge, when the caller keeps it to account for
-    what an interrupted case spent.
+    what an interrupted case spent. With ``repeats`` K ≥ 2 each metric is scored K times,
+    and the case keeps the mean score, each repeat's score and their item agreement; a
+    repeat that errors makes the metric an error, as one unrepeated failure would.
     """
     started = time.monotonic()
     shared = shared or _SharedRequests(judge, progress)
@@ -165,12 +186,28 @@ async def score_case(
             return name, MetricResult.lacking(missing)
         # run_one is its own task under gather, so this binding is this metric's alone.
         usage_sink.set(functools.partial(shared.charge, name))
+
+        judges = [shared.for_metric(name, repeat) for repeat in range(repeats)]
+
+        async def one_repeat(judge: _MetricJudge) -> MetricResult:
+            return checked_result(name, await metric.score(case, judge))
+
         try:
-            return name, checked_result(name, await metric.score(case, shared.for_metric(name)))
+            if repeats == 1:
+                # No task per metric on the common path: a large run scores many of them.
+                judged = [await one_repeat(judges[0])]
+            else:
+                judged = list(await asyncio.gather(*(one_repeat(judge) for judge in judges)))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # any failure is that metric's error, never a score
             return name, error
+        if repeats == 1 or not any(judge.asked for judge in judges):
+            # A metric that asked no judge (id_recall, latency) has no judge noise.
+            return name, judged[0]
+        result.repeat_scores[name] = [repeat.score for repeat in judged]
+        result.repeat_agreement[name] = item_agreement([repeat.details for repeat in judged])
+        return name, combine_repeats(judged)
 
     outcomes = await asyncio.gather(*(run_one(name) for name in metric_names))
     for name, outcome in outcomes:
@@ -202,6 +239,7 @@ async def score_live_case(
     judge: Judge,
     progress: Progress,
     shared: _SharedRequests | None = None,
+    repeats: int = 1,
 ) -> CaseResult:
     """Ask the target for the case's answer, then score what it produced.
 
@@ -218,7 +256,9 @@ async def score_live_case(
             failed.latency_s = round(error.seconds, 6)
             failed.target_failed = True
         return failed
-    result = await score_case(filled, metric_names_for(filled), metrics, judge, progress, shared)
+    result = await score_case(
+        filled, metric_names_for(filled), metrics, judge, progress, shared, repeats
+    )
     result.latency_s = round(latency, 6)
     return result
 
@@ -234,8 +274,14 @@ async def score_cases(
     progress_interval_s: float = 0.5,
     into: dict[str, CaseResult] | None = None,
     target: Target | None = None,
+    repeats: int = 1,
+    again: RepeatChooser | None = None,
 ) -> dict[str, CaseResult]:
     """Score all cases concurrently; returns results keyed by ``GoldenCase.source``+id.
+
+    With ``again`` (static cases only), every case is judged once, then the cases it
+    picks are judged ``repeats`` times over, round by round, before the judge is closed;
+    each such result adds the calls of its first judgement and says why it was picked.
 
     Finished cases are also stored in ``into`` as they finish, so a caller whose scoring is
     interrupted (Ctrl-C cancels the event loop) still holds every result that was complete.
@@ -251,16 +297,18 @@ async def score_cases(
     in_flight: dict[str, tuple[GoldenCase, _SharedRequests]] = {}
 
     async def worker() -> None:
+        # With a chooser, the first judgement of every case is single: it picks the rest.
+        first_repeats = 1 if again is not None and target is None else repeats
         for case in pending:
             shared = _SharedRequests(judge, progress)
             in_flight[case.key] = (case, shared)
             if target is None:
                 result = await score_case(
-                    case, metric_names_for(case), metrics, judge, progress, shared
+                    case, metric_names_for(case), metrics, judge, progress, shared, first_repeats
                 )
             else:
                 result = await score_live_case(
-                    case, target, metric_names_for, metrics, judge, progress, shared
+                    case, target, metric_names_for, metrics, judge, progress, shared, repeats
                 )
             results[case.key] = result
             del in_flight[case.key]
@@ -271,10 +319,43 @@ async def score_cases(
             on_progress(progress)
             await asyncio.sleep(progress_interval_s)
 
+    # Cases being judged again: an interrupted one keeps its first result, plus what the
+    # unfinished repeats cost.
+    judged_again: dict[str, _SharedRequests] = {}
+
+    async def judge_again(chooser: RepeatChooser, chosen: Sequence[GoldenCase]) -> None:
+        queue = iter(chosen)
+
+        async def again_worker() -> None:
+            for case in queue:
+                first = results[case.key]
+                shared = _SharedRequests(judge, progress)
+                judged_again[case.key] = shared
+                result = await score_case(
+                    case, metric_names_for(case), metrics, judge, progress, shared, repeats
+                )
+                del judged_again[case.key]
+                extra = sum(usage.calls for usage in result.usage.values())
+                for metric, usage in first.usage.items():
+                    result.usage[metric] = usage + result.usage.get(metric, Usage())
+                result.usage = dict(sorted(result.usage.items()))
+                result.scoring_s = round(first.scoring_s + result.scoring_s, 6)
+                result.auto_repeat = AutoRepeat(reason=chooser.reasons[case.key], extra_calls=extra)
+                results[case.key] = result
+
+        await asyncio.gather(
+            *(again_worker() for _ in range(min(max(1, max_cases_in_flight), len(chosen))))
+        )
+
     reporter = asyncio.ensure_future(report_progress())
     try:
         workers = min(max(1, max_cases_in_flight), len(cases))
         await asyncio.gather(*(worker() for _ in range(workers)))
+        while again is not None and target is None:
+            chosen = [case for case in again.next_round(results) if case.key in results]
+            if not chosen:
+                break
+            await judge_again(again, chosen)
     finally:
         reporter.cancel()
         if target is not None:
@@ -285,6 +366,10 @@ async def score_cases(
                 interrupted = unscored(case, INTERRUPTED_MESSAGE)
                 interrupted.usage = dict(sorted(shared.usage_by_metric.items()))
                 results[key] = interrupted
+        for key, shared in judged_again.items():
+            spent = results[key].usage
+            for metric, usage in shared.usage_by_metric.items():
+                spent[metric] = spent.get(metric, Usage()) + usage
     if on_progress is not None:
         on_progress(progress)
     return results

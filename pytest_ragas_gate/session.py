@@ -141,6 +141,8 @@ class GateRun:
     labels: LabelSet | None = None
     # (golden file, id) of every case loaded, before any selection: what labels may name.
     loaded_keys: set[tuple[str, str]] = field(default_factory=set)
+    # Every case of the run, of all workers (repeats: auto samples from them all).
+    run_case_keys: list[str] = field(default_factory=list)
     # Why the run stopped before scoring as a usage error (no verdict, no reports).
     usage_stop: str | None = None
     census: Census | None = None
@@ -366,6 +368,8 @@ class GateRun:
         ]
         started = time.monotonic()
         cases = [item.case for item in mine]
+        # Every worker draws the repeats: auto sample from the whole run, as a serial run does.
+        self.run_case_keys = [item.case.key for item in case_items]
         if self.worker.run_dir is not None and self.worker.worker_id is not None:
             # Every worker is heard from, the ones with nothing to score included.
             write_heartbeat(
@@ -441,8 +445,29 @@ class GateRun:
                 on_progress=show_progress,
                 into=into,
                 target=self.target,
+                **self._repeat_settings(cases),
             )
         )
+
+    def _repeat_settings(self, cases: Sequence[GoldenCase]) -> dict[str, Any]:
+        """``repeats`` and, under ``repeats: auto``, the chooser of the cases to repeat."""
+        if self.config.repeats != "auto":
+            return {"repeats": self.config.repeats}
+        from .auto_repeats import AUTO_REPEATS, AutoRepeats
+
+        if self.target is not None:
+            # A live target is called once per case; judging its answer again means
+            # judging every case again, which measures the noise everywhere.
+            return {"repeats": AUTO_REPEATS}
+        baseline = None if self.baseline is None else self.baseline.results
+        chooser = AutoRepeats(
+            cases,
+            self.config.bounds(),
+            seed=self.config.seed,
+            baseline=baseline,
+            population=self.run_case_keys,
+        )
+        return {"repeats": AUTO_REPEATS, "again": chooser}
 
     def _progress_printer(self) -> Any:
         run_dir, worker_id = self.worker.run_dir, self.worker.worker_id

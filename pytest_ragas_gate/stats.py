@@ -7,11 +7,14 @@ is exactly rounded and therefore independent of the order of the values.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import random
 import statistics
 from collections import Counter
 from collections.abc import Sequence
+from statistics import NormalDist
 
 #: From this many values on, a bootstrap over few distinct values draws how often each
 #: value is picked (one binomial per value) instead of picking values one by one: the
@@ -20,6 +23,11 @@ COUNTED_RESAMPLING_FROM = 1000
 
 #: Most distinct values for the counted resampling; built-in metric scores take few.
 COUNTED_RESAMPLING_MAX_DISTINCT = 64
+
+#: From this many cases on, the two-level bootstrap is taken at its normal limit: the same
+#: mean and variance as its resamples, computed in one pass instead of resamples × cases
+#: draws (a repeated run of 50,000 cases would otherwise spend minutes here).
+TWO_LEVEL_NORMAL_FROM = 1000
 
 #: Up to this many values, a bootstrap draws its picks as random bytes, one byte per pick,
 #: mapped to indices in C (``bytes.translate``): two to four times faster than one ``random()``
@@ -31,7 +39,10 @@ __all__ = [
     "mean",
     "paired_bootstrap_ci",
     "percentile",
+    "expanded_tail",
     "sample_std",
+    "two_level_bootstrap_ci",
+    "two_level_paired_bootstrap_ci",
 ]
 
 
@@ -297,3 +308,281 @@ def paired_bootstrap_ci(
         (0.0, 0.0)
     """
     return bootstrap_ci(deltas, confidence=confidence, resamples=resamples, seed=seed)
+
+
+def _check_interval(count: int, confidence: float, resamples: int) -> None:
+    if not count:
+        raise ValueError("a confidence interval over no values is undefined")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence} is outside (0, 1)")
+    if resamples < 1:
+        raise ValueError(f"resamples={resamples} must be at least 1")
+
+
+def _resampled_mean(rng: random.Random, repeats: Sequence[float]) -> float:
+    """The mean of one resample of a case's repeats (a constant case needs no draw)."""
+    if len(repeats) == 1 or min(repeats) == max(repeats):
+        return repeats[0]
+    return math.fsum(rng.choices(repeats, k=len(repeats))) / len(repeats)
+
+
+def two_level_bootstrap_ci(
+    groups: Sequence[Sequence[float]],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+    normal_from: int = TWO_LEVEL_NORMAL_FROM,
+) -> tuple[float, float]:
+    """A confidence interval for the mean of per-case means, from cases and their repeats.
+
+    Each resample draws the cases with replacement, then each drawn case's repeats with
+    replacement, and averages the per-case means: the interval carries both the sampling
+    of cases and the judge's within-case noise. It counts that noise a second time (it is
+    already in the spread of the case means), which widens the interval by a little, the
+    safe side for a gate, and reads its percentiles at :func:`expanded_tail`, since the
+    plain percentile interval is too narrow on a few dozen cases. Groups of one value
+    each give :func:`bootstrap_ci`'s interval, as a run without repeats always did.
+
+    Args:
+        groups: One sequence per case: the case's score in each repeat (at least one).
+        confidence: The coverage of the interval.
+        resamples: How many bootstrap resamples to draw.
+        seed: The seed of the random generator.
+        normal_from: From this many cases on, the normal limit of the same bootstrap.
+
+    Returns:
+        ``(low, high)`` around the mean of the case means.
+
+    Raises:
+        ValueError: With no groups, an empty group, or ``confidence``/``resamples`` out
+            of range.
+
+    Example:
+        >>> two_level_bootstrap_ci([[0.8], [0.6]]) == bootstrap_ci([0.8, 0.6])
+        True
+        >>> low, high = two_level_bootstrap_ci([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]] * 5, seed=1)
+        >>> low < 2 / 3 < high
+        True
+        >>> two_level_bootstrap_ci([[0.5, 0.5], [0.5]])
+        (0.5, 0.5)
+    """
+    _check_interval(len(groups), confidence, resamples)
+    if any(not group for group in groups):
+        raise ValueError("every case needs at least one score")
+    case_means = [mean(group) for group in groups]
+    if all(len(group) == 1 for group in groups):
+        return bootstrap_ci(case_means, confidence=confidence, resamples=resamples, seed=seed)
+    if all(min(group) == max(group) for group in groups) and min(case_means) == max(case_means):
+        centre = mean(case_means)
+        return (centre, centre)
+    if len(groups) >= normal_from:
+        return _normal_interval(case_means, [_resample_variance(g) for g in groups], confidence)
+    rng = random.Random(seed)
+    size = len(groups)
+    table = _outcome_tables(groups)
+    if table is not None:
+        means = _tabled_means(rng, size, resamples, table)
+    else:
+        means = sorted(
+            math.fsum(_resampled_mean(rng, groups[index]) for index in _indexes(rng, size)) / size
+            for _ in range(resamples)
+        )
+    tail = expanded_tail(confidence, size)
+    return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
+
+
+def two_level_paired_bootstrap_ci(
+    pairs: Sequence[tuple[Sequence[float], Sequence[float]]],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+    normal_from: int = TWO_LEVEL_NORMAL_FROM,
+) -> tuple[float, float]:
+    """A confidence interval for the mean paired change (new − baseline) of per-case means.
+
+    Each resample draws the pairs with replacement, then, within each drawn pair, the new
+    run's repeats and the baseline's repeats, each with replacement: a change that the
+    judge's own noise could make is inside the interval (read at :func:`expanded_tail`).
+    Pairs of one value per side give :func:`paired_bootstrap_ci`'s interval of the deltas.
+
+    Args:
+        pairs: Per case, ``(new repeats, baseline repeats)``, each at least one score.
+        confidence: The coverage of the interval.
+        resamples: How many bootstrap resamples to draw.
+        seed: The seed of the random generator.
+        normal_from: From this many pairs on, the normal limit of the same bootstrap.
+
+    Returns:
+        ``(low, high)`` for the mean change.
+
+    Raises:
+        ValueError: As :func:`two_level_bootstrap_ci`.
+
+    Example:
+        >>> two_level_paired_bootstrap_ci([([0.5], [0.7]), ([0.4], [0.8])]) == (
+        ...     paired_bootstrap_ci([0.5 - 0.7, 0.4 - 0.8]))
+        True
+        >>> low, high = two_level_paired_bootstrap_ci(
+        ...     [([1.0, 0.5, 1.0], [1.0, 1.0, 0.5])] * 10, seed=2)
+        >>> low < 0.0 < high
+        True
+    """
+    _check_interval(len(pairs), confidence, resamples)
+    if any(not new or not base for new, base in pairs):
+        raise ValueError("every pair needs at least one score on each side")
+    if all(len(new) == 1 and len(base) == 1 for new, base in pairs):
+        return paired_bootstrap_ci(
+            [new[0] - base[0] for new, base in pairs],
+            confidence=confidence,
+            resamples=resamples,
+            seed=seed,
+        )
+    if len(pairs) >= normal_from:
+        return _normal_interval(
+            [mean(new) - mean(base) for new, base in pairs],
+            [_resample_variance(new) + _resample_variance(base) for new, base in pairs],
+            confidence,
+        )
+    rng = random.Random(seed)
+    size = len(pairs)
+    new_table = _outcome_tables([new for new, _ in pairs])
+    base_table = _outcome_tables([base for _, base in pairs])
+    if new_table is not None and base_table is not None:
+        means = _tabled_means(rng, size, resamples, new_table, base_table)
+    else:
+        means = sorted(
+            math.fsum(
+                _resampled_mean(rng, pairs[index][0]) - _resampled_mean(rng, pairs[index][1])
+                for index in _indexes(rng, size)
+            )
+            / size
+            for _ in range(resamples)
+        )
+    tail = expanded_tail(confidence, size)
+    return (_interpolate(means, tail), _interpolate(means, 1.0 - tail))
+
+
+def _resample_variance(repeats: Sequence[float]) -> float:
+    """The variance of the mean of one resample (with replacement) of a case's repeats."""
+    if len(repeats) < 2:
+        return 0.0
+    centre = mean(repeats)
+    spread = math.fsum((value - centre) ** 2 for value in repeats) / len(repeats)
+    return spread / len(repeats)
+
+
+def _normal_interval(
+    case_means: Sequence[float], within: Sequence[float], confidence: float
+) -> tuple[float, float]:
+    """The normal limit of the two-level bootstrap of ``case_means``.
+
+    A resample's mean has the variance of the case means drawn with replacement
+    (their spread over n) plus the mean of the cases' within-resample variances over n.
+    """
+    size = len(case_means)
+    centre = mean(case_means)
+    between = math.fsum((value - centre) ** 2 for value in case_means) / size
+    standard_error = math.sqrt((between + mean(within)) / size)
+    z = NormalDist().inv_cdf(1.0 - expanded_tail(confidence, size))
+    return (centre - z * standard_error, centre + z * standard_error)
+
+
+def expanded_tail(confidence: float, size: int) -> float:
+    """The tail share of the expanded percentile bootstrap, for ``size`` cases.
+
+    A percentile interval of a mean is too narrow on a few dozen cases: the bootstrap
+    distribution has a spread of ``(n-1)/n`` times the mean's and a normal's tails where
+    Student's t has wider ones (at 30 cases a 95% interval covers 92-94%). Hesterberg's
+    expansion reads the percentiles at ``Φ(-√(n/(n-1)) · t(1-α/2, n-1))`` instead of
+    ``α/2``; from three cases on, each tail in this function, and 0 below.
+
+    >>> round(expanded_tail(0.95, 30), 4)
+    0.0188
+    >>> round(expanded_tail(0.95, 10_000), 4)
+    0.025
+    >>> expanded_tail(0.95, 2)
+    0.0
+    """
+    if size < 3:
+        return 0.0
+    degrees = size - 1
+    t = _student_t_quantile(1.0 - (1.0 - confidence) / 2.0, degrees)
+    return NormalDist().cdf(-math.sqrt(size / degrees) * t)
+
+
+def _student_t_quantile(probability: float, degrees: int) -> float:
+    """Student's t quantile by the Cornish-Fisher expansion around the normal's.
+
+    Within 0.1% of the exact value from 2 degrees of freedom on at the usual levels.
+
+    >>> round(_student_t_quantile(0.975, 29), 3), round(_student_t_quantile(0.975, 5), 2)
+    (2.045, 2.57)
+    """
+    z = NormalDist().inv_cdf(probability)
+    terms = (
+        (z**3 + z) / 4,
+        (5 * z**5 + 16 * z**3 + 3 * z) / 96,
+        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
+        (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160,
+    )
+    return z + math.fsum(term / degrees ** (power + 1) for power, term in enumerate(terms))
+
+
+def _indexes(rng: random.Random, size: int) -> Sequence[int]:
+    """``size`` uniform indices below ``size``: the cases of one resample."""
+    if size <= BYTE_RESAMPLING_MAX:
+        return _byte_picks(rng, size, size)
+    return rng.choices(range(size), k=size)
+
+
+#: A case of one, two or three repeats has 1, 4 or 27 equally likely resample means (one
+#: per tuple of picks), and 216 is a multiple of each: a byte-drawn index below 216 into
+#: the case's outcomes, each listed equally often, draws one of them uniformly.
+_OUTCOMES = 216
+
+
+def _outcome_tables(groups: Sequence[Sequence[float]]) -> list[float] | None:
+    """Every case's resample means, ``_OUTCOMES`` per case, end to end; None past 3 repeats.
+
+    >>> table = _outcome_tables([[0.0, 1.0]])
+    >>> len(table), sorted(set(table)), table.count(0.5)
+    (216, [0.0, 0.5, 1.0], 108)
+    """
+    if any(len(group) > 3 for group in groups):
+        return None
+    table: list[float] = []
+    for group in groups:
+        count = len(group)
+        outcomes = [
+            math.fsum(group[index] for index in picks) / count
+            for picks in itertools.product(range(count), repeat=count)
+        ]
+        table += outcomes * (_OUTCOMES // len(outcomes))
+    return table
+
+
+def _tabled_means(
+    rng: random.Random,
+    size: int,
+    resamples: int,
+    table: Sequence[float],
+    minus: Sequence[float] | None = None,
+) -> list[float]:
+    """Sorted two-level resample means from outcome tables (``minus``: the paired side).
+
+    One resample costs two (or three) byte draws and a lookup per case, instead of a
+    draw of every repeat of every case.
+    """
+    means = []
+    for _ in range(resamples):
+        offsets = [index * _OUTCOMES for index in _indexes(rng, size)]
+        picks = map(operator.add, offsets, _byte_picks(rng, _OUTCOMES, size))
+        total = math.fsum(map(table.__getitem__, picks))
+        if minus is not None:
+            paired = map(operator.add, offsets, _byte_picks(rng, _OUTCOMES, size))
+            total -= math.fsum(map(minus.__getitem__, paired))
+        means.append(total / size)
+    means.sort()
+    return means

@@ -26,6 +26,13 @@ not JSON, or a reply that does not fit the schema. ``echo_key`` makes every erro
 quote the API key the client presented, as a careless gateway would. Every request is
 recorded with its headers and body.
 
+Judge noise: ``flip_probability`` makes a judge that samples differently on every call, as
+an LLM at temperature 0 still does. Each verdict-like field of a reply (a claim's
+``verdict``, a statement's ``attributed``, a chunk's ``relevant``, a relevancy ``rating``,
+an answer claim's TP/FP class) flips with that probability, drawn anew per request from a
+generator seeded with ``seed``; the items themselves (claims, statements, chunks) stay as
+the responder gave them. :func:`flip_verdicts` is the same switch for scripted replies.
+
 Prompt caching is simulated the way the providers report it (``prompt_cache=False`` turns
 it off). Anthropic: a prefix ending at a ``cache_control`` breakpoint (rendered in the
 order tools, system, messages) of at least ``cache_min_tokens`` tokens is written when the
@@ -358,6 +365,58 @@ def synth_reply(call: FakeCall) -> dict[str, Any]:
     return {"questions": questions}
 
 
+_CLAIM_VERDICTS = frozenset({"supported", "not_in_context", "contradicted"})
+
+
+def flip_verdicts(reply: dict[str, Any], probability: float, rng: random.Random) -> dict[str, Any]:
+    """``reply`` with each verdict-like field flipped with ``probability``; a new dict.
+
+    A claim verdict moves to one of the two other verdicts, a boolean is negated, a 1-5
+    rating moves to the far side of the scale (1-2 ↔ 4-5, 3 to 1 or 5), and a TP answer
+    claim becomes FP or back (FN statements come from the reference and stay).
+
+    >>> reply = {"verdicts": [{"claim": "c", "verdict": "supported"}]}
+    >>> flip_verdicts(reply, 1.0, random.Random(0))
+    {'verdicts': [{'claim': 'c', 'verdict': 'not_in_context'}]}
+    >>> flip_verdicts({"rating": 5, "noncommittal": False}, 1.0, random.Random(0))["rating"]
+    1
+    >>> flip_verdicts({"chunks": [{"index": 0, "relevant": True}]}, 0.0, random.Random(0))
+    {'chunks': [{'index': 0, 'relevant': True}]}
+    """
+
+    def flips() -> bool:
+        return rng.random() < probability
+
+    def item(entry: Any) -> Any:
+        if not isinstance(entry, dict):
+            return entry
+        entry = dict(entry)
+        verdict = entry.get("verdict")
+        if verdict in _CLAIM_VERDICTS and flips():
+            # A supported claim turns merely unsupported, as a judge's slip does.
+            entry["verdict"] = "not_in_context" if verdict == "supported" else "supported"
+        for name in ("attributed", "relevant"):
+            if isinstance(entry.get(name), bool) and flips():
+                entry[name] = not entry[name]
+        return entry
+
+    noisy: dict[str, Any] = {}
+    for key, value in reply.items():
+        noisy[key] = [item(entry) for entry in value] if isinstance(value, list) else value
+    rating = noisy.get("rating")
+    if isinstance(rating, int) and not isinstance(rating, bool) and flips():
+        noisy["rating"] = 1 if rating >= 3 else 5
+    if isinstance(noisy.get("tp"), list) and isinstance(noisy.get("fp"), list):
+        true_positives: list[Any] = []
+        false_positives: list[Any] = []
+        for entry in noisy["tp"]:
+            (false_positives if flips() else true_positives).append(entry)
+        for entry in noisy["fp"]:
+            (true_positives if flips() else false_positives).append(entry)
+        noisy["tp"], noisy["fp"] = true_positives, false_positives
+    return noisy
+
+
 def estimate_tokens(text: str) -> int:
     """Tokens a BPE tokenizer spends on ``text``: 1 per CJK character, 1 per 4 other characters.
 
@@ -577,6 +636,7 @@ class FakeLLM:
     in_flight: int = 0
     peak_in_flight: int = 0
     batch_polls: int = 1
+    flip_probability: float = 0.0
     batch_expire_after: int | None = None
     batch_status_error: int | None = None
     batch_stall_at: float | None = None
@@ -587,6 +647,8 @@ class FakeLLM:
         self._lock = threading.Lock()
         self._rules: list[_FaultRule] = []
         self._rng = random.Random(self.seed)
+        # Its own generator, so switching noise on leaves the faults' draws as they were.
+        self._flip_rng = random.Random(f"flips-{self.seed}")
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -772,7 +834,7 @@ class FakeLLM:
                 batch.results[custom_id] = ("errored", f"fake HTTP {fault.status}")
                 continue
             cache_use = self._cache_use(batch.api, body)
-            reply = _SCHEMA_INVALID if fault is not None else self.responder(call)
+            reply = _SCHEMA_INVALID if fault is not None else self._noisy(self.responder(call))
             self.cache.store(cache_use)
             batch.results[custom_id] = (
                 "succeeded",
@@ -793,6 +855,12 @@ class FakeLLM:
                 if hit and (rule.probability >= 1.0 or self._rng.random() < rule.probability):
                     return number, rule.fault
             return number, None
+
+    def _noisy(self, reply: dict[str, Any] | Raw) -> dict[str, Any] | Raw:
+        if not self.flip_probability or isinstance(reply, Raw):
+            return reply
+        with self._lock:
+            return flip_verdicts(reply, self.flip_probability, self._flip_rng)
 
     def _cache_use(self, api: str, body: dict[str, Any]) -> CacheUse:
         if not self.prompt_cache:
@@ -1282,7 +1350,7 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 return
             call = _call_of(api, body, number)
             reply: dict[str, Any] | Raw
-            reply = _SCHEMA_INVALID if fault is not None else server.responder(call)
+            reply = _SCHEMA_INVALID if fault is not None else server._noisy(server.responder(call))
             server.cache.store(cache_use)
             self._json(200, chat_response(api, body, call, reply, cache_use))
 

@@ -13,6 +13,8 @@ from pytest_ragas_gate.stats import (
     paired_bootstrap_ci,
     percentile,
     sample_std,
+    two_level_bootstrap_ci,
+    two_level_paired_bootstrap_ci,
 )
 
 
@@ -128,3 +130,15 @@ def test_large_runs_resample_by_counts_with_the_same_interval() -> None:
     assert counted[0] < sum(values) / len(values) < counted[1]
     assert bootstrap_ci(values, resamples=2000, seed=0) == counted
     assert bootstrap_ci(list(reversed(sorted(values))), resamples=2000, seed=0) == counted
+
+
+def test_the_two_level_bootstrap_of_many_cases_is_its_normal_limit() -> None:
+    rng = random.Random(11)
+    groups = [[float(rng.random() < 0.8) for _ in range(3)] for _ in range(1200)]
+    pairs = [(group, [float(rng.random() < 0.75) for _ in range(3)]) for group in groups]
+    limit = two_level_bootstrap_ci(groups)
+    drawn = two_level_bootstrap_ci(groups, resamples=400, normal_from=10**9)
+    assert limit == pytest.approx(drawn, abs=0.006)
+    paired_limit = two_level_paired_bootstrap_ci(pairs)
+    paired_drawn = two_level_paired_bootstrap_ci(pairs, resamples=400, normal_from=10**9)
+    assert paired_limit == pytest.approx(paired_drawn, abs=0.008)

@@ -24,6 +24,7 @@ __all__ = [
     "ReplyT",
     "Usage",
     "charge",
+    "judge_repeat",
     "usage_sink",
 ]
 
@@ -47,6 +48,11 @@ class JudgeInfo(BaseModel):
 usage_sink: ContextVar[Callable[[Usage], None] | None] = ContextVar(
     "rag_gate_usage_sink", default=None
 )
+
+
+#: Which repeat of a repeated judgement (``repeats: K``) the request being asked belongs
+#: to, from 0. The scheduler sets it per request; the cache keys each repeat apart.
+judge_repeat: ContextVar[int] = ContextVar("rag_gate_judge_repeat", default=0)
 
 
 def charge(usage: Usage) -> None:

@@ -52,6 +52,7 @@ from ..cache import cache_key
 from ..exceptions import JudgeError
 from ..text_safety import json_text
 from ..usage import Usage
+from .base import judge_repeat
 from .prompts import PROMPT_VERSION
 from .reply_validation import Followup
 from .requests import JudgeRequest
@@ -85,7 +86,8 @@ def batch_custom_id(
 
     Stable across processes (the prompt's data-block id is random per process, the cache
     key is not), so a later run recognises a saved batch's requests; 64 hex characters,
-    which both APIs accept.
+    which both APIs accept. The repeats of a repeated judgement are requests of their own,
+    never merged into one.
     """
     key = cache_key(
         judge_kind=judge_kind,
@@ -93,6 +95,7 @@ def batch_custom_id(
         prompt_version=PROMPT_VERSION,
         kind=request.kind,
         payload=request.model_dump(mode="json"),
+        repeat=judge_repeat.get(),
     )
     if not followups:
         return key

@@ -2,8 +2,8 @@
 
 :class:`MeteredJudge` implements the ``Judge`` protocol over another judge:
 
-- **cache**: a request already answered (same judge kind, model, prompt version and
-  request) is replayed from disk with ``Usage(cache_hits=1)`` and no call; in ``read``
+- **cache**: a request already answered (same judge kind, model, prompt version,
+  request and repeat) is replayed from disk with ``Usage(cache_hits=1)`` and no call; in ``read``
   mode a miss raises ``JudgeError`` instead of calling.
 - **budgets**: once ``max_calls`` calls are sent (or reserved by requests in flight) or
   ``max_cost`` dollars are spent, further requests raise ``BudgetExceeded`` without
@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..cache import JudgeCache, cache_key
 from ..exceptions import BudgetExceeded, JudgeError
 from ..usage import Usage
-from .base import Answer, Judge, ReplyT, charge
+from .base import Answer, Judge, ReplyT, charge, judge_repeat
 from .pricing import PriceTable
 from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest
@@ -217,6 +217,7 @@ class MeteredJudge:
             prompt_version=PROMPT_VERSION,
             kind=kind,
             payload=payload,
+            repeat=judge_repeat.get(),
         )
 
     def _about(self, kind: str) -> dict[str, Any]:

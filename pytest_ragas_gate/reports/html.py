@@ -30,6 +30,7 @@ from markupsafe import Markup
 from ..baseline import case_deltas, pair_cases
 from ..config import GateConfig
 from ..exceptions import ReportError
+from ..judge_noise import JudgeNoise
 from ..results import CaseResult, canonical_order
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
@@ -41,6 +42,7 @@ from .json_report import (
     stored_baseline_results,
     write_text_atomic,
 )
+from .judge_noise_view import noise_cell
 
 __all__ = [
     "case_anchor",
@@ -69,6 +71,7 @@ _CARD_KEYS = frozenset(
         "passed",
         "message",
         "direction",
+        "judge_noise",
     }
 )
 
@@ -461,6 +464,7 @@ def page_context(
                 "aggregate": aggregate,
                 "chart": _histogram(scores, column),
                 "delta": delta,
+                "noise": _noise_text(aggregate.get("judge_noise")),
                 "extra": {
                     key: value
                     for key, value in aggregate.items()
@@ -522,6 +526,16 @@ def _environment() -> Environment:
     environment.filters["seconds"] = _seconds_text
     environment.globals["anchor"] = case_anchor
     return environment
+
+
+def _noise_text(noise: Any) -> str | None:
+    """The card's judge-noise line, from the report's ``judge_noise`` of the metric."""
+    if not isinstance(noise, Mapping):
+        return None
+    try:
+        return noise_cell(JudgeNoise.model_validate(noise))
+    except ValueError:
+        return None
 
 
 def _score_text(value: Any) -> str:

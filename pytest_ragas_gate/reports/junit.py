@@ -24,6 +24,7 @@ from ..gate import GateVerdict
 from ..judges.base import JudgeInfo
 from ..results import CaseResult, canonical_order, split_source
 from .json_report import write_lines_atomic
+from .judge_noise_view import noise_properties
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
 
@@ -151,6 +152,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
                 ("ppi_ci_low", f"{aggregate.ppi.ci_low:.4f}"),
                 ("ppi_ci_high", f"{aggregate.ppi.ci_high:.4f}"),
             ]
+        props += noise_properties(aggregate)
         if aggregate.threshold is None:
             props.append(("gated", "false"))
         else:

@@ -13,6 +13,7 @@ from ..latency import latency_rows
 from ..oracle_gaps import oracle_gap_lines
 from ..results import CaseResult, UsageRecord, canonical_order
 from .json_report import JudgeInfo
+from .judge_noise_view import has_judge_noise
 
 __all__ = ["MAX_FAILING_CASES", "render_markdown"]
 
@@ -185,6 +186,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
             else f"{delta.ci_low:+.2f}–{delta.ci_high:+.2f}"
         )
         change = "—" if delta.delta is None else f"{delta.delta:+.2f}"
+        if delta.judge_noise is not None:
+            change += f" (judge noise ±{delta.judge_noise:.2f})"
         cells = [
             f"`{_cell(delta.metric)}`",
             _number(delta.base_mean),
@@ -198,6 +201,30 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _judge_noise_section(verdict: GateVerdict) -> list[str]:
+    """Per metric, how much the judge disagreed with itself (runs with repeats only)."""
+    if not has_judge_noise(verdict):
+        return []
+    lines = [
+        "### Judge noise",
+        "",
+        "| metric | judge agreement | within-case SD | cases × repeats |",
+        "|---|---|---|---|",
+    ]
+    for aggregate in verdict.metrics.values():
+        noise = aggregate.judge_noise
+        if noise is None:
+            continue
+        cells = [
+            f"`{_cell(aggregate.metric)}`",
+            _number(noise.agreement),
+            _number(noise.sd),
+            f"{noise.cases} × {noise.repeats}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def _latency_rows(verdict: GateVerdict) -> list[str]:
@@ -270,12 +297,15 @@ def render_markdown(
     lines += [f"{mark} Errors: {_cell(verdict.error_rate_message)}", ""]
     mark = "⚠️" if verdict.partial_coverage else "✅"
     lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
+    if verdict.auto_repeats is not None:
+        lines += [f"🔁 {_cell(verdict.auto_repeats)}", ""]
     lines += [f"⚠️ Not evaluated: {_cell(reason)}" for reason in verdict.not_evaluated]
     if verdict.not_evaluated:
         lines.append("")
 
     if verdict.baseline is not None:
         lines += [*_baseline_section(verdict.baseline), ""]
+    lines += _judge_noise_section(verdict)
 
     lines += _diagnosis_section(verdict.diagnosis)
     lines += _agreement_section(verdict)

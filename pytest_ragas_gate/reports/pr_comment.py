@@ -113,6 +113,8 @@ def _metric_table(verdict: GateVerdict) -> list[str]:
         change = "—"
         if delta is not None and delta.delta is not None:
             change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed else "")
+            if delta.judge_noise is not None:
+                change += f" (judge noise ±{delta.judge_noise:.2f})"
         state = (
             "reported" if aggregate.passed is None else "✅ pass" if aggregate.passed else "❌ fail"
         )

@@ -14,6 +14,7 @@ from ..latency import latency_rows
 from ..oracle_gaps import oracle_gap_lines
 from ..results import UsageRecord
 from .json_report import JudgeInfo
+from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
 __all__ = ["human_label_lines", "summary_lines"]
 
@@ -48,7 +49,13 @@ def _threshold_cell(aggregate: MetricAggregate) -> str:
 
 def _table(verdict: GateVerdict) -> list[str]:
     confidence = f"{round(verdict.confidence * 100, 6):g}% CI"
-    rows = [("metric", "mean", confidence, "threshold", "rule", "n", "n/a", "errors", "verdict")]
+    rows: list[tuple[str, ...]] = [
+        ("metric", "mean", confidence, "threshold", "rule", "n", "n/a", "errors", "verdict")
+    ]
+    # Only a run with repeated judgements has the column, so other tables read as before.
+    noisy = has_judge_noise(verdict)
+    if noisy:
+        rows = [(*rows[0], JUDGE_NOISE_HEADER)]
     for name, aggregate in verdict.metrics.items():
         ci = (
             "-"
@@ -66,9 +73,10 @@ def _table(verdict: GateVerdict) -> list[str]:
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
                 {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
+                *([noise_cell(aggregate.judge_noise)] if noisy else []),
             )
         )
-    rows.extend(latency_rows(verdict.latency))
+    rows.extend((*row, *([""] if noisy else [])) for row in latency_rows(verdict.latency))
     return _aligned(rows)
 
 
@@ -127,12 +135,20 @@ def summary_lines(
         for metric, record in usage_by_metric.items()
         if record.calls or record.cache_hits
     ]
+    if verdict.auto_repeats is not None:
+        lines.append(verdict.auto_repeats)
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
     lines += diagnosis_lines(verdict.diagnosis)
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:
         lines.append(verdict.baseline.summary_line())
+        # With repeats, say per metric whether a change stands clear of the judge's noise.
+        lines += [
+            f"  {delta.message}"
+            for delta in verdict.baseline.metrics.values()
+            if delta.judge_noise is not None
+        ]
         lines += [f"baseline warning: {warning}" for warning in verdict.baseline.warnings]
     lines += list(verdict.not_evaluated)
     if verdict.failures:

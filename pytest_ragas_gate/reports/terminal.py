@@ -42,6 +42,25 @@ def header_lines(run: GateRun) -> list[str]:
         if config.baseline:
             parts.append(f"baseline {config.baseline} (max regression {config.max_regression:.2f})")
         lines.append("rag-gate: " + "; ".join(parts))
+    if config.repeats == "auto" and run.target is not None:
+        lines.append(
+            "rag-gate: repeats auto — live mode: every case judged 3 times (about 3x the "
+            "judge calls), since the target answers each case once"
+        )
+    elif config.repeats == "auto":
+        lines.append(
+            "rag-gate: repeats auto — every case judged once; a seeded sample, the cases "
+            "within the judge's measured noise of a threshold and the cases changed against "
+            "the baseline judged 3 times (the summary says which and what it cost)"
+        )
+    elif config.repeats > 1:
+        floor = config.min_judge_agreement
+        lines.append(
+            f"rag-gate: repeats {config.repeats} — every judge request asked "
+            f"{config.repeats} times, each case scored by the mean (about {config.repeats}x "
+            "the judge calls of a single run)"
+            + ("" if floor is None else f"; min judge agreement {floor:.2f}")
+        )
     if run.target is not None:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
