@@ -27,6 +27,7 @@ from .config_values import (
 )
 from .exceptions import ConfigError
 from .latency import LatencyBudget
+from .metrics.registry import BUILTIN_FACTS
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
@@ -34,12 +35,12 @@ Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
 JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
 CacheMode = Literal["readwrite", "read", "off"]
 
-#: Seed 003's deployment thresholds; other metrics are reported but not gated by default.
+#: The built-in metrics' own default thresholds; other metrics are reported but not gated
+#: by default.
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    "faithfulness": 0.85,
-    "answer_relevancy": 0.75,
-    "context_recall": 0.80,
-    "context_precision": 0.70,
+    name: facts.default_threshold
+    for name, facts in BUILTIN_FACTS.items()
+    if facts.default_threshold is not None
 }
 
 DEFAULT_CASE_FILES: tuple[str, ...] = tuple(

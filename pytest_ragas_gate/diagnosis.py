@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .bounds import Bound, default_direction
+from .bounds import Bound, default_direction, own_bound
 from .config import DEFAULT_THRESHOLDS
 from .hints import hint_for
 from .results import CaseResult
@@ -106,7 +106,7 @@ class DiagnosisSummary(BaseModel):
 def _bound(metric: str, result: CaseResult, bounds: Mapping[str, Bound]) -> Bound | None:
     own = result.thresholds.get(metric)
     if own is not None:
-        return Bound(own, default_direction(metric))
+        return own_bound(metric, own, bounds)
     if metric in bounds:
         return bounds[metric]
     fallback = _FALLBACK.get(metric)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
 from .baseline import BaselineComparison
-from .bounds import Bound, Direction, default_direction
+from .bounds import Bound, Direction, default_direction, own_bound
 from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
@@ -357,9 +357,9 @@ def aggregate_metric(
 
 
 def _tag_verdict(
-    results: Sequence[CaseResult], tag: str, metric: str, threshold: float
+    results: Sequence[CaseResult], tag: str, metric: str, threshold: float, config: GateConfig
 ) -> TagVerdict:
-    bound = Bound(threshold, default_direction(metric))
+    bound = own_bound(metric, threshold, config.bounds())
     tagged = [result for result in results if tag in result.tags]
     scores, not_applicable, errors = _collect(tagged, metric)
     if not scores:
@@ -483,7 +483,7 @@ def evaluate_gate(
     ordered = canonical_order(results)
     aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
     tag_verdicts = [
-        _tag_verdict(ordered, tag, metric, threshold)
+        _tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()
         for metric, threshold in thresholds.items()
     ]
@@ -517,7 +517,7 @@ def evaluate_gate(
     latency = evaluate_latency(ordered, config.latency)
     slow = [check.statistic for check in latency.checks if not check.passed] if latency else []
     top = aggregates.get("top_doc_usage")
-    below_own = [result.id for result in ordered if result.case_threshold_failures()]
+    below_own = [result.id for result in ordered if result.case_threshold_failures(config.bounds())]
     unreadable = facts.unreadable_files
     others = facts.other_failures
     regressed = facts.baseline.regressed_metrics if facts.baseline is not None else []

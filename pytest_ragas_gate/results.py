@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .bounds import Bound, default_direction
+from .bounds import Bound, own_bound
 from .cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
 from .score_checks import EXPECTED_SCORE, score_problem
 from .text_safety import json_text
@@ -135,16 +135,17 @@ class CaseResult(BaseModel):
         """Whether the case or any of its metrics errored."""
         return self.error is not None or bool(self.errors)
 
-    def case_threshold_failures(self) -> list[str]:
+    def case_threshold_failures(self, bounds: Mapping[str, Bound]) -> list[str]:
         """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
 
-        A case threshold takes its metric's direction: a minimum, or a maximum for a
-        lower-is-better metric such as ``contradiction_rate``.
+        A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
+        minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate``
+        or a custom metric that declares ``lower_is_better``.
         """
         failures = []
         for metric, value in self.thresholds.items():
             score = self.scores.get(metric)
-            bound = Bound(value, default_direction(metric))
+            bound = own_bound(metric, value, bounds)
             reason = self.reasons.get(metric, "")
             if score is None and metric in self.scores and is_missing_fields_reason(reason):
                 # The case asked for this metric but lacks its fields: unchecked is not met.

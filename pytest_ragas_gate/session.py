@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
+from .bounds import Bound
 from .case_checks import check_threshold_metrics
 from .cases import GoldenCase
 from .collection_census import CensusTaker, stop_reason
@@ -462,6 +463,10 @@ class GateRun:
             run_dir_of(str(workerinput["testrunuid"])), int(workerinput["workercount"]), show
         )
         self._relay.start()
+
+    def bounds(self) -> dict[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take."""
+        return self.config.bounds()
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""

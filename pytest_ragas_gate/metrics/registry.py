@@ -15,11 +15,12 @@ import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import cast
 
 from ..cases import GoldenCase
 from ..exceptions import ConfigError
 from .alignment import TopDocUsage
-from .base import Metric, missing_fields
+from .base import Metric, MetricFacts, missing_fields
 from .context import ContextPrecision, ContextRecall, ContextRelevance
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
@@ -29,6 +30,7 @@ from .tool_selection import ToolSelection
 
 __all__ = [
     "BUILTIN",
+    "BUILTIN_FACTS",
     "BUILTIN_METRIC_NAMES",
     "ENTRY_POINT_GROUP",
     "HOOK",
@@ -43,20 +45,28 @@ __all__ = [
 
 #: Built-in metrics in display order: generation first, then LLM-judged retrieval, then
 #: id-based retrieval, then alignment, then the agent's tool choice.
-BUILTIN_METRIC_NAMES: tuple[str, ...] = (
-    "faithfulness",
-    "contradiction_rate",
-    "answer_relevancy",
-    "context_precision",
-    "context_recall",
-    "answer_correctness",
-    "context_relevance",
-    "id_recall",
-    "id_precision",
-    "mrr",
-    "top_doc_usage",
-    "tool_selection",
+_BUILTIN_CLASSES: tuple[type[Metric], ...] = (
+    Faithfulness,
+    ContradictionRate,
+    AnswerRelevancy,
+    ContextPrecision,
+    ContextRecall,
+    AnswerCorrectness,
+    ContextRelevance,
+    IdRecall,
+    IdPrecision,
+    MeanReciprocalRank,
+    TopDocUsage,
+    ToolSelection,
 )
+
+#: Every table of built-in metrics (default thresholds, directions, hints, stages) is
+#: built from these, so a fact about a metric is written once, on its class.
+BUILTIN_FACTS: dict[str, MetricFacts] = {
+    facts.name: facts for facts in map(MetricFacts.of, _BUILTIN_CLASSES)
+}
+
+BUILTIN_METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_FACTS)
 
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
@@ -232,23 +242,13 @@ class MetricRegistry:
         Raises:
             ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
         """
-        metrics: list[Metric] = [
-            Faithfulness(),
-            ContradictionRate(),
-            AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder),
-            ContextPrecision(),
-            ContextRecall(),
-            AnswerCorrectness(),
-            ContextRelevance(),
-            IdRecall(),
-            IdPrecision(),
-            MeanReciprocalRank(),
-            TopDocUsage(),
-            ToolSelection(),
-        ]
-        by_name = {metric.name: metric for metric in metrics}
-        for name in BUILTIN_METRIC_NAMES:
-            self.register(by_name[name], BUILTIN)
+        for metric_class in _BUILTIN_CLASSES:
+            metric = (
+                AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder)
+                if metric_class is AnswerRelevancy
+                else metric_class()
+            )
+            self.register(metric, BUILTIN)
 
     def register_entry_points(self) -> None:
         """Register the metrics installed packages provide under ``ENTRY_POINT_GROUP``.
@@ -270,9 +270,9 @@ def _load_entry_point(entry_point: EntryPoint, source: MetricSource) -> object:
     """The entry point's object, with a class or factory called to make the metric."""
     try:
         target = entry_point.load()
-        # A class is checked before the instance test because a Metric class carries the
+        # A class is checked before the attribute test because a Metric class carries the
         # protocol's attributes itself and would pass it.
-        if isinstance(target, type) or not isinstance(target, Metric):
+        if isinstance(target, type) or _missing_attributes(target):
             target = target() if callable(target) else target
     except Exception as error:
         raise ConfigError(
@@ -314,20 +314,24 @@ def check_metric(candidate: object, source: MetricSource) -> Metric:
             f"{source.sentence_start} gave {candidate!r}, which is not a metric: "
             f"{'; '.join(problems)}. See the Metric protocol (pytest_ragas_gate.Metric)."
         )
-    assert isinstance(candidate, Metric)
-    return candidate
+    # The facts with defaults (direction, stage, hint) are not required, so the protocol's
+    # runtime check, which asks for every attribute, would refuse a metric that is fine.
+    return cast(Metric, candidate)
+
+
+def _missing_attributes(candidate: object) -> list[str]:
+    """The required protocol attributes ``candidate`` lacks, as a message names them."""
+    return [shown for name, shown in _PROTOCOL_ATTRIBUTES.items() if not hasattr(candidate, name)]
 
 
 def _protocol_problems(candidate: object) -> list[str]:
     """What keeps ``candidate`` from being a metric, one phrase each; empty when it is one."""
     if isinstance(candidate, type):
         return ["it is a class; return an instance"]
-    missing = [
-        shown for name, shown in _PROTOCOL_ATTRIBUTES.items() if not hasattr(candidate, name)
-    ]
+    missing = _missing_attributes(candidate)
     if missing:
         return [f"it has no {', '.join(missing)}"]
-    assert isinstance(candidate, Metric)
+    candidate = cast(Metric, candidate)
     problems: list[str] = []
     name = candidate.name
     if not isinstance(name, str) or not name.strip():

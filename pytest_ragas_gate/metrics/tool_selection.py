@@ -12,10 +12,10 @@ from typing import Any
 from ..cases import GoldenCase
 from ..exceptions import CaseError
 from ..judges.base import CaseJudge
-from .base import MetricResult
+from .base import Metric, MetricResult
 
 
-class ToolSelection:
+class ToolSelection(Metric):
     """1.0 when the chosen tool is (one of) the expected tool(s), else 0.0.
 
     Not applicable when the system reported no tool at all; a reported ``None`` means

@@ -77,7 +77,13 @@ def _case_problem(result: CaseResult, verdict: GateVerdict) -> str | None:
         metric, message = sorted(result.errors.items())[0]
         first = message.strip().splitlines()[0] if message.strip() else ""
         return f"{metric} errored: {first}"
-    own = result.case_threshold_failures()
+    own = result.case_threshold_failures(
+        {
+            metric: Bound(aggregate.threshold, aggregate.direction)
+            for metric, aggregate in verdict.metrics.items()
+            if aggregate.threshold is not None
+        }
+    )
     if own:
         return "; ".join(own)
     if verdict.passed:

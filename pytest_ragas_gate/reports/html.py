@@ -28,6 +28,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..baseline import case_deltas, pair_cases
+from ..bounds import Bound
 from ..config import GateConfig
 from ..exceptions import ReportError
 from ..results import CaseResult, canonical_order
@@ -248,7 +249,10 @@ class _CaseView:
 
 
 def _case_view(
-    result: CaseResult, record: dict[str, Any], columns: Sequence[_MetricColumn]
+    result: CaseResult,
+    record: dict[str, Any],
+    columns: Sequence[_MetricColumn],
+    bounds: Mapping[str, Bound],
 ) -> _CaseView:
     """Status, missed thresholds and worst margin of one case."""
     misses: list[str] = []
@@ -269,7 +273,7 @@ def _case_view(
         "error"
         if result.errored
         else "fail"
-        if own_failure or result.case_threshold_failures()
+        if own_failure or result.case_threshold_failures(bounds)
         else "below"
         if misses
         else "pass"
@@ -431,8 +435,9 @@ def page_context(
     config = GateConfig.model_validate(report.get("config") or {})
     columns = _columns(report)
     ordered = canonical_order(results)
+    bounds = config.bounds()
     views = [
-        _case_view(result, record, columns)
+        _case_view(result, record, columns, bounds)
         for result, record in zip(ordered, report_cases(ordered, config), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)

@@ -87,7 +87,9 @@ def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tu
     return properties
 
 
-def _case_testcase(result: CaseResult, failure_lines: Mapping[str, list[str]]) -> Any:
+def _case_testcase(
+    result: CaseResult, failure_lines: Mapping[str, list[str]], bounds: Mapping[str, Bound]
+) -> Any:
     path, line = split_source(result.source)
     testcase = junit_xml.TestCase(
         name=result.id,
@@ -96,7 +98,7 @@ def _case_testcase(result: CaseResult, failure_lines: Mapping[str, list[str]]) -
         file=path,
         line=None if line is None else str(line),
     )
-    lines = failure_lines.get(result.id) or result.case_threshold_failures()
+    lines = failure_lines.get(result.id) or result.case_threshold_failures(bounds)
     if lines:
         testcase.add_failure_info(
             message=_clean(lines[0]),
@@ -402,7 +404,7 @@ def _spool_case_suite(
     for start in range(0, len(ordered), _CASES_PER_BATCH):
         batch = ordered[start : start + _CASES_PER_BATCH]
         suite = junit_xml.TestSuite(
-            CASES_SUITE, [_case_testcase(result, failure_lines) for result in batch]
+            CASES_SUITE, [_case_testcase(result, failure_lines, bounds) for result in batch]
         ).build_xml_doc()
         _attach_properties(suite, [_case_properties(result, bounds) for result in batch])
         _make_xml_safe(suite)

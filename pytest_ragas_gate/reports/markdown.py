@@ -129,7 +129,9 @@ def _worst(result: CaseResult, verdict: GateVerdict) -> tuple[float, str] | None
         aggregate = verdict.metrics.get(metric)
         own = result.thresholds.get(metric)
         if own is not None:
-            bound: Bound | None = Bound(own, default_direction(metric))
+            bound: Bound | None = Bound(
+                own, default_direction(metric) if aggregate is None else aggregate.direction
+            )
         elif aggregate is not None and aggregate.threshold is not None:
             bound = Bound(aggregate.threshold, aggregate.direction)
         else:
