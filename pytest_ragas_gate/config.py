@@ -202,7 +202,7 @@ class GateConfig(BaseModel):
         return value
 
     def effective_thresholds(self) -> dict[str, float]:
-        """Seed defaults overlaid with the configured ones; ``null`` removes a default."""
+        """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
         return {metric: bound.value for metric, bound in self.bounds().items()}
 
     def bounds(self) -> dict[str, Bound]:

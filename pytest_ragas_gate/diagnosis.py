@@ -13,7 +13,7 @@ to fix. Each scored case gets one diagnosis from the metrics already computed:
   ``top_doc_usage`` 0 (the answer did not use the top-ranked chunk);
 - ``ok``: every check that could be made passed.
 
-Each check uses the case's own threshold, else the gate's, else a fallback: the seed
+Each check uses the case's own threshold, else the gate's, else a fallback: the built-in
 defaults (recall 0.80, faithfulness 0.85, relevancy 0.75, precision 0.70), recall's for
 ``id_recall``, and 0.5 for ``mrr`` (the first relevant chunk below rank 2). A case that
 errored, or has none of these metrics, is not diagnosed. The run's dominant component is

@@ -477,7 +477,7 @@ def evaluate_gate(
         facts: What the run knew beyond its results (default: nothing).
 
     Returns:
-        The verdict, with one failure line per cause and the seed-003 recommendation.
+        The verdict, with one failure line per cause and the deploy recommendation.
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)

@@ -1,6 +1,6 @@
 """The latency budget of live mode: percentiles of the target's per-case seconds.
 
-Seed 002 records each question's latency beside its answer; here the run's latencies
+Live mode records each question's latency beside its answer; here the run's latencies
 (``CaseResult.latency_s``) are summarised and, when ``latency: {p50: …, p95: …, max: …}``
 is configured, compared with the budget. Like the rest of the gate this is a pure
 function of (case results, settings), so a re-gated report reaches the same verdict.

@@ -1,4 +1,6 @@
-"""Retriever-generator alignment (seed 003): does the answer use the top-ranked chunk.
+"""Retriever-generator alignment: does the answer use the top-ranked chunk.
+
+The README's "Retriever–generator alignment" section defines it and its alarm.
 
 Production RAG systems often rank the right document first and then answer from a
 lower-ranked one; the gate reports ``1 - mean`` of this metric as the ignored-top-ranked

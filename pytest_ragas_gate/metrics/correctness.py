@@ -1,4 +1,4 @@
-"""Answer correctness: the F1 of the answer's claims against the reference (seed 002)."""
+"""Answer correctness: the F1 of the answer's claims against the reference, as in RAGAS."""
 
 from __future__ import annotations
 

@@ -24,8 +24,9 @@ REVERSE_QUESTION_COUNT = 3
 class AnswerRelevancy(Metric):
     """How directly the answer addresses the question, by one of two strategies.
 
-    ``judge`` (seed 004, method 1): the judge rates the answer 1-5 on a rubric and the
-    score is ``(rating - 1) / 4``. ``reverse_questions`` (seed 000): the judge writes three
+    ``judge`` (an LLM-as-judge rubric): the judge rates the answer 1-5 and the score is
+    ``(rating - 1) / 4``. ``reverse_questions`` (answer relevance as the RAGAS paper, Es et
+    al. 2023, defines it): the judge writes three
     questions the answer would answer, and the score is the mean cosine similarity of
     their embeddings with the question's. Under both, a noncommittal answer ("I don't
     know") scores 0.0: it is a real failure to answer, not an absence of one.

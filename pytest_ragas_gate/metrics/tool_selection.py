@@ -1,4 +1,6 @@
-"""Tool-selection accuracy (seed 002): did the agent pick the retrieval tool it should.
+"""Tool-selection accuracy: did the agent pick the retrieval tool it should.
+
+The README's "Tool selection (agents)" section defines it.
 
 A case names the tool it expects in ``expected_tool`` (one name, or a list of acceptable
 names); the tool the system chose comes from the live-mode target's ``tool`` output, or
