@@ -212,10 +212,6 @@ def _build_case(
     return case, case_id, derived
 
 
-#: The longest text a golden field may hold (a question, an answer, one context …).
-MAX_FIELD_CHARS = 1_000_000
-
-
 def _sort_fields(
     row: Mapping[Any, Any], errors: list[str]
 ) -> tuple[dict[str, tuple[str, Any]], dict[str, Any], set[str]]:

@@ -37,7 +37,6 @@ __all__ = [
     "GENERATION_METRICS",
     "ORACLE_PREFIX",
     "OracleMetric",
-    "OracleMode",
     "OracleTarget",
     "apply_oracle",
     "check_accepts_contexts",
@@ -46,8 +45,6 @@ __all__ = [
     "paired_oracle_gaps",
     "read_corpus",
 ]
-
-OracleMode = Literal["off", "only", "both"]
 
 #: The built-in metrics that measure the generator, scored under oracle retrieval.
 GENERATION_METRICS: tuple[str, ...] = tuple(

@@ -38,6 +38,8 @@ from pytest_ragas_gate.judges.requests import (
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.transport import RetryPolicy
+from pytest_ragas_gate.metrics.base import Metric
+from pytest_ragas_gate.metrics.registry import MetricRegistry
 from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
 from pytest_ragas_gate.results import CaseResult, UsageRecord
 
@@ -314,3 +316,10 @@ def write(
     report.update(extra)
     path.write_text(json.dumps(report), encoding="utf-8")
     return path
+
+
+def builtin_metrics(**options: Any) -> dict[str, Metric]:
+    """Fresh instances of every built-in metric, keyed by name in display order."""
+    registry = MetricRegistry()
+    registry.register_builtins(**options)
+    return registry.metrics

@@ -14,6 +14,7 @@ from importlib.metadata import EntryPoint
 from typing import Any
 
 import pytest
+from gate_runs import builtin_metrics
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -55,7 +56,6 @@ from pytest_ragas_gate.metrics.registry import (
     HOOK,
     MetricRegistry,
     applicable_metrics,
-    builtin_metrics,
     unknown_metric_error,
 )
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy

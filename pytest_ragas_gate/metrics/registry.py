@@ -38,7 +38,6 @@ __all__ = [
     "MetricRegistry",
     "MetricSource",
     "applicable_metrics",
-    "builtin_metrics",
     "check_metric",
     "unknown_metric_error",
 ]
@@ -354,28 +353,6 @@ def _protocol_problems(candidate: object) -> list[str]:
     if not inspect.iscoroutinefunction(candidate.score):
         problems.append("its score(case, judge) must be an async method")
     return problems
-
-
-def builtin_metrics(
-    *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
-) -> dict[str, Metric]:
-    """Fresh instances of every built-in metric, keyed by name in display order.
-
-    Args:
-        answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
-        embedder: The embedder ``reverse_questions`` needs.
-
-    Returns:
-        The metrics, keyed by ``BUILTIN_METRIC_NAMES``.
-
-    Raises:
-        ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
-    """
-    registry = MetricRegistry()
-    registry.register_builtins(
-        answer_relevancy_strategy=answer_relevancy_strategy, embedder=embedder
-    )
-    return registry.metrics
 
 
 def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[str]:
