@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .atomic_files import write_text_atomic
 from .cases import LabelSampling, stable_case_id
 from .config import GateConfig
 from .exceptions import ReportError, UsageError
@@ -35,7 +36,7 @@ from .gate import evaluate_gate
 from .golden_fields import canonical_field
 from .label_checks import normalise_files
 from .labels import LABEL_PREFIX, LabelRow, LabelSet, label_results, read_labels, unmatched_rows
-from .reports.json_report import load_report, write_text_atomic
+from .reports.json_report import load_report
 from .reports.summary import human_label_lines
 from .results import CaseResult
 

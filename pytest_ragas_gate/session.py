@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .atomic_files import write_text_atomic
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from .bounds import Bound
 from .case_checks import check_threshold_metrics
@@ -746,10 +747,13 @@ def _hand_over(
 
 def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:
     payload = {nodeid: result.model_dump(mode="json") for nodeid, result in results.items()}
-    target = run_dir / f"results-{worker_id}.json"
-    temporary = run_dir / f".results-{worker_id}.{os.getpid()}.tmp"
-    temporary.write_text(json_text(payload), encoding="utf-8")
-    os.replace(temporary, target)
+    # The temporary name holds no "-gw", which would make waiting workers read it.
+    write_text_atomic(
+        run_dir / f"results-{worker_id}.json",
+        json_text(payload),
+        durable=False,
+        temporary_prefix=".results.",
+    )
 
 
 def _wait_for(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:

@@ -548,7 +548,7 @@ def test_a_core_report_keeps_the_details_people_read_and_every_error() -> None:
 def test_reports_get_the_mode_of_any_new_file(tmp_path: Path) -> None:
     import os
 
-    from pytest_ragas_gate.reports.json_report import write_text_atomic
+    from pytest_ragas_gate.atomic_files import write_text_atomic
 
     previous = os.umask(0o022)
     try:

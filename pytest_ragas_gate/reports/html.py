@@ -27,6 +27,7 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from ..atomic_files import write_text_atomic
 from ..baseline import case_deltas, pair_cases
 from ..bounds import Bound
 from ..config import GateConfig
@@ -39,7 +40,6 @@ from .json_report import (
     load_report,
     report_cases,
     stored_baseline_results,
-    write_text_atomic,
 )
 
 __all__ = [

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..atomic_files import write_lines_atomic, write_text_atomic
 from ..bounds import Bound
 from ..config import GateConfig
 from ..diagnosis import diagnose
@@ -37,7 +37,6 @@ __all__ = [
     "report_cases",
     "stored_baseline_results",
     "write_report",
-    "write_text_atomic",
 ]
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
@@ -199,58 +198,6 @@ def report_cases(results: Sequence[CaseResult], config: GateConfig) -> Iterator[
     bounds = config.bounds()
     for result in canonical_order(results):
         yield _case_record(result, full=full, bounds=bounds)
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` as UTF-8 so readers see the old file or the new one, never half.
-
-    The text goes to a temporary file in the destination's directory (same filesystem,
-    so the final :func:`os.replace` is atomic); missing parent directories are created.
-
-    Args:
-        path: The destination file.
-        text: The whole content.
-    """
-    write_lines_atomic(path, [text])
-
-
-def _umask() -> int:
-    """The process's umask (reading it means setting it, so it is set straight back)."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
-    """Write ``chunks`` one after the other, atomically, as :func:`write_text_atomic` does.
-
-    Args:
-        path: The destination file.
-        chunks: The content in pieces, written as they come.
-    """
-    destination = Path(path)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(
-        "w",
-        encoding="utf-8",
-        newline="\n",
-        dir=destination.parent,
-        prefix=f".{destination.name}.",
-        suffix=".tmp",
-        delete=False,
-    )
-    try:
-        with handle:
-            handle.writelines(chunks)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # The temporary file is private (0600); a report is an ordinary file that CI
-        # uploads and colleagues open, so it gets the mode any new file would.
-        os.chmod(handle.name, 0o666 & ~_umask())
-        os.replace(handle.name, destination)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def write_report(

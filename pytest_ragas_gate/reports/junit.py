@@ -18,12 +18,12 @@ from typing import IO, Any
 
 import junit_xml
 
+from ..atomic_files import write_lines_atomic
 from ..bounds import Bound
 from ..diagnosis import diagnose
 from ..gate import GateVerdict
 from ..judges.base import JudgeInfo
 from ..results import CaseResult, canonical_order, split_source
-from .json_report import write_lines_atomic
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
 
