@@ -11,7 +11,6 @@ command line or a report is unusable (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ from .exceptions import ConfigError, ReportError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
 from .labelling import register_commands
+from .metrics.registry import did_you_mean
 from .options import parse_threshold
 from .output_paths import output_path_problem
 from .reports.json_report import SavedReport, build_report, load_report, write_report
@@ -260,10 +260,9 @@ def _check_metric_names(
     """A threshold for a metric the report does not hold is a typo, not a no-op."""
     for name, _ in thresholds:
         if name not in metrics:
-            close = difflib.get_close_matches(name, list(metrics), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise CommandError(
-                f"{report} has no metric {name!r} (it has {', '.join(metrics)}){hint}"
+                f"{report} has no metric {name!r} (it has {', '.join(metrics)})"
+                + did_you_mean(name, metrics)
             )
 
 

@@ -36,6 +36,7 @@ from .exceptions import GoldenFileError
 from .golden_fields import RawCase, human_labels, kind_of, preview
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
 from .loading import LoadedFile
+from .metrics.registry import unknown_metric_message
 from .results import CaseResult
 
 __all__ = [
@@ -189,7 +190,10 @@ def _label_row(raw: RawCase, errors: list[str], metrics: Collection[str] | None)
     if metrics is not None:
         for metric in labels:
             if metric not in metrics:
-                errors.append(_unknown_metric(metric, metrics))
+                errors.append(
+                    f"field '{LABEL_PREFIX}{metric}': "
+                    + unknown_metric_message(metric, sorted(metrics))
+                )
     file_name = file.strip() if isinstance(file, str) else None
     sampled_by = _sampled_by(fields.get("sampled_by"), errors)
     return LabelRow(raw.line, case_id.strip(), file_name, labels, sampled_by)
@@ -253,14 +257,6 @@ def _label_value(name: str, value: Any, errors: list[str]) -> float | None:
         )
         return None
     return float(number)
-
-
-def _unknown_metric(metric: str, known: Collection[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(metric, list(known), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(sorted(known))}"
-    return f"field '{LABEL_PREFIX}{metric}': unknown metric {metric!r}{hint}"
 
 
 def _read_csv(path: str | os.PathLike[str], shown: str) -> list[RawCase]:

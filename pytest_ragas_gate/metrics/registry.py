@@ -39,7 +39,9 @@ __all__ = [
     "MetricSource",
     "applicable_metrics",
     "check_metric",
+    "did_you_mean",
     "unknown_metric_error",
+    "unknown_metric_message",
 ]
 
 #: Built-in metrics in display order: generation first, then LLM-judged retrieval, then
@@ -368,23 +370,36 @@ def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[
     return [name for name, metric in metrics.items() if not missing_fields(metric, case)]
 
 
-def unknown_metric_error(name: str, known: Iterable[str]) -> ConfigError:
-    """The error for a metric name nobody registered, suggesting the closest known one.
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` naming the known name closest to ``name``, else empty.
+
+    >>> did_you_mean("faithfulnes", ["faithfulness", "mrr"]), did_you_mean("bleu", ["mrr"])
+    ("; did you mean 'faithfulness'?", '')
+    """
+    matches = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+def unknown_metric_message(name: str, known: Iterable[str]) -> str:
+    """What every check says of a metric name nobody registered.
 
     Args:
         name: The name the user gave.
-        known: Every registered metric name.
+        known: Every registered metric name, in the order to list them.
 
     Returns:
-        The error to raise.
+        The message, suggesting the closest known name, else listing them all.
 
-    >>> print(unknown_metric_error("faithfulnes", ["faithfulness", "mrr"]))
+    >>> print(unknown_metric_message("faithfulnes", ["faithfulness", "mrr"]))
     unknown metric 'faithfulnes'; did you mean 'faithfulness'?
-    >>> print(unknown_metric_error("bleu", ["faithfulness", "mrr"]))
+    >>> print(unknown_metric_message("bleu", ["faithfulness", "mrr"]))
     unknown metric 'bleu'; known metrics: faithfulness, mrr
     """
     known_names = list(known)
-    matches = difflib.get_close_matches(name, known_names, n=1)
-    if matches:
-        return ConfigError(f"unknown metric {name!r}; did you mean {matches[0]!r}?")
-    return ConfigError(f"unknown metric {name!r}; known metrics: {', '.join(known_names)}")
+    suggestion = did_you_mean(name, known_names)
+    return f"unknown metric {name!r}" + (suggestion or f"; known metrics: {', '.join(known_names)}")
+
+
+def unknown_metric_error(name: str, known: Iterable[str]) -> ConfigError:
+    """The error for a metric name nobody registered (see :func:`unknown_metric_message`)."""
+    return ConfigError(unknown_metric_message(name, known))
