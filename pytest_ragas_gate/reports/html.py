@@ -37,9 +37,9 @@ from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
 from .json_report import (
     SavedReport,
+    baseline_results,
     load_report,
     report_cases,
-    stored_baseline_results,
 )
 
 __all__ = [
@@ -606,13 +606,6 @@ def write_html(
     write_text_atomic(path, render_html(report, results, baseline=baseline))
 
 
-def _baseline_results(saved: SavedReport, explicit: str | None) -> list[CaseResult] | None:
-    """The baseline's cases: ``--baseline``, else the report's own baseline when readable."""
-    if explicit is not None:
-        return load_report(explicit).results
-    return stored_baseline_results(saved)
-
-
 def write_saved_report_html(
     report_path: str | Path, output: str | Path, *, baseline: str | None = None
 ) -> SavedReport:
@@ -633,7 +626,7 @@ def write_saved_report_html(
     saved = load_report(report_path)
     head = {key: value for key, value in saved.raw.items() if key != "cases"}
     try:
-        write_html(output, head, saved.results, baseline=_baseline_results(saved, baseline))
+        write_html(output, head, saved.results, baseline=baseline_results(saved, baseline))
     except OSError as error:
         raise ReportError(f"Cannot write {output}: {error.strerror or error}.") from None
     return saved

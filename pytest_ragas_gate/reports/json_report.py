@@ -29,13 +29,13 @@ from ..text_safety import json_text
 
 __all__ = [
     "SCHEMA_VERSION",
+    "baseline_results",
     "JudgeInfo",
     "SavedReport",
     "build_report",
     "load_report",
     "read_baseline",
     "report_cases",
-    "stored_baseline_results",
     "write_report",
 ]
 
@@ -386,12 +386,30 @@ def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
         raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None
 
 
-def stored_baseline_results(saved: SavedReport) -> list[CaseResult] | None:
-    """The cases of the baseline a saved report was compared with, when still readable.
+def baseline_results(
+    saved: SavedReport, explicit: str | None = None, *, best_effort: bool = False
+) -> list[CaseResult] | None:
+    """The cases of a saved report's baseline: ``explicit``, else the one it was compared with.
 
-    A relative baseline path was relative to where pytest ran: it is tried from here, then
-    beside the report. None when the report had no baseline or it cannot be read.
+    The report's own baseline is looked for where pytest ran (a relative path was relative
+    to it), then beside the report; None when the report had none or it cannot be read.
+
+    Args:
+        saved: The saved report.
+        explicit: A baseline report given on the command line, which takes precedence.
+        best_effort: An unreadable ``explicit`` baseline is no baseline (None) rather
+            than an error, for output that must never fail a step (the PR comment).
+
+    Raises:
+        ReportError: ``explicit`` cannot be read as a report, unless ``best_effort``.
     """
+    if explicit:
+        try:
+            return load_report(explicit).results
+        except ReportError:
+            if best_effort:
+                return None
+            raise
     stored = saved.config.baseline
     if not stored or saved.facts.baseline is None:
         return None

@@ -33,7 +33,7 @@ from ..baseline import case_deltas, pair_cases
 from ..exceptions import ReportError
 from ..gate import GateVerdict, evaluate_gate
 from ..results import CaseResult
-from .json_report import SavedReport, load_report, stored_baseline_results
+from .json_report import SavedReport, baseline_results, load_report
 
 __all__ = ["MARKER", "GitHub", "comment_body", "main", "post_comment"]
 
@@ -372,21 +372,6 @@ def _run_url(environ: Mapping[str, str]) -> str | None:
     return f"{server.rstrip('/')}/{repository}/actions/runs/{run}"
 
 
-def _baseline(report: SavedReport, explicit: str | None) -> list[CaseResult] | None:
-    """The baseline's cases: ``--baseline``, else the report's own when still readable.
-
-    A comment never fails the step, so an unreadable ``--baseline`` is no baseline.
-    """
-    if not explicit:
-        return stored_baseline_results(report)
-    if not Path(explicit).is_file():
-        return None
-    try:
-        return load_report(explicit).results
-    except ReportError:
-        return None
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -436,7 +421,9 @@ def post_comment(
     except ReportError as error:
         raise CommentError(f"no comment: {error}") from None
     body = comment_body(
-        report, baseline=_baseline(report, arguments.baseline), run_url=_run_url(environ)
+        report,
+        baseline=baseline_results(report, arguments.baseline, best_effort=True),
+        run_url=_run_url(environ),
     )
     if arguments.dry_run:
         sys.stdout.write(body)
