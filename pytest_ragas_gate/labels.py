@@ -33,7 +33,7 @@ from typing import Any
 
 from .cases import LABEL_SAMPLINGS, GoldenCase, LabelSampling
 from .exceptions import GoldenFileError
-from .golden_fields import RawCase, human_labels, kind_of, preview
+from .golden_fields import LABEL_RULE, RawCase, human_labels, kind_of, label_value, preview
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
 from .loading import LoadedFile
 from .metrics.registry import unknown_metric_message
@@ -225,38 +225,19 @@ def _parsed_mapping(value: Any) -> Any:
     return value
 
 
-_WORDS = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
-
-
 def _label_value(name: str, value: Any, errors: list[str]) -> float | None:
-    """One ``human_<metric>`` value: a number from 0 to 1, or empty for "not labelled"."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool):
-        return float(value)
-    number: Any = value
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _WORDS:
-            return _WORDS[text]
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
-    if (
-        not isinstance(number, (int, float))
-        or number != number  # NaN
-        or not 0.0 <= number <= 1.0
-    ):
+    """One ``human_<metric>`` value: a label, or empty for "not labelled"."""
+    try:
+        return label_value(value)
+    except ValueError:
         shown = preview(value) if isinstance(value, str) else kind_of(value)
         if isinstance(value, (int, float)):
             shown = str(value)
         errors.append(
-            f"field {name!r}: expected a label from 0 to 1 (1 = good, 0 = bad; yes/no and "
-            f"true/false also read), or an empty cell for not labelled, got {shown}"
+            f"field {name!r}: expected a label from 0 to 1 ({LABEL_RULE}), or an empty cell "
+            f"for not labelled, got {shown}"
         )
         return None
-    return float(number)
 
 
 def _read_csv(path: str | os.PathLike[str], shown: str) -> list[RawCase]:
