@@ -38,8 +38,9 @@ from .options import parse_threshold
 from .output_paths import output_path_problem
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
-from .results import CaseResult, UsageRecord, usage_by_metric
+from .results import CaseResult, usage_by_metric
 from .synth import register_command as register_synth
+from .usage import Usage
 
 __all__ = ["main"]
 
@@ -290,7 +291,7 @@ def _print_and_publish(
         verdict,
         results=results,
         judge=report.judge,
-        usage=sum(by_metric.values(), UsageRecord()),
+        usage=sum(by_metric.values(), Usage()),
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in annotation_lines(
@@ -593,7 +594,7 @@ def _summary(arguments: argparse.Namespace) -> int:
 
     report = load_report(arguments.report)
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
-    usage = sum(usage_by_metric(report.results).values(), UsageRecord())
+    usage = sum(usage_by_metric(report.results).values(), Usage())
     sys.stdout.write(
         render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     )

@@ -14,10 +14,6 @@ from .score_checks import EXPECTED_SCORE, score_problem
 from .text_safety import json_text
 from .usage import Usage
 
-#: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
-#: under the name reports and earlier releases import.
-UsageRecord = Usage
-
 
 def _a_score(value: object) -> object:
     # A saved report is read back through here (regate, merge, compare, a baseline): a
@@ -63,7 +59,7 @@ class CaseResult(BaseModel):
     errors: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
     incomplete: bool = False
-    usage: dict[str, UsageRecord] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)
     latency_s: float | None = None
     # The live target's call failed (raised, timed out, no answer); latency_s is its time.
     target_failed: bool = False
@@ -193,10 +189,10 @@ def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
     return sorted(results, key=lambda result: (result.source, result.id))
 
 
-def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, UsageRecord]:
+def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, Usage]:
     """Judge usage per metric, summed over ``results``, in first-seen metric order."""
-    totals: dict[str, UsageRecord] = {}
+    totals: dict[str, Usage] = {}
     for result in results:
         for metric, usage in result.usage.items():
-            totals[metric] = totals.get(metric, UsageRecord()) + usage
+            totals[metric] = totals.get(metric, Usage()) + usage
     return totals

@@ -20,12 +20,13 @@ from pydantic import BaseModel
 from .cases import GoldenCase
 from .exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from .interruption import INTERRUPTED_MESSAGE, unscored
-from .judges.base import Judge, Usage, usage_sink
+from .judges.base import Judge, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
 from .results import CaseResult
 from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
+from .usage import Usage
 
 _NO_USAGE = Usage()
 

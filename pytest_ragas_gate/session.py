@@ -49,10 +49,11 @@ from .loading import (
 from .long_lived import collector_spared
 from .metrics.base import Metric
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
-from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
+from .results import CaseResult, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 from .text_safety import json_text
 from .unknown_fields import check_field_names
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -601,13 +602,13 @@ class GateRun:
             return list(self.config.metrics or [])
         return metrics_to_gate(self.config, list(self.metrics), present)
 
-    def usage_by_metric(self) -> dict[str, UsageRecord]:
+    def usage_by_metric(self) -> dict[str, Usage]:
         """Judge usage per metric, summed over the collected cases."""
         return usage_by_metric(self.collected)
 
-    def total_usage(self) -> UsageRecord:
+    def total_usage(self) -> Usage:
         """Judge usage over the whole run."""
-        return sum(self.usage_by_metric().values(), UsageRecord())
+        return sum(self.usage_by_metric().values(), Usage())
 
     def report_paths(self) -> dict[str, str | None]:
         """The report files this run writes, by kind, as configured."""

@@ -41,7 +41,8 @@ from pytest_ragas_gate.judges.transport import RetryPolicy
 from pytest_ragas_gate.metrics.base import Metric
 from pytest_ragas_gate.metrics.registry import MetricRegistry
 from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
-from pytest_ragas_gate.results import CaseResult, UsageRecord
+from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.usage import Usage
 
 # --- golden rows and files ------------------------------------------------------------------
 
@@ -278,7 +279,7 @@ def case(
         question=f"question {case_id}?",
         metrics=list(METRICS),
         scores=scores,
-        usage={"faithfulness": UsageRecord(calls=2, input_tokens=100, output_tokens=10)},
+        usage={"faithfulness": Usage(calls=2, input_tokens=100, output_tokens=10)},
     )
 
 

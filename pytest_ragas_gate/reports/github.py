@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..bounds import Bound
 from ..gate import GateVerdict
-from ..results import CaseResult, UsageRecord, canonical_order, split_source
+from ..results import CaseResult, canonical_order, split_source
+from ..usage import Usage
 from .json_report import JudgeInfo
 from .markdown import render_markdown
 
@@ -160,7 +161,7 @@ def write_step_summary(
     *,
     results: Sequence[CaseResult],
     judge: JudgeInfo,
-    usage: UsageRecord,
+    usage: Usage,
     env: Mapping[str, str] | None = None,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.

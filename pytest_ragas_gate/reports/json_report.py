@@ -24,8 +24,9 @@ from ..diagnosis import diagnose
 from ..exceptions import ReportError, UsageError
 from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
-from ..results import CaseResult, UsageRecord, canonical_order
+from ..results import CaseResult, canonical_order
 from ..text_safety import json_text
+from ..usage import Usage
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -68,7 +69,7 @@ def build_report(
     verdict: GateVerdict,
     config: GateConfig,
     judge: JudgeInfo,
-    usage_by_metric: Mapping[str, UsageRecord],
+    usage_by_metric: Mapping[str, Usage],
     wall_s: float,
     scoring_s: float,
     incomplete: bool = False,
@@ -97,7 +98,7 @@ def build_report(
     Returns:
         A dict of plain JSON values.
     """
-    total = sum(usage_by_metric.values(), UsageRecord())
+    total = sum(usage_by_metric.values(), Usage())
     facts = facts or RunFacts()
     bounds = config.bounds()
     return {

@@ -11,7 +11,8 @@ from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..oracle_gaps import oracle_gap_lines
-from ..results import CaseResult, UsageRecord, canonical_order
+from ..results import CaseResult, canonical_order
+from ..usage import Usage
 from .json_report import JudgeInfo
 
 __all__ = ["MAX_FAILING_CASES", "render_markdown"]
@@ -217,7 +218,7 @@ def render_markdown(
     *,
     results: Sequence[CaseResult],
     judge: JudgeInfo,
-    usage: UsageRecord,
+    usage: Usage,
 ) -> str:
     """The gate's summary as GitHub-flavoured Markdown.
 
