@@ -81,11 +81,6 @@ class JudgeReplyError(JudgeError):
     """The judge's reply stayed invalid after the bounded re-asks."""
 
 
-#: Every ``BudgetExceeded`` message holds this phrase, so reports read back from JSON can
-#: still tell a budget stop from a failing judge.
-BUDGET_SPENT = "budget is spent"
-
-
 class BudgetExceeded(JudgeError):
     """The run's max_calls or max_cost budget is spent; unscored cases are errors."""
 

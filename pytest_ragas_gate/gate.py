@@ -25,7 +25,6 @@ from .bounds import Bound, Direction, default_direction, own_bound
 from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
-from .exceptions import BUDGET_SPENT
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
@@ -206,11 +205,6 @@ def _errored_for(result: CaseResult, metric: str) -> bool:
     # A whole-case error (malformed case, target exception, budget stop) means nothing was
     # scored, so every metric the case was meant to get counts it.
     return result.error is not None and (not result.metrics or metric in result.metrics)
-
-
-def _stopped_by_budget(result: CaseResult) -> bool:
-    """Whether ``max_calls`` / ``max_cost`` stopped this case before it was scored."""
-    return result.error is not None and BUDGET_SPENT in result.error
 
 
 def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], int, int]:
@@ -500,7 +494,7 @@ def evaluate_gate(
         # Malformed cases are input errors; only metric failures speak of the judge.
         judge_errors = sum(1 for result in ordered if result.errors)
         # A spent budget is a setting that stopped the run, not a judge that misbehaved.
-        budget_stops = sum(1 for result in ordered if _stopped_by_budget(result))
+        budget_stops = sum(1 for result in ordered if result.budget_spent)
         if error_rate_passed or not judge_errors:
             prefix = ""
         elif budget_stops:

@@ -63,6 +63,9 @@ class CaseResult(BaseModel):
     latency_s: float | None = None
     # The live target's call failed (raised, timed out, no answer); latency_s is its time.
     target_failed: bool = False
+    # max_calls / max_cost stopped the case before it was scored: a setting, not a judge
+    # that misbehaved.
+    budget_spent: bool = False
     scoring_s: float = 0.0
 
     @classmethod

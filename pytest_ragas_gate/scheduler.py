@@ -184,6 +184,7 @@ async def score_case(
             if isinstance(outcome, BudgetExceeded):
                 result.error = message
                 result.incomplete = True
+                result.budget_spent = True
             continue
         result.scores[name] = outcome.score
         if outcome.reason:
