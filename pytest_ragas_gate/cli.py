@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -26,10 +26,11 @@ from .baseline import (
     pair_cases,
     scoring_differences,
 )
+from .command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
 from .config import GateConfig, load_config
 from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
-from .exceptions import ConfigError, ReportError
+from .exceptions import CommandError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
 from .labelling import register_commands
@@ -44,9 +45,6 @@ from .usage import Usage
 
 __all__ = ["main"]
 
-EXIT_PASSED = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 4
 
 #: Settings that may differ between the shards of one run: where files go and how fast
 #: the judge was driven, never what was measured or how it was gated.
@@ -65,18 +63,6 @@ OPERATIONAL_SETTINGS = frozenset(
         "max_retries",
     }
 )
-
-
-class CommandError(Exception):
-    """A problem the user must fix; reported as one line on stderr, exit 4."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors exit 4, as pytest's do."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _threshold_option(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +85,7 @@ def _threshold_option(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rag-gate`` argument parser."""
-    parser = _Parser(
+    parser = CommandParser(
         prog="rag-gate",
         description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
         "(written by --rag-gate-report) without calling a judge.",
@@ -203,12 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "summary": _summary,
         "html": _html,
     }
-    try:
-        # Commands registered by other modules carry their own handler.
-        return (getattr(arguments, "handler", None) or handlers[arguments.command])(arguments)
-    except (CommandError, ReportError, ConfigError) as error:
-        print(f"rag-gate {arguments.command}: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    # Commands registered by other modules carry their own handler.
+    handler = getattr(arguments, "handler", None) or handlers[arguments.command]
+    steps = (arguments.command, getattr(arguments, "label_command", None))
+    command = " ".join(["rag-gate", *(step for step in steps if step)])
+    return run_guarded(command, lambda: handler(arguments))
 
 
 # --- shared ---------------------------------------------------------------------------

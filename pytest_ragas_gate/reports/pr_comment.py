@@ -27,10 +27,11 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from ..baseline import case_deltas, pair_cases
-from ..exceptions import ReportError
+from ..command_line import CommandParser
+from ..exceptions import CommentError, ReportError
 from ..gate import GateVerdict, evaluate_gate
 from ..results import CaseResult
 from .json_report import SavedReport, baseline_results, load_report
@@ -52,10 +53,6 @@ _HEADINGS = {
     "partial": "## ⚠️ RAG gate: PARTIAL",
     "ungated": "## ⚠️ RAG gate: UNGATED",
 }
-
-
-class CommentError(Exception):
-    """The comment could not be posted; the message says why, for a warning annotation."""
 
 
 # --- the body -------------------------------------------------------------------------------
@@ -372,14 +369,8 @@ def _run_url(environ: Mapping[str, str]) -> str | None:
     return f"{server.rstrip('/')}/{repository}/actions/runs/{run}"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(4, f"{self.prog}: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="python -m pytest_ragas_gate.reports.pr_comment",
         description="Create or update the gate's comment on the pull request that triggered "
         "the workflow. Reads GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, "
