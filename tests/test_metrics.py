@@ -631,6 +631,20 @@ def test_builtin_metrics_follow_the_display_order_and_the_protocol() -> None:
         )
 
 
+def test_a_metric_declaring_facts_of_the_wrong_kind_is_refused() -> None:
+    class Odd(WordCount):
+        lower_is_better = "yes"
+        stage = "output"
+        hint = None
+
+    with pytest.raises(ConfigError) as raised:
+        MetricRegistry().register(Odd(), HOOK)
+    assert (
+        "its lower_is_better must be True or False; its stage must be one of retrieval, "
+        "generation, end-to-end; its hint must be a string." in str(raised.value)
+    )
+
+
 def test_builtin_metrics_pass_the_relevancy_strategy_through() -> None:
     metric = builtin_metrics(
         answer_relevancy_strategy="reverse_questions", embedder=fixed_embedder([])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from ..cases import GoldenCase, missing_fields_reason
 from ..judges.base import CaseJudge
@@ -41,6 +41,7 @@ class MetricResult:
 #: contexts (``--rag-gate-oracle``) make it perfect by construction (``retrieval``) or
 #: leave it a measure of the generator (``generation``).
 Stage = Literal["retrieval", "generation", "end-to-end"]
+STAGES: tuple[Stage, ...] = get_args(Stage)
 
 #: The hint of a metric that declares none.
 GENERIC_HINT = (
@@ -90,9 +91,9 @@ class MetricFacts:
     name: str
     required_fields: tuple[str, ...]
     default_threshold: float | None
-    lower_is_better: bool = False
-    stage: Stage = "end-to-end"
-    hint: str = GENERIC_HINT
+    lower_is_better: bool
+    stage: Stage
+    hint: str
 
     @classmethod
     def of(cls, metric: Any) -> MetricFacts:

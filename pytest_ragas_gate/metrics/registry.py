@@ -20,7 +20,7 @@ from typing import cast
 from ..cases import GoldenCase
 from ..exceptions import ConfigError
 from .alignment import TopDocUsage
-from .base import Metric, MetricFacts, missing_fields
+from .base import STAGES, Metric, MetricFacts, missing_fields
 from .context import ContextPrecision, ContextRecall, ContextRelevance
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
@@ -295,7 +295,8 @@ def check_metric(candidate: object, source: MetricSource) -> Metric:
 
     Raises:
         ConfigError: When it lacks a non-empty name, ``required_fields`` as strings, a
-            ``default_threshold`` from 0 to 1 (or None), or an async ``score``.
+            ``default_threshold`` from 0 to 1 (or None), or an async ``score``, or
+            declares a ``lower_is_better``, ``stage`` or ``hint`` of the wrong kind.
 
     >>> class Sync:
     ...     name, required_fields, default_threshold = "sync", ("answer",), None
@@ -352,6 +353,12 @@ def _protocol_problems(candidate: object) -> list[str]:
         or not 0.0 <= threshold <= 1.0
     ):
         problems.append("its default_threshold must be None or a number from 0 to 1")
+    if not isinstance(getattr(candidate, "lower_is_better", False), bool):
+        problems.append("its lower_is_better must be True or False")
+    if getattr(candidate, "stage", Metric.stage) not in STAGES:
+        problems.append(f"its stage must be one of {', '.join(STAGES)}")
+    if not isinstance(getattr(candidate, "hint", ""), str):
+        problems.append("its hint must be a string")
     if not inspect.iscoroutinefunction(candidate.score):
         problems.append("its score(case, judge) must be an async method")
     return problems
