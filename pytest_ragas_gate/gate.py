@@ -511,12 +511,12 @@ def evaluate_gate(
     latency = evaluate_latency(ordered, config.latency)
     slow = [check.statistic for check in latency.checks if not check.passed] if latency else []
     top = aggregates.get("top_doc_usage")
-    below_own = [result.id for result in ordered if result.case_threshold_failures(config.bounds())]
+    bounds = config.bounds()
+    below_own = [result.id for result in ordered if result.case_threshold_failures(bounds)]
     unreadable = facts.unreadable_files
     others = facts.other_failures
     regressed = facts.baseline.regressed_metrics if facts.baseline is not None else []
     coverage, partial_reasons = _coverage(total, facts)
-    bounds = config.bounds()
     diagnosis = summarise_diagnoses(diagnose(result, bounds) for result in ordered)
     agreement = _agreement(ordered, metrics, config)
     disagreeing = [metric for metric, figures in agreement.items() if figures.passed is False]
