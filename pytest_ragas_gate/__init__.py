@@ -9,73 +9,51 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .cases import Context, GoldenCase
-    from .config import GateConfig
-    from .judges.base import CaseJudge
-    from .judges.requests import (
-        AttributeAnswer,
-        AttributeStatements,
-        ClassifyCorrectness,
-        ExtractClaims,
-        GenerateQuestions,
-        JudgeChunks,
-        JudgeRequest,
-        RateRelevancy,
-        ReviewContexts,
-        VerifyClaims,
-    )
-    from .metrics.base import Metric, MetricResult
-    from .results import CaseResult
+#: Every public name and the module it loads from: the one list of them. The judge
+#: requests are what a custom metric may ask; every judge knows how to answer them.
+_LAZY = {
+    "AttributeAnswer": "pytest_ragas_gate.judges.requests",
+    "AttributeStatements": "pytest_ragas_gate.judges.requests",
+    "CaseJudge": "pytest_ragas_gate.judges.base",
+    "CaseResult": "pytest_ragas_gate.results",
+    "ClassifyCorrectness": "pytest_ragas_gate.judges.requests",
+    "Context": "pytest_ragas_gate.cases",
+    "ExtractClaims": "pytest_ragas_gate.judges.requests",
+    "GateConfig": "pytest_ragas_gate.config",
+    "GenerateQuestions": "pytest_ragas_gate.judges.requests",
+    "GoldenCase": "pytest_ragas_gate.cases",
+    "JudgeChunks": "pytest_ragas_gate.judges.requests",
+    "JudgeRequest": "pytest_ragas_gate.judges.requests",
+    "Metric": "pytest_ragas_gate.metrics.base",
+    "MetricResult": "pytest_ragas_gate.metrics.base",
+    "RateRelevancy": "pytest_ragas_gate.judges.requests",
+    "ReviewContexts": "pytest_ragas_gate.judges.requests",
+    "VerifyClaims": "pytest_ragas_gate.judges.requests",
+}
 
-__all__ = [
-    "AttributeAnswer",
-    "AttributeStatements",
-    "CaseJudge",
-    "CaseResult",
-    "ClassifyCorrectness",
-    "Context",
-    "ExtractClaims",
-    "GateConfig",
-    "GenerateQuestions",
-    "GoldenCase",
-    "JudgeChunks",
-    "JudgeRequest",
-    "Metric",
-    "MetricResult",
-    "RateRelevancy",
-    "ReviewContexts",
-    "VerifyClaims",
-    "__version__",
-]
+__all__ = [*_LAZY, "__version__"]
 
 __version__ = "0.1.0"
 
-# The judge requests are what a custom metric may ask; every judge knows how to answer them.
-_LAZY = {
-    **{
-        name: "pytest_ragas_gate.judges.requests"
-        for name in (
-            "AttributeAnswer",
-            "AttributeStatements",
-            "ClassifyCorrectness",
-            "ExtractClaims",
-            "GenerateQuestions",
-            "JudgeChunks",
-            "JudgeRequest",
-            "RateRelevancy",
-            "ReviewContexts",
-            "VerifyClaims",
-        )
-    },
-    "CaseJudge": "pytest_ragas_gate.judges.base",
-    "CaseResult": "pytest_ragas_gate.results",
-    "Context": "pytest_ragas_gate.cases",
-    "GateConfig": "pytest_ragas_gate.config",
-    "GoldenCase": "pytest_ragas_gate.cases",
-    "Metric": "pytest_ragas_gate.metrics.base",
-    "MetricResult": "pytest_ragas_gate.metrics.base",
-}
+if TYPE_CHECKING:
+    # What type checkers see of the lazy names above (each ``as`` itself re-exports it).
+    from .cases import Context as Context
+    from .cases import GoldenCase as GoldenCase
+    from .config import GateConfig as GateConfig
+    from .judges.base import CaseJudge as CaseJudge
+    from .judges.requests import AttributeAnswer as AttributeAnswer
+    from .judges.requests import AttributeStatements as AttributeStatements
+    from .judges.requests import ClassifyCorrectness as ClassifyCorrectness
+    from .judges.requests import ExtractClaims as ExtractClaims
+    from .judges.requests import GenerateQuestions as GenerateQuestions
+    from .judges.requests import JudgeChunks as JudgeChunks
+    from .judges.requests import JudgeRequest as JudgeRequest
+    from .judges.requests import RateRelevancy as RateRelevancy
+    from .judges.requests import ReviewContexts as ReviewContexts
+    from .judges.requests import VerifyClaims as VerifyClaims
+    from .metrics.base import Metric as Metric
+    from .metrics.base import MetricResult as MetricResult
+    from .results import CaseResult as CaseResult
 
 
 def __getattr__(name: str) -> Any:

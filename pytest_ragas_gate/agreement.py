@@ -31,7 +31,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from .stats import mean, percentile
 
 __all__ = [
-    "AGREEMENT_STATISTICS",
     "Figure",
     "MetricAgreement",
     "accuracy_at",
@@ -42,9 +41,6 @@ __all__ = [
     "no_labels",
     "spearman",
 ]
-
-#: The statistics a ``min_agreement`` floor may name: higher is better for each.
-AGREEMENT_STATISTICS = ("auroc", "accuracy", "kappa", "spearman")
 
 # A score equal to its threshold on paper may land a few ulps below it.
 _TOLERANCE = 1e-9

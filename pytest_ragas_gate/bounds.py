@@ -10,21 +10,31 @@ metric's own direction.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from .metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX
 
 __all__ = [
     "LOWER_IS_BETTER",
     "Bound",
     "Direction",
     "default_direction",
+    "own_bound",
     "parse_bound",
 ]
 
 Direction = Literal["min", "max"]
 
-#: Built-in metrics whose threshold is a maximum.
-LOWER_IS_BETTER: frozenset[str] = frozenset({"contradiction_rate"})
+#: Built-in metrics whose threshold is a maximum, and their gold-context twins
+#: (``oracle_contradiction_rate``), which have the direction of the metric they score.
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    name
+    for builtin, facts in BUILTIN_FACTS.items()
+    if facts.lower_is_better
+    for name in (builtin, RESERVED_PREFIX + builtin)
+)
 
 # Scores are ratios of small integers; a mean that equals its threshold on paper can land
 # a few ulps beyond it in floating point, and must still pass.
@@ -34,10 +44,29 @@ _TOLERANCE = 1e-9
 def default_direction(metric: str) -> Direction:
     """The direction of a bare-number threshold of ``metric``.
 
-    >>> default_direction("faithfulness"), default_direction("contradiction_rate")
+    A custom metric's own direction reaches the gate as its threshold, written with
+    ``<=`` (:func:`pytest_ragas_gate.custom_metrics.with_metric_defaults`).
+
+    >>> default_direction("faithfulness"), default_direction("oracle_contradiction_rate")
     ('min', 'max')
     """
     return "max" if metric in LOWER_IS_BETTER else "min"
+
+
+def own_bound(metric: str, value: float, bounds: Mapping[str, Bound]) -> Bound:
+    """A per-case or per-tag threshold of ``metric``, in the direction the gate reads it.
+
+    The gate's own threshold says the direction (so a custom lower-is-better metric,
+    whose threshold reads ``<=X``, gets a maximum); a metric the gate does not threshold
+    takes its default direction.
+
+    >>> own_bound("error_rate", 0.1, {"error_rate": Bound(0.2, "max")})
+    Bound(value=0.1, direction='max')
+    >>> own_bound("oracle_contradiction_rate", 0.1, {})
+    Bound(value=0.1, direction='max')
+    """
+    gate = bounds.get(metric)
+    return Bound(value, default_direction(metric) if gate is None else gate.direction)
 
 
 @dataclass(frozen=True)

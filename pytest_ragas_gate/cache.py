@@ -30,11 +30,13 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .cache_signing import CacheIntegrity, EntrySigner, EntryVerifier
-from .config import CacheMode
 from .text_safety import json_text
+
+#: What the cache does: read and write entries, only read them, or neither.
+CacheMode = Literal["readwrite", "read", "off"]
 
 #: Bumped when the entry layout changes; entries of another format are misses.
 ENTRY_FORMAT = 1

@@ -7,10 +7,10 @@ word and the case would never be held to it. Such a case becomes a problem of it
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 
 from .loading import CaseProblem, LoadedFile
+from .metrics.registry import unknown_metric_message
 
 
 def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> LoadedFile:
@@ -29,7 +29,8 @@ def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> Loade
     for case in loaded.cases:
         # Human labels name metrics too; a misspelt one would never be compared.
         faults = [
-            f"field {field!r}: " + "; ".join(_unknown_metric(metric, known) for metric in unknown)
+            f"field {field!r}: "
+            + "; ".join(unknown_metric_message(metric, sorted(known)) for metric in unknown)
             for field, named in (("thresholds", case.thresholds), ("human", case.human))
             if (unknown := [metric for metric in named if metric not in known])
         ]
@@ -48,10 +49,3 @@ def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> Loade
         return loaded
     problems.sort(key=lambda problem: problem.line)
     return LoadedFile(loaded.path, cases, problems)
-
-
-def _unknown_metric(name: str, known: Collection[str]) -> str:
-    matches = difflib.get_close_matches(name, list(known), n=1)
-    if matches:
-        return f"unknown metric {name!r}; did you mean {matches[0]!r}?"
-    return f"unknown metric {name!r}; known metrics: {', '.join(sorted(known))}"

@@ -11,12 +11,11 @@ command line or a report is unusable (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,26 +27,26 @@ from .baseline import (
     scoring_differences,
 )
 from .cache_signing import CacheIntegrity
+from .command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
 from .config import GateConfig, load_config
 from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
-from .exceptions import ConfigError, ReportError
+from .exceptions import CommandError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from .judges.base import JudgeInfo
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
+from .metrics.registry import did_you_mean
 from .options import parse_threshold
 from .output_paths import output_path_problem
 from .reports.json_report import SavedReport, build_report, load_report, write_report
 from .reports.summary import summary_lines
-from .results import CaseResult, UsageRecord, usage_by_metric
+from .results import CaseResult, usage_by_metric
 from .synth import register_command as register_synth
+from .usage import Usage
 
 __all__ = ["main"]
 
-EXIT_PASSED = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 4
 
 #: Settings that may differ between the shards of one run: where files go and how fast
 #: the judge was driven, never what was measured or how it was gated.
@@ -66,18 +65,6 @@ OPERATIONAL_SETTINGS = frozenset(
         "max_retries",
     }
 )
-
-
-class CommandError(Exception):
-    """A problem the user must fix; reported as one line on stderr, exit 4."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors exit 4, as pytest's do."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _threshold_option(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +87,7 @@ def _threshold_option(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``rag-gate`` argument parser."""
-    parser = _Parser(
+    parser = CommandParser(
         prog="rag-gate",
         description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
         "(written by --rag-gate-report) without calling a judge.",
@@ -211,12 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "summary": _summary,
         "html": _html,
     }
-    try:
-        # Commands registered by other modules carry their own handler.
-        return (getattr(arguments, "handler", None) or handlers[arguments.command])(arguments)
-    except (CommandError, ReportError, ConfigError) as error:
-        print(f"rag-gate {arguments.command}: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    # Commands registered by other modules carry their own handler.
+    handler = getattr(arguments, "handler", None) or handlers[arguments.command]
+    steps = (arguments.command, getattr(arguments, "label_command", None))
+    command = " ".join(["rag-gate", *(step for step in steps if step)])
+    return run_guarded(command, lambda: handler(arguments))
 
 
 # --- shared ---------------------------------------------------------------------------
@@ -269,10 +255,9 @@ def _check_metric_names(
     """A threshold for a metric the report does not hold is a typo, not a no-op."""
     for name, _ in thresholds:
         if name not in metrics:
-            close = difflib.get_close_matches(name, list(metrics), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise CommandError(
-                f"{report} has no metric {name!r} (it has {', '.join(metrics)}){hint}"
+                f"{report} has no metric {name!r} (it has {', '.join(metrics)})"
+                + did_you_mean(name, metrics)
             )
 
 
@@ -307,7 +292,7 @@ def _print_and_publish(
         verdict,
         results=results,
         judge=report.judge,
-        usage=sum(by_metric.values(), UsageRecord()),
+        usage=sum(by_metric.values(), Usage()),
         extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -625,7 +610,7 @@ def _summary(arguments: argparse.Namespace) -> int:
 
     report = load_report(arguments.report)
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
-    usage = sum(usage_by_metric(report.results).values(), UsageRecord())
+    usage = sum(usage_by_metric(report.results).values(), Usage())
     changes = report.facts.gate_changes
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .agreement import AGREEMENT_STATISTICS
 from .bounds import Bound, parse_bound
+from .cache import CacheMode
 from .cache_signing import check_public_key
 from .config_names import check_config_names
 from .config_values import (
@@ -28,45 +28,67 @@ from .config_values import (
     check_thresholds,
 )
 from .exceptions import ConfigError
-from .latency import LatencyBudget
+from .judges.pricing import ModelPrice
+from .metrics.registry import BUILTIN_FACTS
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
 Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
 JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
-CacheMode = Literal["readwrite", "read", "off"]
 
-#: Seed 003's deployment thresholds; other metrics are reported but not gated by default.
+#: The built-in metrics' own default thresholds; other metrics are reported but not gated
+#: by default.
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    "faithfulness": 0.85,
-    "answer_relevancy": 0.75,
-    "context_recall": 0.80,
-    "context_precision": 0.70,
+    name: facts.default_threshold
+    for name, facts in BUILTIN_FACTS.items()
+    if facts.default_threshold is not None
 }
+
+#: The statistics a ``min_agreement`` floor may name: higher is better for each.
+AGREEMENT_STATISTICS = ("auroc", "accuracy", "kappa", "spearman")
+
+#: The statistics a budget may bound, and the percentile each one is (``max`` is 100).
+LATENCY_STATISTICS: dict[str, float] = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0}
+
+
+class LatencyBudget(BaseModel):
+    """Most seconds per statistic of the target's per-case latency (``latency:`` setting).
+
+    >>> LatencyBudget.model_validate({"p95": 2.0, "max": 5.0}).limits()
+    {'p95': 2.0, 'max': 5.0}
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    p50: float | None = Field(default=None, gt=0)
+    p90: float | None = Field(default=None, gt=0)
+    p95: float | None = Field(default=None, gt=0)
+    p99: float | None = Field(default=None, gt=0)
+    max: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_statistics(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = [*LATENCY_STATISTICS, "max"]
+            for key in data:
+                if key not in known:
+                    close = difflib.get_close_matches(str(key), known, n=1)
+                    hint = f"did you mean {close[0]!r}?" if close else "valid: " + ", ".join(known)
+                    raise ValueError(f"unknown latency statistic {key!r}; {hint}")
+        return data
+
+    def limits(self) -> dict[str, float]:
+        """The configured limits, in display order (percentiles, then ``max``)."""
+        values = {name: getattr(self, name) for name in [*LATENCY_STATISTICS, "max"]}
+        return {name: value for name, value in values.items() if value is not None}
+
 
 DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
     f"{stem}.{ext}"
     for stem in ("golden*", "*.golden")
     for ext in ("jsonl", "json", "yaml", "yml", "csv")
 )
-
-
-class ModelPrice(BaseModel):
-    """US dollars per million input and output tokens, and the provider's discounts.
-
-    ``cache_write_per_mtok`` / ``cache_read_per_mtok`` price the input tokens written to
-    and read from the provider's prompt cache (default: the built-in table's ratios for
-    the model's provider, e.g. 1.25x and 0.1x of input for Anthropic); ``batch_discount``
-    is the share taken off every token of a batch job (default 0.5).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-    cache_write_per_mtok: float | None = Field(default=None, ge=0)
-    cache_read_per_mtok: float | None = Field(default=None, ge=0)
-    batch_discount: float | None = Field(default=None, ge=0, le=1)
 
 
 class GateConfig(BaseModel):
@@ -220,7 +242,7 @@ class GateConfig(BaseModel):
         return value
 
     def effective_thresholds(self) -> dict[str, float]:
-        """Seed defaults overlaid with the configured ones; ``null`` removes a default."""
+        """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
         return {metric: bound.value for metric, bound in self.bounds().items()}
 
     def bounds(self) -> dict[str, Bound]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .config import DEFAULT_THRESHOLDS, GateConfig
-from .metrics.base import Metric
+from .metrics.base import Metric, MetricFacts
 from .metrics.registry import BUILTIN_METRIC_NAMES, HOOK, MetricRegistry
 
 if TYPE_CHECKING:
@@ -45,9 +45,12 @@ def hook_metrics(pytest_config: pytest.Config, known: Mapping[str, Metric]) -> d
 def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> GateConfig:
     """``config`` with each selected custom metric's ``default_threshold`` as a threshold.
 
-    Built-in metrics keep the seed defaults of ``DEFAULT_THRESHOLDS``; a configured
-    threshold (a number, or ``null`` to leave the metric ungated) always wins. The
-    defaults land in ``thresholds`` so the report's config re-gates to the same verdict.
+    Built-in metrics keep their defaults of ``DEFAULT_THRESHOLDS``; a configured
+    threshold (a number, or ``null`` to leave the metric ungated) always wins. A custom
+    metric that declares ``lower_is_better`` has its threshold, default or configured as
+    a bare number, written as a maximum (``<=X``). The thresholds land in ``thresholds``
+    so the report's config re-gates to the same verdict, and so per-case and tag
+    thresholds, which take the direction of the gate's, read it from the saved report.
 
     Args:
         config: The loaded settings.
@@ -57,18 +60,20 @@ def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> G
         The settings to gate with (``config`` itself when nothing changes).
     """
     selected = set(config.metrics) if config.metrics is not None else None
-    defaults: dict[str, Any] = {
-        # A custom metric that declares ``lower_is_better = True`` gets a maximum.
-        name: f"<={metric.default_threshold}"
-        if getattr(metric, "lower_is_better", False)
-        else metric.default_threshold
-        for name, metric in metrics.items()
-        if metric.default_threshold is not None
-        and name not in BUILTIN_METRIC_NAMES
-        and name not in DEFAULT_THRESHOLDS
-        and name not in config.thresholds
-        and (selected is None or name in selected)
-    }
-    if not defaults:
+    settled: dict[str, Any] = {}
+    for name, metric in metrics.items():
+        if name in BUILTIN_METRIC_NAMES or name in DEFAULT_THRESHOLDS:
+            continue
+        configured = name in config.thresholds
+        if not configured and selected is not None and name not in selected:
+            continue
+        facts = MetricFacts.of(metric)
+        threshold = config.thresholds[name] if configured else facts.default_threshold
+        if facts.lower_is_better and isinstance(threshold, (int, float)):
+            # Saved with its direction: a regate has no metric object to ask.
+            settled[name] = f"<={threshold}"
+        elif not configured and threshold is not None:
+            settled[name] = threshold
+    if not settled:
         return config
-    return config.model_copy(update={"thresholds": {**config.thresholds, **defaults}})
+    return config.model_copy(update={"thresholds": {**config.thresholds, **settled}})

@@ -13,7 +13,7 @@ to fix. Each scored case gets one diagnosis from the metrics already computed:
   ``top_doc_usage`` 0 (the answer did not use the top-ranked chunk);
 - ``ok``: every check that could be made passed.
 
-Each check uses the case's own threshold, else the gate's, else a fallback: the seed
+Each check uses the case's own threshold, else the gate's, else a fallback: the built-in
 defaults (recall 0.80, faithfulness 0.85, relevancy 0.75, precision 0.70), recall's for
 ``id_recall``, and 0.5 for ``mrr`` (the first relevant chunk below rank 2). A case that
 errored, or has none of these metrics, is not diagnosed. The run's dominant component is
@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .bounds import Bound, default_direction
+from .bounds import Bound, default_direction, own_bound
 from .config import DEFAULT_THRESHOLDS
 from .hints import hint_for
 from .results import CaseResult
@@ -106,7 +106,7 @@ class DiagnosisSummary(BaseModel):
 def _bound(metric: str, result: CaseResult, bounds: Mapping[str, Bound]) -> Bound | None:
     own = result.thresholds.get(metric)
     if own is not None:
-        return Bound(own, default_direction(metric))
+        return own_bound(metric, own, bounds)
     if metric in bounds:
         return bounds[metric]
     fallback = _FALLBACK.get(metric)

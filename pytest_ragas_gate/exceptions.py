@@ -5,14 +5,16 @@ The hierarchy::
     RagGateError
     ├── UsageError            bad command line, config or golden file: pytest exits 4
     │   ├── ConfigError       an invalid setting, naming the key and the source file
-    │   └── GoldenFileError   a golden file that cannot be read at all
+    │   ├── GoldenFileError   a golden file that cannot be read at all
+    │   └── CommandError      a rag-gate command cannot do what was asked: exit 4
     ├── CaseError             one malformed case: its item errors, the others still run
     │   └── TargetFailed      live mode: the target raised, hung or gave no answer
     ├── InvalidMetricResult   a metric returned no score (12.0, NaN, a bare float): it errors
     ├── JudgeError            a judge request failed for good: that case's metric errors
     │   ├── JudgeReplyError   the judge kept answering with an invalid reply
     │   └── BudgetExceeded    max_calls / max_cost reached before the request was sent
-    └── ReportError           a saved report that cannot be read or combined
+    ├── ReportError           a saved report that cannot be read or combined
+    └── CommentError          the PR comment was not posted: a warning, never a failed step
 
 Every message is a full sentence that names the file, line, field or request at fault
 and what to do about it.
@@ -40,6 +42,10 @@ class ConfigError(UsageError):
 
 class GoldenFileError(UsageError):
     """A golden file that cannot be read at all (bad syntax, bad encoding, bad shape)."""
+
+
+class CommandError(UsageError):
+    """A problem the user of a ``rag-gate`` command must fix; one line on stderr, exit 4."""
 
 
 class CaseError(RagGateError):
@@ -81,14 +87,13 @@ class JudgeReplyError(JudgeError):
     """The judge's reply stayed invalid after the bounded re-asks."""
 
 
-#: Every ``BudgetExceeded`` message holds this phrase, so reports read back from JSON can
-#: still tell a budget stop from a failing judge.
-BUDGET_SPENT = "budget is spent"
-
-
 class BudgetExceeded(JudgeError):
     """The run's max_calls or max_cost budget is spent; unscored cases are errors."""
 
 
 class ReportError(RagGateError):
     """A saved JSON report is unreadable, of an unknown schema, or cannot be combined."""
+
+
+class CommentError(RagGateError):
+    """The PR comment could not be posted; the message says why, for a warning annotation."""

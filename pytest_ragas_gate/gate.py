@@ -22,12 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from .agreement import MetricAgreement, check_floors, measure_agreement, no_labels
 from .auto_repeats import auto_summary
 from .baseline import BaselineComparison
-from .bounds import Bound, Direction, default_direction
+from .bounds import Bound, Direction, default_direction, own_bound
 from .cache_signing import CacheIntegrity
 from .config import GateConfig, Rule
 from .coverage import CoverageLedger
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
-from .exceptions import BUDGET_SPENT
 from .gate_changes import GateChanges
 from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
@@ -221,11 +220,6 @@ def _errored_for(result: CaseResult, metric: str) -> bool:
     return result.error is not None and (not result.metrics or metric in result.metrics)
 
 
-def _stopped_by_budget(result: CaseResult) -> bool:
-    """Whether ``max_calls`` / ``max_cost`` stopped this case before it was scored."""
-    return result.error is not None and BUDGET_SPENT in result.error
-
-
 def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], int, int]:
     """The applicable scores of ``metric``, its not-applicable count and its error count."""
     scores: list[float] = []
@@ -375,9 +369,9 @@ def aggregate_metric(
 
 
 def _tag_verdict(
-    results: Sequence[CaseResult], tag: str, metric: str, threshold: float
+    results: Sequence[CaseResult], tag: str, metric: str, threshold: float, config: GateConfig
 ) -> TagVerdict:
-    bound = Bound(threshold, default_direction(metric))
+    bound = own_bound(metric, threshold, config.bounds())
     tagged = [result for result in results if tag in result.tags]
     scores, not_applicable, errors = _collect(tagged, metric)
     if not scores:
@@ -495,13 +489,13 @@ def evaluate_gate(
         facts: What the run knew beyond its results (default: nothing).
 
     Returns:
-        The verdict, with one failure line per cause and the seed-003 recommendation.
+        The verdict, with one failure line per cause and the deploy recommendation.
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)
     aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
     tag_verdicts = [
-        _tag_verdict(ordered, tag, metric, threshold)
+        _tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()
         for metric, threshold in thresholds.items()
     ]
@@ -518,7 +512,7 @@ def evaluate_gate(
         # Malformed cases are input errors; only metric failures speak of the judge.
         judge_errors = sum(1 for result in ordered if result.errors)
         # A spent budget is a setting that stopped the run, not a judge that misbehaved.
-        budget_stops = sum(1 for result in ordered if _stopped_by_budget(result))
+        budget_stops = sum(1 for result in ordered if result.budget_spent)
         if error_rate_passed or not judge_errors:
             prefix = ""
         elif budget_stops:
@@ -535,12 +529,12 @@ def evaluate_gate(
     latency = evaluate_latency(ordered, config.latency)
     slow = [check.statistic for check in latency.checks if not check.passed] if latency else []
     top = aggregates.get("top_doc_usage")
-    below_own = [result.id for result in ordered if result.case_threshold_failures()]
+    bounds = config.bounds()
+    below_own = [result.id for result in ordered if result.case_threshold_failures(bounds)]
     unreadable = facts.unreadable_files
     others = facts.other_failures
     regressed = facts.baseline.regressed_metrics if facts.baseline is not None else []
     coverage, partial_reasons = _coverage(total, facts)
-    bounds = config.bounds()
     diagnosis = summarise_diagnoses(diagnose(result, bounds) for result in ordered)
     agreement = _agreement(ordered, metrics, config)
     disagreeing = [metric for metric, figures in agreement.items() if figures.passed is False]

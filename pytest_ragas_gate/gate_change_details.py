@@ -238,7 +238,7 @@ def failing_cases(results: Sequence[CaseResult], config: GateConfig) -> dict[str
         reasons: list[str] = []
         if result.error is not None or result.errors:
             reasons.append("errored")
-        reasons += result.case_threshold_failures()
+        reasons += result.case_threshold_failures(bounds)
         for metric, score in sorted(result.scores.items()):
             bound = bounds.get(metric)
             if isinstance(score, float | int) and bound is not None and not bound.met_by(score):

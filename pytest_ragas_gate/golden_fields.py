@@ -212,10 +212,6 @@ def _build_case(
     return case, case_id, derived
 
 
-#: The longest text a golden field may hold (a question, an answer, one context …).
-MAX_FIELD_CHARS = 1_000_000
-
-
 def _sort_fields(
     row: Mapping[Any, Any], errors: list[str]
 ) -> tuple[dict[str, tuple[str, Any]], dict[str, Any], set[str]]:
@@ -466,11 +462,47 @@ def _quoted_number(value: Any) -> bool:
     return True
 
 
-def human_labels(name: str, value: Any, errors: list[str]) -> dict[str, float]:
-    """A case's human labels: a mapping of metric name to a number from 0 to 1.
+#: How a human label is read, as the messages about a bad one say it.
+LABEL_RULE = "1 = good, 0 = bad; yes/no and true/false also read"
 
-    ``true``/``false`` read as 1/0 (binary labels are the common case); a null label means
-    "not labelled" and is left out.
+_LABEL_WORDS = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
+
+
+def label_value(value: Any) -> float | None:
+    """One human label, from a golden case or a labels file, as a number from 0 to 1.
+
+    Binary labels are the common case, so ``true``/``false`` and ``yes``/``no`` read as
+    1/0, and a label in a text cell may be a number written out; null or an empty cell
+    means "not labelled" (None).
+
+    Raises:
+        ValueError: The value is none of these.
+
+    >>> [label_value(value) for value in (True, "yes", " 0.5 ", 0, None, "")]
+    [1.0, 1.0, 0.5, 0.0, None, None]
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    number: Any = value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _LABEL_WORDS:
+            return _LABEL_WORDS[text]
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+    if not _is_number(number) or not 0.0 <= number <= 1.0:
+        raise ValueError(f"not a label: {value!r}")
+    return float(number)
+
+
+def human_labels(name: str, value: Any, errors: list[str]) -> dict[str, float]:
+    """A case's human labels: a mapping of metric name to a label (see :func:`label_value`).
+
+    A label that is not labelled (null) is left out.
     """
     if value is None:
         return {}
@@ -482,17 +514,16 @@ def human_labels(name: str, value: Any, errors: list[str]) -> dict[str, float]:
         return {}
     labels: dict[str, float] = {}
     for metric, label in value.items():
-        if label is None:
-            continue
-        if isinstance(label, bool):
-            label = int(label)
-        if not _is_number(label) or not 0 <= label <= 1:
+        try:
+            parsed = label_value(label)
+        except ValueError:
             errors.append(
                 f"field {name!r}: the label of {str(metric)!r} must be a number from 0 to 1 "
-                f"(1 = good, 0 = bad), got {_describe(label)}"
+                f"({LABEL_RULE}), got {_describe(label)}"
             )
             continue
-        labels[str(metric)] = float(label)
+        if parsed is not None:
+            labels[str(metric)] = parsed
     return labels
 
 

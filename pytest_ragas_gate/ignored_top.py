@@ -1,4 +1,4 @@
-"""Seed 003's retriever–generator alignment signal: the ignored-top-ranked rate.
+"""The retriever–generator alignment signal: the ignored-top-ranked rate.
 
 ``top_doc_usage`` scores 1.0 when an answer draws on the top-ranked chunk; one minus its
 mean is the share of cases whose generator ignored what the retriever ranked first.
@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = ["IGNORED_TOP_RANKED_ALARM", "IgnoredTopRanked", "ignored_top_ranked"]
 
-#: Seed 003: a retriever whose top-ranked document is ignored this often is misaligned.
+#: A retriever whose top-ranked document is ignored this often is misaligned (the README's
+#: "Retriever–generator alignment" alarm).
 IGNORED_TOP_RANKED_ALARM = 0.30
 
 

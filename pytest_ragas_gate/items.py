@@ -17,6 +17,7 @@ from _pytest._code.code import (
     TerminalRepr,
 )
 
+from .bounds import Bound
 from .cases import GoldenCase
 from .exceptions import GoldenFileError
 from .loading import CaseProblem, LoadedFile
@@ -36,6 +37,9 @@ class CaseSource(Protocol):
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The precomputed result of ``item``'s case."""
+
+    def bounds(self) -> dict[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take."""
 
 
 class GoldenFile(pytest.File):
@@ -98,7 +102,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         """Fail when the case misses its own per-case thresholds."""
         assert self.result is not None
-        failures = self.result.case_threshold_failures()
+        failures = self.result.case_threshold_failures(self.run.bounds())
         if failures:
             raise CaseFailure("\n".join(failures))
 

@@ -24,26 +24,25 @@ import io
 import json
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .atomic_files import write_text_atomic
 from .cases import LabelSampling, stable_case_id
+from .command_line import EXIT_FAILED, EXIT_PASSED
 from .config import GateConfig
-from .exceptions import ReportError, UsageError
+from .exceptions import UsageError
 from .gate import evaluate_gate
 from .golden_fields import canonical_field
 from .label_checks import normalise_files
 from .labels import LABEL_PREFIX, LabelRow, LabelSet, label_results, read_labels, unmatched_rows
-from .reports.json_report import load_report, write_text_atomic
+from .reports.json_report import load_report
 from .reports.summary import human_label_lines
 from .results import CaseResult
 
 __all__ = ["register_commands"]
 
-Handler = Callable[[argparse.Namespace], int]
-
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 4
 
 #: Judge-score strata of ``label export``: equal-sized, each sampled equally.
 STRATA = 5
@@ -113,26 +112,8 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="TARGET",
         help="a labels file (.csv or .jsonl, created when missing) or a .jsonl golden file",
     )
-    agreement.set_defaults(handler=_guarded(_agreement))
-    label.set_defaults(handler=_guarded(_label))
-
-
-def _guarded(handler: Handler) -> Handler:
-    """A usage error becomes one line on stderr and exit status 4, never a traceback."""
-
-    def run(arguments: argparse.Namespace) -> int:
-        try:
-            return handler(arguments)
-        except (UsageError, ReportError) as error:
-            command = " ".join(
-                part
-                for part in (arguments.command, getattr(arguments, "label_command", None))
-                if part
-            )
-            print(f"rag-gate {command}: {error}", file=sys.stderr)
-            return EXIT_USAGE
-
-    return run
+    agreement.set_defaults(handler=_agreement)
+    label.set_defaults(handler=_label)
 
 
 # --- agreement --------------------------------------------------------------------------

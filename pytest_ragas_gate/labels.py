@@ -33,9 +33,10 @@ from typing import Any
 
 from .cases import LABEL_SAMPLINGS, GoldenCase, LabelSampling
 from .exceptions import GoldenFileError
-from .golden_fields import RawCase, human_labels, kind_of, preview
+from .golden_fields import LABEL_RULE, RawCase, human_labels, kind_of, label_value, preview
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
 from .loading import LoadedFile
+from .metrics.registry import unknown_metric_message
 from .results import CaseResult
 
 __all__ = [
@@ -189,7 +190,10 @@ def _label_row(raw: RawCase, errors: list[str], metrics: Collection[str] | None)
     if metrics is not None:
         for metric in labels:
             if metric not in metrics:
-                errors.append(_unknown_metric(metric, metrics))
+                errors.append(
+                    f"field '{LABEL_PREFIX}{metric}': "
+                    + unknown_metric_message(metric, sorted(metrics))
+                )
     file_name = file.strip() if isinstance(file, str) else None
     sampled_by = _sampled_by(fields.get("sampled_by"), errors)
     return LabelRow(raw.line, case_id.strip(), file_name, labels, sampled_by)
@@ -221,46 +225,19 @@ def _parsed_mapping(value: Any) -> Any:
     return value
 
 
-_WORDS = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
-
-
 def _label_value(name: str, value: Any, errors: list[str]) -> float | None:
-    """One ``human_<metric>`` value: a number from 0 to 1, or empty for "not labelled"."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool):
-        return float(value)
-    number: Any = value
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _WORDS:
-            return _WORDS[text]
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
-    if (
-        not isinstance(number, (int, float))
-        or number != number  # NaN
-        or not 0.0 <= number <= 1.0
-    ):
+    """One ``human_<metric>`` value: a label, or empty for "not labelled"."""
+    try:
+        return label_value(value)
+    except ValueError:
         shown = preview(value) if isinstance(value, str) else kind_of(value)
         if isinstance(value, (int, float)):
             shown = str(value)
         errors.append(
-            f"field {name!r}: expected a label from 0 to 1 (1 = good, 0 = bad; yes/no and "
-            f"true/false also read), or an empty cell for not labelled, got {shown}"
+            f"field {name!r}: expected a label from 0 to 1 ({LABEL_RULE}), or an empty cell "
+            f"for not labelled, got {shown}"
         )
         return None
-    return float(number)
-
-
-def _unknown_metric(metric: str, known: Collection[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(metric, list(known), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(sorted(known))}"
-    return f"field '{LABEL_PREFIX}{metric}': unknown metric {metric!r}{hint}"
 
 
 def _read_csv(path: str | os.PathLike[str], shown: str) -> list[RawCase]:

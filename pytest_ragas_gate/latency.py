@@ -1,6 +1,6 @@
 """The latency budget of live mode: percentiles of the target's per-case seconds.
 
-Seed 002 records each question's latency beside its answer; here the run's latencies
+Live mode records each question's latency beside its answer; here the run's latencies
 (``CaseResult.latency_s``) are summarised and, when ``latency: {p50: …, p95: …, max: …}``
 is configured, compared with the budget. Like the rest of the gate this is a pure
 function of (case results, settings), so a re-gated report reaches the same verdict.
@@ -8,62 +8,23 @@ function of (case results, settings), so a re-gated report reaches the same verd
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict
 
+from .config import LATENCY_STATISTICS, LatencyBudget
 from .results import CaseResult
 from .stats import percentile
 
 __all__ = [
-    "LATENCY_STATISTICS",
-    "LatencyBudget",
     "LatencyCheck",
     "LatencyVerdict",
     "evaluate_latency",
     "latency_rows",
 ]
 
-#: The statistics a budget may bound, and the percentile each one is (``max`` is 100).
-LATENCY_STATISTICS: dict[str, float] = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0}
-
 # Latencies are measured with perf_counter; a budget met to the microsecond passes.
 _TOLERANCE = 1e-9
-
-
-class LatencyBudget(BaseModel):
-    """Most seconds per statistic of the target's per-case latency (``latency:`` setting).
-
-    >>> LatencyBudget.model_validate({"p95": 2.0, "max": 5.0}).limits()
-    {'p95': 2.0, 'max': 5.0}
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    p50: float | None = Field(default=None, gt=0)
-    p90: float | None = Field(default=None, gt=0)
-    p95: float | None = Field(default=None, gt=0)
-    p99: float | None = Field(default=None, gt=0)
-    max: float | None = Field(default=None, gt=0)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_statistics(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            known = [*LATENCY_STATISTICS, "max"]
-            for key in data:
-                if key not in known:
-                    close = difflib.get_close_matches(str(key), known, n=1)
-                    hint = f"did you mean {close[0]!r}?" if close else "valid: " + ", ".join(known)
-                    raise ValueError(f"unknown latency statistic {key!r}; {hint}")
-        return data
-
-    def limits(self) -> dict[str, float]:
-        """The configured limits, in display order (percentiles, then ``max``)."""
-        values = {name: getattr(self, name) for name in [*LATENCY_STATISTICS, "max"]}
-        return {name: value for name, value in values.items() if value is not None}
 
 
 class LatencyCheck(BaseModel):

@@ -26,7 +26,8 @@ from .cases import Context, GoldenCase
 from .config import GateConfig
 from .exceptions import CaseError, ConfigError
 from .judges.base import CaseJudge
-from .metrics.base import Metric, MetricResult, missing_fields
+from .metrics.base import Metric, MetricFacts, MetricResult, missing_fields
+from .metrics.registry import BUILTIN_FACTS
 from .oracle_gaps import ORACLE_PREFIX, oracle_gap_lines, paired_oracle_gaps
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ __all__ = [
     "GENERATION_METRICS",
     "ORACLE_PREFIX",
     "OracleMetric",
-    "OracleMode",
     "OracleTarget",
     "apply_oracle",
     "check_accepts_contexts",
@@ -46,25 +46,14 @@ __all__ = [
     "read_corpus",
 ]
 
-OracleMode = Literal["off", "only", "both"]
-
 #: The built-in metrics that measure the generator, scored under oracle retrieval.
-GENERATION_METRICS: tuple[str, ...] = (
-    "faithfulness",
-    "contradiction_rate",
-    "answer_relevancy",
-    "answer_correctness",
+GENERATION_METRICS: tuple[str, ...] = tuple(
+    name for name, facts in BUILTIN_FACTS.items() if facts.stage == "generation"
 )
 
 #: The built-in metrics of retrieval, which gold contexts make perfect by construction.
-RETRIEVAL_METRICS: tuple[str, ...] = (
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "id_recall",
-    "id_precision",
-    "mrr",
-    "top_doc_usage",
+RETRIEVAL_METRICS: tuple[str, ...] = tuple(
+    name for name, facts in BUILTIN_FACTS.items() if facts.stage == "retrieval"
 )
 
 
@@ -240,7 +229,10 @@ class OracleMetric:
         self.name = ORACLE_PREFIX + inner.name
         self.required_fields: tuple[str, ...] = ("question",)
         self.default_threshold: float | None = None
-        self.lower_is_better = bool(getattr(inner, "lower_is_better", False))
+        facts = MetricFacts.of(inner)
+        self.lower_is_better = facts.lower_is_better
+        self.stage = facts.stage
+        self.hint = facts.hint
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score the oracle answer; n/a, with the reason, when the case has no gold contexts."""

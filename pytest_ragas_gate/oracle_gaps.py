@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from .bounds import default_direction
 from .results import CaseResult, canonical_order
 from .stats import mean
 
@@ -20,9 +21,6 @@ __all__ = ["ORACLE_PREFIX", "OracleGap", "oracle_gap_lines", "paired_oracle_gaps
 
 #: Oracle metrics are named ``oracle_<metric>``.
 ORACLE_PREFIX = "oracle_"
-
-#: Generation metrics where lower is better: retrieval costs an increase.
-_LOWER_IS_BETTER = frozenset({"contradiction_rate"})
 
 
 class OracleGap(BaseModel):
@@ -80,9 +78,10 @@ def paired_oracle_gaps(results: Sequence[CaseResult], metrics: Sequence[str]) ->
             continue
         retriever_mean = mean([retrieved for retrieved, _ in pairs])
         oracle_mean = mean([oracle for _, oracle in pairs])
+        # Where lower is better, retrieval costs an increase.
         cost = (
             retriever_mean - oracle_mean
-            if metric in _LOWER_IS_BETTER
+            if default_direction(metric) == "max"
             else oracle_mean - retriever_mean
         )
         gaps.append(

@@ -74,7 +74,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=parse_threshold,
         default=None,
         metavar="METRIC=VALUE",
-        help="Minimum for a metric; repeatable; overrides config (default: seed thresholds).",
+        help="Minimum for a metric; repeatable; overrides config (default: built-in thresholds).",
     )
     group.addoption(
         "--rag-gate-metrics",

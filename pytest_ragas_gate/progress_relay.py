@@ -9,12 +9,12 @@ heartbeat holds its running totals, and the controller sums them into one line.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .atomic_files import write_text_atomic
 from .scheduler import Progress
 
 #: How often the controller reads the workers' heartbeats.
@@ -38,9 +38,7 @@ def write_heartbeat(path: Path, progress: Progress) -> None:
         "errors": progress.errors,
     }
     # The temporary name holds no "-gw", which would make waiting workers read it.
-    temporary = path.with_name(f".progress.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(totals), encoding="utf-8")
-    temporary.replace(path)
+    write_text_atomic(path, json.dumps(totals), durable=False, temporary_prefix=".progress.")
 
 
 def summed_progress(run_dir: Path, started: float) -> tuple[Progress, int]:

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .bounds import Bound, default_direction
+from .bounds import Bound, own_bound
 from .cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
 from .text_safety import json_text
 from .usage import Usage
-
-#: Judge usage as stored in reports: the judges' own :class:`~pytest_ragas_gate.usage.Usage`,
-#: under the name reports and earlier releases import.
-UsageRecord = Usage
 
 
 def _a_score(value: object) -> object:
@@ -71,10 +67,13 @@ class CaseResult(BaseModel):
     auto_repeat: AutoRepeat | None = None
     error: str | None = None
     incomplete: bool = False
-    usage: dict[str, UsageRecord] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)
     latency_s: float | None = None
     # The live target's call failed (raised, timed out, no answer); latency_s is its time.
     target_failed: bool = False
+    # max_calls / max_cost stopped the case before it was scored: a setting, not a judge
+    # that misbehaved.
+    budget_spent: bool = False
     scoring_s: float = 0.0
 
     @classmethod
@@ -143,16 +142,17 @@ class CaseResult(BaseModel):
         """Whether the case or any of its metrics errored."""
         return self.error is not None or bool(self.errors)
 
-    def case_threshold_failures(self) -> list[str]:
+    def case_threshold_failures(self, bounds: Mapping[str, Bound]) -> list[str]:
         """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
 
-        A case threshold takes its metric's direction: a minimum, or a maximum for a
-        lower-is-better metric such as ``contradiction_rate``.
+        A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
+        minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate``
+        or a custom metric that declares ``lower_is_better``.
         """
         failures = []
         for metric, value in self.thresholds.items():
             score = self.scores.get(metric)
-            bound = Bound(value, default_direction(metric))
+            bound = own_bound(metric, value, bounds)
             reason = self.reasons.get(metric, "")
             if score is None and metric in self.scores and is_missing_fields_reason(reason):
                 # The case asked for this metric but lacks its fields: unchecked is not met.
@@ -200,10 +200,10 @@ def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
     return sorted(results, key=lambda result: (result.source, result.id))
 
 
-def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, UsageRecord]:
+def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, Usage]:
     """Judge usage per metric, summed over ``results``, in first-seen metric order."""
-    totals: dict[str, UsageRecord] = {}
+    totals: dict[str, Usage] = {}
     for result in results:
         for metric, usage in result.usage.items():
-            totals[metric] = totals.get(metric, UsageRecord()) + usage
+            totals[metric] = totals.get(metric, Usage()) + usage
     return totals

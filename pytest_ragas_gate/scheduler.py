@@ -20,13 +20,14 @@ from pydantic import BaseModel
 from .cases import GoldenCase
 from .exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from .interruption import INTERRUPTED_MESSAGE, unscored
-from .judges.base import Judge, Usage, judge_repeat, usage_sink
+from .judges.base import Judge, judge_repeat, usage_sink
 from .judges.requests import JudgeRequest
 from .metrics.base import Metric, MetricResult, missing_fields
 from .repeats import AutoRepeat, combine_repeats, item_agreement
 from .results import CaseResult
 from .score_checks import InvalidMetricResult, checked_result
 from .text_safety import json_text
+from .usage import Usage
 
 _NO_USAGE = Usage()
 
@@ -220,6 +221,7 @@ async def score_case(
             if isinstance(outcome, BudgetExceeded):
                 result.error = message
                 result.incomplete = True
+                result.budget_spent = True
             continue
         result.scores[name] = outcome.score
         if outcome.reason:

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .atomic_files import write_text_atomic
 from .baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
+from .bounds import Bound
 from .cache import JudgeCache
 from .cache_signing import CacheIntegrity
 from .case_checks import check_threshold_metrics
@@ -50,10 +52,11 @@ from .loading import (
 from .long_lived import collector_spared
 from .metrics.base import Metric
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
-from .results import CaseResult, UsageRecord, canonical_order, usage_by_metric
+from .results import CaseResult, canonical_order, usage_by_metric
 from .scheduler import Progress, score_cases
 from .text_safety import json_text
 from .unknown_fields import check_field_names
+from .usage import Usage
 
 if TYPE_CHECKING:
     from .live import LiveTarget
@@ -510,6 +513,10 @@ class GateRun:
         )
         self._relay.start()
 
+    def bounds(self) -> dict[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take."""
+        return self.config.bounds()
+
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""
         result = self.results.get(item.nodeid)
@@ -670,13 +677,13 @@ class GateRun:
             return list(self.config.metrics or [])
         return metrics_to_gate(self.config, list(self.metrics), present)
 
-    def usage_by_metric(self) -> dict[str, UsageRecord]:
+    def usage_by_metric(self) -> dict[str, Usage]:
         """Judge usage per metric, summed over the collected cases."""
         return usage_by_metric(self.collected)
 
-    def total_usage(self) -> UsageRecord:
+    def total_usage(self) -> Usage:
         """Judge usage over the whole run."""
-        return sum(self.usage_by_metric().values(), UsageRecord())
+        return sum(self.usage_by_metric().values(), Usage())
 
     def report_paths(self) -> dict[str, str | None]:
         """The report files this run writes, by kind, as configured."""
@@ -810,10 +817,13 @@ def _hand_over(
 
 def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:
     payload = {nodeid: result.model_dump(mode="json") for nodeid, result in results.items()}
-    target = run_dir / f"results-{worker_id}.json"
-    temporary = run_dir / f".results-{worker_id}.{os.getpid()}.tmp"
-    temporary.write_text(json_text(payload), encoding="utf-8")
-    os.replace(temporary, target)
+    # The temporary name holds no "-gw", which would make waiting workers read it.
+    write_text_atomic(
+        run_dir / f"results-{worker_id}.json",
+        json_text(payload),
+        durable=False,
+        temporary_prefix=".results.",
+    )
 
 
 def _wait_for(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:

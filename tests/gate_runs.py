@@ -38,8 +38,11 @@ from pytest_ragas_gate.judges.requests import (
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.transport import RetryPolicy
+from pytest_ragas_gate.metrics.base import Metric
+from pytest_ragas_gate.metrics.registry import MetricRegistry
 from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
-from pytest_ragas_gate.results import CaseResult, UsageRecord
+from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.usage import Usage
 
 # --- golden rows and files ------------------------------------------------------------------
 
@@ -276,7 +279,7 @@ def case(
         question=f"question {case_id}?",
         metrics=list(METRICS),
         scores=scores,
-        usage={"faithfulness": UsageRecord(calls=2, input_tokens=100, output_tokens=10)},
+        usage={"faithfulness": Usage(calls=2, input_tokens=100, output_tokens=10)},
     )
 
 
@@ -314,3 +317,10 @@ def write(
     report.update(extra)
     path.write_text(json.dumps(report), encoding="utf-8")
     return path
+
+
+def builtin_metrics(**options: Any) -> dict[str, Metric]:
+    """Fresh instances of every built-in metric, keyed by name in display order."""
+    registry = MetricRegistry()
+    registry.register_builtins(**options)
+    return registry.metrics

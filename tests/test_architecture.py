@@ -2,6 +2,9 @@
 
 Imports are read from the source, so an import inside a function or under
 ``TYPE_CHECKING`` counts as much as one at the top of a module.
+
+Every module has a layer, in pipeline order, and imports only from its own layer or those
+before it: a lower stage never imports a higher one.
 """
 
 from __future__ import annotations
@@ -30,6 +33,81 @@ PYTEST_MODULES = {
     f"{NAME}.live",
     f"{NAME}.reports.terminal",
 }
+
+
+#: The pipeline's layers, in order; each module imports only from its layer or earlier ones.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (
+        layer,
+        frozenset(
+            NAME if module == "__init__" else f"{NAME}.{module}" for module in modules.split()
+        ),
+    )
+    for layer, modules in (
+        (
+            "foundation",
+            "exceptions usage text_safety atomic_files command_line long_lived stats options "
+            "output_paths config_values config_names config_location cache_signing",
+        ),
+        ("golden", "cases golden_fields golden_formats loading sharding"),
+        (
+            "judges",
+            "judges judges.base judges.requests judges.prompts judges.transport judges.text "
+            "judges.values judges.records judges.contradiction judges.prefix_order "
+            "judges.reply_validation judges.batch_apis judges.batching judges.anthropic_judge "
+            "judges.openai_judge judges.offline judges.metered judges.pricing cache",
+        ),
+        (
+            "metrics",
+            "metrics metrics.base metrics._case_fields metrics.formulas metrics.alignment "
+            "metrics.context metrics.correctness metrics.faithfulness metrics.relevancy "
+            "metrics.retrieval_ids metrics.tool_selection metrics.registry",
+        ),
+        # The settings read the metrics' facts (default thresholds, directions).
+        ("settings", "bounds config config_checks"),
+        (
+            "scoring",
+            # judges.factory and judges.embedder build the run's judge from the settings
+            # and bind it into the metrics: they rank with the scorer that uses them.
+            "judges.factory judges.embedder repeats results score_checks interruption scheduler "
+            "progress_relay gated_metrics case_checks unknown_fields synth.documents "
+            "synth.chunking synth.dedup synth.requests synth.plan synth.pipeline synth.offline "
+            "synth.golden_output synth.review",
+        ),
+        ("live", "live oracle oracle_gaps latency"),
+        (
+            "gate",
+            "gate baseline diagnosis hints coverage ignored_top unevaluated agreement ppi labels "
+            "label_checks judge_noise auto_repeats gate_changes gate_change_details",
+        ),
+        (
+            "reports",
+            "reports reports.json_report reports.summary reports.markdown reports.github "
+            "reports.junit reports.html reports.html_summary reports.pr_comment "
+            "reports.gate_inputs reports.integrity reports.judge_noise_view",
+        ),
+        (
+            "plugin and cli",
+            "__init__ plugin session items hookspecs activation collection_census custom_metrics "
+            "reports.terminal reports.html_rows cli labelling synth synth.command keygen",
+        ),
+    )
+)
+
+
+def layer_of() -> dict[str, int]:
+    return {module: rank for rank, (_, modules) in enumerate(LAYERS) for module in modules}
+
+
+def back_imports(graph: dict[str, set[str]], rank: dict[str, int]) -> list[str]:
+    """Every import of a later layer, as ``importer (layer) -> imported (layer)``."""
+    names = [layer for layer, _ in LAYERS]
+    return sorted(
+        f"{module} ({names[rank[module]]}) -> {target} ({names[rank[target]]})"
+        for module, targets in graph.items()
+        for target in targets
+        if target in rank and rank[target] > rank[module]
+    )
 
 
 def module_names() -> dict[str, Path]:
@@ -112,6 +190,27 @@ def test_no_import_cycle_counting_every_import() -> None:
     for module, targets in graph.items():
         targets -= {parent for parent in graph if module.startswith(parent + ".")}
     assert cycles(graph) == []
+
+
+def test_every_module_has_a_layer() -> None:
+    placed = [module for _, modules in LAYERS for module in modules]
+    assert len(placed) == len(set(placed)), "a module is in two layers"
+    assert set(placed) == set(import_graph()), set(import_graph()) ^ set(placed)
+
+
+def test_no_module_imports_a_later_layer() -> None:
+    graph = import_graph()
+    for targets in graph.values():
+        targets.discard("pytest")
+    assert back_imports(graph, layer_of()) == []
+
+
+def test_the_layer_check_finds_a_back_import() -> None:
+    graph = {module: set(targets) for module, targets in import_graph().items()}
+    graph[f"{NAME}.judges.base"].add(f"{NAME}.reports.json_report")
+    assert back_imports(graph, layer_of()) == [
+        f"{NAME}.judges.base (judges) -> {NAME}.reports.json_report (reports)"
+    ]
 
 
 def test_only_the_pytest_facing_modules_import_pytest() -> None:

@@ -16,11 +16,11 @@ from fakellm import FakeLLM
 from gate_runs import EVERY_KIND, TEST_KEY, make_judge
 
 from pytest_ragas_gate.cache import JudgeCache, cache_key
-from pytest_ragas_gate.config import GateConfig, ModelPrice
+from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import BudgetExceeded, JudgeError, UsageError
 from pytest_ragas_gate.judges.factory import create_judge
 from pytest_ragas_gate.judges.metered import MeteredJudge
-from pytest_ragas_gate.judges.pricing import PriceTable
+from pytest_ragas_gate.judges.pricing import ModelPrice, PriceTable
 from pytest_ragas_gate.judges.requests import JudgeRequest, RateRelevancy
 
 

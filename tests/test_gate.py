@@ -32,7 +32,7 @@ def config(**settings: Any) -> GateConfig:
     return GateConfig(**settings)
 
 
-def test_seed_003_example_blocks_deployment_naming_the_failures() -> None:
+def test_a_failing_example_blocks_deployment_naming_the_failures() -> None:
     results = run(
         {
             "faithfulness": [0.9, 0.7, 0.8, 0.8],  # mean 0.80 < 0.85

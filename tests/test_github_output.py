@@ -16,7 +16,8 @@ from pytest_ragas_gate.reports.github import (
     write_step_summary,
 )
 from pytest_ragas_gate.reports.json_report import JudgeInfo
-from pytest_ragas_gate.results import CaseResult, UsageRecord
+from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.usage import Usage
 
 CONFIG = GateConfig(bootstrap_resamples=200, thresholds={"faithfulness": 0.8})
 LLM = JudgeInfo(kind="anthropic", model="claude-test")
@@ -74,7 +75,7 @@ def test_case_annotations_are_capped() -> None:
 def test_step_summary_is_appended_only_when_the_variable_is_set(tmp_path: Path) -> None:
     results = cases([0.9])
     verdict = evaluate_gate(results, METRICS, CONFIG)
-    usage = UsageRecord(calls=3)
+    usage = Usage(calls=3)
     assert not write_step_summary(verdict, results=results, judge=LLM, usage=usage, env={})
     target = tmp_path / "summary.md"
     target.write_text("earlier step\n", encoding="utf-8")

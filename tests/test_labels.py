@@ -11,6 +11,7 @@ from gate_runs import case, write
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.exceptions import GoldenFileError
+from pytest_ragas_gate.golden_fields import human_labels
 from pytest_ragas_gate.labelling import select_cases
 from pytest_ragas_gate.labels import read_labels
 
@@ -68,7 +69,7 @@ def test_every_bad_row_is_reported_at_once_by_line_and_field(tmp_path: Path) -> 
         "0 = bad; yes/no and true/false also read), or an empty cell for not labelled, got 1.5",
         "labels.jsonl:2: invalid JSON at column 1: Expecting value",
         "labels.jsonl:5: field 'human': the label of 'faithfulness' must be a number from 0 "
-        "to 1 (1 = good, 0 = bad), got 'high' (str)",
+        "to 1 (1 = good, 0 = bad; yes/no and true/false also read), got 'high' (str)",
     ]
 
 
@@ -202,3 +203,14 @@ def test_export_and_import_keep_how_each_case_was_sampled(
         if "human" in record
     }
     assert in_golden == expected
+
+
+def test_inline_labels_and_a_labels_file_read_a_label_by_one_rule(tmp_path: Path) -> None:
+    errors: list[str] = []
+    inline = {"faithfulness": "yes", "answer_relevancy": " 0.5 ", "context_recall": None}
+    assert human_labels("human", inline, errors) == {"faithfulness": 1.0, "answer_relevancy": 0.5}
+    assert errors == []
+    path = tmp_path / "labels.csv"
+    path.write_text("id,human_faithfulness,human_answer_relevancy\na,yes, 0.5 \n", encoding="utf-8")
+    labels = read_labels(path, "labels.csv", metrics=["faithfulness", "answer_relevancy"])
+    assert [row.labels for row in labels.rows] == [{"faithfulness": 1.0, "answer_relevancy": 0.5}]

@@ -11,9 +11,10 @@ from pydantic import BaseModel
 
 from pytest_ragas_gate import live
 from pytest_ragas_gate.cases import Context, GoldenCase
+from pytest_ragas_gate.config import LatencyBudget
 from pytest_ragas_gate.exceptions import CaseError, ConfigError
 from pytest_ragas_gate.judges.offline import OfflineJudge
-from pytest_ragas_gate.latency import LatencyBudget, evaluate_latency
+from pytest_ragas_gate.latency import evaluate_latency
 from pytest_ragas_gate.live import LiveTarget, check_target, normalize_output
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 from pytest_ragas_gate.metrics.tool_selection import ToolSelection

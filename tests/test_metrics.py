@@ -14,6 +14,7 @@ from importlib.metadata import EntryPoint
 from typing import Any
 
 import pytest
+from gate_runs import builtin_metrics
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -55,7 +56,6 @@ from pytest_ragas_gate.metrics.registry import (
     HOOK,
     MetricRegistry,
     applicable_metrics,
-    builtin_metrics,
     unknown_metric_error,
 )
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
@@ -124,7 +124,7 @@ APPLE_CLAIMS = [
 # --- formulas --------------------------------------------------------------------------------
 
 
-# Seed 000 rounds 0.5833 to 0.585 and seed 004 prints 0.7567 for 0.7556; the exact values
+# Worked examples often round 0.5833 to 0.585 and print 0.7567 for 0.7556; the exact values
 # of the formula are asserted here.
 @pytest.mark.parametrize(
     ("relevance", "expected"),
@@ -136,11 +136,11 @@ APPLE_CLAIMS = [
         ([0, 0], 0.0),
     ],
 )
-def test_average_precision_seed_vectors(relevance: list[int], expected: float) -> None:
+def test_average_precision_worked_examples(relevance: list[int], expected: float) -> None:
     assert average_precision(relevance) == pytest.approx(expected, abs=1e-4)
 
 
-def test_normalised_rating_seed_vectors() -> None:
+def test_normalised_rating_worked_examples() -> None:
     assert [normalised_rating(rating) for rating in (5, 3, 2, 1)] == [1.0, 0.5, 0.25, 0.0]
 
 
@@ -166,7 +166,7 @@ def test_formulas_refuse_inputs_without_a_score(call: Any) -> None:
         call()
 
 
-def test_id_formulas_seed_004() -> None:
+def test_id_formulas_worked_examples() -> None:
     gold = ["A", "B", "C", "D", "E"]
     assert id_recall(["A", "C", "E"], gold) == pytest.approx(0.6)
     assert id_precision(["A", "B", "X", "Y", "Z"], gold) == pytest.approx(0.4)
@@ -214,7 +214,7 @@ def test_cosine_similarity_lies_in_its_range(left: list[float], right: list[floa
 # --- faithfulness ----------------------------------------------------------------------------
 
 
-def test_faithfulness_seed_000_one_of_three_claims_supported() -> None:
+def test_faithfulness_one_of_three_apple_claims_supported() -> None:
     judge = ScriptedJudge(
         extract_claims={"claims": APPLE_CLAIMS},
         verify_claims={
@@ -242,7 +242,7 @@ def test_faithfulness_seed_000_one_of_three_claims_supported() -> None:
     assert verify.contexts == APPLE_CASE.context_texts
 
 
-def test_faithfulness_seed_004_two_of_three() -> None:
+def test_faithfulness_two_of_three_einstein_claims() -> None:
     claims = ["Einstein was born in Germany.", "He was born in 1879.", "He won two Nobels."]
     judge = ScriptedJudge(
         extract_claims={"claims": claims},
@@ -285,7 +285,7 @@ def test_a_missing_required_field_is_a_case_error_not_a_score() -> None:
 
 
 @pytest.mark.parametrize(("rating", "expected"), [(5, 1.0), (3, 0.5), (2, 0.25), (1, 0.0)])
-def test_answer_relevancy_rubric_seed_004(rating: int, expected: float) -> None:
+def test_answer_relevancy_rubric_ratings(rating: int, expected: float) -> None:
     judge = ScriptedJudge(rate_relevancy={"rating": rating, "reason": "r"})
     case = make_case(answer="Jobs and Wozniak.")
     result = run(AnswerRelevancy(), case, judge)
@@ -319,7 +319,7 @@ def fixed_embedder(vectors: list[list[float]]) -> Any:
     return embed
 
 
-def test_answer_relevancy_reverse_questions_seed_000() -> None:
+def test_answer_relevancy_reverse_questions_worked_example() -> None:
     embedder = fixed_embedder([[1.0, 0.0], *(unit_vector_at(s) for s in (0.95, 0.82, 0.78))])
     questions = ["What is a vector database?", "What does it store?", "How does it query?"]
     judge = ScriptedJudge(generate_questions={"questions": questions})
@@ -376,7 +376,7 @@ def test_answer_relevancy_configuration_errors() -> None:
 # --- context precision / relevance / recall --------------------------------------------------
 
 
-# Seed 000 rounds 0.5833 to 0.585 and seed 004 prints 0.7567 for 0.7556.
+# Worked examples often round 0.5833 to 0.585 and print 0.7567 for 0.7556.
 @pytest.mark.parametrize(
     ("relevance", "expected"),
     [
@@ -387,7 +387,7 @@ def test_answer_relevancy_configuration_errors() -> None:
         ([0, 0, 0], 0.0),
     ],
 )
-def test_context_precision_seed_vectors(relevance: list[int], expected: float) -> None:
+def test_context_precision_worked_examples(relevance: list[int], expected: float) -> None:
     case = make_case(
         contexts=[f"chunk {index}" for index in range(len(relevance))], reference="ref"
     )
@@ -464,7 +464,7 @@ def test_chunk_verdicts_must_cover_every_index_once(
         run(metric, make_case(contexts=["a", "b", "c"], reference=reference), judge)
 
 
-def test_context_relevance_seed_004_one_of_two_resources() -> None:
+def test_context_relevance_one_of_two_resources() -> None:
     case = make_case(contexts=[Context(id="A", text="A"), Context(id="B", text="B")])
     result = run(ContextRelevance(), case, ScriptedJudge(judge_chunks=chunk_verdicts([1, 0])))
     assert result.score == 0.5
@@ -475,9 +475,9 @@ def test_context_relevance_seed_004_one_of_two_resources() -> None:
 @pytest.mark.parametrize(
     ("attributed", "expected"),
     [((True, False), 0.5), ((False, False), 0.0)],
-    ids=["seed-000-france", "seed-001-nike"],
+    ids=["france", "nike"],
 )
-def test_context_recall_seed_vectors(attributed: tuple[bool, ...], expected: float) -> None:
+def test_context_recall_worked_examples(attributed: tuple[bool, ...], expected: float) -> None:
     reply = {
         "chunks": chunk_verdicts([1])["verdicts"],
         "statements": [
@@ -553,14 +553,14 @@ def id_case(retrieved: Sequence[str | None], gold: Sequence[str]) -> GoldenCase:
 GOLD = ["A", "B", "C", "D", "E"]
 
 
-def test_id_recall_seed_004() -> None:
+def test_id_recall_worked_example() -> None:
     result = run(IdRecall(), id_case(["A", "C", "E"], GOLD))
     assert result.score == pytest.approx(0.6)
     assert result.reason == "3 of 5 relevant ids retrieved"
     assert {"id": "B", "retrieved": False} in result.details
 
 
-def test_id_precision_seed_004() -> None:
+def test_id_precision_worked_example() -> None:
     result = run(IdPrecision(), id_case(["A", "B", "X", "Y", "Z"], GOLD))
     assert result.score == pytest.approx(0.4)
     assert result.details[2] == {"rank": 3, "id": "X", "relevant": False}
@@ -629,6 +629,20 @@ def test_builtin_metrics_follow_the_display_order_and_the_protocol() -> None:
         assert "question" in metric.required_fields or name.startswith(
             ("id_", "mrr", "top", "tool")
         )
+
+
+def test_a_metric_declaring_facts_of_the_wrong_kind_is_refused() -> None:
+    class Odd(WordCount):
+        lower_is_better = "yes"
+        stage = "output"
+        hint = None
+
+    with pytest.raises(ConfigError) as raised:
+        MetricRegistry().register(Odd(), HOOK)
+    assert (
+        "its lower_is_better must be True or False; its stage must be one of retrieval, "
+        "generation, end-to-end; its hint must be a string." in str(raised.value)
+    )
 
 
 def test_builtin_metrics_pass_the_relevancy_strategy_through() -> None:

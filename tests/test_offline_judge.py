@@ -144,7 +144,7 @@ def test_verify_chinese() -> None:
     assert [verdict.supported for verdict in reply.verdicts] == [True, False, False]
 
 
-def test_faithfulness_of_the_seed_example() -> None:
+def test_faithfulness_of_the_apple_founders_example() -> None:
     answer = "苹果公司由史蒂夫·乔布斯和比尔·盖茨创立于1980年。"
     claims = ask(ExtractClaims(question="谁是苹果公司的创始人?", answer=answer)).claims
     verdicts = ask(VerifyClaims(claims=claims, contexts=[APPLE_CONTEXT_ZH])).verdicts

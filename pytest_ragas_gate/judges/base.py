@@ -1,7 +1,6 @@
 """The judge protocol every judge implements, the usage it reports, and the judge's report card.
 
-``Usage`` lives in :mod:`pytest_ragas_gate.usage`, below both the judges and the results,
-and is re-exported here for the judges' callers.
+``Usage`` lives in :mod:`pytest_ragas_gate.usage`, below both the judges and the results.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ __all__ = [
     "Judge",
     "JudgeInfo",
     "ReplyT",
-    "Usage",
     "charge",
     "judge_repeat",
     "usage_sink",

@@ -39,15 +39,14 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..atomic_files import write_text_atomic
 from ..cache import cache_key
 from ..exceptions import JudgeError
 from ..text_safety import json_text
@@ -224,22 +223,8 @@ class BatchStore:
             "submitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "custom_ids": sorted(saved.custom_ids),
         }
-        temp_name: str | None = None
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=self.directory, suffix=".tmp", delete=False
-            ) as handle:
-                temp_name = handle.name
-                json.dump(entry, handle, indent=1)
-            os.replace(temp_name, path)
-            temp_name = None
-        except OSError:
-            pass
-        finally:
-            if temp_name is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp_name)
+        with contextlib.suppress(OSError):
+            write_text_atomic(path, json.dumps(entry, indent=1))
 
     def remove(self, saved: SavedBatch) -> None:
         """Forget a batch whose results were read or which was canceled."""

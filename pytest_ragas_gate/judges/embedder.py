@@ -13,7 +13,6 @@ from collections.abc import Mapping
 
 from ..config import GateConfig
 from ..exceptions import JudgeError, UsageError
-from ..metrics.base import Metric
 from .metered import MeteredJudge
 
 RELEVANCY_METRIC = "answer_relevancy"
@@ -40,7 +39,7 @@ def deferred_embedder(config: GateConfig) -> JudgeEmbedder | None:
     return JudgeEmbedder() if config.answer_relevancy_strategy == "reverse_questions" else None
 
 
-def bind_embedder(metrics: Mapping[str, Metric], judge: MeteredJudge, config: GateConfig) -> None:
+def bind_embedder(metrics: Mapping[str, object], judge: MeteredJudge, config: GateConfig) -> None:
     """Point answer relevancy's embedder at ``judge``, or refuse a judge without embeddings.
 
     Raises:

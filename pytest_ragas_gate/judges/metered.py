@@ -36,10 +36,6 @@ class _Embedder(Protocol):
         ...
 
 
-class _HasTransport(Protocol):
-    transport: Any
-
-
 class MeteredJudge:
     """Wraps a judge with the cache, the budgets, pricing and running totals.
 

@@ -15,7 +15,26 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..config import ModelPrice
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelPrice(BaseModel):
+    """US dollars per million input and output tokens, and the provider's discounts.
+
+    ``cache_write_per_mtok`` / ``cache_read_per_mtok`` price the input tokens written to
+    and read from the provider's prompt cache (default: the built-in table's ratios for
+    the model's provider, e.g. 1.25x and 0.1x of input for Anthropic); ``batch_discount``
+    is the share taken off every token of a batch job (default 0.5).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0)
+    cache_read_per_mtok: float | None = Field(default=None, ge=0)
+    batch_discount: float | None = Field(default=None, ge=0, le=1)
+
 
 #: Share of the input price that a cache write and a cache read cost, per provider.
 ANTHROPIC_CACHE_WRITE = 1.25

@@ -247,7 +247,7 @@ class RelevancyRating(Reply):
 
 
 class RateRelevancy(JudgeRequest[RelevancyRating]):
-    """Rate the answer against the question on the 1-5 rubric (seed 004, method 1)."""
+    """Rate the answer against the question on the 1-5 rubric (answer_relevancy, ``judge``)."""
 
     kind: ClassVar[str] = "rate_relevancy"
     reply_type: ClassVar[type[BaseModel]] = RelevancyRating
@@ -351,7 +351,7 @@ class DocumentUsage(Reply):
 
 
 class AttributeAnswer(JudgeRequest[DocumentUsage]):
-    """Which retrieved documents the answer uses (seed 003's alignment check)."""
+    """Which retrieved documents the answer uses (the ``top_doc_usage`` alignment check)."""
 
     kind: ClassVar[str] = "attribute_answer"
     reply_type: ClassVar[type[BaseModel]] = DocumentUsage

@@ -119,7 +119,6 @@ _NUMBER_WORDS = {
 }
 
 _COUNT_WORDS = frozenset(word for word in _NUMBER_WORDS if word not in ("zero", "one", "first"))
-_ORDINAL_WORDS = frozenset(["first", "second", "third", "fourth", "fifth"])
 
 SPEAKER_TOKEN = "<speaker>"
 """Stands for a first-person statement: "I love it" is about the speaker, so it is only

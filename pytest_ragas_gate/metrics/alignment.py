@@ -1,4 +1,6 @@
-"""Retriever-generator alignment (seed 003): does the answer use the top-ranked chunk.
+"""Retriever-generator alignment: does the answer use the top-ranked chunk.
+
+The README's "Retriever–generator alignment" section defines it and its alarm.
 
 Production RAG systems often rank the right document first and then answer from a
 lower-ranked one; the gate reports ``1 - mean`` of this metric as the ignored-top-ranked
@@ -14,10 +16,10 @@ from ..exceptions import JudgeReplyError
 from ..judges.base import CaseJudge
 from ..judges.requests import AttributeAnswer
 from ._case_fields import required_contexts, required_text
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 
 
-class TopDocUsage:
+class TopDocUsage(Metric):
     """1.0 when the answer draws on the top-ranked chunk, else 0.0.
 
     An answer that uses none of the retrieved chunks scores 0.0: the top-ranked chunk was
@@ -27,6 +29,11 @@ class TopDocUsage:
     name: str = "top_doc_usage"
     required_fields: tuple[str, ...] = ("answer", "contexts")
     default_threshold: float | None = None
+    stage: Stage = "retrieval"
+    hint: str = (
+        "The generator ignores the top-ranked chunk: review the chunk size, the embedding "
+        "model and the reranker's calibration so retrieval rank matches what the answer uses."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""

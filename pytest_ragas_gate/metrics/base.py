@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from ..cases import GoldenCase, missing_fields_reason
 from ..judges.base import CaseJudge
@@ -37,21 +37,90 @@ class MetricResult:
         return cls.not_applicable(missing_fields_reason(list(fields)))
 
 
+#: The pipeline stage a metric measures: what to fix when it fails, and whether gold
+#: contexts (``--rag-gate-oracle``) make it perfect by construction (``retrieval``) or
+#: leave it a measure of the generator (``generation``).
+Stage = Literal["retrieval", "generation", "end-to-end"]
+STAGES: tuple[Stage, ...] = get_args(Stage)
+
+#: The hint of a metric that declares none.
+GENERIC_HINT = (
+    "Open the JSON report and read the lowest-scoring cases' per-item verdicts and reasons "
+    "to find the failing stage."
+)
+
+
 @runtime_checkable
 class Metric(Protocol):
     """A metric: its name, the case fields it needs, its default threshold, and a scorer.
 
     ``score`` asks the judge for per-item verdicts and computes the number itself; it
     raises (``JudgeError`` or anything else) to make that case's metric an error.
+
+    ``lower_is_better``, ``stage`` and ``hint`` have defaults: a metric that subclasses
+    ``Metric`` inherits them and declares only those that differ. A metric that follows
+    the protocol without subclassing it may leave them out, so they are read through
+    :meth:`MetricFacts.of`, never one by one.
     """
 
     name: str
     required_fields: tuple[str, ...]
     default_threshold: float | None
+    lower_is_better: bool = False
+    stage: Stage = "end-to-end"
+    hint: str = GENERIC_HINT
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case."""
         ...
+
+
+@dataclass(frozen=True)
+class MetricFacts:
+    """What the gate and the reports know of a metric besides its scores.
+
+    Attributes:
+        name: The metric's name.
+        required_fields: The case fields it needs.
+        default_threshold: Its threshold unless one is configured.
+        lower_is_better: Whether its threshold is a maximum (``contradiction_rate``).
+        stage: The pipeline stage it measures.
+        hint: One line on what to change when it fails the gate.
+    """
+
+    name: str
+    required_fields: tuple[str, ...]
+    default_threshold: float | None
+    lower_is_better: bool
+    stage: Stage
+    hint: str
+
+    @classmethod
+    def of(cls, metric: Any) -> MetricFacts:
+        """The facts ``metric`` (an instance or a class) declares, defaults for the rest.
+
+        Only the name, required fields, default threshold and scorer are checked when a
+        metric registers; a custom metric written before the other facts existed has
+        none of them, so they are looked up here, once, rather than at each use.
+
+        >>> from pytest_ragas_gate.metrics.faithfulness import ContradictionRate
+        >>> facts = MetricFacts.of(ContradictionRate)
+        >>> facts.lower_is_better, facts.direction, facts.stage
+        (True, 'max', 'generation')
+        """
+        return cls(
+            name=metric.name,
+            required_fields=tuple(metric.required_fields),
+            default_threshold=metric.default_threshold,
+            lower_is_better=bool(getattr(metric, "lower_is_better", Metric.lower_is_better)),
+            stage=getattr(metric, "stage", Metric.stage),
+            hint=str(getattr(metric, "hint", Metric.hint)),
+        )
+
+    @property
+    def direction(self) -> Literal["min", "max"]:
+        """``max`` when the metric's threshold is a maximum, else ``min``."""
+        return "max" if self.lower_is_better else "min"
 
 
 def missing_fields(metric: Metric, case: GoldenCase) -> list[str]:

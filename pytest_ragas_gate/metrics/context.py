@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..cases import Context, GoldenCase
-from ..config import DEFAULT_THRESHOLDS
 from ..exceptions import JudgeReplyError
 from ..judges.base import CaseJudge
 from ..judges.requests import ChunkVerdict, JudgeChunks, ReviewContexts
 from ._case_fields import required_contexts, required_text
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 from .formulas import average_precision, share
 
 
-class ContextPrecision:
+class ContextPrecision(Metric):
     """Are the relevant chunks ranked first: average precision of the chunk verdicts.
 
     Relevance is judged against the reference answer when the case has one (in the request
@@ -24,7 +23,12 @@ class ContextPrecision:
 
     name: str = "context_precision"
     required_fields: tuple[str, ...] = ("question", "contexts")
-    default_threshold: float | None = DEFAULT_THRESHOLDS["context_precision"]
+    default_threshold: float | None = 0.70
+    stage: Stage = "retrieval"
+    hint: str = (
+        "Improve the ranking of retrieved chunks, retrieve in stages (coarse then fine), "
+        "and add a cross-encoder reranker."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
@@ -49,7 +53,7 @@ class ContextPrecision:
         )
 
 
-class ContextRecall:
+class ContextRecall(Metric):
     """Does the retrieval cover the reference: attributable statements / all statements.
 
     A reference that yields no statements is not applicable.
@@ -57,7 +61,12 @@ class ContextRecall:
 
     name: str = "context_recall"
     required_fields: tuple[str, ...] = ("question", "reference", "contexts")
-    default_threshold: float | None = DEFAULT_THRESHOLDS["context_recall"]
+    default_threshold: float | None = 0.80
+    stage: Stage = "retrieval"
+    hint: str = (
+        "Use hybrid retrieval (keyword + vector), chunk documents so each chunk keeps its "
+        "meaning intact, and try a stronger embedding model."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
@@ -84,12 +93,17 @@ class ContextRecall:
         )
 
 
-class ContextRelevance:
+class ContextRelevance(Metric):
     """The share of retrieved chunks relevant to the question; needs no reference."""
 
     name: str = "context_relevance"
     required_fields: tuple[str, ...] = ("question", "contexts")
     default_threshold: float | None = None
+    stage: Stage = "retrieval"
+    hint: str = (
+        "Retrieve fewer, more focused chunks: raise the similarity cut-off, rerank before "
+        "truncating, and split long chunks that mix topics."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""

@@ -1,4 +1,4 @@
-"""Answer correctness: the F1 of the answer's claims against the reference (seed 002)."""
+"""Answer correctness: the F1 of the answer's claims against the reference, as in RAGAS."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from ..cases import GoldenCase
 from ..judges.base import CaseJudge
 from ..judges.requests import ClassifyCorrectness
 from ._case_fields import required_text
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 from .faithfulness import extract_claims
 from .formulas import f1_from_counts
 
 
-class AnswerCorrectness:
+class AnswerCorrectness(Metric):
     """TP / FP / FN classification of answer claims and reference statements → F1.
 
     Reuses faithfulness's claim extraction (the same request, answered once per case),
@@ -25,6 +25,11 @@ class AnswerCorrectness:
     name: str = "answer_correctness"
     required_fields: tuple[str, ...] = ("question", "answer", "reference")
     default_threshold: float | None = None
+    stage: Stage = "generation"
+    hint: str = (
+        "Check retrieval first (context recall), then prompt the generator to state every "
+        "fact the context supports and nothing it does not; compare against a stronger model."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""

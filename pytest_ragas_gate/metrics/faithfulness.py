@@ -11,16 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..cases import GoldenCase
-from ..config import DEFAULT_THRESHOLDS
 from ..exceptions import JudgeReplyError
 from ..judges.base import CaseJudge
 from ..judges.requests import ClaimVerdict, ExtractClaims, VerifyClaims
 from ._case_fields import required_contexts, required_text
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 from .formulas import share
 
 
-class Faithfulness:
+class Faithfulness(Metric):
     """Answer → atomic claims → each supported by the contexts or not; supported / total.
 
     Two judge requests per case: one to extract the claims, one to verify all of them. An
@@ -29,7 +28,12 @@ class Faithfulness:
 
     name: str = "faithfulness"
     required_fields: tuple[str, ...] = ("question", "answer", "contexts")
-    default_threshold: float | None = DEFAULT_THRESHOLDS["faithfulness"]
+    default_threshold: float | None = 0.85
+    stage: Stage = "generation"
+    hint: str = (
+        "Tighten the generation prompt to answer only from the retrieved context, add "
+        "citations to the sources, and try a model that follows the context more closely."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
@@ -44,7 +48,7 @@ class Faithfulness:
         )
 
 
-class ContradictionRate:
+class ContradictionRate(Metric):
     """Answer → atomic claims → the share the contexts contradict; lower is better.
 
     Gated with a maximum (``contradiction_rate<=0.02``). The same two requests as
@@ -57,6 +61,7 @@ class ContradictionRate:
     name: str = "contradiction_rate"
     required_fields: tuple[str, ...] = ("question", "answer", "contexts")
     default_threshold: float | None = None
+    stage: Stage = "generation"
     lower_is_better: bool = True
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:

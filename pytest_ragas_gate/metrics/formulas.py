@@ -6,7 +6,8 @@ a number in [0, 1]. Inputs that have no meaningful score (nothing to count) rais
 measure" for a measurement; the metrics turn those situations into *not applicable*
 before calling in here.
 
-The doctests are the worked examples of the source documents (seeds 000 and 004).
+The doctests are the worked examples of the README's Metrics section; the definitions
+follow the RAGAS paper (Es et al. 2023) and the RAGAS documentation's metric pages.
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ def share(hits: int, total: int) -> float:
     Raises:
         ValueError: When ``total`` is not positive or ``hits`` is outside ``0..total``.
 
-    >>> round(share(1, 3), 3)  # seed 000: 1 of 3 Apple-founder claims supported
+    >>> round(share(1, 3), 3)  # 1 of 3 Apple-founder claims supported
     0.333
-    >>> round(share(2, 3), 3)  # seed 004: 2 of 3 Einstein claims supported
+    >>> round(share(2, 3), 3)  # 2 of 3 Einstein claims supported
     0.667
-    >>> share(1, 2), share(0, 2)  # seed 000 France recall, seed 001 Nike recall
+    >>> share(1, 2), share(0, 2)  # France recall, Nike recall
     (0.5, 0.0)
     """
     if total <= 0:
@@ -70,13 +71,13 @@ def average_precision(relevance: Sequence[bool | int]) -> float:
     Raises:
         ValueError: When the ranking is empty.
 
-    >>> round(average_precision([0, 1, 1]), 5)  # seed 000 rounds it to 0.585
+    >>> round(average_precision([0, 1, 1]), 5)  # often rounded to 0.585
     0.58333
-    >>> round(average_precision([1, 0, 1, 0, 1]), 5)  # seed 004 prints 0.7567
+    >>> round(average_precision([1, 0, 1, 0, 1]), 5)  # often printed as 0.7567
     0.75556
-    >>> average_precision([0, 0, 0, 1, 1])  # seed 004: worst ranking
+    >>> average_precision([0, 0, 0, 1, 1])  # worst ranking
     0.325
-    >>> average_precision([1, 1, 1, 0, 0])  # seed 004: best ranking
+    >>> average_precision([1, 1, 1, 0, 0])  # best ranking
     1.0
     >>> average_precision([False, False])
     0.0
@@ -95,7 +96,7 @@ def average_precision(relevance: Sequence[bool | int]) -> float:
 
 
 def f1_from_counts(true_positives: int, false_positives: int, false_negatives: int) -> float:
-    """F1 from classification counts: TP / (TP + ½(FP + FN)) (seed 002).
+    """F1 from classification counts: TP / (TP + ½(FP + FN)) (RAGAS's answer correctness).
 
     Args:
         true_positives: Answer claims backed by the reference.
@@ -137,7 +138,7 @@ def normalised_rating(rating: int, *, lowest: int = 1, highest: int = 5) -> floa
     Raises:
         ValueError: When the rubric is empty or the rating lies outside it.
 
-    >>> [normalised_rating(r) for r in (5, 3, 2)]  # seed 004, method 1
+    >>> [normalised_rating(r) for r in (5, 3, 2)]  # the 1-5 rubric of answer_relevancy
     [1.0, 0.5, 0.25]
     """
     if highest <= lowest:
@@ -240,7 +241,7 @@ def id_recall(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     Raises:
         ValueError: When there are no gold ids.
 
-    >>> id_recall(["A", "C", "E"], ["A", "B", "C", "D", "E"])  # seed 004
+    >>> id_recall(["A", "C", "E"], ["A", "B", "C", "D", "E"])
     0.6
     """
     gold = set(relevant)
@@ -264,7 +265,7 @@ def id_precision(retrieved: Sequence[str], relevant: Collection[str]) -> float:
     Raises:
         ValueError: When nothing was retrieved.
 
-    >>> id_precision(["A", "B", "X", "Y", "Z"], ["A", "B", "C", "D", "E"])  # seed 004
+    >>> id_precision(["A", "B", "X", "Y", "Z"], ["A", "B", "C", "D", "E"])
     0.4
     """
     distinct = set(retrieved)

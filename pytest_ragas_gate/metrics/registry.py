@@ -15,11 +15,12 @@ import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import cast
 
 from ..cases import GoldenCase
 from ..exceptions import ConfigError
 from .alignment import TopDocUsage
-from .base import Metric, missing_fields
+from .base import STAGES, Metric, MetricFacts, missing_fields
 from .context import ContextPrecision, ContextRecall, ContextRelevance
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
@@ -29,6 +30,7 @@ from .tool_selection import ToolSelection
 
 __all__ = [
     "BUILTIN",
+    "BUILTIN_FACTS",
     "BUILTIN_METRIC_NAMES",
     "ENTRY_POINT_GROUP",
     "HOOK",
@@ -36,27 +38,36 @@ __all__ = [
     "MetricRegistry",
     "MetricSource",
     "applicable_metrics",
-    "builtin_metrics",
     "check_metric",
+    "did_you_mean",
     "unknown_metric_error",
+    "unknown_metric_message",
 ]
 
 #: Built-in metrics in display order: generation first, then LLM-judged retrieval, then
 #: id-based retrieval, then alignment, then the agent's tool choice.
-BUILTIN_METRIC_NAMES: tuple[str, ...] = (
-    "faithfulness",
-    "contradiction_rate",
-    "answer_relevancy",
-    "context_precision",
-    "context_recall",
-    "answer_correctness",
-    "context_relevance",
-    "id_recall",
-    "id_precision",
-    "mrr",
-    "top_doc_usage",
-    "tool_selection",
+_BUILTIN_CLASSES: tuple[type[Metric], ...] = (
+    Faithfulness,
+    ContradictionRate,
+    AnswerRelevancy,
+    ContextPrecision,
+    ContextRecall,
+    AnswerCorrectness,
+    ContextRelevance,
+    IdRecall,
+    IdPrecision,
+    MeanReciprocalRank,
+    TopDocUsage,
+    ToolSelection,
 )
+
+#: Every table of built-in metrics (default thresholds, directions, hints, stages) is
+#: built from these, so a fact about a metric is written once, on its class.
+BUILTIN_FACTS: dict[str, MetricFacts] = {
+    facts.name: facts for facts in map(MetricFacts.of, _BUILTIN_CLASSES)
+}
+
+BUILTIN_METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_FACTS)
 
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
@@ -232,23 +243,13 @@ class MetricRegistry:
         Raises:
             ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
         """
-        metrics: list[Metric] = [
-            Faithfulness(),
-            ContradictionRate(),
-            AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder),
-            ContextPrecision(),
-            ContextRecall(),
-            AnswerCorrectness(),
-            ContextRelevance(),
-            IdRecall(),
-            IdPrecision(),
-            MeanReciprocalRank(),
-            TopDocUsage(),
-            ToolSelection(),
-        ]
-        by_name = {metric.name: metric for metric in metrics}
-        for name in BUILTIN_METRIC_NAMES:
-            self.register(by_name[name], BUILTIN)
+        for metric_class in _BUILTIN_CLASSES:
+            metric = (
+                AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder)
+                if metric_class is AnswerRelevancy
+                else metric_class()
+            )
+            self.register(metric, BUILTIN)
 
     def register_entry_points(self) -> None:
         """Register the metrics installed packages provide under ``ENTRY_POINT_GROUP``.
@@ -270,9 +271,9 @@ def _load_entry_point(entry_point: EntryPoint, source: MetricSource) -> object:
     """The entry point's object, with a class or factory called to make the metric."""
     try:
         target = entry_point.load()
-        # A class is checked before the instance test because a Metric class carries the
+        # A class is checked before the attribute test because a Metric class carries the
         # protocol's attributes itself and would pass it.
-        if isinstance(target, type) or not isinstance(target, Metric):
+        if isinstance(target, type) or _missing_attributes(target):
             target = target() if callable(target) else target
     except Exception as error:
         raise ConfigError(
@@ -294,7 +295,8 @@ def check_metric(candidate: object, source: MetricSource) -> Metric:
 
     Raises:
         ConfigError: When it lacks a non-empty name, ``required_fields`` as strings, a
-            ``default_threshold`` from 0 to 1 (or None), or an async ``score``.
+            ``default_threshold`` from 0 to 1 (or None), or an async ``score``, or
+            declares a ``lower_is_better``, ``stage`` or ``hint`` of the wrong kind.
 
     >>> class Sync:
     ...     name, required_fields, default_threshold = "sync", ("answer",), None
@@ -314,20 +316,24 @@ def check_metric(candidate: object, source: MetricSource) -> Metric:
             f"{source.sentence_start} gave {candidate!r}, which is not a metric: "
             f"{'; '.join(problems)}. See the Metric protocol (pytest_ragas_gate.Metric)."
         )
-    assert isinstance(candidate, Metric)
-    return candidate
+    # The facts with defaults (direction, stage, hint) are not required, so the protocol's
+    # runtime check, which asks for every attribute, would refuse a metric that is fine.
+    return cast(Metric, candidate)
+
+
+def _missing_attributes(candidate: object) -> list[str]:
+    """The required protocol attributes ``candidate`` lacks, as a message names them."""
+    return [shown for name, shown in _PROTOCOL_ATTRIBUTES.items() if not hasattr(candidate, name)]
 
 
 def _protocol_problems(candidate: object) -> list[str]:
     """What keeps ``candidate`` from being a metric, one phrase each; empty when it is one."""
     if isinstance(candidate, type):
         return ["it is a class; return an instance"]
-    missing = [
-        shown for name, shown in _PROTOCOL_ATTRIBUTES.items() if not hasattr(candidate, name)
-    ]
+    missing = _missing_attributes(candidate)
     if missing:
         return [f"it has no {', '.join(missing)}"]
-    assert isinstance(candidate, Metric)
+    candidate = cast(Metric, candidate)
     problems: list[str] = []
     name = candidate.name
     if not isinstance(name, str) or not name.strip():
@@ -347,31 +353,15 @@ def _protocol_problems(candidate: object) -> list[str]:
         or not 0.0 <= threshold <= 1.0
     ):
         problems.append("its default_threshold must be None or a number from 0 to 1")
+    if not isinstance(getattr(candidate, "lower_is_better", False), bool):
+        problems.append("its lower_is_better must be True or False")
+    if getattr(candidate, "stage", Metric.stage) not in STAGES:
+        problems.append(f"its stage must be one of {', '.join(STAGES)}")
+    if not isinstance(getattr(candidate, "hint", ""), str):
+        problems.append("its hint must be a string")
     if not inspect.iscoroutinefunction(candidate.score):
         problems.append("its score(case, judge) must be an async method")
     return problems
-
-
-def builtin_metrics(
-    *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
-) -> dict[str, Metric]:
-    """Fresh instances of every built-in metric, keyed by name in display order.
-
-    Args:
-        answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
-        embedder: The embedder ``reverse_questions`` needs.
-
-    Returns:
-        The metrics, keyed by ``BUILTIN_METRIC_NAMES``.
-
-    Raises:
-        ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
-    """
-    registry = MetricRegistry()
-    registry.register_builtins(
-        answer_relevancy_strategy=answer_relevancy_strategy, embedder=embedder
-    )
-    return registry.metrics
 
 
 def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[str]:
@@ -387,23 +377,36 @@ def applicable_metrics(case: GoldenCase, metrics: Mapping[str, Metric]) -> list[
     return [name for name, metric in metrics.items() if not missing_fields(metric, case)]
 
 
-def unknown_metric_error(name: str, known: Iterable[str]) -> ConfigError:
-    """The error for a metric name nobody registered, suggesting the closest known one.
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` naming the known name closest to ``name``, else empty.
+
+    >>> did_you_mean("faithfulnes", ["faithfulness", "mrr"]), did_you_mean("bleu", ["mrr"])
+    ("; did you mean 'faithfulness'?", '')
+    """
+    matches = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+def unknown_metric_message(name: str, known: Iterable[str]) -> str:
+    """What every check says of a metric name nobody registered.
 
     Args:
         name: The name the user gave.
-        known: Every registered metric name.
+        known: Every registered metric name, in the order to list them.
 
     Returns:
-        The error to raise.
+        The message, suggesting the closest known name, else listing them all.
 
-    >>> print(unknown_metric_error("faithfulnes", ["faithfulness", "mrr"]))
+    >>> print(unknown_metric_message("faithfulnes", ["faithfulness", "mrr"]))
     unknown metric 'faithfulnes'; did you mean 'faithfulness'?
-    >>> print(unknown_metric_error("bleu", ["faithfulness", "mrr"]))
+    >>> print(unknown_metric_message("bleu", ["faithfulness", "mrr"]))
     unknown metric 'bleu'; known metrics: faithfulness, mrr
     """
     known_names = list(known)
-    matches = difflib.get_close_matches(name, known_names, n=1)
-    if matches:
-        return ConfigError(f"unknown metric {name!r}; did you mean {matches[0]!r}?")
-    return ConfigError(f"unknown metric {name!r}; known metrics: {', '.join(known_names)}")
+    suggestion = did_you_mean(name, known_names)
+    return f"unknown metric {name!r}" + (suggestion or f"; known metrics: {', '.join(known_names)}")
+
+
+def unknown_metric_error(name: str, known: Iterable[str]) -> ConfigError:
+    """The error for a metric name nobody registered (see :func:`unknown_metric_message`)."""
+    return ConfigError(unknown_metric_message(name, known))

@@ -7,12 +7,11 @@ from statistics import fmean
 from typing import Any
 
 from ..cases import GoldenCase
-from ..config import DEFAULT_THRESHOLDS
 from ..exceptions import ConfigError, JudgeError, JudgeReplyError
 from ..judges.base import CaseJudge
 from ..judges.requests import GenerateQuestions, RateRelevancy
 from ._case_fields import required_text
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 from .formulas import cosine_similarity, normalised_rating
 
 Embedder = Callable[[list[str]], Awaitable[list[list[float]]]]
@@ -22,11 +21,12 @@ RELEVANCY_STRATEGIES: tuple[str, ...] = ("judge", "reverse_questions")
 REVERSE_QUESTION_COUNT = 3
 
 
-class AnswerRelevancy:
+class AnswerRelevancy(Metric):
     """How directly the answer addresses the question, by one of two strategies.
 
-    ``judge`` (seed 004, method 1): the judge rates the answer 1-5 on a rubric and the
-    score is ``(rating - 1) / 4``. ``reverse_questions`` (seed 000): the judge writes three
+    ``judge`` (an LLM-as-judge rubric): the judge rates the answer 1-5 and the score is
+    ``(rating - 1) / 4``. ``reverse_questions`` (answer relevance as the RAGAS paper, Es et
+    al. 2023, defines it): the judge writes three
     questions the answer would answer, and the score is the mean cosine similarity of
     their embeddings with the question's. Under both, a noncommittal answer ("I don't
     know") scores 0.0: it is a real failure to answer, not an absence of one.
@@ -34,7 +34,12 @@ class AnswerRelevancy:
 
     name: str = "answer_relevancy"
     required_fields: tuple[str, ...] = ("question", "answer")
-    default_threshold: float | None = DEFAULT_THRESHOLDS["answer_relevancy"]
+    default_threshold: float | None = 0.75
+    stage: Stage = "generation"
+    hint: str = (
+        "Prompt the generator to answer the question directly, improve query understanding "
+        "of the user's intent, and trim redundant content from answers."
+    )
 
     def __init__(self, strategy: str = "judge", embedder: Embedder | None = None) -> None:
         """Choose the strategy.

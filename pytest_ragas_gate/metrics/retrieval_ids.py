@@ -7,18 +7,23 @@ from typing import Any
 from ..cases import GoldenCase
 from ..judges.base import CaseJudge
 from ._case_fields import required_contexts
-from .base import MetricResult
+from .base import Metric, MetricResult, Stage
 from .formulas import id_precision, id_recall, reciprocal_rank
 
 _ID_FIELDS: tuple[str, ...] = ("contexts", "relevant_context_ids")
 
 
-class IdRecall:
+class IdRecall(Metric):
     """|retrieved ∩ gold| / |gold|: how many of the chunks that should come back did."""
 
     name: str = "id_recall"
     required_fields: tuple[str, ...] = _ID_FIELDS
     default_threshold: float | None = None
+    stage: Stage = "retrieval"
+    hint: str = (
+        "Relevant chunks are not retrieved: raise top-k, add keyword search to vector "
+        "search (hybrid retrieval), or try a stronger embedding model."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""
@@ -37,12 +42,17 @@ class IdRecall:
         )
 
 
-class IdPrecision:
+class IdPrecision(Metric):
     """|retrieved ∩ gold| / |retrieved|: how much of what came back should have."""
 
     name: str = "id_precision"
     required_fields: tuple[str, ...] = _ID_FIELDS
     default_threshold: float | None = None
+    stage: Stage = "retrieval"
+    hint: str = (
+        "Too many irrelevant chunks are retrieved: lower top-k, add a similarity cut-off, "
+        "or add a reranker to drop weak matches."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""
@@ -58,7 +68,7 @@ class IdPrecision:
         )
 
 
-class MeanReciprocalRank:
+class MeanReciprocalRank(Metric):
     """1 / rank of the first relevant retrieved id (0.0 if none); the gate's mean is MRR.
 
     Ranks count only the contexts that carry an id.
@@ -67,6 +77,11 @@ class MeanReciprocalRank:
     name: str = "mrr"
     required_fields: tuple[str, ...] = _ID_FIELDS
     default_threshold: float | None = None
+    stage: Stage = "retrieval"
+    hint: str = (
+        "The first relevant chunk ranks too low: add a cross-encoder reranker or tune the "
+        "hybrid-retrieval weights so the best match comes first."
+    )
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""

@@ -1,4 +1,6 @@
-"""Tool-selection accuracy (seed 002): did the agent pick the retrieval tool it should.
+"""Tool-selection accuracy: did the agent pick the retrieval tool it should.
+
+The README's "Tool selection (agents)" section defines it.
 
 A case names the tool it expects in ``expected_tool`` (one name, or a list of acceptable
 names); the tool the system chose comes from the live-mode target's ``tool`` output, or
@@ -12,10 +14,10 @@ from typing import Any
 from ..cases import GoldenCase
 from ..exceptions import CaseError
 from ..judges.base import CaseJudge
-from .base import MetricResult
+from .base import Metric, MetricResult
 
 
-class ToolSelection:
+class ToolSelection(Metric):
     """1.0 when the chosen tool is (one of) the expected tool(s), else 0.0.
 
     Not applicable when the system reported no tool at all; a reported ``None`` means

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..bounds import Bound
 from ..gate import GateVerdict
-from ..results import CaseResult, UsageRecord, canonical_order, split_source
+from ..results import CaseResult, canonical_order, split_source
+from ..usage import Usage
 from .json_report import JudgeInfo
 from .markdown import render_markdown
 
@@ -77,7 +78,13 @@ def _case_problem(result: CaseResult, verdict: GateVerdict) -> str | None:
         metric, message = sorted(result.errors.items())[0]
         first = message.strip().splitlines()[0] if message.strip() else ""
         return f"{metric} errored: {first}"
-    own = result.case_threshold_failures()
+    own = result.case_threshold_failures(
+        {
+            metric: Bound(aggregate.threshold, aggregate.direction)
+            for metric, aggregate in verdict.metrics.items()
+            if aggregate.threshold is not None
+        }
+    )
     if own:
         return "; ".join(own)
     if verdict.passed:
@@ -154,7 +161,7 @@ def write_step_summary(
     *,
     results: Sequence[CaseResult],
     judge: JudgeInfo,
-    usage: UsageRecord,
+    usage: Usage,
     env: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
 ) -> bool:

@@ -27,7 +27,9 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from ..atomic_files import write_text_atomic
 from ..baseline import case_deltas, pair_cases
+from ..bounds import Bound
 from ..config import GateConfig
 from ..exceptions import ReportError
 from ..judge_noise import JudgeNoise
@@ -37,10 +39,9 @@ from ..text_safety import LONE_SURROGATE, json_text
 from .gate_inputs import gate_inputs_context
 from .json_report import (
     SavedReport,
+    baseline_results,
     load_report,
     report_cases,
-    stored_baseline_results,
-    write_text_atomic,
 )
 from .judge_noise_view import noise_cell
 
@@ -252,7 +253,10 @@ class _CaseView:
 
 
 def _case_view(
-    result: CaseResult, record: dict[str, Any], columns: Sequence[_MetricColumn]
+    result: CaseResult,
+    record: dict[str, Any],
+    columns: Sequence[_MetricColumn],
+    bounds: Mapping[str, Bound],
 ) -> _CaseView:
     """Status, missed thresholds and worst margin of one case."""
     misses: list[str] = []
@@ -273,7 +277,7 @@ def _case_view(
         "error"
         if result.errored
         else "fail"
-        if own_failure or result.case_threshold_failures()
+        if own_failure or result.case_threshold_failures(bounds)
         else "below"
         if misses
         else "pass"
@@ -435,8 +439,9 @@ def page_context(
     config = GateConfig.model_validate(report.get("config") or {})
     columns = _columns(report)
     ordered = canonical_order(results)
+    bounds = config.bounds()
     views = [
-        _case_view(result, record, columns)
+        _case_view(result, record, columns, bounds)
         for result, record in zip(ordered, report_cases(ordered, config), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)
@@ -617,13 +622,6 @@ def write_html(
     write_text_atomic(path, render_html(report, results, baseline=baseline))
 
 
-def _baseline_results(saved: SavedReport, explicit: str | None) -> list[CaseResult] | None:
-    """The baseline's cases: ``--baseline``, else the report's own baseline when readable."""
-    if explicit is not None:
-        return load_report(explicit).results
-    return stored_baseline_results(saved)
-
-
 def write_saved_report_html(
     report_path: str | Path, output: str | Path, *, baseline: str | None = None
 ) -> SavedReport:
@@ -644,7 +642,7 @@ def write_saved_report_html(
     saved = load_report(report_path)
     head = {key: value for key, value in saved.raw.items() if key != "cases"}
     try:
-        write_html(output, head, saved.results, baseline=_baseline_results(saved, baseline))
+        write_html(output, head, saved.results, baseline=baseline_results(saved, baseline))
     except OSError as error:
         raise ReportError(f"Cannot write {output}: {error.strerror or error}.") from None
     return saved

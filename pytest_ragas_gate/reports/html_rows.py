@@ -16,7 +16,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from ..bounds import Bound, default_direction
+from ..bounds import Bound, own_bound
 from ..gate import GateVerdict
 from ..items import attached_result
 from ..results import CaseResult
@@ -63,7 +63,7 @@ class PytestHtmlRows:
     def _misses(self, result: CaseResult, metric: str, score: float) -> bool:
         """Whether ``score`` misses the case's own threshold, else the gate's."""
         own = result.thresholds.get(metric)
-        bound = Bound(own, default_direction(metric)) if own is not None else None
+        bound = own_bound(metric, own, self.bounds) if own is not None else None
         bound = bound or self.bounds.get(metric)
         return bound is not None and not bound.met_by(score)
 

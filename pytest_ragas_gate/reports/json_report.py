@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,26 +17,27 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..atomic_files import write_lines_atomic, write_text_atomic
 from ..bounds import Bound
 from ..config import GateConfig
 from ..diagnosis import diagnose
 from ..exceptions import ReportError, UsageError
 from ..gate import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
-from ..results import CaseResult, UsageRecord, canonical_order
+from ..results import CaseResult, canonical_order
 from ..text_safety import json_text
+from ..usage import Usage
 
 __all__ = [
     "SCHEMA_VERSION",
+    "baseline_results",
     "JudgeInfo",
     "SavedReport",
     "build_report",
     "load_report",
     "read_baseline",
     "report_cases",
-    "stored_baseline_results",
     "write_report",
-    "write_text_atomic",
 ]
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
@@ -69,7 +69,7 @@ def build_report(
     verdict: GateVerdict,
     config: GateConfig,
     judge: JudgeInfo,
-    usage_by_metric: Mapping[str, UsageRecord],
+    usage_by_metric: Mapping[str, Usage],
     wall_s: float,
     scoring_s: float,
     incomplete: bool = False,
@@ -98,7 +98,7 @@ def build_report(
     Returns:
         A dict of plain JSON values.
     """
-    total = sum(usage_by_metric.values(), UsageRecord())
+    total = sum(usage_by_metric.values(), Usage())
     facts = facts or RunFacts()
     bounds = config.bounds()
     return {
@@ -199,58 +199,6 @@ def report_cases(results: Sequence[CaseResult], config: GateConfig) -> Iterator[
     bounds = config.bounds()
     for result in canonical_order(results):
         yield _case_record(result, full=full, bounds=bounds)
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` as UTF-8 so readers see the old file or the new one, never half.
-
-    The text goes to a temporary file in the destination's directory (same filesystem,
-    so the final :func:`os.replace` is atomic); missing parent directories are created.
-
-    Args:
-        path: The destination file.
-        text: The whole content.
-    """
-    write_lines_atomic(path, [text])
-
-
-def _umask() -> int:
-    """The process's umask (reading it means setting it, so it is set straight back)."""
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-def write_lines_atomic(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
-    """Write ``chunks`` one after the other, atomically, as :func:`write_text_atomic` does.
-
-    Args:
-        path: The destination file.
-        chunks: The content in pieces, written as they come.
-    """
-    destination = Path(path)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(
-        "w",
-        encoding="utf-8",
-        newline="\n",
-        dir=destination.parent,
-        prefix=f".{destination.name}.",
-        suffix=".tmp",
-        delete=False,
-    )
-    try:
-        with handle:
-            handle.writelines(chunks)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # The temporary file is private (0600); a report is an ordinary file that CI
-        # uploads and colleagues open, so it gets the mode any new file would.
-        os.chmod(handle.name, 0o666 & ~_umask())
-        os.replace(handle.name, destination)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def write_report(
@@ -439,12 +387,30 @@ def read_baseline(path: str | Path, *, rootdir: Path) -> SavedReport:
         raise UsageError(f"Baseline (--rag-gate-baseline {path}): {error}") from None
 
 
-def stored_baseline_results(saved: SavedReport) -> list[CaseResult] | None:
-    """The cases of the baseline a saved report was compared with, when still readable.
+def baseline_results(
+    saved: SavedReport, explicit: str | None = None, *, best_effort: bool = False
+) -> list[CaseResult] | None:
+    """The cases of a saved report's baseline: ``explicit``, else the one it was compared with.
 
-    A relative baseline path was relative to where pytest ran: it is tried from here, then
-    beside the report. None when the report had no baseline or it cannot be read.
+    The report's own baseline is looked for where pytest ran (a relative path was relative
+    to it), then beside the report; None when the report had none or it cannot be read.
+
+    Args:
+        saved: The saved report.
+        explicit: A baseline report given on the command line, which takes precedence.
+        best_effort: An unreadable ``explicit`` baseline is no baseline (None) rather
+            than an error, for output that must never fail a step (the PR comment).
+
+    Raises:
+        ReportError: ``explicit`` cannot be read as a report, unless ``best_effort``.
     """
+    if explicit:
+        try:
+            return load_report(explicit).results
+        except ReportError:
+            if best_effort:
+                return None
+            raise
     stored = saved.config.baseline
     if not stored or saved.facts.baseline is None:
         return None

@@ -18,12 +18,12 @@ from typing import IO, Any
 
 import junit_xml
 
+from ..atomic_files import write_lines_atomic
 from ..bounds import Bound
 from ..diagnosis import diagnose
 from ..gate import GateVerdict
 from ..judges.base import JudgeInfo
 from ..results import CaseResult, canonical_order, split_source
-from .json_report import write_lines_atomic
 from .judge_noise_view import noise_properties
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
@@ -88,7 +88,9 @@ def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tu
     return properties
 
 
-def _case_testcase(result: CaseResult, failure_lines: Mapping[str, list[str]]) -> Any:
+def _case_testcase(
+    result: CaseResult, failure_lines: Mapping[str, list[str]], bounds: Mapping[str, Bound]
+) -> Any:
     path, line = split_source(result.source)
     testcase = junit_xml.TestCase(
         name=result.id,
@@ -97,7 +99,7 @@ def _case_testcase(result: CaseResult, failure_lines: Mapping[str, list[str]]) -
         file=path,
         line=None if line is None else str(line),
     )
-    lines = failure_lines.get(result.id) or result.case_threshold_failures()
+    lines = failure_lines.get(result.id) or result.case_threshold_failures(bounds)
     if lines:
         testcase.add_failure_info(
             message=_clean(lines[0]),
@@ -404,7 +406,7 @@ def _spool_case_suite(
     for start in range(0, len(ordered), _CASES_PER_BATCH):
         batch = ordered[start : start + _CASES_PER_BATCH]
         suite = junit_xml.TestSuite(
-            CASES_SUITE, [_case_testcase(result, failure_lines) for result in batch]
+            CASES_SUITE, [_case_testcase(result, failure_lines, bounds) for result in batch]
         ).build_xml_doc()
         _attach_properties(suite, [_case_properties(result, bounds) for result in batch])
         _make_xml_safe(suite)

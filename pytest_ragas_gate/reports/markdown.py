@@ -11,7 +11,8 @@ from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..oracle_gaps import oracle_gap_lines
-from ..results import CaseResult, UsageRecord, canonical_order
+from ..results import CaseResult, canonical_order
+from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import has_judge_noise
 
@@ -130,7 +131,9 @@ def _worst(result: CaseResult, verdict: GateVerdict) -> tuple[float, str] | None
         aggregate = verdict.metrics.get(metric)
         own = result.thresholds.get(metric)
         if own is not None:
-            bound: Bound | None = Bound(own, default_direction(metric))
+            bound: Bound | None = Bound(
+                own, default_direction(metric) if aggregate is None else aggregate.direction
+            )
         elif aggregate is not None and aggregate.threshold is not None:
             bound = Bound(aggregate.threshold, aggregate.direction)
         else:
@@ -242,7 +245,7 @@ def render_markdown(
     *,
     results: Sequence[CaseResult],
     judge: JudgeInfo,
-    usage: UsageRecord,
+    usage: Usage,
 ) -> str:
     """The gate's summary as GitHub-flavoured Markdown.
 

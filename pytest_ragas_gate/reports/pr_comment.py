@@ -29,15 +29,16 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from ..baseline import case_deltas, pair_cases
-from ..exceptions import ReportError
+from ..command_line import CommandParser
+from ..exceptions import CommentError, ReportError
 from ..gate import GateVerdict, evaluate_gate
 from ..gate_changes import GateChanges
 from ..results import CaseResult
 from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
-from .json_report import SavedReport, load_report, stored_baseline_results
+from .json_report import SavedReport, baseline_results, load_report
 
 __all__ = ["MARKER", "GitHub", "comment_body", "main", "post_comment"]
 
@@ -56,10 +57,6 @@ _HEADINGS = {
     "partial": "## ⚠️ RAG gate: PARTIAL",
     "ungated": "## ⚠️ RAG gate: UNGATED",
 }
-
-
-class CommentError(Exception):
-    """The comment could not be posted; the message says why, for a warning annotation."""
 
 
 # --- the body -------------------------------------------------------------------------------
@@ -385,29 +382,8 @@ def _run_url(environ: Mapping[str, str]) -> str | None:
     return f"{server.rstrip('/')}/{repository}/actions/runs/{run}"
 
 
-def _baseline(report: SavedReport, explicit: str | None) -> list[CaseResult] | None:
-    """The baseline's cases: ``--baseline``, else the report's own when still readable.
-
-    A comment never fails the step, so an unreadable ``--baseline`` is no baseline.
-    """
-    if not explicit:
-        return stored_baseline_results(report)
-    if not Path(explicit).is_file():
-        return None
-    try:
-        return load_report(explicit).results
-    except ReportError:
-        return None
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(4, f"{self.prog}: error: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = CommandParser(
         prog="python -m pytest_ragas_gate.reports.pr_comment",
         description="Create or update the gate's comment on the pull request that triggered "
         "the workflow. Reads GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, "
@@ -459,7 +435,7 @@ def post_comment(
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
     body = comment_body(
         report,
-        baseline=_baseline(report, arguments.baseline),
+        baseline=baseline_results(report, arguments.baseline, best_effort=True),
         run_url=_run_url(environ),
         gate_changes=changes,
     )

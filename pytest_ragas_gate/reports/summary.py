@@ -12,7 +12,7 @@ from ..diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate import GateVerdict, MetricAggregate
 from ..latency import latency_rows
 from ..oracle_gaps import oracle_gap_lines
-from ..results import UsageRecord
+from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
@@ -23,7 +23,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _usage_line(usage: UsageRecord) -> str:
+def _usage_line(usage: Usage) -> str:
     # The provider's prompt cache (priced apart) sits next to the cost it lowers; "cache
     # hits" are the gate's own cached replies, which cost nothing.
     prompt_cache = (
@@ -105,7 +105,7 @@ def summary_lines(
     verdict: GateVerdict,
     *,
     judge: JudgeInfo,
-    usage_by_metric: Mapping[str, UsageRecord],
+    usage_by_metric: Mapping[str, Usage],
 ) -> list[str]:
     """The per-metric table, usage, cases, failures, the verdict and the recommendation.
 
@@ -123,7 +123,7 @@ def summary_lines(
         lines.append(verdict.alignment.message)
     if verdict.latency is not None:
         lines.append(verdict.latency.summary)
-    total = sum(usage_by_metric.values(), UsageRecord())
+    total = sum(usage_by_metric.values(), Usage())
     lines += [
         "",
         f"judge: {judge.kind} ({judge.model})"

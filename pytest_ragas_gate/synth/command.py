@@ -19,8 +19,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TextIO
 
+from ..command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
 from ..config import load_config
 from ..exceptions import UsageError
 from ..judges.metered import MeteredJudge
@@ -34,18 +35,6 @@ from .requests import KINDS
 from .review import review_file
 
 __all__ = ["build_synth_parser", "run"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 4
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors exit 4, as the rest of ``rag-gate`` does."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _positive(text: str) -> int:
@@ -71,7 +60,7 @@ def _non_negative(text: str) -> float:
 def build_synth_parser() -> argparse.ArgumentParser:
     """The parser of ``rag-gate synth``."""
     mix = ",".join(f"{kind}={share:g}" for kind, share in DEFAULT_MIX.items())
-    parser = _Parser(
+    parser = CommandParser(
         prog="rag-gate synth",
         description="Generate a golden set from documents (.md .txt .html .pdf, .jsonl of "
         "{id, text, title?}): questions with references and the ids of the chunks that "
@@ -170,7 +159,7 @@ def build_synth_parser() -> argparse.ArgumentParser:
 
 def build_review_parser() -> argparse.ArgumentParser:
     """The parser of ``rag-gate synth review``."""
-    parser = _Parser(
+    parser = CommandParser(
         prog="rag-gate synth review",
         description="Show the pending cases of a generated golden file one by one — accept, "
         "edit the question or reference, or reject — and write each decision back. Reads "
@@ -187,15 +176,14 @@ def build_review_parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str]) -> int:
     """Run ``rag-gate synth`` (or ``rag-gate synth review``) with ``argv``; the exit status."""
     arguments = list(argv)
-    try:
-        if arguments[:1] == ["review"]:
+    if arguments[:1] == ["review"]:
+
+        def review() -> int:
             options = build_review_parser().parse_args(arguments[1:])
             return review_file(Path(options.file), sys.stdin, sys.stdout, every=options.all)
-        return _synth(build_synth_parser().parse_args(arguments))
-    except UsageError as error:
-        command = "rag-gate synth review" if arguments[:1] == ["review"] else "rag-gate synth"
-        print(f"{command}: {error}", file=sys.stderr)
-        return EXIT_USAGE
+
+        return run_guarded("rag-gate synth review", review)
+    return run_guarded("rag-gate synth", lambda: _synth(build_synth_parser().parse_args(arguments)))
 
 
 def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJudge, str]:
@@ -294,7 +282,7 @@ def _synth(options: argparse.Namespace) -> int:
     print("\n".join(lines))
     if not rows or outcome.stopped:
         return EXIT_FAILED
-    return EXIT_OK
+    return EXIT_PASSED
 
 
 def judge_concurrency(judge: MeteredJudge) -> int:

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic_files import write_lines_atomic
 from ..exceptions import UsageError
 from .chunking import Chunk
 from .pipeline import Kept
@@ -121,16 +120,7 @@ def check_overwrite(
 
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     """Write ``rows`` as JSON Lines, atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_lines_atomic(path, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
 
 
 def chunk_rows(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
