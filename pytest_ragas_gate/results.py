@@ -40,6 +40,9 @@ class CaseResult(BaseModel):
     the whole case failed (malformed case, target exception, budget stop) — then no metric
     was scored and every selected metric counts it as an error. ``incomplete`` marks a case
     the run stopped short of (budget spent, interrupted), which makes the report incomplete.
+    ``judge_errors`` names the metrics in ``errors`` whose judge gave no usable answer
+    (an outage, a reply still invalid after the re-asks, a spent budget, a replay miss):
+    the gate calls a run it cannot decide for that reason ``error``, not ``failed``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -61,6 +64,7 @@ class CaseResult(BaseModel):
     reasons: dict[str, str] = Field(default_factory=dict)
     details: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict)
+    judge_errors: list[str] = Field(default_factory=list)
     error: str | None = None
     incomplete: bool = False
     usage: dict[str, UsageRecord] = Field(default_factory=dict)

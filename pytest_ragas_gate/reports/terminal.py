@@ -91,6 +91,7 @@ def teststatus(
 _COLOURS = {
     "passed": {"green": True},
     "failed": {"red": True},
+    "error": {"red": True},
     "partial": {"yellow": True},
     "ungated": {"yellow": True},
 }
