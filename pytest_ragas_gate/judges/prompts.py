@@ -10,13 +10,19 @@ the input price (Anthropic: a read costs 0.1x, a write 1.25x; OpenAI: cached inp
 discount), and a prefix matches only byte for byte. So every request is built from the
 stable part to the variable part:
 
-1. one system prompt shared by every request kind and every case: the rules, every
-   kind's task and, when the judge has no native schema channel, every kind's reply
-   schema (:func:`system_prompt`);
+1. one system prompt shared by every request kind and every case: the rules
+   (:func:`system_prompt`);
 2. the user message opens with the data-block id and the case's retrieved contexts
    (:attr:`Prompt.prefix`; Anthropic puts a ``cache_control`` breakpoint after it);
 3. then the question, reference, answer or claims the request holds, and last the
-   request kind with its parameters (:attr:`Prompt.rest`).
+   request kind with its parameters, its own task and, when the judge has no native
+   schema channel, its own reply schema (:attr:`Prompt.rest`). No request pays for the
+   other kinds' tasks and schemas (prompt version 6; version 5 put them all in the system
+   prompt, some 1,500 tokens on every request).
+
+The Anthropic judge passes ``tasks_in_system``: its schemas are tools, which every request
+must offer alike (the API renders them before the system prompt), and with every kind's
+task they make a system block over Anthropic's 1,024-token cache minimum, read at 0.1x.
 
 Context review, claim verification, chunk judging and document attribution of one case
 thus share system prompt and contexts, and the contexts, which dominate a case's tokens,
