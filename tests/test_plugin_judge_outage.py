@@ -19,6 +19,9 @@ from fakellm import FakeLLM, status
 from test_action import Runner
 from test_cli import in_process
 
+from pytest_ragas_gate.reports.json_report import load_report
+from pytest_ragas_gate.reports.pr_comment import comment_body
+
 KEY = "test-key-not-real"
 
 GOOD = {
@@ -79,7 +82,7 @@ def test_an_outage_is_error_in_every_report(
     summary = pytester.path / "step_summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     server.fail(status(fault, retry_after="0"))
-    result = pytester.runpytest(*GATE, *REPORTS)
+    result = pytester.runpytest(*GATE, *REPORTS, "--rag-gate-html", "report.html")
     # No deploy decision is still no deploy: the run exits non-zero.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -107,6 +110,12 @@ def test_an_outage_is_error_in_every_report(
     markdown = summary.read_text(encoding="utf-8")
     assert markdown.startswith("## 🛑 RAG gate: ERROR")
     assert "**Judge unavailable, no deploy decision" in markdown
+
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert 'class="banner verdict-error"' in page and "RAG gate: ERROR" in page
+    comment = comment_body(load_report(pytester.path / "report.json")).splitlines()
+    assert comment[1] == "## 🛑 RAG gate: ERROR"
+    assert comment[3].startswith("**Judge unavailable, no deploy decision")
 
     # The saved report re-gates to the same verdict, with the same exit status.
     status_code, out, _ = in_process(pytester.path, "regate", "report.json")
@@ -173,3 +182,21 @@ def test_the_actions_verdict_output_is_error_on_an_outage(tmp_path: Path) -> Non
     )
     assert runner.summary.startswith("## 🛑 RAG gate: ERROR")
     assert "no verdict" not in runner.summary
+
+
+def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server: FakeLLM) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED, GOOD, HALLUCINATED])
+    server.fail(status(503))
+    for shard in ("1/2", "2/2"):
+        name = f"shard{shard[0]}.json"
+        result = pytester.runpytest(*GATE, "--rag-gate-shard", shard, "--rag-gate-report", name)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        shard_report = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+        assert shard_report["verdict"] == "error"
+    status_code, out, err = in_process(
+        pytester.path, "merge", "shard1.json", "shard2.json", "-o", "merged.json"
+    )
+    assert status_code == 1, err
+    merged = json.loads((pytester.path / "merged.json").read_text(encoding="utf-8"))
+    assert merged["verdict"] == "error"
+    assert len(merged["cases"]) == 4
