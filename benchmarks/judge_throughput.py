@@ -42,9 +42,9 @@ and tool, with pydantic titles): 6,546 prompt tokens per case. Since prompt vers
 every request carried the shared system prompt (all request kinds' tasks, and for OpenAI
 their schemas) that the provider serves from its prompt cache, so prompt tokens per case
 grew and their cost fell: see ``benchmarks/judge_cost.py``. Since prompt version 6 each
-OpenAI request carries its own task and schema at its end instead: 3,694 prompt tokens
-per case (8,488 with version 5), 3,349 billed with cached tokens at gpt-4.1-mini's 0.25x
-and 3,464 at gpt-4o-mini's 0.5x (goal: at most 4,000 at 0.5x; the exit status says).
+OpenAI request carries its own task and schema at its end instead: 3,702 prompt tokens
+per case (8,488 with version 5), 3,334 billed with cached tokens at gpt-4.1-mini's 0.25x
+and 3,456 at gpt-4o-mini's 0.5x (goal: at most 4,000 at 0.5x; the exit status says).
 
 Targets: at most 5 calls per case and a cached re-run with 0 calls (the exit status says
 whether they are met); printed beside the figures: the two judges within 5% of each
