@@ -11,6 +11,8 @@ not.
 (True, True)
 >>> is_refusal("The free plan does not provide backups.")
 False
+>>> declines("The backup data does not include logs.")
+False
 >>> declines("The documents do not say this, so it cannot be answered from them.")
 True
 >>> declines("文档中没有提到这一点，无法根据文档回答。"), declines("The plan costs $5.")
@@ -25,9 +27,11 @@ from .text import split_claims
 
 __all__ = ["declines", "is_lead_in", "is_refusal"]
 
+# What the answer was given to read. Not "data" or "record": "the backup data does not
+# include logs" states a fact.
 _SOURCES = (
     r"(?:documents?|docs|contexts?|sources?|texts?|passages?|articles?|materials?|"
-    r"information|data|knowledge\s+base|records?|excerpts?|provided\s+content)"
+    r"knowledge\s+base|excerpts?|(?:provided|given|available)\s+(?:content|information))"
 )
 
 _REFUSAL = re.compile(
