@@ -200,9 +200,10 @@ if [ -f "$report" ]; then
 fi
 
 case "$verdict" in
-passed | failed | partial | ungated)
+passed | failed | error | partial | ungated)
   # The gate decided, whatever pytest's status: `verdict` is the gate's word and
   # `exit-code` pytest's. The plugin has written the Markdown summary and annotations.
+  # `error` from a report means the judge did not answer: no deploy decision, retry.
   if [ "$verdict" = passed ] && [ "$status" -ne 0 ]; then
     # The plugin never reports "passed" for a failing run; should a report disagree with
     # pytest anyway, a deploy conditioned on `verdict == 'passed'` must not go ahead.

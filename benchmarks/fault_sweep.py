@@ -30,26 +30,29 @@ machine::
     fault rate           10%      30%      60%      60%
     max_retries            6        6        6        1
     cases                100      100      100      100
-    scored               100       99       12        0
-    errored                0        1       88      100
-    JUnit <error>          0        1       88      100
+    scored               100       99       15        0
+    errored                0        1       85      100
+    JUnit <error>          0        1       85      100
     NaN scores             0        0        0        0
     lost cases             0        0        0        0
-    server calls         470      723     2225      740
-    report calls         412      453      645      424
-    report retries        58      270     1580      316
-    re-asks               12       53      286      102
-    wall                5.6s    15.6s   102.1s    34.5s
-    verdict           passed   failed   failed   failed
+    server calls         470      725     2292      774
+    report calls         412      454      651      444
+    report retries        58      271     1641      330
+    re-asks               12       54      288      110
+    wall               10.2s    21.3s   114.1s    39.4s
+    verdict           passed    error    error    error
 
     gate at 30%, max_retries 6:
-      FAILED judge unreliable: 1 of 100 case(s) errored (1% > max_error_rate 0%)
+      ERROR judge unreliable: 1 of 100 case(s) errored (1% > max_error_rate 0%)
 
     gate at 60%, max_retries 6:
-      FAILED judge unreliable: 88 of 100 case(s) errored (88% > max_error_rate 0%)
+      ERROR judge unreliable: 85 of 100 case(s) errored (85% > max_error_rate 0%)
 
     gate at 60%, max_retries 1:
-      FAILED judge unreliable: 100 of 100 case(s) errored (100% > max_error_rate 0%)
+      ERROR judge unreliable: 100 of 100 case(s) errored (100% > max_error_rate 0%)
+
+Every errored case is the judge's and every scored one passes, so the verdict is
+``error`` (judge unavailable, no deploy decision), not ``failed``.
 
 At 10% every case is scored: every fault was absorbed by a retry or a re-ask. On every
 row report calls + retries = server calls: requests that failed for good are counted
@@ -116,8 +119,15 @@ class SweepRow:
 
 
 def junit_errors(path: Path) -> int:
-    """``<error>`` elements in a JUnit file: one per errored case."""
-    return sum(1 for _ in ET.parse(path).getroot().iter("error"))
+    """``<error>`` elements of the cases in a JUnit file: one per errored case.
+
+    The gate's own suite is left out: a run its judge could not decide reports its error
+    rate there as an ``<error>`` too.
+    """
+    suites = ET.parse(path).getroot().iter("testsuite")
+    return sum(
+        1 for suite in suites if suite.get("name") != "rag-gate" for _ in suite.iter("error")
+    )
 
 
 def gate_line(stdout: str) -> str | None:

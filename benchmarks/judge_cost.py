@@ -28,7 +28,9 @@ before prompt caching) with this fake server, for the before/after comparison; i
 column is the direct run priced at the batch share.
 
 Goals: at least 35% of prompt tokens read from the provider cache; batch + cache at most
-40% of the uncached figure.
+40% of the uncached figure. Prompt version 6 (each request's own task and schema at its
+end) measured $2.49 per 1,000 cases with the openai judge (version 5: $2.75) and $13.46
+with the anthropic judge (version 5: $13.44), 38% and 71% read from the cache.
 """
 
 from __future__ import annotations

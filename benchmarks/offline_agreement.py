@@ -14,15 +14,18 @@ content-word coverage with its numbers present.
 ==========================  =====  ===========  ==========  ===========
 file / task_type             rows  baseline     offline     offline n/a
 ==========================  =====  ===========  ==========  ===========
-factcheck_gpt_stance         1648  0.653        0.668       0
-faithdial_begin_audit        2191  0.823        0.837       9
-  cmu_dog                     713  0.816        0.850
-  topicalchat                 734  0.834        0.837
-  wow                         744  0.788        0.804
-halluqa_zh                    900  0.748        0.777       0
+factcheck_gpt_stance         1648  0.653        0.669       10
+faithdial_begin_audit        2191  0.823        0.837       20
+  cmu_dog                     713  0.816        0.852
+  topicalchat                 734  0.834        0.832
+  wow                         744  0.788        0.809
+halluqa_zh                    900  0.748        0.785       9
 halueval_qa                  1000  0.675        0.726       1
 wice_claims                   707  0.708        0.726       0
 ==========================  =====  ===========  ==========  ===========
+
+A refusal ("I don't know", "无法回答") has no claims, on every judge, so a row whose answer
+only declines is n/a.
 
 The offline judge takes about 1.3 ms per case (6,446 cases in about 9 s on one core). Extra
 labelled sets in the same format are added with ``--extra PATH`` (a file or a folder); the

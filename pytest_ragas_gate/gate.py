@@ -32,6 +32,7 @@ from .gated_metrics import not_applicable_reasons, too_few_cases
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci, too_noisy
+from .judge_outage import JUDGE_UNAVAILABLE, judge_errored, only_judge_errors
 from .latency import LatencyVerdict, evaluate_latency
 from .oracle_gaps import OracleGap, paired_oracle_gaps
 from .ppi import PpiEstimate, ppi_mean
@@ -56,7 +57,7 @@ _NAMED = 5
 
 
 #: The verdict's one word, as every report and the Action's ``verdict`` output carry it.
-GateStatus = Literal["passed", "failed", "partial", "ungated"]
+GateStatus = Literal["passed", "failed", "partial", "ungated", "error"]
 
 
 class MetricAggregate(BaseModel):
@@ -159,11 +160,12 @@ class GateVerdict(BaseModel):
     """The gate's decision and everything the reports show about it.
 
     ``status`` is the one word every report and the Action's ``verdict`` output carry:
-    ``failed`` when anything fails, ``ungated`` when nothing fails but nothing was gated
-    either (no threshold in force: a report, not a deploy decision), ``partial`` when
-    nothing fails but fewer golden cases were gated than were collected, or a check asked
-    for evaluated nothing (``not_evaluated``: a baseline that paired no case, retrieval
-    under oracle-only mode), which is not a deploy decision; else ``passed``.
+    ``failed`` when anything fails, ``error`` when the only causes are errors of a judge
+    that did not answer (no deploy decision: retry), ``ungated`` when nothing fails but
+    nothing was gated either (no threshold in force: a report, not a deploy decision),
+    ``partial`` when nothing fails but fewer golden cases were gated than were collected,
+    or a check asked for evaluated nothing (``not_evaluated``: a baseline that paired no
+    case, retrieval under oracle-only mode), which is not a deploy decision; else ``passed``.
     ``run_checks`` holds the failing run-level checks (``unreadable_files``,
     ``case_thresholds``, ``other_tests``) with their failure lines.
     """
@@ -207,7 +209,7 @@ class GateVerdict(BaseModel):
 
     @property
     def headline(self) -> str:
-        """``RAG gate: PASSED`` / ``FAILED`` / ``PARTIAL`` / ``UNGATED``, as scripts look for it."""
+        """``RAG gate: PASSED`` / ``FAILED`` / ``ERROR`` / ``PARTIAL`` / ``UNGATED``."""
         return f"RAG gate: {self.status.upper()}"
 
 
@@ -602,6 +604,14 @@ def evaluate_gate(
         causes.append(f"{len(others)} other test(s) failed")
 
     passed = not failures
+    judge_only = _judge_undecided(
+        ordered,
+        failures,
+        error_rate_message,
+        [aggregates[m] for m in failing_metrics],
+        failing_tags,
+        config,
+    )
     not_evaluated = checks_not_evaluated(config, facts.baseline)
     if config.min_judge_agreement is not None and not any(
         aggregate.judge_noise for aggregate in aggregates.values()
@@ -615,7 +625,13 @@ def evaluate_gate(
         or any(result.thresholds for result in ordered)
     )
     status: GateStatus
-    if not passed:
+    if judge_only:
+        status = "error"
+        recommendation = (
+            f"{JUDGE_UNAVAILABLE} — {error_rate_message}; run the gate again once the "
+            "judge answers (replies already received are replayed from the cache)"
+        )
+    elif not passed:
         status = "failed"
         recommendation = "Block deployment — " + "; ".join(causes)
         if diagnosis.failures:
@@ -702,6 +718,36 @@ def _too_noisy(aggregates: Mapping[str, MetricAggregate], config: GateConfig) ->
         if line is not None and aggregate.threshold is not None:
             found[metric] = line
     return found
+
+
+def _judge_undecided(
+    ordered: Sequence[CaseResult],
+    failures: Sequence[str],
+    error_rate_message: str,
+    failing: Sequence[MetricAggregate],
+    failing_tags: Sequence[TagVerdict],
+    config: GateConfig,
+) -> bool:
+    """Whether every failure of the run is the judge's not answering: the verdict ``error``.
+
+    The errored cases must all be the judge's, and each failure line must be the error
+    rate itself, or a metric or tag minimum left without enough scored cases by those
+    errors. A metric measured below its threshold is a quality failure, and then the run
+    is ``failed`` whatever else the judge did.
+    """
+    if not failures or not only_judge_errors(ordered):
+        return False
+    unmeasured = {
+        aggregate.message
+        for aggregate in failing
+        if aggregate.errors and aggregate.n < config.min_cases
+    }
+    unmeasured.update(
+        tag.message
+        for tag in failing_tags
+        if tag.n == 0 and any(judge_errored(r) for r in ordered if tag.tag in r.tags)
+    )
+    return all(line == error_rate_message or line in unmeasured for line in failures)
 
 
 # --- human labels: prediction-powered estimates and judge–human agreement ---------------

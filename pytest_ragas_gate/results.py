@@ -37,6 +37,9 @@ class CaseResult(BaseModel):
     the whole case failed (malformed case, target exception, budget stop) — then no metric
     was scored and every selected metric counts it as an error. ``incomplete`` marks a case
     the run stopped short of (budget spent, interrupted), which makes the report incomplete.
+    ``judge_errors`` names the metrics in ``errors`` whose judge gave no usable answer
+    (an outage, a reply still invalid after the re-asks, a spent budget, a replay miss):
+    the gate calls a run it cannot decide for that reason ``error``, not ``failed``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -65,6 +68,9 @@ class CaseResult(BaseModel):
     repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
     # Under ``repeats: auto``: why this case was judged again, and what that cost.
     auto_repeat: AutoRepeat | None = None
+    # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
+    # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
+    judge_errors: list[str] = Field(default_factory=list)
     error: str | None = None
     incomplete: bool = False
     usage: dict[str, Usage] = Field(default_factory=dict)

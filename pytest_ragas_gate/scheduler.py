@@ -215,6 +215,8 @@ async def score_case(
         if isinstance(outcome, BaseException):
             message, trace = describe_error(outcome)
             result.errors[name] = message
+            if isinstance(outcome, JudgeError):
+                result.judge_errors.append(name)
             if trace is not None:
                 result.details[name] = [{"traceback": trace}]
             progress.errors += 1

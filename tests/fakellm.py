@@ -253,10 +253,15 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         return data.get(field, [""])[0]
 
     if call.kind == "extract_claims":
-        answer = one("answer")
-        if any(cue in answer.lower() for cue in _NONCOMMITTAL):
-            return {"claims": []}
-        return {"claims": sentences(answer)}
+        # As the prompt defines it: a sentence that only says the answer cannot tell is
+        # no claim, so a refusal has none.
+        return {
+            "claims": [
+                sentence
+                for sentence in sentences(one("answer"))
+                if not any(cue in sentence.lower() for cue in _NONCOMMITTAL)
+            ]
+        }
     if call.kind == "verify_claims":
         contexts = data.get("context", [])
         return {

@@ -55,7 +55,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
             "judges judges.base judges.requests judges.prompts judges.transport judges.text "
             "judges.values judges.records judges.contradiction judges.prefix_order "
             "judges.reply_validation judges.batch_apis judges.batching judges.anthropic_judge "
-            "judges.openai_judge judges.offline judges.metered judges.pricing cache",
+            "judges.openai_judge judges.offline judges.metered judges.pricing judges.refusal cache",
         ),
         (
             "metrics",
@@ -78,7 +78,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
         (
             "gate",
             "gate baseline diagnosis hints coverage ignored_top unevaluated agreement ppi labels "
-            "label_checks judge_noise auto_repeats gate_changes gate_change_details",
+            "label_checks judge_noise auto_repeats gate_changes gate_change_details judge_outage",
         ),
         (
             "reports",

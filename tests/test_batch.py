@@ -172,7 +172,8 @@ def test_requests_a_batch_did_not_answer_are_errors_and_the_gate_fails(
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "report.json")
-    assert report["verdict"] == "failed"
+    # Unanswered requests are the judge's errors: no deploy decision.
+    assert report["verdict"] == "error"
     errors = _errors(report)
     assert set(errors) == {"case-001", "case-004"}
     assert set(errors["case-001"]) == {"faithfulness"}

@@ -361,3 +361,69 @@ def test_gate_module_imports_neither_pytest_nor_sdks() -> None:
             if isinstance(node, ast.ImportFrom) and not node.level
         }
         assert not imported & {"pytest", "_pytest", "anthropic", "openai", "numpy"}
+
+
+# --- a judge that did not answer: "error", apart from a quality "failed" -----------------
+
+
+def judge_error(index: int, *metrics: str) -> CaseResult:
+    """A case whose judge never answered for ``metrics``."""
+    return case(
+        index,
+        metrics=list(metrics),
+        errors={metric: "HTTP 503 after 7 attempts" for metric in metrics},
+        judge_errors=list(metrics),
+    )
+
+
+def test_judge_errors_alone_leave_no_deploy_decision() -> None:
+    results = [case(i, scores={"faithfulness": 0.95}) for i in range(9)]
+    results.append(judge_error(9, "faithfulness"))
+    verdict = evaluate_gate(results, ["faithfulness"], config())
+    assert (verdict.status, verdict.passed, verdict.headline) == ("error", False, "RAG gate: ERROR")
+    assert verdict.recommendation.startswith(
+        "Judge unavailable, no deploy decision — judge unreliable: 1 of 10 case(s) errored"
+    )
+
+
+def test_a_judge_that_answered_nothing_is_error_though_no_metric_was_computed() -> None:
+    results = [
+        judge_error(i, "faithfulness", "context_recall").model_copy(update={"tags": ["billing"]})
+        for i in range(4)
+    ]
+    verdict = evaluate_gate(
+        results,
+        ["faithfulness", "context_recall"],
+        config(tag_thresholds={"billing": {"faithfulness": 0.9}}),
+    )
+    assert verdict.failing_metrics == ["faithfulness", "context_recall"]
+    assert verdict.status == "error"
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(case(9, scores={"faithfulness": 0.1}), id="quality below threshold"),
+        pytest.param(case(9, error="field 'question': missing"), id="malformed case"),
+        pytest.param(
+            case(9, metrics=["faithfulness"], errors={"faithfulness": "ValueError: bug"}),
+            id="a metric's own error",
+        ),
+        pytest.param(
+            case(9, scores={"faithfulness": 0.95}, thresholds={"faithfulness": 0.99}),
+            id="case below its own threshold",
+        ),
+    ],
+)
+def test_any_other_failure_with_judge_errors_is_failed(other: CaseResult) -> None:
+    results = [case(i, scores={"faithfulness": 0.9}) for i in range(7)]
+    results += [judge_error(7, "faithfulness"), judge_error(8, "faithfulness"), other]
+    verdict = evaluate_gate(results, ["faithfulness"], config())
+    assert verdict.status == "failed"
+    assert verdict.recommendation.startswith("Block deployment — ")
+
+
+def test_a_report_from_before_judge_errors_were_recorded_regates_as_failed() -> None:
+    results = [case(i, scores={"faithfulness": 0.95}) for i in range(3)]
+    results.append(case(3, metrics=["faithfulness"], errors={"faithfulness": "HTTP 503"}))
+    assert evaluate_gate(results, ["faithfulness"], config()).status == "failed"

@@ -71,12 +71,13 @@ def test_budget_stop_writes_an_incomplete_report_and_fails(
     assert server.calls == 10
     report = read_report(pytester.path / "report.json")
     assert report["incomplete"] is True
-    assert report["verdict"] == "failed"
+    # A spent budget decided nothing about the system: no deploy decision, not a failure.
+    assert report["verdict"] == "error"
     assert len(report["cases"]) == 12
     stopped = [case for case in report["cases"] if case["incomplete"]]
     assert stopped and all("budget is spent" in case["error"] for case in stopped)
     assert_scores_are_numbers(report)
-    result.stdout.fnmatch_lines(["RAG gate: FAILED"])
+    result.stdout.fnmatch_lines(["RAG gate: ERROR", "Judge unavailable, no deploy decision — *"])
 
 
 def _gate_command(*extra: str) -> list[str]:

@@ -50,15 +50,19 @@ def test_every_request_kind_is_answered_and_validated(
     assert answer.usage.calls == 1 and answer.usage.input_tokens > 0
     body = fake_llm.judge_requests()[0].body
     assert body["temperature"] == 0
-    # One response format and one system prompt (holding every kind's reply schema) for
-    # all kinds: a per-kind json_schema, rendered before the system message, would break
-    # the prefix OpenAI caches.
+    # One response format and one system prompt (the rules) for all kinds: a per-kind
+    # json_schema, rendered before the system message, would break the prefix OpenAI
+    # caches. Each request's own task and reply schema close its user message, so no
+    # request pays for another kind's.
     assert body["response_format"] == {"type": "json_object"}
     assert [message["role"] for message in body["messages"]] == ["system", "user"]
-    system = body["messages"][0]["content"]
-    assert "$defs" not in system
-    assert f"- {request_.kind}: " in system and "Reply schema: {" in system
-    assert f"Request kind: {request_.kind}." in body["messages"][1]["content"]
+    system, user = (message["content"] for message in body["messages"])
+    assert "Reply schema" not in system and "Task:" not in system
+    ending = user[user.index(f"Request kind: {request_.kind}.") :]
+    assert "$defs" not in ending
+    assert "\nTask: " in ending and "\nReply schema: {" in ending
+    other_kinds = [kind for kind in EVERY_KIND if kind.kind != request_.kind]
+    assert all(f"Request kind: {kind.kind}." not in user for kind in other_kinds)
 
 
 def test_reasoning_models_get_no_temperature(fake_llm: FakeLLM) -> None:

@@ -398,3 +398,22 @@ def test_relevance_takes_the_asker_as_addressed_and_store_as_stored() -> None:
         JudgeChunks(question=question, target=question, against="question", chunks=[answer])
     )
     assert chunks.verdicts[0].relevant
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("I don't know.", []),
+        ("Sorry, I cannot answer that from the provided documents.", []),
+        ("The documents do not say.", []),
+        ("无法回答。", []),
+        ("抱歉，我无法回答这个问题。", []),
+        ("根据提供的资料，无法确定他的出生日期。", []),
+        ("文档中没有提到这一点，无法根据文档回答。", []),
+        ("I'm not sure. The plan costs $5.", ["The plan costs $5."]),
+        ("The free plan does not provide backups.", ["The free plan does not provide backups."]),
+    ],
+)
+def test_a_refusal_has_no_claims_and_its_facts_stay(answer: str, claims: list[str]) -> None:
+    # The definition the LLM judges are given: only what says the answer cannot tell goes.
+    assert offline.extract_claims("When?", answer) == claims

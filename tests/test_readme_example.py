@@ -65,8 +65,8 @@ def test_the_try_it_output_is_the_example_run(tmp_path: Path) -> None:
 def test_the_stricter_threshold_excerpt_is_the_example_run(tmp_path: Path) -> None:
     # The README shows an excerpt ("…" for the lines left out): each line it does show is
     # printed, in that order.
-    command = "pytest --rag-gate examples/ --rag-gate-threshold faithfulness=0.95"
-    printed = normalised(run_example(tmp_path, "--rag-gate-threshold", "faithfulness=0.95"))
+    command = "pytest --rag-gate examples/ --rag-gate-threshold answer_relevancy=0.8"
+    printed = normalised(run_example(tmp_path, "--rag-gate-threshold", "answer_relevancy=0.8"))
     position = 0
     for line in normalised(readme_block(command)):
         if line == "…":

@@ -212,7 +212,11 @@ class AnthropicJudge(BatchSwitch):
         with the case's contexts; ``cache_control`` breakpoints on the system block and
         after the contexts let the API cache both (see :mod:`.prompts`).
         """
-        prompt = build_prompt(request, schema_in_prompt=False)
+        # The tasks stay in the shared system block: with the tools that open every
+        # request they reach the 1,024 tokens Anthropic caches at least, read at 0.1x,
+        # where each request's own task at its end would be paid in full (and the tools
+        # and rules alone fall below the minimum). The schemas are the tools.
+        prompt = build_prompt(request, schema_in_prompt=False, tasks_in_system=True)
         content: list[dict[str, Any]] = []
         if prompt.prefix:
             content.append({"type": "text", "text": prompt.prefix, "cache_control": _EPHEMERAL})

@@ -35,6 +35,7 @@ from ..usage import Usage
 from .base import Answer
 from .contradiction import find_contradiction
 from .records import read_record
+from .refusal import is_lead_in, is_refusal
 from .requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -261,10 +262,21 @@ _YES_NO = re.compile(
 def extract_claims(question: str, answer: str) -> list[str]:
     """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
 
+    A clause that only says the answer cannot tell is no claim, as the LLM judges are
+    told (:mod:`~pytest_ragas_gate.judges.refusal`), so a refusal has none.
+
     >>> extract_claims("Were both bands formed in 1990?", "Yes.")
     ['Yes: were both bands formed in 1990']
+    >>> extract_claims("When did it open?", "I don't know.")
+    []
+    >>> extract_claims("When did it open?", "I'm not sure. It opened in 1990.")
+    ['It opened in 1990.']
     """
     claims = split_claims(answer)
+    refusals = [claim for claim in claims if is_refusal(claim)]
+    if refusals:
+        # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
+        return [claim for claim in claims if not is_refusal(claim) and not is_lead_in(claim)]
     if claims or not _YES_NO.match(answer) or not question.strip():
         return claims
     proposition = question.strip().rstrip("?？ ")

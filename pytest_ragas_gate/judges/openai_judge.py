@@ -2,16 +2,16 @@
 
 Any endpoint that speaks the Chat Completions API works through ``base_url`` (or
 ``OPENAI_BASE_URL``): OpenAI, Azure, vLLM, Ollama, the llama.cpp server, a LiteLLM proxy.
-Structured output is ``response_format={"type": "json_object"}`` with every kind's reply
-schema in the shared system prompt, and the reply is validated with pydantic. A per-kind
-``json_schema`` format would break prompt caching: OpenAI renders the schema before the
-system message, so requests of different kinds would share no prefix. A server that
+Structured output is ``response_format={"type": "json_object"}`` with the request's own
+reply schema at the end of its prompt, and the reply is validated with pydantic. A
+per-kind ``json_schema`` format would break prompt caching: OpenAI renders the schema
+before the system message, so requests of different kinds would share no prefix. A server that
 rejects ``json_object`` is stepped to ``json_schema`` (LM Studio accepts only that) and
 then to plain prompting; the message content is parsed as JSON either way (a tool call is
 accepted too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
 
 OpenAI caches prompt prefixes of 1,024 tokens and more by itself; the layout of
-:mod:`.prompts` (shared system prompt, then the case's contexts) makes them match, and
+:mod:`.prompts` (shared rules, then the case's contexts) makes them match, and
 ``usage.prompt_tokens_details.cached_tokens`` is counted as cache reads.
 
 ``openai`` is an optional extra, imported on the first call (a run whose every reply

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..cases import GoldenCase
 from ..judges.base import CaseJudge
+from ..judges.refusal import declines
 from ..judges.requests import ClassifyCorrectness
 from ._case_fields import required_text
 from .base import Metric, MetricResult, Stage
@@ -20,6 +21,11 @@ class AnswerCorrectness(Metric):
     then one classification request. An answer without claims still scores: every
     reference statement it misses is a false negative. When nothing at all is classified
     the metric is not applicable.
+
+    An unanswerable case — ``reference_contexts: []``, or a reference that says the
+    documents do not tell — has one right answer: to decline. A refusal has no claims (on
+    every judge), so an answer without claims scores 1.0 there, and an answer that claims
+    anything scores 0.0: every claim is a false positive, with nothing to compare it to.
     """
 
     name: str = "answer_correctness"
@@ -36,6 +42,8 @@ class AnswerCorrectness(Metric):
         answer = required_text(case, "answer", self.name)
         reference = required_text(case, "reference", self.name)
         claims = await extract_claims(case.question, answer, judge)
+        if unanswerable(case, reference):
+            return _score_unanswerable(claims)
         reply = await judge.ask(
             ClassifyCorrectness(question=case.question, answer_claims=claims, reference=reference)
         )
@@ -54,3 +62,39 @@ class AnswerCorrectness(Metric):
             details=details,
             reason="F1 of {} TP, {} FP, {} FN".format(*counts),
         )
+
+
+def unanswerable(case: GoldenCase, reference: str) -> bool:
+    """Whether the case has no answer in the documents, so declining is right.
+
+    >>> from pytest_ragas_gate.cases import GoldenCase
+    >>> case = GoldenCase(id="u", question="Who?", reference="Ada.")
+    >>> unanswerable(case, "Ada."), unanswerable(case, "The documents do not say.")
+    (False, True)
+    >>> unanswerable(case.model_copy(update={"metadata": {"reference_contexts": []}}), "Ada.")
+    True
+    """
+    # An explicit empty list, as `rag-gate synth` writes for its unanswerable kind; an
+    # absent field says nothing.
+    return case.metadata.get("reference_contexts") == [] or declines(reference)
+
+
+def _score_unanswerable(claims: list[str]) -> MetricResult:
+    if not claims:
+        return MetricResult(
+            score=1.0,
+            details=[],
+            reason="the answer declines, which is right: the documents do not answer this",
+        )
+    return MetricResult(
+        score=0.0,
+        details=[
+            {
+                "statement": claim,
+                "classification": "FP",
+                "reason": "the documents do not answer this question, so no claim can be right",
+            }
+            for claim in claims
+        ],
+        reason=f"the documents do not answer this, but the answer makes {len(claims)} claim(s)",
+    )

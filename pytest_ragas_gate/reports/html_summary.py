@@ -15,7 +15,13 @@ from ..gate import GateVerdict, MetricAggregate
 __all__ = ["verdict_prefix", "verdict_summary"]
 
 #: The headline's colour per verdict, as pytest-html's own outcome colours.
-_COLOURS = {"passed": "green", "failed": "red", "partial": "darkorange", "ungated": "darkorange"}
+_COLOURS = {
+    "passed": "green",
+    "failed": "red",
+    "error": "darkred",
+    "partial": "darkorange",
+    "ungated": "darkorange",
+}
 
 
 def verdict_prefix(verdict: GateVerdict) -> str:

@@ -123,9 +123,16 @@ def _case_testcase(
 def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[str, str]]]]:
     testcases: list[Any] = []
     properties: list[list[tuple[str, str]]] = []
+    # A judge that did not answer decided nothing: its checks are errors, not failures, so
+    # a CI view tells "retry" from "quality below threshold".
+    undecided = verdict.status == "error"
     for metric, aggregate in verdict.metrics.items():
         testcase = junit_xml.TestCase(name=metric, classname=GATE_SUITE)
-        if aggregate.passed is False:
+        if aggregate.passed is False and undecided:
+            testcase.add_error_info(
+                message=_clean(aggregate.message), error_type="RagGateJudgeUnavailable"
+            )
+        elif aggregate.passed is False:
             hint = verdict.hints.get(metric)
             output = aggregate.message + (f"\nHint: {hint}" if hint else "")
             testcase.add_failure_info(
@@ -163,7 +170,11 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
         properties.append(props)
 
     error_rate = junit_xml.TestCase(name="error_rate", classname=GATE_SUITE)
-    if not verdict.error_rate_passed:
+    if undecided:
+        error_rate.add_error_info(
+            message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
+        )
+    elif not verdict.error_rate_passed:
         error_rate.add_failure_info(
             message=_clean(verdict.error_rate_message), failure_type="RagGateErrorRate"
         )

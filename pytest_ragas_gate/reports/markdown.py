@@ -258,7 +258,9 @@ def render_markdown(
     Returns:
         The Markdown text, ending in a newline.
     """
-    mark = {"passed": "✅", "failed": "❌", "partial": "⚠️", "ungated": "⚠️"}[verdict.status]
+    mark = {"passed": "✅", "failed": "❌", "error": "🛑", "partial": "⚠️", "ungated": "⚠️"}[
+        verdict.status
+    ]
     lines = [f"## {mark} {verdict.headline}", ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]

@@ -54,6 +54,7 @@ MAX_BODY = 60_000
 _HEADINGS = {
     "passed": "## ✅ RAG gate: PASSED",
     "failed": "## ❌ RAG gate: FAILED",
+    "error": "## 🛑 RAG gate: ERROR",
     "partial": "## ⚠️ RAG gate: PARTIAL",
     "ungated": "## ⚠️ RAG gate: UNGATED",
 }

@@ -153,7 +153,9 @@ def summary_lines(
     lines += list(verdict.not_evaluated)
     if verdict.failures:
         lines.append("")
-        lines.extend(f"FAILED {failure}" for failure in verdict.failures)
+        # A judge that did not answer failed no check of the system: its lines are errors.
+        word = "ERROR" if verdict.status == "error" else "FAILED"
+        lines.extend(f"{word} {failure}" for failure in verdict.failures)
     lines += ["", verdict.headline, verdict.recommendation]
     lines += [f"  hint ({metric}): {hint}" for metric, hint in verdict.hints.items()]
     return lines

@@ -115,6 +115,7 @@ def teststatus(
 _COLOURS = {
     "passed": {"green": True},
     "failed": {"red": True},
+    "error": {"red": True},
     "partial": {"yellow": True},
     "ungated": {"yellow": True},
 }

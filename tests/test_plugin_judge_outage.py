@@ -1,0 +1,202 @@
+"""A judge that does not answer decides nothing: the verdict is ``error``, not ``failed``.
+
+The runs go through the real anthropic SDK against the local fake server, which answers
+with HTTP errors on demand; every report, the Action's ``verdict`` output and the
+re-gated report must say ``error`` for an outage, and ``failed`` as soon as a quality
+check fails, judge errors or not.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakellm import FakeLLM, status
+from test_action import Runner
+from test_cli import in_process
+
+from pytest_ragas_gate.reports.json_report import load_report
+from pytest_ragas_gate.reports.pr_comment import comment_body
+
+KEY = "test-key-not-real"
+
+GOOD = {
+    "question": "How much storage does the Zorblax plan give each user?",
+    "answer": "The Zorblax plan gives each user 2 TB of storage.",
+    "contexts": ["The Zorblax plan gives each user 2 TB of storage.", "Support is on weekdays."],
+    "reference": "The Zorblax plan gives each user 2 TB of storage.",
+}
+# Nothing of this answer is in the contexts: faithfulness 0 whenever the judge answers.
+HALLUCINATED = {
+    **GOOD,
+    "answer": "The Quorvex tier ships with unlimited satellite uplinks.",
+}
+
+GATE = ("--rag-gate", "--rag-gate-judge", "anthropic", "-p", "no:randomly")
+REPORTS = ("--rag-gate-report", "report.json", "--rag-gate-junit", "junit.xml")
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
+    with FakeLLM() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        yield fake
+
+
+def write_golden(directory: Path, rows: list[dict[str, Any]]) -> None:
+    lines = [json.dumps({"id": f"case-{index}", **row}) + "\n" for index, row in enumerate(rows)]
+    (directory / "golden.jsonl").write_text("".join(lines), encoding="utf-8")
+    # Few, fast retries: an outage should end the run in a second, not a minute.
+    (directory / "rag_gate.yaml").write_text(
+        "max_retries: 1\nretry_backoff_s: 0.005\nconcurrency: 1\n"
+        "metrics: [faithfulness, answer_relevancy]\nthresholds: {faithfulness: 0.8}\n",
+        encoding="utf-8",
+    )
+
+
+def gate_suite(path: Path) -> ElementTree.Element:
+    root = ElementTree.parse(path).getroot()
+    suite = root.find("testsuite[@name='rag-gate']")
+    assert suite is not None
+    return suite
+
+
+def suite_verdict(suite: ElementTree.Element) -> str | None:
+    verdict = suite.find("properties/property[@name='verdict']")
+    return None if verdict is None else verdict.get("value")
+
+
+@pytest.mark.parametrize("fault", [503, 429])
+def test_an_outage_is_error_in_every_report(
+    pytester: pytest.Pytester,
+    server: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: int,
+) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    server.fail(status(fault, retry_after="0"))
+    result = pytester.runpytest(*GATE, *REPORTS, "--rag-gate-html", "report.html")
+    # No deploy decision is still no deploy: the run exits non-zero.
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "ERROR judge unreliable: 2 of 2 case(s) errored*",
+            "RAG gate: ERROR",
+            "Judge unavailable, no deploy decision — judge unreliable: 2 of 2 case(s) errored*",
+        ]
+    )
+    assert "Block deployment" not in result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "error"
+    assert report["recommendation"].startswith("Judge unavailable, no deploy decision")
+    assert all(case["judge_errors"] for case in report["cases"])
+
+    suite = gate_suite(pytester.path / "junit.xml")
+    assert suite_verdict(suite) == "error"
+    # Checks the judge could not make are errors in a CI's test view, never failures.
+    assert suite.get("failures") == "0"
+    error_rate = suite.find("testcase[@name='error_rate']/error")
+    assert error_rate is not None
+    assert error_rate.get("type") == "RagGateJudgeUnavailable"
+    assert error_rate.get("message", "").startswith("Judge unavailable, no deploy decision")
+
+    markdown = summary.read_text(encoding="utf-8")
+    assert markdown.startswith("## 🛑 RAG gate: ERROR")
+    assert "**Judge unavailable, no deploy decision" in markdown
+
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert 'class="banner verdict-error"' in page and "RAG gate: ERROR" in page
+    comment = comment_body(load_report(pytester.path / "report.json")).splitlines()
+    assert comment[1] == "## 🛑 RAG gate: ERROR"
+    assert comment[3].startswith("**Judge unavailable, no deploy decision")
+
+    # The saved report re-gates to the same verdict, with the same exit status.
+    status_code, out, _ = in_process(pytester.path, "regate", "report.json")
+    assert status_code == 1
+    assert "RAG gate: ERROR" in out.splitlines()
+
+
+def test_a_quality_failure_with_a_healthy_judge_stays_failed(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    result = pytester.runpytest(*GATE, *REPORTS)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["RAG gate: FAILED", "Block deployment — *faithfulness*"])
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "failed"
+    assert suite_verdict(gate_suite(pytester.path / "junit.xml")) == "failed"
+
+
+def test_a_quality_failure_and_judge_errors_together_are_failed(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    # The first case's two concurrent first requests fail for good (two attempts each);
+    # the other cases are judged, and they are hallucinated.
+    write_golden(pytester.path, [GOOD, HALLUCINATED, HALLUCINATED])
+    server.fail(status(503), calls=[1, 2, 3, 4])
+    result = pytester.runpytest(*GATE, *REPORTS)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    assert [case["id"] for case in report["cases"] if case["judge_errors"]] == ["case-0"]
+    assert report["metrics"]["faithfulness"]["passed"] is False
+    assert report["verdict"] == "failed"
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED faithfulness mean *",
+            "FAILED judge unreliable: 1 of 3 case(s) errored*",
+            "RAG gate: FAILED",
+        ]
+    )
+    status_code, out, _ = in_process(pytester.path, "regate", "report.json")
+    assert status_code == 1 and "RAG gate: FAILED" in out.splitlines()
+
+
+def test_the_actions_verdict_output_is_error_on_an_outage(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    write_golden(workspace, [GOOD, HALLUCINATED])
+    runner = Runner(workspace)
+    with FakeLLM() as fake:
+        fake.fail(status(503))
+        result = runner.run_gate(
+            {"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": KEY},
+            paths="golden.jsonl",
+            judge="anthropic",
+            cache="off",
+        )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert runner.outputs["verdict"] == "error"
+    assert runner.outputs["exit-code"] == "1"
+    assert runner.outputs["report-path"] == "rag-gate-report.json"
+    assert runner.outputs["summary"].startswith(
+        "RAG gate ERROR: Judge unavailable, no deploy decision — judge unreliable: "
+    )
+    assert runner.summary.startswith("## 🛑 RAG gate: ERROR")
+    assert "no verdict" not in runner.summary
+
+
+def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server: FakeLLM) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED, GOOD, HALLUCINATED])
+    server.fail(status(503))
+    for shard in ("1/2", "2/2"):
+        name = f"shard{shard[0]}.json"
+        result = pytester.runpytest(*GATE, "--rag-gate-shard", shard, "--rag-gate-report", name)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        shard_report = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+        assert shard_report["verdict"] == "error"
+    status_code, out, err = in_process(
+        pytester.path, "merge", "shard1.json", "shard2.json", "-o", "merged.json"
+    )
+    assert status_code == 1, err
+    merged = json.loads((pytester.path / "merged.json").read_text(encoding="utf-8"))
+    assert merged["verdict"] == "error"
+    assert len(merged["cases"]) == 4
