@@ -78,6 +78,7 @@ def tests(session: nox.Session, pytest: str) -> None:
         session.install(_lowest_pytest(), *LOWEST_PLUGINS)
     else:
         session.install("--upgrade", "pytest", "pytest-xdist", "pytest-timeout")
+    session.run("python", "--version")
     session.run("python", "-m", "pytest", "--version")
     _run_suite(session)
 
