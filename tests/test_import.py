@@ -1,0 +1,198 @@
+"""``rag-gate import``: other tools' files become golden sets the gate reads as they are."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gate_runs import GOOD, HALLUCINATED
+
+from pytest_ragas_gate.cli import main
+
+Case = dict[str, Any]
+Writer = Callable[[Path, list[Case]], list[str]]
+
+
+def run_import(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["import", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def golden(path: Path) -> list[Case]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# --- samples written to each tool's documented export shape -----------------------------
+
+
+def deepeval_json(directory: Path, cases: list[Case]) -> list[str]:
+    goldens = [
+        {
+            "input": case["question"],
+            "actual_output": case["answer"],
+            "expected_output": case["reference"],
+            "retrieval_context": case["contexts"],
+            "context": case["contexts"][:1],
+            "additional_metadata": {"team": "search"},
+            "source_file": None,
+        }
+        for case in cases
+    ]
+    (directory / "dataset.json").write_text(json.dumps(goldens), encoding="utf-8")
+    return ["dataset.json"]
+
+
+def deepeval_csv(directory: Path, cases: list[Case]) -> list[str]:
+    with (directory / "dataset.csv").open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(
+            ["input", "actual_output", "expected_output", "context", "retrieval_context"]
+        )
+        for case in cases:
+            writer.writerow(
+                [
+                    case["question"],
+                    case["answer"],
+                    case["reference"],
+                    case["contexts"][0],
+                    "|".join(case["contexts"]),
+                ]
+            )
+    return ["dataset.csv"]
+
+
+WRITERS: dict[str, tuple[str, Writer]] = {
+    "deepeval-json": ("deepeval", deepeval_json),
+    "deepeval-csv": ("deepeval", deepeval_csv),
+}
+
+
+def two_good() -> list[Case]:
+    second = {**GOOD, "question": "Who were Apple's founders?"}
+    return [GOOD, second]
+
+
+@pytest.mark.parametrize("sample", sorted(WRITERS))
+def test_an_imported_sample_gates_pass_and_fail(
+    sample: str, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    format_name, write = WRITERS[sample]
+    for name, cases, expected in (("good", two_good(), 0), ("bad", [HALLUCINATED], 1)):
+        directory = pytester.path / name
+        directory.mkdir()
+        sources = [str(directory / source) for source in write(directory, cases)]
+        output = pytester.path / f"golden_{name}.jsonl"
+        status, out, err = run_import(capsys, format_name, *sources, "-o", str(output))
+        assert (status, err) == (0, ""), err
+        assert f"wrote {len(cases)} case(s) to {output}" in out
+        rows = golden(output)
+        assert [row["question"] for row in rows] == [case["question"] for case in cases]
+        assert rows[0]["metadata"]["import"]["format"] == format_name
+        assert rows[0]["metadata"]["import"]["file"] == sources[0]
+        result = pytester.runpytest(
+            "--rag-gate",
+            str(output),
+            "--rag-gate-judge",
+            "offline",
+            "--rag-gate-metrics",
+            "faithfulness",
+            "-p",
+            "no:randomly",
+        )
+        assert result.ret == expected, result.stdout.str()
+
+
+@pytest.mark.parametrize("sample", sorted(WRITERS))
+def test_a_reimport_gives_the_same_ids(
+    sample: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    format_name, write = WRITERS[sample]
+    cases = [*two_good(), GOOD]  # a repeated question gets a distinct, stable id
+    sources = [str(tmp_path / source) for source in write(tmp_path, cases)]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    assert run_import(capsys, format_name, *sources, "-o", str(first))[0] == 0
+    assert run_import(capsys, format_name, *sources, "-o", str(second))[0] == 0
+    ids = [row["id"] for row in golden(first)]
+    assert ids == [row["id"] for row in golden(second)]
+    assert len(set(ids)) == len(ids) == 3
+
+
+def test_an_existing_output_is_kept_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sources = [str(tmp_path / source) for source in deepeval_json(tmp_path, two_good())]
+    output = tmp_path / "golden.jsonl"
+    output.write_text('{"id": "mine", "question": "kept?"}\n', encoding="utf-8")
+
+    status, out, err = run_import(capsys, "deepeval", *sources, "-o", str(output))
+
+    assert status == 4
+    assert f"The output {output} already exists; pass --force" in err
+    assert output.read_text(encoding="utf-8") == '{"id": "mine", "question": "kept?"}\n'
+    assert run_import(capsys, "deepeval", *sources, "-o", str(output), "--force")[0] == 0
+    assert len(golden(output)) == 2
+
+
+def test_a_malformed_deepeval_record_is_named_and_refuses_the_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        {"input": "Who founded Apple?", "retrieval_context": ["Jobs and Wozniak."]},
+        {"input": "", "actual_output": "x"},
+        {"input": "When?", "retrieval_context": "fine as one chunk"},
+        {"input": "Where?", "retrieval_context": [3]},
+    ]
+    source = tmp_path / "dataset.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+
+    status, _, err = run_import(capsys, "deepeval", str(source), "-o", str(output))
+
+    assert status == 4
+    assert f"{source} item 2: field 'input': expected non-empty text" in err
+    assert f"{source} item 4: field 'retrieval_context[0]': expected text" in err
+    assert "Traceback" not in err
+    assert not output.exists()
+
+    status, out, err = run_import(
+        capsys, "deepeval", str(source), "-o", str(output), "--skip-invalid"
+    )
+    assert (status, err) == (0, "")
+    assert "wrote 2 case(s)" in out and "skipped 2:" in out
+    assert f"{source} item 2: field 'input'" in out
+    assert [row["metadata"]["import"]["item"] for row in golden(output)] == [1, 3]
+
+
+def test_deepeval_csv_list_cells_json_or_delimited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "hand.csv"
+    source.write_text(
+        "input,retrieval_context,additional_metadata\n"
+        'Q1?,"[""a|b"", ""c""]","{""k"": 1}"\n'
+        "Q2?,x;y,\n",
+        encoding="utf-8",
+    )
+    output = tmp_path / "golden.jsonl"
+    args = ("deepeval", str(source), "-o", str(output), "--list-delimiter", ";")
+    assert run_import(capsys, *args)[0] == 0
+    first, second = golden(output)
+    assert first["contexts"] == ["a|b", "c"] and first["metadata"]["k"] == 1
+    assert first["metadata"]["import"] == {"format": "deepeval", "file": str(source), "row": 1}
+    assert second["contexts"] == ["x", "y"]
+
+
+def test_an_unreadable_source_is_one_line_and_exit_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "dataset.jsonl"
+    source.write_text('{"input": "ok"}\n{"input": \n', encoding="utf-8")
+    status, _, err = run_import(capsys, "deepeval", str(source), "-o", str(tmp_path / "o.jsonl"))
+    assert status == 4
+    assert f"{source}:2 is not valid JSON" in err
+    assert len(err.strip().splitlines()) == 1
