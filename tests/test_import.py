@@ -66,9 +66,47 @@ def deepeval_csv(directory: Path, cases: list[Case]) -> list[str]:
     return ["dataset.csv"]
 
 
+def promptfoo_results(directory: Path, cases: list[Case]) -> list[str]:
+    results = []
+    for index, case in enumerate(cases):
+        test = {
+            "vars": {"query": case["question"], "context": case["contexts"]},
+            "assert": [
+                {"type": "context-faithfulness", "threshold": 0.5},
+                {"type": "context-recall", "value": case["reference"], "threshold": 0.5},
+                {"type": "contains", "value": "Apple"},
+            ],
+            "description": f"case {index}",
+        }
+        results.append(
+            {
+                "id": f"run-specific-uuid-{index}",
+                "promptIdx": 0,
+                "testIdx": index,
+                "testCase": test,
+                "vars": test["vars"],
+                "provider": {"id": "openai:gpt-4o-mini", "label": ""},
+                "prompt": {"raw": "Answer {{query}} from {{context}}", "label": "p"},
+                "response": {"output": case["answer"], "tokenUsage": {"total": 10}},
+                "success": True,
+                "score": 1,
+                "latencyMs": 12,
+                "namedScores": {},
+            }
+        )
+    document = {
+        "evalId": "eval-2026-11-25T18:00:00",
+        "results": {"version": 3, "timestamp": "2026-11-25T18:00:00Z", "results": results},
+        "config": {"description": "rag"},
+    }
+    (directory / "results.json").write_text(json.dumps(document), encoding="utf-8")
+    return ["results.json"]
+
+
 WRITERS: dict[str, tuple[str, Writer]] = {
     "deepeval-json": ("deepeval", deepeval_json),
     "deepeval-csv": ("deepeval", deepeval_csv),
+    "promptfoo-results": ("promptfoo", promptfoo_results),
 }
 
 
@@ -196,3 +234,72 @@ def test_an_unreadable_source_is_one_line_and_exit_4(
     assert status == 4
     assert f"{source}:2 is not valid JSON" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_promptfoo_results_map_vars_output_and_thresholds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source,) = promptfoo_results(tmp_path, [GOOD])
+    document = json.loads((tmp_path / source).read_text(encoding="utf-8"))
+    failed = {**document["results"]["results"][0], "testIdx": 1, "response": None}
+    failed["error"] = "429 Too Many Requests\nretry later"
+    document["results"]["results"].append(failed)
+    (tmp_path / source).write_text(json.dumps(document), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+
+    status, out, _ = run_import(capsys, "promptfoo", str(tmp_path / source), "-o", str(output))
+
+    assert status == 0
+    (row,) = golden(output)
+    assert row["answer"] == GOOD["answer"] and row["contexts"] == GOOD["contexts"]
+    assert row["reference"] == GOOD["reference"]
+    assert row["thresholds"] == {"faithfulness": 0.5, "context_recall": 0.5}
+    assert row["metadata"]["provider"] == "openai:gpt-4o-mini"
+    assert "item 2: the provider failed: 429 Too Many Requests" in out
+
+
+def test_promptfoo_config_tests_become_live_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        """\
+prompts: ["Answer {{query}}"]
+providers: [openai:gpt-4o-mini]
+defaultTest:
+  assert:
+    - type: answer-relevance
+      threshold: 0.7
+tests:
+  - description: founders
+    vars:
+      query: Who founded Apple?
+    assert:
+      - type: context-recall
+        value: Steve Jobs and Steve Wozniak founded Apple.
+        threshold: 0.9
+  - vars:
+      query: [a, b]
+  - file://more_tests.csv
+""",
+        encoding="utf-8",
+    )
+    (tmp_path / "more_tests.csv").write_text(
+        "query,__description\nWhen was Apple founded?,year\n", encoding="utf-8"
+    )
+    output = tmp_path / "golden.jsonl"
+    args = ("promptfoo", str(config), "-o", str(output))
+
+    status, _, err = run_import(capsys, *args)
+    assert status == 4
+    assert f"{config} test 2: field 'vars.query': expected text, got a list" in err
+
+    assert run_import(capsys, *args, "--skip-invalid")[0] == 0
+    first, second = golden(output)
+    assert "answer" not in first and "answer" not in second
+    assert first["question"] == "Who founded Apple?"
+    assert first["reference"] == "Steve Jobs and Steve Wozniak founded Apple."
+    assert first["thresholds"] == {"answer_relevancy": 0.7, "context_recall": 0.9}
+    assert second["question"] == "When was Apple founded?"
+    assert second["metadata"]["description"] == "year"
+    assert second["metadata"]["import"]["row"] == 1

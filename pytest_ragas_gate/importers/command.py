@@ -22,6 +22,7 @@ from ..cases import stable_case_id
 from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
 from .deepeval import read_deepeval
+from .promptfoo import read_promptfoo
 from .records import Imported, Malformed, Outcome, Skipped
 
 __all__ = ["FORMATS", "register_command"]
@@ -31,6 +32,7 @@ Reader = Callable[[Path, argparse.Namespace], Iterator[Outcome]]
 #: Format name → reader of one source file.
 FORMATS: dict[str, Reader] = {
     "deepeval": lambda path, arguments: read_deepeval(path, arguments.list_delimiter),
+    "promptfoo": lambda path, arguments: read_promptfoo(path),
 }
 
 
