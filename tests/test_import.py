@@ -103,11 +103,52 @@ def promptfoo_results(directory: Path, cases: list[Case]) -> list[str]:
     return ["results.json"]
 
 
-WRITERS: dict[str, tuple[str, Writer]] = {
-    "deepeval-json": ("deepeval", deepeval_json),
-    "deepeval-csv": ("deepeval", deepeval_csv),
-    "promptfoo-results": ("promptfoo", promptfoo_results),
+def langsmith_jsonl(directory: Path, cases: list[Case]) -> list[str]:
+    lines = [
+        json.dumps(
+            {
+                "id": f"5f0c8a3e-0000-4000-8000-00000000000{index}",
+                "dataset_id": "d1",
+                "inputs": {"question": case["question"], "contexts": case["contexts"]},
+                "outputs": {"answer": case["reference"]},
+                "metadata": {"split": "base"},
+                "created_at": "2026-11-25T18:00:00Z",
+            }
+        )
+        for index, case in enumerate(cases)
+    ]
+    (directory / "examples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return ["examples.jsonl"]
+
+
+def langfuse_items(directory: Path, cases: list[Case]) -> list[str]:
+    items = [
+        {
+            "id": f"item-{index}",
+            "datasetId": "ds-1",
+            "status": "ACTIVE",
+            "input": {"query": case["question"], "context": case["contexts"]},
+            "expectedOutput": case["reference"],
+            "metadata": {"topic": "apple"},
+            "sourceTraceId": None,
+        }
+        for index, case in enumerate(cases)
+    ]
+    document = {"data": items, "meta": {"page": 1, "totalItems": len(items)}}
+    (directory / "items.json").write_text(json.dumps(document), encoding="utf-8")
+    return ["items.json"]
+
+
+#: Sample → (format, writer, the metric gated: datasets without answers gate recall).
+WRITERS: dict[str, tuple[str, Writer, str]] = {
+    "langsmith-jsonl": ("langsmith", langsmith_jsonl, "context_recall"),
+    "langfuse-json": ("langfuse", langfuse_items, "context_recall"),
+    "deepeval-json": ("deepeval", deepeval_json, "faithfulness"),
+    "deepeval-csv": ("deepeval", deepeval_csv, "faithfulness"),
+    "promptfoo-results": ("promptfoo", promptfoo_results, "faithfulness"),
 }
+#: Unsupported on both counts: the answer and the reference contradict the context.
+BAD = {**HALLUCINATED, "reference": HALLUCINATED["answer"]}
 
 
 def two_good() -> list[Case]:
@@ -119,8 +160,8 @@ def two_good() -> list[Case]:
 def test_an_imported_sample_gates_pass_and_fail(
     sample: str, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    format_name, write = WRITERS[sample]
-    for name, cases, expected in (("good", two_good(), 0), ("bad", [HALLUCINATED], 1)):
+    format_name, write, metric = WRITERS[sample]
+    for name, cases, expected in (("good", two_good(), 0), ("bad", [BAD], 1)):
         directory = pytester.path / name
         directory.mkdir()
         sources = [str(directory / source) for source in write(directory, cases)]
@@ -138,7 +179,7 @@ def test_an_imported_sample_gates_pass_and_fail(
             "--rag-gate-judge",
             "offline",
             "--rag-gate-metrics",
-            "faithfulness",
+            metric,
             "-p",
             "no:randomly",
         )
@@ -149,7 +190,7 @@ def test_an_imported_sample_gates_pass_and_fail(
 def test_a_reimport_gives_the_same_ids(
     sample: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    format_name, write = WRITERS[sample]
+    format_name, write, _ = WRITERS[sample]
     cases = [*two_good(), GOOD]  # a repeated question gets a distinct, stable id
     sources = [str(tmp_path / source) for source in write(tmp_path, cases)]
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
@@ -303,3 +344,53 @@ tests:
     assert second["question"] == "When was Apple founded?"
     assert second["metadata"]["description"] == "year"
     assert second["metadata"]["import"]["row"] == 1
+
+
+def test_dataset_items_keep_their_ids_and_archived_items_are_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (source,) = langfuse_items(tmp_path, [GOOD, GOOD])
+    document = json.loads((tmp_path / source).read_text(encoding="utf-8"))
+    document["data"][1]["status"] = "ARCHIVED"
+    document["data"].append({"id": "item-2", "input": {"query": ["not", "text"]}})
+    (tmp_path / source).write_text(json.dumps(document), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+    args = ("langfuse", str(tmp_path / source), "-o", str(output))
+
+    status, _, err = run_import(capsys, *args)
+    assert status == 4
+    assert "items.json item 3: field 'input.query': expected text, got a list" in err
+
+    status, out, _ = run_import(capsys, *args, "--skip-invalid")
+    assert status == 0
+    assert "items.json item 2: the dataset item is archived" in out
+    (row,) = golden(output)
+    assert row["id"] == "item-0" and row["reference"] == GOOD["reference"]
+    assert row["metadata"]["topic"] == "apple" and row["metadata"]["datasetId"] == "ds-1"
+
+
+def test_langsmith_examples_with_text_inputs_and_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "examples.jsonl"
+    source.write_text(
+        json.dumps({"id": "e1", "inputs": {"input": "What is RAG?"}, "outputs": {"out": "x"}})
+        + "\n\n"
+        + json.dumps({"id": "e2", "inputs": {"a": 1}, "outputs": {}})
+        + "\n",
+        encoding="utf-8",
+    )
+    output = tmp_path / "golden.jsonl"
+
+    status, _, err = run_import(capsys, "langsmith", str(source), "-o", str(output))
+
+    assert status == 4
+    assert f"{source}:3: field 'inputs': expected text or an object with 'question'" in err
+    assert run_import(capsys, "langsmith", str(source), "-o", str(output), "--skip-invalid")[0] == 0
+    (row,) = golden(output)
+    assert row == {
+        "id": "e1",
+        "question": "What is RAG?",
+        "reference": "x",
+        "metadata": {"import": {"format": "langsmith", "file": str(source), "line": 1}},
+    }

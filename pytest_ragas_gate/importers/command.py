@@ -21,6 +21,7 @@ from ..atomic_files import write_lines_atomic
 from ..cases import stable_case_id
 from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
+from .datasets import read_langfuse, read_langsmith
 from .deepeval import read_deepeval
 from .promptfoo import read_promptfoo
 from .records import Imported, Malformed, Outcome, Skipped
@@ -33,6 +34,8 @@ Reader = Callable[[Path, argparse.Namespace], Iterator[Outcome]]
 FORMATS: dict[str, Reader] = {
     "deepeval": lambda path, arguments: read_deepeval(path, arguments.list_delimiter),
     "promptfoo": lambda path, arguments: read_promptfoo(path),
+    "langsmith": lambda path, arguments: read_langsmith(path),
+    "langfuse": lambda path, arguments: read_langfuse(path),
 }
 
 
