@@ -139,6 +139,54 @@ def langfuse_items(directory: Path, cases: list[Case]) -> list[str]:
     return ["items.json"]
 
 
+def phoenix_spans(directory: Path, cases: list[Case]) -> list[str]:
+    """Rows of ``get_spans_dataframe().to_json(orient="records", lines=True)``."""
+    spans = []
+    for index, case in enumerate(cases):
+        trace, root = f"trace-{index:04d}", f"root-{index}"
+        common = {"context.trace_id": trace, "status_code": "OK", "status_message": ""}
+        spans += [
+            {  # children first: exports are not in tree order
+                **common,
+                "name": "retrieve",
+                "span_kind": "RETRIEVER",
+                "parent_id": root,
+                "start_time": 1764093600001 + index,
+                "context.span_id": f"ret-{index}",
+                "attributes.openinference.span.kind": "RETRIEVER",
+                "attributes.input.value": case["question"],
+                "attributes.retrieval.documents": [
+                    {"document.content": text, "document.score": 1 - rank / 10}
+                    for rank, text in enumerate(case["contexts"])
+                ],
+            },
+            {
+                **common,
+                "name": "rag",
+                "span_kind": "CHAIN",
+                "parent_id": None,
+                "start_time": 1764093600000 + index,
+                "context.span_id": root,
+                "attributes.openinference.span.kind": "CHAIN",
+                "attributes.input.value": json.dumps({"query": case["question"]}),
+                "attributes.input.mime_type": "application/json",
+                "attributes.output.value": case["answer"],
+            },
+            {
+                **common,
+                "name": "llm",
+                "span_kind": "LLM",
+                "parent_id": root,
+                "start_time": 1764093600002 + index,
+                "context.span_id": f"llm-{index}",
+                "attributes.output.value": case["answer"],
+            },
+        ]
+    text = "".join(json.dumps(span) + "\n" for span in spans)
+    (directory / "spans.jsonl").write_text(text, encoding="utf-8")
+    return ["spans.jsonl"]
+
+
 #: Sample → (format, writer, the metric gated: datasets without answers gate recall).
 WRITERS: dict[str, tuple[str, Writer, str]] = {
     "langsmith-jsonl": ("langsmith", langsmith_jsonl, "context_recall"),
@@ -146,6 +194,7 @@ WRITERS: dict[str, tuple[str, Writer, str]] = {
     "deepeval-json": ("deepeval", deepeval_json, "faithfulness"),
     "deepeval-csv": ("deepeval", deepeval_csv, "faithfulness"),
     "promptfoo-results": ("promptfoo", promptfoo_results, "faithfulness"),
+    "openinference-jsonl": ("openinference", phoenix_spans, "faithfulness"),
 }
 #: Unsupported on both counts: the answer and the reference contradict the context.
 BAD = {**HALLUCINATED, "reference": HALLUCINATED["answer"]}
@@ -394,3 +443,66 @@ def test_langsmith_examples_with_text_inputs_and_outputs(
         "reference": "x",
         "metadata": {"import": {"format": "langsmith", "file": str(source), "line": 1}},
     }
+
+
+def otel_span(trace: str, span: str, parent: str | None, **attributes: object) -> Case:
+    return {
+        "name": span,
+        "context": {"trace_id": trace, "span_id": span},
+        "parent_id": parent,
+        "start_time": f"2026-11-25T18:00:0{len(span) % 10}Z",
+        "status": {"status_code": attributes.pop("status", "OK")},
+        "attributes": attributes,
+    }
+
+
+def test_openinference_traces_grouped_with_ranked_documents_and_skips(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def documents(*texts: str) -> dict[str, object]:
+        return {
+            key: value
+            for rank, text in enumerate(texts)
+            for key, value in (
+                (f"retrieval.documents.{rank}.document.content", text),
+                (f"retrieval.documents.{rank}.document.id", f"doc-{rank}"),
+            )
+        }
+
+    retriever = {"openinference.span.kind": "RETRIEVER"}
+    spans = [
+        otel_span("t1", "r1", None, **{"input.value": "Who?", "output.value": "Jobs."}),
+        otel_span("t1", "ret1", "r1", **retriever, **documents("Jobs", "Wozniak")),
+        otel_span("t2", "r2", None, **{"input.value": "No retriever?", "output.value": "x"}),
+        otel_span("t3", "r3", None, **{"input.value": "Failed?"}, status="ERROR"),
+        otel_span("t3", "ret3", "r3", **retriever, **documents("a")),
+        otel_span("t4", "r4", None, **{"input.value": "Silent?", "output.value": ""}),
+        otel_span("t4", "ret4", "r4", **retriever, **documents("b")),
+        otel_span("t5", "r5", None, **{"input.value": 7, "output.value": "y"}),
+        otel_span("t5", "ret5", "r5", **retriever, **documents("c")),
+        {"name": "orphan", "attributes": {}},
+    ]
+    source = tmp_path / "spans.json"
+    source.write_text(json.dumps(spans), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+    args = ("openinference", str(source), "-o", str(output))
+
+    status, _, err = run_import(capsys, *args)
+    assert status == 4
+    assert f"{source} item 10: field 'context.trace_id': expected the span's trace id" in err
+    assert f"{source} item 8: field 'input.value of span r5': expected text, got int" in err
+
+    status, out, _ = run_import(capsys, *args, "--skip-invalid")
+    assert status == 0
+    assert f"{source} trace t2: no retriever span" in out
+    assert f"{source} trace t3: error status on span r3" in out
+    assert f"{source} trace t4: empty output" in out
+    (row,) = golden(output)
+    assert row["id"] == "t1" and row["question"] == "Who?" and row["answer"] == "Jobs."
+    assert row["contexts"] == [{"id": "doc-0", "text": "Jobs"}, {"id": "doc-1", "text": "Wozniak"}]
+    assert row["metadata"]["import"] == {
+        "format": "openinference",
+        "file": str(source),
+        "trace": "t1",
+    }
+    assert row["metadata"]["root_span_id"] == "r1"

@@ -23,6 +23,7 @@ from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
 from .datasets import read_langfuse, read_langsmith
 from .deepeval import read_deepeval
+from .openinference import read_openinference
 from .promptfoo import read_promptfoo
 from .records import Imported, Malformed, Outcome, Skipped
 
@@ -36,6 +37,7 @@ FORMATS: dict[str, Reader] = {
     "promptfoo": lambda path, arguments: read_promptfoo(path),
     "langsmith": lambda path, arguments: read_langsmith(path),
     "langfuse": lambda path, arguments: read_langfuse(path),
+    "openinference": lambda path, arguments: read_openinference(path),
 }
 
 
