@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -506,3 +508,45 @@ def test_openinference_traces_grouped_with_ranked_documents_and_skips(
         "trace": "t1",
     }
     assert row["metadata"]["root_span_id"] == "r1"
+
+
+def test_the_rag_gate_command_imports_and_summarises(tmp_path: Path) -> None:
+    sources = deepeval_json(tmp_path, two_good())
+    (tmp_path / "dataset.json").write_bytes(
+        b"\xef\xbb\xbf" + (tmp_path / "dataset.json").read_bytes()
+    )
+    executable = Path(sys.executable).with_name("rag-gate")
+    command = [str(executable), "import", "deepeval", *sources, "-o", "out/golden.jsonl"]
+
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (
+        "rag-gate import deepeval: read 2 record(s) from 1 file(s); "
+        "wrote 2 case(s) to out/golden.jsonl.\n"
+    )
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert again.returncode == 4
+    assert again.stderr == (
+        "rag-gate import: The output out/golden.jsonl already exists; pass --force to replace it.\n"
+    )
+
+
+def test_half_a_surrogate_pair_is_kept_for_the_loader_to_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "dataset.jsonl"
+    source.write_text('{"input": "问题 \\ud800?"}\n{"input": "中文问题?"}\n', encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+
+    assert run_import(capsys, "deepeval", str(source), "-o", str(output))[0] == 0
+
+    text = output.read_text(encoding="utf-8")
+    assert "\\ud800" in text and "中文问题" in text
+    assert [row["question"] for row in golden(output)] == ["问题 \ud800?", "中文问题?"]
+
+
+def test_an_output_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sources = [str(tmp_path / source) for source in deepeval_json(tmp_path, [GOOD])]
+    status, _, err = run_import(capsys, "deepeval", *sources, "-o", str(tmp_path), "--force")
+    assert status == 4 and "is a directory" in err

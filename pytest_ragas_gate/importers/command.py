@@ -11,6 +11,7 @@ the wrong type, no question) refuses the whole import, naming every such record,
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -86,6 +87,8 @@ def _import(arguments: argparse.Namespace) -> int:
             raise CommandError(f"The source {source} is not a file.")
         if output.exists() and source.resolve() == output.resolve():
             raise CommandError(f"The output {output} is also a source; write elsewhere.")
+    if output.is_dir():
+        raise CommandError(f"The output {output} is a directory; name a .jsonl file.")
     if output.exists() and not arguments.force:
         raise CommandError(f"The output {output} already exists; pass --force to replace it.")
     reader = FORMATS[arguments.format]
@@ -112,7 +115,10 @@ def _import(arguments: argparse.Namespace) -> int:
             + (f" ({_reasons(skipped, malformed)})." if skipped or malformed else ".")
         )
     rows = _rows(imported, arguments.format)
-    write_lines_atomic(output, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    try:
+        write_lines_atomic(output, (_line(row) for row in rows))
+    except OSError as error:
+        raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
     read = len(imported) + len(skipped) + len(malformed)
     print(
         f"rag-gate import {arguments.format}: read {read} record(s) from {len(sources)} "
@@ -126,6 +132,29 @@ def _import(arguments: argparse.Namespace) -> int:
     return EXIT_PASSED
 
 
+def _question_id(question: str) -> str:
+    """The loader's ``q-<hash>``; text it cannot encode is hashed with its surrogates."""
+    try:
+        return stable_case_id(question)
+    except UnicodeEncodeError:
+        encoded = question.strip().encode("utf-8", "surrogatepass")
+        return "q-" + hashlib.sha256(encoded).hexdigest()[:10]
+
+
+def _line(row: dict[str, Any]) -> str:
+    r"""One JSONL line, readable UTF-8 where possible.
+
+    Text with half a surrogate pair (legal in JSON sources) cannot be UTF-8: that row keeps
+    the ``\ud800`` escape, and the golden loader names the field, as for any golden file.
+    """
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row)
+    return line + "\n"
+
+
 def _reasons(skipped: list[Skipped], malformed: list[Malformed]) -> str:
     counts = Counter(skip.reason for skip in skipped)
     counts.update("malformed" for _ in malformed)
@@ -136,7 +165,7 @@ def _rows(imported: list[Imported], format_name: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: Counter[str] = Counter()
     for case in imported:
-        base = case.source_id or stable_case_id(str(case.fields["question"]))
+        base = case.source_id or _question_id(str(case.fields["question"]))
         seen[base] += 1
         case_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
         metadata = {**case.metadata, "import": case.place.provenance(format_name)}

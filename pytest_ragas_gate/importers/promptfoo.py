@@ -66,11 +66,11 @@ def read_promptfoo(path: Path) -> Iterator[Outcome]:
 
 
 def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
+    import yaml
 
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        if path.suffix.lower() in (".yaml", ".yml"):
             return yaml.safe_load(text)
         return json.loads(text)
     except OSError as error:
@@ -79,7 +79,7 @@ def _load(path: Path) -> Any:
         raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
     except json.JSONDecodeError as error:
         raise CommandError(f"{path}:{error.lineno} is not valid JSON ({error.msg}).") from None
-    except Exception as error:  # yaml.YAMLError, imported lazily
+    except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise CommandError(f"{path}{line} is not valid YAML ({error}).") from None

@@ -174,7 +174,7 @@ def json_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tuple[
     name = str(path)
     try:
         if path.suffix.lower() == ".jsonl":
-            with path.open(encoding="utf-8") as lines:
+            with path.open(encoding="utf-8-sig") as lines:
                 for number, line in enumerate(lines, start=1):
                     if not line.strip():
                         continue
@@ -185,7 +185,7 @@ def json_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tuple[
                     yield Place(name, "line", number), record
             return
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = json.loads(path.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as error:
             raise _decode_error(path, error.lineno, error) from None
     except OSError as error:
