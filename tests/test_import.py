@@ -550,3 +550,62 @@ def test_an_output_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     sources = [str(tmp_path / source) for source in deepeval_json(tmp_path, [GOOD])]
     status, _, err = run_import(capsys, "deepeval", *sources, "-o", str(tmp_path), "--force")
     assert status == 4 and "is a directory" in err
+
+
+def test_langsmith_run_trees_nested_or_flat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def documents(*texts: str) -> dict[str, object]:
+        return {"documents": [{"page_content": text, "metadata": {}} for text in texts]}
+
+    nested = {
+        "id": "run-1",
+        "name": "rag",
+        "run_type": "chain",
+        "trace_id": "run-1",
+        "inputs": {"question": GOOD["question"]},
+        "outputs": {"answer": GOOD["answer"]},
+        "child_runs": [
+            {
+                "id": "run-1a",
+                "run_type": "retriever",
+                "inputs": {"query": "q"},
+                "outputs": documents(*GOOD["contexts"]),
+                "child_runs": [],
+            }
+        ],
+    }
+    flat = [
+        {
+            "id": "run-2",
+            "run_type": "chain",
+            "inputs": {"input": "Who?"},
+            "outputs": {"output": "A."},
+        },
+        {
+            "id": "run-2a",
+            "parent_run_id": "run-2",
+            "run_type": "retriever",
+            "outputs": documents("A."),
+        },
+        {"id": "run-3", "run_type": "chain", "inputs": {"input": "Fail?"}, "error": "Timeout\nat"},
+        {
+            "id": "run-4",
+            "run_type": "chain",
+            "inputs": {"input": "No docs?"},
+            "outputs": {"output": "B"},
+        },
+    ]
+    source = tmp_path / "runs.json"
+    source.write_text(json.dumps([nested, *flat]), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+
+    status, out, _ = run_import(capsys, "langsmith", str(source), "-o", str(output))
+
+    assert status == 0
+    first, second = golden(output)
+    assert first["id"] == "run-1" and first["contexts"] == GOOD["contexts"]
+    assert first["answer"] == GOOD["answer"]
+    assert (second["id"], second["question"], second["contexts"]) == ("run-2", "Who?", ["A."])
+    assert f"{source} item 4: run run-3 failed: Timeout" in out
+    assert f"{source} item 5: no retriever run" in out

@@ -95,10 +95,80 @@ def _case(
     )
 
 
+ANSWER_KEYS = ("answer", "output", "result", "response", "content")
+
+
 def read_langsmith(path: Path) -> Iterator[Outcome]:
-    """The cases of exported LangSmith dataset examples."""
+    """The cases of exported LangSmith dataset examples, or of runs.
+
+    A record with a ``run_type`` is a run: a root run (no ``parent_run_id`` in the file)
+    with its descendants, nested under ``child_runs`` or listed flat, is one case whose
+    contexts are its ``retriever`` runs' ``outputs.documents``.
+    """
+    runs: list[tuple[Place, Mapping[str, Any]]] = []
     for place, record in json_records(path, _LIST_KEYS):
-        yield _case(place, record, ("inputs", "outputs", "metadata"))
+        if isinstance(record, Mapping) and "run_type" in record:
+            runs.append((place, record))
+        else:
+            yield _case(place, record, ("inputs", "outputs", "metadata"))
+    yield from _run_trees(runs)
+
+
+def _run_trees(runs: list[tuple[Place, Mapping[str, Any]]]) -> Iterator[Outcome]:
+    ids = {str(run.get("id")) for _, run in runs}
+    children: dict[str, list[Mapping[str, Any]]] = {}
+    for _, run in runs:
+        parent = run.get("parent_run_id")
+        if parent is not None and str(parent) in ids:
+            children.setdefault(str(parent), []).append(run)
+
+    def descendants(run: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+        nested = run.get("child_runs") if isinstance(run.get("child_runs"), list) else []
+        for child in [*(nested or []), *children.get(str(run.get("id")), [])]:
+            if isinstance(child, Mapping):
+                yield child
+                yield from descendants(child)
+
+    for place, run in runs:
+        parent = run.get("parent_run_id")
+        if parent is not None and str(parent) in ids:
+            continue
+        yield _run_case(place, run, list(descendants(run)))
+
+
+def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any]]) -> Outcome:
+    failed = next((item for item in [run, *below] if item.get("error")), None)
+    if failed is not None:
+        first_line = str(failed.get("error")).splitlines()[0][:120]
+        return Skipped(place, f"run {failed.get('name') or failed.get('id')} failed: {first_line}")
+    retrievers = [item for item in below if item.get("run_type") == "retriever"]
+    if not retrievers:
+        return Skipped(place, "no retriever run")
+    retrievers.sort(key=lambda item: str(item.get("start_time") or ""))
+    try:
+        question = _text(run.get("inputs"), QUESTION_KEYS, "inputs", required=True)
+        answer = _text(run.get("outputs"), ANSWER_KEYS, "outputs", required=False)
+        contexts: list[str] = []
+        for retriever in retrievers:
+            outputs = retriever.get("outputs") or {}
+            name = f"child run {retriever.get('id')} outputs.documents"
+            documents = outputs.get("documents") if isinstance(outputs, Mapping) else None
+            contexts.extend(text_list(documents, name))
+    except Invalid as invalid:
+        return Malformed(place, invalid.field, invalid.expected)
+    if answer is None:
+        return Skipped(place, "empty output")
+    if not contexts:
+        return Skipped(place, "the retriever returned no documents")
+    fields = {"question": question, "answer": answer, "contexts": contexts}
+    metadata = {key: run[key] for key in ("name", "trace_id") if run.get(key)}
+    source_id = run.get("id")
+    return Imported(
+        place,
+        fields,
+        source_id=str(source_id) if source_id not in (None, "") else None,
+        metadata=metadata,
+    )
 
 
 def read_langfuse(path: Path) -> Iterator[Outcome]:
