@@ -33,6 +33,7 @@ from .config_checks import check_metric_names, report_metric_names
 from .coverage import merge_ledgers
 from .exceptions import CommandError
 from .gate import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from .importers import register_command as register_import
 from .judges.base import JudgeInfo
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
@@ -178,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_commands(commands)
     register_synth(commands)
     register_keygen(commands)
+    register_import(commands)
     return parser
 
 

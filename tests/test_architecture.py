@@ -89,7 +89,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
         (
             "plugin and cli",
             "__init__ plugin session items hookspecs activation collection_census custom_metrics "
-            "reports.terminal reports.html_rows cli labelling synth synth.command keygen",
+            "reports.terminal reports.html_rows cli labelling synth synth.command keygen "
+            "importers importers.command importers.records importers.deepeval importers.promptfoo "
+            "importers.datasets importers.openinference",
         ),
     )
 )

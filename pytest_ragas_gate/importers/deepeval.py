@@ -1,0 +1,103 @@
+"""DeepEval ``EvaluationDataset`` files: the JSON and CSV that ``dataset.save_as`` writes.
+
+Each golden or test case has ``input`` (the question), ``actual_output`` (the answer),
+``expected_output`` (the reference), ``retrieval_context`` (the retrieved chunks, in rank
+order), ``context`` (the ideal context, kept as ``reference_contexts``) and
+``additional_metadata``. In CSV, a list column is a JSON array or texts joined by
+DeepEval's delimiter: ``save_as`` joins with ``|`` (the default here), while DeepEval's
+CSV loaders default to ``;`` for hand-made files (``--list-delimiter ';'``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .records import (
+    Imported,
+    Invalid,
+    Malformed,
+    Outcome,
+    Place,
+    csv_rows,
+    json_records,
+    pick_text,
+    text_list,
+)
+
+__all__ = ["read_deepeval"]
+
+_LIST_KEYS = ("goldens", "test_cases", "testCases", "cases")
+
+
+def read_deepeval(path: Path, list_delimiter: str = "|") -> Iterator[Outcome]:
+    """The cases of a DeepEval dataset file (``.json``, ``.jsonl`` or ``.csv``)."""
+    if path.suffix.lower() == ".csv":
+        for place, row in csv_rows(path):
+            yield _case(place, _from_csv(row, list_delimiter))
+    else:
+        for place, record in json_records(path, _LIST_KEYS):
+            yield _case(place, record)
+
+
+def _split(cell: str, name: str, delimiter: str) -> object:
+    text = cell.strip()
+    if not text:
+        return None
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return [part.strip() for part in text.split(delimiter) if part.strip()]
+
+
+def _from_csv(row: Mapping[str, str], delimiter: str) -> dict[str, object]:
+    record: dict[str, object] = {key: value for key, value in row.items() if value != ""}
+    for name in ("retrieval_context", "context"):
+        if name in row:
+            record[name] = _split(row[name], name, delimiter)
+    raw = row.get("additional_metadata", "").strip()
+    if raw:
+        try:
+            record["additional_metadata"] = json.loads(raw)
+        except json.JSONDecodeError:
+            record["additional_metadata"] = raw
+    return record
+
+
+def _case(place: Place, record: object) -> Outcome:
+    if not isinstance(record, Mapping):
+        return Malformed(place, "(record)", f"expected an object, got {type(record).__name__}")
+    try:
+        question = pick_text(record.get("input"), "input", required=True)
+        fields: dict[str, object] = {"question": question}
+        answer = pick_text(record.get("actual_output"), "actual_output")
+        reference = pick_text(record.get("expected_output"), "expected_output")
+        contexts = text_list(record.get("retrieval_context"), "retrieval_context")
+        ideal = text_list(record.get("context"), "context")
+        extra = record.get("additional_metadata")
+        if extra is not None and not isinstance(extra, Mapping):
+            raise Invalid("additional_metadata", f"expected an object, got {extra!r}")
+    except Invalid as error:
+        return Malformed(place, error.field, error.expected)
+    if answer is not None:
+        fields["answer"] = answer
+    if contexts:
+        fields["contexts"] = contexts
+    if reference is not None:
+        fields["reference"] = reference
+    metadata: dict[str, object] = dict(extra or {})
+    if ideal:
+        metadata["reference_contexts"] = ideal
+    for key in ("name", "source_file", "comments"):
+        if record.get(key) not in (None, ""):
+            metadata[key] = record[key]
+    source_id = record.get("id")
+    return Imported(
+        place,
+        fields,
+        source_id=str(source_id) if source_id not in (None, "") else None,
+        metadata=metadata,
+    )

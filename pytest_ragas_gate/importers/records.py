@@ -1,0 +1,224 @@
+"""What every importer shares: records read from a source file, and the rows they become.
+
+A reader turns one source file into a stream of outcomes, in file order:
+
+* :class:`Imported` — a golden case (without its final id, which the command assigns);
+* :class:`Skipped` — a record that is well-formed but is not a case (an archived item,
+  a trace with no retriever span, an errored run), with the reason;
+* :class:`Malformed` — a record that should be a case but a field is wrong, naming the
+  field and what was expected.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import CommandError
+
+__all__ = [
+    "Imported",
+    "Invalid",
+    "Malformed",
+    "Outcome",
+    "Place",
+    "Skipped",
+    "csv_rows",
+    "json_records",
+    "pick_text",
+    "text_list",
+]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a record is: its file and its line (JSONL), row (CSV), item (JSON) or trace."""
+
+    file: str
+    unit: str
+    number: int | str
+
+    def __str__(self) -> str:
+        """``g.jsonl:3``, ``d.csv row 2``, ``d.json item 4``, ``s.jsonl trace ab``."""
+        if self.unit == "line":
+            return f"{self.file}:{self.number}"
+        return f"{self.file} {self.unit} {self.number}"
+
+    def provenance(self, format_name: str) -> dict[str, Any]:
+        """The ``metadata.import`` entry of the case read here."""
+        return {"format": format_name, "file": self.file, self.unit: self.number}
+
+
+@dataclass
+class Imported:
+    """A golden case read from ``place``; ``source_id`` is the source's own id, if any."""
+
+    place: Place
+    fields: dict[str, Any]
+    source_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A well-formed record that is not a case, and why."""
+
+    place: Place
+    reason: str
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A record whose ``field`` is not what was ``expected``."""
+
+    place: Place
+    field: str
+    expected: str
+
+    def __str__(self) -> str:
+        """``data.json item 3: field 'input': expected non-empty text, got null``."""
+        return f"{self.place}: field '{self.field}': {self.expected}"
+
+
+Outcome = Imported | Skipped | Malformed
+
+
+class Invalid(Exception):
+    """A field of the record being read is wrong (caught by the reader, never escapes)."""
+
+    def __init__(self, field_name: str, expected: str) -> None:
+        super().__init__(f"field '{field_name}': {expected}")
+        self.field = field_name
+        self.expected = expected
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "text", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def pick_text(value: object, field_name: str, *, required: bool = False) -> str | None:
+    """``value`` as stripped text; None (or :class:`Invalid` when ``required``) if absent.
+
+    >>> pick_text("  Who? ", "input")
+    'Who?'
+    >>> pick_text(3, "input")
+    Traceback (most recent call last):
+    ...
+    pytest_ragas_gate.importers.records.Invalid: field 'input': expected text, got int
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise Invalid(field_name, f"expected non-empty text, got {_kind(value) or 'nothing'}")
+        return None
+    if not isinstance(value, str):
+        raise Invalid(field_name, f"expected text, got {_kind(value)}")
+    return value.strip()
+
+
+def _document_text(item: object) -> object:
+    """The text of a document object (LangChain ``page_content``, ``content``, ``text``)."""
+    if isinstance(item, Mapping):
+        for key in ("page_content", "content", "text", "document.content"):
+            if key in item:
+                return item[key]
+        document = item.get("document")
+        if isinstance(document, Mapping):
+            return document.get("content")
+    return item
+
+
+def text_list(value: object, field_name: str) -> list[str]:
+    """A list of chunks: strings or document objects; None or ``[]`` gives ``[]``.
+
+    >>> text_list(["a", {"page_content": "b"}], "retrieval_context")
+    ['a', 'b']
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if not isinstance(value, list):
+        raise Invalid(field_name, f"expected a list of texts, got {_kind(value)}")
+    texts: list[str] = []
+    for index, item in enumerate(value):
+        text = _document_text(item)
+        if not isinstance(text, str):
+            raise Invalid(
+                f"{field_name}[{index}]", f"expected text or a document, got {_kind(item)}"
+            )
+        texts.append(text)
+    return texts
+
+
+def _decode_error(path: Path, line: int, error: Exception) -> CommandError:
+    return CommandError(f"{path}:{line} is not valid JSON ({error}); fix or remove that line.")
+
+
+def json_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tuple[Place, object]]:
+    """The records of a JSON Lines file (one per line) or a JSON file.
+
+    A JSON file holds a list of records, or an object with the list under one of
+    ``list_keys``.
+
+    Raises:
+        CommandError: the file is not readable JSON, or holds no list of records.
+    """
+    name = str(path)
+    try:
+        if path.suffix.lower() == ".jsonl":
+            with path.open(encoding="utf-8-sig") as lines:
+                for number, line in enumerate(lines, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError as error:
+                        raise _decode_error(path, number, error) from None
+                    yield Place(name, "line", number), record
+            return
+        try:
+            document = json.loads(path.read_text(encoding="utf-8-sig"))
+        except json.JSONDecodeError as error:
+            raise _decode_error(path, error.lineno, error) from None
+    except OSError as error:
+        raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None
+    except UnicodeDecodeError as error:
+        raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
+    if isinstance(document, Mapping):
+        for key in list_keys:
+            if isinstance(document.get(key), list):
+                document = document[key]
+                break
+    if not isinstance(document, list):
+        keys = " or ".join(f"'{key}'" for key in list_keys)
+        holder = f", or an object with a list under {keys}" if keys else ""
+        raise CommandError(f"{path} holds {_kind(document)}; expected a list of records{holder}.")
+    for index, record in enumerate(document, start=1):
+        yield Place(name, "item", index), record
+
+
+def csv_rows(path: Path) -> Iterator[tuple[Place, dict[str, str]]]:
+    """The rows of a CSV file with a header; row 1 is the first row after the header.
+
+    Raises:
+        CommandError: the file cannot be read.
+    """
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as source:
+            for number, row in enumerate(csv.DictReader(source), start=1):
+                yield (
+                    Place(str(path), "row", number),
+                    {str(key): value or "" for key, value in row.items() if key is not None},
+                )
+    except OSError as error:
+        raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise CommandError(f"{path} is not a readable UTF-8 CSV file ({error}).") from None
