@@ -416,3 +416,47 @@ if __name__ == "__main__":
         html = gate_page(example, None, "--rag-gate-threshold", "answer_relevancy=0.8")
         capture(html, target)
     print(f"wrote {target}")
+
+
+def test_the_header_sticks_and_the_case_column_stays_while_scrolling_both_ways(
+    page: Path,
+) -> None:
+    driver = start_browser(width=700, height=500)
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        driver.execute_script(
+            "var wrap = document.querySelector('.table-wrap');"
+            "wrap.scrollIntoView(); wrap.scrollTop = wrap.scrollHeight; wrap.scrollLeft = 10000;"
+        )
+        assert driver.execute_script("return document.querySelector('.table-wrap').scrollLeft") > 0
+        wrap, head, case_head, last_case = driver.execute_script(
+            "function box(el) { var r = el.getBoundingClientRect(); return [r.left, r.top]; }"
+            "var cells = document.querySelectorAll('#case-rows td.case-cell');"
+            "return [box(document.querySelector('.table-wrap')),"
+            " box(document.querySelector('#case-head th:last-child')),"
+            " box(document.querySelector('#case-head th.case-cell')),"
+            " box(cells[cells.length - 1])];"
+        )
+    finally:
+        driver.quit()
+    # The header row is at the top of the scrolled area, the case column at its left.
+    assert abs(head[1] - wrap[1]) <= 2
+    assert abs(case_head[0] - wrap[0]) <= 2
+    assert abs(last_case[0] - wrap[0]) <= 2
+
+
+def test_on_a_phone_the_panel_score_table_is_not_cut(page: Path) -> None:
+    driver = start_browser(width=390, height=844)
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        driver.execute_script("document.querySelector('#case-rows a.case-link').click()")
+        assert wait_for(lambda: not panel_hidden(driver))
+        table_width, room = driver.execute_script(
+            "var table = document.querySelector('#panel-content table.scores');"
+            "return [table.scrollWidth, table.parentNode.clientWidth];"
+        )
+    finally:
+        driver.quit()
+    assert table_width <= room

@@ -148,7 +148,7 @@
     var row = document.getElementById("case-head");
     row.textContent = "";
     columns().forEach(function (column) {
-      var cell = element("th");
+      var cell = element("th", column.key === "id" ? "case-cell" : "");
       cell.setAttribute("scope", "col");
       if (column.fixed) {
         cell.textContent = column.label;
@@ -438,7 +438,7 @@
       }))]));
     }
 
-    content.appendChild(section("Scores and thresholds", [scoresTable(item)]));
+    content.appendChild(section("Scores and thresholds", [append(element("div", "scores-wrap"), [scoresTable(item)])]));
 
     Object.keys(details).forEach(function (name) {
       if (CORE_DETAILS.indexOf(name) >= 0 || (item.errors && name in item.errors) || !Array.isArray(details[name]) || !details[name].length) { return; }
