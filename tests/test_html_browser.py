@@ -460,3 +460,18 @@ def test_on_a_phone_the_panel_score_table_is_not_cut(page: Path) -> None:
     finally:
         driver.quit()
     assert table_width <= room
+
+
+def test_a_case_panel_shows_the_human_label_beside_the_judge_score(
+    browser: Any, tmp_path: Path
+) -> None:
+    labelled = [{**HALLUCINATED, "id": "labelled", "human": {"faithfulness": 1}}]
+    browser.get(gate_page(tmp_path, labelled).as_uri())
+    wait_for(lambda: rows(browser))
+
+    panel = open_case(browser, "labelled")
+
+    heads = [cell.text for cell in panel.find_elements("css selector", "table.scores thead th")]
+    assert "human label" in heads
+    row = panel.find_element("css selector", 'table.scores tr[data-metric="faithfulness"]')
+    assert row.find_element("css selector", "td.human").text == "1.000"

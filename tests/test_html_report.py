@@ -432,3 +432,49 @@ def test_what_to_fix_and_what_retrieval_costs_are_shown(tmp_path: Path) -> None:
         "faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22"
         in text
     )
+
+
+def test_agreement_is_a_metric_by_statistic_table_and_ppi_a_line_of_the_card(
+    tmp_path: Path,
+) -> None:
+    results = [case("a", 0.9)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+    report["metrics"]["faithfulness"]["labelled"] = 40
+    report["metrics"]["faithfulness"]["ppi"] = {
+        "labelled": 40,
+        "unlabelled": 20,
+        "estimate": 0.7,
+        "ci_low": 0.4713,
+        "ci_high": 0.9287,
+        "judge_mean": 0.7,
+        "human_mean": 0.65,
+        "rectifier": 0.0,
+    }
+    interval = {"value": 0.78, "ci_low": 0.56, "ci_high": 0.95}
+    report["agreement"] = {
+        "faithfulness": {"n": 40, "binary": True, "kappa": interval, "floors": {}, "passed": None}
+    }
+
+    text = render_html(report, results)
+
+    row = re.search(r'<tr data-metric="faithfulness">(.*?)</tr>', text, re.S)
+    assert row is not None, text
+    assert '<th scope="col">Cohen\'s κ</th>' in text.replace("&#39;", "'")
+    assert "<td>40</td>" in row.group(1) and "<td>0.78 [0.56–0.95]</td>" in row.group(1)
+    assert "<dl" not in row.group(1)
+    assert "human scale (PPI) <strong>0.700</strong>, CI 0.471–0.929" in text
+    assert "40 labelled, 20 unlabelled" in text
+    assert "<dt>ppi</dt>" not in text
+
+
+def test_the_largest_drops_name_each_case_once(tmp_path: Path) -> None:
+    from pytest_ragas_gate.reports.html import page_context
+
+    # Case "a" drops on both metrics: one line for it, at its larger drop.
+    base = [case("a", 1.0, 1.0, line=1), case("b", 1.0, 1.0, line=2)]
+    new = [case("a", 0.1, 0.2, line=1), case("b", 0.5, 1.0, line=2)]
+    report = json.loads(write(tmp_path / "r.json", new).read_text())
+
+    drops = page_context(report, new, baseline=base)["drops"]
+
+    assert [drop["case"] for drop in drops] == ["golden.jsonl::a", "golden.jsonl::b"]

@@ -324,7 +324,8 @@
   function scoresTable(item) {
     var table = element("table", "scores");
     var head = element("tr");
-    ["metric", "score", "threshold", "verdict", "reason"].concat(item.deltas ? ["vs baseline"] : []).forEach(function (label) {
+    var human = item.human && Object.keys(item.human).length ? item.human : null;
+    ["metric", "score", "threshold", "verdict", "reason"].concat(human ? ["human label"] : [], item.deltas ? ["vs baseline"] : []).forEach(function (label) {
       head.appendChild(element("th", "", label));
     });
     table.appendChild(append(element("thead"), [head]));
@@ -348,6 +349,10 @@
         element("td", missed ? "alarm" : "", verdict),
         element("td", "", (item.reasons && item.reasons[name]) || "")
       ]);
+      if (human) {
+        var label = human[name];
+        row.appendChild(element("td", "human", typeof label === "number" ? formatScore(label) : "–"));
+      }
       if (item.deltas) {
         var pair = item.deltas[name];
         row.appendChild(element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–"));
