@@ -314,6 +314,9 @@ def test_metric_cards_show_mean_interval_threshold_and_distribution(tmp_path: Pa
     # The bins whose middle is below 0.85 (0.0–0.1 … 0.7–0.8) are drawn as failing.
     assert body.count('class="bar-miss"') == 8
     assert "1 case(s) from 0.2 to 0.3" in body
+    # Each bar carries its count; the threshold line its value.
+    assert re.search(r'<text class="count"[^>]*>1</text>', body)
+    assert re.search(r'<text class="threshold-label"[^>]*>0.85</text>', body)
 
 
 def test_baseline_deltas_per_metric_and_per_case(pytester: pytest.Pytester) -> None:
@@ -426,8 +429,15 @@ def test_what_to_fix_and_what_retrieval_costs_are_shown(tmp_path: Path) -> None:
 
     section = text[text.index('<article id="what-to-fix">') :]
     section = section[: section.index("</article>")]
-    assert '<th scope="col">retrieval</th>' in section and "<td>1</td>" in section
+    # One row per component, the cases without a problem ("ok") included.
+    assert '<tr><th scope="row">retrieval</th><td>1</td></tr>' in section
+    assert '<tr><th scope="row">ok</th><td>1</td></tr>' in section
     assert "Fix the retriever first:" in section
+    # Advice is alarm red only when the gate failed.
+    alarm = '<p class="alarm"><strong>Fix the retriever first:'
+    assert (alarm in section) == (report["verdict"] == "failed")
+    report["verdict"] = "passed"
+    assert alarm not in render_html(report, results)
     assert (
         "faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22"
         in text
