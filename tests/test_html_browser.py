@@ -475,3 +475,34 @@ def test_a_case_panel_shows_the_human_label_beside_the_judge_score(
     assert "human label" in heads
     row = panel.find_element("css selector", 'table.scores tr[data-metric="faithfulness"]')
     assert row.find_element("css selector", "td.human").text == "1.000"
+
+
+def test_an_errored_case_keeps_its_question_tags_and_error(browser: Any, tmp_path: Path) -> None:
+    (tmp_path / "target.py").write_text(
+        "def answer(question, **kwargs):\n"
+        "    if 'boom' in question:\n"
+        "        raise RuntimeError('the retriever timed out')\n"
+        "    return {'answer': 'It was completed in 1889.', 'contexts': ['Completed in 1889.']}\n",
+        encoding="utf-8",
+    )
+    golden = [
+        {"id": "fine", "question": "When was it completed?", "reference": "1889"},
+        {
+            "id": "broken",
+            "question": "boom: when was it built?",
+            "reference": "1889",
+            "tags": ["flaky"],
+        },
+    ]
+    page = gate_page(tmp_path, golden, "--rag-gate-target", "target:answer")
+    browser.get(page.as_uri())
+    wait_for(lambda: rows(browser))
+    browser.find_element("id", "filter-text").send_keys("boom")
+    assert wait_for(lambda: row_ids(browser) == ["broken"])
+
+    panel = open_case(browser, "broken")
+
+    assert "boom: when was it built?" in panel.text
+    assert "flaky" in panel.text and "the retriever timed out" in panel.text
+    assert not panel.find_elements("css selector", "table.scores")
+    assert "No metric was scored" in panel.find_element("css selector", ".no-scores").text

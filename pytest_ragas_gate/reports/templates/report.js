@@ -333,6 +333,9 @@
     var names = metrics.map(function (metric) { return metric.name; }).filter(function (name) {
       return (item.scores && name in item.scores) || (item.errors && name in item.errors);
     });
+    if (!names.length) {
+      return element("p", "muted no-scores", item.error ? "No metric was scored: the case errored before judging (see Error above)." : "No metric was scored.");
+    }
     names.forEach(function (name) {
       var row = element("tr");
       row.setAttribute("data-metric", name);
