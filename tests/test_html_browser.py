@@ -506,3 +506,24 @@ def test_an_errored_case_keeps_its_question_tags_and_error(browser: Any, tmp_pat
     assert "flaky" in panel.text and "the retriever timed out" in panel.text
     assert not panel.find_elements("css selector", "table.scores")
     assert "No metric was scored" in panel.find_element("css selector", ".no-scores").text
+
+
+def test_tooltips_say_a_verdict_once_and_context_ids_keep_their_case(
+    browser: Any, tmp_path: Path
+) -> None:
+    sourced = {
+        **HALLUCINATED,
+        "id": "sourced",
+        "contexts": [{"id": "Doc-A7", "text": HALLUCINATED["contexts"][0]}],
+    }
+    browser.get(gate_page(tmp_path, [sourced]).as_uri())
+    wait_for(lambda: rows(browser))
+
+    panel = open_case(browser, "sourced")
+
+    claim = panel.find_element("css selector", "span.claim")
+    title = claim.get_attribute("title")
+    assert title.startswith("contradicted: ") and title.count("contradicted:") == 1
+    for reason in panel.find_elements("css selector", ".items li[data-verdict] .reason"):
+        assert not reason.text.lower().startswith("contradicted:")
+    assert panel.find_element("css selector", ".items .source-id").text == "Doc-A7"

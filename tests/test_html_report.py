@@ -488,3 +488,22 @@ def test_the_largest_drops_name_each_case_once(tmp_path: Path) -> None:
     drops = page_context(report, new, baseline=base)["drops"]
 
     assert [drop["case"] for drop in drops] == ["golden.jsonl::a", "golden.jsonl::b"]
+
+
+def test_the_below_threshold_filter_offers_only_metrics_a_case_can_be_below(
+    tmp_path: Path,
+) -> None:
+    results = [case("a", 0.9, line=1), case("b", 0.2, line=2)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+    gated = sorted(
+        name for name, aggregate in report["metrics"].items() if aggregate.get("threshold")
+    )
+    # A metric without a threshold, as the report lists reported-only metrics.
+    report["metrics"]["answer_correctness"] = {"mean": 0.5, "n": 2, "threshold": None}
+
+    text = render_html(report, results)
+
+    select = text[text.index('<select id="filter-miss">') :]
+    select = select[: select.index("</select>")]
+    offered = sorted(re.findall(r'<option value="([^"]+)">', select))
+    assert offered == gated and "answer_correctness" not in offered

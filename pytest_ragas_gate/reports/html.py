@@ -615,6 +615,13 @@ def page_context(
         },
         "usage": _usage_table(report),
         "agreement": _agreement_table(report),
+        # Only a metric some case can be below is worth a filter entry: a gated one, or
+        # one that a case's own threshold gates.
+        "missable": [
+            column.name
+            for column in columns
+            if column.threshold is not None or any(column.name in view.misses for view in views)
+        ],
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),

@@ -272,12 +272,26 @@
         Object.keys(entry.attributes).forEach(function (name) { li.setAttribute(name, entry.attributes[name]); });
       }
       var head = element("div", "body");
-      append(head, [element("span", "label", entry.label), document.createTextNode(entry.text)]);
+      append(head, [element("span", "label", entry.label)]);
+      // A source's id is shown as written: the label's capitals would change it.
+      if (entry.id) { append(head, [element("span", "source-id", entry.id)]); }
+      head.appendChild(document.createTextNode(entry.text));
       li.appendChild(head);
-      if (entry.reason) { li.appendChild(element("div", "reason", entry.reason)); }
+      var reason = withoutVerdict(entry.reason, entry.verdict);
+      if (reason) { li.appendChild(element("div", "reason", reason)); }
       list.appendChild(li);
     });
     return list;
+  }
+
+  // Judges often open a reason with the verdict it explains ("contradicted: …"); a label
+  // or tooltip that already says the verdict keeps only the rest.
+  function withoutVerdict(reason, verdict) {
+    var text = String(reason || "").trim();
+    if (!verdict) { return text; }
+    var prefix = String(verdict).toLowerCase() + ":";
+    while (text.toLowerCase().indexOf(prefix) === 0) { text = text.slice(prefix.length).trim(); }
+    return text;
   }
 
   function claimTone(claim) {
@@ -298,7 +312,8 @@
       var tone = claimTone(claim);
       var span = element("span", "claim verdict-" + tone.verdict, answer.slice(segment[0], segment[1]));
       span.setAttribute("data-verdict", tone.verdict);
-      span.title = tone.label + (claim.reason ? ": " + claim.reason : "");
+      var reason = withoutVerdict(claim.reason, tone.label);
+      span.title = tone.label + (reason ? ": " + reason : "");
       span.appendChild(element("sup", "", String(segment[2] + 1)));
       paragraph.appendChild(span);
       cursor = segment[1];
@@ -409,7 +424,7 @@
           var tone = claimTone(claim);
           return {
             tone: tone.tone, label: (index + 1) + " " + tone.label, text: claim.claim || "",
-            reason: claim.reason || "", attributes: { "data-verdict": tone.verdict }
+            reason: claim.reason || "", verdict: tone.label, attributes: { "data-verdict": tone.verdict }
           };
         })));
       }
@@ -425,10 +440,10 @@
       content.appendChild(section("Contexts, in rank order", [itemList(contexts.map(function (text, index) {
         var detail = judged[index];
         var known = detail && typeof detail.relevant === "boolean";
-        var label = "#" + (index + 1) + (detail && detail.id ? " " + detail.id : "") + " " +
-          (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
+        var label = "#" + (index + 1) + " " + (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
         return {
           tone: known ? (detail.relevant ? "good" : "bad") : "unknown", label: label,
+          id: detail && detail.id ? String(detail.id) : "",
           text: String(text), reason: detail && detail.reason ? detail.reason : "",
           attributes: { "data-relevant": known ? String(detail.relevant) : "unknown" }
         };
