@@ -527,3 +527,52 @@ def test_tooltips_say_a_verdict_once_and_context_ids_keep_their_case(
     for reason in panel.find_elements("css selector", ".items li[data-verdict] .reason"):
         assert not reason.text.lower().startswith("contradicted:")
     assert panel.find_element("css selector", ".items .source-id").text == "Doc-A7"
+
+
+def test_tab_stays_in_the_panel_and_escape_returns_to_the_row(opened: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    link = next(
+        row.find_element("css selector", "a.case-link")
+        for row in rows(opened)
+        if row.find_element("css selector", "a.case-link").text == "wrong-year"
+    )
+    link.send_keys(Keys.ENTER)
+    assert wait_for(lambda: not panel_hidden(opened))
+
+    def focus_in_panel() -> bool:
+        return bool(
+            opened.execute_script(
+                "return document.getElementById('case-panel').contains(document.activeElement)"
+            )
+        )
+
+    for _ in range(12):
+        opened.switch_to.active_element.send_keys(Keys.TAB)
+        assert focus_in_panel()
+    for _ in range(3):
+        opened.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+        assert focus_in_panel()
+
+    opened.switch_to.active_element.send_keys(Keys.ESCAPE)
+
+    assert wait_for(lambda: panel_hidden(opened))
+    focused = opened.switch_to.active_element
+    assert focused.get_attribute("class") == "case-link" and focused.text == "wrong-year"
+
+
+def test_dark_mode_follows_the_system_setting(browser: Any, page: Path) -> None:
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+    )
+    try:
+        browser.get(page.as_uri())
+        wait_for(lambda: rows(browser))
+        paper = browser.execute_script(
+            "return getComputedStyle(document.querySelector('.table-wrap')).backgroundColor"
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    red, green, blue = (int(part) for part in paper[paper.index("(") + 1 : -1].split(",")[:3])
+    assert red + green + blue < 3 * 80, paper

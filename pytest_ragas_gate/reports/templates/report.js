@@ -503,6 +503,8 @@
   }
 
   var panel = document.getElementById("case-panel");
+  var opener = null;
+  var openAnchor = "";
 
   function showFromHash() {
     var hash = window.location.hash.slice(1);
@@ -511,14 +513,55 @@
       panel.hidden = true;
       return;
     }
+    if (panel.hidden) {
+      var active = document.activeElement;
+      opener = active && active !== document.body && !panel.contains(active) ? active : null;
+    }
+    openAnchor = hash;
     renderPanel(item);
     panel.hidden = false;
     panel.querySelector(".panel-body").scrollTop = 0;
     document.getElementById("panel-close").focus();
   }
 
+  // Focus goes back where it came from: the row's link that opened the panel, or, when the
+  // table was drawn again meanwhile, the link of the same case.
+  function restoreFocus() {
+    var target = opener && document.body.contains(opener) ? opener : null;
+    if (!target && openAnchor) {
+      var links = document.querySelectorAll("#case-rows a.case-link");
+      for (var index = 0; index < links.length; index += 1) {
+        if (links[index].getAttribute("href") === "#" + openAnchor) { target = links[index]; break; }
+      }
+    }
+    opener = null;
+    openAnchor = "";
+    if (target) { target.focus(); }
+  }
+
+  // Tab and Shift+Tab cycle through the panel while it is open, as in any modal dialog.
+  function trapFocus(event) {
+    var focusable = Array.prototype.filter.call(
+      panel.querySelectorAll("a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])"),
+      function (node) { return !node.disabled && node.getClientRects().length > 0; }
+    );
+    if (!focusable.length) { return; }
+    var first = focusable[0];
+    var last = focusable[focusable.length - 1];
+    var inside = panel.contains(document.activeElement);
+    if (event.shiftKey && (document.activeElement === first || !inside)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (document.activeElement === last || !inside)) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
   function closePanel() {
+    var wasOpen = !panel.hidden;
     panel.hidden = true;
+    if (wasOpen) { restoreFocus(); }
     if (window.location.hash) {
       try {
         window.history.replaceState(null, "", window.location.pathname + window.location.search);
@@ -542,7 +585,10 @@
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
   panel.addEventListener("click", function (event) { if (event.target === panel) { closePanel(); } });
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape" && !panel.hidden) { closePanel(); } });
+  document.addEventListener("keydown", function (event) {
+    if (panel.hidden) { return; }
+    if (event.key === "Escape") { closePanel(); } else if (event.key === "Tab") { trapFocus(event); }
+  });
   window.addEventListener("hashchange", showFromHash);
 
   render();
