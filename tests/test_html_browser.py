@@ -416,3 +416,163 @@ if __name__ == "__main__":
         html = gate_page(example, None, "--rag-gate-threshold", "answer_relevancy=0.8")
         capture(html, target)
     print(f"wrote {target}")
+
+
+def test_the_header_sticks_and_the_case_column_stays_while_scrolling_both_ways(
+    page: Path,
+) -> None:
+    driver = start_browser(width=700, height=500)
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        driver.execute_script(
+            "var wrap = document.querySelector('.table-wrap');"
+            "wrap.scrollIntoView(); wrap.scrollTop = wrap.scrollHeight; wrap.scrollLeft = 10000;"
+        )
+        assert driver.execute_script("return document.querySelector('.table-wrap').scrollLeft") > 0
+        wrap, head, case_head, last_case = driver.execute_script(
+            "function box(el) { var r = el.getBoundingClientRect(); return [r.left, r.top]; }"
+            "var cells = document.querySelectorAll('#case-rows td.case-cell');"
+            "return [box(document.querySelector('.table-wrap')),"
+            " box(document.querySelector('#case-head th:last-child')),"
+            " box(document.querySelector('#case-head th.case-cell')),"
+            " box(cells[cells.length - 1])];"
+        )
+    finally:
+        driver.quit()
+    # The header row is at the top of the scrolled area, the case column at its left.
+    assert abs(head[1] - wrap[1]) <= 2
+    assert abs(case_head[0] - wrap[0]) <= 2
+    assert abs(last_case[0] - wrap[0]) <= 2
+
+
+def test_on_a_phone_the_panel_score_table_is_not_cut(page: Path) -> None:
+    driver = start_browser(width=390, height=844)
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        driver.execute_script("document.querySelector('#case-rows a.case-link').click()")
+        assert wait_for(lambda: not panel_hidden(driver))
+        table_width, room = driver.execute_script(
+            "var table = document.querySelector('#panel-content table.scores');"
+            "return [table.scrollWidth, table.parentNode.clientWidth];"
+        )
+    finally:
+        driver.quit()
+    assert table_width <= room
+
+
+def test_a_case_panel_shows_the_human_label_beside_the_judge_score(
+    browser: Any, tmp_path: Path
+) -> None:
+    labelled = [{**HALLUCINATED, "id": "labelled", "human": {"faithfulness": 1}}]
+    browser.get(gate_page(tmp_path, labelled).as_uri())
+    wait_for(lambda: rows(browser))
+
+    panel = open_case(browser, "labelled")
+
+    heads = [cell.text for cell in panel.find_elements("css selector", "table.scores thead th")]
+    assert "human label" in heads
+    row = panel.find_element("css selector", 'table.scores tr[data-metric="faithfulness"]')
+    assert row.find_element("css selector", "td.human").text == "1.000"
+
+
+def test_an_errored_case_keeps_its_question_tags_and_error(browser: Any, tmp_path: Path) -> None:
+    (tmp_path / "target.py").write_text(
+        "def answer(question, **kwargs):\n"
+        "    if 'boom' in question:\n"
+        "        raise RuntimeError('the retriever timed out')\n"
+        "    return {'answer': 'It was completed in 1889.', 'contexts': ['Completed in 1889.']}\n",
+        encoding="utf-8",
+    )
+    golden = [
+        {"id": "fine", "question": "When was it completed?", "reference": "1889"},
+        {
+            "id": "broken",
+            "question": "boom: when was it built?",
+            "reference": "1889",
+            "tags": ["flaky"],
+        },
+    ]
+    page = gate_page(tmp_path, golden, "--rag-gate-target", "target:answer")
+    browser.get(page.as_uri())
+    wait_for(lambda: rows(browser))
+    browser.find_element("id", "filter-text").send_keys("boom")
+    assert wait_for(lambda: row_ids(browser) == ["broken"])
+
+    panel = open_case(browser, "broken")
+
+    assert "boom: when was it built?" in panel.text
+    assert "flaky" in panel.text and "the retriever timed out" in panel.text
+    assert not panel.find_elements("css selector", "table.scores")
+    assert "No metric was scored" in panel.find_element("css selector", ".no-scores").text
+
+
+def test_tooltips_say_a_verdict_once_and_context_ids_keep_their_case(
+    browser: Any, tmp_path: Path
+) -> None:
+    sourced = {
+        **HALLUCINATED,
+        "id": "sourced",
+        "contexts": [{"id": "Doc-A7", "text": HALLUCINATED["contexts"][0]}],
+    }
+    browser.get(gate_page(tmp_path, [sourced]).as_uri())
+    wait_for(lambda: rows(browser))
+
+    panel = open_case(browser, "sourced")
+
+    claim = panel.find_element("css selector", "span.claim")
+    title = claim.get_attribute("title")
+    assert title.startswith("contradicted: ") and title.count("contradicted:") == 1
+    for reason in panel.find_elements("css selector", ".items li[data-verdict] .reason"):
+        assert not reason.text.lower().startswith("contradicted:")
+    assert panel.find_element("css selector", ".items .source-id").text == "Doc-A7"
+
+
+def test_tab_stays_in_the_panel_and_escape_returns_to_the_row(opened: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    link = next(
+        row.find_element("css selector", "a.case-link")
+        for row in rows(opened)
+        if row.find_element("css selector", "a.case-link").text == "wrong-year"
+    )
+    link.send_keys(Keys.ENTER)
+    assert wait_for(lambda: not panel_hidden(opened))
+
+    def focus_in_panel() -> bool:
+        return bool(
+            opened.execute_script(
+                "return document.getElementById('case-panel').contains(document.activeElement)"
+            )
+        )
+
+    for _ in range(12):
+        opened.switch_to.active_element.send_keys(Keys.TAB)
+        assert focus_in_panel()
+    for _ in range(3):
+        opened.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+        assert focus_in_panel()
+
+    opened.switch_to.active_element.send_keys(Keys.ESCAPE)
+
+    assert wait_for(lambda: panel_hidden(opened))
+    focused = opened.switch_to.active_element
+    assert focused.get_attribute("class") == "case-link" and focused.text == "wrong-year"
+
+
+def test_dark_mode_follows_the_system_setting(browser: Any, page: Path) -> None:
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+    )
+    try:
+        browser.get(page.as_uri())
+        wait_for(lambda: rows(browser))
+        paper = browser.execute_script(
+            "return getComputedStyle(document.querySelector('.table-wrap')).backgroundColor"
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    red, green, blue = (int(part) for part in paper[paper.index("(") + 1 : -1].split(",")[:3])
+    assert red + green + blue < 3 * 80, paper

@@ -314,6 +314,9 @@ def test_metric_cards_show_mean_interval_threshold_and_distribution(tmp_path: Pa
     # The bins whose middle is below 0.85 (0.0–0.1 … 0.7–0.8) are drawn as failing.
     assert body.count('class="bar-miss"') == 8
     assert "1 case(s) from 0.2 to 0.3" in body
+    # Each bar carries its count; the threshold line its value.
+    assert re.search(r'<text class="count"[^>]*>1</text>', body)
+    assert re.search(r'<text class="threshold-label"[^>]*>0.85</text>', body)
 
 
 def test_baseline_deltas_per_metric_and_per_case(pytester: pytest.Pytester) -> None:
@@ -426,9 +429,81 @@ def test_what_to_fix_and_what_retrieval_costs_are_shown(tmp_path: Path) -> None:
 
     section = text[text.index('<article id="what-to-fix">') :]
     section = section[: section.index("</article>")]
-    assert '<th scope="col">retrieval</th>' in section and "<td>1</td>" in section
+    # One row per component, the cases without a problem ("ok") included.
+    assert '<tr><th scope="row">retrieval</th><td>1</td></tr>' in section
+    assert '<tr><th scope="row">ok</th><td>1</td></tr>' in section
     assert "Fix the retriever first:" in section
+    # Advice is alarm red only when the gate failed.
+    alarm = '<p class="alarm"><strong>Fix the retriever first:'
+    assert (alarm in section) == (report["verdict"] == "failed")
+    report["verdict"] = "passed"
+    assert alarm not in render_html(report, results)
     assert (
         "faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22"
         in text
     )
+
+
+def test_agreement_is_a_metric_by_statistic_table_and_ppi_a_line_of_the_card(
+    tmp_path: Path,
+) -> None:
+    results = [case("a", 0.9)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+    report["metrics"]["faithfulness"]["labelled"] = 40
+    report["metrics"]["faithfulness"]["ppi"] = {
+        "labelled": 40,
+        "unlabelled": 20,
+        "estimate": 0.7,
+        "ci_low": 0.4713,
+        "ci_high": 0.9287,
+        "judge_mean": 0.7,
+        "human_mean": 0.65,
+        "rectifier": 0.0,
+    }
+    interval = {"value": 0.78, "ci_low": 0.56, "ci_high": 0.95}
+    report["agreement"] = {
+        "faithfulness": {"n": 40, "binary": True, "kappa": interval, "floors": {}, "passed": None}
+    }
+
+    text = render_html(report, results)
+
+    row = re.search(r'<tr data-metric="faithfulness">(.*?)</tr>', text, re.S)
+    assert row is not None, text
+    assert '<th scope="col">Cohen\'s κ</th>' in text.replace("&#39;", "'")
+    assert "<td>40</td>" in row.group(1) and "<td>0.78 [0.56–0.95]</td>" in row.group(1)
+    assert "<dl" not in row.group(1)
+    assert "human scale (PPI) <strong>0.700</strong>, CI 0.471–0.929" in text
+    assert "40 labelled, 20 unlabelled" in text
+    assert "<dt>ppi</dt>" not in text
+
+
+def test_the_largest_drops_name_each_case_once(tmp_path: Path) -> None:
+    from pytest_ragas_gate.reports.html import page_context
+
+    # Case "a" drops on both metrics: one line for it, at its larger drop.
+    base = [case("a", 1.0, 1.0, line=1), case("b", 1.0, 1.0, line=2)]
+    new = [case("a", 0.1, 0.2, line=1), case("b", 0.5, 1.0, line=2)]
+    report = json.loads(write(tmp_path / "r.json", new).read_text())
+
+    drops = page_context(report, new, baseline=base)["drops"]
+
+    assert [drop["case"] for drop in drops] == ["golden.jsonl::a", "golden.jsonl::b"]
+
+
+def test_the_below_threshold_filter_offers_only_metrics_a_case_can_be_below(
+    tmp_path: Path,
+) -> None:
+    results = [case("a", 0.9, line=1), case("b", 0.2, line=2)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+    gated = sorted(
+        name for name, aggregate in report["metrics"].items() if aggregate.get("threshold")
+    )
+    # A metric without a threshold, as the report lists reported-only metrics.
+    report["metrics"]["answer_correctness"] = {"mean": 0.5, "n": 2, "threshold": None}
+
+    text = render_html(report, results)
+
+    select = text[text.index('<select id="filter-miss">') :]
+    select = select[: select.index("</select>")]
+    offered = sorted(re.findall(r'<option value="([^"]+)">', select))
+    assert offered == gated and "answer_correctness" not in offered

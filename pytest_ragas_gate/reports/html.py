@@ -76,6 +76,22 @@ _CARD_KEYS = frozenset(
     }
 )
 
+#: Keys of a metric's agreement record that its row of the agreement table shows; any
+#: other key is listed in the row's last cell.
+_AGREEMENT_KEYS = frozenset({"n", "binary", "threshold", "floors", "passed", "message"})
+
+#: Statistics of the judge–human agreement table, in order, with their column labels.
+_AGREEMENT_COLUMNS = (
+    ("judge_mean", "judge mean"),
+    ("human_mean", "human mean"),
+    ("bias", "bias (judge − human)"),
+    ("mae", "MAE"),
+    ("spearman", "Spearman"),
+    ("auroc", "AUROC"),
+    ("accuracy", "accuracy"),
+    ("kappa", "Cohen's κ"),
+)
+
 #: Top-level report blocks the page shows in sections of their own; the rest of the
 #: blocks it knows nothing about are listed generically under "More figures".
 _KNOWN_BLOCKS = frozenset(
@@ -378,7 +394,92 @@ def _baseline_deltas(
                     }
                 )
     drops.sort(key=lambda drop: (-drop["worse"], drop["case"], drop["metric"]))
-    return per_case, drops[:10]
+    # One line per case, at its largest drop: ten lines naming one case thrice say less.
+    listed: set[str] = set()
+    largest = []
+    for drop in drops:
+        if drop["case"] not in listed:
+            listed.add(drop["case"])
+            largest.append(drop)
+    return per_case, largest[:10]
+
+
+def _figure_text(value: Any) -> str:
+    """A statistic as text: ``0.78 [0.56–0.95]`` with its interval, ``–`` when absent."""
+    if isinstance(value, Mapping):
+        point = value.get("value")
+        if not isinstance(point, (int, float)) or isinstance(point, bool):
+            return "–"
+        low, high = value.get("ci_low"), value.get("ci_high")
+        if isinstance(low, (int, float)) and isinstance(high, (int, float)):
+            return f"{point:.2f} [{low:.2f}–{high:.2f}]"
+        return f"{point:.2f}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.2f}"
+    return "–"
+
+
+def _agreement_table(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The judge–human agreement as metric × statistic, each with its interval."""
+    agreement = _block(report, "agreement")
+    if not agreement:
+        return None
+    present = [
+        (key, label)
+        for key, label in _AGREEMENT_COLUMNS
+        if any(
+            _figure_text(record.get(key)) != "–"
+            for record in agreement.values()
+            if isinstance(record, Mapping)
+        )
+    ]
+    rows = []
+    for metric, record in agreement.items():
+        if not isinstance(record, Mapping):
+            continue
+        floors = record.get("floors")
+        rows.append(
+            {
+                "metric": str(metric),
+                "n": record.get("n", 0),
+                "binary": bool(record.get("binary")),
+                "cells": {key: _figure_text(record.get(key)) for key, _ in present},
+                "passed": record.get("passed"),
+                "floors": dict(floors) if isinstance(floors, Mapping) else {},
+                "message": str(record.get("message") or ""),
+                "more": {
+                    key: value
+                    for key, value in record.items()
+                    if key not in _AGREEMENT_KEYS
+                    and key not in dict(_AGREEMENT_COLUMNS)
+                    and not _nothing(value)
+                },
+            }
+        )
+    return {"columns": present, "rows": rows, "more": any(row["more"] for row in rows)}
+
+
+def _ppi_view(aggregate: Mapping[str, Any]) -> dict[str, str] | None:
+    """A metric's prediction-powered estimate as short lines of text, or None."""
+    ppi = aggregate.get("ppi")
+    if not isinstance(ppi, Mapping) or not isinstance(ppi.get("estimate"), (int, float)):
+        return None
+    low, high = ppi.get("ci_low"), ppi.get("ci_high")
+    interval = (
+        f"{low:.3f}–{high:.3f}"
+        if isinstance(low, (int, float)) and isinstance(high, (int, float))
+        else "–"
+    )
+    return {
+        "estimate": f"{ppi['estimate']:.3f}",
+        "interval": interval,
+        "labels": f"{ppi.get('labelled', 0)} labelled, {ppi.get('unlabelled', 0)} unlabelled",
+        "judge": _figure_text(ppi.get("judge_mean")),
+        "human": _figure_text(ppi.get("human_mean")),
+        "rectifier": (
+            f"{ppi['rectifier']:+.3f}" if isinstance(ppi.get("rectifier"), (int, float)) else "–"
+        ),
+    }
 
 
 def _nothing(value: Any) -> bool:
@@ -462,6 +563,8 @@ def page_context(
         delta = None
         if comparison is not None:
             delta = (comparison.get("metrics") or {}).get(column.name)
+        ppi = _ppi_view(aggregate)
+        shown_apart = {"labelled", "ppi"} if ppi else {"labelled"}
         cards.append(
             {
                 "name": column.name,
@@ -470,10 +573,12 @@ def page_context(
                 "chart": _histogram(scores, column),
                 "delta": delta,
                 "noise": _noise_text(aggregate.get("judge_noise")),
+                "labelled": aggregate.get("labelled") or 0,
+                "ppi": ppi,
                 "extra": {
                     key: value
                     for key, value in aggregate.items()
-                    if key not in _CARD_KEYS and not _nothing(value)
+                    if key not in _CARD_KEYS and key not in shown_apart and not _nothing(value)
                 },
             }
         )
@@ -509,6 +614,14 @@ def page_context(
             if key not in _KNOWN_BLOCKS and not _nothing(value)
         },
         "usage": _usage_table(report),
+        "agreement": _agreement_table(report),
+        # Only a metric some case can be below is worth a filter entry: a gated one, or
+        # one that a case's own threshold gates.
+        "missable": [
+            column.name
+            for column in columns
+            if column.threshold is not None or any(column.name in view.misses for view in views)
+        ],
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),

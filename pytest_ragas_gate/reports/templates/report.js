@@ -148,7 +148,7 @@
     var row = document.getElementById("case-head");
     row.textContent = "";
     columns().forEach(function (column) {
-      var cell = element("th");
+      var cell = element("th", column.key === "id" ? "case-cell" : "");
       cell.setAttribute("scope", "col");
       if (column.fixed) {
         cell.textContent = column.label;
@@ -272,12 +272,26 @@
         Object.keys(entry.attributes).forEach(function (name) { li.setAttribute(name, entry.attributes[name]); });
       }
       var head = element("div", "body");
-      append(head, [element("span", "label", entry.label), document.createTextNode(entry.text)]);
+      append(head, [element("span", "label", entry.label)]);
+      // A source's id is shown as written: the label's capitals would change it.
+      if (entry.id) { append(head, [element("span", "source-id", entry.id)]); }
+      head.appendChild(document.createTextNode(entry.text));
       li.appendChild(head);
-      if (entry.reason) { li.appendChild(element("div", "reason", entry.reason)); }
+      var reason = withoutVerdict(entry.reason, entry.verdict);
+      if (reason) { li.appendChild(element("div", "reason", reason)); }
       list.appendChild(li);
     });
     return list;
+  }
+
+  // Judges often open a reason with the verdict it explains ("contradicted: …"); a label
+  // or tooltip that already says the verdict keeps only the rest.
+  function withoutVerdict(reason, verdict) {
+    var text = String(reason || "").trim();
+    if (!verdict) { return text; }
+    var prefix = String(verdict).toLowerCase() + ":";
+    while (text.toLowerCase().indexOf(prefix) === 0) { text = text.slice(prefix.length).trim(); }
+    return text;
   }
 
   function claimTone(claim) {
@@ -298,7 +312,8 @@
       var tone = claimTone(claim);
       var span = element("span", "claim verdict-" + tone.verdict, answer.slice(segment[0], segment[1]));
       span.setAttribute("data-verdict", tone.verdict);
-      span.title = tone.label + (claim.reason ? ": " + claim.reason : "");
+      var reason = withoutVerdict(claim.reason, tone.label);
+      span.title = tone.label + (reason ? ": " + reason : "");
       span.appendChild(element("sup", "", String(segment[2] + 1)));
       paragraph.appendChild(span);
       cursor = segment[1];
@@ -324,7 +339,8 @@
   function scoresTable(item) {
     var table = element("table", "scores");
     var head = element("tr");
-    ["metric", "score", "threshold", "verdict", "reason"].concat(item.deltas ? ["vs baseline"] : []).forEach(function (label) {
+    var human = item.human && Object.keys(item.human).length ? item.human : null;
+    ["metric", "score", "threshold", "verdict", "reason"].concat(human ? ["human label"] : [], item.deltas ? ["vs baseline"] : []).forEach(function (label) {
       head.appendChild(element("th", "", label));
     });
     table.appendChild(append(element("thead"), [head]));
@@ -332,6 +348,9 @@
     var names = metrics.map(function (metric) { return metric.name; }).filter(function (name) {
       return (item.scores && name in item.scores) || (item.errors && name in item.errors);
     });
+    if (!names.length) {
+      return element("p", "muted no-scores", item.error ? "No metric was scored: the case errored before judging (see Error above)." : "No metric was scored.");
+    }
     names.forEach(function (name) {
       var row = element("tr");
       row.setAttribute("data-metric", name);
@@ -348,6 +367,10 @@
         element("td", missed ? "alarm" : "", verdict),
         element("td", "", (item.reasons && item.reasons[name]) || "")
       ]);
+      if (human) {
+        var label = human[name];
+        row.appendChild(element("td", "human", typeof label === "number" ? formatScore(label) : "–"));
+      }
       if (item.deltas) {
         var pair = item.deltas[name];
         row.appendChild(element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–"));
@@ -401,7 +424,7 @@
           var tone = claimTone(claim);
           return {
             tone: tone.tone, label: (index + 1) + " " + tone.label, text: claim.claim || "",
-            reason: claim.reason || "", attributes: { "data-verdict": tone.verdict }
+            reason: claim.reason || "", verdict: tone.label, attributes: { "data-verdict": tone.verdict }
           };
         })));
       }
@@ -417,10 +440,10 @@
       content.appendChild(section("Contexts, in rank order", [itemList(contexts.map(function (text, index) {
         var detail = judged[index];
         var known = detail && typeof detail.relevant === "boolean";
-        var label = "#" + (index + 1) + (detail && detail.id ? " " + detail.id : "") + " " +
-          (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
+        var label = "#" + (index + 1) + " " + (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
         return {
           tone: known ? (detail.relevant ? "good" : "bad") : "unknown", label: label,
+          id: detail && detail.id ? String(detail.id) : "",
           text: String(text), reason: detail && detail.reason ? detail.reason : "",
           attributes: { "data-relevant": known ? String(detail.relevant) : "unknown" }
         };
@@ -438,7 +461,7 @@
       }))]));
     }
 
-    content.appendChild(section("Scores and thresholds", [scoresTable(item)]));
+    content.appendChild(section("Scores and thresholds", [append(element("div", "scores-wrap"), [scoresTable(item)])]));
 
     Object.keys(details).forEach(function (name) {
       if (CORE_DETAILS.indexOf(name) >= 0 || (item.errors && name in item.errors) || !Array.isArray(details[name]) || !details[name].length) { return; }
@@ -480,6 +503,8 @@
   }
 
   var panel = document.getElementById("case-panel");
+  var opener = null;
+  var openAnchor = "";
 
   function showFromHash() {
     var hash = window.location.hash.slice(1);
@@ -488,14 +513,55 @@
       panel.hidden = true;
       return;
     }
+    if (panel.hidden) {
+      var active = document.activeElement;
+      opener = active && active !== document.body && !panel.contains(active) ? active : null;
+    }
+    openAnchor = hash;
     renderPanel(item);
     panel.hidden = false;
     panel.querySelector(".panel-body").scrollTop = 0;
     document.getElementById("panel-close").focus();
   }
 
+  // Focus goes back where it came from: the row's link that opened the panel, or, when the
+  // table was drawn again meanwhile, the link of the same case.
+  function restoreFocus() {
+    var target = opener && document.body.contains(opener) ? opener : null;
+    if (!target && openAnchor) {
+      var links = document.querySelectorAll("#case-rows a.case-link");
+      for (var index = 0; index < links.length; index += 1) {
+        if (links[index].getAttribute("href") === "#" + openAnchor) { target = links[index]; break; }
+      }
+    }
+    opener = null;
+    openAnchor = "";
+    if (target) { target.focus(); }
+  }
+
+  // Tab and Shift+Tab cycle through the panel while it is open, as in any modal dialog.
+  function trapFocus(event) {
+    var focusable = Array.prototype.filter.call(
+      panel.querySelectorAll("a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])"),
+      function (node) { return !node.disabled && node.getClientRects().length > 0; }
+    );
+    if (!focusable.length) { return; }
+    var first = focusable[0];
+    var last = focusable[focusable.length - 1];
+    var inside = panel.contains(document.activeElement);
+    if (event.shiftKey && (document.activeElement === first || !inside)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (document.activeElement === last || !inside)) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
   function closePanel() {
+    var wasOpen = !panel.hidden;
     panel.hidden = true;
+    if (wasOpen) { restoreFocus(); }
     if (window.location.hash) {
       try {
         window.history.replaceState(null, "", window.location.pathname + window.location.search);
@@ -519,7 +585,10 @@
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
   panel.addEventListener("click", function (event) { if (event.target === panel) { closePanel(); } });
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape" && !panel.hidden) { closePanel(); } });
+  document.addEventListener("keydown", function (event) {
+    if (panel.hidden) { return; }
+    if (event.key === "Escape") { closePanel(); } else if (event.key === "Tab") { trapFocus(event); }
+  });
   window.addEventListener("hashchange", showFromHash);
 
   render();
