@@ -3,8 +3,8 @@
 A judge at temperature 0 still samples differently from call to call; a case whose
 answer or contexts changed is judged afresh, so two runs of the same system differ by
 the judge's jitter alone. This script checks, at the level of the gate's statistics (the
-very functions a run calls: :func:`pytest_ragas_gate.gate.aggregate_metric` and
-:func:`pytest_ragas_gate.baseline.compare_to_baseline`), that
+very functions a run calls: :func:`pytest_ragas_gate.gate.verdict.aggregate_metric` and
+:func:`pytest_ragas_gate.gate.baseline.compare_to_baseline`), that
 
 - the baseline test does not call a regression between two cold runs of the *same*
   system more often than the nominal α (5% at 95% confidence), and
@@ -44,10 +44,10 @@ import random
 import time
 from dataclasses import dataclass
 
-from pytest_ragas_gate.baseline import compare_to_baseline
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import aggregate_metric
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.gate.baseline import compare_to_baseline
+from pytest_ragas_gate.gate.verdict import aggregate_metric
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 __all__ = ["Row", "simulate"]
 

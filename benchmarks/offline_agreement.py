@@ -49,7 +49,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from pytest_ragas_gate.judges.offline import OfflineJudge  # noqa: E402
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge  # noqa: E402
 from pytest_ragas_gate.judges.requests import ExtractClaims, VerifyClaims  # noqa: E402
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "dev"

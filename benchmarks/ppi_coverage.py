@@ -8,7 +8,7 @@ intervals for the human-scale mean, each a normal approximation:
 
 - ``judge mean``: the judge's mean over all N cases (what a gate without labels reports);
 - ``human only``: the mean of the n labels;
-- ``PPI``: the classical prediction-powered estimate (:func:`pytest_ragas_gate.ppi.ppi_mean`);
+- ``PPI``: the classical prediction-powered estimate (:func:`pytest_ragas_gate.trust.ppi.ppi_mean`);
 - ``PPI++``: the same with power tuning.
 
 Reproduce with (from the repository root)::
@@ -37,7 +37,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from pytest_ragas_gate.ppi import normal_interval, ppi_mean, variance
+from pytest_ragas_gate.trust.ppi import normal_interval, ppi_mean, variance
 
 __all__ = ["Coverage", "simulate"]
 

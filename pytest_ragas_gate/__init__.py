@@ -15,13 +15,13 @@ _LAZY = {
     "AttributeAnswer": "pytest_ragas_gate.judges.requests",
     "AttributeStatements": "pytest_ragas_gate.judges.requests",
     "CaseJudge": "pytest_ragas_gate.judges.base",
-    "CaseResult": "pytest_ragas_gate.results",
+    "CaseResult": "pytest_ragas_gate.scoring.results",
     "ClassifyCorrectness": "pytest_ragas_gate.judges.requests",
-    "Context": "pytest_ragas_gate.cases",
+    "Context": "pytest_ragas_gate.golden.cases",
     "ExtractClaims": "pytest_ragas_gate.judges.requests",
-    "GateConfig": "pytest_ragas_gate.config",
+    "GateConfig": "pytest_ragas_gate.settings.config",
     "GenerateQuestions": "pytest_ragas_gate.judges.requests",
-    "GoldenCase": "pytest_ragas_gate.cases",
+    "GoldenCase": "pytest_ragas_gate.golden.cases",
     "JudgeChunks": "pytest_ragas_gate.judges.requests",
     "JudgeRequest": "pytest_ragas_gate.judges.requests",
     "Metric": "pytest_ragas_gate.metrics.base",
@@ -37,9 +37,8 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     # What type checkers see of the lazy names above (each ``as`` itself re-exports it).
-    from .cases import Context as Context
-    from .cases import GoldenCase as GoldenCase
-    from .config import GateConfig as GateConfig
+    from .golden.cases import Context as Context
+    from .golden.cases import GoldenCase as GoldenCase
     from .judges.base import CaseJudge as CaseJudge
     from .judges.requests import AttributeAnswer as AttributeAnswer
     from .judges.requests import AttributeStatements as AttributeStatements
@@ -53,7 +52,8 @@ if TYPE_CHECKING:
     from .judges.requests import VerifyClaims as VerifyClaims
     from .metrics.base import Metric as Metric
     from .metrics.base import MetricResult as MetricResult
-    from .results import CaseResult as CaseResult
+    from .scoring.results import CaseResult as CaseResult
+    from .settings.config import GateConfig as GateConfig
 
 
 def __getattr__(name: str) -> Any:

@@ -22,8 +22,7 @@ from typing import Any
 import pytest
 from fakellm import FakeLLM
 
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.gate.verdict import evaluate_gate
 from pytest_ragas_gate.judges.anthropic_judge import AnthropicJudge
 from pytest_ragas_gate.judges.requests import (
     AttributeAnswer,
@@ -41,7 +40,8 @@ from pytest_ragas_gate.judges.transport import RetryPolicy
 from pytest_ragas_gate.metrics.base import Metric
 from pytest_ragas_gate.metrics.registry import MetricRegistry
 from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 from pytest_ragas_gate.usage import Usage
 
 # --- golden rows and files ------------------------------------------------------------------

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pytest_ragas_gate.agreement import (
+from pytest_ragas_gate.trust.agreement import (
     accuracy_at,
     auroc,
     check_floors,

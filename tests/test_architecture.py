@@ -24,86 +24,68 @@ NAME = PACKAGE.name
 #: The modules that may import pytest: the plugin and what runs inside a pytest session.
 PYTEST_MODULES = {
     f"{NAME}.plugin",
-    f"{NAME}.session",
-    f"{NAME}.items",
-    f"{NAME}.hookspecs",
-    f"{NAME}.activation",
-    f"{NAME}.collection_census",
-    f"{NAME}.custom_metrics",
-    f"{NAME}.live",
+    f"{NAME}.plugin.session",
+    f"{NAME}.plugin.items",
+    f"{NAME}.plugin.hookspecs",
+    f"{NAME}.plugin.activation",
+    f"{NAME}.plugin.collection_census",
+    f"{NAME}.plugin.custom_metrics",
+    f"{NAME}.live.targets",
     f"{NAME}.reports.terminal",
 }
 
-
-#: The pipeline's layers, in order; each module imports only from its layer or earlier ones.
-LAYERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
-    (
-        layer,
-        frozenset(
-            NAME if module == "__init__" else f"{NAME}.{module}" for module in modules.split()
-        ),
-    )
-    for layer, modules in (
-        (
-            "foundation",
-            "exceptions usage text_safety atomic_files command_line long_lived stats options "
-            "output_paths config_values config_names config_location cache_signing",
-        ),
-        ("golden", "cases golden_fields golden_formats loading sharding"),
-        (
-            "judges",
-            "judges judges.base judges.requests judges.prompts judges.transport judges.text "
-            "judges.values judges.records judges.contradiction judges.prefix_order "
-            "judges.reply_validation judges.batch_apis judges.batching judges.anthropic_judge "
-            "judges.openai_judge judges.offline judges.metered judges.pricing judges.refusal cache",
-        ),
-        (
-            "metrics",
-            "metrics metrics.base metrics._case_fields metrics.formulas metrics.alignment "
-            "metrics.context metrics.correctness metrics.faithfulness metrics.relevancy "
-            "metrics.retrieval_ids metrics.tool_selection metrics.registry",
-        ),
-        # The settings read the metrics' facts (default thresholds, directions).
-        ("settings", "bounds config config_checks"),
-        (
-            "scoring",
-            # judges.factory and judges.embedder build the run's judge from the settings
-            # and bind it into the metrics: they rank with the scorer that uses them.
-            "judges.factory judges.embedder repeats results score_checks interruption scheduler "
-            "progress_relay gated_metrics case_checks unknown_fields synth.documents "
-            "synth.chunking synth.dedup synth.requests synth.plan synth.pipeline synth.offline "
-            "synth.golden_output synth.review",
-        ),
-        ("live", "live oracle oracle_gaps latency"),
-        (
-            "gate",
-            "gate baseline diagnosis hints coverage ignored_top unevaluated agreement ppi labels "
-            "label_checks judge_noise auto_repeats gate_changes gate_change_details judge_outage",
-        ),
-        (
-            "reports",
-            "reports reports.json_report reports.summary reports.markdown reports.github "
-            "reports.junit reports.html reports.html_summary reports.pr_comment "
-            "reports.gate_inputs reports.integrity reports.judge_noise_view",
-        ),
-        (
-            "plugin and cli",
-            "__init__ plugin session items hookspecs activation collection_census custom_metrics "
-            "reports.terminal reports.html_rows cli labelling synth synth.command keygen "
-            "importers importers.command importers.records importers.deepeval importers.promptfoo "
-            "importers.datasets importers.openinference",
-        ),
-    )
+#: The pipeline's layers, in order: the modules at the package's top level (the foundation),
+#: then one sub-package each, then the package's own public names. Each module imports only
+#: from its layer or earlier ones.
+LAYER_ORDER = (
+    "foundation",
+    "golden",
+    "judges",
+    "metrics",
+    # The settings read the metrics' facts (default thresholds, directions).
+    "settings",
+    "scoring",
+    "live",
+    "trust",
+    "gate",
+    "reports",
+    "plugin",
+    "synth",
+    "importers",
+    "cli",
+    "public names",
 )
+
+#: The two renderers that read the results pytest's items carry: they rank with the plugin.
+PLUGIN_SIDE_RENDERERS = {f"{NAME}.reports.terminal", f"{NAME}.reports.html_rows"}
+
+
+def package_of(module: str, path: Path) -> str:
+    """A module's layer: its sub-package, ``foundation`` at the top, or ``public names``."""
+    if module == NAME:
+        return "public names"
+    if module in PLUGIN_SIDE_RENDERERS:
+        return "plugin"
+    if path.parent == PACKAGE:
+        return "foundation"
+    return path.relative_to(PACKAGE).parts[0]
+
+
+def layers() -> tuple[tuple[str, frozenset[str]], ...]:
+    placed = {module: package_of(module, path) for module, path in module_names().items()}
+    return tuple(
+        (layer, frozenset(module for module, name in placed.items() if name == layer))
+        for layer in LAYER_ORDER
+    )
 
 
 def layer_of() -> dict[str, int]:
-    return {module: rank for rank, (_, modules) in enumerate(LAYERS) for module in modules}
+    return {module: rank for rank, (_, modules) in enumerate(layers()) for module in modules}
 
 
 def back_imports(graph: dict[str, set[str]], rank: dict[str, int]) -> list[str]:
     """Every import of a later layer, as ``importer (layer) -> imported (layer)``."""
-    names = [layer for layer, _ in LAYERS]
+    names = list(LAYER_ORDER)
     return sorted(
         f"{module} ({names[rank[module]]}) -> {target} ({names[rank[target]]})"
         for module, targets in graph.items()
@@ -195,7 +177,13 @@ def test_no_import_cycle_counting_every_import() -> None:
 
 
 def test_every_module_has_a_layer() -> None:
-    placed = [module for _, modules in LAYERS for module in modules]
+    unplaced = {
+        module: package_of(module, path)
+        for module, path in module_names().items()
+        if package_of(module, path) not in LAYER_ORDER
+    }
+    assert unplaced == {}, "a sub-package that is not a layer of the pipeline"
+    placed = [module for _, modules in layers() for module in modules]
     assert len(placed) == len(set(placed)), "a module is in two layers"
     assert set(placed) == set(import_graph()), set(import_graph()) ^ set(placed)
 
@@ -222,8 +210,13 @@ def test_only_the_pytest_facing_modules_import_pytest() -> None:
 
 def test_the_gate_and_the_reports_import_no_pytest_and_no_session() -> None:
     graph = import_graph()
-    for module in (f"{NAME}.gate", f"{NAME}.stats", f"{NAME}.results", f"{NAME}.baseline"):
-        assert not graph[module] & {"pytest", f"{NAME}.session", f"{NAME}.reports"}, module
+    for module in (
+        f"{NAME}.gate.verdict",
+        f"{NAME}.stats",
+        f"{NAME}.scoring.results",
+        f"{NAME}.gate.baseline",
+    ):
+        assert not graph[module] & {"pytest", f"{NAME}.plugin.session", f"{NAME}.reports"}, module
     for module, targets in graph.items():
         if module.startswith(f"{NAME}.judges"):
             assert not any(target.startswith(f"{NAME}.reports") for target in targets), module

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from gate_runs import METRICS, case, cases
 
-from pytest_ragas_gate.baseline import compare_to_baseline, in_shard, pair_cases
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import RunFacts, evaluate_gate
-from pytest_ragas_gate.sharding import Shard
+from pytest_ragas_gate.gate.baseline import compare_to_baseline, in_shard, pair_cases
+from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
+from pytest_ragas_gate.golden.sharding import Shard
+from pytest_ragas_gate.settings.config import GateConfig
 
 CONFIG = GateConfig(bootstrap_resamples=500, thresholds={"faithfulness": 0.5})
 

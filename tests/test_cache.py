@@ -15,13 +15,13 @@ import pytest
 from fakellm import FakeLLM
 from gate_runs import EVERY_KIND, TEST_KEY, make_judge
 
-from pytest_ragas_gate.cache import JudgeCache, cache_key
-from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import BudgetExceeded, JudgeError, UsageError
-from pytest_ragas_gate.judges.factory import create_judge
+from pytest_ragas_gate.judges.cache import JudgeCache, cache_key
 from pytest_ragas_gate.judges.metered import MeteredJudge
 from pytest_ragas_gate.judges.pricing import ModelPrice, PriceTable
 from pytest_ragas_gate.judges.requests import JudgeRequest, RateRelevancy
+from pytest_ragas_gate.scoring.judge_factory import create_judge
+from pytest_ragas_gate.settings.config import GateConfig
 
 
 def metered(server: FakeLLM, cache_dir: Path, mode: Any = "readwrite", **kw: Any) -> MeteredJudge:

@@ -28,8 +28,8 @@ from gate_runs import (
     write_golden,
 )
 
-from pytest_ragas_gate.cache import JudgeCache
 from pytest_ragas_gate.exceptions import JudgeError, JudgeReplyError
+from pytest_ragas_gate.judges.cache import JudgeCache
 from pytest_ragas_gate.judges.metered import MeteredJudge
 from pytest_ragas_gate.judges.requests import AttributeAnswer, JudgeRequest, VerifyClaims
 

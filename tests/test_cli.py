@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from gate_runs import case, cases, write
 
-from pytest_ragas_gate.baseline import BaselineComparison
-from pytest_ragas_gate.config import GateConfig
+from pytest_ragas_gate.gate.baseline import BaselineComparison
 from pytest_ragas_gate.reports.json_report import JudgeInfo
+from pytest_ragas_gate.settings.config import GateConfig
 
 
 def rag_gate(

@@ -19,8 +19,7 @@ from gate_runs import GOOD, HALLUCINATED, read_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.coverage import (
+from pytest_ragas_gate.gate.coverage import (
     BROKEN_SYMLINK,
     EMPTY_FILE,
     UNREADABLE,
@@ -30,8 +29,9 @@ from pytest_ragas_gate.coverage import (
     build_ledger,
     merge_ledgers,
 )
-from pytest_ragas_gate.gate import RunFacts, evaluate_gate
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 FILE_REASONS = [
     None,

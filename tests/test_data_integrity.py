@@ -20,9 +20,9 @@ from fakellm import FakeCall, FakeLLM, Raw, default_reply
 from gate_runs import assert_no_traceback, read_report, use_fake_judge
 from lxml import etree
 
-from pytest_ragas_gate.cache import JudgeCache, cache_key
-from pytest_ragas_gate.items import item_name
-from pytest_ragas_gate.loading import load_golden_file
+from pytest_ragas_gate.golden.loading import load_golden_file
+from pytest_ragas_gate.judges.cache import JudgeCache, cache_key
+from pytest_ragas_gate.plugin.items import item_name
 from pytest_ragas_gate.text_safety import texts_in
 
 SCHEMA = Path(__file__).parent / "data" / "junit-10.xsd"

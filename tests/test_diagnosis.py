@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from gate_runs import junit_case_outcomes, read_report, write_jsonl
 
-from pytest_ragas_gate.bounds import Bound, parse_bound
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.diagnosis import diagnose, summarise_diagnoses
-from pytest_ragas_gate.gate import evaluate_gate
-from pytest_ragas_gate.options import parse_threshold
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.gate.diagnosis import diagnose, summarise_diagnoses
+from pytest_ragas_gate.gate.verdict import evaluate_gate
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.bounds import Bound, parse_bound
+from pytest_ragas_gate.settings.config import GateConfig
+from pytest_ragas_gate.settings.options import parse_threshold
 
 
 def scored(**scores: float | None) -> CaseResult:
@@ -291,7 +291,7 @@ def test_regate_reproduces_the_diagnosis_and_a_maximum(pytester: pytest.Pytester
 
 
 def test_a_rising_contradiction_rate_is_a_regression(tmp_path: Path) -> None:
-    from pytest_ragas_gate.baseline import compare_to_baseline
+    from pytest_ragas_gate.gate.baseline import compare_to_baseline
 
     base = rate_results([0.0] * 20)
     new = rate_results([0.0] * 10 + [0.5] * 10)

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import aggregate_metric, canonical_order, evaluate_gate
-from pytest_ragas_gate.hints import HINTS
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.gate.hints import HINTS
+from pytest_ragas_gate.gate.verdict import aggregate_metric, canonical_order, evaluate_gate
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 RAGAS = ["faithfulness", "answer_relevancy", "context_recall", "context_precision"]
 
@@ -345,7 +345,7 @@ def test_gate_module_imports_neither_pytest_nor_sdks() -> None:
     import ast
     from pathlib import Path
 
-    import pytest_ragas_gate.gate as gate
+    import pytest_ragas_gate.gate.verdict as gate
     import pytest_ragas_gate.stats as stats
 
     for module in (gate, stats):

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from gate_runs import METRICS, case, cases
 
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.gate.verdict import evaluate_gate
 from pytest_ragas_gate.reports.github import (
     MAX_CASE_ANNOTATIONS,
     annotation_lines,
@@ -16,7 +15,8 @@ from pytest_ragas_gate.reports.github import (
     write_step_summary,
 )
 from pytest_ragas_gate.reports.json_report import JudgeInfo
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 from pytest_ragas_gate.usage import Usage
 
 CONFIG = GateConfig(bootstrap_resamples=200, thresholds={"faithfulness": 0.8})

@@ -331,8 +331,8 @@ def test_a_screenshot_of_the_page_is_not_blank(page: Path, tmp_path: Path) -> No
 
 
 def test_a_thousand_cases_page_through_quickly(browser: Any, tmp_path: Path) -> None:
-    from pytest_ragas_gate.config import GateConfig
     from pytest_ragas_gate.reports.html import write_html
+    from pytest_ragas_gate.settings.config import GateConfig
 
     results = [case(f"case-{index:04d}", (index % 97) / 97, line=index) for index in range(1000)]
     report_path = write(tmp_path / "r.json", results, config=GateConfig(bootstrap_resamples=100))

@@ -20,9 +20,9 @@ import pytest
 from gate_runs import GOOD, HALLUCINATED, case, good_rows, write, write_config, write_jsonl
 
 from pytest_ragas_gate import cli
-from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.reports.html import case_anchor, claim_segments, render_html
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 SCRIPT_ANSWER = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKOUT = '"><img src=x onerror=alert(1)>'

@@ -37,7 +37,7 @@ from gate_runs import (
     write_golden,
 )
 
-from pytest_ragas_gate.cache import JudgeCache
+from pytest_ragas_gate.judges.cache import JudgeCache
 from pytest_ragas_gate.judges.requests import ALL_REQUEST_TYPES
 
 METRICS = "faithfulness,answer_relevancy,context_recall"

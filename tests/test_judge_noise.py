@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from gate_runs import case
 
-from pytest_ragas_gate.baseline import compare_to_baseline
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import aggregate_metric, evaluate_gate
-from pytest_ragas_gate.repeats import ItemAgreement
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.gate.baseline import compare_to_baseline
+from pytest_ragas_gate.gate.verdict import aggregate_metric, evaluate_gate
+from pytest_ragas_gate.scoring.repeats import ItemAgreement
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 CONFIG = GateConfig(bootstrap_resamples=500, thresholds={"faithfulness": 0.5})
 

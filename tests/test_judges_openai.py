@@ -14,7 +14,7 @@ from pytest_ragas_gate.judges.metered import MeteredJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.judges.requests import ExtractClaims, JudgeRequest
 from pytest_ragas_gate.judges.transport import RetryPolicy
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.usage import Usage
 
 KEY = "test-key-not-real"

@@ -10,10 +10,10 @@ import pytest
 from gate_runs import case, write
 
 from pytest_ragas_gate import cli
+from pytest_ragas_gate.cli.labelling import select_cases
 from pytest_ragas_gate.exceptions import GoldenFileError
-from pytest_ragas_gate.golden_fields import human_labels
-from pytest_ragas_gate.labelling import select_cases
-from pytest_ragas_gate.labels import read_labels
+from pytest_ragas_gate.golden.golden_fields import human_labels
+from pytest_ragas_gate.trust.labels import read_labels
 
 
 def test_labels_read_from_jsonl_yaml_and_csv_alike(tmp_path: Path) -> None:

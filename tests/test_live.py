@@ -9,17 +9,17 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from pytest_ragas_gate import live
-from pytest_ragas_gate.cases import Context, GoldenCase
-from pytest_ragas_gate.config import LatencyBudget
 from pytest_ragas_gate.exceptions import CaseError, ConfigError
-from pytest_ragas_gate.judges.offline import OfflineJudge
-from pytest_ragas_gate.latency import evaluate_latency
-from pytest_ragas_gate.live import LiveTarget, check_target, normalize_output
+from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
+from pytest_ragas_gate.live import targets as live
+from pytest_ragas_gate.live.latency import evaluate_latency
+from pytest_ragas_gate.live.targets import LiveTarget, check_target, normalize_output
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 from pytest_ragas_gate.metrics.tool_selection import ToolSelection
-from pytest_ragas_gate.results import CaseResult
-from pytest_ragas_gate.scheduler import score_cases
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.scoring.scheduler import score_cases
+from pytest_ragas_gate.settings.config import LatencyBudget
 
 CASE = GoldenCase(id="c1", question="Q?", file="golden.jsonl", line=4)
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_ragas_gate.cases import Context, GoldenCase, stable_case_id
 from pytest_ragas_gate.exceptions import CaseError, GoldenFileError, UsageError
-from pytest_ragas_gate.loading import (
+from pytest_ragas_gate.golden.cases import Context, GoldenCase, stable_case_id
+from pytest_ragas_gate.golden.loading import (
     SUPPORTED_EXTENSIONS,
     CaseProblem,
     LoadedFile,

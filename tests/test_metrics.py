@@ -19,9 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from pytest_ragas_gate.cases import Context, GoldenCase
-from pytest_ragas_gate.config import DEFAULT_THRESHOLDS
 from pytest_ragas_gate.exceptions import CaseError, ConfigError, JudgeError, JudgeReplyError
+from pytest_ragas_gate.golden.cases import Context, GoldenCase
 from pytest_ragas_gate.judges.requests import (
     AttributeAnswer,
     ClassifyCorrectness,
@@ -60,6 +59,7 @@ from pytest_ragas_gate.metrics.registry import (
 )
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
 from pytest_ragas_gate.metrics.retrieval_ids import IdPrecision, IdRecall, MeanReciprocalRank
+from pytest_ragas_gate.settings.config import DEFAULT_THRESHOLDS
 
 # --- test double ---------------------------------------------------------------------------
 

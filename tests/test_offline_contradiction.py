@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_ragas_gate.cases import Context, GoldenCase
-from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.requests import JudgeRequest, VerifyClaims
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.requests import ExtractClaims, VerifyClaims
 
 FIXTURES = Path(__file__).parent / "data" / "offline_fixtures"

@@ -6,9 +6,17 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from pytest_ragas_gate.cases import Context, GoldenCase
-from pytest_ragas_gate.judges import offline, text
-from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.offline import judge as offline
+from pytest_ragas_gate.judges.offline import text
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
+from pytest_ragas_gate.judges.offline.text import (
+    content_tokens,
+    is_noncommittal,
+    numbers,
+    split_claims,
+    split_sentences,
+)
 from pytest_ragas_gate.judges.requests import (
     ALL_REQUEST_TYPES,
     AttributeAnswer,
@@ -21,13 +29,6 @@ from pytest_ragas_gate.judges.requests import (
     RateRelevancy,
     ReviewContexts,
     VerifyClaims,
-)
-from pytest_ragas_gate.judges.text import (
-    content_tokens,
-    is_noncommittal,
-    numbers,
-    split_claims,
-    split_sentences,
 )
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
 from pytest_ragas_gate.usage import Usage

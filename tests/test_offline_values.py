@@ -6,10 +6,14 @@ import json
 
 import pytest
 
-from pytest_ragas_gate.judges.offline import Evidence, check_support
-from pytest_ragas_gate.judges.records import key_words, read_record
-from pytest_ragas_gate.judges.text import numbers, split_claims
-from pytest_ragas_gate.judges.values import chinese_numeral, find_values, value_spellings
+from pytest_ragas_gate.judges.offline.judge import Evidence, check_support
+from pytest_ragas_gate.judges.offline.records import key_words, read_record
+from pytest_ragas_gate.judges.offline.text import numbers, split_claims
+from pytest_ragas_gate.judges.offline.values import (
+    chinese_numeral,
+    find_values,
+    value_spellings,
+)
 
 LEGCO = "据报道，2022年1月3日上午，第七届立法会议员宣誓。第七届立法会90个议席全部顺利产生。"
 

@@ -191,7 +191,7 @@ def test_a_baseline_scored_by_another_judge_or_on_other_metrics_is_named(
 
 
 def test_a_baseline_of_another_prompt_version_is_named(pytester: pytest.Pytester) -> None:
-    from pytest_ragas_gate.baseline import scoring_differences
+    from pytest_ragas_gate.gate.baseline import scoring_differences
     from pytest_ragas_gate.judges.base import JudgeInfo
 
     old = JudgeInfo(kind="openai", model="gpt-4.1-mini", prompt_version="4")

@@ -13,16 +13,16 @@ import hypothesis.statistics  # noqa: F401
 import pytest
 from gate_runs import GOOD, write_jsonl
 
-import pytest_ragas_gate.activation  # noqa: F401
-import pytest_ragas_gate.custom_metrics  # noqa: F401
-import pytest_ragas_gate.items  # noqa: F401
-import pytest_ragas_gate.judges.factory  # noqa: F401
-import pytest_ragas_gate.judges.offline  # noqa: F401
-import pytest_ragas_gate.live  # noqa: F401
+import pytest_ragas_gate.judges.offline.judge  # noqa: F401
+import pytest_ragas_gate.live.targets  # noqa: F401
 import pytest_ragas_gate.metrics.tool_selection  # noqa: F401
+import pytest_ragas_gate.plugin.activation  # noqa: F401
+import pytest_ragas_gate.plugin.custom_metrics  # noqa: F401
+import pytest_ragas_gate.plugin.items  # noqa: F401
 import pytest_ragas_gate.reports.json_report  # noqa: F401
 import pytest_ragas_gate.reports.junit  # noqa: F401
 import pytest_ragas_gate.reports.terminal  # noqa: F401
+import pytest_ragas_gate.scoring.judge_factory  # noqa: F401
 
 # pytester's in-process runs drop every module first imported during a run; imported once
 # here, the gate's modules (and hypothesis, whose plugin imports it late) are not imported
@@ -253,7 +253,7 @@ def test_target_that_raises_errors_its_case_only_and_fails_closed(
     result.stdout.fnmatch_lines(["FAILED 1 of 3 case(s) errored*", "RAG gate: FAILED"])
     eiffel = cases_by_id(report)["eiffel"]
     assert eiffel["error"].startswith("target rag_target:answer raised RuntimeError")
-    assert "live.py" not in eiffel["error"]
+    assert "targets.py" not in eiffel["error"]
     assert cases_by_id(report)["apple"]["scores"]["faithfulness"] == 1.0
 
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from gate_runs import assert_no_traceback, write_config, write_jsonl
 
-import pytest_ragas_gate.activation  # noqa: F401
-import pytest_ragas_gate.live  # noqa: F401
-import pytest_ragas_gate.oracle  # noqa: F401
+import pytest_ragas_gate.live.oracle  # noqa: F401
+import pytest_ragas_gate.live.targets  # noqa: F401
+import pytest_ragas_gate.plugin.activation  # noqa: F401
 import pytest_ragas_gate.reports.json_report  # noqa: F401
-from pytest_ragas_gate.unevaluated import RETRIEVAL_NOT_EVALUATED
+from pytest_ragas_gate.gate.unevaluated import RETRIEVAL_NOT_EVALUATED
 
 EIFFEL = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
 LOUVRE = "The Louvre is an art museum in Paris that opened in 1793."

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from gate_runs import GOOD, HALLUCINATED, write_jsonl
 
-from pytest_ragas_gate.sharding import parse_shard, shard_of
+from pytest_ragas_gate.golden.sharding import parse_shard, shard_of
 
 
 def load(path: Path) -> dict[str, Any]:

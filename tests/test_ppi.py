@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from pytest_ragas_gate.ppi import normal_interval, ppi_mean, variance
+from pytest_ragas_gate.trust.ppi import normal_interval, ppi_mean, variance
 
 Z95 = 1.959963984540054
 

@@ -33,10 +33,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from pytest_ragas_gate.cases import Context, GoldenCase, stable_case_id
-from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import CaseError, GoldenFileError, JudgeReplyError
-from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.gate.verdict import evaluate_gate
+from pytest_ragas_gate.golden.cases import Context, GoldenCase, stable_case_id
+from pytest_ragas_gate.golden.loading import load_golden_file
 from pytest_ragas_gate.judges.requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -62,10 +62,10 @@ from pytest_ragas_gate.judges.requests import (
     StatementVerdicts,
     VerifyClaims,
 )
-from pytest_ragas_gate.loading import load_golden_file
 from pytest_ragas_gate.metrics.base import Metric, MetricResult
 from pytest_ragas_gate.metrics.relevancy import AnswerRelevancy
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 # How many examples each property draws, and whether they are new on every run, is the
 # hypothesis profile's choice (tests/conftest.py). Each loader example writes one small file

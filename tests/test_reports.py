@@ -7,10 +7,9 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import ReportError
-from pytest_ragas_gate.gate import GateVerdict, evaluate_gate
-from pytest_ragas_gate.hints import HINTS
+from pytest_ragas_gate.gate.hints import HINTS
+from pytest_ragas_gate.gate.verdict import GateVerdict, evaluate_gate
 from pytest_ragas_gate.reports.json_report import (
     SCHEMA_VERSION,
     JudgeInfo,
@@ -20,7 +19,8 @@ from pytest_ragas_gate.reports.json_report import (
 )
 from pytest_ragas_gate.reports.junit import write_junit
 from pytest_ragas_gate.reports.markdown import MAX_FAILING_CASES, render_markdown
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 from pytest_ragas_gate.usage import Usage
 
 XSD = Path(__file__).parent / "data" / "junit-10.xsd"

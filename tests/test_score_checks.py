@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_cli import in_process
 
-from pytest_ragas_gate.cases import GoldenCase
-from pytest_ragas_gate.config import GateConfig
-from pytest_ragas_gate.gate import evaluate_gate
+from pytest_ragas_gate.gate.verdict import evaluate_gate
+from pytest_ragas_gate.golden.cases import GoldenCase
 from pytest_ragas_gate.judges.base import CaseJudge
-from pytest_ragas_gate.judges.offline import OfflineJudge
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
+from pytest_ragas_gate.live.oracle import ORACLE_PREFIX
 from pytest_ragas_gate.metrics.base import MetricResult
 from pytest_ragas_gate.metrics.registry import RESERVED_PREFIX
-from pytest_ragas_gate.oracle import ORACLE_PREFIX
-from pytest_ragas_gate.scheduler import score_cases
+from pytest_ragas_gate.scoring.scheduler import score_cases
+from pytest_ragas_gate.settings.config import GateConfig
 
 #: A conftest metric whose result is the Python expression in ``RETURNED``.
 RETURNING_METRIC = """

@@ -29,13 +29,13 @@ from fakellm import FakeLLM, status
 from gate_runs import FAST_RETRIES, assert_no_traceback, case_row, write_config, write_golden
 
 from pytest_ragas_gate.cli import main
-from pytest_ragas_gate.config import GateConfig
 from pytest_ragas_gate.exceptions import JudgeError
 from pytest_ragas_gate.judges.anthropic_judge import AnthropicJudge
-from pytest_ragas_gate.judges.factory import create_judge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.judges.requests import VerifyClaims
 from pytest_ragas_gate.judges.transport import RetryPolicy
+from pytest_ragas_gate.scoring.judge_factory import create_judge
+from pytest_ragas_gate.settings.config import GateConfig
 
 ANTHROPIC_SECRET = "sk-ant-test-SECRET-123"
 OPENAI_SECRET = "sk-openai-test-SECRET-456"

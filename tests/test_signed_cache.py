@@ -26,8 +26,8 @@ from gate_runs import (
     write_golden,
 )
 
-from pytest_ragas_gate.cache_signing import EntrySigner, EntryVerifier
 from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.judges.cache_signing import EntrySigner, EntryVerifier
 
 SIGNING_KEY = "RAG_GATE_SIGNING_KEY"
 

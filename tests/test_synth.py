@@ -12,7 +12,7 @@ import pytest
 from gate_runs import assert_no_traceback, read_report
 
 from pytest_ragas_gate.cli import main
-from pytest_ragas_gate.loading import load_golden_file
+from pytest_ragas_gate.golden.loading import load_golden_file
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "synth" / "corpus"
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 import pytest_ragas_gate
 from pytest_ragas_gate.judges.base import JudgeInfo
 from pytest_ragas_gate.reports import json_report
-from pytest_ragas_gate.results import CaseResult
+from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.usage import Usage
 
 PACKAGE = Path(pytest_ragas_gate.__file__).parent
@@ -61,13 +61,15 @@ def test_usage_imports_nothing_from_the_package() -> None:
 def test_results_do_not_import_the_judges() -> None:
     assert not {
         name
-        for name in imported_modules(PACKAGE / "results.py")
+        for name in imported_modules(PACKAGE / "scoring" / "results.py")
         if name.startswith("pytest_ragas_gate.judges")
     }
 
 
 @pytest.mark.parametrize(
-    "module", sorted((PACKAGE / "judges").glob("*.py")), ids=lambda path: path.name
+    "module",
+    sorted((PACKAGE / "judges").rglob("*.py")),
+    ids=lambda path: str(path.relative_to(PACKAGE / "judges")),
 )
 def test_judges_do_not_import_reports(module: Path) -> None:
     assert not {

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic_files import write_lines_atomic
-from ..cases import stable_case_id
 from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
+from ..golden.cases import stable_case_id
 from .datasets import read_langfuse, read_langsmith
 from .deepeval import read_deepeval
 from .openinference import read_openinference

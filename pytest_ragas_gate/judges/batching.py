@@ -47,11 +47,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..atomic_files import write_text_atomic
-from ..cache import cache_key
 from ..exceptions import JudgeError
 from ..text_safety import json_text
 from ..usage import Usage
 from .base import judge_repeat
+from .cache import cache_key
 from .prompts import PROMPT_VERSION
 from .reply_validation import Followup
 from .requests import JudgeRequest

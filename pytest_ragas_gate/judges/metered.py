@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..cache import JudgeCache, cache_key
 from ..exceptions import BudgetExceeded, JudgeError
 from ..usage import Usage
 from .base import Answer, Judge, ReplyT, charge, judge_repeat
+from .cache import JudgeCache, cache_key
 from .pricing import PriceTable
 from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest

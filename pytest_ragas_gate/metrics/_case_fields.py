@@ -7,8 +7,8 @@ scored, because scoring an absent answer as an empty one would invent a number.
 
 from __future__ import annotations
 
-from ..cases import Context, GoldenCase
 from ..exceptions import CaseError
+from ..golden.cases import Context, GoldenCase
 
 
 def required_text(case: GoldenCase, field: str, metric: str) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import GoldenCase
 from ..exceptions import JudgeReplyError
+from ..golden.cases import GoldenCase
 from ..judges.base import CaseJudge
 from ..judges.requests import AttributeAnswer
 from ._case_fields import required_contexts, required_text

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-from ..cases import GoldenCase, missing_fields_reason
+from ..golden.cases import GoldenCase, missing_fields_reason
 from ..judges.base import CaseJudge
 
 

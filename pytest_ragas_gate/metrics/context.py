@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..cases import Context, GoldenCase
 from ..exceptions import JudgeReplyError
+from ..golden.cases import Context, GoldenCase
 from ..judges.base import CaseJudge
 from ..judges.requests import ChunkVerdict, JudgeChunks, ReviewContexts
 from ._case_fields import required_contexts, required_text

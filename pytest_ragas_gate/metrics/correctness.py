@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import GoldenCase
+from ..golden.cases import GoldenCase
 from ..judges.base import CaseJudge
-from ..judges.refusal import declines
+from ..judges.offline.refusal import declines
 from ..judges.requests import ClassifyCorrectness
 from ._case_fields import required_text
 from .base import Metric, MetricResult, Stage
@@ -67,7 +67,7 @@ class AnswerCorrectness(Metric):
 def unanswerable(case: GoldenCase, reference: str) -> bool:
     """Whether the case has no answer in the documents, so declining is right.
 
-    >>> from pytest_ragas_gate.cases import GoldenCase
+    >>> from pytest_ragas_gate.golden.cases import GoldenCase
     >>> case = GoldenCase(id="u", question="Who?", reference="Ada.")
     >>> unanswerable(case, "Ada."), unanswerable(case, "The documents do not say.")
     (False, True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import cast
 
-from ..cases import GoldenCase
 from ..exceptions import ConfigError
+from ..golden.cases import GoldenCase
 from .alignment import TopDocUsage
 from .base import STAGES, Metric, MetricFacts, missing_fields
 from .context import ContextPrecision, ContextRecall, ContextRelevance

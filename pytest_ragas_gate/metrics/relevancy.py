@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 from statistics import fmean
 from typing import Any
 
-from ..cases import GoldenCase
 from ..exceptions import ConfigError, JudgeError, JudgeReplyError
+from ..golden.cases import GoldenCase
 from ..judges.base import CaseJudge
 from ..judges.requests import GenerateQuestions, RateRelevancy
 from ._case_fields import required_text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import GoldenCase
+from ..golden.cases import GoldenCase
 from ..judges.base import CaseJudge
 from ._case_fields import required_contexts
 from .base import Metric, MetricResult, Stage

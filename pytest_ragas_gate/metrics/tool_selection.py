@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cases import GoldenCase
 from ..exceptions import CaseError
+from ..golden.cases import GoldenCase
 from ..judges.base import CaseJudge
 from .base import Metric, MetricResult
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..cache_signing import CacheIntegrity
 from ..exceptions import ReportError
-from ..gate_changes import GateChanges, failing_cases, find_gate_changes
+from ..gate.gate_changes import GateChanges, failing_cases, find_gate_changes
+from ..judges.cache_signing import CacheIntegrity
 from .integrity import cache_integrity_lines
 from .json_report import SavedReport, load_report
 

@@ -13,9 +13,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..bounds import Bound
-from ..gate import GateVerdict
-from ..results import CaseResult, canonical_order, split_source
+from ..gate.verdict import GateVerdict
+from ..scoring.results import CaseResult, canonical_order, split_source
+from ..settings.bounds import Bound
 from ..usage import Usage
 from .json_report import JudgeInfo
 from .markdown import render_markdown

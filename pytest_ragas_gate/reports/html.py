@@ -28,12 +28,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..atomic_files import write_text_atomic
-from ..baseline import case_deltas, pair_cases
-from ..bounds import Bound
-from ..config import GateConfig
 from ..exceptions import ReportError
-from ..judge_noise import JudgeNoise
-from ..results import CaseResult, canonical_order
+from ..gate.baseline import case_deltas, pair_cases
+from ..gate.judge_noise import JudgeNoise
+from ..scoring.results import CaseResult, canonical_order
+from ..settings.bounds import Bound
+from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
 from .gate_inputs import gate_inputs_context

@@ -16,10 +16,10 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from ..bounds import Bound, own_bound
-from ..gate import GateVerdict
-from ..items import attached_result
-from ..results import CaseResult
+from ..gate.verdict import GateVerdict
+from ..plugin.items import attached_result
+from ..scoring.results import CaseResult
+from ..settings.bounds import Bound, own_bound
 from .html import case_anchor
 from .html_summary import verdict_prefix, verdict_summary
 

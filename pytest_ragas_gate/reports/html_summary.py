@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..gate import GateVerdict, MetricAggregate
+from ..gate.verdict import GateVerdict, MetricAggregate
 
 __all__ = ["verdict_prefix", "verdict_summary"]
 
@@ -27,8 +27,8 @@ _COLOURS = {
 def verdict_prefix(verdict: GateVerdict) -> str:
     """The headline and recommendation, shown above pytest-html's counts.
 
-    >>> from pytest_ragas_gate.config import GateConfig
-    >>> from pytest_ragas_gate.gate import evaluate_gate
+    >>> from pytest_ragas_gate.settings.config import GateConfig
+    >>> from pytest_ragas_gate.gate.verdict import evaluate_gate
     >>> print(verdict_prefix(evaluate_gate([], [], GateConfig())))  # doctest: +ELLIPSIS
     <p class="rag-gate-verdict rag-gate-failed"><strong style="color: red">RAG gate: FAILED</strong> — Block deployment — no golden cases were scored</p>
     """  # noqa: E501

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cache import JudgeCache
-from ..cache_signing import CacheIntegrity
+from ..judges.cache import JudgeCache
+from ..judges.cache_signing import CacheIntegrity
 
 __all__ = ["cache_integrity_lines", "cache_signing_line"]
 

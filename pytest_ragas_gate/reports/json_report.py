@@ -1,8 +1,8 @@
 """The machine-readable JSON report: build it, write it atomically, load it back.
 
-The report keeps every :class:`~pytest_ragas_gate.results.CaseResult` whole, together with
+The report keeps every :class:`~pytest_ragas_gate.scoring.results.CaseResult` whole, together with
 the config that gated it, so ``rag-gate regate`` can feed a saved report back to
-:func:`~pytest_ragas_gate.gate.evaluate_gate` and reach the very verdict of the run.
+:func:`~pytest_ragas_gate.gate.verdict.evaluate_gate` and reach the very verdict of the run.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..atomic_files import write_lines_atomic, write_text_atomic
-from ..bounds import Bound
-from ..config import GateConfig
-from ..diagnosis import diagnose
 from ..exceptions import ReportError, UsageError
-from ..gate import GateVerdict, RunFacts
+from ..gate.diagnosis import diagnose
+from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
-from ..results import CaseResult, canonical_order
+from ..scoring.results import CaseResult, canonical_order
+from ..settings.bounds import Bound
+from ..settings.config import GateConfig
 from ..text_safety import json_text
 from ..usage import Usage
 
@@ -177,7 +177,7 @@ DERIVED_CASE_KEYS = ("diagnosis",)
 def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound]) -> dict[str, Any]:
     """One case of the report; an errored metric always keeps its details (its traceback).
 
-    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.diagnosis`) is
+    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`) is
     derived from the scores and thresholds, so a re-gate with other thresholds derives
     it afresh.
     """

@@ -5,8 +5,8 @@ Runs without repeated judgements have no figure, and their tables stay as they w
 
 from __future__ import annotations
 
-from ..gate import GateVerdict, MetricAggregate
-from ..judge_noise import JudgeNoise
+from ..gate.judge_noise import JudgeNoise
+from ..gate.verdict import GateVerdict, MetricAggregate
 
 __all__ = ["JUDGE_NOISE_HEADER", "has_judge_noise", "noise_cell", "noise_properties"]
 

@@ -19,11 +19,11 @@ from typing import IO, Any
 import junit_xml
 
 from ..atomic_files import write_lines_atomic
-from ..bounds import Bound
-from ..diagnosis import diagnose
-from ..gate import GateVerdict
+from ..gate.diagnosis import diagnose
+from ..gate.verdict import GateVerdict
 from ..judges.base import JudgeInfo
-from ..results import CaseResult, canonical_order, split_source
+from ..scoring.results import CaseResult, canonical_order, split_source
+from ..settings.bounds import Bound
 from .judge_noise_view import noise_properties
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..agreement import Figure
-from ..baseline import BaselineComparison
-from ..bounds import Bound, default_direction
-from ..diagnosis import COMPONENTS, DiagnosisSummary
-from ..gate import GateVerdict, MetricAggregate
-from ..latency import latency_rows
-from ..oracle_gaps import oracle_gap_lines
-from ..results import CaseResult, canonical_order
+from ..gate.baseline import BaselineComparison
+from ..gate.diagnosis import COMPONENTS, DiagnosisSummary
+from ..gate.verdict import GateVerdict, MetricAggregate
+from ..live.latency import latency_rows
+from ..live.oracle_gaps import oracle_gap_lines
+from ..scoring.results import CaseResult, canonical_order
+from ..settings.bounds import Bound, default_direction
+from ..trust.agreement import Figure
 from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import has_judge_noise

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..baseline import case_deltas, pair_cases
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
-from ..gate import GateVerdict, evaluate_gate
-from ..gate_changes import GateChanges
-from ..results import CaseResult
+from ..gate.baseline import case_deltas, pair_cases
+from ..gate.gate_changes import GateChanges
+from ..gate.verdict import GateVerdict, evaluate_gate
+from ..scoring.results import CaseResult
 from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
 from .json_report import SavedReport, baseline_results, load_report
 

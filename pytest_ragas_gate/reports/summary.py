@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..diagnosis import COMPONENTS, DiagnosisSummary
-from ..gate import GateVerdict, MetricAggregate
-from ..latency import latency_rows
-from ..oracle_gaps import oracle_gap_lines
+from ..gate.diagnosis import COMPONENTS, DiagnosisSummary
+from ..gate.verdict import GateVerdict, MetricAggregate
+from ..live.latency import latency_rows
+from ..live.oracle_gaps import oracle_gap_lines
 from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell

@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases import is_missing_fields_reason
-from ..gated_metrics import thresholds_in_force
-from ..items import attached_result
-from ..output_paths import written_reports_line
-from ..results import CaseResult
+from ..golden.cases import is_missing_fields_reason
+from ..plugin.items import attached_result
+from ..scoring.gated_metrics import thresholds_in_force
+from ..scoring.results import CaseResult
+from ..settings.output_paths import written_reports_line
 from .gate_inputs import gate_inputs_text
 from .github import publish_annotations
 from .integrity import cache_integrity_lines, cache_signing_line
 from .summary import summary_lines
 
 if TYPE_CHECKING:
-    from ..session import GateRun
+    from ..plugin.session import GateRun
 
 
 def header_lines(run: GateRun) -> list[str]:

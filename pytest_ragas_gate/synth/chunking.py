@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..judges.text import split_sentences
+from ..judges.offline.text import split_sentences
 from .documents import Document
 
 __all__ = ["Chunk", "chunk_document", "chunk_documents", "estimate_tokens", "is_chinese"]

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TextIO
 
 from ..command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
-from ..config import load_config
 from ..exceptions import UsageError
 from ..judges.metered import MeteredJudge
+from ..settings.config import load_config
 from .chunking import chunk_documents
 from .documents import read_documents
 from .golden_output import case_rows, check_overwrite, chunk_rows, read_rows, write_jsonl
@@ -188,7 +188,7 @@ def run(argv: Sequence[str]) -> int:
 
 def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJudge, str]:
     """The metered judge and a line saying which it is and why."""
-    from ..judges.factory import create_judge
+    from ..scoring.judge_factory import create_judge
 
     cli = {
         "judge": options.judge,

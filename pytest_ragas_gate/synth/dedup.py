@@ -14,7 +14,7 @@ True
 
 from __future__ import annotations
 
-from ..judges.text import content_tokens, numbers
+from ..judges.offline.text import content_tokens, numbers
 
 __all__ = ["NEAR_DUPLICATE", "NearDuplicates"]
 

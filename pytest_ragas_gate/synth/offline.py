@@ -43,9 +43,9 @@ from pydantic import BaseModel
 
 from ..exceptions import JudgeError
 from ..judges.base import Answer
-from ..judges.offline import Evidence, check_support
+from ..judges.offline.judge import Evidence, check_support
+from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
-from ..judges.text import content_tokens, numbers, split_sentences
 from ..usage import Usage
 from .chunking import is_chinese
 from .requests import (

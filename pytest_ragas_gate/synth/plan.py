@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import UsageError
-from ..judges.text import content_tokens
+from ..judges.offline.text import content_tokens
 from .chunking import Chunk
 from .requests import KINDS, QuestionKind
 

@@ -1,0 +1,636 @@
+"""The ``rag-gate`` command: work on saved JSON reports without calling a judge.
+
+``regate`` applies the gate again with other thresholds, ``compare`` shows what changed
+between two runs, ``merge`` recombines the reports of a sharded CI matrix and gates the
+whole, ``summary`` prints the Markdown summary of a report and ``html`` writes its page.
+
+Exit statuses follow pytest's: 0 the gate passed (or no regression), 1 it failed, 4 the
+command line or a report is unusable (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
+from ..exceptions import CommandError
+from ..gate.baseline import (
+    BaselineComparison,
+    case_deltas,
+    compare_to_baseline,
+    pair_cases,
+    scoring_differences,
+)
+from ..gate.coverage import merge_ledgers
+from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from ..importers import register_command as register_import
+from ..judges.base import JudgeInfo
+from ..judges.cache_signing import CacheIntegrity
+from ..metrics.registry import did_you_mean
+from ..reports.json_report import SavedReport, build_report, load_report, write_report
+from ..reports.summary import summary_lines
+from ..scoring.results import CaseResult, usage_by_metric
+from ..settings.config import GateConfig, load_config
+from ..settings.config_checks import check_metric_names, report_metric_names
+from ..settings.options import parse_threshold
+from ..settings.output_paths import output_path_problem
+from ..synth import register_command as register_synth
+from ..usage import Usage
+from .keygen import register_command as register_keygen
+from .labelling import register_commands
+
+__all__ = ["main"]
+
+
+#: Settings that may differ between the shards of one run: where files go and how fast
+#: the judge was driven, never what was measured or how it was gated.
+OPERATIONAL_SETTINGS = frozenset(
+    {
+        "report",
+        "report_details",
+        "html",
+        "junit",
+        "cache",
+        "cache_dir",
+        "concurrency",
+        "requests_per_minute",
+        "timeout_s",
+        "target_timeout",
+        "max_retries",
+    }
+)
+
+
+def _threshold_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--threshold",
+        dest="thresholds",
+        action="append",
+        type=parse_threshold,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="Minimum for a metric; repeatable; overrides the report's and --config's.",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="A rag_gate.yaml whose gate settings replace the report's (thresholds, rules, "
+        "tag_thresholds, max_error_rate, ...).",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``rag-gate`` argument parser."""
+    parser = CommandParser(
+        prog="rag-gate",
+        description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
+        "(written by --rag-gate-report) without calling a judge.",
+        epilog="Exit status: 0 passed, 1 failed or regressed, 4 bad command line or report.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    regate = commands.add_parser(
+        "regate",
+        help="apply the gate again to a saved report, e.g. with new thresholds",
+        description="Apply the gate again to a saved report with no judge calls. A stored "
+        "baseline comparison still counts unless --baseline names another report.",
+    )
+    regate.add_argument("report", metavar="REPORT", help="a JSON report")
+    _threshold_option(regate)
+    regate.add_argument("--baseline", metavar="PATH", help="compare with this report instead")
+    regate.add_argument("-o", "--output", metavar="OUT", help="write the re-gated report here")
+
+    compare = commands.add_parser(
+        "compare",
+        help="per-metric and per-case deltas between two reports",
+        description="Pair the cases of two reports and show per-metric deltas with paired "
+        "bootstrap intervals and the largest per-case changes. Exits 1 when a metric "
+        "regressed: its mean dropped by more than max_regression and the interval of the "
+        "delta lies below 0.",
+    )
+    compare.add_argument("base", metavar="BASE", help="the baseline report")
+    compare.add_argument("new", metavar="NEW", help="the new report")
+    compare.add_argument(
+        "--max-regression",
+        type=float,
+        default=None,
+        metavar="DROP",
+        help="largest tolerated drop of a mean (default: max_regression of NEW's config)",
+    )
+    compare.add_argument(
+        "--cases",
+        type=int,
+        default=20,
+        metavar="N",
+        help="per-case changes to list, largest drops first (default: 20)",
+    )
+
+    merge = commands.add_parser(
+        "merge",
+        help="merge shard reports into one report and gate it",
+        description="Merge the reports of a sharded run (--rag-gate-shard K/N) into one "
+        "report and gate it. The reports must share judge and settings, every shard must "
+        "be present once, and no case may appear twice.",
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged report")
+    _threshold_option(merge)
+    merge.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="compare the merged run with this report (default: the shards' baseline)",
+    )
+
+    summary = commands.add_parser(
+        "summary",
+        help="print a report's Markdown summary",
+        description="Print the Markdown summary of a report, as written to the GitHub "
+        "step summary.",
+    )
+    summary.add_argument("report", metavar="REPORT", help="a JSON report")
+    summary.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="list what the checked-out commit changes in the gate's inputs against REF "
+        "(default: the list in the report, written when GITHUB_BASE_REF was set)",
+    )
+
+    html = commands.add_parser(
+        "html",
+        help="write a report's self-contained HTML page",
+        description="Write the HTML page of a report (merged shard reports included): "
+        "one file with no network access, to open from disk or a CI artifact.",
+    )
+    html.add_argument("report", metavar="REPORT", help="a JSON report")
+    html.add_argument("-o", "--output", required=True, metavar="OUT", help="the HTML file")
+    html.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="a baseline report for per-case deltas (default: the report's own baseline, "
+        "when its file is still there)",
+    )
+    register_commands(commands)
+    register_synth(commands)
+    register_keygen(commands)
+    register_import(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``rag-gate``; returns the exit status.
+
+    Args:
+        argv: The arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 passed, 1 failed, 4 usage error.
+    """
+    arguments = build_parser().parse_args(argv)
+    handlers = {
+        "regate": _regate,
+        "compare": _compare,
+        "merge": _merge,
+        "summary": _summary,
+        "html": _html,
+    }
+    # Commands registered by other modules carry their own handler.
+    handler = getattr(arguments, "handler", None) or handlers[arguments.command]
+    steps = (arguments.command, getattr(arguments, "label_command", None))
+    command = " ".join(["rag-gate", *(step for step in steps if step)])
+    return run_guarded(command, lambda: handler(arguments))
+
+
+# --- shared ---------------------------------------------------------------------------
+
+
+def _settings(
+    base: GateConfig,
+    config_file: str | None,
+    thresholds: Sequence[tuple[str, float | str]],
+    metrics: Sequence[str],
+) -> GateConfig:
+    """The report's settings, overlaid with ``--config`` and then ``--threshold``.
+
+    ``--config`` passes the checks pytest applies to it, metric names included.
+    """
+    merged: dict[str, Any] = base.model_dump(mode="json")
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise CommandError(f"Config file {config_file} does not exist.")
+        loaded = load_config(
+            rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
+        )
+        # Messages name the file as the user wrote it, not its resolved path.
+        origins = {
+            key: config_file if origin == str(path.resolve()) else origin
+            for key, origin in loaded.origins.items()
+        }
+        check_metric_names(loaded.config, report_metric_names(metrics, base), origins)
+        for key in loaded.config.model_fields_set:
+            value = getattr(loaded.config, key)
+            previous = merged.get(key)
+            if isinstance(value, dict) and isinstance(previous, dict):
+                merged[key] = {**previous, **loaded.config.model_dump(mode="json")[key]}
+            else:
+                merged[key] = loaded.config.model_dump(mode="json")[key]
+    if thresholds:
+        merged["thresholds"] = {**merged.get("thresholds", {}), **dict(thresholds)}
+    try:
+        return GateConfig.model_validate(merged)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise CommandError(f"Invalid setting {where!r}: {problem['msg']}.") from None
+
+
+def _check_metric_names(
+    thresholds: Sequence[tuple[str, float | str]], metrics: Sequence[str], report: str
+) -> None:
+    """A threshold for a metric the report does not hold is a typo, not a no-op."""
+    for name, _ in thresholds:
+        if name not in metrics:
+            raise CommandError(
+                f"{report} has no metric {name!r} (it has {', '.join(metrics)})"
+                + did_you_mean(name, metrics)
+            )
+
+
+def _compare_with(
+    path: str,
+    results: Sequence[CaseResult],
+    metrics: Sequence[str],
+    config: GateConfig,
+    judge: JudgeInfo,
+) -> BaselineComparison:
+    base = load_report(path)
+    warnings = scoring_differences(base.judge, judge, base.metrics, metrics)
+    return compare_to_baseline(base.results, results, metrics, config, path=path, warnings=warnings)
+
+
+def _print_and_publish(
+    verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
+) -> None:
+    """The summary as pytest prints it, then the step summary and annotations."""
+    from ..reports.gate_inputs import gate_inputs_markdown, gate_inputs_text
+    from ..reports.github import annotation_lines, write_step_summary
+    from ..reports.integrity import cache_integrity_lines
+
+    by_metric = usage_by_metric(results)
+    print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
+    facts, mode = report.facts, report.config.cache
+    for line in gate_inputs_text(facts.gate_changes) + cache_integrity_lines(
+        facts.cache_integrity, cache_mode=mode
+    ):
+        print(line)
+    write_step_summary(
+        verdict,
+        results=results,
+        judge=report.judge,
+        usage=sum(by_metric.values(), Usage()),
+        extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
+    )
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in annotation_lines(
+            verdict,
+            results=results,
+            judge=report.judge,
+            rootdir=Path.cwd(),
+            workspace=os.environ.get("GITHUB_WORKSPACE"),
+        ):
+            print(line)
+
+
+def _timing(report: SavedReport) -> Mapping[str, Any]:
+    timing = report.raw.get("timing")
+    return timing if isinstance(timing, dict) else {}
+
+
+def _write(
+    output: str,
+    *,
+    results: Sequence[CaseResult],
+    verdict: GateVerdict,
+    config: GateConfig,
+    report: SavedReport,
+    facts: RunFacts,
+    wall_s: float,
+    scoring_s: float,
+    incomplete: bool,
+    shard: Mapping[str, int] | None,
+    extra: Mapping[str, Any],
+) -> None:
+    document = build_report(
+        results=results,
+        verdict=verdict,
+        config=config,
+        judge=report.judge,
+        usage_by_metric=usage_by_metric(results),
+        wall_s=wall_s,
+        scoring_s=scoring_s,
+        incomplete=incomplete,
+        facts=facts,
+        shard=shard,
+        include_cases=False,
+    )
+    document.update(extra)
+    try:
+        write_report(output, document, results=results)
+    except OSError as error:
+        raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
+
+
+def _shard(report: SavedReport) -> dict[str, int] | None:
+    shard = report.raw.get("shard")
+    if isinstance(shard, dict):
+        return {"index": int(shard["index"]), "count": int(shard["count"])}
+    return None
+
+
+# --- commands -------------------------------------------------------------------------
+
+
+def _check_output(output: str | None) -> None:
+    """Refuse an output path that cannot be written, before any work (as the plugin does)."""
+    if not output:
+        return
+    problem = output_path_problem(Path(output).absolute(), output)
+    if problem is not None:
+        raise CommandError(f"Cannot write {output}: {problem}.")
+
+
+def _regate(arguments: argparse.Namespace) -> int:
+    _check_output(arguments.output)
+    report = load_report(arguments.report)
+    config = _settings(report.config, arguments.config, arguments.thresholds, report.metrics)
+    _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
+    facts = report.facts
+    if arguments.baseline is not None:
+        comparison = _compare_with(
+            arguments.baseline, report.results, report.metrics, config, report.judge
+        )
+        facts = facts.model_copy(update={"baseline": comparison})
+    verdict = evaluate_gate(report.results, report.metrics, config, facts)
+    if arguments.output:
+        timing = _timing(report)
+        _write(
+            arguments.output,
+            results=report.results,
+            verdict=verdict,
+            config=config,
+            report=report,
+            facts=facts,
+            wall_s=float(timing.get("wall_s", 0.0)),
+            scoring_s=float(timing.get("scoring_s", 0.0)),
+            incomplete=bool(report.raw.get("incomplete", False)),
+            shard=_shard(report),
+            extra={"regated_from": str(arguments.report)},
+        )
+    _print_and_publish(verdict, report.results, report)
+    return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _compare(arguments: argparse.Namespace) -> int:
+    base, new = load_report(arguments.base), load_report(arguments.new)
+    config = new.config
+    if arguments.max_regression is not None:
+        if not 0.0 <= arguments.max_regression <= 1.0:
+            raise CommandError(
+                f"--max-regression must be from 0 to 1, got {arguments.max_regression}."
+            )
+        config = config.model_copy(update={"max_regression": arguments.max_regression})
+    warnings = scoring_differences(base.judge, new.judge, base.metrics, new.metrics)
+    for warning in warnings:
+        print(f"rag-gate compare: warning: {warning}.", file=sys.stderr)
+    metrics = [metric for metric in new.metrics if metric in base.metrics]
+    comparison = compare_to_baseline(
+        base.results, new.results, metrics, config, path=arguments.base, warnings=warnings
+    )
+    lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
+    lines += [delta.message for delta in comparison.metrics.values()]
+
+    pairs, _, _, _ = pair_cases(base.results, new.results)
+    changes = [
+        change
+        for metric in metrics
+        for change in case_deltas(pairs, metric)
+        if abs(change.delta) > 1e-9
+    ]
+    changes.sort(key=lambda change: (change.delta, change.case, change.metric))
+    if changes:
+        shown = changes[: max(arguments.cases, 0)]
+        lines += ["", f"changed cases ({len(changes)} case-metric changes, largest drops first):"]
+        lines += [
+            f"  {change.case}  {change.metric}  {change.base:.2f} → {change.new:.2f} "
+            f"(Δ {change.delta:+.2f})"
+            for change in shown
+        ]
+        if len(changes) > len(shown):
+            lines.append(f"  … and {len(changes) - len(shown)} more")
+    for title, cases in (("new", comparison.new_cases), ("removed", comparison.removed_cases)):
+        if cases:
+            lines += ["", f"{title} cases ({len(cases)}):", *(f"  {case}" for case in cases)]
+    lines += [
+        "",
+        f"{comparison.paired_cases} paired case(s), {len(comparison.new_cases)} new, "
+        f"{len(comparison.removed_cases)} removed",
+        (
+            "Regression: " + ", ".join(comparison.regressed_metrics)
+            if comparison.regressed_metrics
+            else (comparison.not_evaluated_reason or "No regression")
+        ),
+    ]
+    print("\n".join(lines))
+    return EXIT_PASSED if comparison.passed else EXIT_FAILED
+
+
+def _check_compatible(reports: Sequence[SavedReport]) -> None:
+    """Shards of one run share judge and settings; say exactly what differs."""
+    first = reports[0]
+    reference = first.config.model_dump(mode="json")
+    for other in reports[1:]:
+        if (other.judge.kind, other.judge.model) != (first.judge.kind, first.judge.model):
+            raise CommandError(
+                f"Cannot merge {first.path} (judge {first.judge.kind}, model "
+                f"{first.judge.model}) with {other.path} (judge {other.judge.kind}, model "
+                f"{other.judge.model}): shards must be scored by the same judge and model."
+            )
+        settings = other.config.model_dump(mode="json")
+        for key in reference:
+            if key in OPERATIONAL_SETTINGS or reference[key] == settings.get(key):
+                continue
+            raise CommandError(
+                f"Cannot merge {first.path} with {other.path}: setting {key!r} differs "
+                f"({reference[key]!r} vs {settings.get(key)!r}); shards must share settings."
+            )
+
+
+def _check_shards(reports: Sequence[SavedReport]) -> None:
+    """Every shard of the split present once, or no shards at all."""
+    shards: list[tuple[str, tuple[int, int] | None]] = []
+    for report in reports:
+        shard = _shard(report)
+        shards.append(
+            (str(report.path), None if shard is None else (shard["index"], shard["count"]))
+        )
+    sharded = [(path, shard) for path, shard in shards if shard is not None]
+    if not sharded:
+        return
+    if len(sharded) != len(shards):
+        whole = next(path for path, shard in shards if shard is None)
+        raise CommandError(
+            f"Cannot merge {whole}, a whole run, with shard reports; merge shards of one split."
+        )
+    counts = {count for _, (_, count) in sharded}
+    if len(counts) > 1:
+        raise CommandError(
+            "Cannot merge shards of different splits: "
+            + ", ".join(f"{path} is shard {i}/{n}" for path, (i, n) in sharded)
+            + "."
+        )
+    count = counts.pop()
+    seen: dict[int, str] = {}
+    for path, (index, _) in sharded:
+        if index in seen:
+            raise CommandError(f"{seen[index]} and {path} are both shard {index}/{count}.")
+        seen[index] = path
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+    if missing:
+        raise CommandError(
+            f"Shard(s) {', '.join(missing)} missing: the merged gate would judge an "
+            "incomplete golden set. Pass every shard's report."
+        )
+
+
+def _merge(arguments: argparse.Namespace) -> int:
+    _check_output(arguments.output)
+    reports = [load_report(path) for path in arguments.reports]
+    _check_compatible(reports)
+    _check_shards(reports)
+
+    results: list[CaseResult] = []
+    owner: dict[str, Path] = {}
+    for report in reports:
+        for result in report.results:
+            key = result.key
+            if key in owner:
+                raise CommandError(
+                    f"Case {result.id!r} of {result.file} is in both {owner[key]} and "
+                    f"{report.path}: shard reports must not overlap."
+                )
+            owner[key] = report.path
+            results.append(result)
+    metrics = list(dict.fromkeys(metric for report in reports for metric in report.metrics))
+
+    first = reports[0]
+    config = _settings(first.config, arguments.config, arguments.thresholds, metrics)
+    _check_metric_names(arguments.thresholds, metrics, "the merged report")
+
+    baseline_path = arguments.baseline
+    if baseline_path is None and any(report.facts.baseline for report in reports):
+        baseline_path = config.baseline
+        if not baseline_path or not Path(baseline_path).is_file():
+            raise CommandError(
+                f"The shards were compared with the baseline {baseline_path}, which is not "
+                "readable here; pass --baseline PATH so the merged run is compared as a whole."
+            )
+    comparison = None
+    if baseline_path is not None:
+        comparison = _compare_with(baseline_path, results, metrics, config, first.judge)
+    facts = merge_facts([report.facts for report in reports], baseline=comparison)
+    verdict = evaluate_gate(results, metrics, config, facts)
+
+    timings = [_timing(report) for report in reports]
+    # Shards run side by side: the merged run took as long as its slowest shard.
+    _write(
+        arguments.output,
+        results=results,
+        verdict=verdict,
+        config=config,
+        report=first,
+        facts=facts,
+        wall_s=max(float(timing.get("wall_s", 0.0)) for timing in timings),
+        scoring_s=max(float(timing.get("scoring_s", 0.0)) for timing in timings),
+        incomplete=any(bool(report.raw.get("incomplete", False)) for report in reports),
+        shard=None,
+        extra={"merged_from": [str(report.path) for report in reports]},
+    )
+    print(f"merged {len(reports)} report(s), {len(results)} case(s) into {arguments.output}")
+    _print_and_publish(verdict, results, first)
+    return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | None) -> RunFacts:
+    """The run facts of the whole run that the shards split between them.
+
+    Every shard collected the whole golden set, so the merged run collected what the
+    shards did; it is no longer a shard, and what any shard saw fail still fails it.
+    """
+    golden_files: dict[str, int | None] = {}
+    for facts in shards:
+        fold_golden_files(golden_files, facts.golden_files)
+    return RunFacts(
+        counted=all(facts.counted for facts in shards),
+        case_files=shards[0].case_files,
+        golden_files=golden_files,
+        unreadable_files=list(
+            dict.fromkeys(problem for facts in shards for problem in facts.unreadable_files)
+        ),
+        selection=list(dict.fromkeys(option for facts in shards for option in facts.selection)),
+        shard=None,
+        other_failures=list(
+            dict.fromkeys(test for facts in shards for test in facts.other_failures)
+        ),
+        baseline=baseline,
+        coverage=merge_ledgers([facts.coverage for facts in shards]),
+        # Each shard's cache checked its own entries; all shards compared the same commits.
+        cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
+        gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),
+    )
+
+
+def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity | None:
+    known = [integrity for integrity in shards if integrity is not None]
+    if not known:
+        return None
+    total = known[0]
+    for integrity in known[1:]:
+        total = total.plus(integrity)
+    return total
+
+
+def _summary(arguments: argparse.Namespace) -> int:
+    from ..reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
+    from ..reports.markdown import render_markdown
+
+    report = load_report(arguments.report)
+    verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
+    usage = sum(usage_by_metric(report.results).values(), Usage())
+    changes = report.facts.gate_changes
+    if arguments.base_ref:
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
+    extra = gate_inputs_markdown(
+        changes, report.facts.cache_integrity, cache_mode=report.config.cache
+    )
+    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
+    # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
+    # stop a `set -e` script; regate is the command whose status follows the verdict.
+    return EXIT_PASSED
+
+
+def _html(arguments: argparse.Namespace) -> int:
+    from ..reports.html import write_saved_report_html
+
+    _check_output(arguments.output)
+    saved = write_saved_report_html(arguments.report, arguments.output, baseline=arguments.baseline)
+    print(f"wrote {arguments.output}: {len(saved.results)} case(s), verdict {saved.raw['verdict']}")
+    # Writing a page is not gating: like summary, it succeeds whatever the verdict.
+    return EXIT_PASSED

@@ -1,0 +1,1 @@
+"""The gate: the verdict from case results and the settings, with baseline, diagnosis and noise."""

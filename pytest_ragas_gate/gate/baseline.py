@@ -1,0 +1,466 @@
+"""Regression against a baseline: a previous run's JSON report, compared case by case.
+
+Cases are paired by (golden file, id); a case whose file was moved or renamed is still
+paired by its id alone when that id is unambiguous. Per metric, the paired deltas
+(new − baseline) over the cases scored in both runs give a mean drop and a paired
+bootstrap interval. A metric *regresses* when its mean drops by more than
+``max_regression`` **and** the whole interval lies below 0, so a noisy dip on a few cases
+does not block a deploy while a real, material drop does. Like a threshold, a regression
+fails the gate only for a gated metric (one with a threshold); the regression of a
+reported-only metric is shown and does not block.
+
+A baseline that paired fewer than ``min_paired`` cases has checked nothing: its check is
+*not evaluated*, and the gate cannot pass the run on it. A baseline scored by another
+judge, model, prompt version or metric set is still compared, with a warning that its
+deltas mix judge changes with system changes.
+
+Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate merge`` share it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from statistics import NormalDist
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..golden.sharding import Shard
+from ..judges.base import JudgeInfo
+from ..scoring.results import CaseResult, canonical_order
+from ..settings.bounds import default_direction
+from ..settings.config import GateConfig
+from ..stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
+
+__all__ = [
+    "BaselineComparison",
+    "CaseDelta",
+    "MetricDelta",
+    "case_deltas",
+    "compare_to_baseline",
+    "pair_cases",
+    "in_shard",
+    "scoring_differences",
+]
+
+# The same float slack as the gate: a drop equal to max_regression on paper must not
+# regress because of the last bits of a subtraction.
+_TOLERANCE = 1e-9
+
+
+class MetricDelta(BaseModel):
+    """One metric, new run against baseline, over the cases scored in both."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    n_paired: int
+    base_mean: float | None
+    new_mean: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    regressed: bool
+    gated: bool = True
+    message: str
+    # With repeated judgements: the half-width of the band a change of the mean stays in
+    # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
+    judge_noise: float | None = None
+
+
+class BaselineComparison(BaseModel):
+    """The comparison of a run with its baseline, as stored under ``baseline`` in reports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    max_regression: float
+    confidence: float
+    paired_cases: int
+    paired_by_id_only: int
+    new_cases: list[str] = Field(default_factory=list)
+    removed_cases: list[str] = Field(default_factory=list)
+    metrics: dict[str, MetricDelta] = Field(default_factory=dict)
+    regressed_metrics: list[str] = Field(default_factory=list)
+    min_paired: int = 1
+    # How the baseline was scored differently (judge, model, prompt version, metrics).
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether enough cases were paired for the comparison to have checked anything."""
+        return self.paired_cases >= self.min_paired
+
+    @property
+    def not_evaluated_reason(self) -> str | None:
+        """Why the baseline check says nothing, or None when it was evaluated."""
+        if self.evaluated:
+            return None
+        cases = "case" if self.paired_cases == 1 else "cases"
+        return (
+            f"baseline check not evaluated: {self.paired_cases} {cases} paired with the "
+            f"baseline (min_paired {self.min_paired}); check that {self.path} is a report "
+            "of the same golden set"
+        )
+
+    @property
+    def passed(self) -> bool:
+        """Whether the comparison was evaluated and no metric regressed."""
+        return self.evaluated and not self.regressed_metrics
+
+    def summary_line(self) -> str:
+        """One line for the terminal and the Markdown summary."""
+        if self.regressed_metrics:
+            verdict = f"{len(self.regressed_metrics)} metric(s) regressed: " + ", ".join(
+                self.regressed_metrics
+            )
+        else:
+            verdict = "no regression" if self.evaluated else "baseline check not evaluated"
+        return (
+            f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
+            f"{len(self.removed_cases)} removed case(s); {verdict}"
+        )
+
+
+class CaseDelta(BaseModel):
+    """One paired case's change on one metric."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    metric: str
+    base: float
+    new: float
+    # Each repeat's score, when the run judged the case more than once (else empty).
+    base_repeats: list[float] = Field(default_factory=list)
+    new_repeats: list[float] = Field(default_factory=list)
+
+    @property
+    def delta(self) -> float:
+        """New minus baseline."""
+        return self.new - self.base
+
+
+def pair_cases(
+    base: Sequence[CaseResult], new: Sequence[CaseResult]
+) -> tuple[list[tuple[CaseResult, CaseResult]], list[CaseResult], list[CaseResult], int]:
+    """Pair baseline and new cases by (file, id), then by id alone for moved files.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+
+    Returns:
+        ``(pairs, new_only, base_only, paired_by_id_only)``; pairs as (base, new), in
+        the new run's canonical order.
+    """
+    base_by_key = {r.key: r for r in canonical_order(base)}
+    pairs: list[tuple[CaseResult, CaseResult]] = []
+    unmatched_new: list[CaseResult] = []
+    for result in canonical_order(new):
+        match = base_by_key.pop(result.key, None)
+        if match is None:
+            unmatched_new.append(result)
+        else:
+            pairs.append((match, result))
+
+    # A file that moved keeps its ids; pair on the id only where it names one case on
+    # each side, since an id repeated across files cannot say which is which.
+    base_left = list(base_by_key.values())
+    base_ids = Counter(result.id for result in base_left)
+    new_ids = Counter(result.id for result in unmatched_new)
+    base_by_id = {result.id: result for result in base_left if base_ids[result.id] == 1}
+    by_id_only = 0
+    new_only: list[CaseResult] = []
+    for result in unmatched_new:
+        match = base_by_id.pop(result.id, None) if new_ids[result.id] == 1 else None
+        if match is None:
+            new_only.append(result)
+        else:
+            pairs.append((match, result))
+            by_id_only += 1
+    paired_base = {id(base_result) for base_result, _ in pairs}
+    base_only = [result for result in base_left if id(result) not in paired_base]
+    pairs.sort(key=lambda pair: (pair[1].source, pair[1].id))
+    return pairs, new_only, base_only, by_id_only
+
+
+def _score(result: CaseResult, metric: str) -> float | None:
+    """A metric's number in a case, or None when unscored (n/a, errored, absent)."""
+    if result.error is not None or metric in result.errors:
+        return None
+    return result.scores.get(metric)
+
+
+def _repeats(result: CaseResult, metric: str) -> list[float]:
+    """The scores of a case's repeats, when it was judged more than once."""
+    scored = [score for score in result.repeat_scores.get(metric, []) if score is not None]
+    return scored if len(scored) >= 2 else []
+
+
+def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> list[CaseDelta]:
+    """The per-case changes of ``metric`` over the pairs scored in both runs.
+
+    Args:
+        pairs: (baseline, new) case pairs from :func:`pair_cases`.
+        metric: The metric.
+
+    Returns:
+        One delta per pair where both runs have a number, in pair order.
+    """
+    deltas = []
+    for base_result, new_result in pairs:
+        base_score, new_score = _score(base_result, metric), _score(new_result, metric)
+        if base_score is not None and new_score is not None:
+            deltas.append(
+                CaseDelta(
+                    case=new_result.key,
+                    metric=metric,
+                    base=base_score,
+                    new=new_score,
+                    base_repeats=_repeats(base_result, metric),
+                    new_repeats=_repeats(new_result, metric),
+                )
+            )
+    return deltas
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def _metric_delta(
+    metric: str, deltas: Sequence[CaseDelta], config: GateConfig, label: str, *, gated: bool
+) -> MetricDelta:
+    if not deltas:
+        return MetricDelta(
+            metric=metric,
+            n_paired=0,
+            base_mean=None,
+            new_mean=None,
+            delta=None,
+            ci_low=None,
+            ci_high=None,
+            regressed=False,
+            gated=gated,
+            message=f"{metric}: no case scored in both runs; not compared",
+        )
+    base_mean = mean([delta.base for delta in deltas])
+    new_mean = mean([delta.new for delta in deltas])
+    change = mean([delta.delta for delta in deltas])
+    repeated = any(delta.base_repeats or delta.new_repeats for delta in deltas)
+    if repeated:
+        # Cases, then each side's repeats within a case: the judge's jitter is inside.
+        ci_low, ci_high = two_level_paired_bootstrap_ci(
+            [
+                (delta.new_repeats or [delta.new], delta.base_repeats or [delta.base])
+                for delta in deltas
+            ],
+            confidence=config.confidence,
+            resamples=config.bootstrap_resamples,
+            seed=config.seed,
+        )
+    else:
+        ci_low, ci_high = paired_bootstrap_ci(
+            [delta.delta for delta in deltas],
+            confidence=config.confidence,
+            resamples=config.bootstrap_resamples,
+            seed=config.seed,
+        )
+    noise = judge_noise_band(deltas, config.confidence) if repeated else None
+    # A regression is a move to the worse side: down for most metrics, up for a
+    # lower-is-better one such as contradiction_rate.
+    bound = config.bounds().get(metric)
+    worse = (bound.direction if bound is not None else default_direction(metric)) == "max"
+    dropped_materially = (change if worse else -change) > config.max_regression + _TOLERANCE
+    real = ci_low > 0.0 if worse else ci_high < 0.0
+    within_judge_noise = noise is not None and abs(change) <= noise + _TOLERANCE
+    regressed = dropped_materially and real and not within_judge_noise
+    if regressed:
+        status = "regressed" if gated else "regressed (not gated)"
+    elif dropped_materially and within_judge_noise:
+        status = "dropped, within the judge's noise"
+    elif dropped_materially:
+        status = "dropped, within noise"
+    else:
+        status = "no regression"
+    shown_noise = "" if noise is None else f", judge noise ±{noise:.2f}"
+    message = (
+        f"{metric} {status}: mean {new_mean:.2f} vs baseline {base_mean:.2f} "
+        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}{shown_noise}, "
+        f"n={len(deltas)} paired)"
+    )
+    return MetricDelta(
+        metric=metric,
+        n_paired=len(deltas),
+        base_mean=base_mean,
+        new_mean=new_mean,
+        delta=change,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        regressed=regressed,
+        gated=gated,
+        message=message,
+        judge_noise=noise,
+    )
+
+
+def judge_noise_band(deltas: Sequence[CaseDelta], confidence: float) -> float | None:
+    """How far the judge's noise alone moves the mean change, at ``confidence`` (two-sided).
+
+    The mean change over n paired cases, with no change in the system, differs from 0 by
+    the judge's noise only: its variance is the sum over the cases of each side's
+    within-case variance over its number of repeats, divided by n². A side judged once
+    has no variance of its own to show; it is taken at the other side's mean within-case
+    variance, since the same judge scored it. None when no case has two repeats.
+
+    >>> same = [CaseDelta(case=f"c{i}", metric="m", base=0.5, new=0.5,
+    ...                   base_repeats=[0.0, 1.0], new_repeats=[1.0, 0.0]) for i in range(4)]
+    >>> round(judge_noise_band(same, 0.95), 4)
+    0.693
+    """
+    variances = [
+        _variance(delta.new_repeats) for delta in deltas if len(delta.new_repeats) >= 2
+    ] + [_variance(delta.base_repeats) for delta in deltas if len(delta.base_repeats) >= 2]
+    if not variances:
+        return None
+    typical = mean(variances)
+    total = 0.0
+    for delta in deltas:
+        for repeats in (delta.new_repeats, delta.base_repeats):
+            if len(repeats) >= 2:
+                total += _variance(repeats) / len(repeats)
+            else:
+                total += typical
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    return z * math.sqrt(total) / len(deltas)
+
+
+def _variance(values: Sequence[float]) -> float:
+    """The sample variance of two or more values."""
+    centre = mean(values)
+    return math.fsum((value - centre) ** 2 for value in values) / (len(values) - 1)
+
+
+def compare_to_baseline(
+    base: Sequence[CaseResult],
+    new: Sequence[CaseResult],
+    metrics: Sequence[str],
+    config: GateConfig,
+    *,
+    path: str,
+    warnings: Sequence[str] = (),
+) -> BaselineComparison:
+    """Compare a run with its baseline, metric by metric.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+        metrics: The metrics to compare (the new run's gate metrics).
+        config: The new run's settings (``max_regression``, ``min_paired``, confidence,
+            resamples, seed).
+        path: The baseline as the user named it, for messages.
+        warnings: How the baseline was scored differently (:func:`scoring_differences`).
+
+    Returns:
+        The comparison; ``regressed_metrics`` lists the metrics that fail.
+    """
+    pairs, new_only, base_only, by_id_only = pair_cases(base, new)
+    label = f"{round(config.confidence * 100, 6):g}%"
+    gated = set(config.effective_thresholds())
+    for tag_thresholds in config.tag_thresholds.values():
+        gated.update(tag_thresholds)
+    deltas = {
+        metric: _metric_delta(
+            metric, case_deltas(pairs, metric), config, label, gated=metric in gated
+        )
+        for metric in metrics
+    }
+    return BaselineComparison(
+        path=path,
+        max_regression=config.max_regression,
+        confidence=config.confidence,
+        paired_cases=len(pairs),
+        paired_by_id_only=by_id_only,
+        new_cases=[result.key for result in new_only],
+        removed_cases=[result.key for result in base_only],
+        metrics=deltas,
+        regressed_metrics=[
+            metric for metric, delta in deltas.items() if delta.regressed and delta.gated
+        ],
+        min_paired=config.min_paired,
+        warnings=list(warnings),
+    )
+
+
+def scoring_differences(
+    base_judge: JudgeInfo,
+    new_judge: JudgeInfo,
+    base_metrics: Sequence[str],
+    new_metrics: Sequence[str],
+) -> list[str]:
+    """How a baseline was scored differently from the run compared with it.
+
+    A delta between two runs scored by different judges, models or prompts measures the
+    judge as much as the system; a metric on one side only is not compared at all.
+
+    Args:
+        base_judge: The judge that scored the baseline.
+        new_judge: The judge that scored this run.
+        base_metrics: The baseline's metrics.
+        new_metrics: This run's metrics.
+
+    Returns:
+        One warning per difference, empty when both were scored alike.
+    """
+    found: list[str] = []
+    mixed = "; its deltas mix judge changes with system changes"
+    if base_judge.kind != new_judge.kind:
+        found.append(
+            f"the baseline was scored by the {base_judge.kind} judge ({base_judge.model}), "
+            f"this run by the {new_judge.kind} judge ({new_judge.model}){mixed}"
+        )
+    elif base_judge.model != new_judge.model:
+        found.append(
+            f"the baseline was scored by the model {base_judge.model}, this run by "
+            f"{new_judge.model}{mixed}"
+        )
+    # An empty version is a report written before versions were kept: unknown, not different.
+    if (
+        base_judge.kind == new_judge.kind
+        and base_judge.prompt_version
+        and new_judge.prompt_version
+        and base_judge.prompt_version != new_judge.prompt_version
+    ):
+        found.append(
+            f"the baseline was scored with judge prompts version {base_judge.prompt_version}, "
+            f"this run with version {new_judge.prompt_version}{mixed}"
+        )
+    only_new = [metric for metric in new_metrics if metric not in base_metrics]
+    only_base = [metric for metric in base_metrics if metric not in new_metrics]
+    if only_new or only_base:
+        parts = []
+        if only_new:
+            parts.append("not in the baseline: " + ", ".join(only_new))
+        if only_base:
+            parts.append("in the baseline only: " + ", ".join(only_base))
+        found.append(
+            f"the baseline was scored on other metrics ({'; '.join(parts)}); those are not compared"
+        )
+    return found
+
+
+def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseResult]:
+    """The baseline cases of one shard, so a shard is compared with its own share only.
+
+    Args:
+        results: Case results of a full run.
+        shard: The shard of the current run, or None.
+
+    Returns:
+        The results whose (file, id) falls in ``shard`` (all of them without a shard).
+    """
+    if shard is None:
+        return list(results)
+    return [result for result in results if shard.holds(result.file, result.id)]

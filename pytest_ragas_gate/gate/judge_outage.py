@@ -1,0 +1,47 @@
+"""A run its judge could not decide: errors that are the judge's, told apart from the rest.
+
+A judge that did not answer (an outage, a reply still invalid after the re-asks, a spent
+``max_calls`` / ``max_cost`` budget, a replay miss) says nothing about the system under
+test. When such errors are all that keeps a run from passing, the gate's verdict is
+``error`` — "Judge unavailable, no deploy decision" — so a pipeline can retry instead of
+reading a quality failure. Any other error (a malformed case, a failing live target, a
+metric's own bug, an interruption) is the system's or the golden set's, and a run with
+one stays ``failed``.
+
+>>> from pytest_ragas_gate.scoring.results import CaseResult
+>>> outage = CaseResult(id="a", source="g.jsonl:1", errors={"faithfulness": "HTTP 503"},
+...                     judge_errors=["faithfulness"])
+>>> broken = CaseResult(id="b", source="g.jsonl:2", error="field 'question': missing")
+>>> only_judge_errors([outage]), only_judge_errors([outage, broken])
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..scoring.results import CaseResult
+
+__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "only_judge_errors", "stopped_by_budget"]
+
+#: How the recommendation of an ``error`` verdict opens, in every report.
+JUDGE_UNAVAILABLE = "Judge unavailable, no deploy decision"
+
+
+def stopped_by_budget(result: CaseResult) -> bool:
+    """Whether ``max_calls`` / ``max_cost`` stopped this case before it was scored."""
+    return result.budget_spent
+
+
+def judge_errored(result: CaseResult) -> bool:
+    """Whether the case errored, and only because its judge gave no usable answer."""
+    if result.error is not None:
+        # A whole-case error is the judge's only when the budget stopped the case.
+        return stopped_by_budget(result)
+    return bool(result.errors) and set(result.errors) <= set(result.judge_errors)
+
+
+def only_judge_errors(results: Sequence[CaseResult]) -> bool:
+    """Whether some case errored and every errored case errored because of its judge."""
+    errored = [result for result in results if result.errored]
+    return bool(errored) and all(judge_errored(result) for result in errored)

@@ -1,0 +1,1 @@
+"""Golden cases: the case model, file formats and field aliases, loading and sharding."""

@@ -1,0 +1,544 @@
+"""The offline judge: deterministic text heuristics, no model, no network, no key.
+
+It answers every request type with the same reply models as the LLM judges, so metrics run
+unchanged on it. A claim is supported when its content tokens are covered by the contexts
+(entities weigh double; a short CJK claim or a bare name needs all of them) and every value
+in it (number, date, time, percentage, in any spelling) appears there. It is contradicted
+when a context plainly gives another value for the same thing, or a record's yes/no field
+says otherwise; otherwise it is not in the context. JSON records and ``key: value`` contexts
+are read as field/value facts. Agreement with human labels is measured by
+``benchmarks/offline_agreement.py``.
+
+>>> import asyncio
+>>> from pytest_ragas_gate.judges.requests import VerifyClaims
+>>> judge = OfflineJudge()
+>>> request = VerifyClaims(
+...     claims=["Apple was founded in 1976.", "Apple was founded in 1980.", "Apple sells pears."],
+...     contexts=["Apple was founded in 1976 by Steve Jobs, Steve Wozniak and Ronald Wayne."],
+... )
+>>> [verdict.verdict for verdict in asyncio.run(judge.ask(request)).reply.verdicts]
+['supported', 'contradicted', 'not_in_context']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ...exceptions import JudgeError
+from ...usage import Usage
+from ..base import Answer
+from ..requests import (
+    AttributeAnswer,
+    AttributeStatements,
+    ChunkVerdict,
+    ChunkVerdicts,
+    Claims,
+    ClaimVerdict,
+    ClaimVerdicts,
+    ClassifyCorrectness,
+    ContextReview,
+    CorrectnessClasses,
+    CorrectnessItem,
+    DocumentUsage,
+    ExtractClaims,
+    GeneratedQuestions,
+    GenerateQuestions,
+    JudgeChunks,
+    JudgeRequest,
+    RateRelevancy,
+    RelevancyRating,
+    ReviewContexts,
+    StatementVerdict,
+    StatementVerdicts,
+    VerifyClaims,
+)
+from .contradiction import find_contradiction
+from .records import read_record
+from .refusal import is_lead_in, is_refusal
+from .text import (
+    SPEAKER_TOKEN,
+    Token,
+    content_tokens,
+    is_noncommittal,
+    number_words,
+    numbers,
+    split_claims,
+    split_sentences,
+)
+from .values import find_values, value_spellings
+
+__all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_claims"]
+
+SUPPORT_THRESHOLD = 0.6
+"""Share of a claim's (weighted) content tokens the contexts must cover for support."""
+
+SHORT_CLAIM_TOKENS = 3
+"""A claim with this many content tokens or fewer must have all of them in the contexts."""
+
+ENTITY_WEIGHT = 2.0
+"""Names and other capitalised tokens count double: a wrong name is a wrong fact."""
+
+PREFIX_LENGTH = 5
+"""Two words sharing this many leading letters count as the same word (found/founder)."""
+
+CHUNK_RELEVANCE_THRESHOLD = 0.5
+"""Share of the target's content a chunk must cover to be judged relevant."""
+
+DOCUMENT_USE_THRESHOLD = 0.3
+"""Share of the answer's content a context must cover to count as used."""
+
+_MAX_REASON_ITEMS = 6
+
+_EVIDENCE_CACHE_SIZE = 2048
+"""Texts whose evidence is kept: a case's contexts are checked by several requests (claims,
+reference statements, each chunk), and cases in flight together each hold a few texts."""
+
+ReplyT = TypeVar("ReplyT", bound=BaseModel)
+
+_NAME_WORD = re.compile(r"[^\W\d_]+")
+_CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def _prefix(token: str) -> str | None:
+    if len(token) > PREFIX_LENGTH and token.isalpha() and token.isascii():
+        return token[:PREFIX_LENGTH]
+    return None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The contexts, pre-tokenised once so many claims can be checked against them."""
+
+    tokens: frozenset[str]
+    prefixes: frozenset[str]
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> Evidence:
+        """Tokenise ``texts`` (contexts, a reference, a chunk) into evidence.
+
+        Each text is tokenised once and its evidence kept in a bounded cache, so that the
+        requests of one case (claims, reference statements, every chunk) share the work.
+        """
+        parts = [_text_evidence(text) for text in texts]
+        if len(parts) == 1:
+            return cls(*parts[0])
+        empty: frozenset[str] = frozenset()
+        return cls(
+            empty.union(*(tokens for tokens, _, _ in parts)),
+            empty.union(*(prefixes for _, prefixes, _ in parts)),
+            empty.union(*(found for _, _, found in parts)),
+        )
+
+    def covers(self, token: str) -> bool:
+        """Whether the evidence holds ``token`` or a word of the same family."""
+        if token in self.tokens or token in self.numbers:
+            # A count word in the claim ("two") is backed by the digit in a context ("2").
+            return True
+        prefix = _prefix(token)
+        return prefix is not None and prefix in self.prefixes
+
+
+@functools.lru_cache(maxsize=_EVIDENCE_CACHE_SIZE)
+def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The tokens, their prefixes and the numbers of one text, as :class:`Evidence` holds them."""
+    record = read_record(text)
+    if record is not None:
+        # A JSON record or key: value lines are read as one sentence per field.
+        text = record.text
+    tokens: set[str] = set()
+    spellings: set[str] = set()
+    for sentence in split_sentences(text):
+        tokens.update(token.text for token in content_tokens(sentence))
+        # Sentence by sentence, the values read for the tokens are read once.
+        spellings |= value_spellings(sentence)
+    # A claim's lone CJK character ("批" of "第一批", once the numeral is read as a value) is
+    # backed by the same character anywhere in the text.
+    tokens.update(_CJK_CHARACTER.findall(text))
+    # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
+    # of their union.
+    prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
+    return frozenset(tokens), frozenset(prefixes), frozenset(spellings) | number_words(text)
+
+
+@dataclass(frozen=True)
+class Support:
+    """The outcome of checking one claim against evidence."""
+
+    supported: bool
+    coverage: float
+    missing_tokens: tuple[str, ...]
+    missing_numbers: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        """A one-line explanation naming what was missing."""
+        problems: list[str] = []
+        if self.missing_numbers:
+            problems.append("numbers not in the contexts: " + ", ".join(self.missing_numbers))
+        if self.missing_tokens:
+            shown = ", ".join(self.missing_tokens[:_MAX_REASON_ITEMS])
+            more = len(self.missing_tokens) - _MAX_REASON_ITEMS
+            shown += f" (+{more} more)" if more > 0 else ""
+            problems.append(f"words not in the contexts: {shown}")
+        summary = f"coverage {self.coverage:.2f}"
+        if self.supported:
+            return f"supported: {summary}" + (f"; {problems[0]}" if problems else "")
+        return f"not supported: {summary}; " + "; ".join(problems)
+
+
+def _name_words(claim: str) -> list[str] | None:
+    """The words of ``claim`` when it is a bare name ("Steve Wozniak"), else None."""
+    words = _NAME_WORD.findall(claim)
+    if words and len(words) <= SHORT_CLAIM_TOKENS and all(word[0].isupper() for word in words):
+        return [word.lower() for word in words]
+    return None
+
+
+def _cjk_share(text: str) -> float:
+    letters = [char for char in text if char.isalnum()]
+    if not letters:
+        return 0.0
+    return sum(1 for char in letters if _CJK_CHARACTER.match(char)) / len(letters)
+
+
+def _weighted_coverage(
+    tokens: Sequence[Token],
+    evidence: Evidence,
+    covers: Callable[[Evidence, str], bool] = Evidence.covers,
+) -> tuple[float, list[str]]:
+    total = 0.0
+    covered = 0.0
+    missing: list[str] = []
+    for token in tokens:
+        weight = ENTITY_WEIGHT if token.entity else 1.0
+        total += weight
+        if covers(evidence, token.text):
+            covered += weight
+        else:
+            missing.append(token.text)
+    return (covered / total if total else 1.0), missing
+
+
+def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THRESHOLD) -> Support:
+    """Check one claim against evidence.
+
+    Args:
+        claim: The claim or statement to check.
+        evidence: The tokenised contexts.
+        threshold: Weighted share of the claim's content tokens that must be covered.
+
+    Returns:
+        The verdict with its coverage and what was missing.
+    """
+    tokens = content_tokens(claim)
+    coverage, missing = _weighted_coverage(tokens, evidence)
+    claim_values = find_values(claim)
+    missing_numbers = sorted(
+        {value.text for value in claim_values if not value.forms & evidence.numbers}
+    )
+    # A claim of a few words names one thing: every one of its words must be found, or a
+    # name that merely shares characters or one word with the contexts passes.
+    name = _name_words(claim)
+    short = len(tokens) <= SHORT_CLAIM_TOKENS and (_cjk_share(claim) > 0.5 or name is not None)
+    needed = 1.0 if short else threshold
+    supported = (bool(tokens) or bool(claim_values)) and coverage >= needed and not missing_numbers
+    return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|no|nope|correct|right|true|false|indeed|sure)\b"
+    r"|^\W*(?:是的|是|对|对的|不是|不对|没有|有)(?:\W|$)",
+    re.IGNORECASE,
+)
+
+
+def extract_claims(question: str, answer: str) -> list[str]:
+    """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
+
+    A clause that only says the answer cannot tell is no claim, as the LLM judges are
+    told (:mod:`~pytest_ragas_gate.judges.offline.refusal`), so a refusal has none.
+
+    >>> extract_claims("Were both bands formed in 1990?", "Yes.")
+    ['Yes: were both bands formed in 1990']
+    >>> extract_claims("When did it open?", "I don't know.")
+    []
+    >>> extract_claims("When did it open?", "I'm not sure. It opened in 1990.")
+    ['It opened in 1990.']
+    """
+    claims = split_claims(answer)
+    refusals = [claim for claim in claims if is_refusal(claim)]
+    if refusals:
+        # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
+        return [claim for claim in claims if not is_refusal(claim) and not is_lead_in(claim)]
+    if claims or not _YES_NO.match(answer) or not question.strip():
+        return claims
+    proposition = question.strip().rstrip("?？ ")
+    reply = answer.strip().split()[0].strip(",.!;，。！")
+    # The question is quoted as part of the claim, in its language and wording.
+    return [f"{reply}: {proposition[:1].lower()}{proposition[1:]}"]
+
+
+class OfflineJudge:
+    """A deterministic judge built from text heuristics; it never sends anything anywhere.
+
+    Args:
+        threshold: Weighted token coverage a claim needs to count as supported.
+    """
+
+    def __init__(self, threshold: float = SUPPORT_THRESHOLD) -> None:
+        self._threshold = threshold
+
+    @property
+    def kind(self) -> str:
+        """Always ``offline``."""
+        return "offline"
+
+    @property
+    def model(self) -> str:
+        """The heuristics' version, ``heuristic-v1``."""
+        return "heuristic-v1"
+
+    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+        """Answer ``request`` at once; usage stays zero since nothing is sent."""
+        # Round-trip through the reply model so the offline judge is held to the same
+        # validation as the LLM judges.
+        reply = request.parse_reply(self.answer(request).model_dump())
+        return Answer(reply=reply, usage=Usage())
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def answer(self, request: JudgeRequest[Any]) -> BaseModel:
+        """Answer ``request`` synchronously (the benchmark uses this directly).
+
+        Raises:
+            JudgeError: When the request type is not one the offline judge knows.
+        """
+        if isinstance(request, ExtractClaims):
+            return Claims(claims=extract_claims(request.question, request.answer))
+        if isinstance(request, VerifyClaims):
+            return self._verify(request)
+        if isinstance(request, AttributeStatements):
+            return self._attribute_statements(request)
+        if isinstance(request, ClassifyCorrectness):
+            return self._classify(request)
+        if isinstance(request, RateRelevancy):
+            return _rate_relevancy(request)
+        if isinstance(request, GenerateQuestions):
+            return _generate_questions(request)
+        if isinstance(request, JudgeChunks):
+            return _judge_chunks(request)
+        if isinstance(request, ReviewContexts):
+            return self._review_contexts(request)
+        if isinstance(request, AttributeAnswer):
+            return _attribute_answer(request)
+        kind = getattr(request, "kind", type(request).__name__)
+        raise JudgeError(
+            f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
+        )
+
+    def _verify(self, request: VerifyClaims) -> ClaimVerdicts:
+        evidence = Evidence.of(request.contexts)
+        has_record = any(read_record(context) is not None for context in request.contexts)
+        verdicts = []
+        for claim in request.claims:
+            support = check_support(claim, evidence, self._threshold)
+            # Only a claim's missing value or a record's yes/no field can contradict it.
+            contradiction = (
+                find_contradiction(claim, request.contexts, evidence.numbers)
+                if support.missing_numbers or has_record
+                else None
+            )
+            if contradiction is not None:
+                verdict = ClaimVerdict(
+                    claim=claim, verdict="contradicted", reason=f"contradicted: {contradiction}"
+                )
+            else:
+                verdict = ClaimVerdict(
+                    claim=claim,
+                    verdict="supported" if support.supported else "not_in_context",
+                    reason=support.reason,
+                )
+            verdicts.append(verdict)
+        return ClaimVerdicts(verdicts=verdicts)
+
+    def _attribute_statements(self, request: AttributeStatements) -> StatementVerdicts:
+        evidence = Evidence.of(request.contexts)
+        verdicts = []
+        for statement in split_claims(request.reference):
+            support = check_support(statement, evidence, self._threshold)
+            verdicts.append(
+                StatementVerdict(
+                    statement=statement, attributed=support.supported, reason=support.reason
+                )
+            )
+        return StatementVerdicts(verdicts=verdicts)
+
+    def _review_contexts(self, request: ReviewContexts) -> ContextReview:
+        chunks = _judge_chunks(
+            JudgeChunks(
+                question=request.question,
+                target=request.reference,
+                against="reference",
+                chunks=request.contexts,
+            )
+        )
+        statements = self._attribute_statements(
+            AttributeStatements(
+                question=request.question,
+                reference=request.reference,
+                contexts=request.contexts,
+            )
+        )
+        return ContextReview(chunks=chunks.verdicts, statements=statements.verdicts)
+
+    def _classify(self, request: ClassifyCorrectness) -> CorrectnessClasses:
+        reference = Evidence.of([request.reference])
+        answer = Evidence.of(request.answer_claims)
+        classes = CorrectnessClasses()
+        for claim in request.answer_claims:
+            support = check_support(claim, reference, self._threshold)
+            target = classes.tp if support.supported else classes.fp
+            target.append(CorrectnessItem(statement=claim, reason=support.reason))
+        for statement in split_claims(request.reference):
+            support = check_support(statement, answer, self._threshold)
+            if not support.supported:
+                reason = support.reason.replace("the contexts", "the answer")
+                classes.fn.append(CorrectnessItem(statement=statement, reason=reason))
+        return classes
+
+
+_QUESTION_CUES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("when", "what year", "which year", "什么时候", "何时", "哪一年", "哪年", "几月"), "date"),
+    (
+        ("how many", "how much", "how old", "how long", "多少", "几个", "几岁", "多大", "多长"),
+        "number",
+    ),
+)
+
+
+def _answer_has(kind: str, answer: str) -> bool:
+    if kind in ("date", "number"):
+        return bool(numbers(answer) or number_words(answer))
+    return False
+
+
+def _addresses(evidence: Evidence, token: str) -> bool:
+    """Whether an answer (or chunk) takes up a word of the question.
+
+    Looser than support: the light stemmer keeps "store" but cuts "stored" to "stor",
+    and for relevance a silent e apart they are one word.
+    """
+    if evidence.covers(token):
+        return True
+    if not (token.isascii() and token.isalpha() and len(token) >= 3):
+        return False
+    return evidence.covers(token + "e") or (token.endswith("e") and evidence.covers(token[:-1]))
+
+
+def _asked(question: str) -> list[Token]:
+    """The question's content tokens, less the asker.
+
+    "Where is my data stored?" is answered by "Your data is stored …" or by "… store
+    data in the EU", never by an answer in the first person.
+    """
+    return [token for token in content_tokens(question) if token.text != SPEAKER_TOKEN]
+
+
+def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
+    if not request.answer.strip() or is_noncommittal(request.answer):
+        return RelevancyRating(
+            rating=1, noncommittal=True, reason="the answer is noncommittal or empty"
+        )
+    question_tokens = _asked(request.question)
+    evidence = Evidence.of([request.answer])
+    overlap, missing = _weighted_coverage(question_tokens, evidence, _addresses)
+    lowered = request.question.lower()
+    cue_met = any(
+        any(cue in lowered for cue in cues) and _answer_has(kind, request.answer)
+        for cues, kind in _QUESTION_CUES
+    )
+    score = overlap + (0.3 if cue_met else 0.0)
+    if not question_tokens:
+        rating = 3
+    elif score >= 0.8:
+        rating = 5
+    elif score >= 0.55:
+        rating = 4
+    elif score >= 0.3:
+        rating = 3
+    elif score > 0.0:
+        rating = 2
+    else:
+        rating = 1
+    reason = f"the answer covers {overlap:.0%} of the question's content words"
+    if cue_met:
+        reason += " and gives the kind of value asked for"
+    if missing:
+        reason += "; not addressed: " + ", ".join(missing[:_MAX_REASON_ITEMS])
+    return RelevancyRating(rating=rating, noncommittal=False, reason=reason)
+
+
+def _as_question(sentence: str) -> str:
+    body = sentence.rstrip(" .!?。！？；;")
+    if any(char >= "\u3040" for char in body[:4]):
+        return f"{body}吗？"
+    return f"Is it true that {body[:1].lower()}{body[1:]}?"
+
+
+def _generate_questions(request: GenerateQuestions) -> GeneratedQuestions:
+    noncommittal = is_noncommittal(request.answer)
+    sentences = split_claims(request.answer) or split_sentences(request.answer)
+    count = max(request.count, 0)
+    if not sentences:
+        return GeneratedQuestions(questions=[], noncommittal=noncommittal)
+    # Cycle the answer's sentences so exactly ``count`` questions come back.
+    questions = [_as_question(sentences[index % len(sentences)]) for index in range(count)]
+    return GeneratedQuestions(questions=questions, noncommittal=noncommittal)
+
+
+def _judge_chunks(request: JudgeChunks) -> ChunkVerdicts:
+    asked = request.against == "question"
+    target_tokens = _asked(request.target) if asked else content_tokens(request.target)
+    target_numbers = numbers(request.target)
+    covers = _addresses if asked else Evidence.covers
+    verdicts = []
+    for index, chunk in enumerate(request.chunks):
+        evidence = Evidence.of([chunk])
+        coverage, _ = _weighted_coverage(target_tokens, evidence, covers)
+        if target_numbers:
+            found = len(target_numbers & evidence.numbers) / len(target_numbers)
+            coverage = (coverage * len(target_tokens) + found * len(target_numbers)) / (
+                len(target_tokens) + len(target_numbers)
+            )
+        relevant = bool(target_tokens or target_numbers) and coverage >= CHUNK_RELEVANCE_THRESHOLD
+        verdicts.append(
+            ChunkVerdict(
+                index=index,
+                relevant=relevant,
+                reason=f"covers {coverage:.0%} of the {request.against}'s content",
+            )
+        )
+    return ChunkVerdicts(verdicts=verdicts)
+
+
+def _attribute_answer(request: AttributeAnswer) -> DocumentUsage:
+    answer_tokens = content_tokens(request.answer)
+    used: list[int] = []
+    shares: list[str] = []
+    for index, context in enumerate(request.contexts):
+        coverage, _ = _weighted_coverage(answer_tokens, Evidence.of([context]))
+        if answer_tokens and coverage >= DOCUMENT_USE_THRESHOLD:
+            used.append(index)
+        shares.append(f"{index}: {coverage:.0%}" if answer_tokens else f"{index}: -")
+    return DocumentUsage(
+        used_documents=used,
+        reason="share of the answer's content per document: " + ", ".join(shares),
+    )

@@ -1,0 +1,1 @@
+"""Live mode: the targets that answer the cases, oracle retrieval and latency."""

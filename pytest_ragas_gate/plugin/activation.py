@@ -1,0 +1,144 @@
+"""Turning ``--rag-gate`` on: settings, metrics and judge, checked before collection.
+
+Every problem found here is a usage error (pytest exits 4) with a message that names the
+setting and, for a misspelt name, the closest valid one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..exceptions import UsageError
+from ..metrics.base import Metric
+from ..metrics.registry import MetricRegistry
+from ..settings.config import GateConfig, load_config
+from ..settings.config_checks import check_metric_names
+from ..settings.config_location import locate_config
+from .session import GateRun, WorkerInfo
+
+if TYPE_CHECKING:
+    from ..reports.json_report import SavedReport
+    from ..trust.labels import LabelSet
+
+
+def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
+    """Build the run, or raise ``pytest.UsageError`` with a clear message."""
+    try:
+        where = locate_config(
+            config.rootpath,
+            config.invocation_params.dir,
+            config.option.rag_gate_config or os.environ.get("RAG_GATE_CONFIG"),
+        )
+        loaded = load_config(
+            rootdir=where.directory, cli=cli, env=os.environ, config_path=where.explicit
+        )
+        metrics = available_metrics(loaded.config)
+        from .custom_metrics import hook_metrics, with_metric_defaults
+
+        metrics.update(hook_metrics(config, metrics))
+        loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
+        from ..live.targets import resolve_target
+
+        live = resolve_target(
+            config,
+            loaded.config.target,
+            max_threads=loaded.config.concurrency,
+            timeout_s=loaded.config.target_timeout,
+        )
+        from ..live.oracle import apply_oracle
+
+        installed = metrics
+        settings, metrics, target = apply_oracle(
+            loaded.config, metrics, live, rootdir=config.invocation_params.dir
+        )
+        loaded = replace(loaded, config=settings)
+        # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
+        check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
+        _check_output_paths(loaded.config, config)
+        baseline = _read_baseline(loaded.config, config)
+        labels = _read_labels(loaded.config, config, metrics)
+        from ..scoring.judge_factory import create_judge
+
+        judge, info = create_judge(
+            loaded.config,
+            # The cache lives beside the config that was read, wherever pytest's rootdir went.
+            rootdir=where.directory,
+            env=os.environ,
+            chosen_by=loaded.judge_choice(),
+        )
+        from ..scoring.embedder import bind_embedder
+
+        bind_embedder(metrics, judge, loaded.config)
+    except UsageError as error:
+        raise pytest.UsageError(str(error)) from None
+    return GateRun(
+        pytest_config=config,
+        loaded=loaded,
+        metrics=metrics,
+        judge=judge,
+        judge_info=info,
+        worker=WorkerInfo.of(config),
+        baseline=baseline,
+        target=target,
+        labels=labels,
+    )
+
+
+def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
+    """Every report path must be writable now, before a judge call is paid for."""
+    from ..settings.output_paths import output_paths_problems
+
+    outputs = {
+        "report (--rag-gate-report)": settings.report,
+        "junit (--rag-gate-junit)": settings.junit,
+        "html (--rag-gate-html)": settings.html,
+        "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
+    }
+    problems = output_paths_problems(outputs, config.invocation_params.dir)
+    if problems:
+        raise UsageError("Cannot write the reports: " + "; ".join(problems) + ".")
+
+
+def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport | None:
+    """The baseline report, read now so that a bad path stops the run before any judging."""
+    if not settings.baseline:
+        return None
+    from ..reports.json_report import read_baseline
+
+    return read_baseline(settings.baseline, rootdir=config.invocation_params.dir)
+
+
+def _read_labels(
+    settings: GateConfig, config: pytest.Config, metrics: Mapping[str, Metric]
+) -> LabelSet | None:
+    """The labels file (``labels:``), read now so that a bad row stops the run before judging."""
+    if not settings.labels:
+        return None
+    from ..trust.label_checks import normalise_files
+    from ..trust.labels import read_labels
+
+    path = Path(settings.labels)
+    if not path.is_absolute():
+        path = config.invocation_params.dir / path
+    if not path.is_file():
+        raise UsageError(f"Labels file {settings.labels} does not exist.")
+    labels = read_labels(path, settings.labels, metrics=metrics)
+    return normalise_files(
+        labels, rootdir=config.rootpath, invocation_dir=config.invocation_params.dir
+    )
+
+
+def available_metrics(config: GateConfig) -> dict[str, Metric]:
+    """Built-in metrics first, in display order, then those from installed packages."""
+    from ..scoring.embedder import deferred_embedder
+
+    return MetricRegistry.installed(
+        answer_relevancy_strategy=config.answer_relevancy_strategy,
+        embedder=deferred_embedder(config),
+    ).metrics

@@ -1,0 +1,847 @@
+"""The active gate run: which files are golden, the scoring pass, results and the verdict.
+
+Scoring happens once collection is done, for every selected case of this process at once.
+Under pytest-xdist each worker collects every case; worker *k* of *N* scores the cases
+``k, k+N, …`` and publishes them in a run directory shared by the workers, so each case is
+judged exactly once whichever worker ends up running its item. The controller gathers
+the results from the item reports and applies the gate, exactly as a serial run does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..atomic_files import write_text_atomic
+from ..gate.baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
+from ..gate.coverage import Census, CoverageLedger, build_ledger
+from ..gate.gate_changes import BASE_REF_ENV, GateChanges, failing_cases, find_gate_changes
+from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
+from ..golden.cases import GoldenCase
+from ..golden.loading import (
+    SUPPORTED_EXTENSIONS,
+    CaseProblem,
+    LoadedFile,
+    load_golden_file,
+    pending_review,
+    skip_rejected,
+)
+from ..judges.base import Judge
+from ..judges.cache import JudgeCache
+from ..judges.cache_signing import CacheIntegrity
+from ..long_lived import collector_spared
+from ..metrics.base import Metric
+from ..scoring.case_checks import check_threshold_metrics
+from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
+from ..scoring.interruption import fill_unscored, is_incomplete
+from ..scoring.results import CaseResult, canonical_order, usage_by_metric
+from ..scoring.scheduler import Progress, score_cases
+from ..scoring.unknown_fields import check_field_names
+from ..settings.bounds import Bound
+from ..settings.config import GateConfig, LoadedConfig
+from ..text_safety import json_text
+from ..trust.labels import LabelSet, apply_labels
+from ..usage import Usage
+from .collection_census import CensusTaker, deselecting_options, stop_reason
+from .items import CaseItem, attached_result
+from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
+
+if TYPE_CHECKING:
+    from ..live.oracle import OracleTarget
+    from ..live.targets import LiveTarget
+    from ..reports.json_report import JudgeInfo, SavedReport
+
+#: The outcome pytest-rerunfailures gives every attempt of a test but the last.
+RERUN_OUTCOME = "rerun"
+
+#: The key under which an xdist worker hands a usage stop (strict_labels) to the controller.
+USAGE_STOP_KEY = "rag_gate_usage_stop"
+
+#: The key under which an xdist worker hands its collection counts to the controller.
+WORKER_OUTPUT_KEY = "rag_gate_golden_files"
+#: The keys under which a worker hands over its census of golden files and its scoring time.
+WORKER_CENSUS_KEY = "rag_gate_census"
+WORKER_SCORING_KEY = "rag_gate_scoring_s"
+#: The key under which a worker hands over what its judge cache verified, rejected, signed.
+WORKER_INTEGRITY_KEY = "rag_gate_cache_integrity"
+
+# How long a worker waits for another worker's results before it gives up on them; the
+# clock restarts whenever the other worker shows progress, so slow judges are fine.
+STALLED_WORKER_S = 300.0
+
+
+def run_dir_of(testrunuid: str) -> Path:
+    """The directory the workers of one xdist run share."""
+    return Path(tempfile.gettempdir()) / f"rag-gate-{testrunuid}"
+
+
+@dataclass
+class WorkerInfo:
+    """This process's place in an xdist run (``index`` 0 of ``count`` 1 when serial)."""
+
+    index: int = 0
+    count: int = 1
+    worker_id: str | None = None
+    run_dir: Path | None = None
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> WorkerInfo:
+        """Read xdist's worker input, if this process is an xdist worker."""
+        workerinput: Mapping[str, Any] | None = getattr(config, "workerinput", None)
+        if workerinput is None:
+            return cls()
+        worker_id = str(workerinput["workerid"])
+        run_dir = run_dir_of(str(workerinput["testrunuid"]))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        digits = worker_id.removeprefix("gw")
+        return cls(
+            index=int(digits) if digits.isdigit() else -1,
+            count=int(workerinput["workercount"]),
+            worker_id=worker_id,
+            run_dir=run_dir,
+        )
+
+    @property
+    def is_worker(self) -> bool:
+        """Whether this is an xdist worker (not the controller or a serial run)."""
+        return self.worker_id is not None
+
+
+@dataclass
+class GateRun:
+    """Everything one ``pytest --rag-gate`` run knows; hooks hand off to it."""
+
+    pytest_config: pytest.Config
+    loaded: LoadedConfig
+    metrics: dict[str, Metric]
+    judge: Judge
+    judge_info: JudgeInfo
+    worker: WorkerInfo = field(default_factory=WorkerInfo)
+    results: dict[str, CaseResult] = field(default_factory=dict)
+    reported: dict[str, CaseResult] = field(default_factory=dict)
+    golden_files: dict[str, int | None] = field(default_factory=dict)
+    golden_file_errors: list[str] = field(default_factory=list)
+    other_failures: dict[str, None] = field(default_factory=dict)
+    workers_counted: int = 0
+    verdict: GateVerdict | None = None
+    run_facts: RunFacts = field(default_factory=RunFacts)
+    started: float = field(default_factory=time.monotonic)
+    scoring_s: float = 0.0
+    baseline: SavedReport | None = None
+    target: LiveTarget | OracleTarget | None = None
+    labels: LabelSet | None = None
+    # (golden file, id) of every case loaded, before any selection: what labels may name.
+    loaded_keys: set[tuple[str, str]] = field(default_factory=set)
+    # Every case of the run, of all workers (repeats: auto samples from them all).
+    run_case_keys: list[str] = field(default_factory=list)
+    # Why the run stopped before scoring as a usage error (no verdict, no reports).
+    usage_stop: str | None = None
+    census: Census | None = None
+    # What the workers' judge caches verified, rejected and signed (xdist controller).
+    workers_integrity: CacheIntegrity | None = None
+    _census_taker: CensusTaker | None = None
+    _claimed: dict[Path, Path] = field(default_factory=dict)
+    _case_ids: dict[str, str] = field(default_factory=dict)
+    _stopped: str | None = None
+    _relay: ProgressRelay | None = None
+    _ordered: list[CaseResult] | None = None
+
+    @property
+    def config(self) -> GateConfig:
+        """The validated settings."""
+        return self.loaded.config
+
+    @property
+    def collected(self) -> list[CaseResult]:
+        """The case results reported so far, each case once, in canonical order."""
+        if self._ordered is None:
+            self._ordered = canonical_order(list(self.reported.values()))
+        return self._ordered
+
+    # --- collection --------------------------------------------------------------------
+
+    def is_golden_file(self, path: Path) -> bool:
+        """Files named on the command line, or matching ``case_files`` under directories."""
+        if path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+            return False
+        if path.resolve() in self._named_paths():
+            return True
+        return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
+
+    def excluded_by(self, path: Path) -> str | None:
+        """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
+
+        A glob matches the path relative to the rootdir or the file name alone.
+        """
+        shown = self._display_path(path)
+        for pattern in self.config.exclude:
+            if fnmatch.fnmatch(shown, pattern) or fnmatch.fnmatch(path.name, pattern):
+                return pattern
+        return None
+
+    @property
+    def census_taker(self) -> CensusTaker:
+        """What the collection did with golden files, noted for the coverage ledger."""
+        if self._census_taker is None:
+            self._census_taker = CensusTaker(
+                self.pytest_config,
+                is_golden=self.is_golden_file,
+                excluded_by=self.excluded_by,
+                display=self._display_path,
+            )
+        return self._census_taker
+
+    def claim(self, path: Path) -> bool:
+        """Whether ``path`` is a golden file not yet collected under another name.
+
+        A symlink (or a symlink loop) can show one file under many paths; its cases are
+        collected, scored and gated once, under the first path pytest reaches. The same
+        path may be offered again (two files of one directory named on the command line).
+        Files the ``exclude:`` setting names are left out on purpose, unless named on
+        the command line: naming a file asks for it.
+        """
+        if not self.is_golden_file(path):
+            return False
+        if self.excluded_by(path) is not None and path.resolve() not in self._named_paths():
+            return False
+        real = path.resolve()
+        first = self._claimed.setdefault(real, path)
+        if first != path:
+            return False
+        self.census_taker.claimed(path)
+        self.golden_files.setdefault(self._display_path(path), None)
+        return True
+
+    def _named_paths(self) -> set[Path]:
+        root = self.pytest_config.invocation_params.dir
+        return {(root / arg.split("::")[0]).resolve() for arg in self.pytest_config.args}
+
+    def load(self, path: Path) -> LoadedFile:
+        """Load one golden file; an unreadable one raises, and ``record_collect_error`` notes it."""
+        shown = self._display_path(path)
+        checked = check_field_names(
+            load_golden_file(path, display_path=shown),
+            self.metrics,
+            strict=self.config.strict_fields,
+        )
+        if self.worker.index == 0:
+            # Every xdist worker reads every golden file; one of them says it once.
+            checked.warn()
+        loaded = check_threshold_metrics(checked.loaded, self.metrics)
+        loaded = self._unique_ids(skip_rejected(loaded))
+        loaded = apply_labels(loaded, self.labels)
+        self.loaded_keys.update((case.file, case.id) for case in loaded.cases)
+        self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
+        self.census_taker.loaded(
+            shown,
+            [(case.id, case.line) for case in loaded.cases]
+            + [(problem.label, problem.line) for problem in loaded.problems],
+        )
+        return loaded
+
+    def _unique_ids(self, loaded: LoadedFile) -> LoadedFile:
+        """A case whose id an earlier case of the run already has is an error of its own.
+
+        Results, reports and baselines know a case by its id; two cases under one id
+        would overwrite each other. Both keep their own result: the first is scored, the
+        later one errors, naming both places.
+        """
+        kept: list[GoldenCase] = []
+        problems = list(loaded.problems)
+        for case in loaded.cases:
+            first = self._case_ids.setdefault(case.id, case.source)
+            if first == case.source:
+                kept.append(case)
+                continue
+            problems.append(
+                CaseProblem(
+                    file=case.file,
+                    line=case.line,
+                    case_id=case.id,
+                    message=(
+                        f"{case.source}: field 'id': duplicate id {case.id!r} (first at "
+                        f"{first}); ids must be unique within a run"
+                    ),
+                )
+            )
+        if len(kept) == len(loaded.cases):
+            return loaded
+        return LoadedFile(loaded.path, kept, sorted(problems, key=lambda problem: problem.line))
+
+    def record_collect_error(self, report: pytest.CollectReport) -> None:
+        """Remember a collection that failed (on the xdist controller too).
+
+        An unreadable golden file fails the gate as such; any other collection error is a
+        failing test of the run, which the verdict must not contradict.
+        """
+        if not report.failed or not report.nodeid:
+            return
+        path = self.pytest_config.rootpath / report.nodeid.split("::")[0]
+        if "::" in report.nodeid or not self.is_golden_file(path):
+            self.other_failures[f"{report.nodeid} (collection error)"] = None
+            return
+        self.golden_files.pop(self._display_path(path), None)
+        self.census_taker.unreadable(self._display_path(path))
+        message = str(report.longrepr).strip() or report.nodeid
+        if message not in self.golden_file_errors:
+            self.golden_file_errors.append(message)
+
+    def _display_path(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.pytest_config.rootpath).as_posix()
+        except ValueError:
+            return str(path)
+
+    def add_worker_output(self, output: Mapping[str, Any]) -> None:
+        """Take a worker's collection counts, census, scoring time and usage stop."""
+        golden_files = output.get(WORKER_OUTPUT_KEY)
+        if isinstance(golden_files, dict):
+            self.workers_counted += 1
+            fold_golden_files(self.golden_files, golden_files)
+        census = output.get(WORKER_CENSUS_KEY)
+        if self.census is None and isinstance(census, dict):
+            # Every worker collects the same golden files: the first census is the run's.
+            self.census = Census.model_validate(census)
+        scoring_s = output.get(WORKER_SCORING_KEY)
+        if isinstance(scoring_s, int | float):
+            # Workers score side by side: the run's scoring took as long as the slowest.
+            self.scoring_s = max(self.scoring_s, float(scoring_s))
+        usage_stop = output.get(USAGE_STOP_KEY)
+        if isinstance(usage_stop, str):
+            self.usage_stop = self.usage_stop or usage_stop
+        integrity = output.get(WORKER_INTEGRITY_KEY)
+        if isinstance(integrity, dict):
+            theirs = CacheIntegrity.model_validate(integrity)
+            known = self.workers_integrity
+            self.workers_integrity = theirs if known is None else known.plus(theirs)
+
+    def cache_integrity(self) -> CacheIntegrity | None:
+        """What this process's judge cache (or the workers' caches) verified and rejected."""
+        cache = getattr(self.judge, "cache", None)
+        own = None
+        if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
+            own = cache.integrity()
+        if own is None or self.workers_integrity is None:
+            return own or self.workers_integrity
+        return own.plus(self.workers_integrity)
+
+    def take_census(self, session: pytest.Session) -> None:
+        """Note, once collection is done, every golden file found and where its cases went."""
+        self.census = self.census_taker.take(session.items)
+        output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_CENSUS_KEY] = self.census.model_dump(mode="json")
+
+    # --- scoring -----------------------------------------------------------------------
+
+    def score(self, session: pytest.Session) -> None:
+        """Score this process's share of the selected cases, concurrently.
+
+        Nothing is scored when collection errors are about to stop a serial run: no item
+        would report the scores, and a judge's calls cost money. An xdist worker cannot
+        tell whether the controller will still run its items, so it scores them.
+        """
+        stopping = (
+            session.testsfailed
+            and not self.pytest_config.option.continue_on_collection_errors
+            and not self.worker.is_worker
+        )
+        if stopping:
+            return
+        case_items = [item for item in session.items if isinstance(item, CaseItem)]
+        self._check_labels()
+        if self.worker.index == 0:
+            _warn_pending_review([item.case for item in case_items], self.pytest_config)
+        mine = [
+            item
+            for position, item in enumerate(case_items)
+            if position % self.worker.count == self.worker.index
+        ]
+        started = time.monotonic()
+        cases = [item.case for item in mine]
+        # Every worker draws the repeats: auto sample from the whole run, as a serial run does.
+        self.run_case_keys = [item.case.key for item in case_items]
+        if self.worker.run_dir is not None and self.worker.worker_id is not None:
+            # Every worker is heard from, the ones with nothing to score included.
+            write_heartbeat(
+                heartbeat_path(self.worker.run_dir, self.worker.worker_id),
+                Progress(total_cases=len(cases)),
+            )
+        by_key: dict[str, CaseResult] = {}
+        try:
+            if self.usage_stop is not None:
+                # An xdist worker cannot stop the run itself: its cases say why, unscored.
+                fill_unscored(cases, by_key, self.usage_stop)
+            else:
+                with collector_spared():
+                    self._score(cases, into=by_key)
+        except KeyboardInterrupt:
+            # pytest still calls sessionfinish, which reports what finished and fails the gate.
+            fill_unscored(cases, by_key)
+            raise
+        finally:
+            self.scoring_s = time.monotonic() - started
+            self.results = {
+                item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
+            }
+        if self.worker.run_dir is not None and self.worker.worker_id is not None:
+            _publish(self.worker.run_dir, self.worker.worker_id, self.results)
+
+    def _check_labels(self) -> None:
+        """Warn about labels that name no case or one case two ways; stop when strict."""
+        if self.labels is None:
+            return
+        from ..trust.label_checks import label_problems
+
+        problems = label_problems(self.labels, self.loaded_keys)
+        if not problems:
+            return
+        if self.config.strict_labels:
+            self.usage_stop = (
+                f"rag-gate: the labels file {self.labels.path} has {len(problems)} "
+                "problem(s) (strict_labels: true):\n" + "\n".join(problems)
+            )
+            if not self.worker.is_worker:
+                pytest.exit(self.usage_stop, returncode=pytest.ExitCode.USAGE_ERROR)
+            return
+        if self.worker.index == 0:
+            for problem in problems:
+                _notice(
+                    f"rag-gate: labels: {problem} (strict_labels: true makes this an error)",
+                    self.pytest_config,
+                )
+
+    def _score(
+        self, cases: Sequence[GoldenCase], into: dict[str, CaseResult] | None = None
+    ) -> dict[str, CaseResult]:
+        if not cases:
+            return {}
+
+        def metric_names_for(case: GoldenCase) -> list[str]:
+            return metrics_for_case(case, self.metrics, self.config)
+
+        show_progress = self._progress_printer()
+        return asyncio.run(
+            score_cases(
+                cases,
+                metric_names_for,
+                self.metrics,
+                self.judge,
+                # Batch mode: every case in flight at once, so one batch job holds them all.
+                max_cases_in_flight=(
+                    len(cases)
+                    if self.config.batch and self.target is None
+                    else self.config.concurrency
+                ),
+                on_progress=show_progress,
+                into=into,
+                target=self.target,
+                **self._repeat_settings(cases),
+            )
+        )
+
+    def _repeat_settings(self, cases: Sequence[GoldenCase]) -> dict[str, Any]:
+        """``repeats`` and, under ``repeats: auto``, the chooser of the cases to repeat."""
+        if self.config.repeats != "auto":
+            return {"repeats": self.config.repeats}
+        from ..gate.auto_repeats import AUTO_REPEATS, AutoRepeats
+
+        if self.target is not None:
+            # A live target is called once per case; judging its answer again means
+            # judging every case again, which measures the noise everywhere.
+            return {"repeats": AUTO_REPEATS}
+        baseline = None if self.baseline is None else self.baseline.results
+        chooser = AutoRepeats(
+            cases,
+            self.config.bounds(),
+            seed=self.config.seed,
+            baseline=baseline,
+            population=self.run_case_keys,
+        )
+        return {"repeats": AUTO_REPEATS, "again": chooser}
+
+    def _progress_printer(self) -> Any:
+        run_dir, worker_id = self.worker.run_dir, self.worker.worker_id
+        if run_dir is not None and worker_id is not None:
+            heartbeat = heartbeat_path(run_dir, worker_id)
+
+            # Other workers waiting for this one's results see it is still alive, and the
+            # controller shows the summed progress line.
+            def beat(progress: Progress) -> None:
+                write_heartbeat(heartbeat, progress)
+
+            return beat
+        stream = sys.stderr
+        quiet = (
+            self.worker.is_worker
+            or os.environ.get("CI")
+            or not stream.isatty()
+            or self.pytest_config.get_verbosity() < 0
+        )
+        if quiet:
+            return None
+
+        def show(progress: Progress) -> None:
+            stream.write("\r" + progress.line() + "\x1b[K")
+            if progress.cases_done == progress.total_cases:
+                stream.write("\n")
+            stream.flush()
+
+        return show
+
+    def relay_progress(self, workerinput: Mapping[str, Any]) -> None:
+        """On the xdist controller: show the workers' summed progress line, once."""
+        if self._relay is not None:
+            return
+        show = self._progress_printer()
+        if show is None:
+            return
+        self._relay = ProgressRelay(
+            run_dir_of(str(workerinput["testrunuid"])), int(workerinput["workercount"]), show
+        )
+        self._relay.start()
+
+    def bounds(self) -> dict[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take."""
+        return self.config.bounds()
+
+    def result_for(self, item: CaseItem) -> CaseResult:
+        """The item's precomputed result, from this process or the worker that scored it."""
+        result = self.results.get(item.nodeid)
+        if result is not None:
+            return result
+        if self.worker.run_dir is None:
+            return CaseResult.of_case(
+                item.case,
+                error=(
+                    "This case was not scored: collection errors stopped the run before "
+                    "scoring. Fix them and run the gate again."
+                ),
+            )
+        self.results.update(_wait_for(self.worker.run_dir, item.nodeid))
+        found = self.results.get(item.nodeid)
+        if found is None:
+            return CaseResult.of_case(
+                item.case,
+                error=(
+                    "No scoring result arrived for this case: the xdist worker that "
+                    "scored it stopped before publishing its results."
+                ),
+            )
+        return found
+
+    # --- results and the gate ------------------------------------------------------------
+
+    def record(self, report: pytest.TestReport) -> None:
+        """Keep a case's final result, or note another failing test (serial or controller).
+
+        A rerun (pytest-rerunfailures) reports each attempt; only the final outcome counts,
+        so a case is gated once however often it ran.
+        """
+        if str(report.outcome) == RERUN_OUTCOME:
+            return
+        result = attached_result(report)
+        if result is not None:
+            self.reported[report.nodeid] = result
+            self._ordered = None
+            self.other_failures.pop(report.nodeid, None)
+        elif report.failed and report.nodeid not in self.reported:
+            self.other_failures[report.nodeid] = None
+
+    def facts(self) -> RunFacts:
+        """Everything besides the case results that the verdict depends on."""
+        shard = self.pytest_config.option.rag_gate_shard
+        return RunFacts(
+            # An xdist controller that heard from no worker knows nothing of what was
+            # collected; a serial run or worker counted its own collection.
+            counted=self.workers_counted > 0 or not _is_controller(self.pytest_config),
+            case_files=list(self.config.case_files),
+            golden_files=dict(self.golden_files),
+            unreadable_files=list(self.golden_file_errors),
+            selection=selection_options(self.pytest_config),
+            shard=None if shard is None or shard.count == 1 else str(shard),
+            other_failures=list(self.other_failures),
+            baseline=self._baseline_comparison(),
+            coverage=self._ledger(),
+            cache_integrity=self.cache_integrity(),
+            gate_changes=self._gate_changes(),
+        )
+
+    def _gate_changes(self) -> GateChanges | None:
+        """In a pull request (``GITHUB_BASE_REF``), what it changes in the gate's inputs."""
+        base_ref = os.environ.get(BASE_REF_ENV, "").strip()
+        if not base_ref:
+            return None
+        failing = None
+        if self.baseline is not None:
+            failing = failing_cases(self.baseline.results, self.baseline.config)
+        return find_gate_changes(
+            self.pytest_config.rootpath,
+            base_ref,
+            config=self.config,
+            golden_files=list(self.golden_files),
+            failing_in_base=failing,
+        )
+
+    def _ledger(self) -> CoverageLedger | None:
+        """Where each golden case went; None when no census reached this process."""
+        if self.census is None:
+            return None
+        reported = {(result.source, result.id) for result in self.reported.values()}
+        return build_ledger(self.census, reported, self._stopped)
+
+    def finish(self, session: pytest.Session) -> None:
+        """Apply the gate, write the reports and set the exit status to agree with it."""
+        if self.worker.is_worker:
+            _hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
+            integrity = self.cache_integrity()
+            output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
+            if output is not None and integrity is not None:
+                output[WORKER_INTEGRITY_KEY] = integrity.model_dump(mode="json")
+            return
+        if self._relay is not None:
+            self._relay.stop()
+        if self.pytest_config.option.collectonly:
+            return
+        if self.usage_stop is not None:
+            # Nothing was scored: a verdict over nothing would only hide the reason.
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            if _is_controller(self.pytest_config):
+                sys.stderr.write(f"ERROR: {self.usage_stop}\n")
+            return
+        # pytest says INTERRUPTED both for Ctrl-C and for a plugin that stopped the run
+        # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop
+        if interrupted:
+            for nodeid, result in self.results.items():
+                self.reported.setdefault(nodeid, result)
+            self._ordered = None
+        self._stopped = stop_reason(self.pytest_config, session, interrupted)
+        self.run_facts = self.facts()
+        self.verdict = evaluate_gate(
+            self.collected, self._gate_metric_names(), self.config, self.run_facts
+        )
+        self._write_reports()
+        from ..reports.gate_inputs import gate_inputs_markdown
+        from ..reports.github import write_step_summary
+
+        write_step_summary(
+            self.verdict,
+            results=self.collected,
+            judge=self.judge_info,
+            usage=self.total_usage(),
+            extra=gate_inputs_markdown(
+                self.run_facts.gate_changes,
+                self.run_facts.cache_integrity,
+                cache_mode=self.config.cache,
+            ),
+        )
+        session.exitstatus = exit_status(
+            session.exitstatus,
+            gate_failed=not self.verdict.passed,
+            unreadable_golden_files=bool(self.golden_file_errors),
+        )
+
+    def _baseline_comparison(self) -> BaselineComparison | None:
+        """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
+        if self.baseline is None:
+            return None
+        metrics = self._gate_metric_names()
+        return compare_to_baseline(
+            in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
+            self.collected,
+            metrics,
+            self.config,
+            path=str(self.config.baseline),
+            warnings=scoring_differences(
+                self.baseline.judge, self.judge_info, self.baseline.metrics, metrics
+            ),
+        )
+
+    def _gate_metric_names(self) -> list[str]:
+        present = {name for result in self.reported.values() for name in result.metrics}
+        if not self.reported:
+            # With no case to gate the run fails as such; a row per threshold adds nothing.
+            return list(self.config.metrics or [])
+        return metrics_to_gate(self.config, list(self.metrics), present)
+
+    def usage_by_metric(self) -> dict[str, Usage]:
+        """Judge usage per metric, summed over the collected cases."""
+        return usage_by_metric(self.collected)
+
+    def total_usage(self) -> Usage:
+        """Judge usage over the whole run."""
+        return sum(self.usage_by_metric().values(), Usage())
+
+    def report_paths(self) -> dict[str, str | None]:
+        """The report files this run writes, by kind, as configured."""
+        return {"JSON": self.config.report, "JUnit": self.config.junit, "HTML": self.config.html}
+
+    def _write_reports(self) -> None:
+        assert self.verdict is not None
+        from ..reports.json_report import build_report, write_report
+        from ..reports.junit import write_junit
+
+        root = self.pytest_config.invocation_params.dir
+        ordered = self.collected
+        if self.config.report or self.config.html:
+            shard = self.pytest_config.option.rag_gate_shard
+            report = build_report(
+                results=ordered,
+                verdict=self.verdict,
+                config=self.config,
+                judge=self.judge_info,
+                usage_by_metric=self.usage_by_metric(),
+                wall_s=round(time.monotonic() - self.started, 3),
+                scoring_s=round(self.scoring_s, 3),
+                incomplete=is_incomplete(ordered),
+                facts=self.run_facts,
+                shard=None if shard is None else {"index": shard.index, "count": shard.count},
+                include_cases=False,
+            )
+            if self.config.report:
+                write_report(root / self.config.report, report, results=ordered)
+            if self.config.html:
+                from ..reports.html import write_html
+
+                baseline = None
+                if self.baseline is not None:
+                    baseline = in_shard(self.baseline.results, shard)
+                write_html(root / self.config.html, report, ordered, baseline=baseline)
+        if self.config.junit:
+            write_junit(
+                root / self.config.junit,
+                results=ordered,
+                verdict=self.verdict,
+                judge=self.judge_info,
+                failure_lines={},
+                bounds=self.config.bounds(),
+            )
+
+
+def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> None:
+    """Say once (on one xdist worker only) how many unreviewed generated cases are scored.
+
+    A notice, not a failure: under ``-W error`` it is printed instead of raised, since
+    unreviewed cases are the user's to review, not a broken run.
+    """
+    pending = pending_review(cases)
+    if not pending:
+        return
+    _notice(
+        f"rag-gate: {pending} of {len(cases)} golden case(s) are review: pending "
+        "(generated by rag-gate synth, not yet checked by a person); review them "
+        "with `rag-gate synth review FILE`.",
+        config,
+    )
+
+
+def _notice(message: str, config: pytest.Config) -> None:
+    """A warning in pytest's summary; printed instead when ``-W error`` would raise it."""
+    try:
+        warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+    except pytest.PytestWarning:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(message)
+        else:
+            sys.stderr.write(message + "\n")
+
+
+def selection_options(config: pytest.Config) -> list[str]:
+    """The options of this run that choose a subset of the collected tests.
+
+    The gate names them when it gated fewer golden cases than were collected.
+    """
+    option = config.option
+    chosen = deselecting_options(config)
+    if getattr(option, "lf", False):
+        chosen.append("--lf")
+    if getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False):
+        chosen.append("--sw")
+    if option.maxfail:
+        chosen.append("-x" if option.maxfail == 1 else f"--maxfail {option.maxfail}")
+    if any("::" in arg for arg in config.args):
+        chosen.append("node ids named on the command line")
+    return chosen
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    """Whether this process is an xdist controller (it runs no collection of its own)."""
+    return config.pluginmanager.has_plugin("dsession")
+
+
+def exit_status(
+    status: int | pytest.ExitCode, *, gate_failed: bool, unreadable_golden_files: bool
+) -> int | pytest.ExitCode:
+    """The run's exit status: pytest's own, except where the gate has something to add.
+
+    pytest's statuses stand — 2 for an interruption or a collection error, 5 when
+    nothing was collected — so that CI scripts read them as they read any pytest run. A
+    failed gate turns an otherwise successful run into 1; a golden file that cannot be
+    read is bad input, a usage error (4), like a bad option or config file.
+    """
+    if unreadable_golden_files:
+        return pytest.ExitCode.USAGE_ERROR
+    if gate_failed and status == pytest.ExitCode.OK:
+        return pytest.ExitCode.TESTS_FAILED
+    return status
+
+
+def _hand_over(
+    config: pytest.Config,
+    golden_files: Mapping[str, int | None],
+    scoring_s: float,
+    usage_stop: str | None,
+) -> None:
+    """Give the xdist controller this worker's collection counts, scoring time, usage stop."""
+    output: dict[str, Any] | None = getattr(config, "workeroutput", None)
+    if output is not None:
+        output[WORKER_OUTPUT_KEY] = dict(golden_files)
+        output[WORKER_SCORING_KEY] = scoring_s
+        if usage_stop is not None:
+            output[USAGE_STOP_KEY] = usage_stop
+
+
+def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:
+    payload = {nodeid: result.model_dump(mode="json") for nodeid, result in results.items()}
+    # The temporary name holds no "-gw", which would make waiting workers read it.
+    write_text_atomic(
+        run_dir / f"results-{worker_id}.json",
+        json_text(payload),
+        durable=False,
+        temporary_prefix=".results.",
+    )
+
+
+def _wait_for(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:
+    """Wait until some worker publishes ``nodeid``'s result; gives up on a stalled run."""
+    seen: dict[str, int] = {}
+    last_change = time.monotonic()
+    while True:
+        for path in sorted(run_dir.glob("*-gw*")):
+            stamp = path.stat().st_mtime_ns
+            if seen.get(path.name) == stamp:
+                continue
+            seen[path.name] = stamp
+            last_change = time.monotonic()
+            if not path.name.startswith("results-"):
+                continue
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if nodeid in data:
+                return {key: CaseResult.model_validate(value) for key, value in data.items()}
+        if time.monotonic() - last_change > STALLED_WORKER_S:
+            return {}
+        time.sleep(0.05)

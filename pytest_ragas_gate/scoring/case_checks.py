@@ -1,0 +1,51 @@
+"""Checks of golden input that need the run's context, which the loaders do not have.
+
+A per-case threshold names a metric; a misspelt name would otherwise be ignored without a
+word and the case would never be held to it. Such a case becomes a problem of its file
+(an errored item naming the file, line and field) and the other cases still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ..golden.loading import CaseProblem, LoadedFile
+from ..metrics.registry import unknown_metric_message
+
+
+def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> LoadedFile:
+    """Move the cases whose ``thresholds`` name an unknown metric to the file's problems.
+
+    >>> from pytest_ragas_gate.golden.cases import GoldenCase
+    >>> case = GoldenCase(id="a", question="Q?", thresholds={"faithfulnes": 0.8},
+    ...                   file="golden.jsonl", line=3)
+    >>> checked = check_threshold_metrics(LoadedFile("golden.jsonl", [case], []),
+    ...                                   ["faithfulness"])
+    >>> print(checked.problems[0].message)
+    golden.jsonl:3: field 'thresholds': unknown metric 'faithfulnes'; did you mean 'faithfulness'?
+    """
+    cases = []
+    problems = list(loaded.problems)
+    for case in loaded.cases:
+        # Human labels name metrics too; a misspelt one would never be compared.
+        faults = [
+            f"field {field!r}: "
+            + "; ".join(unknown_metric_message(metric, sorted(known)) for metric in unknown)
+            for field, named in (("thresholds", case.thresholds), ("human", case.human))
+            if (unknown := [metric for metric in named if metric not in known])
+        ]
+        if not faults:
+            cases.append(case)
+            continue
+        problems.append(
+            CaseProblem(
+                loaded.path,
+                case.line,
+                case.id,
+                f"{loaded.path}:{case.line}: " + "; ".join(faults),
+            )
+        )
+    if len(problems) == len(loaded.problems):
+        return loaded
+    problems.sort(key=lambda problem: problem.line)
+    return LoadedFile(loaded.path, cases, problems)

@@ -1,0 +1,215 @@
+"""What scoring produces per case; the unit that reports, re-gating and merging share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from ..settings.bounds import Bound, own_bound
+from ..text_safety import json_text
+from ..usage import Usage
+from .repeats import AutoRepeat, ItemAgreement
+from .score_checks import EXPECTED_SCORE, score_problem
+
+
+def _a_score(value: object) -> object:
+    # A saved report is read back through here (regate, merge, compare, a baseline): a
+    # hand-edited 1.7 or a NaN must stop the command, not widen an interval.
+    problem = score_problem(value)
+    if problem is not None:
+        raise ValueError(f"score {value!r} is {problem}; {EXPECTED_SCORE}")
+    return value
+
+
+#: A metric's score in a case result: a finite number from 0 to 1, or None (n/a).
+Score = Annotated[float | None, BeforeValidator(_a_score)]
+
+
+class CaseResult(BaseModel):
+    """One case's scores, per-item verdicts, errors and usage.
+
+    ``scores`` holds a number per scored metric and None per not-applicable one; a metric
+    that errored is absent from ``scores`` and present in ``errors``. ``error`` is set when
+    the whole case failed (malformed case, target exception, budget stop) — then no metric
+    was scored and every selected metric counts it as an error. ``incomplete`` marks a case
+    the run stopped short of (budget spent, interrupted), which makes the report incomplete.
+    ``judge_errors`` names the metrics in ``errors`` whose judge gave no usable answer
+    (an outage, a reply still invalid after the re-asks, a spent budget, a replay miss):
+    the gate calls a run it cannot decide for that reason ``error``, not ``failed``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    source: str
+    tags: list[str] = Field(default_factory=list)
+    question: str = ""
+    answer: str | None = None
+    contexts: list[str] | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    # The case's human labels ride with its result, so a saved report re-gates with them.
+    human: dict[str, float] = Field(default_factory=dict)
+    # How the case was picked for labelling (random or near_threshold; None: not said,
+    # taken as random). PPI uses only randomly sampled labels.
+    sampled_by: LabelSampling | None = None
+    metrics: list[str] = Field(default_factory=list)
+    scores: dict[str, Score] = Field(default_factory=dict)
+    reasons: dict[str, str] = Field(default_factory=dict)
+    details: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    errors: dict[str, str] = Field(default_factory=dict)
+    # Repeated judgements (repeats >= 2): per metric, each repeat's score (``scores`` holds
+    # their mean) and how many item verdicts every repeat gave alike; the judge's noise is
+    # measured from these, in a run and in a re-gated report alike.
+    repeat_scores: dict[str, list[Score]] = Field(default_factory=dict)
+    repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
+    # Under ``repeats: auto``: why this case was judged again, and what that cost.
+    auto_repeat: AutoRepeat | None = None
+    # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
+    # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
+    judge_errors: list[str] = Field(default_factory=list)
+    error: str | None = None
+    incomplete: bool = False
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    latency_s: float | None = None
+    # The live target's call failed (raised, timed out, no answer); latency_s is its time.
+    target_failed: bool = False
+    # max_calls / max_cost stopped the case before it was scored: a setting, not a judge
+    # that misbehaved.
+    budget_spent: bool = False
+    scoring_s: float = 0.0
+
+    @classmethod
+    def of_case(
+        cls,
+        case: GoldenCase,
+        *,
+        metrics: Sequence[str] = (),
+        error: str | None = None,
+        incomplete: bool = False,
+    ) -> CaseResult:
+        """The result of ``case`` before any metric is scored: what the reports show of it.
+
+        Every path that produces a result (scoring, a live target's failure, an
+        interruption, a result lost with an xdist worker) starts here, so each carries the
+        case's tags, thresholds, answer and contexts alike.
+        """
+        return cls(
+            id=case.id,
+            source=case.source,
+            tags=list(case.tags),
+            question=case.question,
+            answer=case.answer,
+            contexts=case.context_texts if case.contexts is not None else None,
+            thresholds=dict(case.thresholds),
+            human=dict(case.human),
+            sampled_by=case.sampled_by if case.human else None,
+            metrics=list(metrics),
+            error=error,
+            incomplete=incomplete,
+        )
+
+    @classmethod
+    def of_problem(cls, file: str, line: int, label: str, message: str) -> CaseResult:
+        """The result of a malformed case, which never reached scoring: an error.
+
+        ``label`` is the case's id, or ``line-N`` when it has none.
+        """
+        return cls(id=label, source=f"{file}:{line}", error=message)
+
+    def to_json(self) -> str:
+        r"""The result as JSON text that always encodes as UTF-8.
+
+        A judge's reply or a live target's answer can hold a lone surrogate, which
+        pydantic's own JSON writer refuses; it is written as its ``\uXXXX`` escape.
+        """
+        return json_text(self.model_dump(mode="json"))
+
+    @classmethod
+    def from_json(cls, text: str) -> CaseResult:
+        """Read back what :meth:`to_json` wrote (lone-surrogate escapes included)."""
+        return cls.model_validate(json.loads(text))
+
+    @property
+    def file(self) -> str:
+        """The golden file the case came from (its source without the line)."""
+        return split_source(self.source)[0]
+
+    @property
+    def key(self) -> str:
+        """The case's identity across runs and reports: ``file::id``."""
+        return case_identity(self.file, self.id)
+
+    @property
+    def errored(self) -> bool:
+        """Whether the case or any of its metrics errored."""
+        return self.error is not None or bool(self.errors)
+
+    def case_threshold_failures(self, bounds: Mapping[str, Bound]) -> list[str]:
+        """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
+
+        A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
+        minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate``
+        or a custom metric that declares ``lower_is_better``.
+        """
+        failures = []
+        for metric, value in self.thresholds.items():
+            score = self.scores.get(metric)
+            bound = own_bound(metric, value, bounds)
+            reason = self.reasons.get(metric, "")
+            if score is None and metric in self.scores and is_missing_fields_reason(reason):
+                # The case asked for this metric but lacks its fields: unchecked is not met.
+                kind = "min" if bound.direction == "min" else "max"
+                failures.append(f"{metric} n/a: {reason} (case {kind} {value:.2f} unchecked)")
+                continue
+            if score is not None and not bound.met_by(score):
+                kind = "min" if bound.direction == "min" else "max"
+                failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")
+        return failures
+
+
+def split_source(source: str) -> tuple[str, int | None]:
+    """Split a ``path:line`` source into the path and the line number.
+
+    Args:
+        source: A case's source, e.g. ``golden/qa.jsonl:12``.
+
+    Returns:
+        ``(path, line)``; line is None when the source carries none.
+
+    Example:
+        >>> split_source("golden/qa.jsonl:12")
+        ('golden/qa.jsonl', 12)
+        >>> split_source("C:/sets/qa.csv:7")
+        ('C:/sets/qa.csv', 7)
+        >>> split_source("stdin")
+        ('stdin', None)
+    """
+    path, _, line = source.rpartition(":")
+    if path and line.isdigit():
+        return path, int(line)
+    return source, None
+
+
+def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
+    """The results sorted by (source, id): the order every aggregate is computed in.
+
+    Args:
+        results: Case results in any order (e.g. as xdist workers reported them).
+
+    Returns:
+        A new, sorted list.
+    """
+    return sorted(results, key=lambda result: (result.source, result.id))
+
+
+def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, Usage]:
+    """Judge usage per metric, summed over ``results``, in first-seen metric order."""
+    totals: dict[str, Usage] = {}
+    for result in results:
+        for metric, usage in result.usage.items():
+            totals[metric] = totals.get(metric, Usage()) + usage
+    return totals

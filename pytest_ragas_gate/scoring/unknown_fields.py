@@ -1,0 +1,229 @@
+"""Keys of golden rows that are no golden field: a misspelt ``contexts`` must not pass unseen.
+
+An unknown key is kept as metadata, so a row that says ``"context"`` instead of
+``"contexts"`` loads fine and every metric that needs contexts quietly has nothing to score.
+This check runs on each golden file once it is read:
+
+- a key close to a known field (one or two edits), on a row that lacks that field, is a
+  warning naming ``file:line``, the key and the field it resembles;
+- under ``strict_fields: true`` every unknown key is an error of its case;
+- a file where every row has the same unknown key one edit from a known field that no row
+  has is an error of the whole file: nothing in it could be scored as the user meant.
+"""
+
+from __future__ import annotations
+
+import linecache
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..exceptions import GoldenFileError
+from ..golden.golden_fields import FIELD_ALIASES, canonical_field
+from ..golden.loading import CaseProblem, LoadedFile
+from ..metrics.base import Metric
+
+__all__ = [
+    "FieldCheck",
+    "GoldenFieldWarning",
+    "check_field_names",
+    "closest_field",
+    "known_field_names",
+]
+
+#: Top-level keys the gate reads besides the golden fields (review state, live-mode tool,
+#: oracle contexts, and the ``metadata`` mapping itself).
+_READ_FROM_METADATA = ("metadata", "review", "tool", "expected_tool", "reference_contexts")
+
+#: Known keys no unknown key is taken for a misspelling of: an ``id`` is derived when
+#: missing (``qid`` is a common column of its own), and these hold no scored content.
+_NEVER_SUGGESTED = frozenset({"id", "metadata", "review"})
+
+#: How many lines a warning names before it says "and N more".
+_LINES_NAMED = 5
+
+
+def known_field_names(metrics: Mapping[str, Metric]) -> list[str]:
+    """Every top-level key the gate understands, golden fields first.
+
+    >>> names = known_field_names({})
+    >>> names[:3], "ground_truth" in names
+    (['id', 'question', 'answer'], True)
+    """
+    names = list(FIELD_ALIASES)
+    names += [alias for aliases in FIELD_ALIASES.values() for alias in aliases]
+    names += _READ_FROM_METADATA
+    names += [field for metric in metrics.values() for field in metric.required_fields]
+    return list(dict.fromkeys(names))
+
+
+def _edits(first: str, second: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours from one to the other."""
+    rows = [list(range(len(second) + 1))]
+    for i, left in enumerate(first, 1):
+        row = [i]
+        for j, right in enumerate(second, 1):
+            cost = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (left != right))
+            if i > 1 and j > 1 and left == second[j - 2] and first[i - 2] == right:
+                cost = min(cost, rows[-2][j - 2] + 1)
+            row.append(cost)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def closest_field(key: str, known: Sequence[str]) -> tuple[str, int] | None:
+    """The known field ``key`` most likely misspells, and how many edits away it is.
+
+    Short keys must be one edit away, longer ones at most two; otherwise None.
+
+    >>> closest_field("Context", known_field_names({}))
+    ('contexts', 1)
+    >>> closest_field("refrence", known_field_names({}))
+    ('reference', 1)
+    >>> closest_field("category", known_field_names({})) is None
+    True
+    >>> closest_field("qid", known_field_names({})) is None
+    True
+    """
+    name = key.strip().lower()
+    limit = 1 if len(name) < 5 else 2
+    best: tuple[str, int] | None = None
+    for field in known:
+        if field in _NEVER_SUGGESTED:
+            continue
+        distance = _edits(name, field.lower())
+        if 0 < distance <= limit and (best is None or distance < best[1]):
+            best = (field, distance)
+    return best
+
+
+class GoldenFieldWarning(UserWarning):
+    """A golden row has a key that looks like a misspelt golden field."""
+
+
+@dataclass(frozen=True)
+class FieldCheck:
+    """The checked file and the warnings to show for it."""
+
+    loaded: LoadedFile
+    warnings: list[tuple[int, str]]
+
+    def warn(self) -> None:
+        """Issue each warning as a ``GoldenFieldWarning`` located at the golden file's line."""
+        path = self.loaded.path
+        for line, message in self.warnings:
+            # A golden row is no Python source line: the warnings summary must not quote it.
+            linecache.cache[path] = (0, None, [], path)
+            warnings.warn_explicit(GoldenFieldWarning(message), GoldenFieldWarning, path, line)
+
+
+def _is_known(key: str, known: Iterable[str]) -> bool:
+    return canonical_field(key) is not None or key.strip().lower() in {
+        name.lower() for name in known
+    }
+
+
+def _present(field: str, keys: Iterable[str]) -> bool:
+    """Whether a row with ``keys`` gives ``field`` (under any of its aliases)."""
+    canonical = canonical_field(field) or field.lower()
+    return any((canonical_field(key) or key.strip().lower()) == canonical for key in keys)
+
+
+def check_field_names(
+    loaded: LoadedFile, metrics: Mapping[str, Metric], *, strict: bool
+) -> FieldCheck:
+    """Warn about (or, under ``strict``, refuse) unknown keys of ``loaded``'s rows.
+
+    Raises:
+        GoldenFileError: Every row of the file has the same unknown key, one edit from a
+            known field that no row gives.
+    """
+    known = known_field_names(metrics)
+    unknown_by_line: dict[int, list[str]] = {}
+    for line, keys in loaded.row_keys:
+        unknown = [key for key in keys if not _is_known(key, known)]
+        if unknown:
+            unknown_by_line[line] = unknown
+    if not unknown_by_line:
+        return FieldCheck(loaded, [])
+    _refuse_a_misspelt_column(loaded, unknown_by_line, known)
+    if strict:
+        return FieldCheck(_strict_problems(loaded, unknown_by_line, known), [])
+    return FieldCheck(loaded, _warnings(loaded, unknown_by_line, known))
+
+
+def _refuse_a_misspelt_column(
+    loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
+) -> None:
+    rows = [keys for _, keys in loaded.row_keys]
+    if len(unknown_by_line) != len(rows):
+        return
+    shared = set.intersection(*(set(unknown) for unknown in unknown_by_line.values()))
+    for key in sorted(shared):
+        match = closest_field(key, known)
+        if match is None or match[1] != 1 or any(_present(match[0], keys) for keys in rows):
+            continue
+        raise GoldenFileError(
+            f"{loaded.path}: every case has the key {key!r}, which is no golden field — did "
+            f"you mean {match[0]!r}? No case has {match[0]!r}, so the metrics that need it "
+            f"could not be computed on any case. Rename the key to {match[0]!r} (or keep "
+            "your own fields under 'metadata')."
+        )
+
+
+def _description(key: str, known: Sequence[str]) -> str:
+    match = closest_field(key, known)
+    hint = f" — did you mean {match[0]!r}?" if match is not None else ""
+    return f"unknown key {key!r}{hint}"
+
+
+def _warnings(
+    loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
+) -> list[tuple[int, str]]:
+    """One warning per misspelt-looking key of the file, at the first line that has it."""
+    keys_of_line = dict(loaded.row_keys)
+    lines_of_key: dict[tuple[str, str], list[int]] = {}
+    for line, unknown in unknown_by_line.items():
+        for key in unknown:
+            match = closest_field(key, known)
+            # A key near a field the row also gives is the user's own, not a typo of it.
+            if match is None or _present(match[0], keys_of_line[line]):
+                continue
+            lines_of_key.setdefault((key, match[0]), []).append(line)
+    found = []
+    for (key, field), lines in lines_of_key.items():
+        shown = ", ".join(str(line) for line in lines[:_LINES_NAMED])
+        more = f" and {len(lines) - _LINES_NAMED} more" if len(lines) > _LINES_NAMED else ""
+        found.append(
+            (
+                lines[0],
+                f"{loaded.path}:{shown}{more}: unknown key {key!r} — did you mean {field!r}? "
+                f"It is kept as metadata, so metrics that need {field!r} are not applicable to "
+                "these case(s); strict_fields: true makes this an error",
+            )
+        )
+    return found
+
+
+def _strict_problems(
+    loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
+) -> LoadedFile:
+    """``loaded`` with every case that has an unknown key moved to the problems."""
+
+    def reason(line: int) -> str:
+        described = "; ".join(_description(key, known) for key in unknown_by_line[line])
+        return f"{described} (strict_fields: true; keep your own fields under 'metadata')"
+
+    cases = [case for case in loaded.cases if case.line not in unknown_by_line]
+    problems = []
+    for problem in loaded.problems:
+        if problem.line in unknown_by_line:
+            message = f"{problem.message}; {reason(problem.line)}"
+            problem = CaseProblem(problem.file, problem.line, problem.case_id, message)
+        problems.append(problem)
+    for case in loaded.cases:
+        if case.line in unknown_by_line:
+            message = f"{loaded.path}:{case.line}: {reason(case.line)}"
+            problems.append(CaseProblem(loaded.path, case.line, case.id, message))
+    problems.sort(key=lambda problem: problem.line)
+    return LoadedFile(loaded.path, cases, problems, loaded.row_keys)

@@ -1,0 +1,425 @@
+"""The gate's settings: one validated model, and where each value came from.
+
+Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gate.yaml``
+(or ``--rag-gate-config PATH``), ``[tool.rag_gate]`` in ``pyproject.toml``, defaults.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..config_values import (
+    NUMERIC_SETTINGS,
+    check_cache_mode,
+    check_number,
+    check_repeats,
+    check_tag_thresholds,
+    check_thresholds,
+)
+from ..exceptions import ConfigError
+from ..judges.cache import CacheMode
+from ..judges.cache_signing import check_public_key
+from ..judges.pricing import ModelPrice
+from ..metrics.registry import BUILTIN_FACTS
+from .bounds import Bound, parse_bound
+from .config_names import check_config_names
+
+# ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
+# human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
+Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
+JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
+
+#: The built-in metrics' own default thresholds; other metrics are reported but not gated
+#: by default.
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    name: facts.default_threshold
+    for name, facts in BUILTIN_FACTS.items()
+    if facts.default_threshold is not None
+}
+
+#: The statistics a ``min_agreement`` floor may name: higher is better for each.
+AGREEMENT_STATISTICS = ("auroc", "accuracy", "kappa", "spearman")
+
+#: The statistics a budget may bound, and the percentile each one is (``max`` is 100).
+LATENCY_STATISTICS: dict[str, float] = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0}
+
+
+class LatencyBudget(BaseModel):
+    """Most seconds per statistic of the target's per-case latency (``latency:`` setting).
+
+    >>> LatencyBudget.model_validate({"p95": 2.0, "max": 5.0}).limits()
+    {'p95': 2.0, 'max': 5.0}
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    p50: float | None = Field(default=None, gt=0)
+    p90: float | None = Field(default=None, gt=0)
+    p95: float | None = Field(default=None, gt=0)
+    p99: float | None = Field(default=None, gt=0)
+    max: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_statistics(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            known = [*LATENCY_STATISTICS, "max"]
+            for key in data:
+                if key not in known:
+                    close = difflib.get_close_matches(str(key), known, n=1)
+                    hint = f"did you mean {close[0]!r}?" if close else "valid: " + ", ".join(known)
+                    raise ValueError(f"unknown latency statistic {key!r}; {hint}")
+        return data
+
+    def limits(self) -> dict[str, float]:
+        """The configured limits, in display order (percentiles, then ``max``)."""
+        values = {name: getattr(self, name) for name in [*LATENCY_STATISTICS, "max"]}
+        return {name: value for name, value in values.items() if value is not None}
+
+
+DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
+    f"{stem}.{ext}"
+    for stem in ("golden*", "*.golden")
+    for ext in ("jsonl", "json", "yaml", "yml", "csv")
+)
+
+
+class GateConfig(BaseModel):
+    """Every setting of the gate, validated; unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    judge: JudgeKind = "auto"
+    model: str | None = None
+    metrics: list[str] | None = None
+    thresholds: dict[str, float | str | None] = Field(default_factory=dict)
+    rule: Rule = "mean"
+    rules: dict[str, Rule] = Field(default_factory=dict)
+    tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
+    max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    # A gated metric computed on fewer cases than this fails the gate (fail closed).
+    min_cases: int = Field(default=1, ge=1)
+    # Every unknown key of a golden row is an error of its case, not kept as metadata.
+    strict_fields: bool = False
+    confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
+    bootstrap_resamples: int = Field(default=2000, ge=100, le=100_000)
+    seed: int = 0
+    answer_relevancy_strategy: Literal["judge", "reverse_questions"] = "judge"
+    embedding_model: str | None = None
+    cache: CacheMode = "readwrite"
+    cache_dir: str = ".rag_gate_cache"
+    # The team's Ed25519 public key (rag-gate keygen): only entries it verifies are replayed.
+    cache_public_key: str | None = None
+    concurrency: int = Field(default=32, ge=1, le=1024)
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=6, ge=0, le=20)
+    retry_backoff_s: float = Field(default=0.5, gt=0, le=60)
+    max_reasks: int = Field(default=2, ge=0, le=10)
+    # Batch mode: requests go through the providers' batch APIs (half price, not at once).
+    batch: bool = False
+    batch_poll_s: float = Field(default=30.0, gt=0, le=3600)
+    max_calls: int | None = Field(default=None, ge=0)
+    max_cost: float | None = Field(default=None, ge=0)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    case_files: list[str] = Field(default_factory=lambda: list(DEFAULT_CASE_FILES))
+    # Golden files left out of the gate on purpose (globs on the rootdir-relative path or
+    # the file name): listed as excluded, and the run can still pass.
+    exclude: list[str] = Field(default_factory=list)
+    target: str | None = None
+    # Seconds one live-target call may take before that case is an error.
+    target_timeout: float = Field(default=60.0, gt=0)
+    latency: LatencyBudget | None = None
+    junit: str | None = None
+    report: str | None = None
+    report_details: Literal["core", "full"] = "core"
+    html: str | None = None
+    baseline: str | None = None
+    oracle: Literal["off", "only", "both"] = "off"
+    corpus: str | None = None
+    max_regression: float = Field(default=0.05, ge=0.0, le=1.0)
+    # Each judge request asked this many times; the case scores the mean (judge noise).
+    # ``auto`` repeats only the cases that can move the verdict (auto_repeats.py).
+    repeats: int | Literal["auto"] = 1
+    # A metric whose judge agrees with itself on fewer item verdicts fails the gate.
+    min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
+    # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
+    min_paired: int = Field(default=1, ge=0)
+    labels: str | None = None
+    # Problems of a labels file (unknown ids, unmatched files, conflicting rows) stop the run.
+    strict_labels: bool = False
+    min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)
+    ppi_min_labels: int = Field(default=30, ge=2)
+    ppi_power_tuning: bool = False
+
+    @field_validator("min_agreement")
+    @classmethod
+    def _known_agreement_statistics(
+        cls, value: dict[str, dict[str, float]]
+    ) -> dict[str, dict[str, float]]:
+        for metric, floors in value.items():
+            for statistic, floor in floors.items():
+                if statistic not in AGREEMENT_STATISTICS:
+                    close = difflib.get_close_matches(statistic, AGREEMENT_STATISTICS, n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    raise ValueError(
+                        f"min_agreement for {metric!r} names {statistic!r}; expected one of "
+                        f"{', '.join(AGREEMENT_STATISTICS)}{hint}"
+                    )
+                if not -1.0 <= floor <= 1.0:
+                    raise ValueError(
+                        f"min_agreement {statistic} for {metric!r} is {floor}; "
+                        "expected a number from -1 to 1"
+                    )
+        return value
+
+    @field_validator("repeats", mode="before")
+    @classmethod
+    def _repeats_typed(cls, value: Any) -> Any:
+        return check_repeats(value)
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _thresholds_typed(cls, value: Any) -> Any:
+        return check_thresholds(value)
+
+    @field_validator("tag_thresholds", mode="before")
+    @classmethod
+    def _tag_thresholds_typed(cls, value: Any) -> Any:
+        return check_tag_thresholds(value)
+
+    @field_validator("cache", mode="before")
+    @classmethod
+    def _cache_mode_typed(cls, value: Any) -> Any:
+        return check_cache_mode(value)
+
+    @field_validator("cache_public_key", mode="before")
+    @classmethod
+    def _public_key_typed(cls, value: Any) -> Any:
+        return check_public_key(value)
+
+    @field_validator(*NUMERIC_SETTINGS, mode="before")
+    @classmethod
+    def _numbers_typed(cls, value: Any) -> Any:
+        return check_number(value, expected="a number")
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds_in_unit_interval(
+        cls, value: dict[str, float | str | None]
+    ) -> dict[str, float | str | None]:
+        # A bare number stays a number; ``<=X``/``>=X`` stay as written, so a saved
+        # report's settings read back to the same bounds.
+        normalised: dict[str, float | str | None] = {}
+        for metric, threshold in value.items():
+            if threshold is None:
+                normalised[metric] = None
+                continue
+            bound = parse_bound(metric, threshold)
+            explicit = isinstance(threshold, str) and threshold.strip()[:2] in (">=", "<=")
+            normalised[metric] = f"{bound.symbol}{bound.value:g}" if explicit else bound.value
+        return normalised
+
+    @field_validator("tag_thresholds")
+    @classmethod
+    def _tag_thresholds_in_unit_interval(
+        cls, value: dict[str, dict[str, float]]
+    ) -> dict[str, dict[str, float]]:
+        for tag, thresholds in value.items():
+            for metric, threshold in thresholds.items():
+                if not 0.0 <= threshold <= 1.0:
+                    raise ValueError(
+                        f"threshold for {metric!r} under tag {tag!r} is {threshold}; "
+                        "expected a number from 0 to 1"
+                    )
+        return value
+
+    def effective_thresholds(self) -> dict[str, float]:
+        """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
+        return {metric: bound.value for metric, bound in self.bounds().items()}
+
+    def bounds(self) -> dict[str, Bound]:
+        """Every effective threshold with its direction (minimum or maximum)."""
+        merged: dict[str, float | str | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
+        return {
+            metric: parse_bound(metric, value)
+            for metric, value in merged.items()
+            if value is not None
+        }
+
+    def rule_for(self, metric: str) -> Rule:
+        """The decision rule of ``metric`` (its own, else the global one)."""
+        return self.rules.get(metric, self.rule)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The effective settings and a human description of where they came from.
+
+    ``origins`` names, per setting given anywhere, the source whose value is in force
+    (``command line``, ``environment``, a config file); defaults are not listed.
+    """
+
+    config: GateConfig
+    source: str
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    def judge_choice(self) -> str:
+        """How the judge setting was given, as the user wrote it (for the header and reports).
+
+        >>> LoadedConfig(GateConfig(judge="offline"), "", {"judge": "environment"}).judge_choice()
+        'RAG_GATE_JUDGE=offline'
+        """
+        judge = self.config.judge
+        origin = self.origins.get("judge")
+        if origin is None:
+            return f"judge {judge} (default)"
+        if origin == "command line":
+            return f"--rag-gate-judge {judge}"
+        if origin == "environment":
+            return f"RAG_GATE_JUDGE={judge}"
+        return f"judge: {judge} in {origin}"
+
+
+ENV_KEYS: dict[str, str] = {
+    "RAG_GATE_JUDGE": "judge",
+    "RAG_GATE_MODEL": "model",
+}
+
+
+def load_config(
+    *,
+    rootdir: Path,
+    cli: Mapping[str, Any],
+    env: Mapping[str, str],
+    config_path: str | None = None,
+) -> LoadedConfig:
+    """Merge every source into one validated ``GateConfig``.
+
+    ``cli`` holds only the options the user actually gave. Raises ``ConfigError`` naming
+    the source and key at fault, with the closest valid key for a misspelt one.
+
+    >>> loaded = load_config(rootdir=Path("/nonexistent"), cli={"judge": "offline"}, env={})
+    >>> loaded.config.judge, loaded.source
+    ('offline', 'defaults + command line')
+    """
+    layers: list[tuple[str, dict[str, Any]]] = []
+    pyproject = rootdir / "pyproject.toml"
+    explicit_path = config_path or env.get("RAG_GATE_CONFIG")
+    document = _read_toml(pyproject) if pyproject.is_file() else None
+    check_config_names(rootdir, document, explicit_config=bool(explicit_path))
+    if document is not None:
+        table = _pyproject_table(pyproject, document)
+        if table is not None:
+            layers.append((f"{pyproject.name} [tool.rag_gate]", table))
+    if explicit_path:
+        path = Path(explicit_path)
+        if not path.is_absolute():
+            path = rootdir / path
+        if not path.is_file():
+            raise ConfigError(f"Config file {explicit_path} does not exist.")
+        layers.append((str(explicit_path), _read_yaml_mapping(path)))
+    else:
+        default_yaml = rootdir / "rag_gate.yaml"
+        if default_yaml.is_file():
+            layers.append((default_yaml.name, _read_yaml_mapping(default_yaml)))
+    env_layer = {key: env[name] for name, key in ENV_KEYS.items() if env.get(name)}
+    if env_layer:
+        layers.append(("environment", env_layer))
+    if cli:
+        layers.append(("command line", dict(cli)))
+
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for origin, layer in layers:
+        _check_keys(layer, origin)
+        for key, value in layer.items():
+            origins[key] = origin
+            if key in _MERGED_MAPPINGS and isinstance(value, dict):
+                previous = merged.get(key)
+                merged[key] = {**previous, **value} if isinstance(previous, dict) else value
+            else:
+                merged[key] = value
+    try:
+        config = GateConfig.model_validate(merged)
+    except ValidationError as error:
+        raise ConfigError(_describe_validation_error(error, layers)) from None
+    names = [origin for origin, _ in layers]
+    return LoadedConfig(config=config, source=" + ".join(["defaults", *names]), origins=origins)
+
+
+# Mapping-valued settings merge key by key across sources, so a threshold set in
+# rag_gate.yaml does not drop the ones set in pyproject.toml.
+_MERGED_MAPPINGS = frozenset(
+    {"thresholds", "rules", "tag_thresholds", "prices", "latency", "min_agreement"}
+)
+
+
+def _check_keys(layer: Mapping[str, Any], origin: str) -> None:
+    known = list(GateConfig.model_fields)
+    for key in layer:
+        if key not in GateConfig.model_fields:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; valid keys: {', '.join(known)}"
+            raise ConfigError(f"Unknown setting {key!r} in {origin}{hint}")
+
+
+def _describe_validation_error(
+    error: ValidationError, layers: list[tuple[str, dict[str, Any]]]
+) -> str:
+    problems = []
+    for detail in error.errors():
+        location = ".".join(str(part) for part in detail["loc"])
+        top = str(detail["loc"][0]) if detail["loc"] else ""
+        origin = next((name for name, layer in reversed(layers) if top in layer), "the defaults")
+        message = detail["msg"].removeprefix("Value error, ")
+        problems.append(f"setting {location!r} from {origin}: {message}")
+    return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
+
+
+def _read_yaml_mapping(path: Path) -> dict[str, Any]:
+    import yaml  # deferred: the plugin stays import-light until --rag-gate is given
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Config file {path} cannot be read: {error}.") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML in the config file: {error}.") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"Config file {path} must hold a mapping of settings, got {type(data).__name__}."
+        )
+    return {str(key): value for key, value in data.items()}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path} cannot be read as TOML: {error}.") from None
+    return data
+
+
+def _pyproject_table(path: Path, data: Mapping[str, Any]) -> dict[str, Any] | None:
+    table = data.get("tool", {}).get("rag_gate")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.rag_gate] must be a table.")
+    return dict(table)

@@ -1,0 +1,1 @@
+"""Trust in the judge: human labels, judge-human agreement and prediction-powered intervals."""
