@@ -23,6 +23,7 @@ from .records import (
     Place,
     Skipped,
     json_records,
+    own_id,
     pick_text,
     text_list,
 )
@@ -86,13 +87,7 @@ def _case(
     metadata: dict[str, Any] = dict(extra or {})
     if wanted:
         metadata["reference_contexts"] = wanted
-    source_id = record.get("id")
-    return Imported(
-        place,
-        fields,
-        source_id=str(source_id) if source_id not in (None, "") else None,
-        metadata=metadata,
-    )
+    return Imported(place, fields, source_id=own_id(record), metadata=metadata)
 
 
 ANSWER_KEYS = ("answer", "output", "result", "response", "content")
@@ -162,13 +157,7 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
         return Skipped(place, "the retriever returned no documents")
     fields = {"question": question, "answer": answer, "contexts": contexts}
     metadata = {key: run[key] for key in ("name", "trace_id") if run.get(key)}
-    source_id = run.get("id")
-    return Imported(
-        place,
-        fields,
-        source_id=str(source_id) if source_id not in (None, "") else None,
-        metadata=metadata,
-    )
+    return Imported(place, fields, source_id=own_id(run), metadata=metadata)
 
 
 def read_langfuse(path: Path) -> Iterator[Outcome]:

@@ -22,6 +22,7 @@ from .records import (
     Place,
     csv_rows,
     json_records,
+    own_id,
     pick_text,
     text_list,
 )
@@ -94,10 +95,4 @@ def _case(place: Place, record: object) -> Outcome:
     for key in ("name", "source_file", "comments"):
         if record.get(key) not in (None, ""):
             metadata[key] = record[key]
-    source_id = record.get("id")
-    return Imported(
-        place,
-        fields,
-        source_id=str(source_id) if source_id not in (None, "") else None,
-        metadata=metadata,
-    )
+    return Imported(place, fields, source_id=own_id(record), metadata=metadata)

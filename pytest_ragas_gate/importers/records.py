@@ -24,6 +24,7 @@ __all__ = [
     "Imported",
     "Invalid",
     "Malformed",
+    "own_id",
     "Outcome",
     "Place",
     "Skipped",
@@ -94,6 +95,12 @@ class Invalid(Exception):
         super().__init__(f"field '{field_name}': {expected}")
         self.field = field_name
         self.expected = expected
+
+
+def own_id(record: Mapping[str, Any]) -> str | None:
+    """The source's own id of a record (its ``id``), or None where it has none."""
+    value = record.get("id")
+    return None if value in (None, "") else str(value)
 
 
 def _kind(value: object) -> str:
