@@ -22,22 +22,17 @@ from collections.abc import Sequence
 
 from ..scoring.results import CaseResult
 
-__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "only_judge_errors", "stopped_by_budget"]
+__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "only_judge_errors"]
 
 #: How the recommendation of an ``error`` verdict opens, in every report.
 JUDGE_UNAVAILABLE = "Judge unavailable, no deploy decision"
-
-
-def stopped_by_budget(result: CaseResult) -> bool:
-    """Whether ``max_calls`` / ``max_cost`` stopped this case before it was scored."""
-    return result.budget_spent
 
 
 def judge_errored(result: CaseResult) -> bool:
     """Whether the case errored, and only because its judge gave no usable answer."""
     if result.error is not None:
         # A whole-case error is the judge's only when the budget stopped the case.
-        return stopped_by_budget(result)
+        return result.budget_spent
     return bool(result.errors) and set(result.errors) <= set(result.judge_errors)
 
 
