@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import difflib
 import importlib
 import inspect
 import sys
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..exceptions import CaseError, ConfigError, TargetFailed
 from ..golden.cases import Context, GoldenCase
+from ..metrics.registry import did_you_mean
 
 if TYPE_CHECKING:
     import pytest
@@ -145,8 +145,7 @@ def import_target(spec: str, *, search_paths: Iterable[Path] = ()) -> Any:
             target = getattr(target, part)
         except AttributeError:
             names = [name for name in dir(target) if not name.startswith("_")]
-            close = difflib.get_close_matches(part, names, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else "."
+            hint = did_you_mean(part, names) or "."
             raise ConfigError(
                 f"Live-mode target {spec!r} cannot be found: {module_name!r} has no "
                 f"attribute {attribute!r}{hint}"

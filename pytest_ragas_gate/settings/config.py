@@ -6,7 +6,6 @@ Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gat
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
-from ..metrics.registry import BUILTIN_FACTS
+from ..metrics.registry import BUILTIN_FACTS, did_you_mean
 from .bounds import Bound, parse_bound
 from .config_names import check_config_names
 
@@ -73,9 +72,8 @@ class LatencyBudget(BaseModel):
             known = [*LATENCY_STATISTICS, "max"]
             for key in data:
                 if key not in known:
-                    close = difflib.get_close_matches(str(key), known, n=1)
-                    hint = f"did you mean {close[0]!r}?" if close else "valid: " + ", ".join(known)
-                    raise ValueError(f"unknown latency statistic {key!r}; {hint}")
+                    hint = did_you_mean(str(key), known) or "; valid: " + ", ".join(known)
+                    raise ValueError(f"unknown latency statistic {key!r}{hint}")
         return data
 
     def limits(self) -> dict[str, float]:
@@ -167,8 +165,7 @@ class GateConfig(BaseModel):
         for metric, floors in value.items():
             for statistic, floor in floors.items():
                 if statistic not in AGREEMENT_STATISTICS:
-                    close = difflib.get_close_matches(statistic, AGREEMENT_STATISTICS, n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    hint = did_you_mean(statistic, AGREEMENT_STATISTICS)
                     raise ValueError(
                         f"min_agreement for {metric!r} names {statistic!r}; expected one of "
                         f"{', '.join(AGREEMENT_STATISTICS)}{hint}"
@@ -366,8 +363,7 @@ def _check_keys(layer: Mapping[str, Any], origin: str) -> None:
     known = list(GateConfig.model_fields)
     for key in layer:
         if key not in GateConfig.model_fields:
-            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; valid keys: {', '.join(known)}"
+            hint = did_you_mean(str(key), known) or f"; valid keys: {', '.join(known)}"
             raise ConfigError(f"Unknown setting {key!r} in {origin}{hint}")
 
 
