@@ -295,6 +295,23 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
                 for statement in sentences(reference)
             ],
         }
+    if call.kind == "review_case":
+        contexts = data.get("context", [])
+        reference = one("reference")
+        return {
+            "verdicts": [
+                {"claim": claim, "verdict": claim_verdict(claim, contexts), "reason": "overlap"}
+                for claim in data.get("claim", [])
+            ],
+            "chunks": [
+                {"index": index, "relevant": _overlaps(chunk, reference)}
+                for index, chunk in enumerate(contexts)
+            ],
+            "statements": [
+                {"statement": statement, "attributed": supported_by(statement, contexts)}
+                for statement in sentences(reference)
+            ],
+        }
     if call.kind == "classify_correctness":
         reference = one("reference")
         claims = data.get("answer_claim", [])

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..long_lived import import_module_paused
-from .base import Answer, ReplyT
+from .base import Answer, ReplyT, contexts_sent_again
 from .batching import (
     BatchApi,
     Batcher,
@@ -219,7 +219,11 @@ class AnthropicJudge(BatchSwitch):
         prompt = build_prompt(request, schema_in_prompt=False, tasks_in_system=True)
         content: list[dict[str, Any]] = []
         if prompt.prefix:
-            content.append({"type": "text", "text": prompt.prefix, "cache_control": _EPHEMERAL})
+            block: dict[str, Any] = {"type": "text", "text": prompt.prefix}
+            if contexts_sent_again.get():
+                # A write costs 1.25x: worth it only when another request reads it.
+                block["cache_control"] = _EPHEMERAL
+            content.append(block)
         content.append({"type": "text", "text": prompt.rest})
         messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
         messages += reask_turns(request, followups)
@@ -240,10 +244,16 @@ class AnthropicJudge(BatchSwitch):
         first = self.request_params(request)
         prefix = first["messages"][0]["content"][0]
         prefix_key = PrefixOrder.key(prefix["text"]) if "cache_control" in prefix else None
+        # The tools and system block open every request: the run's first request writes
+        # them to the cache while the others wait, instead of every request of the first
+        # wave paying the write.
+        shared_key: str | None = PrefixOrder.key(
+            json.dumps(first["tools"], sort_keys=True), first["system"][0]["text"]
+        )
         if self._batcher is not None:
             # A batch job answers its requests in no set order, so holding one back until
             # another of its case is answered would only cost a batch round trip.
-            prefix_key = None
+            prefix_key = shared_key = None
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
             return self.request_params(request, followups) if followups else first
@@ -270,7 +280,7 @@ class AnthropicJudge(BatchSwitch):
         async def call(followups: Sequence[Followup]) -> Exchange:
             if self._batcher is not None:
                 return await batched(followups, self._batcher)
-            async with self._order.turn(prefix_key):
+            async with self._order.turn(shared_key), self._order.turn(prefix_key):
                 message, retries = await self.transport.send(
                     lambda: attempt(followups), what=request.kind
                 )

@@ -22,6 +22,7 @@ __all__ = [
     "JudgeInfo",
     "ReplyT",
     "charge",
+    "contexts_sent_again",
     "judge_repeat",
     "usage_sink",
 ]
@@ -51,6 +52,13 @@ usage_sink: ContextVar[Callable[[Usage], None] | None] = ContextVar(
 #: Which repeat of a repeated judgement (``repeats: K``) the request being asked belongs
 #: to, from 0. The scheduler sets it per request; the cache keys each repeat apart.
 judge_repeat: ContextVar[int] = ContextVar("rag_gate_judge_repeat", default=0)
+
+
+#: Whether another request of the case being scored will send the same retrieved contexts.
+#: A provider cache write costs more than a plain send (Anthropic: 1.25x), so a judge
+#: marks the contexts for caching only when a later request can read them. The scheduler
+#: sets it per request from what the case's metrics declare they ask; unset, it is True.
+contexts_sent_again: ContextVar[bool] = ContextVar("rag_gate_contexts_sent_again", default=True)
 
 
 def charge(usage: Usage) -> None:

@@ -26,7 +26,10 @@ task they make a system block over Anthropic's 1,024-token cache minimum, read a
 
 Context review, claim verification, chunk judging and document attribution of one case
 thus share system prompt and contexts, and the contexts, which dominate a case's tokens,
-are paid in full once per case.
+are paid in full once per case. When a case asks both the claim verification and the
+context review, the scheduler sends them as one request (``review_case``, prompt version
+7), so the contexts go out once and need no cache write (Anthropic bills a write at
+1.25x, which a single later read at 0.1x does not pay back against one plain send).
 
 Prompt injection. Every piece of untrusted text (question, answer, contexts, reference,
 claims) is fenced in a data block::
@@ -76,11 +79,12 @@ from .requests import (
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewCase,
     ReviewContexts,
     VerifyClaims,
 )
 
-PROMPT_VERSION = "6"
+PROMPT_VERSION = "7"
 
 _DATA_TAG = re.compile(r"<(\s*/?\s*)(data)\b", re.IGNORECASE)
 
@@ -145,6 +149,16 @@ its index (0 = top-ranked) and a short reason. statements: split the reference i
 atomic, self-contained statements covering all of it in order; attributed is true only \
 if the contexts alone imply the statement (your own knowledge does not count); a short \
 reason for each.""",
+    ReviewCase.kind: """\
+Three parts, all against the contexts alone (your own knowledge does not count). \
+verdicts: for each claim, in order, repeating it, verdict is "supported" only if the \
+contexts imply it (numbers, dates, names must match), "contradicted" if they state \
+something incompatible with it, else "not_in_context"; one per claim, with a short \
+reason. chunks: for each retrieved context, in rank order, whether it is relevant to the \
+reference answer (it holds information that helps to produce it), with its index \
+(0 = top-ranked) and a short reason. statements: split the reference into atomic, \
+self-contained statements covering all of it in order; attributed is true only if the \
+contexts imply the statement; a short reason for each.""",
     AttributeAnswer.kind: """\
 List the 0-based indices (0 = top-ranked), ascending, of the retrieved contexts \
 the answer takes information from (empty if none), with a short reason.""",
@@ -323,6 +337,14 @@ def _request_data(request: JudgeRequest[Any], nonce: str) -> tuple[list[str], st
         count = len(request.claims)
         return [
             f"The {count} claims to verify, in order:",
+            _blocks(request.claims, nonce=nonce, field="claim"),
+        ], ""
+    if isinstance(request, ReviewCase):
+        return [
+            *question,
+            "The reference answer:",
+            one(request.reference, "reference"),
+            f"The answer's {len(request.claims)} claims to verify, in order:",
             _blocks(request.claims, nonce=nonce, field="claim"),
         ], ""
     if isinstance(request, AttributeStatements | ReviewContexts):

@@ -343,6 +343,65 @@ class ReviewContexts(JudgeRequest[ContextReview]):
         return _index_problem([v.index for v in reply.chunks], len(self.contexts), "chunk")
 
 
+class CaseReview(Reply):
+    """A claim verification and a context review in one reply.
+
+    Per claim its verdict; per chunk its relevance to the reference; per reference
+    statement its attribution.
+    """
+
+    verdicts: list[ClaimVerdict]
+    chunks: list[ChunkVerdict]
+    statements: list[StatementVerdict]
+
+    def claim_verdicts(self) -> ClaimVerdicts:
+        """The part that answers the claim verification."""
+        return ClaimVerdicts(verdicts=self.verdicts)
+
+    def context_review(self) -> ContextReview:
+        """The part that answers the context review."""
+        return ContextReview(chunks=self.chunks, statements=self.statements)
+
+
+class ReviewCase(JudgeRequest[CaseReview]):
+    """Verify the answer's claims and review the contexts against the reference at once.
+
+    Faithfulness (:class:`VerifyClaims`) and context precision and recall
+    (:class:`ReviewContexts`) read the same retrieved contexts. When one case asks both,
+    the scheduler sends this one request instead: the contexts, most of a case's tokens,
+    are sent once and need no prompt-cache write. Its reply splits into the two replies
+    the metrics asked for, so scores do not depend on whether it was used.
+    """
+
+    kind: ClassVar[str] = "review_case"
+    reply_type: ClassVar[type[BaseModel]] = CaseReview
+
+    question: str
+    reference: str
+    claims: list[str]
+    contexts: list[str]
+
+    @classmethod
+    def of(cls, verify: VerifyClaims, review: ReviewContexts) -> ReviewCase:
+        """The request answering both ``verify`` and ``review`` (same contexts)."""
+        return cls(
+            question=review.question,
+            reference=review.reference,
+            claims=verify.claims,
+            contexts=review.contexts,
+        )
+
+    def reply_problem(self, reply: CaseReview) -> str | None:
+        """One verdict per claim, in order, and one relevance verdict per chunk."""
+        verify = VerifyClaims(claims=self.claims, contexts=self.contexts)
+        review = ReviewContexts(
+            question=self.question, reference=self.reference, contexts=self.contexts
+        )
+        return verify.reply_problem(reply.claim_verdicts()) or review.reply_problem(
+            reply.context_review()
+        )
+
+
 class DocumentUsage(Reply):
     """Which retrieved documents (0-based rank) the answer draws on."""
 
@@ -379,5 +438,6 @@ ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     GenerateQuestions,
     JudgeChunks,
     ReviewContexts,
+    ReviewCase,
     AttributeAnswer,
 )

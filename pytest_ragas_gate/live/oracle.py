@@ -233,6 +233,8 @@ class OracleMetric:
         self.lower_is_better = facts.lower_is_better
         self.stage = facts.stage
         self.hint = facts.hint
+        # Its requests carry the gold contexts, not the case's: never paired with them.
+        self.judge_requests: tuple[str, ...] | None = None
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score the oracle answer; n/a, with the reason, when the case has no gold contexts."""

@@ -28,6 +28,7 @@ class TopDocUsage(Metric):
 
     name: str = "top_doc_usage"
     required_fields: tuple[str, ...] = ("answer", "contexts")
+    judge_requests: tuple[str, ...] | None = ("attribute_answer",)
     default_threshold: float | None = None
     stage: Stage = "retrieval"
     hint: str = (

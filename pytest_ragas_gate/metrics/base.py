@@ -69,6 +69,9 @@ class Metric(Protocol):
     lower_is_better: bool = False
     stage: Stage = "end-to-end"
     hint: str = GENERIC_HINT
+    #: The judge request kinds ``score`` may ask; None when not declared (a metric
+    #: written before this fact existed), which the scheduler reads as "any kind".
+    judge_requests: tuple[str, ...] | None = None
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case."""
@@ -86,6 +89,8 @@ class MetricFacts:
         lower_is_better: Whether its threshold is a maximum (``contradiction_rate``).
         stage: The pipeline stage it measures.
         hint: One line on what to change when it fails the gate.
+        judge_requests: The judge request kinds it may ask (None: not declared). The
+            scheduler pairs two metrics' requests that would send the same contexts.
     """
 
     name: str
@@ -94,6 +99,7 @@ class MetricFacts:
     lower_is_better: bool
     stage: Stage
     hint: str
+    judge_requests: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, metric: Any) -> MetricFacts:
@@ -115,12 +121,18 @@ class MetricFacts:
             lower_is_better=bool(getattr(metric, "lower_is_better", Metric.lower_is_better)),
             stage=getattr(metric, "stage", Metric.stage),
             hint=str(getattr(metric, "hint", Metric.hint)),
+            judge_requests=_declared_requests(metric),
         )
 
     @property
     def direction(self) -> Literal["min", "max"]:
         """``max`` when the metric's threshold is a maximum, else ``min``."""
         return "max" if self.lower_is_better else "min"
+
+
+def _declared_requests(metric: Any) -> tuple[str, ...] | None:
+    declared = getattr(metric, "judge_requests", None)
+    return None if declared is None else tuple(str(kind) for kind in declared)
 
 
 def missing_fields(metric: Metric, case: GoldenCase) -> list[str]:

@@ -23,6 +23,7 @@ class ContextPrecision(Metric):
 
     name: str = "context_precision"
     required_fields: tuple[str, ...] = ("question", "contexts")
+    judge_requests: tuple[str, ...] | None = ("review_contexts", "judge_chunks")
     default_threshold: float | None = 0.70
     stage: Stage = "retrieval"
     hint: str = (
@@ -61,6 +62,7 @@ class ContextRecall(Metric):
 
     name: str = "context_recall"
     required_fields: tuple[str, ...] = ("question", "reference", "contexts")
+    judge_requests: tuple[str, ...] | None = ("review_contexts",)
     default_threshold: float | None = 0.80
     stage: Stage = "retrieval"
     hint: str = (
@@ -98,6 +100,7 @@ class ContextRelevance(Metric):
 
     name: str = "context_relevance"
     required_fields: tuple[str, ...] = ("question", "contexts")
+    judge_requests: tuple[str, ...] | None = ("judge_chunks",)
     default_threshold: float | None = None
     stage: Stage = "retrieval"
     hint: str = (

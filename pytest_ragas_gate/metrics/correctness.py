@@ -30,6 +30,7 @@ class AnswerCorrectness(Metric):
 
     name: str = "answer_correctness"
     required_fields: tuple[str, ...] = ("question", "answer", "reference")
+    judge_requests: tuple[str, ...] | None = ("extract_claims", "classify_correctness")
     default_threshold: float | None = None
     stage: Stage = "generation"
     hint: str = (

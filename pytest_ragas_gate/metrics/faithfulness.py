@@ -28,6 +28,7 @@ class Faithfulness(Metric):
 
     name: str = "faithfulness"
     required_fields: tuple[str, ...] = ("question", "answer", "contexts")
+    judge_requests: tuple[str, ...] | None = ("extract_claims", "verify_claims")
     default_threshold: float | None = 0.85
     stage: Stage = "generation"
     hint: str = (
@@ -60,6 +61,7 @@ class ContradictionRate(Metric):
 
     name: str = "contradiction_rate"
     required_fields: tuple[str, ...] = ("question", "answer", "contexts")
+    judge_requests: tuple[str, ...] | None = ("extract_claims", "verify_claims")
     default_threshold: float | None = None
     stage: Stage = "generation"
     lower_is_better: bool = True

@@ -34,6 +34,7 @@ class AnswerRelevancy(Metric):
 
     name: str = "answer_relevancy"
     required_fields: tuple[str, ...] = ("question", "answer")
+    judge_requests: tuple[str, ...] | None = ("rate_relevancy", "generate_questions")
     default_threshold: float | None = 0.75
     stage: Stage = "generation"
     hint: str = (

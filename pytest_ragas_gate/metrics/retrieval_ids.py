@@ -24,6 +24,7 @@ class IdRecall(Metric):
         "Relevant chunks are not retrieved: raise top-k, add keyword search to vector "
         "search (hybrid retrieval), or try a stronger embedding model."
     )
+    judge_requests: tuple[str, ...] | None = ()
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""
@@ -53,6 +54,7 @@ class IdPrecision(Metric):
         "Too many irrelevant chunks are retrieved: lower top-k, add a similarity cut-off, "
         "or add a reranker to drop weak matches."
     )
+    judge_requests: tuple[str, ...] | None = ()
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""
@@ -82,6 +84,7 @@ class MeanReciprocalRank(Metric):
         "The first relevant chunk ranks too low: add a cross-encoder reranker or tune the "
         "hybrid-retrieval weights so the best match comes first."
     )
+    judge_requests: tuple[str, ...] | None = ()
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; ``judge`` is not used."""

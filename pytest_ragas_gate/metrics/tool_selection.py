@@ -26,6 +26,7 @@ class ToolSelection(Metric):
 
     name: str = "tool_selection"
     required_fields: tuple[str, ...] = ("expected_tool",)
+    judge_requests: tuple[str, ...] | None = ()
     default_threshold: float | None = None
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:

@@ -19,13 +19,14 @@ from pydantic import BaseModel
 
 from ..exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from ..golden.cases import GoldenCase
-from ..judges.base import Judge, judge_repeat, usage_sink
-from ..judges.requests import JudgeRequest
+from ..judges.base import Judge, contexts_sent_again, judge_repeat, usage_sink
+from ..judges.requests import JudgeRequest, ReviewContexts, VerifyClaims
 from ..metrics.base import Metric, MetricResult, missing_fields
 from ..text_safety import json_text
 from ..usage import Usage
 from .interruption import INTERRUPTED_MESSAGE, unscored
 from .repeats import AutoRepeat, combine_repeats, item_agreement
+from .request_pairing import CasePlan, RequestPairing
 from .results import CaseResult
 from .score_checks import InvalidMetricResult, checked_result
 
@@ -95,7 +96,16 @@ class _SharedRequests:
         self._judge = judge
         self._progress = progress
         self._pending: dict[str, asyncio.Task[Any]] = {}
+        self._pairing = RequestPairing(CasePlan(), self._dispatch)
         self.usage_by_metric: dict[str, Usage] = {}
+
+    def plan(self, plan: CasePlan) -> None:
+        """Pair this case's requests as ``plan`` says (before any is asked)."""
+        self._pairing = RequestPairing(plan, self._dispatch)
+
+    def finished(self, metric: str, repeats: int) -> None:
+        """``metric`` has asked all it will ask."""
+        self._pairing.finished(metric, range(repeats))
 
     def for_metric(self, metric: str, repeat: int = 0) -> _MetricJudge:
         return _MetricJudge(self, metric, repeat)
@@ -122,8 +132,21 @@ class _SharedRequests:
         return reply
 
     async def _send(self, request: JudgeRequest[ReplyT], metric: str, repeat: int) -> ReplyT:
-        # This task runs in a copy of the context, so the setting stays with this request.
+        reply: Any
+        if isinstance(request, ReviewContexts):
+            reply = await self._pairing.review(request, metric, repeat)
+        elif isinstance(request, VerifyClaims):
+            reply = await self._pairing.verify(request, metric, repeat)
+        else:
+            reply = await self._dispatch(request, metric, repeat)
+        sent: ReplyT = reply
+        return sent
+
+    async def _dispatch(self, request: JudgeRequest[ReplyT], metric: str, repeat: int) -> ReplyT:
+        # This runs in a task of its own (a copy of the context), so the settings stay
+        # with this request.
         judge_repeat.set(repeat)
+        contexts_sent_again.set(self._pairing.plan.contexts_sent_again)
         try:
             answer = await self._judge.ask(request)
         except JudgeError as error:
@@ -178,6 +201,9 @@ async def score_case(
     """
     started = time.monotonic()
     shared = shared or _SharedRequests(judge, progress)
+    if judge.kind != "offline":
+        # The offline judge sends nothing, so pairing its requests would save nothing.
+        shared.plan(CasePlan.of(case, metric_names, metrics, repeats))
     result = CaseResult.of_case(case, metrics=metric_names)
 
     async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
@@ -203,6 +229,8 @@ async def score_case(
             raise
         except Exception as error:  # any failure is that metric's error, never a score
             return name, error
+        finally:
+            shared.finished(name, repeats)
         if repeats == 1 or not any(judge.asked for judge in judges):
             # A metric that asked no judge (id_recall, latency) has no judge noise.
             return name, judged[0]

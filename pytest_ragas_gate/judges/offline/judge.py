@@ -36,6 +36,7 @@ from ..base import Answer
 from ..requests import (
     AttributeAnswer,
     AttributeStatements,
+    CaseReview,
     ChunkVerdict,
     ChunkVerdicts,
     Claims,
@@ -53,6 +54,7 @@ from ..requests import (
     JudgeRequest,
     RateRelevancy,
     RelevancyRating,
+    ReviewCase,
     ReviewContexts,
     StatementVerdict,
     StatementVerdicts,
@@ -337,6 +339,8 @@ class OfflineJudge:
             return _judge_chunks(request)
         if isinstance(request, ReviewContexts):
             return self._review_contexts(request)
+        if isinstance(request, ReviewCase):
+            return self._review_case(request)
         if isinstance(request, AttributeAnswer):
             return _attribute_answer(request)
         kind = getattr(request, "kind", type(request).__name__)
@@ -398,6 +402,17 @@ class OfflineJudge:
             )
         )
         return ContextReview(chunks=chunks.verdicts, statements=statements.verdicts)
+
+    def _review_case(self, request: ReviewCase) -> CaseReview:
+        verdicts = self._verify(VerifyClaims(claims=request.claims, contexts=request.contexts))
+        review = self._review_contexts(
+            ReviewContexts(
+                question=request.question, reference=request.reference, contexts=request.contexts
+            )
+        )
+        return CaseReview(
+            verdicts=verdicts.verdicts, chunks=review.chunks, statements=review.statements
+        )
 
     def _classify(self, request: ClassifyCorrectness) -> CorrectnessClasses:
         reference = Evidence.of([request.reference])
