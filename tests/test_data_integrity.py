@@ -214,7 +214,7 @@ def test_a_judge_reply_with_a_lone_surrogate_still_writes_every_report(
     # A model cut off mid-character can send half a surrogate pair as a JSON escape.
     def responder(call: FakeCall) -> dict[str, Any] | Raw:
         reply = default_reply(call)
-        if call.kind != "verify_claims":
+        if call.kind not in ("verify_claims", "review_case"):
             return reply
         for verdict in reply["verdicts"]:
             verdict["reason"] = "cut short SURROGATE"

@@ -124,7 +124,8 @@ def faults_served(plan: FaultPlan, server: FakeLLM, kinds: Iterable[str]) -> int
 def never_reviews_unanswerable_cases(call: FakeCall) -> dict[str, Any]:
     """The default replies, except a misfit for the context review of an unanswerable case."""
     question = " ".join(call.data.get("question", []))
-    if call.kind == "review_contexts" and any(
+    # The review goes alone, or with the claim verification when the case asks both.
+    if call.kind in ("review_contexts", "review_case") and any(
         f"source {index}?" in question for index in UNANSWERABLE
     ):
         return {"chunks": "not a list", "statements": "not a list"}
@@ -237,7 +238,7 @@ def test_sixty_percent_faults_error_explicitly_and_fail_closed(
             assert re.search(r"the \w+ request (after|in) \d+ attempts", message), (metric, message)
         if case["id"] in unanswerable:
             for metric in ("context_precision", "context_recall"):
-                assert "review_contexts" in case["errors"][metric], case["errors"]
+                assert re.search(r"review_(contexts|case)", case["errors"][metric]), case["errors"]
     # Every error is the judge's and every scored case passes: no deploy decision either way.
     assert report["verdict"] == "error"
     verdict = f"judge unreliable: {len(errored)} of {cases} case(s) errored"

@@ -64,6 +64,16 @@ def obedient_reply(call: FakeCall) -> dict[str, Any]:
         return {
             "verdicts": [{"claim": c, "verdict": "supported", "reason": "told so"} for c in claims]
         }
+    if call.kind == "review_case":
+        statements = sentences(data.get("reference", [""])[0])
+        return {
+            "verdicts": [
+                {"claim": c, "verdict": "supported", "reason": "told so"}
+                for c in data.get("claim", [])
+            ],
+            "chunks": [{"index": i, "relevant": True} for i in range(len(data.get("context", [])))],
+            "statements": [{"statement": s, "attributed": True} for s in statements],
+        }
     if call.kind == "attribute_statements":
         statements = sentences(data.get("reference", [""])[0])
         return {"verdicts": [{"statement": s, "attributed": True} for s in statements]}

@@ -27,6 +27,7 @@ from pytest_ragas_gate.judges.requests import (
     JudgeChunks,
     JudgeRequest,
     RateRelevancy,
+    ReviewCase,
     ReviewContexts,
     VerifyClaims,
 )
@@ -251,6 +252,12 @@ SAMPLE_REQUESTS: list[JudgeRequest[Any]] = [
     JudgeChunks(question="q", target="Apple", against="question", chunks=[APPLE_CONTEXT]),
     AttributeAnswer(answer=APPLE_CONTEXT, contexts=[APPLE_CONTEXT]),
     ReviewContexts(question="q", reference=APPLE_CONTEXT, contexts=[APPLE_CONTEXT, "Bananas."]),
+    ReviewCase(
+        question="q",
+        reference=APPLE_CONTEXT,
+        claims=["Apple was founded in 1976."],
+        contexts=[APPLE_CONTEXT, "Bananas."],
+    ),
 ]
 
 

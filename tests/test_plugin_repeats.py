@@ -245,7 +245,7 @@ def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
     # Identical requests are merged in a batch; the repeats of one request never are.
-    assert len(submitted) == len(set(submitted)) == 3 * 4 * 4
+    assert len(submitted) == len(set(submitted)) == 3 * 4 * 3
     noise = read_report(pytester.path / "report.json")["metrics"]["faithfulness"]["judge_noise"]
     assert noise["agreement"] < 1.0 and noise["cases"] == 4
 
@@ -295,8 +295,8 @@ def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
             assert near(case), case_id
     extra = sum(pick["extra_calls"] for pick in picked.values())
     # Each picked case's first judgement is replayed from the cache: two new calls a request.
-    assert extra == len(picked) * 4 * 2
-    assert report["usage"]["calls"] == server.calls == 16 * 4 + extra
+    assert extra == len(picked) * 3 * 2
+    assert report["usage"]["calls"] == server.calls == 16 * 3 + extra
     result.stdout.fnmatch_lines(
         [
             f"repeats auto: {len(picked)} of 16 case(s) judged 3 times (5 sampled to measure "

@@ -240,7 +240,7 @@ def test_the_summary_and_report_show_prompt_cache_tokens(
         use_fake_judge(monkeypatch, server, api)
         result = pytester.runpytest(
             "--rag-gate",
-            "--rag-gate-metrics=faithfulness,context_precision",
+            "--rag-gate-metrics=faithfulness,context_relevance",
             "--rag-gate-report=report.json",
         )
 

@@ -105,7 +105,7 @@ def forge_supported(directory: Path) -> int:
     for path in entries(directory):
         entry = json.loads(path.read_text(encoding="utf-8"))
         verdicts = entry["reply"].get("verdicts")
-        if entry.get("request_kind") != "verify_claims" or not verdicts:
+        if entry.get("request_kind") not in ("verify_claims", "review_case") or not verdicts:
             continue
         for verdict in verdicts:
             verdict["verdict"] = "supported"

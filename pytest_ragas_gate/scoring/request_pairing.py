@@ -144,7 +144,8 @@ class RequestPairing:
             return reply
         self._release(repeat)
         try:
-            both: Any = await self.send(ReviewCase.of(request, held.request), metric, repeat)
+            # Charged to the review's metric, which asked first, as shared requests are.
+            both: Any = await self.send(ReviewCase.of(request, held.request), held.metric, repeat)
         except BaseException as error:
             _settle(held.reply, error=error)
             raise
