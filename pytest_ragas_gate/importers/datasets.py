@@ -87,7 +87,8 @@ def _case(
     metadata: dict[str, Any] = dict(extra or {})
     if wanted:
         metadata["reference_contexts"] = wanted
-    return Imported(place, fields, source_id=own_id(record), metadata=metadata)
+    timestamp = record.get("created_at") or record.get("createdAt")
+    return Imported(place, fields, source_id=own_id(record), metadata=metadata, timestamp=timestamp)
 
 
 ANSWER_KEYS = ("answer", "output", "result", "response", "content")
@@ -135,7 +136,8 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
     failed = next((item for item in [run, *below] if item.get("error")), None)
     if failed is not None:
         first_line = str(failed.get("error")).splitlines()[0][:120]
-        return Skipped(place, f"run {failed.get('name') or failed.get('id')} failed: {first_line}")
+        name = failed.get("name") or failed.get("id")
+        return Skipped(place, f"run {name} failed: {first_line}", "a run failed")
     retrievers = [item for item in below if item.get("run_type") == "retriever"]
     if not retrievers:
         return Skipped(place, "no retriever run")
@@ -157,7 +159,9 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
         return Skipped(place, "the retriever returned no documents")
     fields = {"question": question, "answer": answer, "contexts": contexts}
     metadata = {key: run[key] for key in ("name", "trace_id") if run.get(key)}
-    return Imported(place, fields, source_id=own_id(run), metadata=metadata)
+    return Imported(
+        place, fields, source_id=own_id(run), metadata=metadata, timestamp=run.get("start_time")
+    )
 
 
 def read_langfuse(path: Path) -> Iterator[Outcome]:

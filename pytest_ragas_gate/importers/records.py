@@ -62,14 +62,26 @@ class Imported:
     fields: dict[str, Any]
     source_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: When the source recorded it (a trace's start, an item's creation), for --since/--until.
+    timestamp: object = None
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A well-formed record that is not a case, and why."""
+    """A well-formed record that is not a case, and why.
+
+    ``kind`` is the reason without what names this record (``error status`` for ``error
+    status on span 5b…``), by which the summary counts the skipped records.
+    """
 
     place: Place
     reason: str
+    kind: str = ""
+
+    @property
+    def tally(self) -> str:
+        """The reason the summary counts this record under."""
+        return self.kind or self.reason
 
 
 @dataclass(frozen=True)
