@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .langfuse_traces import TraceGroups, is_observation, is_trace, trace_case
 from .records import (
     Imported,
     Invalid,
@@ -165,8 +166,26 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
 
 
 def read_langfuse(path: Path) -> Iterator[Outcome]:
-    """The cases of exported Langfuse dataset items; archived items are skipped."""
+    """The cases of exported Langfuse dataset items or traces; archived items are skipped.
+
+    A record with ``observations`` is a trace; records with a ``traceId`` and a ``type``
+    are observations exported flat, gathered by trace with the trace records beside them
+    (see :mod:`.langfuse_traces`).
+    """
+    groups = TraceGroups(str(path))
     for place, record in json_records(path, _LIST_KEYS):
+        if isinstance(record, Mapping) and is_trace(record):
+            if not record.get("id"):
+                yield Malformed(place, "id", "expected the trace id")
+                continue
+            trace = Place(str(path), "trace", str(record["id"]))
+            yield trace_case(trace, record, list(record["observations"]))
+            continue
+        if isinstance(record, Mapping) and is_observation(record):
+            groups.add_observation(record)
+            continue
+        if isinstance(record, Mapping) and _trace_header(record) and groups.add_trace(record):
+            continue
         if isinstance(record, Mapping) and record.get("status") == "ARCHIVED":
             yield Skipped(place, "the dataset item is archived")
             continue
@@ -176,3 +195,9 @@ def read_langfuse(path: Path) -> Iterator[Outcome]:
                 if record.get(key):
                     outcome.metadata[key] = record[key]
         yield outcome
+    yield from groups.cases()
+
+
+def _trace_header(record: Mapping[str, Any]) -> bool:
+    """A trace record without its observations (they follow flat), not a dataset item."""
+    return "timestamp" in record and "datasetId" not in record and "expectedOutput" not in record
