@@ -14,7 +14,8 @@ with no root or retriever span, an error status or an empty output is skipped wi
 reason.
 
 Spans are read one at a time (:mod:`.streaming`, Parquet included) and only the attributes
-a case needs are kept until the file ends: an LLM span's prompt is dropped as it is read.
+a case needs are kept until the file ends (an LLM span's prompt is dropped as it is read),
+in memory or, for a large export, on disk (:mod:`.span_store`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Imported, Invalid, Malformed, Outcome, Place, Skipped
+from .span_store import SpanStore
 from .streaming import stream_records
 
 __all__ = ["Span", "flatten", "read_openinference", "trace_cases"]
@@ -143,7 +145,7 @@ class Span:
 
 def read_openinference(path: Path) -> Iterator[Outcome]:
     """One case per trace of a span export."""
-    traces: dict[str, list[Span]] = {}
+    traces = SpanStore[Span]()
     for order, (place, record) in enumerate(stream_records(path, _LIST_KEYS)):
         if not isinstance(record, Mapping):
             yield Malformed(place, "(span)", "expected an object")
@@ -153,15 +155,14 @@ def read_openinference(path: Path) -> Iterator[Outcome]:
         if not isinstance(trace_id, str) or not trace_id:
             yield Malformed(place, "context.trace_id", "expected the span's trace id")
             continue
-        traces.setdefault(trace_id, []).append(span)
+        traces.add(trace_id, span)
     yield from trace_cases(str(path), traces)
 
 
-def trace_cases(file: str, traces: dict[str, list[Span]]) -> Iterator[Outcome]:
-    """One outcome per trace, each trace's spans freed once its case is made."""
-    while traces:
-        trace_id = next(iter(traces))
-        yield _trace(Place(file, "trace", trace_id), traces.pop(trace_id))
+def trace_cases(file: str, traces: SpanStore[Span]) -> Iterator[Outcome]:
+    """One outcome per trace, in the order traces were first seen."""
+    for trace_id, spans in traces.groups():
+        yield _trace(Place(file, "trace", trace_id), spans)
 
 
 def _member(value: object, keys: tuple[str, ...], field: str) -> str | None:

@@ -31,6 +31,7 @@ from .openinference import (
     trace_cases,
 )
 from .records import Malformed, Outcome, Place
+from .span_store import SpanStore
 from .streaming import first_character, stream_items, stream_records
 
 __all__ = ["attribute_values", "read_otlp"]
@@ -226,7 +227,7 @@ def _requests(path: Path) -> Iterator[_Read | Malformed]:
 
 def read_otlp(path: Path) -> Iterator[Outcome]:
     """One case per trace of an OTLP/JSON export."""
-    traces: dict[str, list[Span]] = {}
+    traces = SpanStore[Span]()
     order = 0
     for read in _requests(path):
         if isinstance(read, Malformed):
@@ -242,5 +243,5 @@ def read_otlp(path: Path) -> Iterator[Outcome]:
             where = span.get("spanId") or "without spanId"
             yield Malformed(place, f"traceId of span {where}", "expected the span's trace id")
             continue
-        traces.setdefault(trace_id, []).append(_span(place, order, span, resource))
+        traces.add(trace_id, _span(place, order, span, resource))
     yield from trace_cases(str(path), traces)
