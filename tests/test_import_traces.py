@@ -361,3 +361,21 @@ def test_parquet_without_pyarrow_is_a_usage_error(
     )
     assert status == 4
     assert "needs pyarrow: pip install 'pytest-ragas-gate[parquet]'" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[\n  {"input": "ok"},\n  {"input": }\n]', "items.json:3 is not valid JSON"),
+        ('{"note": "no list here"}', "items.json holds an object; expected a list of records"),
+        ('"just text"', "items.json holds text; expected a list of records"),
+    ],
+)
+def test_a_json_export_read_as_a_stream_still_names_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    source = tmp_path / "items.json"
+    source.write_text(text, encoding="utf-8")
+    status, _, err = run_import(capsys, "deepeval", str(source), "-o", str(tmp_path / "o.jsonl"))
+    assert status == 4
+    assert message in err and len(err.strip().splitlines()) == 1

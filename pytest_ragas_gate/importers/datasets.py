@@ -23,11 +23,11 @@ from .records import (
     Outcome,
     Place,
     Skipped,
-    json_records,
     own_id,
     pick_text,
     text_list,
 )
+from .streaming import stream_records
 
 __all__ = ["read_langfuse", "read_langsmith"]
 
@@ -103,7 +103,7 @@ def read_langsmith(path: Path) -> Iterator[Outcome]:
     contexts are its ``retriever`` runs' ``outputs.documents``.
     """
     runs: list[tuple[Place, Mapping[str, Any]]] = []
-    for place, record in json_records(path, _LIST_KEYS):
+    for place, record in stream_records(path, _LIST_KEYS):
         if isinstance(record, Mapping) and "run_type" in record:
             runs.append((place, record))
         else:
@@ -173,7 +173,7 @@ def read_langfuse(path: Path) -> Iterator[Outcome]:
     (see :mod:`.langfuse_traces`).
     """
     groups = TraceGroups(str(path))
-    for place, record in json_records(path, _LIST_KEYS):
+    for place, record in stream_records(path, _LIST_KEYS):
         if isinstance(record, Mapping) and is_trace(record):
             if not record.get("id"):
                 yield Malformed(place, "id", "expected the trace id")

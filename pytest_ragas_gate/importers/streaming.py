@@ -54,6 +54,23 @@ def _list_key(path: Path, list_keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _invalid(path: Path, error: Exception) -> CommandError:
+    """The error for a JSON file ijson cannot parse, naming the line where it breaks.
+
+    ijson does not say where; the standard parser, run only now that the file is known to
+    be broken, does.
+    """
+    try:
+        json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as precise:
+        return CommandError(
+            f"{path}:{precise.lineno} is not valid JSON ({precise}); fix or remove that line."
+        )
+    except (OSError, UnicodeDecodeError, MemoryError):
+        pass
+    return CommandError(f"{path} is not valid JSON ({error}).")
+
+
 def stream_items(path: Path, prefix: str) -> Iterator[Any]:
     """The values at ijson ``prefix`` (``item``, ``spans.item`` …) of a JSON file.
 
@@ -64,7 +81,7 @@ def stream_items(path: Path, prefix: str) -> Iterator[Any]:
         with _open(path) as handle:
             yield from ijson.items(handle, prefix, use_float=True)
     except ijson.JSONError as error:
-        raise CommandError(f"{path} is not valid JSON ({error}).") from None
+        raise _invalid(path, error) from None
     except UnicodeDecodeError as error:
         raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
 
@@ -109,11 +126,14 @@ def stream_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tupl
         try:
             key = _list_key(path, list_keys) if first == "{" else None
         except ijson.JSONError as error:
-            raise CommandError(f"{path} is not valid JSON ({error}).") from None
+            raise _invalid(path, error) from None
+        except UnicodeDecodeError as error:
+            raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
         if key is None:
             keys = " or ".join(f"'{key}'" for key in list_keys)
             holder = f", or an object with a list under {keys}" if keys else ""
-            raise CommandError(f"{path} holds no list of records; expected a list{holder}.")
+            held = {"{": "an object", '"': "text", "": "nothing"}.get(first, "a single value")
+            raise CommandError(f"{path} holds {held}; expected a list of records{holder}.")
         prefix = f"{key}.item"
     for index, record in enumerate(stream_items(path, prefix), start=1):
         yield Place(name, "item", index), record
