@@ -379,3 +379,38 @@ def test_a_json_export_read_as_a_stream_still_names_what_is_wrong(
     status, _, err = run_import(capsys, "deepeval", str(source), "-o", str(tmp_path / "o.jsonl"))
     assert status == 4
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_otlp_json_names_a_malformed_span_by_its_id_and_reads_older_genai_attributes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    documents = json.dumps([{"id": "d1", "content": GOOD["contexts"][0]}])
+    spans = [
+        otlp_span("a" * 32, "root", None, 0, {"gen_ai.operation.name": "invoke_agent"}),
+        otlp_span(
+            "a" * 32, "retr", "root", 1,
+            {"gen_ai.operation.name": "retrieval", "gen_ai.retrieval.documents": documents},
+        ),
+        otlp_span(
+            "a" * 32, "chat", "root", 2,
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "Be brief.",
+                "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": GOOD["question"],
+                "gen_ai.completion.0.role": "assistant",
+                "gen_ai.completion.0.content": GOOD["answer"],
+            },
+        ),
+        {**otlp_span("", "beef", None, 0, {}), "traceId": None},
+    ]  # fmt: skip
+    source = tmp_path / "traces.json"
+    source.write_text(json.dumps(request(spans)), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+    status, _, err = run_import(capsys, "otlp", str(source), "-o", str(output))
+    assert status == 4
+    assert f"{source} span beef: field 'traceId of span beef': expected the span's trace id" in err
+    status, out, _ = run_import(capsys, "otlp", str(source), "-o", str(output), "--skip-invalid")
+    assert status == 0, out
+    (row,) = golden(output)
+    assert (row["question"], row["answer"]) == (GOOD["question"], GOOD["answer"])
+    assert row["contexts"] == [{"id": "d1", "text": GOOD["contexts"][0]}]
