@@ -134,3 +134,15 @@ def test_the_readme_sections_kept_in_the_docs_are_the_same(title: str) -> None:
     readme = section(ROOT / "README.md", title).replace("(noxfile.py)", "")
     docs = section(DOCS / "getting-started.md", title)
     assert readme.replace("[`noxfile.py`]", "`noxfile.py`") == docs
+
+
+def test_the_readme_golden_line_gates_as_shown(pytester: pytest.Pytester) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```json\n(.*?)```", text, re.S)
+    assert match is not None
+    pytester.path.joinpath("golden.jsonl").write_text(match.group(1), encoding="utf-8")
+    result = pytester.runpytest(
+        "--rag-gate", "golden.jsonl", "--rag-gate-judge", "offline", "--rag-gate-cache", "off"
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["RAG gate: PASSED", "Safe to deploy"])
