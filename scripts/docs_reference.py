@@ -85,10 +85,11 @@ def pytest_options() -> Iterator[str]:
 def _type_name(annotation: object) -> str:
     """A type as the same text on every Python version."""
     origin, arguments = get_origin(annotation), get_args(annotation)
+    # "or", not "|": a pipe in a table cell's code needs an escape that MkDocs shows.
     if origin is Literal:
-        return " | ".join(repr(argument) for argument in arguments)
+        return " or ".join(repr(argument) for argument in arguments)
     if origin in (Union, UnionType):
-        return " | ".join(_type_name(argument) for argument in arguments)
+        return " or ".join(_type_name(argument) for argument in arguments)
     if origin is not None:
         inner = ", ".join(_type_name(argument) for argument in arguments)
         return f"{getattr(origin, '__name__', str(origin))}[{inner}]"
