@@ -1,8 +1,9 @@
 """OTLP/JSON trace files: any OpenTelemetry backend's export, one case per trace.
 
 The file is the OTLP/JSON encoding of ``ExportTraceServiceRequest``: one request per line
-(``.jsonl``, as the Collector's file exporter writes) or one request (``.json``, read as a
-stream). Spans sit under ``resourceSpans[].scopeSpans[].spans[]`` with ``traceId``,
+(``.jsonl``, as the Collector's file exporter writes; each resource's ``service.name`` is
+kept as metadata) or one request (``.json``, streamed span by span, so without the
+resource, which may hold every span of the file). Spans sit under ``resourceSpans[].scopeSpans[].spans[]`` with ``traceId``,
 ``spanId``, ``parentSpanId``, ``startTimeUnixNano``, ``status.code`` and attributes as
 ``{"key": …, "value": {"stringValue" | "intValue" | "doubleValue" | "boolValue" |
 "arrayValue" | "kvlistValue": …}}`` lists. The attributes are read with the OpenInference
