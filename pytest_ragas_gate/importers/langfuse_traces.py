@@ -27,6 +27,7 @@ from .records import (
     pick_text,
     text_list,
 )
+from .span_store import SpanStore
 
 __all__ = ["is_observation", "is_trace", "trace_case", "TraceGroups"]
 
@@ -137,28 +138,30 @@ def trace_case(
 
 
 class TraceGroups:
-    """Observations exported flat, gathered by trace until the file is read."""
+    """Observations exported flat, gathered by trace until the file is read.
+
+    They wait in a :class:`~.span_store.SpanStore`, on disk once there are many, as the
+    spans of a large trace export do.
+    """
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.traces: dict[str, Mapping[str, Any]] = {}
-        self.observations: dict[str, list[Mapping[str, Any]]] = {}
+        self.store = SpanStore[tuple[bool, Mapping[str, Any]]]()
 
     def add_observation(self, record: Mapping[str, Any]) -> None:
         """Hold ``record`` with the other observations of its trace."""
-        self.observations.setdefault(str(record["traceId"]), []).append(record)
+        self.store.add(str(record["traceId"]), (False, record))
 
     def add_trace(self, record: Mapping[str, Any]) -> bool:
         """Hold a trace record whose observations may come flat; False if it has no id."""
         if not record.get("id"):
             return False
-        self.traces[str(record["id"])] = record
+        self.store.add(str(record["id"]), (True, record))
         return True
 
     def cases(self) -> Iterator[Outcome]:
         """One outcome per trace that has observations (or a trace record) in the file."""
-        for trace_id in dict.fromkeys([*self.observations, *self.traces]):
-            place = Place(self.file, "trace", trace_id)
-            yield trace_case(
-                place, self.traces.get(trace_id, {}), self.observations.get(trace_id, [])
-            )
+        for trace_id, records in self.store.groups():
+            trace = next((record for is_trace, record in records if is_trace), {})
+            observations = [record for is_trace, record in records if not is_trace]
+            yield trace_case(Place(self.file, "trace", trace_id), trace, observations)

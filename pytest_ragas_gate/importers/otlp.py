@@ -3,10 +3,11 @@
 The file is the OTLP/JSON encoding of ``ExportTraceServiceRequest``: one request per line
 (``.jsonl``, as the Collector's file exporter writes; each resource's ``service.name`` is
 kept as metadata) or one request (``.json``, streamed span by span, so without the
-resource, which may hold every span of the file). Spans sit under ``resourceSpans[].scopeSpans[].spans[]`` with ``traceId``,
-``spanId``, ``parentSpanId``, ``startTimeUnixNano``, ``status.code`` and attributes as
-``{"key": …, "value": {"stringValue" | "intValue" | "doubleValue" | "boolValue" |
-"arrayValue" | "kvlistValue": …}}`` lists. The attributes are read with the OpenInference
+resource, which may hold every span of the file). Spans sit under
+``resourceSpans[].scopeSpans[].spans[]`` with ``traceId``, ``spanId``, ``parentSpanId``,
+``startTimeUnixNano``, ``status.code`` and attributes as ``{"key": …, "value":
+{"stringValue" | "intValue" | "doubleValue" | "boolValue" | "arrayValue" | "kvlistValue":
+…}}`` lists. The attributes are read with the OpenInference
 conventions (see :mod:`.openinference`) or, where a span has none, the OpenTelemetry GenAI
 semantic conventions: a ``gen_ai.operation.name`` of ``retrieval`` (or a
 ``gen_ai.retrieval.documents`` attribute) marks the retriever, whose documents' ``content``
