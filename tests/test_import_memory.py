@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gate_runs import GOOD, HALLUCINATED
 from test_import import golden, run_import
-from test_import_traces import openinference_trace, request
+from test_import_traces import langfuse_traces, openinference_trace, request
 
 from pytest_ragas_gate.importers import span_store
 
@@ -31,6 +31,23 @@ def test_spans_spilled_to_disk_give_the_same_cases_in_the_same_order(
     assert run_import(capsys, "otlp", str(source), "-o", str(spilled))[0] == 0
     assert golden(spilled) == golden(in_memory)
     assert [row["id"] for row in golden(spilled)] == [f"{index:032x}" for index in range(6)]
+
+
+def test_flat_langfuse_observations_spilled_to_disk_give_the_same_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    langfuse_traces(tmp_path, [GOOD, HALLUCINATED, GOOD])
+    traces = json.loads((tmp_path / "traces.json").read_text(encoding="utf-8"))["data"]
+    observations = [item for trace in traces for item in trace.pop("observations")]
+    source = tmp_path / "flat.jsonl"
+    records = [*observations[::-1], *traces]
+    source.write_text("".join(json.dumps(record) + "\n" for record in records), "utf-8")
+    in_memory, spilled = tmp_path / "memory.jsonl", tmp_path / "disk.jsonl"
+    assert run_import(capsys, "langfuse", str(source), "-o", str(in_memory))[0] == 0
+    monkeypatch.setattr(span_store, "IN_MEMORY", 2)
+    assert run_import(capsys, "langfuse", str(source), "-o", str(spilled))[0] == 0
+    assert golden(spilled) == golden(in_memory)
+    assert [row["id"] for row in golden(spilled)] == ["lf-trace-2", "lf-trace-1", "lf-trace-0"]
 
 
 @pytest.mark.slow
