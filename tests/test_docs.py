@@ -12,7 +12,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "examples").rglob("README.md")),
+    *sorted(DOCS.glob("*.md")),
+]
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import docs_reference  # noqa: E402
