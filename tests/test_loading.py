@@ -228,7 +228,7 @@ def test_json_column_oriented_needs_a_question_column(tmp_path: Path) -> None:
 
     assert message == (
         "golden.json: the column-oriented cases have no 'question' column (also accepted: "
-        "'user_input', 'query'); found 'answer', 'contexts'."
+        "'user_input', 'query', 'input'); found 'answer', 'contexts'."
     )
 
 
@@ -535,7 +535,8 @@ def test_csv_header_needs_a_question_column(tmp_path: Path) -> None:
 
     assert message == (
         "golden.csv:1: the CSV file needs a header row with a 'question' column (also "
-        "accepted: 'user_input', 'query'); the first row is 'What is RAG?', 'An architecture'."
+        "accepted: 'user_input', 'query', 'input'); the first row is 'What is RAG?', "
+        "'An architecture'."
     )
 
 
@@ -745,7 +746,7 @@ def test_bad_contexts_names_the_alias_used(tmp_path: Path) -> None:
         (
             {"answer": "a"},
             "field 'question' is required (a non-empty string; also accepted as "
-            "'user_input' or 'query')",
+            "'user_input', 'query' or 'input')",
         ),
         ({"question": None}, "field 'question' is required"),
         ({"question": ""}, "field 'question': expected a non-empty string, got an empty string"),

@@ -20,7 +20,7 @@ golden.jsonl:2: field 'contexts': expected a list of strings or {id, text} objec
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,15 +31,23 @@ from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
 
-__all__ = ["FIELD_ALIASES", "MAX_FIELD_CHARS", "CaseProblem", "RawCase", "validate_rows"]
+__all__ = [
+    "FIELD_ALIASES",
+    "MAX_FIELD_CHARS",
+    "CaseProblem",
+    "RawCase",
+    "is_deepeval_row",
+    "read_as_metadata",
+    "validate_rows",
+]
 
 #: Each golden field and the column names accepted for it (matched ignoring case).
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id",),
-    "question": ("question", "user_input", "query"),
-    "answer": ("answer", "response"),
-    "contexts": ("contexts", "retrieved_contexts"),
-    "reference": ("reference", "ground_truth", "ground_truths"),
+    "question": ("question", "user_input", "query", "input"),
+    "answer": ("answer", "response", "actual_output"),
+    "contexts": ("contexts", "retrieved_contexts", "retrieval_context"),
+    "reference": ("reference", "ground_truth", "ground_truths", "expected_output"),
     "relevant_context_ids": ("relevant_context_ids", "reference_context_ids"),
     "tags": ("tags",),
     "thresholds": ("thresholds",),
@@ -49,6 +57,35 @@ _FIELD_OF_NAME: dict[str, str] = {
     alias: name for name, aliases in FIELD_ALIASES.items() for alias in aliases
 }
 _CONTEXT_TEXT_KEYS = ("text", "content", "page_content")
+
+#: DeepEval's own names of golden fields (``LLMTestCase`` / ``Golden``): a row that uses one
+#: of them is a DeepEval test case.
+_DEEPEVAL_FIELDS = frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
+#: DeepEval's ``additional_metadata`` is merged into the metadata, as ``metadata`` is.
+_METADATA_MAPPINGS = frozenset({"metadata", "additional_metadata"})
+
+
+def is_deepeval_row(keys: Iterable[object]) -> bool:
+    """Whether a row names a field the way DeepEval does.
+
+    In such a row ``context`` is DeepEval's ideal context (what should have been retrieved),
+    kept as ``reference_contexts``; elsewhere it is most likely a misspelt ``contexts``.
+
+    >>> is_deepeval_row(["input", "context"]), is_deepeval_row(["question", "context"])
+    (True, False)
+    """
+    return any(str(key).strip().lower() in _DEEPEVAL_FIELDS for key in keys)
+
+
+def read_as_metadata(key: str, keys: Iterable[object]) -> bool:
+    """Whether ``key`` of a row with ``keys`` is a known metadata field of another tool.
+
+    >>> read_as_metadata("context", ["input"]), read_as_metadata("context", ["question"])
+    (True, False)
+    """
+    name = key.strip().lower()
+    return name == "additional_metadata" or (name == "context" and is_deepeval_row(keys))
+
 
 #: The longest text a golden field may hold (a question, an answer, one context …).
 MAX_FIELD_CHARS = 1_000_000
@@ -225,6 +262,8 @@ def _sort_fields(
     given: dict[str, tuple[str, Any]] = {}
     metadata: dict[str, Any] = {}
     unreadable: set[str] = set()
+    deepeval = is_deepeval_row(row)
+    ideal_context: tuple[str, Any] | None = None
     for key, value in row.items():
         name = str(key)
         canonical = canonical_field(name)
@@ -235,8 +274,10 @@ def _sort_fields(
                 unreadable.add(canonical)
             continue
         if canonical is None:
-            if name == "metadata" and isinstance(value, Mapping):
+            if name.strip().lower() in _METADATA_MAPPINGS and isinstance(value, Mapping):
                 metadata.update({str(inner): item for inner, item in value.items()})
+            elif deepeval and name.strip().lower() == "context":
+                ideal_context = (name, value)
             else:
                 metadata[name] = value
             continue
@@ -249,7 +290,29 @@ def _sort_fields(
             )
             continue
         given[canonical] = (name, value)
+    if ideal_context is not None:
+        _ideal_context(*ideal_context, metadata, errors)
     return given, metadata, unreadable
+
+
+def _ideal_context(name: str, value: Any, metadata: dict[str, Any], errors: list[str]) -> None:
+    """DeepEval's ``context`` (a list of texts) as the case's ``reference_contexts``."""
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        errors.append(
+            f"field {name!r}: DeepEval's ideal context, expected a list of strings, got "
+            f"{kind_of(value)} (a DeepEval CSV joins it with '|': convert that file with "
+            "'rag-gate import deepeval')"
+        )
+        return
+    if "reference_contexts" in metadata:
+        errors.append(
+            f"field {name!r}: DeepEval's ideal context and 'reference_contexts' are both "
+            "given; keep one of them"
+        )
+        return
+    metadata["reference_contexts"] = value
 
 
 #: A generated case's review state (``rag-gate synth``); the gate skips rejected cases.
@@ -304,7 +367,7 @@ def _question(name: str, value: Any, errors: list[str]) -> str | None:
     if value is None:
         errors.append(
             "field 'question' is required (a non-empty string; also accepted as "
-            "'user_input' or 'query')"
+            "'user_input', 'query' or 'input')"
         )
         return None
     if not isinstance(value, str):

@@ -441,7 +441,7 @@ def _rows_of_columns(shown: str, columns: dict[str, list[RawCase]]) -> list[RawC
     if not question_columns:
         raise GoldenFileError(
             f"{shown}: the column-oriented cases have no 'question' column (also accepted: "
-            f"'user_input', 'query'); found {_quoted_list(list(columns))}."
+            f"'user_input', 'query', 'input'); found {_quoted_list(list(columns))}."
         )
     lengths = {key: len(items) for key, items in columns.items()}
     if len(set(lengths.values())) > 1:
@@ -550,7 +550,8 @@ def _csv_header(shown: str, line: int, cells: list[str]) -> list[str | None]:
     if not any(canonical_field(name) == "question" for name in seen):
         raise GoldenFileError(
             f"{shown}:{line}: the CSV file needs a header row with a 'question' column (also "
-            f"accepted: 'user_input', 'query'); the first row is {_quoted_list(list(seen))}."
+            "accepted: 'user_input', 'query', 'input'); the first row is "
+            f"{_quoted_list(list(seen))}."
         )
     return header
 
@@ -579,9 +580,15 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
                 )
                 continue
             if parsed is None:
+                deepeval = (
+                    " (DeepEval's CSV joins the chunks with '|': convert that file with "
+                    "'rag-gate import deepeval')"
+                    if name.strip().lower() == "retrieval_context"
+                    else ""
+                )
                 errors.append(
                     f"field {name!r} (column {number}): expected a JSON array such as "
-                    f'["first", "second"], got {preview(cell)}'
+                    f'["first", "second"], got {preview(cell)}{deepeval}'
                 )
                 continue
             value[name] = parsed
@@ -596,6 +603,10 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
             value[name] = parsed
         elif canonical == "id":
             value[name] = cell.strip()
+        elif name.strip().lower() == "context" and cell.lstrip().startswith("["):
+            # DeepEval's ideal context, when a list: golden_fields decides what it means.
+            parsed = _parse_cell(cell, list)
+            value[name] = cell if parsed is None else parsed
         else:
             value[name] = cell
     return RawCase(line, value, errors)

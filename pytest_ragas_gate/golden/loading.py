@@ -20,9 +20,12 @@ Accepted shapes:
   is absent.
 
 Field names people already use are accepted as aliases (matched ignoring case): ``question``
-/ ``user_input`` / ``query``, ``answer`` / ``response``, ``contexts`` / ``retrieved_contexts``,
-``reference`` / ``ground_truth`` / ``ground_truths``, ``relevant_context_ids`` /
-``reference_context_ids``. Other fields are kept in ``GoldenCase.metadata``.
+/ ``user_input`` / ``query`` / ``input``, ``answer`` / ``response`` / ``actual_output``,
+``contexts`` / ``retrieved_contexts`` / ``retrieval_context``, ``reference`` /
+``ground_truth`` / ``ground_truths`` / ``expected_output``, ``relevant_context_ids`` /
+``reference_context_ids``. A DeepEval row (one that uses DeepEval's names) also gives its
+``context`` as ``reference_contexts`` and merges ``additional_metadata`` into the metadata.
+Other fields are kept in ``GoldenCase.metadata``.
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())

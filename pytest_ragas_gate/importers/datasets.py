@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .langfuse_traces import TraceGroups, is_observation, is_trace, trace_case
 from .records import (
     Imported,
     Invalid,
@@ -22,11 +23,11 @@ from .records import (
     Outcome,
     Place,
     Skipped,
-    json_records,
     own_id,
     pick_text,
     text_list,
 )
+from .streaming import stream_records
 
 __all__ = ["read_langfuse", "read_langsmith"]
 
@@ -87,7 +88,8 @@ def _case(
     metadata: dict[str, Any] = dict(extra or {})
     if wanted:
         metadata["reference_contexts"] = wanted
-    return Imported(place, fields, source_id=own_id(record), metadata=metadata)
+    timestamp = record.get("created_at") or record.get("createdAt")
+    return Imported(place, fields, source_id=own_id(record), metadata=metadata, timestamp=timestamp)
 
 
 ANSWER_KEYS = ("answer", "output", "result", "response", "content")
@@ -101,7 +103,7 @@ def read_langsmith(path: Path) -> Iterator[Outcome]:
     contexts are its ``retriever`` runs' ``outputs.documents``.
     """
     runs: list[tuple[Place, Mapping[str, Any]]] = []
-    for place, record in json_records(path, _LIST_KEYS):
+    for place, record in stream_records(path, _LIST_KEYS):
         if isinstance(record, Mapping) and "run_type" in record:
             runs.append((place, record))
         else:
@@ -135,7 +137,8 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
     failed = next((item for item in [run, *below] if item.get("error")), None)
     if failed is not None:
         first_line = str(failed.get("error")).splitlines()[0][:120]
-        return Skipped(place, f"run {failed.get('name') or failed.get('id')} failed: {first_line}")
+        name = failed.get("name") or failed.get("id")
+        return Skipped(place, f"run {name} failed: {first_line}", "a run failed")
     retrievers = [item for item in below if item.get("run_type") == "retriever"]
     if not retrievers:
         return Skipped(place, "no retriever run")
@@ -157,12 +160,32 @@ def _run_case(place: Place, run: Mapping[str, Any], below: list[Mapping[str, Any
         return Skipped(place, "the retriever returned no documents")
     fields = {"question": question, "answer": answer, "contexts": contexts}
     metadata = {key: run[key] for key in ("name", "trace_id") if run.get(key)}
-    return Imported(place, fields, source_id=own_id(run), metadata=metadata)
+    return Imported(
+        place, fields, source_id=own_id(run), metadata=metadata, timestamp=run.get("start_time")
+    )
 
 
 def read_langfuse(path: Path) -> Iterator[Outcome]:
-    """The cases of exported Langfuse dataset items; archived items are skipped."""
-    for place, record in json_records(path, _LIST_KEYS):
+    """The cases of exported Langfuse dataset items or traces; archived items are skipped.
+
+    A record with ``observations`` is a trace; records with a ``traceId`` and a ``type``
+    are observations exported flat, gathered by trace with the trace records beside them
+    (see :mod:`.langfuse_traces`).
+    """
+    groups = TraceGroups(str(path))
+    for place, record in stream_records(path, _LIST_KEYS):
+        if isinstance(record, Mapping) and is_trace(record):
+            if not record.get("id"):
+                yield Malformed(place, "id", "expected the trace id")
+                continue
+            trace = Place(str(path), "trace", str(record["id"]))
+            yield trace_case(trace, record, list(record["observations"]))
+            continue
+        if isinstance(record, Mapping) and is_observation(record):
+            groups.add_observation(record)
+            continue
+        if isinstance(record, Mapping) and _trace_header(record) and groups.add_trace(record):
+            continue
         if isinstance(record, Mapping) and record.get("status") == "ARCHIVED":
             yield Skipped(place, "the dataset item is archived")
             continue
@@ -172,3 +195,9 @@ def read_langfuse(path: Path) -> Iterator[Outcome]:
                 if record.get(key):
                     outcome.metadata[key] = record[key]
         yield outcome
+    yield from groups.cases()
+
+
+def _trace_header(record: Mapping[str, Any]) -> bool:
+    """A trace record without its observations (they follow flat), not a dataset item."""
+    return "timestamp" in record and "datasetId" not in record and "expectedOutput" not in record

@@ -21,11 +21,11 @@ from .records import (
     Outcome,
     Place,
     csv_rows,
-    json_records,
     own_id,
     pick_text,
     text_list,
 )
+from .streaming import stream_records
 
 __all__ = ["read_deepeval"]
 
@@ -38,7 +38,7 @@ def read_deepeval(path: Path, list_delimiter: str = "|") -> Iterator[Outcome]:
         for place, row in csv_rows(path):
             yield _case(place, _from_csv(row, list_delimiter))
     else:
-        for place, record in json_records(path, _LIST_KEYS):
+        for place, record in stream_records(path, _LIST_KEYS):
             yield _case(place, record)
 
 

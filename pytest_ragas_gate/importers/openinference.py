@@ -8,8 +8,14 @@ the root span (no parent in the trace) gives the question (``input.value``) and 
 (``output.value``; a JSON value gives its ``query``/``question``/``input`` or
 ``answer``/``output``/``response`` member), and the ``RETRIEVER`` spans, in start order,
 give the contexts from ``retrieval.documents.N.document.content`` (and ``…id``) in rank
-order. The trace id is the case id. A trace with no root or retriever span, an error
-status or an empty output is skipped with the reason.
+order. The trace id is the case id, the root span's start its timestamp, and its
+``session.id``, ``user.id``, ``tag.tags`` and ``metadata`` attributes its metadata. A trace
+with no root or retriever span, an error status or an empty output is skipped with the
+reason.
+
+Spans are read one at a time (:mod:`.streaming`, Parquet included) and only the attributes
+a case needs are kept until the file ends (an LLM span's prompt is dropped as it is read),
+in memory or, for a large export, on disk (:mod:`.span_store`).
 """
 
 from __future__ import annotations
@@ -21,14 +27,48 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .records import Imported, Invalid, Malformed, Outcome, Place, Skipped, json_records
+from .records import Imported, Invalid, Malformed, Outcome, Place, Skipped
+from .span_store import SpanStore
+from .streaming import stream_records
 
-__all__ = ["flatten", "read_openinference"]
+__all__ = ["Span", "flatten", "read_openinference", "trace_cases"]
 
 _DOCUMENT = re.compile(r"retrieval\.documents\.(\d+)\.document\.(content|id|score)")
 QUESTION_KEYS = ("query", "question", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "result", "content")
 _LIST_KEYS = ("spans", "data")
+GENAI_QUESTION = "rag_gate.genai.question"
+GENAI_QUERY = "rag_gate.genai.query"
+GENAI_ANSWER = "rag_gate.genai.answer"
+#: Attributes a case is made of; a span's others are dropped as it is read.
+_KEPT = frozenset(
+    {
+        "context.trace_id",
+        "trace_id",
+        "traceId",
+        "context.span_id",
+        "span_id",
+        "parent_id",
+        "parent_span_id",
+        "openinference.span.kind",
+        "span_kind",
+        "start_time",
+        "startTime",
+        "status_code",
+        "status.status_code",
+        "status.code",
+        "name",
+        # Set by the OTLP reader from GenAI semantic-convention attributes (see otlp.py).
+        GENAI_QUESTION,
+        GENAI_QUERY,
+        GENAI_ANSWER,
+    }
+)
+#: Attributes kept as the case's metadata (``metadata`` is merged in).
+METADATA_ATTRIBUTES = ("session.id", "user.id", "tag.tags")
+#: Span kinds whose input and output are never the case's question and answer (an LLM
+#: span's input is the whole prompt): dropped to keep memory bounded.
+_BULKY_KINDS = frozenset({"LLM", "EMBEDDING", "RERANKER"})
 
 
 def flatten(value: object, prefix: str = "") -> dict[str, Any]:
@@ -56,24 +96,47 @@ def flatten(value: object, prefix: str = "") -> dict[str, Any]:
 
 
 @dataclass
-class _Span:
+class Span:
+    """The attributes of one span that a case needs, with where the span was read."""
+
     line: Place
     order: int
     attributes: dict[str, Any]
 
+    @classmethod
+    def slim(cls, line: Place, order: int, flat: dict[str, Any]) -> Span:
+        """A span keeping only what a case is made of from ``flat`` attributes."""
+        kind = str(flat.get("openinference.span.kind") or flat.get("span_kind") or "").upper()
+        kept = {key: value for key, value in flat.items() if key in _KEPT}
+        may_be_root = kind not in _BULKY_KINDS or not (
+            kept.get("parent_id") or kept.get("parent_span_id")
+        )
+        for key, value in flat.items():
+            if key.startswith("retrieval.documents.") and kind == "RETRIEVER":
+                kept[key] = value
+            elif key in ("input.value", "output.value") and may_be_root:
+                kept[key] = value
+            elif key in METADATA_ATTRIBUTES or key == "metadata" or key.startswith("metadata."):
+                kept[key] = value
+        return cls(line, order, kept)
+
     def get(self, *keys: str) -> Any:
+        """The value of the first of ``keys`` the span has, or None."""
         return next((self.attributes[k] for k in keys if k in self.attributes), None)
 
     @property
     def span_id(self) -> str:
+        """The span's id, or its place in the file when it has none."""
         return str(self.get("context.span_id", "span_id") or f"#{self.order}")
 
     @property
     def kind(self) -> str:
+        """The OpenInference span kind, upper case (``RETRIEVER`` …)."""
         return str(self.get("openinference.span.kind", "span_kind") or "").upper()
 
     @property
     def start(self) -> tuple[int, float, str]:
+        """A sort key of the start time: numbers before texts."""
         started = self.get("start_time", "startTime")
         if isinstance(started, int | float):
             return (0, float(started), "")
@@ -82,19 +145,24 @@ class _Span:
 
 def read_openinference(path: Path) -> Iterator[Outcome]:
     """One case per trace of a span export."""
-    traces: dict[str, list[_Span]] = {}
-    for order, (place, record) in enumerate(json_records(path, _LIST_KEYS)):
+    traces = SpanStore[Span]()
+    for order, (place, record) in enumerate(stream_records(path, _LIST_KEYS)):
         if not isinstance(record, Mapping):
             yield Malformed(place, "(span)", "expected an object")
             continue
-        span = _Span(place, order, flatten(record))
+        span = Span.slim(place, order, flatten(record))
         trace_id = span.get("context.trace_id", "trace_id", "traceId")
         if not isinstance(trace_id, str) or not trace_id:
             yield Malformed(place, "context.trace_id", "expected the span's trace id")
             continue
-        traces.setdefault(trace_id, []).append(span)
-    for trace_id, spans in traces.items():
-        yield _trace(Place(str(path), "trace", trace_id), spans)
+        traces.add(trace_id, span)
+    yield from trace_cases(str(path), traces)
+
+
+def trace_cases(file: str, traces: SpanStore[Span]) -> Iterator[Outcome]:
+    """One outcome per trace, in the order traces were first seen."""
+    for trace_id, spans in traces.groups():
+        yield _trace(Place(file, "trace", trace_id), spans)
 
 
 def _member(value: object, keys: tuple[str, ...], field: str) -> str | None:
@@ -117,7 +185,7 @@ def _member(value: object, keys: tuple[str, ...], field: str) -> str | None:
     return text or None
 
 
-def _trace(place: Place, spans: list[_Span]) -> Outcome:
+def _trace(place: Place, spans: list[Span]) -> Outcome:
     ids = {span.span_id for span in spans}
     roots = [span for span in spans if span.get("parent_id", "parent_span_id") not in ids]
     if not roots:
@@ -133,7 +201,7 @@ def _trace(place: Place, spans: list[_Span]) -> Outcome:
         None,
     )
     if failed is not None:
-        return Skipped(place, f"error status on span {failed.span_id}")
+        return Skipped(place, f"error status on span {failed.span_id}", "error status")
     retrievers = sorted(
         (span for span in spans if span.kind == "RETRIEVER"),
         key=lambda span: (span.start, span.order),
@@ -152,20 +220,59 @@ def _trace(place: Place, spans: list[_Span]) -> Outcome:
             contexts.extend(_documents(retriever))
     except Invalid as invalid:
         return Malformed(root.line, invalid.field, invalid.expected)
+    in_order = sorted(spans, key=lambda span: (span.start, span.order))
+    question = question or _first(in_order, GENAI_QUESTION) or _first(in_order, GENAI_QUERY)
+    answer = answer or _first(in_order[::-1], GENAI_ANSWER)
     if question is None:
         return Malformed(root.line, f"input.value of span {root.span_id}", "expected the question")
     if answer is None:
         return Skipped(place, "empty output")
     if not contexts:
         return Skipped(place, "the retriever returned no documents")
-    metadata = {"root_span_id": root.span_id, "root_span": str(root.line)}
+    metadata: dict[str, Any] = {"root_span_id": root.span_id, "root_span": str(root.line)}
     if root.get("name"):
         metadata["span_name"] = root.get("name")
+    metadata.update(_span_metadata(root))
     fields = {"question": question, "answer": answer, "contexts": contexts}
-    return Imported(place, fields, source_id=str(place.number), metadata=metadata)
+    timestamp = root.get("start_time", "startTime")
+    return Imported(
+        place, fields, source_id=str(place.number), metadata=metadata, timestamp=timestamp
+    )
 
 
-def _documents(span: _Span) -> list[Any]:
+def _first(spans: list[Span], key: str) -> str | None:
+    """The first non-empty text under ``key`` among ``spans``."""
+    for span in spans:
+        value = span.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _span_metadata(span: Span) -> dict[str, Any]:
+    """The root span's session, user, tags and ``metadata`` (a JSON object, merged in)."""
+    found: dict[str, Any] = {}
+    for key in METADATA_ATTRIBUTES:
+        if span.get(key) is not None:
+            found[key] = span.get(key)
+    tags = [value for key, value in span.attributes.items() if key.startswith("tag.tags.")]
+    if tags:
+        found["tag.tags"] = tags
+    given = span.get("metadata")
+    if isinstance(given, str) and given.strip().startswith("{"):
+        try:
+            given = json.loads(given)
+        except json.JSONDecodeError:
+            pass
+    if isinstance(given, Mapping):
+        found.update({str(key): value for key, value in given.items()})
+    for key, value in span.attributes.items():
+        if key.startswith("metadata."):
+            found[key.removeprefix("metadata.")] = value
+    return found
+
+
+def _documents(span: Span) -> list[Any]:
     """The span's documents in rank order: texts, or ``{id, text}`` when they have ids."""
     documents: dict[int, dict[str, Any]] = {}
     for key, value in span.attributes.items():

@@ -153,7 +153,8 @@ def _result(place: Place, result: object) -> Outcome:
     error = result.get("error") or (response or {}).get("error")
     output = (response or {}).get("output")
     if error and not output:
-        return Skipped(place, f"the provider failed: {str(error).splitlines()[0][:120]}")
+        first_line = str(error).splitlines()[0][:120] if str(error) else ""
+        return Skipped(place, f"the provider failed: {first_line}", "the provider failed")
     test = result.get("testCase") if isinstance(result.get("testCase"), Mapping) else {}
     try:
         variables = {**_vars(test or {}, "testCase.vars"), **_vars(result, "vars")}

@@ -12,7 +12,6 @@ A reader turns one source file into a stream of outcomes, in file order:
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,6 @@ __all__ = [
     "Place",
     "Skipped",
     "csv_rows",
-    "json_records",
     "pick_text",
     "text_list",
 ]
@@ -62,14 +60,26 @@ class Imported:
     fields: dict[str, Any]
     source_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: When the source recorded it (a trace's start, an item's creation), for --since/--until.
+    timestamp: object = None
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A well-formed record that is not a case, and why."""
+    """A well-formed record that is not a case, and why.
+
+    ``kind`` is the reason without what names this record (``error status`` for ``error
+    status on span 5b…``), by which the summary counts the skipped records.
+    """
 
     place: Place
     reason: str
+    kind: str = ""
+
+    @property
+    def tally(self) -> str:
+        """The reason the summary counts this record under."""
+        return self.kind or self.reason
 
 
 @dataclass(frozen=True)
@@ -163,53 +173,6 @@ def text_list(value: object, field_name: str) -> list[str]:
             )
         texts.append(text)
     return texts
-
-
-def _decode_error(path: Path, line: int, error: Exception) -> CommandError:
-    return CommandError(f"{path}:{line} is not valid JSON ({error}); fix or remove that line.")
-
-
-def json_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tuple[Place, object]]:
-    """The records of a JSON Lines file (one per line) or a JSON file.
-
-    A JSON file holds a list of records, or an object with the list under one of
-    ``list_keys``.
-
-    Raises:
-        CommandError: the file is not readable JSON, or holds no list of records.
-    """
-    name = str(path)
-    try:
-        if path.suffix.lower() == ".jsonl":
-            with path.open(encoding="utf-8-sig") as lines:
-                for number, line in enumerate(lines, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError as error:
-                        raise _decode_error(path, number, error) from None
-                    yield Place(name, "line", number), record
-            return
-        try:
-            document = json.loads(path.read_text(encoding="utf-8-sig"))
-        except json.JSONDecodeError as error:
-            raise _decode_error(path, error.lineno, error) from None
-    except OSError as error:
-        raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None
-    except UnicodeDecodeError as error:
-        raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
-    if isinstance(document, Mapping):
-        for key in list_keys:
-            if isinstance(document.get(key), list):
-                document = document[key]
-                break
-    if not isinstance(document, list):
-        keys = " or ".join(f"'{key}'" for key in list_keys)
-        holder = f", or an object with a list under {keys}" if keys else ""
-        raise CommandError(f"{path} holds {_kind(document)}; expected a list of records{holder}.")
-    for index, record in enumerate(document, start=1):
-        yield Place(name, "item", index), record
 
 
 def csv_rows(path: Path) -> Iterator[tuple[Place, dict[str, str]]]:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import GoldenFileError
-from ..golden.golden_fields import FIELD_ALIASES, canonical_field
+from ..golden.golden_fields import FIELD_ALIASES, canonical_field, read_as_metadata
 from ..golden.loading import CaseProblem, LoadedFile
 from ..metrics.base import Metric
 
@@ -141,7 +141,9 @@ def check_field_names(
     known = known_field_names(metrics)
     unknown_by_line: dict[int, list[str]] = {}
     for line, keys in loaded.row_keys:
-        unknown = [key for key in keys if not _is_known(key, known)]
+        unknown = [
+            key for key in keys if not _is_known(key, known) and not read_as_metadata(key, keys)
+        ]
         if unknown:
             unknown_by_line[line] = unknown
     if not unknown_by_line:
