@@ -88,12 +88,10 @@ def _state_files(pytester: pytest.Pytester) -> list[Path]:
 
 
 def _verifies(case_index: int) -> Any:
-    """Picks the claim verification of one case (``source N.`` is in its claims), sent
-    with the case's context review when its metrics ask both."""
+    """Picks the claim verification of one case (``source N.`` is in its claims)."""
 
     def where(call: FakeCall) -> bool:
-        verifies = call.kind in ("verify_claims", "review_case")
-        return verifies and f"Source {case_index}." in call.user
+        return call.kind == "verify_claims" and f"Source {case_index}." in call.user
 
     return where
 
@@ -136,13 +134,12 @@ def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
     result.stdout.fnmatch_lines(["rag-gate: judge * — batch mode: requests go through *"])
     report = read_report(pytester.path / "report.json")
     # Nothing went directly: the first requests of every case in one batch, the claim
-    # verifications (which wait for the extracted claims), each with its case's context
-    # review, in a second.
+    # verifications (which wait for the extracted claims) in a second.
     assert server.judge_requests() == []
     sizes = [len(batch.requests) for batch in server.batches.values()]
-    assert sizes == [2 * CASES, CASES]
+    assert sizes == [3 * CASES, CASES]
     usage = report["usage"]
-    assert usage["calls"] == 3 * CASES
+    assert usage["calls"] == 4 * CASES
     priced = PriceTable().cost(
         MODELS[api],
         input_tokens=usage["input_tokens"],
@@ -154,9 +151,9 @@ def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
     first = next(iter(server.batches))
     result.stderr.fnmatch_lines(
         [
-            f"rag-gate: batch {first} submitted: {2 * CASES} requests through the *",
-            f"rag-gate: batch {first} {2 * CASES // 2}/{2 * CASES} done",
-            f"rag-gate: batch {first} {2 * CASES}/{2 * CASES} done",
+            f"rag-gate: batch {first} submitted: {3 * CASES} requests through the *",
+            f"rag-gate: batch {first} {3 * CASES // 2}/{3 * CASES} done",
+            f"rag-gate: batch {first} {3 * CASES}/{3 * CASES} done",
         ]
     )
     assert _state_files(pytester) == []
@@ -179,17 +176,15 @@ def test_requests_a_batch_did_not_answer_are_errors_and_the_gate_fails(
     assert report["verdict"] == "error"
     errors = _errors(report)
     assert set(errors) == {"case-001", "case-004"}
-    # The claim verification went with the context review: its metrics share the error.
-    paired = {"faithfulness", "context_precision", "context_recall"}
-    assert set(errors["case-001"]) == paired
-    assert all(
-        "got no answer to the review_case request from batch" in errors["case-001"][metric]
-        for metric in paired
+    assert set(errors["case-001"]) == {"faithfulness"}
+    assert (
+        "got no answer to the verify_claims request from batch"
+        in errors["case-001"]["faithfulness"]
     )
     assert "expired" in errors["case-004"]["faithfulness"]
     scores = _scores(report)
     assert scores["case-001"].get("faithfulness") is None
-    assert scores["case-001"]["answer_relevancy"] is not None
+    assert scores["case-001"]["context_recall"] is not None
     assert all(scores[f"case-00{index}"]["faithfulness"] for index in (0, 2, 3, 5))
 
 

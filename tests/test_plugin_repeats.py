@@ -245,7 +245,7 @@ def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
     # Identical requests are merged in a batch; the repeats of one request never are.
-    assert len(submitted) == len(set(submitted)) == 3 * 4 * 3
+    assert len(submitted) == len(set(submitted)) == 3 * 4 * 4
     noise = read_report(pytester.path / "report.json")["metrics"]["faithfulness"]["judge_noise"]
     assert noise["agreement"] < 1.0 and noise["cases"] == 4
 

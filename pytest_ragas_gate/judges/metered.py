@@ -87,6 +87,14 @@ class MeteredJudge:
         return self.kind == "offline" or self.pricing.is_priced(self.model)
 
     @property
+    def pairs_requests(self) -> bool:
+        """Whether the scheduler should send a case's claim verification and context review
+        as one request: an LLM judge sending directly. A batch job answers its requests in
+        no set order and a failed batch would strand a held review in a batch of its own,
+        so batch mode keeps them apart; the offline judge sends nothing to save on."""
+        return self.kind != "offline" and not getattr(self.inner, "batch_mode", False)
+
+    @property
     def replay_only(self) -> bool:
         """True when the judge has no key and can only replay a read-mode cache."""
         return getattr(self.inner, "replay_only", False) is True

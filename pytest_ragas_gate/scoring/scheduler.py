@@ -201,8 +201,7 @@ async def score_case(
     """
     started = time.monotonic()
     shared = shared or _SharedRequests(judge, progress)
-    if judge.kind != "offline":
-        # The offline judge sends nothing, so pairing its requests would save nothing.
+    if getattr(judge, "pairs_requests", False):
         shared.plan(CasePlan.of(case, metric_names, metrics, repeats))
     result = CaseResult.of_case(case, metrics=metric_names)
 
