@@ -88,10 +88,12 @@ class MeteredJudge:
 
     @property
     def pairs_requests(self) -> bool:
-        """Whether the scheduler should send a case's claim verification and context review
-        as one request: an LLM judge sending directly. A batch job answers its requests in
-        no set order and a failed batch would strand a held review in a batch of its own,
-        so batch mode keeps them apart; the offline judge sends nothing to save on."""
+        """Whether a case's claim verification and context review go as one request.
+
+        Only for an LLM judge sending directly. A batch job answers its requests in no set
+        order, and a failed batch would strand a held review in a batch of its own, so batch
+        mode keeps them apart; the offline judge sends nothing to save on.
+        """
         return self.kind != "offline" and not getattr(self.inner, "batch_mode", False)
 
     @property
