@@ -19,7 +19,21 @@ CORPUS = Path(__file__).resolve().parents[1] / "examples" / "synth" / "corpus"
 def generated(tmp_path: Path, count: int = 5) -> Path:
     path = tmp_path / "golden_synth.jsonl"
     assert (
-        main(["synth", str(CORPUS), "-o", str(path), "--judge", "offline", "--n", str(count)]) == 0
+        main(
+            [
+                "synth",
+                str(CORPUS),
+                "-o",
+                str(path),
+                "--judge",
+                "offline",
+                "--n",
+                str(count),
+                "--mix",
+                "single=0.8,unanswerable=0.2",
+            ]
+        )
+        == 0
     )
     return path
 

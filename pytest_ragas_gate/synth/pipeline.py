@@ -44,7 +44,7 @@ from .requests import (
 __all__ = ["MAX_ROUNDS", "Dropped", "Kept", "SynthOutcome", "synthesize"]
 
 #: Write rounds at most: the first, and top-ups for kinds the critic thinned out.
-MAX_ROUNDS = 3
+MAX_ROUNDS = 4
 #: The first round asks for this much more than the target, for the critic to drop.
 OVERSHOOT = 1.2
 #: Most earlier questions of a chunk a write request lists as taken.

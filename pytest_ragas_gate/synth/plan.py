@@ -4,7 +4,7 @@ Coverage is balanced over documents: chunks are taken round-robin, one document 
 another (the first chunk of every document, then the second …), so a small golden set
 still touches every document before it touches any twice. ``multi`` questions get a chunk
 pair: a chunk and the most related other chunk in the same language (most shared content
-words), preferring another document.
+words, names counting most), preferring another document.
 
 >>> parse_mix("single=0.5,multi=0.25,reasoning=0.15,unanswerable=0.1")["multi"]
 0.25
@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import UsageError
-from ..judges.offline.text import content_tokens
+from ..judges.offline.text import content_tokens, numbers
 from .chunking import Chunk
 from .requests import KINDS, QuestionKind
 
@@ -114,7 +114,11 @@ def _spread(counts: Mapping[QuestionKind, int]) -> list[QuestionKind]:
 
 
 def _words(chunk: Chunk) -> frozenset[str]:
-    return frozenset(token.text for token in content_tokens(chunk.text))
+    # Names count thrice: a multi question links its two chunks through an entity they share.
+    tokens = content_tokens(chunk.text)
+    return frozenset(token.text for token in tokens) | frozenset(
+        f"{token.text}\0{copy}" for token in tokens if token.entity for copy in (1, 2)
+    )
 
 
 def _partner(
@@ -172,8 +176,17 @@ def plan_units(
         # least (cost), ``per_request`` at most unless the chunks run out.
         spread = math.ceil(len(kinds) / len(order))
         size = max(spread, min(per_request, max(2, spread)))
+        # A reasoning question compares two facts: it goes to a chunk that states two values.
+        valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
+        plain = 0
         for number, start in enumerate(range(0, len(kinds), size)):
-            units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
+            group = tuple(kinds[start : start + size])
+            if "reasoning" in group:
+                chunk = valued[number % len(valued)]
+            else:
+                chunk = order[plain % len(order)]
+                plain += 1
+            units.append(Unit((chunk,), group))
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:
