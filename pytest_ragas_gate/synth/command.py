@@ -26,11 +26,12 @@ from ..exceptions import UsageError
 from ..judges.metered import MeteredJudge
 from ..settings.config import load_config
 from .chunking import chunk_documents
-from .documents import read_documents
+from .documents import Document, read_documents
 from .golden_output import case_rows, check_overwrite, chunk_rows, read_rows, write_jsonl
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_mix
+from .prose import NON_PROSE
 from .requests import KINDS
 from .review import review_file
 
@@ -62,7 +63,7 @@ def build_synth_parser() -> argparse.ArgumentParser:
     mix = ",".join(f"{kind}={share:g}" for kind, share in DEFAULT_MIX.items())
     parser = CommandParser(
         prog="rag-gate synth",
-        description="Generate a golden set from documents (.md .txt .html .pdf, .jsonl of "
+        description="Generate a golden set from documents (.md .rst .txt .html .pdf, .jsonl of "
         "{id, text, title?}): questions with references and the ids of the chunks that "
         "answer them, for live-mode gating with id_recall, id_precision and mrr. Cases are "
         "written with review: pending; check them with `rag-gate synth review FILE`.",
@@ -236,12 +237,31 @@ def _synth(options: argparse.Namespace) -> int:
     mix = parse_mix(options.mix)
     targets = kind_counts(options.n, mix)
     documents = read_documents(options.paths)
+    where = ", ".join(options.paths)
+    for document in documents:
+        if document.image_only:
+            print(
+                f"rag-gate synth: warning: {document.key} has no text layer (an image-only, "
+                "scanned PDF?): skipped; run OCR on it first (e.g. ocrmypdf) to use it.",
+                file=sys.stderr,
+            )
     if not documents:
         raise UsageError(
-            f"no documents with text under {', '.join(options.paths)} (looked for .md, .txt, "
-            ".html, .pdf and .jsonl files)."
+            f"no documents with text under {where} (looked for .md, .rst, .txt, .html, .pdf "
+            "and .jsonl files)."
         )
     chunks = chunk_documents(documents, target_tokens=options.chunk_tokens)
+    if not chunks:
+        if all(document.image_only for document in documents):
+            raise UsageError(
+                f"no text under {where}: every PDF is image-only (no text layer); run OCR "
+                "on them first."
+            )
+        raise UsageError(
+            f"no prose under {where} to write questions from: it is all "
+            + _skipped_text(documents)
+            + " (licences, changelogs, code, tables and navigation are left out)."
+        )
     output = Path(options.output)
     previous = read_rows(output) if output.is_file() else []
     judge, judge_line = _judge(options, [chunk.text for chunk in chunks])
@@ -273,6 +293,7 @@ def _synth(options: argparse.Namespace) -> int:
         outcome,
         output=output if rows else None,
         documents=len(documents),
+        skipped=skipped_lines(documents),
         chunks=len(chunks),
         judge=judge,
         judge_line=judge_line,
@@ -283,6 +304,39 @@ def _synth(options: argparse.Namespace) -> int:
     if not rows or outcome.stopped:
         return EXIT_FAILED
     return EXIT_PASSED
+
+
+def _skipped_text(documents: Sequence[Document]) -> str:
+    totals: dict[str, int] = {}
+    for document in documents:
+        for kind, count in document.skipped.items():
+            totals[kind] = totals.get(kind, 0) + count
+    return ", ".join(f"{kind} {totals[kind]}" for kind in NON_PROSE if kind in totals) or "empty"
+
+
+#: Documents the summary names one by one; the rest are counted.
+_SKIPPED_SHOWN = 8
+
+
+def skipped_lines(documents: Sequence[Document]) -> list[str]:
+    """The non-prose blocks left out, per document, and image-only PDFs."""
+    parts = []
+    for document in documents:
+        counts = document.skipped
+        if document.image_only:
+            parts.append(f"{document.key} (image-only PDF, no text)")
+        elif counts:
+            parts.append(
+                f"{document.key} ("
+                + ", ".join(f"{kind} {counts[kind]}" for kind in NON_PROSE if kind in counts)
+                + ")"
+            )
+    if not parts:
+        return []
+    shown = "; ".join(parts[:_SKIPPED_SHOWN])
+    if len(parts) > _SKIPPED_SHOWN:
+        shown += f"; and {len(parts) - _SKIPPED_SHOWN} more documents"
+    return [f"  left out as non-prose ({_skipped_text(documents)} blocks): {shown}"]
 
 
 def judge_concurrency(judge: MeteredJudge) -> int:
@@ -301,6 +355,7 @@ def summary_lines(
     judge_line: str,
     carried: int,
     wall_s: float,
+    skipped: Sequence[str] = (),
 ) -> list[str]:
     """What the run made, what it dropped and why, and what it cost."""
     counts = outcome.counts()
@@ -316,6 +371,7 @@ def summary_lines(
         f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
         f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
     )
+    lines.extend(skipped)
     dropped = [
         f"{stage.replace('_', '-')} {sum(reasons.values())}"
         + (

@@ -25,7 +25,7 @@ run of their chunk, are not standalone, not supported, or (unanswerable ones) an
 ...     chunks=["Uploads\nFiles up to 50 GB are accepted. Uploads are kept for 30 days."],
 ...     titles=["Skyfile uploads"], kinds=["single"])
 >>> print(asyncio.run(OfflineSynthJudge().ask(request)).reply.questions[0].question)
-In Skyfile uploads, how long are uploads kept?
+How long are uploads kept?
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
 from ..usage import Usage
 from . import wh_chinese, wh_english
-from .chunking import is_chinese
+from .prose import is_chinese
 from .requests import (
     Critique,
     CritiqueQuestions,
@@ -66,6 +66,16 @@ _NOT_STANDALONE = re.compile(
     r"\b(?:this|the) (?:document|section|chunk|text|passage|page)\b|^\s*(?:it|this|they)\b"
     r"|本文|该文档|这段|上文|这一节",
     re.IGNORECASE,
+)
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:It|This|These|They|That|Those|He|She)\b(?! [a-z]+s?\b(?<!is)(?<!are)(?<!was))"
+)
+#: Pronouns that stand for a whole idea rather than a thing a question could name.
+_IDEA_PRONOUNS = frozenset({"This", "That", "These", "Those"})
+#: A subject a later "it" can stand for: a short noun phrase, no verb or pronoun in it.
+_NOUN_PHRASE = re.compile(
+    r"^(?:[Tt]he |[Aa]n? )?(?!(?:you|we|i|it|this|they|there|here)\b)"
+    r"(?:[A-Za-z][\w-]*)(?: (?!(?:you|we|is|are|do|does|can|must|will)\b)[A-Za-z][\w-]*){0,3}$"
 )
 _CLOZE = re.compile(r"_{3,}|completes? (?:this|both) statements?|空缺的内容")
 _COMPARISON = re.compile(
@@ -144,6 +154,7 @@ def chunk_facts(chunk: str, title: str, chinese: bool) -> list[Fact]:
     """The chunk's facts as questions, most informative first, none quoting the chunk."""
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
+    heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(body)
     facts: list[Fact] = []
@@ -156,8 +167,12 @@ def chunk_facts(chunk: str, title: str, chinese: bool) -> list[Fact]:
             referent = previous or topic or name
             if previous and previous.split()[0].lower() in ("the", "a", "an"):
                 referent = "the " + " ".join(previous.split()[1:])
+            pronoun = _PRONOUN_SUBJECT.match(sentence)
+            if pronoun and (pronoun.group() in _IDEA_PRONOUNS or not previous):
+                continue  # "This is a separate step": nothing to name what "this" is
             found = wh_english.sentence_facts(sentence, referent, proper, context=name)
-            previous = wh_english.subject_of(sentence) or previous
+            subject = wh_english.subject_of(sentence)
+            previous = subject if subject and _NOUN_PHRASE.match(subject) else None
             if topic != name:
                 # The question names the section; the document's name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
@@ -410,7 +425,8 @@ def _near_miss(
     chunk: str, title: str, chinese: bool, slot: int, corpus: Corpus | None
 ) -> tuple[str, str] | None:
     options = _swapped(chunk, title, chinese, corpus) if corpus is not None else []
-    if not options:
+    if not options and corpus is None:
+        # Without the corpus no sibling is known: a property the chunk never states.
         properties = _CJK_PROPERTIES if chinese else _PROPERTIES
         for entity in chunk_entities(chunk, title, chinese):
             stated = [s for s in split_sentences(chunk) if entity.lower() in s.lower()]
@@ -550,7 +566,7 @@ class OfflineSynthJudge:
                 return "wrong_kind", "asks no comparison or computation"
             if len(numbers(reference)) < 2:
                 return "wrong_kind", "the reference does not combine two facts"
-        if len(content_tokens(question)) < _MIN_FACT_TOKENS:
+        if len(content_tokens(_strip_context(question))) < 2:
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
         if given.supported and numbers(reference) <= numbers(question):

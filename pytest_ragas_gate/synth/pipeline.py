@@ -44,7 +44,7 @@ from .requests import (
 __all__ = ["MAX_ROUNDS", "Dropped", "Kept", "SynthOutcome", "synthesize"]
 
 #: Write rounds at most: the first, and top-ups for kinds the critic thinned out.
-MAX_ROUNDS = 4
+MAX_ROUNDS = 6
 #: The first round asks for this much more than the target, for the critic to drop.
 OVERSHOOT = 1.2
 #: Most earlier questions of a chunk a write request lists as taken.
@@ -264,13 +264,15 @@ def _merge(
         for item in kept:
             for chunk in item.chunks:
                 written.setdefault(chunk.id, []).append(item.question.question)
-            if seen.add(item.question.question):
+            # An unanswerable case's reference is the same refusal for all: no fact to compare.
+            fact = None if item.question.kind == "unanswerable" else item.question.reference
+            if seen.add(f"{item.question.kind}: {item.question.question}", fact=fact):
                 pool[item.question.kind].append(item)
             else:
                 outcome.dropped.append(
                     Dropped(
                         "near_duplicate",
-                        "near-duplicate of a kept question",
+                        "near-duplicate of a kept question or of its source fact",
                         item.question.kind,
                         item.question.question,
                         item.documents,
@@ -292,6 +294,20 @@ def _balanced(kept: Sequence[Kept], count: int) -> tuple[list[Kept], list[Kept]]
         depth += 1
     chosen_ids = {id(item) for item in chosen}
     return chosen, [item for item in kept if id(item) not in chosen_ids]
+
+
+def _top_up_factor(outcome: SynthOutcome, pool: Mapping[QuestionKind, list[Kept]]) -> float:
+    """How much more to ask than is missing: the inverse of the yield so far (1.5 to 5).
+
+    Documents with few fact sentences give few questions per request; asking more (over
+    more chunks) in the next round reaches the target in fewer rounds.
+    """
+    kept = sum(len(items) for items in pool.values())
+    asked = outcome.write_requests
+    if not kept:
+        return 5.0
+    per_request = kept / max(1, asked)
+    return min(5.0, max(1.5, 2.0 / max(per_request, 0.4)))
 
 
 async def synthesize(
@@ -328,7 +344,7 @@ async def synthesize(
         short = {kind: missing for kind, missing in short.items() if missing > 0}
         if not short or outcome.stopped:
             break
-        factor = OVERSHOOT if round_number == 1 else 1.5
+        factor = OVERSHOOT if round_number == 1 else _top_up_factor(outcome, pool)
         asked = {kind: math.ceil(missing * factor) for kind, missing in short.items()}
         units = plan_units(chunks, asked, per_request=per_request, skip=skip)
         skip += len(units)

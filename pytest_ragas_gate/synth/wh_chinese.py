@@ -42,6 +42,7 @@ _DEFINITION = re.compile(
     r"^(?P<term>[^，,。：:是指]{2,15}?)(?P<verb>是指|指的是|是)(?P<rest>.{6,})$"
 )
 _CAUSE = re.compile(r"^(?:因为|由于)(?P<cause>[^，]{3,})，(?:所以|因此)?(?P<main>.{4,})$")
+_DEFINED = re.compile(r"^(?:一|指|用于|用来|由|一种|一个)")
 _PRONOUN = re.compile(r"^(?:它们|它|该|本|此|这个|这些|这|其)")
 _TIME_MINUTES = {
     "秒": 1 / 60,
@@ -194,6 +195,13 @@ def sentence_facts(sentence: str, name: str) -> list[Fact]:
             Fact(f"为什么{main}？", cause.group("cause"), sentence, "why", name, score=2.0)
         )
     definition = _DEFINITION.match(text)
+    if definition and (
+        not _DEFINED.match(definition.group("rest"))
+        or re.search(
+            r"如果|您|我们|你|下面|这|那|[还就都也只总正即便才又而则的]$", definition.group("term")
+        )
+    ):
+        definition = None  # "最终还是…", "如果您只是…": not "X is a Y"
     if definition and not facts:
         term = definition.group("term")
         if _PRONOUN.match(term):

@@ -43,7 +43,9 @@ _BASE_VERBS = frozenset(
     "let help become stay remain grow fall rise pay earn lose employ host connect link resume "
     "expire renew rotate lock unlock sync back encrypt delete archive retain ship arrive leave "
     "depart operate serve cost weigh measure contain carry process upload download record "
-    "rotate scan index ship save sell buy".split()
+    "rotate scan index ship save sell buy declare specify describe define generate invoke pass "
+    "ignore match override configure enable disable indicate represent identify register "
+    "implement execute trigger activate mark report parse convert compile".split()
 )
 _IRREGULAR_PAST = {
     "took": "take",
@@ -127,7 +129,7 @@ _LOCATION_VERBS = re.compile(
 _PLACE = re.compile(
     r"\b(?P<prep>in|at|near|from)\s+(?P<name>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
-_CAUSE = re.compile(r"(?:,\s*)?\b(?:because|since|as|due to|owing to)\s+(?P<cause>[^,;]{6,})")
+_CAUSE = re.compile(r"(?:,\s*)?\b(?:because(?! of)|due to|owing to)\s+(?P<cause>[^,;()]{6,})")
 _DEFINITION = re.compile(
     r"^(?P<term>[^,;:()]{2,60}?)\s+(?P<verb>is|are|means|refers to)\s+"
     r"(?P<rest>(?:a|an|the|one of|any|short for)\s.{6,})$"
@@ -137,11 +139,19 @@ _CLAUSE_END = re.compile(
     r"|whereas|although|though|but|and then|where|as well as|including|such as|e\.g\.|i\.e\.)\b)"
 )
 _WORD = re.compile(r"[\w']+")
+_DETERMINERS = frozenset(
+    "the a an to of and or its their our your my his her these this those that each every all "
+    "some any no many several most such which whose".split()
+)
 _NOUN_AFTER = (
     r"\s+(?!(?:of|per|each|for|in|on|at|to|by|and|or|with|from|is|are|was|were|can|will|"
     r"than|when|if|after|before|a|an|the)\b)[a-z]+\b"
 )
 _MAX_PREDICATE_WORDS = 8
+_SUBORDINATE = re.compile(
+    r"^(?:If|When|Whenever|While|Although|Though|Unless|Once|As|Because|Since|Whether|Where"
+    r"|For example|For instance|Note|However|Otherwise|Also|Then|Thus|So)\b"
+)
 _MAX_SUBJECT_WORDS = 9
 
 
@@ -196,9 +206,19 @@ def longest_shared_run(question: str, source: str) -> int:
 
 
 def short_name(title: str) -> str:
-    """A document title without its subtitle or site suffix ("Rail: guide" → "Rail")."""
-    name = re.split(r"\s+[-—–|·]\s+|:\s", title, maxsplit=1)[0].strip()
-    return name or title.strip()
+    """What a document is about, from its title.
+
+    The product a page belongs to ("Types (libffi: the … library)" → "libffi"), else the
+    title without its subtitle ("Rail: guide" → "Rail"); an all-capitals title in title case.
+
+    >>> short_name("Types (libffi: the portable foreign function interface library)")
+    'libffi'
+    """
+    product = re.search(r"\(([^():]{2,40})(?::[^()]*)?\)\s*$", title)
+    if product:
+        return product.group(1).strip()
+    name = re.split(r"\s+[-—–|·]\s+|:\s", title, maxsplit=1)[0].strip() or title.strip()
+    return name.title() if name.isupper() and len(name) > 4 else name
 
 
 def _singular_of(noun: str) -> str:
@@ -287,7 +307,7 @@ def _split_clause(sentence: str) -> _Clause | None:
             predicate = (verb_not + " " + body[rest_at:]).strip()
             offset = start + len(body) - len(body[rest_at:].lstrip())
             return _Clause(front, body[: token.start()].strip(), aux, "", predicate, offset)
-        if previous in ("the", "a", "an", "to", "of", "and", "or", "its", "their", "our", "your"):
+        if previous in _DETERMINERS:
             continue
         based = _base_of(word)
         if based is not None and (based[0] != "did" or word in _IRREGULAR_PAST):
@@ -296,13 +316,15 @@ def _split_clause(sentence: str) -> _Clause | None:
         if based is not None and guessed_at is None:
             guessed_at = (index, *based)  # "created" may be a participle of the subject
         guessed = _guess_base(word)
-        if guessed is not None and guessed_at is None:
+        if guessed is not None and guessed_at is None and guessed in _BASE_VERBS:
             guessed_at = (index, "did", guessed)
-    if verb_at is None and guessed_at is not None:
-        # An unlisted past tense counts only when no listed verb or auxiliary follows.
-        later = tokens[guessed_at[0] + 1 : guessed_at[0] + 6]
+    if verb_at is None and guessed_at is not None and guessed_at[0] <= 3:
+        # A past tense counts only close to the start, with no verb or auxiliary after it:
+        # "Links created on the plan expire" has its verb later.
+        later = tokens[guessed_at[0] + 1 : guessed_at[0] + 8]
         if not any(t.group().lower() in _AUX or _base_of(t.group().lower()) for t in later):
-            verb_at = guessed_at
+            if tokens[0].group().lower() in ("the", "a", "an") or guessed_at[0] == 1:
+                verb_at = guessed_at
     if verb_at is None:
         return None
     index, aux, base = verb_at
@@ -386,6 +408,8 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
     predicate = clause.predicate
     for match in _AMOUNT.finditer(predicate):
         number = float(match.group("num").replace(",", ""))
+        if predicate[: match.start()].count("(") > predicate[: match.start()].count(")"):
+            continue  # "(generally 32 or 64 bits)": an aside, not the sentence's fact
         before = predicate[: match.start("num")].split()
         previous = before[-1].lower().strip("(") if before else ""
         if previous in _LABELS or (
@@ -514,6 +538,8 @@ def _year_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str
     facts: list[Fact] = []
     for place, text in (("front", clause.front), ("predicate", clause.predicate)):
         for match in _YEAR.finditer(text):
+            if text[: match.start()].count("(") > text[: match.start()].count(")"):
+                continue  # a year in an aside
             prep = (match.group("prep") or "").lower()
             wh_phrase = {"since": "since when", "until": "until when", "by": "by when"}.get(
                 prep, "when"
@@ -580,6 +606,8 @@ def _cause_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[st
     match = _CAUSE.search(clause.predicate)
     if match is None or re.match(r"\d", match.group("cause")) or match.start() < 3:
         return []
+    if _CLAUSE_END.search(clause.predicate[: match.start()].rstrip(", ")):
+        return []  # "written so that … just because …": the cause is of another clause
     predicate = clause.predicate[: match.start()]
     question = _question("why", clause, predicate, name, proper)
     return [
@@ -590,6 +618,46 @@ def _cause_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[st
             "why",
             _subject_text(clause.subject, name, proper),
             score=2.0,
+        )
+    ]
+
+
+_MODALS = frozenset("must should can may will shall could would".split())
+
+
+def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
+    """An object question: "Packages must declare triggers" asks what they must declare."""
+    subject = clause.subject
+    if not subject or len(subject.split()) > 5 or subject.split()[0].lower() in _PRONOUNS:
+        return []
+    if clause.verb:
+        verb, rest = clause.verb, clause.predicate
+    elif clause.aux in _MODALS:
+        first, _, rest = clause.predicate.partition(" ")
+        if first.lower() not in _BASE_VERBS:
+            return []
+        verb = first.lower()
+    else:
+        return []
+    obj = _trim(rest)
+    deictic = {"not", "that", "this", "these", "those", "following", "below", "above", "it"}
+    if len(obj.split()) < 2 or obj.split()[0].lower() in _PREPOSITIONS | _AUX | deictic:
+        return []
+    if re.search(r"[:;\"“”]|\b(?:below|above|following)\b", subject + " " + obj):
+        return []
+    if subject.split()[0].lower().endswith("ly"):
+        return []  # "Automatically adds …": a list item without its subject
+    if re.search(r"\d", obj):
+        return []  # an amount is asked for by the amount questions
+    question = f"What {clause.aux} {_subject_text(subject, name, proper)} {verb}?"
+    return [
+        Fact(
+            _standalone(question, name),
+            obj,
+            sentence,
+            "what",
+            _subject_text(subject, name, proper),
+            score=1.2,
         )
     ]
 
@@ -650,12 +718,20 @@ def sentence_facts(
             (``name`` is used when empty).
     """
     text = " ".join(sentence.split()).rstrip(" .!;")
+    if text.endswith(":"):
+        return []  # it introduces what follows; the fact is not in the sentence
     if not text or not text[0].isupper() or text.endswith("?") or len(text.split()) > 45:
         return []
+    if _SUBORDINATE.match(text):
+        return []  # "If the database is open, …": a condition, not a statement
+    if re.search(r"(?:\b[A-Z][\w-]*\s+){4}[A-Z]", text):
+        return []  # a run of capitalised words is a table's header row, not a sentence
     proper = proper | proper_words(text)
     facts = _definition_facts(text, name, proper)
     clauses = []
     clause = _split_clause(text)
+    if clause is not None and re.search(r"\b(?:this|these|that|those)\b", clause.subject[1:]):
+        clause = None  # "members of this group": the group is named in another sentence
     if clause is not None and clause.subject and clause.predicate:
         clauses.append(clause)
         # "costs $6 and includes 200 GB": the second verb phrase has the same subject.
@@ -687,6 +763,8 @@ def sentence_facts(
         facts += _agent_facts(text, clause, name, proper)
         facts += _place_facts(text, clause, name, proper)
         facts += _cause_facts(text, clause, name, proper)
+        if not facts:
+            facts += _object_facts(text, clause, name, proper)
     kept = []
     for fact in facts:
         # A question holding its own answer, or too short to ask anything, is no question.
