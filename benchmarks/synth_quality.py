@@ -97,8 +97,18 @@ def measure(folder: str, n: int, show: int) -> None:
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             status = main(
                 [
-                    "synth", folder, "-o", str(out), "--n", str(n), "--judge", "offline",
-                    "--chunks-out", str(chunks_out), "--cache", "off",
+                    "synth",
+                    folder,
+                    "-o",
+                    str(out),
+                    "--n",
+                    str(n),
+                    "--judge",
+                    "offline",
+                    "--chunks-out",
+                    str(chunks_out),
+                    "--cache",
+                    "off",
                 ]
             )
         rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []

@@ -50,10 +50,10 @@ def test_cases_load_in_the_gate_with_ids_kinds_and_pending_review(tmp_path: Path
     )
 
     assert status == 0
-    assert len(rows) == 16
+    assert len(rows) == 14
     loaded = load_golden_file(tmp_path / "golden_synth.jsonl")
     assert loaded.problems == []
-    assert len(loaded.cases) == 16
+    assert len(loaded.cases) == 14
     chunks = {
         row["id"]: row["text"]
         for row in map(json.loads, (tmp_path / "chunks.jsonl").read_text().splitlines())

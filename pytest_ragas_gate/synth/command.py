@@ -187,7 +187,9 @@ def run(argv: Sequence[str]) -> int:
     return run_guarded("rag-gate synth", lambda: _synth(build_synth_parser().parse_args(arguments)))
 
 
-def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJudge, str]:
+def _judge(
+    options: argparse.Namespace, corpus: Sequence[str], titles: Sequence[str] = ()
+) -> tuple[MeteredJudge, str]:
     """The metered judge and a line saying which it is and why."""
     from ..scoring.judge_factory import create_judge
 
@@ -214,7 +216,7 @@ def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJ
     if info.kind == "offline":
         # The gate's offline judge scores answers; writing questions is this package's own.
         judge = MeteredJudge(
-            OfflineSynthJudge(corpus), max_calls=config.max_calls, max_cost=config.max_cost
+            OfflineSynthJudge(corpus, titles), max_calls=config.max_calls, max_cost=config.max_cost
         )
         return judge, f"judge offline ({judge.model}) — {info.selected_by}"
     return judge, f"judge {info.kind} ({info.model}) — {info.selected_by}"
@@ -264,7 +266,9 @@ def _synth(options: argparse.Namespace) -> int:
         )
     output = Path(options.output)
     previous = read_rows(output) if output.is_file() else []
-    judge, judge_line = _judge(options, [chunk.text for chunk in chunks])
+    judge, judge_line = _judge(
+        options, [chunk.text for chunk in chunks], [document.title for document in documents]
+    )
     progress = _progress(sys.stderr)
 
     async def generate() -> SynthOutcome:

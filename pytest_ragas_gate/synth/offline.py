@@ -85,7 +85,7 @@ _COMPARISON = re.compile(
 )
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
 _CJK_NO_ANSWER = "文档中没有提到这一点，无法根据文档回答。"
-_MIN_FACT_TOKENS = 3
+_MIN_FACT_TOKENS = 2
 
 #: Near-miss properties: the question, and what a sentence stating the answer would hold.
 _PROPERTIES = (
@@ -150,13 +150,19 @@ def _sentences(body: str) -> list[str]:
     ]
 
 
-def chunk_facts(chunk: str, title: str, chinese: bool) -> list[Fact]:
-    """The chunk's facts as questions, most informative first, none quoting the chunk."""
+def chunk_facts(
+    chunk: str, title: str, chinese: bool, names: frozenset[str] = frozenset()
+) -> list[Fact]:
+    """The chunk's facts as questions, most informative first, none quoting the chunk.
+
+    ``names`` are words the corpus writes capitalised inside sentences: a sentence opening
+    with one keeps it capitalised ("Skyfile accepts …" asks what Skyfile accepts).
+    """
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
     heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
-    proper = wh_english.proper_words(body)
+    proper = wh_english.proper_words(chunk) | names
     facts: list[Fact] = []
     previous: str | None = None
     for sentence in _sentences(body):
@@ -203,8 +209,10 @@ def _with_document(fact: Fact, name: str) -> Fact:
     )
 
 
-def _single(chunk: str, title: str, chinese: bool, slot: int) -> SynthQuestion | None:
-    facts = chunk_facts(chunk, title, chinese)
+def _single(
+    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
+) -> SynthQuestion | None:
+    facts = chunk_facts(chunk, title, chinese, names)
     if not facts:
         return None
     fact = facts[slot % len(facts)]
@@ -252,7 +260,7 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
     gap_text = ""
     if same_unit and numbers_of[0] and numbers_of[1]:
         gap = float(numbers_of[0].group()) - float(numbers_of[1].group())
-        amount = larger.answer.split(" of ")[0]
+        amount = _amount_text(larger).split(" of ")[0]
         unit = amount[numbers_of[0].end() :] if amount.startswith(numbers_of[0].group()) else ""
         unit = re.sub(r"^.*?\d[\d.,]*", "", amount).strip() or unit
         money = (
@@ -269,9 +277,12 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
             f"，多{gap_text}。" if gap_text else "。"
         )
         return question, reference
-    question = both.rstrip("?") + "? Which is larger, and by how much?"
-    reference = f"{a.sentence} {b.sentence} {larger.answer} is more than {smaller.answer}" + (
-        f", by {gap_text}." if gap_text else "."
+    comparative = "longer" if a.unit == "time" else "larger"
+    question = both.rstrip("?") + f"? Which is {comparative}, and by how much?"
+    more, less = _amount_text(larger), _amount_text(smaller)
+    reference = (
+        f"{a.sentence} {b.sentence} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
+        f"than {less} ({smaller.subject})" + (f", by {gap_text}." if gap_text else ".")
     )
     return question, reference
 
@@ -284,8 +295,20 @@ def _question_words(fact: Fact) -> set[str]:
     }
 
 
-def _reasoning(chunk: str, title: str, chinese: bool, slot: int) -> SynthQuestion | None:
-    facts = chunk_facts(chunk, title, chinese)
+def _amount_text(fact: Fact) -> str:
+    """The amount a fact answers, without the preposition that led to it."""
+    return re.sub(
+        r"^(?:(?:for|within|in|after|before|with|at|to|of|by|every)\s+)?"
+        r"(?:(?:up to|at most|at least|about|around|over|more than|less than)\s+)?",
+        "",
+        fact.answer,
+    )
+
+
+def _reasoning(
+    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
+) -> SynthQuestion | None:
+    facts = chunk_facts(chunk, title, chinese, names)
     scored: list[tuple[int, int, tuple[str, str]]] = []
     for index, first in enumerate(facts):
         for second in facts[index + 1 :]:
@@ -294,7 +317,7 @@ def _reasoning(chunk: str, title: str, chinese: bool, slot: int) -> SynthQuestio
             made = _comparison(first, second, chinese)
             # Two facts about the same thing ("versions kept on Team" / "on Solo") compare best.
             alike = len(_question_words(first) & _question_words(second))
-            if made is not None and alike >= 2:
+            if made is not None and (alike >= 2 or (alike and first.wh == second.wh)):
                 scored.append((-alike, len(scored), made))
     if not scored:
         return None
@@ -310,12 +333,16 @@ def _entity_words(fact: Fact) -> set[str]:
 
 
 def _multi(
-    chunks: Sequence[str], titles: Sequence[str], chinese: bool, slot: int
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    slot: int,
+    names: frozenset[str] = frozenset(),
 ) -> SynthQuestion | None:
     if len(chunks) < 2:
         return None
-    first = chunk_facts(chunks[0], titles[0], chinese)
-    second = chunk_facts(chunks[1], titles[1], chinese)
+    first = chunk_facts(chunks[0], titles[0], chinese, names)
+    second = chunk_facts(chunks[1], titles[1], chinese, names)
     pairs = []
     for a in first:
         for b in second:
@@ -368,9 +395,12 @@ _WH_WORDS = frozenset("long much many often old larg big small".split())
 class Corpus:
     """Every chunk of the corpus, for near misses: siblings of an entity, what is stated."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], titles: Sequence[str] = ()) -> None:
         self.texts = list(texts)
         self.sentences = [sentence for text in self.texts for sentence in split_sentences(text)]
+        self.names = frozenset().union(
+            *(wh_english.proper_words(text) for text in [*self.texts, *titles])
+        )
         self._kinds: dict[str, set[str]] = {}
         for sentence in self.sentences:
             for pattern in (_SIBLING, _CJK_SIBLING):
@@ -395,15 +425,11 @@ class Corpus:
         evidence = Evidence.of(mentions)
         return sum(evidence.covers(token.text) for token in tokens) / len(tokens) >= 0.6
 
-    def names(self, entity: str) -> bool:
-        """Whether the corpus names ``entity`` at all."""
-        return any(entity.lower() in text.lower() for text in self.texts)
-
 
 def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
     """Fact questions of the chunk asked of a sibling the corpus says nothing about."""
     found = []
-    for fact in chunk_facts(chunk, title, chinese):
+    for fact in chunk_facts(chunk, title, chinese, corpus.names):
         pattern = _CJK_SIBLING if chinese else _SIBLING
         context = re.match(r"In [^,]{1,60}, |在[^，]{1,30}中，", fact.question)
         for match in pattern.finditer(fact.question, context.end() if context else 0):
@@ -458,6 +484,7 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
     questions: list[SynthQuestion] = []
     chunk, title = request.chunks[0], request.titles[0]
     chinese = request.chinese
+    names = corpus.names if corpus is not None else frozenset()
     for position, kind in enumerate(request.kinds):
         taken = {question.question for question in questions} | set(request.avoid)
         # A chunk asked again starts past the facts its earlier questions used.
@@ -465,11 +492,11 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
             slot = position + len(request.avoid) + attempt
             written: SynthQuestion | None
             if kind == "single":
-                written = _single(chunk, title, chinese, slot)
+                written = _single(chunk, title, chinese, slot, names)
             elif kind == "reasoning":
-                written = _reasoning(chunk, title, chinese, slot)
+                written = _reasoning(chunk, title, chinese, slot, names)
             elif kind == "multi":
-                written = _multi(request.chunks, request.titles, chinese, slot)
+                written = _multi(request.chunks, request.titles, chinese, slot, names)
             else:
                 written = _unanswerable(chunk, title, chinese, slot, corpus)
             if written is None:
@@ -486,12 +513,13 @@ class OfflineSynthJudge:
     Args:
         corpus: every chunk text, so the critic can tell that an unanswerable question is
             not answered anywhere in the corpus (an LLM critic sees only the unit's chunks).
+        titles: the documents' titles, where names show capitalised too.
     """
 
-    def __init__(self, corpus: Sequence[str] = ()) -> None:
+    def __init__(self, corpus: Sequence[str] = (), titles: Sequence[str] = ()) -> None:
         self._texts = list(corpus)
         self._corpus = Evidence.of(self._texts) if corpus else None
-        self._near = Corpus(self._texts) if corpus else None
+        self._near = Corpus(self._texts, sorted(set(titles))) if corpus else None
 
     @property
     def kind(self) -> str:
@@ -601,8 +629,10 @@ def _generic_unanswerable(question: str, corpus: Corpus) -> tuple[Any, str]:
         return "wrong_kind", "names nothing the documents name: not a near miss"
     if sum(known.covers(token.text) for token in tokens) < len(tokens) / 2:
         return "wrong_kind", "off the documents' topic: not a near miss"
+    asked = [token for token in tokens if token.text not in _WH_WORDS]
     for sentence in corpus.sentences:
-        if check_support(question, Evidence.of([sentence]), threshold=0.85).supported:
+        evidence = Evidence.of([sentence])
+        if asked and sum(evidence.covers(t.text) for t in asked) / len(asked) >= 0.8:
             return "answered", "a sentence of the documents answers it"
     return "ok", "on the documents' entities, not answered by them"
 

@@ -46,8 +46,8 @@ _CHANGELOG_LINE = re.compile(
     re.IGNORECASE,
 )
 _SECTION = re.compile(
-    r"^(?:licen[cs]e|copying|copyright|changelog|change ?log|changes|release notes|history"
-    r"|news|what'?s new|version history|credits|contributors|authors|acknowledg\w*"
+    r"^(?:licen[cs]e|copying|copyright|changelog|change ?log|release notes|release history"
+    r"|version history|credits|contributors|authors|acknowledg\w*"
     r"|table of contents|contents|index|navigation|许可证?|版权|更新日志|变更记录|版本历史|目录)\b",
     re.IGNORECASE,
 )

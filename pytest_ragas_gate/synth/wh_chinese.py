@@ -74,8 +74,11 @@ def _subject_named(clause: str, name: str, whole: str) -> str:
     if _PRONOUN.match(clause):
         stripped = _PRONOUN.sub("", clause, count=1)
         # "该服务" → "<name>": the pronoun and a short noun after it name the document's topic.
-        stripped = re.sub(r"^(?:服务|产品|项目|软件|程序|工具|系统|文档|方案|套餐)", "", stripped)
-        return f"{name}{stripped}" if name else stripped
+        generic = re.match(r"^(?:服务|产品|项目|软件|程序|工具|系统|文档|方案|套餐)", stripped)
+        if generic or not name:
+            # "该服务" is the document's topic itself.
+            return f"{name}{stripped[generic.end() :] if generic else stripped}"
+        return f"{name}的{stripped}"
     if not whole:
         # A clause cut from its sentence may lack its subject: say what it is about.
         return f"在{name}中，{clause}" if name else clause

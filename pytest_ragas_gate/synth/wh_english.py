@@ -149,7 +149,8 @@ _NOUN_AFTER = (
 )
 _MAX_PREDICATE_WORDS = 8
 _SUBORDINATE = re.compile(
-    r"^(?:If|When|Whenever|While|Although|Though|Unless|Once|As|Because|Since|Whether|Where"
+    r"^(?:If|When|Whenever|While|Although|Though|Unless|Once|As|Because|Whether|Where"
+    r"|Since(?! (?:version|release|v?\d|\w+ \d{4})\b)"
     r"|For example|For instance|Note|However|Otherwise|Also|Then|Thus|So)\b"
 )
 _MAX_SUBJECT_WORDS = 9
@@ -309,6 +310,9 @@ def _split_clause(sentence: str) -> _Clause | None:
             return _Clause(front, body[: token.start()].strip(), aux, "", predicate, offset)
         if previous in _DETERMINERS:
             continue
+        following_word = tokens[index + 1].group().lower() if index + 1 < len(tokens) else ""
+        if following_word in _AUX:
+            continue  # "Day passes are valid": the noun before an auxiliary is the subject
         based = _base_of(word)
         if based is not None and (based[0] != "did" or word in _IRREGULAR_PAST):
             verb_at = (index, *based)
@@ -722,6 +726,8 @@ def sentence_facts(
         return []  # it introduces what follows; the fact is not in the sentence
     if not text or not text[0].isupper() or text.endswith("?") or len(text.split()) > 45:
         return []
+    if re.match(r"^It \w+ .*\bto [a-z]+", text):
+        return []  # "It costs $4 to replace a card": "it" names nothing
     if _SUBORDINATE.match(text):
         return []  # "If the database is open, …": a condition, not a statement
     if re.search(r"(?:\b[A-Z][\w-]*\s+){4}[A-Z]", text):
@@ -737,7 +743,9 @@ def sentence_facts(
         # "costs $6 and includes 200 GB": the second verb phrase has the same subject.
         joined = re.search(r",?\s+and\s+(?P<verb>[a-z]+)\s", clause.predicate)
         based = _base_of(joined.group("verb")) if joined else None
-        if joined and based is not None and based[0] != "do":
+        if based is not None and based[0] == "do" and clause.aux in ("is", "was", "has", "does"):
+            based = None  # "is valid and cost …" does not agree: not a second verb phrase
+        if joined and based is not None:
             clauses[0] = _Clause(
                 clause.front,
                 clause.subject,
