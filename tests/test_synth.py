@@ -42,9 +42,9 @@ def test_cases_load_in_the_gate_with_ids_kinds_and_pending_review(tmp_path: Path
     status, rows = synth(
         tmp_path,
         "--n",
-        "16",
+        "14",
         "--mix",
-        "single=0.5,reasoning=0.25,unanswerable=0.25",
+        "single=0.5,multi=0.15,reasoning=0.2,unanswerable=0.15",
         "--chunks-out",
         str(tmp_path / "chunks.jsonl"),
     )
