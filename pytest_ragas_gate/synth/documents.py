@@ -213,7 +213,7 @@ def _skip_sections(blocks: list[Block]) -> list[Block]:
             kind = section_kind(block.text)
             if skipping is None and kind is not None:
                 skipping = (kind, block.level or 1)
-        if skipping is not None and block.skip is None:
+        if skipping is not None and block.skip is None and not block.heading:
             block = Block(block.text, block.heading, skipping[0], block.level)
         result.append(block)
     return result

@@ -113,6 +113,8 @@ def block_kind(lines: Sequence[str]) -> str | None:
     text = " ".join(line.strip() for line in rows)
     if _LICENCE.search(text):
         return "licence"
+    if len(text.split()) <= 4 and re.search(r"\blicen[cs]e\b", text, re.IGNORECASE):
+        return "licence"  # "MIT License" opening a licence file
     changelog = sum(1 for line in rows if _CHANGELOG_LINE.search(line))
     if changelog and changelog >= max(1, len(rows) // 3):
         return "changelog"

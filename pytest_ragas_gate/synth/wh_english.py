@@ -260,6 +260,17 @@ class _Clause:
     offset: int  # where the predicate starts in the sentence
 
 
+def _guess_present(word: str) -> str | None:
+    """The base of an unlisted third-person verb ("waits" → "wait"), or None."""
+    if not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is", "ous")):
+        return None
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if re.search(r"(?:sh|ch|x|z|ss|o)es$", word):
+        return word[:-2]
+    return word[:-1]
+
+
 def _guess_base(word: str) -> str | None:
     """The base of an unlisted regular past tense ("moved" → "move"), or None."""
     if not word.endswith("ed") or len(word) < 5:
@@ -314,6 +325,12 @@ def _split_clause(sentence: str) -> _Clause | None:
         if following_word in _AUX:
             continue  # "Day passes are valid": the noun before an auxiliary is the subject
         based = _base_of(word)
+        if based is None and index + 1 < len(tokens):
+            # "The ferry waits for …": an -s word before a preposition, article or number.
+            nxt = tokens[index + 1].group().lower()
+            if nxt in _PREPOSITIONS | _DETERMINERS or nxt[:1].isdigit() or nxt.startswith("$"):
+                present = _guess_present(word)
+                based = ("does", present) if present else None
         if based is not None and (based[0] != "did" or word in _IRREGULAR_PAST):
             verb_at = (index, *based)
             break
@@ -342,6 +359,7 @@ def _split_clause(sentence: str) -> _Clause | None:
 
 
 def _singular_subject(subject: str) -> bool:
+    """Whether the subject's head noun is singular ("Links created on the plan": plural)."""
     tokens = subject.split()
     for index, token in enumerate(tokens[1:], 1):
         if token.lower() in _PREPOSITIONS or token.lower().endswith("ed"):
