@@ -70,7 +70,8 @@ GUIDE_HTML = """\
 <pre>$ ferry board --ticket 1234
 Boarded.</pre>
 </div>
-<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><ul><li>Boarding</li></ul></div>
+<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3>
+<ul><li>Boarding</li></ul></div>
 </body></html>
 """
 
