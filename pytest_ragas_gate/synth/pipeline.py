@@ -318,6 +318,7 @@ async def synthesize(
     per_request: int = 3,
     concurrency: int = 32,
     on_progress: Progress | None = None,
+    known: Sequence[tuple[str, str, str]] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -328,6 +329,8 @@ async def synthesize(
         per_request: questions asked per write request.
         concurrency: most units in flight at once (the judge's own limiter caps calls too).
         on_progress: called with (requests done, requests planned, round) after each write.
+        known: (kind, question, reference) of cases already in the golden file (reviewed
+            ones): new questions must not repeat them or their source facts.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -335,6 +338,8 @@ async def synthesize(
     outcome = SynthOutcome(targets=dict(targets))
     pool: dict[QuestionKind, list[Kept]] = {kind: [] for kind in KINDS}
     seen = NearDuplicates()
+    for kind, question, reference in known:
+        seen.add(f"{kind}: {question}", fact=None if kind == "unanswerable" else reference)
     # Questions kept per chunk id: a later round asks for different ones.
     written: dict[str, list[str]] = {}
     skip = 0
