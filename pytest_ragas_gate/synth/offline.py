@@ -67,9 +67,7 @@ _NOT_STANDALONE = re.compile(
     r"|本文|该文档|这段|上文|这一节",
     re.IGNORECASE,
 )
-_PRONOUN_SUBJECT = re.compile(
-    r"^(?:It|This|These|They|That|Those|He|She)\b(?! [a-z]+s?\b(?<!is)(?<!are)(?<!was))"
-)
+_PRONOUN_SUBJECT = re.compile(r"^(?:It|This|These|They|That|Those|He|She)\b")
 #: Pronouns that stand for a whole idea rather than a thing a question could name.
 _IDEA_PRONOUNS = frozenset({"This", "That", "These", "Those"})
 #: A subject a later "it" can stand for: a short noun phrase, no verb or pronoun in it.

@@ -88,6 +88,7 @@ class Dropped:
     question: str = ""
     documents: tuple[str, ...] = ()
     detail: str = ""
+    chunks: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The record as the ``--dropped`` file holds it."""
@@ -208,7 +209,14 @@ class _Round:
             problem = _invalid(question, unit)
             if problem is not None:
                 drops.append(
-                    Dropped("invalid", problem, question.kind, question.question, documents)
+                    Dropped(
+                        "invalid",
+                        problem,
+                        question.kind,
+                        question.question,
+                        documents,
+                        chunks=unit.chunk_ids,
+                    )
                 )
             else:
                 valid.append(question)
@@ -244,7 +252,15 @@ class _Round:
                     reason = "rejected"
                 detail = "" if verdict is None else verdict.reason
                 drops.append(
-                    Dropped("critic", reason, question.kind, question.question, documents, detail)
+                    Dropped(
+                        "critic",
+                        reason,
+                        question.kind,
+                        question.question,
+                        documents,
+                        detail,
+                        unit.chunk_ids,
+                    )
                 )
             else:
                 kept.append(Kept(question, unit.chunks))
@@ -261,6 +277,10 @@ def _merge(
     """Units' results in plan order: drops recorded, near-duplicates out, the rest pooled."""
     for kept, drops in results:
         outcome.dropped.extend(drops)
+        for drop in drops:
+            # A dropped question is listed as taken too: the next round asks for another.
+            for chunk_id in drop.chunks:
+                written.setdefault(chunk_id, []).append(drop.question)
         for item in kept:
             for chunk in item.chunks:
                 written.setdefault(chunk.id, []).append(item.question.question)

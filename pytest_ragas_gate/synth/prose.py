@@ -31,7 +31,8 @@ _LICENCE = re.compile(
     r"|licensed under the apache license|THE SOFTWARE IS PROVIDED|WITHOUT (?:ANY )?WARRANT"
     r"|redistribution and use in source and binary forms|SPDX-License-Identifier"
     r"|this (?:program|library|file) is free software|under the terms of the"
-    r"|GNU Free Documentation License|Front-Cover Texts?|Invariant Sections"
+    r"|GNU Free Documentation License|Front-Cover Texts?|Invariant Sections|Modified Version"
+    r"|copies of the Document|Secondary Sections?|Transparent copy|Opaque copy"
     r"|MERCHANTABILITY|FITNESS FOR A PARTICULAR PURPOSE|Creative Commons|all rights reserved"
     r"|copyright \(c\)|copyright ©|^©|^copyright \d{4}|版权所有|许可证",
     re.IGNORECASE,
@@ -41,6 +42,7 @@ _CHANGELOG_LINE = re.compile(
     r"(?:\s*[(\[]?\d{4}-\d{2}-\d{2}[)\]]?|\s*[-–—:]|\s*$)"
     r"|^\s*(?:[-*+]\s+)?(?:Fix(?:ed|es)?|Add(?:ed|s)?|Remov(?:ed|es)|Bump(?:ed)?|Updat(?:ed|es)"
     r"|Deprecat(?:ed|es)|Chang(?:ed|es)|Drop(?:ped)?|Merge[ds]?)\b.*(?:#\d+|\(\w+\)|\bPR\b)"
+    r"|\bby \[?@[\w-]+\]?|\bin \[?#\d+\]?\(|\(#\d+\)\s*$"  # "by @user in #123"
     r"|^\s*--\s+\S.*<[^>]+@[^>]+>\s+\w{3}, \d"  # Debian changelog trailer
     r"|^\S+ \([\w.:~+-]+\) [\w-]+; urgency=",  # Debian changelog header
     re.IGNORECASE,

@@ -299,6 +299,8 @@ def _split_clause(sentence: str) -> _Clause | None:
         front, body = lead.group(1), body[lead.end() :]
     start = len(sentence) - len(body)
     tokens = list(re.finditer(r"\S+", body))
+    if not tokens or tokens[0].group().endswith((",", ":", ";")):
+        return None  # "Third, it allows …": an enumeration, its subject is elsewhere
     window = tokens[1 : _MAX_SUBJECT_WORDS + 1]
     verb_at: tuple[int, str, str] | None = None
     guessed_at: tuple[int, str, str] | None = None
@@ -662,12 +664,14 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
     else:
         return []
     obj = _trim(rest)
-    deictic = {"not", "that", "this", "these", "those", "following", "below", "above", "it"}
+    deictic = {"not", "that", "this", "these", "those", "following", "below", "above", "it", "as"}
     if len(obj.split()) < 2 or obj.split()[0].lower() in _PREPOSITIONS | _AUX | deictic:
         return []
     if re.search(r"[:;\"“”]|\b(?:below|above|following)\b", subject + " " + obj):
         return []
-    if subject.split()[0].lower().endswith("ly"):
+    if obj.split()[0].lower() in ("precedence", "place", "effect", "care", "part", "advantage"):
+        return []  # "takes precedence over …": an idiom, not an object to ask for
+    if subject.split()[0].lower().endswith(("ly", "ing")):
         return []  # "Automatically adds …": a list item without its subject
     if re.search(r"\d", obj):
         return []  # an amount is asked for by the amount questions
@@ -693,6 +697,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
         return []
     if term.split()[0].lower() in ("there", "here", "what", "which", "one", "each", "all"):
         return []
+    if term.split()[0].lower().endswith("ing"):
+        return []  # "Maintaining pypdf is a collaborative effort": an activity, not a term
     term = _subject_text(term, name, proper)
     verb = match.group("verb")
     if verb == "means":
@@ -708,7 +714,11 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
 
 def proper_words(text: str) -> frozenset[str]:
     """Words written capitalised inside a sentence: names, kept capitalised in questions."""
-    return frozenset(match.group(1) for match in re.finditer(r"(?<=[\w,;)] )([A-Z][\w-]*)", text))
+    return frozenset(
+        match.group(1)
+        for match in re.finditer(r"(?<=[\w,;)] )([A-Z][\w-]*)", text)
+        if match.group(1).lower() not in _DETERMINERS | _PRONOUNS | _AUX
+    )
 
 
 def subject_of(sentence: str) -> str | None:
@@ -748,13 +758,17 @@ def sentence_facts(
         return []  # "It costs $4 to replace a card": "it" names nothing
     if _SUBORDINATE.match(text):
         return []  # "If the database is open, …": a condition, not a statement
+    if re.search(r"\w (?:The|A|An|Each|Every|This|These|All|Some) [a-z]", text):
+        return []  # a heading glued to its paragraph (PDF text): not one sentence
     if re.search(r"(?:\b[A-Z][\w-]*\s+){4}[A-Z]", text):
         return []  # a run of capitalised words is a table's header row, not a sentence
     proper = proper | proper_words(text)
     facts = _definition_facts(text, name, proper)
     clauses = []
     clause = _split_clause(text)
-    if clause is not None and re.search(r"\b(?:this|these|that|those)\b", clause.subject[1:]):
+    if clause is not None and re.search(
+        r"\b(?:this|these|that|those)\s+\w", clause.subject, re.IGNORECASE
+    ):
         clause = None  # "members of this group": the group is named in another sentence
     if clause is not None and clause.subject and clause.predicate:
         clauses.append(clause)
