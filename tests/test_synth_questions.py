@@ -204,3 +204,20 @@ def test_the_offline_critic_checks_each_kind_against_its_definition() -> None:
         "wrong_kind",  # names nothing of the corpus: not a near miss
         "wrong_kind",  # the two chunks share no entity the question names
     ]
+
+
+def test_a_near_miss_asks_about_a_sibling_identifier_the_corpus_never_defines(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "limits.md").write_text(
+        "# Booking limits\n\nFERRY_MAX_SEATS is the largest number of seats one booking may "
+        "hold.\n\nA booking that also carries bikes is checked against FERRY_MAX_BIKES.\n",
+        encoding="utf-8",
+    )
+
+    rows, _ = synth(tmp_path, docs, "--n", "1", "--mix", "unanswerable=1")
+
+    assert [row["question"] for row in rows] == ["What is FERRY_MAX_BIKES?"]
+    assert rows[0]["relevant_context_ids"] == []

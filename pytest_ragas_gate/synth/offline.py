@@ -387,6 +387,9 @@ _CJK_SIBLING = re.compile(
     r"(?P<head>[^\W\d_的给在了是和与每个为从到对由将把被也都就a-zA-Z]{2,3}?)(?P<kind>版|计划|套餐)(?!本|权|面)"
 )
 _SIBLING = re.compile(r"\b(?P<head>[A-Z][\w+-]*) (?P<kind>[a-z][\w-]{2,})\b")
+#: Identifiers of a code base (``ASN1_MAX_NAME_SIZE``, ``ffi_prep_cif``): their siblings
+#: share the first part (``ASN1_MAX_ERROR_DESCRIPTION_SIZE``).
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b")
 _WH_WORDS = frozenset("long much many often old larg big small".split())
 
 
@@ -400,6 +403,9 @@ class Corpus:
             *(wh_english.proper_words(text) for text in [*self.texts, *titles])
         )
         self._kinds: dict[str, set[str]] = {}
+        self._identifiers: dict[str, set[str]] = {}
+        for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
+            self._identifiers.setdefault(_family(identifier), set()).add(identifier)
         for sentence in self.sentences:
             for pattern in (_SIBLING, _CJK_SIBLING):
                 for match in pattern.finditer(sentence):
@@ -411,17 +417,36 @@ class Corpus:
         """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
         return sorted(self._kinds.get(kind, set()) - {head})
 
+    def sibling_identifiers(self, identifier: str) -> list[str]:
+        """Other identifiers of the same family the corpus names."""
+        return sorted(self._identifiers.get(_family(identifier), set()) - {identifier})
+
     def states(self, question: str, entity: str) -> bool:
-        """Whether a sentence naming ``entity`` answers ``question``."""
+        """Whether a sentence naming ``entity`` answers ``question``.
+
+        What the question asks beyond the entity must be covered by one such sentence; a
+        bare "What is X?" is answered only by a sentence defining X.
+        """
         mentions = [s for s in self.sentences if entity.lower() in s.lower()]
         if not mentions:
             return False
+        named = {token.text for token in content_tokens(entity)}
         asked = _strip_context(question)
-        tokens = [t for t in content_tokens(asked) if t.text not in _WH_WORDS]
+        tokens = [
+            t for t in content_tokens(asked) if t.text not in _WH_WORDS and t.text not in named
+        ]
         if not tokens:
-            return True
+            defines = re.compile(
+                rf"{re.escape(entity)}\s*(?:is|are|means|refers to|stands for|是|指)", re.I
+            )
+            return any(defines.search(sentence) for sentence in mentions)
         evidence = Evidence.of(mentions)
         return sum(evidence.covers(token.text) for token in tokens) / len(tokens) >= 0.6
+
+
+def _family(identifier: str) -> str:
+    parts = identifier.split("_")
+    return "_".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
 def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
@@ -442,6 +467,11 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
                 entity = f"{sibling}{'' if chinese else ' '}{match.group('kind')}"
                 if not corpus.states(question, entity):
                     found.append((question, entity))
+        for match in _IDENTIFIER.finditer(fact.question):
+            for sibling in corpus.sibling_identifiers(match.group()):
+                question = fact.question[: match.start()] + sibling + fact.question[match.end() :]
+                if not corpus.states(question, sibling):
+                    found.append((question, sibling))
     return found
 
 
@@ -628,10 +658,18 @@ def _generic_unanswerable(question: str, corpus: Corpus) -> tuple[Any, str]:
     if sum(known.covers(token.text) for token in tokens) < len(tokens) / 2:
         return "wrong_kind", "off the documents' topic: not a near miss"
     asked = [token for token in tokens if token.text not in _WH_WORDS]
+    plain = [token for token in asked if not token.entity]
     for sentence in corpus.sentences:
         evidence = Evidence.of([sentence])
-        if asked and sum(evidence.covers(t.text) for t in asked) / len(asked) >= 0.8:
+        if not all(evidence.covers(token.text) for token in names):
+            continue
+        if plain and sum(evidence.covers(t.text) for t in plain) / len(plain) >= 0.8:
             return "answered", "a sentence of the documents answers it"
+        if not plain:
+            # "What is X?" is answered only where X is defined.
+            for match in _IDENTIFIER.finditer(question):
+                if re.search(rf"{re.escape(match.group())}\s+(?:is|are|means)\b", sentence):
+                    return "answered", "the documents define it"
     return "ok", "on the documents' entities, not answered by them"
 
 
