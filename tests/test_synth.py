@@ -39,13 +39,21 @@ def kind_of(row: dict[str, Any]) -> str:
 
 
 def test_cases_load_in_the_gate_with_ids_kinds_and_pending_review(tmp_path: Path) -> None:
-    status, rows = synth(tmp_path, "--n", "24", "--chunks-out", str(tmp_path / "chunks.jsonl"))
+    status, rows = synth(
+        tmp_path,
+        "--n",
+        "14",
+        "--mix",
+        "single=0.5,multi=0.15,reasoning=0.2,unanswerable=0.15",
+        "--chunks-out",
+        str(tmp_path / "chunks.jsonl"),
+    )
 
     assert status == 0
-    assert len(rows) == 24
+    assert len(rows) == 14
     loaded = load_golden_file(tmp_path / "golden_synth.jsonl")
     assert loaded.problems == []
-    assert len(loaded.cases) == 24
+    assert len(loaded.cases) == 14
     chunks = {
         row["id"]: row["text"]
         for row in map(json.loads, (tmp_path / "chunks.jsonl").read_text().splitlines())
@@ -256,23 +264,99 @@ def test_a_bad_jsonl_document_names_file_line_and_field(
     assert f"{docs}:2: field 'text': expected a non-empty string" in capsys.readouterr().err
 
 
-def test_reviewed_decisions_survive_a_rerun_and_are_never_dropped_silently(
+def _decide(path: Path, decisions: dict[int, tuple[str, str | None]]) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for index, (review, question) in decisions.items():
+        rows[index]["review"] = review
+        if question:
+            rows[index]["question"] = question
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return rows
+
+
+def test_a_rerun_keeps_reviewed_cases_replaces_rejected_ones_and_fills_a_larger_n(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _, rows = synth(tmp_path, "--n", "10")
-    rows[0]["review"], rows[0]["question"] = "accepted", "An edited question?"
-    rows[1]["review"] = "rejected"
+    docs = tmp_path / "docs"
+    shutil.copytree(CORPUS, docs)
+    mix = ("--mix", "single=0.8,unanswerable=0.2")
+    synth(tmp_path, "--n", "10", *mix, paths=(str(docs),))
     path = tmp_path / "golden_synth.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    before = _decide(path, {0: ("accepted", "An edited question?"), 1: ("rejected", None)})
 
-    status, again = synth(tmp_path, "--n", "10")
+    status, again = synth(tmp_path, "--n", "10", *mix, paths=(str(docs),))
+
     assert status == 0
-    assert again[0]["question"] == "An edited question?" and again[1]["review"] == "rejected"
+    by_id = {row["id"]: row for row in again}
+    assert by_id[before[0]["id"]]["question"] == "An edited question?"
+    assert by_id[before[0]["id"]]["review"] == "accepted"
+    assert by_id[before[1]["id"]]["review"] == "rejected"
+    # The rejected case is replaced: ten cases besides it, none asking it again.
+    assert sum(1 for row in again if row["review"] != "rejected") == 10
+    assert [row["question"] for row in again].count(before[1]["question"]) == 1
+    assert "kept 2 reviewed case(s) of the previous file (1 accepted, 1 rejected)" in (
+        capsys.readouterr().out
+    )
 
-    status, _ = synth(tmp_path, "--n", "3", "--mix", "unanswerable=1")
+    status, larger = synth(tmp_path, "--n", "12", *mix, paths=(str(docs),))
+
+    assert status == 0
+    assert sum(1 for row in larger if row["review"] != "rejected") == 12
+    assert by_id[before[0]["id"]] in larger
+
+
+def test_an_edited_document_keeps_the_decisions_on_its_unchanged_chunks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(CORPUS, docs)
+    options = ("--mix", "single=1", "--chunk-tokens", "60")
+    synth(tmp_path, "--n", "12", *options, paths=(str(docs),))
+    path = tmp_path / "golden_synth.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    uploads = [index for index, row in enumerate(rows) if "uploads.md" in row["tags"]]
+    others = [index for index, row in enumerate(rows) if "uploads.md" not in row["tags"]]
+    _decide(path, {index: ("accepted", None) for index in uploads + others[:2]})
+    # One word of the uploads page changes: only its own chunk is new.
+    page = docs / "uploads.md"
+    page.write_text(page.read_text("utf-8").replace("discarded", "deleted"), "utf-8")
+
+    status, again = synth(tmp_path, "--n", "12", *options, paths=(str(docs),))
+
+    assert status == 0
+    states = {row["id"]: row["review"] for row in again}
+    assert all(states[rows[index]["id"]] == "accepted" for index in others[:2])
+    stale = [rows[i]["id"] for i in uploads if states.get(rows[i]["id"]) == "pending"]
+    kept = [rows[i]["id"] for i in uploads if states.get(rows[i]["id"]) == "accepted"]
+    assert len(stale) + len(kept) == len(uploads)
+    out = capsys.readouterr().out
+    if stale:
+        assert f"{len(stale)} reviewed case(s) are pending again: their chunks changed" in out
+
+
+def test_reviewed_cases_on_a_removed_document_are_never_dropped_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(CORPUS, docs)
+    synth(tmp_path, "--n", "10", "--mix", "single=1", paths=(str(docs),))
+    path = tmp_path / "golden_synth.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    gone = next(index for index, row in enumerate(rows) if "sharing.md" in row["tags"])
+    _decide(path, {gone: ("accepted", None)})
+    (docs / "sharing.md").unlink()
+
+    status, _ = synth(tmp_path, "--n", "10", "--mix", "single=1", paths=(str(docs),))
+
     assert status == 4
-    assert "2 reviewed case(s)" in capsys.readouterr().err
-    assert json.loads(path.read_text().splitlines()[0])["question"] == "An edited question?"
+    err = capsys.readouterr().err
+    assert (
+        f"1 reviewed case(s) whose chunks are gone from the documents ({rows[gone]['id']})" in err
+    )
+    assert json.loads(path.read_text().splitlines()[gone])["review"] == "accepted"
+
+    status, again = synth(tmp_path, "--n", "10", "--mix", "single=1", "--force", paths=(str(docs),))
+    assert status == 0 and rows[gone]["id"] not in {row["id"] for row in again}
 
 
 # --- in the gate ------------------------------------------------------------------------
@@ -292,6 +376,8 @@ def test_a_live_run_returning_exactly_the_relevant_chunks_scores_id_recall_1(
     pytester: pytest.Pytester,
 ) -> None:
     synth(pytester.path, "--n", "20")
+    written = len((pytester.path / "golden_synth.jsonl").read_text().splitlines())
+    assert written >= 18  # the summary names any kind the corpus could not fill honestly
     pytester.makepyfile(perfect_rag=TARGET)
 
     result = pytester.runpytest(
@@ -311,8 +397,9 @@ def test_a_live_run_returning_exactly_the_relevant_chunks_scores_id_recall_1(
 
     assert_no_traceback(result)
     # Only the pending notice is ours; pytester may add its own warnings in-process.
-    result.assert_outcomes(passed=20, warnings=result.parseoutcomes().get("warnings", 0))
-    assert result.stdout.str().count("20 of 20 golden case(s) are review: pending") == 1
+    result.assert_outcomes(passed=written, warnings=result.parseoutcomes().get("warnings", 0))
+    pending = f"{written} of {written} golden case(s) are review: pending"
+    assert result.stdout.str().count(pending) == 1
     metrics = read_report(pytester.path / "report.json")["metrics"]
     for name in ("id_recall", "id_precision", "mrr"):
         assert metrics[name]["mean"] == 1.0, name

@@ -254,9 +254,13 @@ class MeteredJudge:
     def _check_budget(self, kind: str) -> None:
         if self.max_calls is not None and self.calls + self._reserved >= self.max_calls:
             self.budget_refusals += 1
+            # Requests still awaiting their reply were sent too: count them, or a budget
+            # spent by concurrent requests reads "0 calls were sent".
+            sent = self.calls + self._reserved
+            waiting = f" ({self._reserved} still awaiting a reply)" if self._reserved else ""
             raise BudgetExceeded(
                 f"The judge call budget is spent: max_calls={self.max_calls} and "
-                f"{self.calls} calls were sent, so the {kind} request was not sent. "
+                f"{sent} calls were sent{waiting}, so the {kind} request was not sent. "
                 "Raise max_calls, or record the cache and replay it."
             )
         if self.max_cost is not None and self.cost_usd >= self.max_cost:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..judges.offline.text import split_sentences
 from .documents import Document
+from .prose import chinese_share, is_chinese
 
 __all__ = ["Chunk", "chunk_document", "chunk_documents", "estimate_tokens", "is_chinese"]
 
@@ -47,14 +48,6 @@ def estimate_tokens(text: str) -> int:
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
-def is_chinese(text: str) -> bool:
-    """Whether most letters of ``text`` are CJK characters (questions are then Chinese)."""
-    letters = [char for char in text if char.isalpha()]
-    if not letters:
-        return False
-    return sum(1 for char in letters if _CJK.match(char)) / len(letters) > 0.3
-
-
 @dataclass(frozen=True)
 class Chunk:
     """A piece of a document, the unit that relevant_context_ids name.
@@ -65,6 +58,8 @@ class Chunk:
         title: the document's title.
         position: the chunk's 0-based position in its document.
         text: the chunk text (its section heading first, when it has one).
+        chinese: whether questions about it are Chinese: its document's language, unless
+            the chunk itself is plainly in the other one (a mixed document).
     """
 
     id: str
@@ -72,11 +67,7 @@ class Chunk:
     title: str
     position: int
     text: str
-
-    @property
-    def chinese(self) -> bool:
-        """Whether the chunk is written in Chinese."""
-        return is_chinese(self.text)
+    chinese: bool = False
 
 
 def _chunk_id(document: str, position: int, text: str) -> str:
@@ -118,7 +109,7 @@ def chunk_document(document: Document, *, target_tokens: int) -> list[Chunk]:
         body.clear()
         size = 0
 
-    for block in document.blocks:
+    for block in document.prose:
         if block.heading:
             if size >= target_tokens * _MIN_SHARE or not body:
                 flush()
@@ -134,6 +125,7 @@ def chunk_document(document: Document, *, target_tokens: int) -> list[Chunk]:
             body.append(piece)
             size += tokens
     flush()
+    chinese = document.chinese
     return [
         Chunk(
             id=_chunk_id(document.key, position, text),
@@ -141,9 +133,16 @@ def chunk_document(document: Document, *, target_tokens: int) -> list[Chunk]:
             title=document.title,
             position=position,
             text=text,
+            chinese=_chunk_language(text, chinese),
         )
         for position, text in enumerate(texts)
     ]
+
+
+def _chunk_language(text: str, document_chinese: bool) -> bool:
+    """The document's language, unless the chunk is plainly in the other one."""
+    share = chinese_share(text)
+    return share >= 0.2 if document_chinese else share >= 0.8
 
 
 def chunk_documents(documents: Sequence[Document], *, target_tokens: int) -> list[Chunk]:

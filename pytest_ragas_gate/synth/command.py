@@ -19,18 +19,27 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..command_line import EXIT_FAILED, EXIT_PASSED, CommandParser, run_guarded
 from ..exceptions import UsageError
 from ..judges.metered import MeteredJudge
 from ..settings.config import load_config
-from .chunking import chunk_documents
-from .documents import read_documents
-from .golden_output import case_rows, check_overwrite, chunk_rows, read_rows, write_jsonl
+from .chunking import Chunk, chunk_documents
+from .documents import Document, read_documents
+from .golden_output import (
+    Carried,
+    carry_reviewed,
+    case_rows,
+    chunk_rows,
+    kind_of,
+    read_rows,
+    write_jsonl,
+)
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_mix
+from .prose import NON_PROSE
 from .requests import KINDS
 from .review import review_file
 
@@ -62,7 +71,7 @@ def build_synth_parser() -> argparse.ArgumentParser:
     mix = ",".join(f"{kind}={share:g}" for kind, share in DEFAULT_MIX.items())
     parser = CommandParser(
         prog="rag-gate synth",
-        description="Generate a golden set from documents (.md .txt .html .pdf, .jsonl of "
+        description="Generate a golden set from documents (.md .rst .txt .html .pdf, .jsonl of "
         "{id, text, title?}): questions with references and the ids of the chunks that "
         "answer them, for live-mode gating with id_recall, id_precision and mrr. Cases are "
         "written with review: pending; check them with `rag-gate synth review FILE`.",
@@ -152,7 +161,7 @@ def build_synth_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="overwrite reviewed cases of OUTPUT that this run does not generate again",
+        help="drop reviewed cases of OUTPUT whose chunks are gone from the documents",
     )
     return parser
 
@@ -162,13 +171,21 @@ def build_review_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="rag-gate synth review",
         description="Show the pending cases of a generated golden file one by one — accept, "
-        "edit the question or reference, or reject — and write each decision back. Reads "
+        "edit (question, reference, kind, chunk ids; checked against the chunks), reject, "
+        "or show the chunks in full — and write each decision back. Reads "
         "answers from standard input, so it can be scripted. The gate skips rejected cases "
         "and warns how many pending cases it scores.",
     )
     parser.add_argument("file", metavar="FILE", help="a golden file written by rag-gate synth")
     parser.add_argument(
         "--all", action="store_true", help="walk through every case, not only pending ones"
+    )
+    parser.add_argument(
+        "--chunks",
+        default=None,
+        metavar="FILE",
+        help="the chunks file of `rag-gate synth --chunks-out`: an edit may then name any "
+        "of its chunk ids",
     )
     return parser
 
@@ -180,13 +197,21 @@ def run(argv: Sequence[str]) -> int:
 
         def review() -> int:
             options = build_review_parser().parse_args(arguments[1:])
-            return review_file(Path(options.file), sys.stdin, sys.stdout, every=options.all)
+            return review_file(
+                Path(options.file),
+                sys.stdin,
+                sys.stdout,
+                every=options.all,
+                chunks=Path(options.chunks) if options.chunks else None,
+            )
 
         return run_guarded("rag-gate synth review", review)
     return run_guarded("rag-gate synth", lambda: _synth(build_synth_parser().parse_args(arguments)))
 
 
-def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJudge, str]:
+def _judge(
+    options: argparse.Namespace, corpus: Sequence[str], titles: Sequence[str] = ()
+) -> tuple[MeteredJudge, str]:
     """The metered judge and a line saying which it is and why."""
     from ..scoring.judge_factory import create_judge
 
@@ -213,7 +238,7 @@ def _judge(options: argparse.Namespace, corpus: Sequence[str]) -> tuple[MeteredJ
     if info.kind == "offline":
         # The gate's offline judge scores answers; writing questions is this package's own.
         judge = MeteredJudge(
-            OfflineSynthJudge(corpus), max_calls=config.max_calls, max_cost=config.max_cost
+            OfflineSynthJudge(corpus, titles), max_calls=config.max_calls, max_cost=config.max_cost
         )
         return judge, f"judge offline ({judge.model}) — {info.selected_by}"
     return judge, f"judge {info.kind} ({info.model}) — {info.selected_by}"
@@ -236,23 +261,66 @@ def _synth(options: argparse.Namespace) -> int:
     mix = parse_mix(options.mix)
     targets = kind_counts(options.n, mix)
     documents = read_documents(options.paths)
+    where = ", ".join(options.paths)
+    for document in documents:
+        if document.image_only:
+            print(
+                f"rag-gate synth: warning: {document.key} has no text layer (an image-only, "
+                "scanned PDF?): skipped; run OCR on it first (e.g. ocrmypdf) to use it.",
+                file=sys.stderr,
+            )
     if not documents:
         raise UsageError(
-            f"no documents with text under {', '.join(options.paths)} (looked for .md, .txt, "
-            ".html, .pdf and .jsonl files)."
+            f"no documents with text under {where} (looked for .md, .rst, .txt, .html, .pdf "
+            "and .jsonl files)."
         )
     chunks = chunk_documents(documents, target_tokens=options.chunk_tokens)
+    if not chunks:
+        if all(document.image_only for document in documents):
+            raise UsageError(
+                f"no text under {where}: every PDF is image-only (no text layer); run OCR "
+                "on them first."
+            )
+        raise UsageError(
+            f"no prose under {where} to write questions from: it is all "
+            + _skipped_text(documents)
+            + " (licences, changelogs, code, tables and navigation are left out)."
+        )
     output = Path(options.output)
     previous = read_rows(output) if output.is_file() else []
-    judge, judge_line = _judge(options, [chunk.text for chunk in chunks])
+    carried = carry_reviewed(previous, chunks)
+    if carried.lost and not options.force:
+        raise UsageError(
+            f"{output} holds {len(carried.lost)} reviewed case(s) whose chunks are gone from "
+            f"the documents ({', '.join(carried.lost[:5])}"
+            + (" …" if len(carried.lost) > 5 else "")
+            + "); write to another file with -o, or pass --force to drop them."
+        )
+    # Accepted cases (and cases back to pending) already fill their kind's share of --n;
+    # rejected ones do not, so new cases replace them.
+    needed = {
+        kind: max(
+            0,
+            count - carried.count(kind, "accepted") - carried.count(kind, "pending"),
+        )
+        for kind, count in targets.items()
+    }
+    known = [
+        (kind_of(row), str(row.get("question", "")), str(row.get("reference", "")))
+        for row in [*carried.rows, *carried.stale]
+    ]
+    judge, judge_line = _judge(
+        options, [chunk.text for chunk in chunks], [document.title for document in documents]
+    )
     progress = _progress(sys.stderr)
 
     async def generate() -> SynthOutcome:
         try:
             return await synthesize(
                 chunks,
-                targets,
+                needed,
                 judge,
+                known=known,
                 per_request=options.per_request,
                 concurrency=judge_concurrency(judge),
                 on_progress=progress,  # type: ignore[arg-type]
@@ -260,9 +328,10 @@ def _synth(options: argparse.Namespace) -> int:
         finally:
             await judge.aclose()
 
-    outcome = asyncio.run(generate())
-    rows = case_rows(outcome.kept, chunks)
-    carried = check_overwrite(previous, rows, path=output, force=options.force)
+    outcome = asyncio.run(generate()) if any(needed.values()) else SynthOutcome(targets=needed)
+    new_ids = {row["id"] for row in (carried.rows + carried.stale)}
+    rows = [row for row in case_rows(outcome.kept, chunks) if row["id"] not in new_ids]
+    rows = _in_document_order([*carried.rows, *carried.stale, *rows], chunks)
     if rows:
         write_jsonl(output, rows)
     if options.chunks_out:
@@ -273,16 +342,66 @@ def _synth(options: argparse.Namespace) -> int:
         outcome,
         output=output if rows else None,
         documents=len(documents),
+        skipped=skipped_lines(documents),
         chunks=len(chunks),
         judge=judge,
         judge_line=judge_line,
         carried=carried,
         wall_s=time.monotonic() - started,
+        written=len(rows),
     )
     print("\n".join(lines))
     if not rows or outcome.stopped:
         return EXIT_FAILED
     return EXIT_PASSED
+
+
+def _in_document_order(rows: list[dict[str, Any]], chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+    position = {chunk.id: index for index, chunk in enumerate(chunks)}
+    documents = {chunk.document: index for index, chunk in enumerate(reversed(chunks))}
+
+    def key(row: dict[str, Any]) -> tuple[int, int, str]:
+        ids = row.get("relevant_context_ids") or []
+        if ids:
+            return position.get(str(ids[0]), len(position)), KINDS.index(kind_of(row)), row["id"]
+        tags = [str(tag) for tag in row.get("tags") or []]
+        first = next((len(chunks) - 1 - documents[tag] for tag in tags if tag in documents), 0)
+        return first, KINDS.index(kind_of(row)), str(row.get("id"))
+
+    return sorted(rows, key=key)
+
+
+def _skipped_text(documents: Sequence[Document]) -> str:
+    totals: dict[str, int] = {}
+    for document in documents:
+        for kind, count in document.skipped.items():
+            totals[kind] = totals.get(kind, 0) + count
+    return ", ".join(f"{kind} {totals[kind]}" for kind in NON_PROSE if kind in totals) or "empty"
+
+
+#: Documents the summary names one by one; the rest are counted.
+_SKIPPED_SHOWN = 8
+
+
+def skipped_lines(documents: Sequence[Document]) -> list[str]:
+    """The non-prose blocks left out, per document, and image-only PDFs."""
+    parts = []
+    for document in documents:
+        counts = document.skipped
+        if document.image_only:
+            parts.append(f"{document.key} (image-only PDF, no text)")
+        elif counts:
+            parts.append(
+                f"{document.key} ("
+                + ", ".join(f"{kind} {counts[kind]}" for kind in NON_PROSE if kind in counts)
+                + ")"
+            )
+    if not parts:
+        return []
+    shown = "; ".join(parts[:_SKIPPED_SHOWN])
+    if len(parts) > _SKIPPED_SHOWN:
+        shown += f"; and {len(parts) - _SKIPPED_SHOWN} more documents"
+    return [f"  left out as non-prose ({_skipped_text(documents)} blocks): {shown}"]
 
 
 def judge_concurrency(judge: MeteredJudge) -> int:
@@ -299,8 +418,10 @@ def summary_lines(
     chunks: int,
     judge: MeteredJudge,
     judge_line: str,
-    carried: int,
+    carried: Carried,
     wall_s: float,
+    skipped: Sequence[str] = (),
+    written: int | None = None,
 ) -> list[str]:
     """What the run made, what it dropped and why, and what it cost."""
     counts = outcome.counts()
@@ -310,12 +431,18 @@ def summary_lines(
     lines = []
     if output is None:
         lines.append("rag-gate synth: no case could be generated; nothing written.")
+    elif carried.rows or carried.stale:
+        lines.append(
+            f"rag-gate synth: {written} cases written to {output}: {kept} new ({mix}), "
+            "review: pending"
+        )
     else:
         lines.append(f"rag-gate synth: {kept} cases written to {output} ({mix}), review: pending")
     lines.append(
         f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
         f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
     )
+    lines.extend(skipped)
     dropped = [
         f"{stage.replace('_', '-')} {sum(reasons.values())}"
         + (
@@ -338,8 +465,23 @@ def summary_lines(
             "  short of the mix for " + ", ".join(short) + ": the documents hold too few "
             "suitable passages for them (more documents, another --mix, or an LLM judge help)"
         )
-    if carried:
-        lines.append(f"  kept {carried} reviewed decision(s) of the previous {output}")
+    if carried.rows:
+        accepted = sum(1 for row in carried.rows if row.get("review") == "accepted")
+        moved = f", {carried.moved} with new chunk ids" if carried.moved else ""
+        lines.append(
+            f"  kept {len(carried.rows)} reviewed case(s) of the previous file ({accepted} "
+            f"accepted, {len(carried.rows) - accepted} rejected{moved}); only the missing "
+            "ones were generated"
+        )
+    if carried.stale:
+        lines.append(
+            f"  {len(carried.stale)} reviewed case(s) are pending again: their chunks changed "
+            "since they were reviewed"
+        )
+    if carried.lost:
+        lines.append(
+            f"  dropped {len(carried.lost)} reviewed case(s) whose chunks are gone (--force)"
+        )
     per_case = "no kept case"
     if kept:
         per_case = (

@@ -1,7 +1,9 @@
 """Near-duplicate questions: the same question twice tests the system once and counts twice.
 
 Two questions are near-duplicates when their content words (stemmed; character bigrams
-for Chinese) overlap by at least :data:`NEAR_DUPLICATE` (Jaccard similarity).
+for Chinese) overlap by at least :data:`NEAR_DUPLICATE` (Jaccard similarity), or when
+they ask about the same source fact: the same reference sentences, however differently
+the questions are worded.
 
 >>> seen = NearDuplicates()
 >>> seen.add("How long are refunds for annual plans available?")
@@ -10,13 +12,19 @@ True
 False
 >>> seen.add("What is the web upload limit?")
 True
+>>> seen.add("Which plan keeps files for 3 hours?", fact="Files are kept for 3 hours.")
+True
+>>> seen.add("How long are files kept?", fact="Files are kept for 3 hours!")
+False
 """
 
 from __future__ import annotations
 
-from ..judges.offline.text import content_tokens, numbers
+import re
 
-__all__ = ["NEAR_DUPLICATE", "NearDuplicates"]
+from ..judges.offline.text import content_tokens, numbers, split_sentences
+
+__all__ = ["NEAR_DUPLICATE", "NearDuplicates", "fact_key"]
 
 NEAR_DUPLICATE = 0.8
 
@@ -24,6 +32,14 @@ NEAR_DUPLICATE = 0.8
 def _signature(question: str) -> frozenset[str]:
     return frozenset(token.text for token in content_tokens(question)) | frozenset(
         numbers(question)
+    )
+
+
+def fact_key(reference: str) -> frozenset[str]:
+    """The source fact of a reference: its sentences, normalised (case, spacing, punctuation)."""
+    return frozenset(
+        " ".join(re.findall(r"\w+", sentence.lower()))
+        for sentence in split_sentences(reference) or [reference]
     )
 
 
@@ -35,6 +51,7 @@ class NearDuplicates:
         self._kept: list[frozenset[str]] = []
         # An index from word to kept signatures keeps this linear in practice.
         self._by_word: dict[str, list[int]] = {}
+        self._facts: set[frozenset[str]] = set()
 
     def closest(self, question: str) -> float:
         """The highest similarity of ``question`` to a kept question (0.0 if none)."""
@@ -48,10 +65,18 @@ class NearDuplicates:
                 best = max(best, len(signature & kept) / len(union))
         return best
 
-    def add(self, question: str) -> bool:
-        """Keep ``question`` unless it near-duplicates a kept one; True when kept."""
+    def add(self, question: str, *, fact: str | None = None) -> bool:
+        """Keep ``question`` unless it repeats a kept one; True when kept.
+
+        A repeat is a near-duplicate wording, or the same source ``fact`` (its reference).
+        """
+        key = fact_key(fact) if fact else None
+        if key is not None and key in self._facts:
+            return False
         if self.closest(question) >= self.threshold:
             return False
+        if key is not None:
+            self._facts.add(key)
         signature = _signature(question)
         index = len(self._kept)
         self._kept.append(signature)

@@ -3,14 +3,19 @@ r"""Reading the team's documents: Markdown, text, HTML, PDF and JSON Lines into 
 A document becomes a list of :class:`Block` s — headings and paragraphs in reading order —
 which :mod:`.chunking` packs into chunks. Formats:
 
-- ``.md`` / ``.markdown``: ``#`` headings, paragraphs separated by blank lines; fenced code
-  is kept as one paragraph.
-- ``.txt``: paragraphs separated by blank lines.
+- ``.md`` / ``.markdown``, ``.rst`` and ``.txt``: ``#`` headings (Markdown), underlined
+  headings (Markdown setext, reStructuredText), paragraphs separated by blank lines.
 - ``.html`` / ``.htm``: text through the standard library's HTML parser (``html.parser``),
-  block by block (headings, paragraphs, list items, table cells …); scripts, styles and
-  navigation are left out.
-- ``.pdf``: text per page through ``pypdf`` (``pip install 'pytest-ragas-gate[pdf]'``).
+  block by block; scripts, styles, ``<nav>``, ``role="navigation"`` and Sphinx sidebars are
+  dropped, ``<pre>`` is code and tables are tables.
+- ``.pdf``: text per page through ``pypdf`` (``pip install 'pytest-ragas-gate[pdf]'``),
+  without the running headers and footers repeated on every page.
 - ``.jsonl``: one document per line, ``{"id": …, "text": …, "title": …?}``.
+
+Non-prose blocks — licences, changelogs, code, tables, navigation, boilerplate (see
+:mod:`.prose`) — are kept out of the chunks and counted per document. A document's title
+is its real title (HTML ``<title>`` or ``<h1>``, its first heading, PDF metadata), its file
+name only when it has none; its language is decided over the whole document.
 
 A document's ``key`` is its path relative to the folder named on the command line (or its
 file name, for a file named directly; ``file.jsonl#id`` for a JSON Lines document), so chunk
@@ -32,6 +37,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..exceptions import UsageError
+from .prose import block_kind, is_chinese, join_lines, section_kind
 
 __all__ = [
     "DOCUMENT_EXTENSIONS",
@@ -44,7 +50,7 @@ __all__ = [
 ]
 
 DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
-    {".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
+    {".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
 )
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -58,10 +64,16 @@ class DocumentError(UsageError):
 
 @dataclass(frozen=True)
 class Block:
-    """A heading or a paragraph of a document, in reading order."""
+    """A heading or a paragraph of a document, in reading order.
+
+    ``skip`` names the non-prose kind of a block left out of the chunks (``code``,
+    ``licence`` …), None for prose.
+    """
 
     text: str
     heading: bool = False
+    skip: str | None = None
+    level: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,118 +82,265 @@ class Document:
 
     Attributes:
         key: the stable name chunk ids and tags use (see the module docstring).
-        title: the first heading, the ``title`` of a JSON Lines document, or the file stem.
-        blocks: headings and paragraphs in reading order.
+        title: the document's own title (see the module docstring).
+        blocks: headings and paragraphs in reading order, non-prose ones marked.
+        image_only: a PDF whose pages hold no text layer (scanned images).
     """
 
     key: str
     title: str
     blocks: tuple[Block, ...]
+    image_only: bool = False
 
     @property
     def text(self) -> str:
-        """The whole document as text."""
-        return "\n\n".join(block.text for block in self.blocks)
+        """The document's prose as text."""
+        return "\n\n".join(block.text for block in self.blocks if block.skip is None)
+
+    @property
+    def prose(self) -> tuple[Block, ...]:
+        """The blocks questions are written from."""
+        return tuple(block for block in self.blocks if block.skip is None)
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        """Non-prose blocks left out, counted by kind."""
+        counts: dict[str, int] = {}
+        for block in self.blocks:
+            if block.skip is not None:
+                counts[block.skip] = counts.get(block.skip, 0) + 1
+        return counts
+
+    @property
+    def chinese(self) -> bool:
+        """Whether the document is written in Chinese, decided over all of its prose."""
+        return is_chinese(self.text)
 
 
-def _paragraphs(text: str) -> list[Block]:
-    return [
-        Block(" ".join(part.split()))
-        for part in _BLANK_LINES.split(text.replace("\r\n", "\n"))
-        if part.strip()
-    ]
+_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+])\1{2,}\s*$")
+_COMMENT = re.compile(r"^\s*(?:<!--.*-->|\.\.\s+\S.*::.*|\.\.\s*$|\.\. _[^:]+:.*|\.\. \|)")
 
 
-def markdown_blocks(text: str) -> list[Block]:
-    """Headings and paragraphs of a Markdown text; a fenced code block stays whole."""
+def _classified(lines: list[str], *, keep_lines: bool = False) -> Block:
+    kind = block_kind(lines)
+    text = "\n".join(lines) if (keep_lines or kind is not None) else join_lines(lines)
+    return Block(text, skip=kind)
+
+
+def _text_blocks(text: str, *, atx: bool) -> list[Block]:
+    """Headings and paragraphs of Markdown, reStructuredText or plain text."""
     blocks: list[Block] = []
     paragraph: list[str] = []
-    in_fence = False
+    fence: list[str] | None = None
+    underline_levels: list[str] = []
+    lines = text.replace("\r\n", "\n").split("\n")
+    if atx and lines and lines[0].strip() == "---":  # YAML front matter
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
+        if end:
+            blocks.append(Block("\n".join(lines[1:end]), skip="boilerplate"))
+            lines = lines[end + 1 :]
 
     def flush() -> None:
         if paragraph:
-            joined = "\n".join(paragraph) if in_fence else " ".join(" ".join(paragraph).split())
-            if joined.strip():
-                blocks.append(Block(joined))
+            blocks.append(_classified(list(paragraph)))
             paragraph.clear()
 
-    for line in text.replace("\r\n", "\n").split("\n"):
+    def heading(title: str, level: int) -> None:
+        flush()
+        blocks.append(Block(" ".join(title.split()).strip(" #"), heading=True, level=level))
+
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if fence is not None:
+            fence.append(line)
+            if _FENCE.match(line):
+                blocks.append(Block("\n".join(fence), skip="code"))
+                fence = None
+            index += 1
+            continue
         if _FENCE.match(line):
-            if in_fence:
-                paragraph.append(line)
-                flush()
-                in_fence = False
-            else:
-                flush()
-                in_fence = True
-                paragraph.append(line)
-            continue
-        if in_fence:
-            paragraph.append(line)
-            continue
-        heading = _HEADING.match(line)
-        if heading:
             flush()
-            blocks.append(Block(heading.group(2).strip(), heading=True))
+            fence = [line]
+            index += 1
+            continue
+        atx_heading = _HEADING.match(line) if atx else None
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if atx_heading:
+            heading(atx_heading.group(2), len(atx_heading.group(1)))
+        elif (
+            not paragraph
+            and line.strip()
+            and _UNDERLINE.match(following)
+            and not _UNDERLINE.match(line)
+            and len(line.strip()) <= 100
+        ):
+            mark = _UNDERLINE.match(following).group(1)  # type: ignore[union-attr]
+            if mark not in underline_levels:
+                underline_levels.append(mark)
+            heading(line, underline_levels.index(mark) + 1)
+            index += 1
+        elif _UNDERLINE.match(line) and _UNDERLINE.match(
+            lines[index + 2] if index + 2 < len(lines) else ""
+        ):
+            # reStructuredText overline + title + underline.
+            mark = "^" + line.strip()[0]
+            if mark not in underline_levels:
+                underline_levels.append(mark)
+            heading(following, underline_levels.index(mark) + 1)
+            index += 2
+        elif _COMMENT.match(line) and not paragraph:
+            blocks.append(Block(line.strip(), skip="boilerplate"))
         elif not line.strip():
             flush()
         else:
-            paragraph.append(line.strip())
+            paragraph.append(line.rstrip())
+        index += 1
+    if fence is not None:
+        blocks.append(Block("\n".join(fence), skip="code"))
     flush()
-    return blocks
+    return _skip_sections(blocks)
+
+
+def _skip_sections(blocks: list[Block]) -> list[Block]:
+    """A section under a licence, changelog or contents heading is left out whole."""
+    result: list[Block] = []
+    skipping: tuple[str, int] | None = None
+    for block in blocks:
+        if block.heading:
+            if skipping is not None and block.level <= skipping[1]:
+                skipping = None
+            kind = section_kind(block.text)
+            if skipping is None and kind is not None:
+                skipping = (kind, block.level or 1)
+        if skipping is not None and block.skip is None and not block.heading:
+            block = Block(block.text, block.heading, skipping[0], block.level)
+        result.append(block)
+    return result
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    r"""Headings and paragraphs of a Markdown text; fenced code is a skipped ``code`` block.
+
+    >>> [(b.heading, b.skip, b.text) for b in markdown_blocks("Plans\n=====\n\n```\nx = 1\n```")]
+    [(True, None, 'Plans'), (False, 'code', '```\nx = 1\n```')]
+    """
+    return _text_blocks(text, atx=True)
+
+
+_NAVIGATION = re.compile(
+    r"sphinxsidebar|related|breadcrumb|navbar|\bnav\b|navigation|\btoc\b|toctree-wrapper|menu"
+    r"|footer|\bheader\b|sidebar|skip-?link|headerlink|cookie",
+    re.IGNORECASE,
+)
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+_TITLE_SUFFIX = re.compile(
+    r"\s+[—–|·-]\s+[^—–|·]*(?:documentation|docs|manual|wiki)[^—–|·]*$", re.I
+)
 
 
 class _BlockParser(HTMLParser):
-    """Collects the text of block elements; skips scripts, styles and page furniture."""
+    """Collects the text of block elements; page furniture is dropped and counted."""
 
     _BLOCKS = frozenset(
-        "p div li td th dt dd pre blockquote figcaption caption section article br tr".split()
+        "p div li td th dt dd blockquote figcaption caption section article br tr ul ol dl "
+        "table main aside".split()
     )
-    _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "title"})
-    _SKIPPED = frozenset({"script", "style", "nav", "footer", "noscript", "template", "svg"})
+    _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+    _DROPPED = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+    _FURNITURE = frozenset({"nav", "footer", "header"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.blocks: list[Block] = []
         self._text: list[str] = []
-        self._skipping = 0
-        self._heading_depth = 0
+        self._stack: list[tuple[str, str | None]] = []  # (tag, the kind it marks)
         self.title: str | None = None
+        self._in_title = False
+        self._title_text: list[str] = []
+        self.h1: str | None = None
+
+    def _mode(self) -> str | None:
+        for _, kind in reversed(self._stack):
+            if kind is not None:
+                return kind
+        return None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIPPED:
-            self._skipping += 1
-        elif tag in self._HEADINGS:
+        if tag == "title":
+            self._in_title = True
+            return
+        if tag in _VOID:
+            if tag == "br":
+                self._text.append("\n")
+            return
+        values = dict(attrs)
+        marks = " ".join(str(values.get(name) or "") for name in ("class", "id"))
+        kind: str | None = None
+        if tag in self._DROPPED:
+            kind = "drop"
+        elif (
+            tag in self._FURNITURE
+            or values.get("role") in ("navigation", "banner", "contentinfo", "search")
+            or _NAVIGATION.search(marks)
+        ):
+            kind = "navigation"
+        elif tag in ("pre", "code") and self._mode() is None and tag == "pre":
+            kind = "code"
+        elif tag == "table":
+            kind = "table"
+        if tag in self._HEADINGS or tag in self._BLOCKS or tag == "pre" or kind is not None:
             self._flush()
-            self._heading_depth += 1
-        elif tag in self._BLOCKS:
-            self._flush()
+        self._stack.append((tag, kind))
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIPPED:
-            self._skipping = max(0, self._skipping - 1)
-        elif tag in self._HEADINGS:
+        if tag == "title":
+            self._in_title = False
+            self.title = " ".join("".join(self._title_text).split()) or None
+            return
+        if not any(open_tag == tag for open_tag, _ in self._stack):
+            return
+        if tag in self._HEADINGS and self._mode() is None:
             text = " ".join("".join(self._text).split())
             self._text.clear()
-            self._heading_depth = max(0, self._heading_depth - 1)
-            if tag == "title":
-                self.title = text or None
-            elif text:
-                self.blocks.append(Block(text, heading=True))
-        elif tag in self._BLOCKS:
+            if text:
+                level = int(tag[1])
+                self.blocks.append(Block(text.rstrip("¶# "), heading=True, level=level))
+                if level == 1 and self.h1 is None:
+                    self.h1 = text.rstrip("¶# ")
+        elif tag in self._BLOCKS or tag == "pre" or tag in self._FURNITURE:
             self._flush()
+        while self._stack:
+            open_tag, kind = self._stack.pop()
+            if kind is not None and kind != "drop":
+                self._flush(kind)
+            if open_tag == tag:
+                break
 
     def handle_data(self, data: str) -> None:
-        if not self._skipping:
+        if self._in_title:
+            self._title_text.append(data)
+        elif self._mode() != "drop":
             self._text.append(data)
 
-    def _flush(self) -> None:
-        if self._heading_depth:
-            return
-        text = " ".join("".join(self._text).split())
+    def _flush(self, kind: str | None = None) -> None:
+        raw = "".join(self._text)
         self._text.clear()
-        if text:
-            self.blocks.append(Block(text))
+        mode = kind or self._mode()
+        if mode == "drop":
+            return
+        if mode == "code":
+            text = raw.strip("\n")
+            if text.strip():
+                self.blocks.append(Block(text, skip="code"))
+            return
+        text = join_lines(raw.split("\n"))
+        if not text:
+            return
+        if mode is not None:
+            self.blocks.append(Block(text, skip=mode))
+        else:
+            self.blocks.append(_classified([text]))
 
     def close(self) -> None:
         super().close()
@@ -189,21 +348,28 @@ class _BlockParser(HTMLParser):
 
 
 def html_blocks(text: str) -> tuple[str | None, list[Block]]:
-    """The ``<title>`` and the headings and paragraphs of an HTML page.
+    """The page's title and its blocks; navigation, code and tables marked as skipped.
 
     >>> title, blocks = html_blocks(
-    ...     "<title>Plans</title><script>x=1</script><h2>Team</h2><p>2 TB <b>per</b> user.</p>"
+    ...     "<title>Plans — Skyfile 2.1 documentation</title><script>x=1</script>"
+    ...     "<div role='navigation'>Next | Previous</div><h2>Team</h2><p>2 TB <b>per</b> user.</p>"
     ... )
-    >>> title, [(block.heading, block.text) for block in blocks]
-    ('Plans', [(True, 'Team'), (False, '2 TB per user.')])
+    >>> title
+    'Plans'
+    >>> [(b.heading, b.skip, b.text) for b in blocks]  # doctest: +NORMALIZE_WHITESPACE
+    [(False, 'navigation', 'Next | Previous'), (True, None, 'Team'),
+     (False, None, '2 TB per user.')]
     """
     parser = _BlockParser()
     parser.feed(text)
     parser.close()
-    return parser.title, parser.blocks
+    title = parser.title
+    if title:
+        title = _TITLE_SUFFIX.sub("", title).strip() or title
+    return title or parser.h1, _skip_sections(parser.blocks)
 
 
-def _pdf_blocks(path: Path, shown: str) -> list[Block]:
+def _pdf_blocks(path: Path, shown: str) -> tuple[str | None, list[Block], bool]:
     try:
         from pypdf import PdfReader
     except ImportError:
@@ -214,16 +380,86 @@ def _pdf_blocks(path: Path, shown: str) -> list[Block]:
     try:
         reader = PdfReader(str(path))
         pages = [page.extract_text() or "" for page in reader.pages]
+        metadata = reader.metadata
+        title = (metadata.title if metadata is not None else None) or None
     except Exception as error:  # pypdf raises many types for damaged files
         raise DocumentError(
             f"{shown}: not a readable PDF ({type(error).__name__}: {error})."
         ) from None
+    if pages and not any(page.strip() for page in pages):
+        return None, [], True
+    return (str(title).strip() or None) if title else None, pdf_page_blocks(pages), False
+
+
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:page\s+)?[-–—(]?\s*\d+\s*(?:of\s+\d+)?[-–—)]?\s*$|^第\s*\d+\s*页", re.I
+)
+
+
+def _furniture_key(line: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(line.split()).lower())
+
+
+def pdf_page_blocks(pages: Sequence[str]) -> list[Block]:
+    r"""Paragraphs of PDF pages, without running headers, footers and page numbers.
+
+    A line that opens or closes at least half of the pages (numbers aside) is a running
+    header or footer.
+
+    >>> pages = ["ACME Guide\nRefunds take a week.\n1", "ACME Guide\nSupport replies in a day.\n2"]
+    >>> [block.text for block in pdf_page_blocks(pages)]
+    ['Refunds take a week.', 'Support replies in a day.']
+    """
+    split = [[line for line in page.split("\n")] for page in pages]
+    counts: dict[str, int] = {}
+
+    def edge_lines(content: list[str]) -> list[str]:
+        # The first and last line, and the next ones in when those are page numbers.
+        first = 2 if content and _PAGE_NUMBER.match(content[0]) else 1
+        last = 2 if content and _PAGE_NUMBER.match(content[-1]) else 1
+        return content[:first] + content[-last:]
+
+    for lines in split:
+        content = [line for line in lines if line.strip()]
+        edges = {_furniture_key(line) for line in edge_lines(content)}
+        for key in edges:
+            counts[key] = counts.get(key, 0) + 1
+    repeated = {
+        key for key, count in counts.items() if len(pages) >= 2 and count >= max(2, len(pages) / 2)
+    }
     blocks: list[Block] = []
-    for page in pages:
-        # PDF text has a line break at every printed line: a paragraph ends where a line
-        # ends a sentence and the next one is blank or starts a new paragraph.
-        blocks.extend(_paragraphs(page))
-    return blocks
+    for lines in split:
+        content = [line for line in lines if line.strip()]
+        first = 2 if content and _PAGE_NUMBER.match(content[0]) else 1
+        last = 2 if content and _PAGE_NUMBER.match(content[-1]) else 1
+        edge = set(range(min(first, len(content)))) | set(
+            range(max(0, len(content) - last), len(content))
+        )
+        kept = [
+            line
+            for position, line in enumerate(content)
+            if not (
+                position in edge and (_furniture_key(line) in repeated or _PAGE_NUMBER.match(line))
+            )
+        ]
+        paragraph: list[str] = []
+        for line in kept:
+            paragraph.append(line)
+            # A line ending a sentence well short of the column ends a paragraph.
+            if re.search(r"[.!?。！？:：]\s*$", line) and len(line.strip()) < 0.75 * max(
+                (len(other.strip()) for other in kept), default=1
+            ):
+                blocks.append(_classified(paragraph))
+                paragraph = []
+        if paragraph:
+            blocks.append(_classified(paragraph))
+    return [
+        Block(
+            join_lines(block.text.split("\n")) if block.skip is None else block.text,
+            skip=block.skip,
+        )
+        for block in blocks
+    ]
 
 
 def _read_text(path: Path, shown: str) -> str:
@@ -237,8 +473,17 @@ def _read_text(path: Path, shown: str) -> str:
         raise DocumentError(f"{shown}: cannot be read ({error.strerror or error}).") from None
 
 
+def clean_title(title: str) -> str:
+    """A title without decoration: "= 欢 迎 阅 读 =" → "欢迎阅读", "== Usage ==" → "Usage"."""
+    text = " ".join(title.split()).strip("=#*~-_ ")
+    # Letters spaced out for emphasis ("V I M 教 程") close up again.
+    text = re.sub(r"(?<!\S)(?:\S ){2,}\S(?!\S)", lambda m: m.group().replace(" ", ""), text)
+    return text.strip() or title.strip()
+
+
 def _first_heading(blocks: Sequence[Block]) -> str | None:
-    return next((block.text for block in blocks if block.heading), None)
+    heading = next((b.text for b in blocks if b.heading and b.skip is None), None)
+    return clean_title(heading) if heading else None
 
 
 def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
@@ -281,27 +526,40 @@ def _read_one(path: Path, key: str) -> list[Document]:
     if suffix == ".jsonl":
         return _jsonl_documents(path, key, shown)
     title: str | None = None
+    image_only = False
     if suffix in (".md", ".markdown"):
         blocks = markdown_blocks(_read_text(path, shown))
-    elif suffix == ".txt":
-        blocks = _paragraphs(_read_text(path, shown))
+    elif suffix in (".txt", ".rst"):
+        blocks = _text_blocks(_read_text(path, shown), atx=False)
         # A short first line without a full stop is the text's title.
-        if blocks and len(blocks[0].text) <= 80 and not blocks[0].text.endswith((".", "。")):
-            blocks[0] = Block(blocks[0].text, heading=True)
+        first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
+        if (
+            first is not None
+            and not any(block.heading for block in blocks)
+            and len(blocks[first].text) <= 80
+            and "\n" not in blocks[first].text
+            and not blocks[first].text.endswith((".", "。", ":"))
+        ):
+            blocks[first] = Block(blocks[first].text, heading=True, level=1)
     elif suffix in (".html", ".htm"):
         title, blocks = html_blocks(_read_text(path, shown))
     elif suffix == ".pdf":
-        blocks = _pdf_blocks(path, shown)
+        title, blocks, image_only = _pdf_blocks(path, shown)
     else:
         raise DocumentError(
             f"{shown}: unsupported document type {suffix or '(none)'}; expected one of "
             + ", ".join(sorted(DOCUMENT_EXTENSIONS))
             + "."
         )
-    if not blocks:
+    if not blocks and not image_only:
         return []
     return [
-        Document(key=key, title=title or _first_heading(blocks) or path.stem, blocks=tuple(blocks))
+        Document(
+            key=key,
+            title=title or _first_heading(blocks) or path.stem,
+            blocks=tuple(blocks),
+            image_only=image_only,
+        )
     ]
 
 

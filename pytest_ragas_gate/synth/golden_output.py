@@ -7,10 +7,14 @@ Each case::
      "tags": ["synth", "single", "billing.md"], "review": "pending"}
 
 The id is a hash of the kind, the chunk ids and the question, so the same documents and
-replies give the same ids. Cases are written in document order. A file that already holds
-reviewed cases (``accepted`` or ``rejected``) keeps those decisions, edits included, for
-every case generated again with the same id; :func:`check_overwrite` refuses to drop the
-others.
+replies give the same ids. Cases are written in document order.
+
+A file that already holds reviewed cases (``accepted`` or ``rejected``) keeps them
+(:func:`carry_reviewed`): a case whose chunks are unchanged keeps its decision and edits,
+its chunk ids updated when the chunks moved; a case whose chunk was edited goes back to
+``pending`` on the chunk now at its place; only a case whose chunk is gone cannot be kept
+(the command refuses to drop it without ``--force``). Accepted cases count towards
+``--n``; rejected ones stay in the file (the gate skips them) and new cases replace them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +34,10 @@ from .requests import KINDS
 
 __all__ = [
     "REVIEWED",
+    "Carried",
+    "carry_reviewed",
     "case_id",
     "case_rows",
-    "check_overwrite",
     "read_rows",
     "write_jsonl",
 ]
@@ -93,31 +99,6 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def check_overwrite(
-    previous: Sequence[Mapping[str, Any]], rows: list[dict[str, Any]], *, path: Path, force: bool
-) -> int:
-    """Carry reviewed decisions of ``previous`` over to ``rows`` (same id); count them.
-
-    Raises:
-        UsageError: reviewed cases of ``previous`` are not generated again and would be
-            lost, and ``force`` is not set.
-    """
-    reviewed = {str(row.get("id")): row for row in previous if row.get("review") in REVIEWED}
-    carried = 0
-    for index, row in enumerate(rows):
-        old = reviewed.pop(str(row["id"]), None)
-        if old is not None:
-            rows[index] = dict(old)
-            carried += 1
-    if reviewed and not force:
-        raise UsageError(
-            f"{path} holds {len(reviewed)} reviewed case(s) that this run does not generate "
-            "again (other documents, --n or --mix); write to another file with -o, or pass "
-            "--force to drop them."
-        )
-    return carried
-
-
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     """Write ``rows`` as JSON Lines, atomically (a reader never sees half a file)."""
     write_lines_atomic(path, (json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
@@ -129,3 +110,79 @@ def chunk_rows(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
         {"id": chunk.id, "text": chunk.text, "document": chunk.document, "title": chunk.title}
         for chunk in chunks
     ]
+
+
+@dataclass
+class Carried:
+    """Reviewed cases of a previous golden file, matched to the current chunks.
+
+    Attributes:
+        rows: cases kept as they were decided (chunk ids updated when their chunks moved).
+        stale: reviewed cases whose chunk text changed: back to ``pending`` on the chunk
+            now at the same place.
+        lost: ids of reviewed cases whose chunks no longer exist.
+        moved: how many kept cases got new chunk ids.
+    """
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    moved: int = 0
+
+    def count(self, kind: str, review: str) -> int:
+        """Carried cases of ``kind`` with ``review`` state (stale ones count as pending)."""
+        return sum(
+            1
+            for row in [*self.rows, *self.stale]
+            if kind_of(row) == kind and row.get("review", "pending") == review
+        )
+
+
+def kind_of(row: Mapping[str, Any]) -> str:
+    """A case's kind, from its tags."""
+    return next((str(tag) for tag in row.get("tags") or [] if tag in KINDS), "single")
+
+
+def _split_id(chunk_id: str) -> tuple[str, str, str] | None:
+    document, _, rest = chunk_id.rpartition("#")
+    position, _, digest = rest.partition("-")
+    if not document or not position.isdigit() or not digest:
+        return None
+    return document, position, digest
+
+
+def carry_reviewed(previous: Sequence[Mapping[str, Any]], chunks: Sequence[Chunk]) -> Carried:
+    """Match the reviewed cases of ``previous`` to ``chunks`` (see the module docstring)."""
+    by_text = {(chunk.document, chunk.id.rsplit("-", 1)[1]): chunk for chunk in chunks}
+    by_place = {(chunk.document, str(chunk.position)): chunk for chunk in chunks}
+    carried = Carried()
+    for old in previous:
+        if old.get("review") not in REVIEWED:
+            continue
+        row = dict(old)
+        ids = [str(chunk_id) for chunk_id in row.get("relevant_context_ids") or []]
+        same: list[Chunk] = []
+        placed: list[Chunk] = []
+        for chunk_id in ids:
+            parts = _split_id(chunk_id)
+            if parts is None:
+                break
+            document, position, digest = parts
+            if (document, digest) in by_text:
+                same.append(by_text[(document, digest)])
+            if (document, position) in by_place:
+                placed.append(by_place[(document, position)])
+        if len(same) == len(ids):
+            new_ids = [chunk.id for chunk in same]
+            if new_ids != ids:
+                carried.moved += 1
+                row["relevant_context_ids"] = new_ids
+            carried.rows.append(row)
+        elif len(placed) == len(ids):
+            row["relevant_context_ids"] = [chunk.id for chunk in placed]
+            row["reference_contexts"] = [chunk.text for chunk in placed]
+            row["review"] = "pending"
+            carried.stale.append(row)
+        else:
+            carried.lost.append(str(row.get("id")))
+    return carried

@@ -1,35 +1,31 @@
 r"""The offline question writer and critic: deterministic, keyless, no model, no network.
 
 It answers :class:`~.requests.WriteQuestions` and :class:`~.requests.CritiqueQuestions`
-as an LLM would, from text heuristics, so ``rag-gate synth --judge offline`` runs anywhere
-and always writes the same golden set for the same documents. Good enough for smoke tests
-and for a first gate; an LLM judge writes more natural questions.
+as an LLM would, from text rules, so ``rag-gate synth --judge offline`` runs anywhere and
+always writes the same golden set for the same documents.
 
-Questions are built from *fact sentences* — sentences with a number, a name or a
-definition — and the sentence (or sentences) is the reference:
+Questions are the wh-questions a reader would ask of a chunk's fact sentences
+(:mod:`.wh_english`, :mod:`.wh_chinese`): the informative span of a sentence — an amount,
+a year, an agent, a place, a cause, a definition — is what the question asks for, and the
+sentence is the reference. Never a fill-in-the-blank, never a quoted sentence.
 
-- ``single``: a fill-in question over one fact sentence, with the number or name blanked
-  (``According to "Plans", what completes this statement: "Files of up to ___ can be
-  uploaded through the desktop app"?``); a definition becomes ``What is X?``;
-- ``reasoning``: two facts of the chunk to complete together;
-- ``multi``: one fact from each of two chunks;
-- ``unanswerable``: a plausible question about the document on a facet the corpus never
-  mentions (a version history, an approval date …); the reference says the documents do
-  not say it.
+- ``single``: one fact of one chunk;
+- ``reasoning``: two comparable facts (two durations, two prices, two years …) asked
+  together with which is larger and by how much — the reference does the arithmetic;
+- ``multi``: a fact from each of two chunks about the same entity;
+- ``unanswerable``: a near-miss — a property the corpus never states (a price, a release
+  date, a maintainer …) of an entity the chunk names.
 
-Chinese chunks give Chinese questions. The critic drops questions that are not standalone,
-not supported by the chunks they name, trivial, or (for unanswerable ones) answered by the
-corpus.
+The critic checks each kind against these definitions, drops questions that copy a long
+run of their chunk, are not standalone, not supported, or (unanswerable ones) answered.
 
 >>> import asyncio
 >>> from pytest_ragas_gate.synth.requests import WriteQuestions
 >>> request = WriteQuestions(
-...     chunks=["Uploads\nFiles of up to 50 GB can be uploaded through the desktop app."],
-...     titles=["Uploads"], kinds=["single"])
->>> question = asyncio.run(OfflineSynthJudge().ask(request)).reply.questions[0].question
->>> print(question.replace(": ", ":\n"))
-According to "Uploads", what completes this statement:
-"Files of up to ___ can be uploaded through the desktop app"?
+...     chunks=["Uploads\nFiles up to 50 GB are accepted. Uploads are kept for 30 days."],
+...     titles=["Skyfile uploads"], kinds=["single"])
+>>> print(asyncio.run(OfflineSynthJudge().ask(request)).reply.questions[0].question)
+How long are uploads kept?
 """
 
 from __future__ import annotations
@@ -47,7 +43,8 @@ from ..judges.offline.judge import Evidence, check_support
 from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
 from ..usage import Usage
-from .chunking import is_chinese
+from . import wh_chinese, wh_english
+from .prose import is_chinese
 from .requests import (
     Critique,
     CritiqueQuestions,
@@ -57,200 +54,484 @@ from .requests import (
     SynthQuestions,
     WriteQuestions,
 )
+from .wh_english import Fact, longest_shared_run, short_name
 
-__all__ = ["OfflineSynthJudge"]
+__all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run"]
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
-BLANK = "___"
-
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])[$€£¥]?\d+(?:[.,]\d+)*(?:\s?%|\s?(?:GB|TB|MB|KB))?")
-_ENTITY = re.compile(r"(?<=[a-z,;:] )[A-Z][\w-]*(?: [A-Z][\w-]*)*")
-_DEFINITION = re.compile(
-    r"^(?:An? |The )?(?P<term>[^,;:]{2,60}?) (?:is|are|means|refers to) (?P<rest>.+)$"
-)
-_CJK_DEFINITION = re.compile(r"^(?P<term>[^，,。：:]{2,15})(?:是指|是|指)(?P<rest>.+)$")
+#: A question sharing this many consecutive words with its chunk quotes it.
+COPY_RUN = 8
 _NOT_STANDALONE = re.compile(
     r"\b(?:this|the) (?:document|section|chunk|text|passage|page)\b|^\s*(?:it|this|they)\b"
     r"|本文|该文档|这段|上文|这一节",
     re.IGNORECASE,
 )
-
-#: Questions on facets no ordinary document states: the unanswerable kind asks them.
-_FACETS = (
-    'Who approved "{title}", and on which date?',
-    'How did "{title}" apply before the year 2001?',
-    'What does "{title}" say about customers in Antarctica?',
-    'Who was the first author of "{title}"?',
+_PRONOUN_SUBJECT = re.compile(r"^(?:It|This|These|They|That|Those|He|She)\b")
+#: Pronouns that stand for a whole idea rather than a thing a question could name.
+_IDEA_PRONOUNS = frozenset({"This", "That", "These", "Those"})
+#: A subject a later "it" can stand for: a short noun phrase, no verb or pronoun in it.
+_NOUN_PHRASE = re.compile(
+    r"^(?:[Tt]he |[Aa]n? )?(?!(?:you|we|i|it|this|they|there|here)\b)"
+    r"(?:[A-Za-z][\w-]*)(?: (?!(?:you|we|is|are|do|does|can|must|will)\b)[A-Za-z][\w-]*){0,3}$"
 )
-_CJK_FACETS = (
-    "《{title}》是由谁在哪一天批准的？",
-    "《{title}》在2001年以前是怎样规定的？",
-    "《{title}》对南极洲的用户有什么规定？",
-    "《{title}》最初的作者是谁？",
+_CLOZE = re.compile(r"_{3,}|completes? (?:this|both) statements?|空缺的内容")
+_COMPARISON = re.compile(
+    r"\b(?:which|longer|shorter|larger|smaller|more|less|earlier|later|first|difference|between"
+    r"|compare|how many years apart|by how much|both)\b|哪个|更|相差|多多少|先|早",
+    re.IGNORECASE,
 )
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
 _CJK_NO_ANSWER = "文档中没有提到这一点，无法根据文档回答。"
-_MIN_FACT_TOKENS = 4
+_MIN_FACT_TOKENS = 2
+
+#: Near-miss properties: the question, and what a sentence stating the answer would hold.
+_PROPERTIES = (
+    ("How much does {entity} cost?", r"\bcost|price|\$|€|£|\bfee|\bpaid\b|\bfree\b"),
+    ("When was {entity} first released?", r"releas|introduc|launch|\b(?:1[89]|20)\d\d\b"),
+    ("Who maintains {entity}?", r"maintain|author|develop|written by|owner|responsib"),
+    ("How many people use {entity}?", r"\busers?\b|\bpeople\b|customers|downloads"),
+    ("Which operating systems does {entity} run on?", r"windows|macos|linux|android|ios\b"),
+    ("In which countries is {entity} available?", r"countr|region|worldwide|available in"),
+)
+_CJK_PROPERTIES = (
+    ("{entity}的价格是多少？", r"价格|费用|收费|元|免费"),
+    ("{entity}是什么时候首次发布的？", r"发布|推出|上线|\d{4}年"),
+    ("谁负责维护{entity}？", r"维护|负责|作者|开发"),
+    ("{entity}有多少用户？", r"用户|人数|下载"),
+    ("{entity}支持哪些操作系统？", r"Windows|macOS|Linux|系统"),
+)
+_ENTITY = re.compile(r"(?<=[a-z,;:(] )(?:the )?[A-Z][\w+-]*(?: [A-Z][\w+-]*){0,3}")
+_CJK_ENTITY = re.compile(r"《(?P<book>[^》]{2,20})》|(?P<latin>[A-Za-z][A-Za-z0-9+._-]{2,30})")
+
+
+def copied_run(question: str, chunks: Sequence[str]) -> int:
+    """The longest word run (CJK: runs of two characters count as a word) copied from a chunk."""
+    best = 0
+    for chunk in chunks:
+        if is_chinese(question):
+            best = max(best, _cjk_run(question, chunk) // 2)
+        else:
+            best = max(best, longest_shared_run(question, chunk))
+    return best
+
+
+def _cjk_run(first: str, second: str) -> int:
+    best = 0
+    previous = [0] * (len(second) + 1)
+    for char in first:
+        current = [0] * (len(second) + 1)
+        for index, other in enumerate(second, 1):
+            if char == other and not char.isspace():
+                current[index] = previous[index - 1] + 1
+                best = max(best, current[index])
+        previous = current
+    return best
 
 
 def _stable_pick(key: str, count: int) -> int:
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) % count
 
 
-def _body(chunk: str) -> str:
-    """The chunk without its heading line."""
+def _heading_and_body(chunk: str) -> tuple[str, str]:
     lines = chunk.split("\n")
-    return "\n".join(lines[1:]) if len(lines) > 1 else chunk
+    if len(lines) > 1 and len(lines[0]) <= 80 and not lines[0].rstrip().endswith((".", "。")):
+        return lines[0].strip(), "\n".join(lines[1:])
+    return "", chunk
 
 
-def _sentences(chunk: str) -> list[str]:
+def _sentences(body: str) -> list[str]:
+    return [
+        sentence.strip()
+        for sentence in split_sentences(body)
+        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS
+    ]
+
+
+def chunk_facts(
+    chunk: str, title: str, chinese: bool, names: frozenset[str] = frozenset()
+) -> list[Fact]:
+    """The chunk's facts as questions, most informative first, none quoting the chunk.
+
+    ``names`` are words the corpus writes capitalised inside sentences: a sentence opening
+    with one keeps it capitalised ("Skyfile accepts …" asks what Skyfile accepts).
+    """
+    heading, body = _heading_and_body(chunk)
+    name = short_name(title)
+    heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
+    topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
+    proper = wh_english.proper_words(chunk) | names
+    facts: list[Fact] = []
+    previous: str | None = None
+    for sentence in _sentences(body):
+        if chinese:
+            found = wh_chinese.sentence_facts(sentence, topic or name)
+        else:
+            # "It costs $12": "it" is what the sentence before was about.
+            referent = previous or topic or name
+            if previous and previous.split()[0].lower() in ("the", "a", "an"):
+                referent = "the " + " ".join(previous.split()[1:])
+            pronoun = _PRONOUN_SUBJECT.match(sentence)
+            if pronoun and (pronoun.group() in _IDEA_PRONOUNS or not previous):
+                continue  # "This is a separate step": nothing to name what "this" is
+            found = wh_english.sentence_facts(sentence, referent, proper, context=name)
+            subject = wh_english.subject_of(sentence)
+            previous = subject if subject and _NOUN_PHRASE.match(subject) else None
+            if topic != name:
+                # The question names the section; the document's name makes it standalone.
+                found = [_with_document(fact, name) for fact in found]
+        for fact in found:
+            if copied_run(fact.question, [chunk]) < COPY_RUN:
+                facts.append(fact)
+    return sorted(facts, key=lambda fact: -fact.score)
+
+
+def _with_document(fact: Fact, name: str) -> Fact:
+    if not name or any(
+        word in wh_english.words(fact.question) for word in wh_english.words(name) if len(word) > 3
+    ):
+        return fact
+    question = fact.question
+    if question.startswith("In "):
+        return fact
+    question = f"In {name}, {question[0].lower()}{question[1:]}"
+    return Fact(
+        question,
+        fact.answer,
+        fact.sentence,
+        fact.wh,
+        fact.subject,
+        fact.value,
+        fact.unit,
+        fact.score,
+    )
+
+
+def _single(
+    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
+) -> SynthQuestion | None:
+    facts = chunk_facts(chunk, title, chinese, names)
+    if not facts:
+        return None
+    fact = facts[slot % len(facts)]
+    return SynthQuestion(kind="single", question=fact.question, reference=fact.sentence, chunks=[0])
+
+
+def _strip_context(question: str) -> str:
+    """The second of two joined questions, without the context the first one gives."""
+    question = re.sub(r"^In [^,]{1,60}, ", "", question)
+    question = re.sub(r"^在[^，]{1,30}中，", "", question)
+    return question[0].lower() + question[1:] if question[:1].isascii() else question
+
+
+def _joined(first: str, second: str, chinese: bool) -> str:
+    if chinese:
+        return first.rstrip("？?") + "，" + _strip_context(second).rstrip("？?") + "？"
+    return first.rstrip("?") + ", and " + _strip_context(second)
+
+
+def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
+    if a.value is None or b.value is None or a.value == b.value:
+        return None
+    if a.unit != b.unit or not a.unit or a.question == b.question:
+        return None
+    larger, smaller = (a, b) if a.value > b.value else (b, a)
+    both = _joined(a.question, b.question, chinese)
+    if a.unit == "year":
+        years = int(abs(a.value - b.value))
+        earlier = smaller
+        if chinese:
+            return (
+                both.rstrip("？") + "？哪个更早，相差几年？",
+                f"{a.sentence}{b.sentence}{earlier.answer}更早，相差{years}年。",
+            )
+        return (
+            both.rstrip("?") + "? Which came first, and how many years apart?",
+            f"{a.sentence} {b.sentence} {earlier.answer} came first, {years} years earlier.",
+        )
+    same_unit = re.sub(r"[\d.,$€£\s]", "", larger.answer.split(" of ")[0]) == re.sub(
+        r"[\d.,$€£\s]", "", smaller.answer.split(" of ")[0]
+    )
+    numbers_of = [
+        re.search(r"\d+(?:\.\d+)?", fact.answer.replace(",", "")) for fact in (larger, smaller)
+    ]
+    gap_text = ""
+    if same_unit and numbers_of[0] and numbers_of[1]:
+        gap = float(numbers_of[0].group()) - float(numbers_of[1].group())
+        amount = _amount_text(larger).split(" of ")[0]
+        unit = amount[numbers_of[0].end() :] if amount.startswith(numbers_of[0].group()) else ""
+        unit = re.sub(r"^.*?\d[\d.,]*", "", amount).strip() or unit
+        money = (
+            re.match(r"[$€£]", re.sub(r"^\D*?(?=[$€£])", "", amount))
+            if "$" in amount or "€" in amount or "£" in amount
+            else None
+        )
+        gap_text = f"{money.group() if money else ''}{gap:g}" + (
+            ("" if chinese else " ") + unit if unit else ""
+        )
+    if chinese:
+        question = both.rstrip("？") + "？哪个更多，多多少？"
+        reference = f"{a.sentence}{b.sentence}{larger.answer}多于{smaller.answer}" + (
+            f"，多{gap_text}。" if gap_text else "。"
+        )
+        return question, reference
+    comparative = "longer" if a.unit == "time" else "larger"
+    question = both.rstrip("?") + f"? Which is {comparative}, and by how much?"
+    more, less = _amount_text(larger), _amount_text(smaller)
+    reference = (
+        f"{a.sentence} {b.sentence} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
+        f"than {less} ({smaller.subject})" + (f", by {gap_text}." if gap_text else ".")
+    )
+    return question, reference
+
+
+def _question_words(fact: Fact) -> set[str]:
+    return {
+        token.text
+        for token in content_tokens(_strip_context(fact.question))
+        if token.text not in _WH_WORDS
+    }
+
+
+def _amount_text(fact: Fact) -> str:
+    """The amount a fact answers, without the preposition that led to it."""
+    return re.sub(
+        r"^(?:(?:for|within|in|after|before|with|at|to|of|by|every)\s+)?"
+        r"(?:(?:up to|at most|at least|about|around|over|more than|less than)\s+)?",
+        "",
+        fact.answer,
+    )
+
+
+def _reasoning(
+    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
+) -> SynthQuestion | None:
+    facts = chunk_facts(chunk, title, chinese, names)
+    scored: list[tuple[int, int, tuple[str, str]]] = []
+    for index, first in enumerate(facts):
+        for second in facts[index + 1 :]:
+            if first.sentence == second.sentence and first.answer == second.answer:
+                continue
+            made = _comparison(first, second, chinese)
+            # Two facts about the same thing ("versions kept on Team" / "on Solo") compare best.
+            alike = len(_question_words(first) & _question_words(second))
+            if made is not None and (alike >= 2 or (alike and first.wh == second.wh)):
+                scored.append((-alike, len(scored), made))
+    if not scored:
+        return None
+    pairs = [made for _, _, made in sorted(scored)]
+    question, reference = pairs[slot % len(pairs)]
+    return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=[0])
+
+
+def _entity_words(fact: Fact) -> set[str]:
+    """The names a fact's question is about (capitalised words), and its whole subject."""
+    names = {token.text for token in content_tokens(_strip_context(fact.question)) if token.entity}
+    return names | {" ".join((fact.subject or "").lower().split()[-3:])} - {""}
+
+
+def _multi(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    slot: int,
+    names: frozenset[str] = frozenset(),
+) -> SynthQuestion | None:
+    if len(chunks) < 2:
+        return None
+    first = chunk_facts(chunks[0], titles[0], chinese, names)
+    second = chunk_facts(chunks[1], titles[1], chinese, names)
+    pairs = []
+    for a in first:
+        for b in second:
+            shared = _entity_words(a) & _entity_words(b)
+            if shared and a.sentence != b.sentence:
+                pairs.append((a, b))
+    if not pairs:
+        return None
+    a, b = pairs[slot % len(pairs)]
+    joiner = "" if chinese else " "
+    return SynthQuestion(
+        kind="multi",
+        question=_joined(a.question, b.question, chinese),
+        reference=f"{a.sentence}{joiner}{b.sentence}",
+        chunks=[0, 1],
+    )
+
+
+def chunk_entities(chunk: str, title: str, chinese: bool) -> list[str]:
+    """What the chunk names: proper names, and the subjects its facts are about."""
+    _, body = _heading_and_body(chunk)
+    found: list[str] = []
+    if chinese:
+        for match in _CJK_ENTITY.finditer(body):
+            entity = match.group("book") or match.group("latin")
+            if match.group("book") or not re.fullmatch(r"[A-Z]{1,3}|[a-z]+", entity):
+                found.append(entity)  # not a unit ("GB") or a lowercase word
+    else:
+        # Things the chunk states facts about: their other properties are plausible asks.
+        found += [
+            fact.subject
+            for fact in chunk_facts(chunk, title, chinese)
+            if fact.subject and fact.subject[:1].isupper()
+        ]
+    cleaned = []
+    for entity in found:
+        entity = entity.strip()
+        if 2 <= len(entity) <= 40 and entity.lower() not in ("the", "it", "this"):
+            cleaned.append(entity)
+    return list(dict.fromkeys(cleaned))
+
+
+_CJK_SIBLING = re.compile(
+    r"(?P<head>[^\W\d_的给在了是和与每个为从到对由将把被也都就a-zA-Z]{2,3}?)(?P<kind>版|计划|套餐)(?!本|权|面)"
+)
+_SIBLING = re.compile(r"\b(?P<head>[A-Z][\w+-]*) (?P<kind>[a-z][\w-]{2,})\b")
+#: Identifiers of a code base (``ASN1_MAX_NAME_SIZE``, ``ffi_prep_cif``): their siblings
+#: share the first part (``ASN1_MAX_ERROR_DESCRIPTION_SIZE``).
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b")
+_WH_WORDS = frozenset("long much many often old larg big small".split())
+
+
+class Corpus:
+    """Every chunk of the corpus, for near misses: siblings of an entity, what is stated."""
+
+    def __init__(self, texts: Sequence[str], titles: Sequence[str] = ()) -> None:
+        self.texts = list(texts)
+        self.sentences = [sentence for text in self.texts for sentence in split_sentences(text)]
+        self.names = frozenset().union(
+            *(wh_english.proper_words(text) for text in [*self.texts, *titles])
+        )
+        self._kinds: dict[str, set[str]] = {}
+        self._identifiers: dict[str, set[str]] = {}
+        for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
+            self._identifiers.setdefault(_family(identifier), set()).add(identifier)
+        for sentence in self.sentences:
+            for pattern in (_SIBLING, _CJK_SIBLING):
+                for match in pattern.finditer(sentence):
+                    if pattern is _SIBLING and match.start() == 0:
+                        continue  # a capitalised sentence opener names nothing
+                    self._kinds.setdefault(match.group("kind"), set()).add(match.group("head"))
+
+    def siblings(self, head: str, kind: str) -> list[str]:
+        """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
+        return sorted(self._kinds.get(kind, set()) - {head})
+
+    def sibling_identifiers(self, identifier: str) -> list[str]:
+        """Other identifiers of the same family the corpus names."""
+        return sorted(self._identifiers.get(_family(identifier), set()) - {identifier})
+
+    def states(self, question: str, entity: str) -> bool:
+        """Whether a sentence naming ``entity`` answers ``question``.
+
+        What the question asks beyond the entity must be covered by one such sentence; a
+        bare "What is X?" is answered only by a sentence defining X.
+        """
+        mentions = [s for s in self.sentences if entity.lower() in s.lower()]
+        if not mentions:
+            return False
+        named = {token.text for token in content_tokens(entity)}
+        asked = _strip_context(question)
+        tokens = [
+            t for t in content_tokens(asked) if t.text not in _WH_WORDS and t.text not in named
+        ]
+        if not tokens:
+            defines = re.compile(
+                rf"{re.escape(entity)}\s*(?:is|are|means|refers to|stands for|是|指)", re.I
+            )
+            return any(defines.search(sentence) for sentence in mentions)
+        evidence = Evidence.of(mentions)
+        return sum(evidence.covers(token.text) for token in tokens) / len(tokens) >= 0.6
+
+
+def _family(identifier: str) -> str:
+    parts = identifier.split("_")
+    return "_".join(parts[:2]) if len(parts) > 2 else parts[0]
+
+
+def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
+    """Fact questions of the chunk asked of a sibling the corpus says nothing about."""
     found = []
-    for sentence in split_sentences(_body(chunk)):
-        text = sentence.strip()
-        if len(content_tokens(text)) >= _MIN_FACT_TOKENS:
-            found.append(text)
+    for fact in chunk_facts(chunk, title, chinese, corpus.names):
+        pattern = _CJK_SIBLING if chinese else _SIBLING
+        context = re.match(r"In [^,]{1,60}, |在[^，]{1,30}中，", fact.question)
+        for match in pattern.finditer(fact.question, context.end() if context else 0):
+            if not chinese and match.start() == 0:
+                continue
+            for sibling in corpus.siblings(match.group("head"), match.group("kind")):
+                question = (
+                    fact.question[: match.start("head")]
+                    + sibling
+                    + fact.question[match.end("head") :]
+                )
+                entity = f"{sibling}{'' if chinese else ' '}{match.group('kind')}"
+                if not corpus.states(question, entity):
+                    found.append((question, entity))
+        for match in _IDENTIFIER.finditer(fact.question):
+            for sibling in corpus.sibling_identifiers(match.group()):
+                question = fact.question[: match.start()] + sibling + fact.question[match.end() :]
+                if not corpus.states(question, sibling):
+                    found.append((question, sibling))
     return found
 
 
-def _masked(sentence: str) -> str | None:
-    """The sentence with its first number or name blanked; None when it has neither."""
-    body = sentence.rstrip(" .!?。！？；;")
-    for pattern in (_NUMBER, _ENTITY):
-        match = pattern.search(body)
-        if match:
-            return body[: match.start()] + BLANK + body[match.end() :]
-    return None
-
-
-def _definition(sentence: str) -> str | None:
-    """The term a definition sentence defines (``X is …``), or None."""
-    body = sentence.rstrip(" .!?。！？；;")
-    match = (_CJK_DEFINITION if is_chinese(body) else _DEFINITION).match(body)
-    if match is None or len(match.group("rest")) < 8:
+def _near_miss(
+    chunk: str, title: str, chinese: bool, slot: int, corpus: Corpus | None
+) -> tuple[str, str] | None:
+    options = _swapped(chunk, title, chinese, corpus) if corpus is not None else []
+    if not options and corpus is None:
+        # Without the corpus no sibling is known: a property the chunk never states.
+        properties = _CJK_PROPERTIES if chinese else _PROPERTIES
+        for entity in chunk_entities(chunk, title, chinese):
+            stated = [s for s in split_sentences(chunk) if entity.lower() in s.lower()]
+            for template, cue in properties:
+                if not any(re.search(cue, sentence, re.IGNORECASE) for sentence in stated):
+                    options.append((template.format(entity=entity), entity))
+    if not options:
         return None
-    term = match.group("term").strip()
-    return term if len(term.split()) <= 6 else None
+    start = _stable_pick(chunk, len(options))
+    return options[(start + slot) % len(options)]
 
 
-def _facts(chunk: str) -> list[tuple[str, str]]:
-    """The chunk's fact sentences with their blanked form, in order."""
-    facts = []
-    for sentence in _sentences(chunk):
-        masked = _masked(sentence)
-        if masked is not None:
-            facts.append((sentence, masked))
-    return facts
-
-
-def _single(chunk: str, title: str, slot: int) -> SynthQuestion | None:
-    chinese = is_chinese(chunk)
-    options: list[SynthQuestion] = []
-    for sentence, masked in _facts(chunk):
-        question = (
-            f"根据《{title}》，下面这句话中空缺的内容是什么：“{masked}”？"
-            if chinese
-            else f'According to "{title}", what completes this statement: "{masked}"?'
-        )
-        options.append(
-            SynthQuestion(kind="single", question=question, reference=sentence, chunks=[0])
-        )
-    for sentence in _sentences(chunk):
-        term = _definition(sentence)
-        if term is not None:
-            question = (
-                f"根据《{title}》，{term}是什么？" if chinese else f'In "{title}", what is {term}?'
-            )
-            options.append(
-                SynthQuestion(kind="single", question=question, reference=sentence, chunks=[0])
-            )
-    return options[slot % len(options)] if options else None
-
-
-def _pair_question(
-    kind: QuestionKind,
-    first: tuple[str, str],
-    second: tuple[str, str],
-    titles: tuple[str, str],
-    chinese: bool,
-    chunks: list[int],
-) -> SynthQuestion:
-    (sentence_a, masked_a), (sentence_b, masked_b) = first, second
-    if chinese:
-        source = (
-            f"《{titles[0]}》" if titles[0] == titles[1] else f"《{titles[0]}》和《{titles[1]}》"
-        )
-        question = (
-            f"根据{source}，下面两句话中空缺的内容分别是什么：（1）“{masked_a}”（2）“{masked_b}”？"
-        )
-        reference = f"{sentence_a}{sentence_b}"
-    else:
-        source = f'"{titles[0]}"' if titles[0] == titles[1] else f'"{titles[0]}" and "{titles[1]}"'
-        question = (
-            f'According to {source}, what completes both statements: (1) "{masked_a}" and '
-            f'(2) "{masked_b}"?'
-        )
-        reference = f"{sentence_a} {sentence_b}"
-    return SynthQuestion(kind=kind, question=question, reference=reference, chunks=chunks)
-
-
-def _reasoning(chunk: str, title: str, slot: int) -> SynthQuestion | None:
-    facts = _facts(chunk)
-    if len(facts) < 2:
+def _unanswerable(
+    chunk: str, title: str, chinese: bool, slot: int, corpus: Corpus | None
+) -> SynthQuestion | None:
+    picked = _near_miss(chunk, title, chinese, slot, corpus)
+    if picked is None:
         return None
-    start = slot % (len(facts) - 1)
-    return _pair_question(
-        "reasoning", facts[start], facts[start + 1], (title, title), is_chinese(chunk), [0]
-    )
-
-
-def _multi(chunks: Sequence[str], titles: Sequence[str], slot: int) -> SynthQuestion | None:
-    if len(chunks) < 2:
-        return None
-    first, second = _facts(chunks[0]), _facts(chunks[1])
-    if not first or not second:
-        return None
-    return _pair_question(
-        "multi",
-        first[slot % len(first)],
-        second[slot % len(second)],
-        (titles[0], titles[1]),
-        is_chinese(chunks[0]),
-        [0, 1],
-    )
-
-
-def _unanswerable(chunk: str, title: str, slot: int) -> SynthQuestion:
-    chinese = is_chinese(chunk)
-    facets = _CJK_FACETS if chinese else _FACETS
-    question = facets[(_stable_pick(chunk, len(facets)) + slot) % len(facets)]
     return SynthQuestion(
         kind="unanswerable",
-        question=question.format(title=title),
+        question=picked[0],
         reference=_CJK_NO_ANSWER if chinese else _NO_ANSWER,
         chunks=[],
     )
 
 
-def write_questions(request: WriteQuestions) -> SynthQuestions:
+def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> SynthQuestions:
     """One question per requested kind, or fewer when the chunks hold too few facts."""
     questions: list[SynthQuestion] = []
     chunk, title = request.chunks[0], request.titles[0]
+    chinese = request.chinese
+    names = corpus.names if corpus is not None else frozenset()
     for position, kind in enumerate(request.kinds):
-        # A chunk asked again starts past the facts its earlier questions used.
-        slot = position + len(request.avoid)
-        written: SynthQuestion | None
-        if kind == "single":
-            written = _single(chunk, title, slot)
-        elif kind == "reasoning":
-            written = _reasoning(chunk, title, slot)
-        elif kind == "multi":
-            written = _multi(request.chunks, request.titles, slot)
-        else:
-            written = _unanswerable(chunk, title, slot)
         taken = {question.question for question in questions} | set(request.avoid)
-        if written is not None and written.question not in taken:
-            questions.append(written)
+        # A chunk asked again starts past the facts its earlier questions used.
+        for attempt in range(4):
+            slot = position + len(request.avoid) + attempt
+            written: SynthQuestion | None
+            if kind == "single":
+                written = _single(chunk, title, chinese, slot, names)
+            elif kind == "reasoning":
+                written = _reasoning(chunk, title, chinese, slot, names)
+            elif kind == "multi":
+                written = _multi(request.chunks, request.titles, chinese, slot, names)
+            else:
+                written = _unanswerable(chunk, title, chinese, slot, corpus)
+            if written is None:
+                break
+            if written.question not in taken:
+                questions.append(written)
+                break
     return SynthQuestions(questions=questions)
 
 
@@ -260,10 +541,13 @@ class OfflineSynthJudge:
     Args:
         corpus: every chunk text, so the critic can tell that an unanswerable question is
             not answered anywhere in the corpus (an LLM critic sees only the unit's chunks).
+        titles: the documents' titles, where names show capitalised too.
     """
 
-    def __init__(self, corpus: Sequence[str] = ()) -> None:
-        self._corpus = Evidence.of(list(corpus)) if corpus else None
+    def __init__(self, corpus: Sequence[str] = (), titles: Sequence[str] = ()) -> None:
+        self._texts = list(corpus)
+        self._corpus = Evidence.of(self._texts) if corpus else None
+        self._near = Corpus(self._texts, sorted(set(titles))) if corpus else None
 
     @property
     def kind(self) -> str:
@@ -273,14 +557,14 @@ class OfflineSynthJudge:
     @property
     def model(self) -> str:
         """The heuristics' version."""
-        return "synth-heuristic-v1"
+        return "synth-heuristic-v2"
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
         """Answer ``request`` at once."""
         original: JudgeRequest[ReplyT] = request
         reply: SynthQuestions | Critiques
         if isinstance(request, WriteQuestions):
-            reply = write_questions(request)
+            reply = write_questions(request, self._near)
         elif isinstance(request, CritiqueQuestions):
             reply = self.critique(request)
         else:
@@ -313,26 +597,112 @@ class OfflineSynthJudge:
     ) -> tuple[Any, str]:
         if _NOT_STANDALONE.search(question):
             return "not_standalone", "refers to a document it does not name"
+        if _CLOZE.search(question):
+            return "copied", "a fill-in-the-blank, not a question a user would ask"
+        if copied_run(question, request.chunks) >= COPY_RUN:
+            return "copied", f"repeats {COPY_RUN} or more consecutive words of its chunk"
         if kind == "unanswerable":
-            evidence = self._corpus or Evidence.of(request.chunks)
-            asked = question
-            for title in request.titles:
-                asked = asked.replace(title, " ")
-            if check_support(asked, evidence, threshold=0.9).supported:
-                return "answered", "the documents answer it"
-            return "ok", "not answered by the documents"
+            return self._unanswerable_problem(request, question)
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
             return "not_answerable", "cites no valid chunk"
-        if kind == "multi" and len(set(cited)) < 2:
-            return "not_answerable", "a multi question must need two chunks"
+        if kind == "multi":
+            problem = _multi_problem(request, question, reference, cited)
+            if problem is not None:
+                return problem
         evidence = Evidence.of([request.chunks[index] for index in cited])
-        for sentence in split_sentences(reference) or [reference]:
+        stated = split_sentences(reference) or [reference]
+        if kind == "reasoning" and len(stated) > 2:
+            stated = stated[:-1]  # the last sentence is the comparison worked out from them
+        for sentence in stated:
             support = check_support(sentence, evidence)
             if not support.supported:
                 return "not_answerable", support.reason
-        if len(content_tokens(question)) < _MIN_FACT_TOKENS:
+        if kind == "reasoning":
+            if not _COMPARISON.search(question):
+                return "wrong_kind", "asks no comparison or computation"
+            if len(numbers(reference)) < 2:
+                return "wrong_kind", "the reference does not combine two facts"
+        if len(content_tokens(_strip_context(question))) < 2:
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
         if given.supported and numbers(reference) <= numbers(question):
             return "trivial", "the question already holds its answer"
-        return "ok", "standalone, supported by its chunks"
+        return "ok", "standalone, supported by its chunks, of its kind"
+
+    def _unanswerable_problem(self, request: CritiqueQuestions, question: str) -> tuple[Any, str]:
+        corpus = self._texts or list(request.chunks)
+        entity, cue = _near_miss_parts(question)
+        if entity is None or cue is None:
+            return _generic_unanswerable(question, Corpus(corpus))
+        mentions = [
+            sentence
+            for text in corpus
+            if entity.lower() in text.lower()
+            for sentence in split_sentences(text)
+            if entity.lower() in sentence.lower()
+        ]
+        if not mentions:
+            return "wrong_kind", f"{entity!r} is not named in the documents: not a near miss"
+        if any(re.search(cue, sentence, re.IGNORECASE) for sentence in mentions):
+            return "answered", f"the documents say this about {entity!r}"
+        return "ok", f"the documents name {entity!r} but never say this about it"
+
+
+def _generic_unanswerable(question: str, corpus: Corpus) -> tuple[Any, str]:
+    """A near miss names the corpus's entities, and no sentence of the corpus answers it."""
+    tokens = content_tokens(_strip_context(question))
+    known = Evidence.of(corpus.texts)
+    names = [token for token in tokens if token.entity]
+    if not tokens or not all(known.covers(token.text) for token in names):
+        return "wrong_kind", "names nothing the documents name: not a near miss"
+    if sum(known.covers(token.text) for token in tokens) < len(tokens) / 2:
+        return "wrong_kind", "off the documents' topic: not a near miss"
+    asked = [token for token in tokens if token.text not in _WH_WORDS]
+    plain = [token for token in asked if not token.entity]
+    for sentence in corpus.sentences:
+        evidence = Evidence.of([sentence])
+        if not all(evidence.covers(token.text) for token in names):
+            continue
+        if plain and sum(evidence.covers(t.text) for t in plain) / len(plain) >= 0.8:
+            return "answered", "a sentence of the documents answers it"
+        if not plain:
+            # "What is X?" is answered only where X is defined.
+            for match in _IDENTIFIER.finditer(question):
+                if re.search(rf"{re.escape(match.group())}\s+(?:is|are|means)\b", sentence):
+                    return "answered", "the documents define it"
+    return "ok", "on the documents' entities, not answered by them"
+
+
+def _near_miss_parts(question: str) -> tuple[str | None, str | None]:
+    """The entity and answer cue of a near-miss question written from the templates."""
+    for template, cue in (*_PROPERTIES, *_CJK_PROPERTIES):
+        before, _, after = template.partition("{entity}")
+        if question.startswith(before) and question.endswith(after):
+            entity = question[len(before) : len(question) - len(after)]
+            if entity:
+                return entity, cue
+    return None, None
+
+
+def _multi_problem(
+    request: CritiqueQuestions, question: str, reference: str, cited: Sequence[int]
+) -> tuple[Any, str] | None:
+    used = list(dict.fromkeys(cited))
+    if len(used) < 2:
+        return "not_answerable", "a multi question must need two chunks"
+    sentences = split_sentences(reference) or [reference]
+    needed = set()
+    for sentence in sentences:
+        for index in used:
+            if check_support(sentence, Evidence.of([request.chunks[index]])).supported:
+                needed.add(index)
+                break
+    if len(needed) < 2:
+        return "wrong_kind", "one chunk answers it alone"
+    first, second = (
+        {token.text for token in content_tokens(request.chunks[index])} for index in used[:2]
+    )
+    asked = {token.text for token in content_tokens(question)}
+    if not first & second & asked:
+        return "wrong_kind", "its two chunks share no entity the question names"
+    return None

@@ -44,7 +44,7 @@ from .requests import (
 __all__ = ["MAX_ROUNDS", "Dropped", "Kept", "SynthOutcome", "synthesize"]
 
 #: Write rounds at most: the first, and top-ups for kinds the critic thinned out.
-MAX_ROUNDS = 3
+MAX_ROUNDS = 6
 #: The first round asks for this much more than the target, for the critic to drop.
 OVERSHOOT = 1.2
 #: Most earlier questions of a chunk a write request lists as taken.
@@ -88,6 +88,7 @@ class Dropped:
     question: str = ""
     documents: tuple[str, ...] = ()
     detail: str = ""
+    chunks: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The record as the ``--dropped`` file holds it."""
@@ -208,7 +209,14 @@ class _Round:
             problem = _invalid(question, unit)
             if problem is not None:
                 drops.append(
-                    Dropped("invalid", problem, question.kind, question.question, documents)
+                    Dropped(
+                        "invalid",
+                        problem,
+                        question.kind,
+                        question.question,
+                        documents,
+                        chunks=unit.chunk_ids,
+                    )
                 )
             else:
                 valid.append(question)
@@ -244,7 +252,15 @@ class _Round:
                     reason = "rejected"
                 detail = "" if verdict is None else verdict.reason
                 drops.append(
-                    Dropped("critic", reason, question.kind, question.question, documents, detail)
+                    Dropped(
+                        "critic",
+                        reason,
+                        question.kind,
+                        question.question,
+                        documents,
+                        detail,
+                        unit.chunk_ids,
+                    )
                 )
             else:
                 kept.append(Kept(question, unit.chunks))
@@ -261,16 +277,22 @@ def _merge(
     """Units' results in plan order: drops recorded, near-duplicates out, the rest pooled."""
     for kept, drops in results:
         outcome.dropped.extend(drops)
+        for drop in drops:
+            # A dropped question is listed as taken too: the next round asks for another.
+            for chunk_id in drop.chunks:
+                written.setdefault(chunk_id, []).append(drop.question)
         for item in kept:
             for chunk in item.chunks:
                 written.setdefault(chunk.id, []).append(item.question.question)
-            if seen.add(item.question.question):
+            # An unanswerable case's reference is the same refusal for all: no fact to compare.
+            fact = None if item.question.kind == "unanswerable" else item.question.reference
+            if seen.add(f"{item.question.kind}: {item.question.question}", fact=fact):
                 pool[item.question.kind].append(item)
             else:
                 outcome.dropped.append(
                     Dropped(
                         "near_duplicate",
-                        "near-duplicate of a kept question",
+                        "near-duplicate of a kept question or of its source fact",
                         item.question.kind,
                         item.question.question,
                         item.documents,
@@ -294,6 +316,20 @@ def _balanced(kept: Sequence[Kept], count: int) -> tuple[list[Kept], list[Kept]]
     return chosen, [item for item in kept if id(item) not in chosen_ids]
 
 
+def _top_up_factor(outcome: SynthOutcome, pool: Mapping[QuestionKind, list[Kept]]) -> float:
+    """How much more to ask than is missing: the inverse of the yield so far (1.5 to 5).
+
+    Documents with few fact sentences give few questions per request; asking more (over
+    more chunks) in the next round reaches the target in fewer rounds.
+    """
+    kept = sum(len(items) for items in pool.values())
+    asked = outcome.write_requests
+    if not kept:
+        return 5.0
+    per_request = kept / max(1, asked)
+    return min(5.0, max(1.5, 2.0 / max(per_request, 0.4)))
+
+
 async def synthesize(
     chunks: Sequence[Chunk],
     targets: Mapping[QuestionKind, int],
@@ -302,6 +338,7 @@ async def synthesize(
     per_request: int = 3,
     concurrency: int = 32,
     on_progress: Progress | None = None,
+    known: Sequence[tuple[str, str, str]] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -312,6 +349,8 @@ async def synthesize(
         per_request: questions asked per write request.
         concurrency: most units in flight at once (the judge's own limiter caps calls too).
         on_progress: called with (requests done, requests planned, round) after each write.
+        known: (kind, question, reference) of cases already in the golden file (reviewed
+            ones): new questions must not repeat them or their source facts.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -319,6 +358,8 @@ async def synthesize(
     outcome = SynthOutcome(targets=dict(targets))
     pool: dict[QuestionKind, list[Kept]] = {kind: [] for kind in KINDS}
     seen = NearDuplicates()
+    for kind, question, reference in known:
+        seen.add(f"{kind}: {question}", fact=None if kind == "unanswerable" else reference)
     # Questions kept per chunk id: a later round asks for different ones.
     written: dict[str, list[str]] = {}
     skip = 0
@@ -328,7 +369,7 @@ async def synthesize(
         short = {kind: missing for kind, missing in short.items() if missing > 0}
         if not short or outcome.stopped:
             break
-        factor = OVERSHOOT if round_number == 1 else 1.5
+        factor = OVERSHOOT if round_number == 1 else _top_up_factor(outcome, pool)
         asked = {kind: math.ceil(missing * factor) for kind, missing in short.items()}
         units = plan_units(chunks, asked, per_request=per_request, skip=skip)
         skip += len(units)

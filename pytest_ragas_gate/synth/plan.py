@@ -1,10 +1,11 @@
 """What to ask for: the mix of question kinds, and which chunks each request covers.
 
-Coverage is balanced over documents: chunks are taken round-robin, one document after
-another (the first chunk of every document, then the second …), so a small golden set
-still touches every document before it touches any twice. ``multi`` questions get a chunk
-pair: a chunk and the most related other chunk in the same language (most shared content
-words), preferring another document.
+Coverage is stratified by document and by position: chunks are taken round-robin, one
+document after another, and within a document in an order that spreads over its whole
+length (its first chunk, then the middle, the quarters, the eighths …), so a small golden
+set touches every document, and every part of a long one, before it touches any twice.
+``multi`` questions get a chunk pair: a chunk and the most related other chunk in the same
+language (most shared content words, names counting most), preferring another document.
 
 >>> parse_mix("single=0.5,multi=0.25,reasoning=0.15,unanswerable=0.1")["multi"]
 0.25
@@ -19,11 +20,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import UsageError
-from ..judges.offline.text import content_tokens
+from ..judges.offline.text import content_tokens, numbers
 from .chunking import Chunk
 from .requests import KINDS, QuestionKind
 
-__all__ = ["DEFAULT_MIX", "Unit", "interleaved", "kind_counts", "parse_mix", "plan_units"]
+__all__ = [
+    "DEFAULT_MIX",
+    "Unit",
+    "interleaved",
+    "kind_counts",
+    "parse_mix",
+    "plan_units",
+    "spread_order",
+]
 
 DEFAULT_MIX: dict[QuestionKind, float] = {
     "single": 0.5,
@@ -89,11 +98,39 @@ class Unit:
         return tuple(chunk.id for chunk in self.chunks)
 
 
+def spread_order(count: int) -> list[int]:
+    """Positions 0 … count-1 in an order that covers the range evenly at every prefix.
+
+    >>> spread_order(8)
+    [0, 4, 2, 6, 1, 5, 3, 7]
+    """
+    order: list[int] = []
+    seen: set[int] = set()
+    step = 0
+    while len(order) < count:
+        # The van der Corput sequence in base 2: 0, 1/2, 1/4, 3/4, 1/8 …
+        fraction, denominator, n = 0.0, 1.0, step
+        while n:
+            denominator *= 2
+            fraction += (n % 2) / denominator
+            n //= 2
+        position = int(fraction * count)
+        if position not in seen:
+            seen.add(position)
+            order.append(position)
+        step += 1
+    return order
+
+
 def interleaved(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Chunks round-robin over documents: every document's first chunk, then the second."""
-    by_document: dict[str, list[Chunk]] = {}
+    """Chunks round-robin over documents, each document's spread over its whole length."""
+    grouped: dict[str, list[Chunk]] = {}
     for chunk in chunks:
-        by_document.setdefault(chunk.document, []).append(chunk)
+        grouped.setdefault(chunk.document, []).append(chunk)
+    by_document = {
+        document: [items[index] for index in spread_order(len(items))]
+        for document, items in grouped.items()
+    }
     ordered: list[Chunk] = []
     depth = 0
     while len(ordered) < len(chunks):
@@ -114,7 +151,11 @@ def _spread(counts: Mapping[QuestionKind, int]) -> list[QuestionKind]:
 
 
 def _words(chunk: Chunk) -> frozenset[str]:
-    return frozenset(token.text for token in content_tokens(chunk.text))
+    # Names count thrice: a multi question links its two chunks through an entity they share.
+    tokens = content_tokens(chunk.text)
+    return frozenset(token.text for token in tokens) | frozenset(
+        f"{token.text}\0{copy}" for token in tokens if token.entity for copy in (1, 2)
+    )
 
 
 def _partner(
@@ -172,8 +213,17 @@ def plan_units(
         # least (cost), ``per_request`` at most unless the chunks run out.
         spread = math.ceil(len(kinds) / len(order))
         size = max(spread, min(per_request, max(2, spread)))
+        # A reasoning question compares two facts: it goes to a chunk that states two values.
+        valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
+        plain = 0
         for number, start in enumerate(range(0, len(kinds), size)):
-            units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
+            group = tuple(kinds[start : start + size])
+            if "reasoning" in group:
+                chunk = valued[number % len(valued)]
+            else:
+                chunk = order[plain % len(order)]
+                plain += 1
+            units.append(Unit((chunk,), group))
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:

@@ -33,13 +33,15 @@ __all__ = [
     "WriteQuestions",
 ]
 
-SYNTH_PROMPT_VERSION = "1"
+SYNTH_PROMPT_VERSION = "2"
 
 QuestionKind = Literal["single", "multi", "reasoning", "unanswerable"]
 KINDS: tuple[QuestionKind, ...] = ("single", "multi", "reasoning", "unanswerable")
 
 #: Why the critic drops a question.
-Problem = Literal["ok", "not_standalone", "not_answerable", "trivial", "answered"]
+Problem = Literal[
+    "ok", "not_standalone", "not_answerable", "trivial", "answered", "copied", "wrong_kind"
+]
 
 
 class SynthQuestion(Reply):
@@ -58,32 +60,39 @@ class SynthQuestions(Reply):
 
 
 _KIND_RULES = """\
-single: answered by one chunk alone. multi: needs facts from two different chunks together \
-(its chunks names both). reasoning: a comparison or an inference over the facts of the \
-chunk, not a look-up of one sentence. unanswerable: plausible for a reader of these \
-documents and on their topic, but not answered by them; its chunks is [] and its reference \
-says the documents do not say it."""
+single: one fact of one chunk. reasoning: a comparison or computation over two facts \
+(which is larger, how long between, how many in total, are both true) whose reference \
+shows the step; a look-up of one or two sentences is not reasoning. multi: two chunks \
+linked by an entity they share, and the question needs a fact from each (its chunks names \
+both). unanswerable: a near miss: asks a property the documents never give about an \
+entity they do name (its chunks is [] and its reference says the documents do not say \
+it)."""
 
 _WRITE_TASK = f"""\
 Task: write test questions for a retrieval-augmented generation system from the numbered \
 document chunks: exactly one question per requested kind, in the requested order. \
-{_KIND_RULES} Every question is standalone: it names what it is about (never "the \
-document", "this section", "it" without a name), so someone who has not seen the chunks \
-understands it. The reference answers the question from the chunks alone in one to three \
-sentences. chunks lists the 0-based indices of the chunks the answer needs. Write the \
-questions and references in the language of the chunks (Chinese chunks give Chinese \
-questions)."""
+{_KIND_RULES} Write each question as a user of the documented product would ask it: a \
+natural wh-question (what, how many, how long, when, who, where, why …) in your own words. \
+Paraphrase: never copy a sentence or a run of more than five words from a chunk, never a \
+fill-in-the-blank, never quote the text. Ask for the informative fact of a sentence, not a \
+section number, version label or identifier. Every question is standalone: it names what it \
+is about (never "the document", "this section", "it" without a name), so someone who has \
+not seen the chunks understands it. The reference answers the question from the chunks \
+alone in one to three sentences. chunks lists the 0-based indices of the chunks the answer \
+needs. Write the questions and references in the language of the chunks (Chinese chunks \
+give Chinese questions)."""
 
 _CRITIQUE_TASK = f"""\
 Task: review each candidate test question against the numbered chunks. ({_KIND_RULES}) \
 keep is true only if all hold: the question is standalone (no "the document", "this", \
-an unnamed "it"); for single, multi and reasoning, the reference is correct and follows \
-from the chunks it names alone, and a multi question truly needs both chunks; for \
+an unnamed "it"); it is phrased as a user would ask, not a fill-in-the-blank and not a \
+copy of a chunk's sentence; it is of its kind as defined above; for single, multi and \
+reasoning, the reference is correct and follows from the chunks it names alone; for \
 unanswerable, the chunks do not answer it; and it is not trivial (the question does not \
 already contain its answer). Otherwise keep is false and problem names the first rule \
-broken: not_standalone, not_answerable, answered (an unanswerable question the chunks do \
-answer) or trivial. One verdict per candidate, in order, with its index and a short \
-reason."""
+broken: not_standalone, copied, wrong_kind, not_answerable, answered (an unanswerable \
+question the chunks do answer) or trivial. One verdict per candidate, in order, with its \
+index and a short reason."""
 
 
 def _chunk_blocks(block: Block, titles: list[str], chunks: list[str]) -> list[str]:

@@ -5,9 +5,14 @@ works in a terminal, in a script (``printf 'a\nr\n' | rag-gate synth review FILE
 in tests alike. After every decision the file is rewritten atomically, so quitting (``q``
 or end of input) keeps what was decided.
 
-Answers: ``a`` accept, ``e`` edit (a new question, then a new reference; an empty line
-keeps the old text; the case is then accepted), ``r`` reject, ``s`` skip (stays pending),
-``q`` quit.
+Answers: ``a`` accept, ``e`` edit (a new question, reference, kind and chunk ids in turn;
+an empty line keeps each; the case is then accepted), ``r`` reject, ``s`` skip (stays
+pending), ``f`` show the chunks in full, ``q`` quit.
+
+An edit is checked against its chunks before it is kept: every sentence of the reference
+must be supported by the chunks it names (offline, as the offline judge checks support),
+``multi`` needs two chunks, ``unanswerable`` none. Chunk ids may be any of the case's own,
+or any chunk of the ``--chunks`` file (``rag-gate synth --chunks-out``).
 """
 
 from __future__ import annotations
@@ -17,13 +22,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..exceptions import UsageError
+from ..judges.offline.judge import Evidence, check_support
+from ..judges.offline.text import is_noncommittal, split_sentences
 from .golden_output import read_rows, write_jsonl
 from .requests import KINDS
 
 __all__ = ["review_file"]
 
 _CHUNK_PREVIEW = 500
-_CHOICES = "accept (a), edit (e), reject (r), skip (s), quit (q)? "
+_CHOICES = "accept (a), edit (e), reject (r), skip (s), full chunks (f), quit (q)? "
 
 
 def _read(answers: TextIO, out: TextIO, prompt: str) -> str | None:
@@ -56,7 +63,113 @@ def _show(row: dict[str, Any], number: int, total: int, out: TextIO) -> None:
         out.write(textwrap.indent(textwrap.fill(preview, width=96), "  ") + "\n")
 
 
-def review_file(path: Path, answers: TextIO, out: TextIO, *, every: bool = False) -> int:
+def _show_full(row: dict[str, Any], out: TextIO) -> None:
+    ids = row.get("relevant_context_ids") or []
+    texts = row.get("reference_contexts") or []
+    if not ids:
+        out.write("no chunks: the documents should not answer this question\n")
+    for chunk_id, text in zip(ids, texts, strict=False):
+        out.write(f"chunk {chunk_id} (full):\n{textwrap.indent(str(text), '  ')}\n")
+
+
+def edit_problem(kind: str, reference: str, chunks: list[str]) -> str | None:
+    """Why an edited case does not hold against its chunks, or None when it does."""
+    if kind not in KINDS:
+        return f"kind must be one of {', '.join(KINDS)}, got {kind!r}"
+    if kind == "unanswerable":
+        if chunks:
+            return "an unanswerable case names no chunk (give '-' as chunk ids)"
+        if not is_noncommittal(reference):
+            return "an unanswerable case's reference says the documents do not say it"
+        return None
+    if not chunks:
+        return f"a {kind} case needs the chunk(s) that answer it"
+    if kind == "multi" and len(chunks) < 2:
+        return "a multi case needs two chunks"
+    evidence = Evidence.of(chunks)
+    for sentence in split_sentences(reference) or [reference]:
+        support = check_support(sentence, evidence)
+        if not support.supported:
+            return f"the reference is not supported by its chunks ({support.reason}): {sentence!r}"
+    return None
+
+
+def _edit(
+    row: dict[str, Any],
+    answers: TextIO,
+    out: TextIO,
+    known: dict[str, str],
+) -> str | None:
+    """Ask for the new question, reference, kind and chunk ids.
+
+    Returns ``changed``, ``unchanged``, ``refused`` (the edit does not hold; the row is left
+    as it was) or None at the end of input.
+    """
+    question = _read(answers, out, "new question (empty keeps it): ")
+    reference = _read(answers, out, "new reference (empty keeps it): ")
+    tags = [str(tag) for tag in row.get("tags") or []]
+    old_kind = next((tag for tag in tags if tag in KINDS), "single")
+    kind = _read(answers, out, f"kind ({'/'.join(KINDS)}; empty keeps {old_kind}): ")
+    old_ids = [str(chunk_id) for chunk_id in row.get("relevant_context_ids") or []]
+    ids_text = _read(answers, out, "chunk ids, comma-separated ('-' for none; empty keeps): ")
+    if ids_text is None:
+        return None
+    new_kind = (kind or "").strip().lower() or old_kind
+    new_reference = (reference or "").strip() or str(row.get("reference", ""))
+    if ids_text.strip() == "-":
+        new_ids: list[str] = []
+    elif ids_text.strip():
+        new_ids = [part.strip() for part in ids_text.split(",") if part.strip()]
+    else:
+        new_ids = old_ids
+    texts = dict(zip(old_ids, [str(t) for t in row.get("reference_contexts") or []], strict=False))
+    unknown = [chunk_id for chunk_id in new_ids if chunk_id not in texts and chunk_id not in known]
+    if unknown:
+        out.write(
+            f"edit not kept: unknown chunk id(s) {', '.join(unknown)} (pass the chunks file "
+            "with --chunks to use other chunks)\n"
+        )
+        return "refused"
+    chunks = [texts.get(chunk_id) or known[chunk_id] for chunk_id in new_ids]
+    problem = edit_problem(new_kind, new_reference, chunks)
+    if problem is not None:
+        out.write(f"edit not kept: {problem}\n")
+        return "refused"
+    changed = False
+    if question and question.strip() and question.strip() != row.get("question"):
+        row["question"], changed = question.strip(), True
+    if new_reference != row.get("reference"):
+        row["reference"], changed = new_reference, True
+    if new_kind != old_kind:
+        row["tags"] = [new_kind if tag == old_kind else tag for tag in tags]
+        changed = True
+    if new_ids != old_ids:
+        row["relevant_context_ids"], row["reference_contexts"] = new_ids, chunks
+        changed = True
+    return "changed" if changed else "unchanged"
+
+
+def _known_chunks(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    if not path.is_file():
+        raise UsageError(f"--chunks {path}: no such file.")
+    known = {}
+    for number, row in enumerate(read_rows(path), 1):
+        if not isinstance(row.get("id"), str) or not isinstance(row.get("text"), str):
+            raise UsageError(f"{path}:{number}: expected {{id, text, …}} as --chunks-out writes.")
+        known[row["id"]] = row["text"]
+    return known
+
+
+def review_file(
+    path: Path,
+    answers: TextIO,
+    out: TextIO,
+    *,
+    every: bool = False,
+    chunks: Path | None = None,
+) -> int:
     """Review the pending cases of ``path`` (every case with ``every``); exit status 0.
 
     Raises:
@@ -64,6 +177,7 @@ def review_file(path: Path, answers: TextIO, out: TextIO, *, every: bool = False
     """
     if not path.is_file():
         raise UsageError(f"{path}: no such file.")
+    known = _known_chunks(chunks)
     rows = read_rows(path)
     todo = [
         index
@@ -81,23 +195,25 @@ def review_file(path: Path, answers: TextIO, out: TextIO, *, every: bool = False
             if choice is None or choice.strip().lower() in ("q", "quit"):
                 return _finish(path, rows, decided, out)
             choice = choice.strip().lower()[:1]
-            if choice in ("a", "r", "e", "s"):
+            if choice == "f":
+                _show_full(row, out)
+                continue
+            if choice == "e":
+                outcome = _edit(row, answers, out, known)
+                if outcome is None:
+                    return _finish(path, rows, decided, out)
+                if outcome == "refused":
+                    continue
+                if outcome == "changed":
+                    row["edited"] = True
+                    decided["edited"] += 1
+                choice = "a"
                 break
-            out.write("please answer a, e, r, s or q\n")
+            if choice in ("a", "r", "s"):
+                break
+            out.write("please answer a, e, r, s, f or q\n")
         if choice == "s":
             continue
-        if choice == "e":
-            question = _read(answers, out, "new question (empty keeps it): ")
-            reference = _read(answers, out, "new reference (empty keeps it): ")
-            edited = False
-            if question and question.strip():
-                row["question"], edited = question.strip(), True
-            if reference and reference.strip():
-                row["reference"], edited = reference.strip(), True
-            if edited:
-                row["edited"] = True
-                decided["edited"] += 1
-            choice = "a"
         row["review"] = "accepted" if choice == "a" else "rejected"
         decided[row["review"]] += 1
         write_jsonl(path, rows)
