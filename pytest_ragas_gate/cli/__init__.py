@@ -34,7 +34,13 @@ from ..importers import register_command as register_import
 from ..judges.base import JudgeInfo
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
-from ..reports.json_report import SavedReport, build_report, load_report, write_report
+from ..reports.json_report import (
+    SavedReport,
+    build_report,
+    load_report,
+    saved_stamp,
+    write_report,
+)
 from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, load_config
@@ -339,6 +345,7 @@ def _write(
         facts=facts,
         shard=shard,
         include_cases=False,
+        stamp=saved_stamp(report),
     )
     document.update(extra)
     try:
