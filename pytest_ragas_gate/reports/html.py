@@ -37,6 +37,7 @@ from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
 from .gate_inputs import gate_inputs_context
+from .history import HistoryEntry, entry_from_report, recent_runs, trend_chart
 from .json_report import (
     SavedReport,
     baseline_results,
@@ -526,6 +527,7 @@ def page_context(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> dict[str, Any]:
     """Everything the template shows, from the report's blocks and its case records.
 
@@ -533,6 +535,7 @@ def page_context(
         report: The JSON report's top-level blocks (its ``cases`` are not read).
         results: The run's case results, from which the case records are made.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
 
     Returns:
         The template's context.
@@ -575,6 +578,11 @@ def page_context(
                 "noise": _noise_text(aggregate.get("judge_noise")),
                 "labelled": aggregate.get("labelled") or 0,
                 "ppi": ppi,
+                "trend": (
+                    trend_chart(column.name, history)
+                    if column.threshold is not None and history
+                    else None
+                ),
                 "extra": {
                     key: value
                     for key, value in aggregate.items()
@@ -688,6 +696,7 @@ def render_html(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> str:
     """The whole page as one string.
 
@@ -695,13 +704,14 @@ def render_html(
         report: The JSON report's top-level blocks.
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
 
     Returns:
         A self-contained HTML document.
     """
     script = _asset("report.js")
     style = _asset("report.css")
-    context = page_context(report, results, baseline=baseline)
+    context = page_context(report, results, baseline=baseline, history=history)
     page = (
         _environment()
         .get_template("report.html.j2")
@@ -723,6 +733,7 @@ def write_html(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> None:
     """Render the page and write it to ``path`` atomically.
 
@@ -731,12 +742,17 @@ def write_html(
         report: The JSON report's top-level blocks.
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
     """
-    write_text_atomic(path, render_html(report, results, baseline=baseline))
+    write_text_atomic(path, render_html(report, results, baseline=baseline, history=history))
 
 
 def write_saved_report_html(
-    report_path: str | Path, output: str | Path, *, baseline: str | None = None
+    report_path: str | Path,
+    output: str | Path,
+    *,
+    baseline: str | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> SavedReport:
     """``rag-gate html``: the page of a saved (or merged) JSON report.
 
@@ -745,6 +761,7 @@ def write_saved_report_html(
         output: Where to write the page.
         baseline: A baseline report for per-case deltas (default: the one the report was
             compared with, when that file is still readable).
+        history: Recorded runs; the report's run is put last, once, for the trends.
 
     Returns:
         The report read.
@@ -754,8 +771,15 @@ def write_saved_report_html(
     """
     saved = load_report(report_path)
     head = {key: value for key, value in saved.raw.items() if key != "cases"}
+    runs = recent_runs(history, entry_from_report(head)) if history else []
     try:
-        write_html(output, head, saved.results, baseline=baseline_results(saved, baseline))
+        write_html(
+            output,
+            head,
+            saved.results,
+            baseline=baseline_results(saved, baseline),
+            history=runs,
+        )
     except OSError as error:
         raise ReportError(f"Cannot write {output}: {error.strerror or error}.") from None
     return saved

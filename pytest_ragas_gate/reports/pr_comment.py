@@ -41,6 +41,7 @@ from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound
 from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
+from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
 from .run_stamp import commit_url, short_sha
 
@@ -701,12 +702,39 @@ def _parser() -> argparse.ArgumentParser:
         help="list what the checked-out commit changes in the gate's inputs against REF "
         "(default: the list in the report, written when GITHUB_BASE_REF was set)",
     )
+    parser.add_argument(
+        "--history",
+        metavar="PATH",
+        help="a run history file: one trend line per gated metric (default: the report's "
+        "history setting, when its file is there)",
+    )
     parser.add_argument("--pr", type=int, metavar="N", help="pull request number")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (GITHUB_REPOSITORY)")
     parser.add_argument(
         "--dry-run", action="store_true", help="print the body instead of posting it"
     )
     return parser
+
+
+def _trend(report: SavedReport, explicit: str | None) -> list[str]:
+    """One line per gated metric on its course over the recorded runs, this one last."""
+    path = explicit or report.config.history
+    if not path or not Path(path).is_file():
+        return []
+    try:
+        entries, problems = read_history(path)
+    except ReportError as error:
+        entries, problems = [], [str(error)]
+    for problem in problems:
+        _warning(f"history: {problem}")
+    current = entry_from_report(report.raw)
+    runs = recent_runs(entries, current)
+    lines = []
+    for name, figures in current.metrics.items():
+        line = trend_line(name, runs) if figures.passed is not None else None
+        if line:
+            lines.append(line)
+    return lines
 
 
 def post_comment(
@@ -746,6 +774,7 @@ def post_comment(
         ),
         baseline_saved=baseline,
         environ=environ,
+        trend=_trend(report, arguments.history),
     )
     if arguments.dry_run:
         sys.stdout.write(body)
