@@ -302,7 +302,9 @@ def test_metric_cards_show_mean_interval_threshold_and_distribution(tmp_path: Pa
     text = render_html(report, results)
 
     card = re.search(
-        r'<article class="card card-fail" data-metric="faithfulness">(.*?)</article>', text, re.S
+        r'<article class="card card-fail" data-metric="faithfulness"[^>]*>(.*?)</article>',
+        text,
+        re.S,
     )
     assert card is not None, text
     body = card.group(1)

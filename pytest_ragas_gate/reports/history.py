@@ -274,13 +274,13 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
     if high - low < 1e-9:
         high = low + 0.1
     width, height = 200.0, 50.0
-    step = width / max(1, len(runs) - 1)
+    step = width / max(1, len(points) - 1)
 
     def y(value: float) -> float:
         return round(height - (value - low) / (high - low) * height, 2)
 
     drawn = []
-    for index, entry, figures in points:
+    for index, (_, entry, figures) in enumerate(points):
         mean = float(figures.mean or 0.0)
         drawn.append(
             {

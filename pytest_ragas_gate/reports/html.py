@@ -405,6 +405,74 @@ def _baseline_deltas(
     return per_case, largest[:10]
 
 
+def _claim_verdicts(result: CaseResult) -> list[list[str]]:
+    """``[claim, verdict]`` of each faithfulness claim, as the panel names the verdicts."""
+    verdicts = []
+    for claim in result.details.get("faithfulness") or []:
+        text = claim.get("claim")
+        if not isinstance(text, str):
+            continue
+        verdict = claim.get("verdict")
+        if not isinstance(verdict, str):
+            verdict = "supported" if claim.get("supported") else "not_in_context"
+        verdicts.append([text.strip(), verdict])
+    return verdicts
+
+
+def _baseline_changes(
+    results: Sequence[CaseResult], baseline: Sequence[CaseResult] | None
+) -> dict[str, dict[str, Any]]:
+    """What changed in each case since the baseline, for the panel's old-vs-new view.
+
+    Only changed cases are listed, and only what changed is embedded (the old answer when
+    it differs, the old claim verdicts when they differ, the old error): the page of a
+    large run stays small when most cases are as they were. A case with no baseline pair
+    is ``{"new": true}``.
+    """
+    if baseline is None:
+        return {}
+    pairs, new_only, _, _ = pair_cases(baseline, results)
+    changes: dict[str, dict[str, Any]] = {result.key: {"new": True} for result in new_only}
+    for base, new in pairs:
+        change: dict[str, Any] = {}
+        if (base.answer or "") != (new.answer or ""):
+            change["answer"] = base.answer or ""
+        old_claims, new_claims = _claim_verdicts(base), _claim_verdicts(new)
+        if old_claims != new_claims:
+            change["claims"] = old_claims
+        if base.errored != new.errored or (base.error or "") != (new.error or ""):
+            change["error"] = (base.error or next(iter(base.errors.values()), "")) or None
+            change["errored"] = base.errored
+        scores_moved = any(
+            (base.scores.get(name) is None) != (new.scores.get(name) is None)
+            or abs((base.scores.get(name) or 0.0) - (new.scores.get(name) or 0.0)) > 1e-9
+            for name in set(base.scores) | set(new.scores)
+        )
+        if change or scores_moved:
+            changes[new.key] = change
+    return changes
+
+
+def _confusion(
+    views: Sequence[_CaseView], metric: str, threshold: float | None
+) -> dict[str, int] | None:
+    """Judge pass/fail at the threshold against a binary human label, as four counts."""
+    if threshold is None:
+        return None
+    counts = {"human_pass_judge_pass": 0, "human_pass_judge_fail": 0}
+    counts.update({"human_fail_judge_pass": 0, "human_fail_judge_fail": 0})
+    for view in views:
+        label = (view.record.get("human") or {}).get(metric)
+        score = (view.record.get("scores") or {}).get(metric)
+        if label not in (0, 1, 0.0, 1.0) or not isinstance(score, (int, float)):
+            continue
+        # The agreement statistics' own cut: a score at the threshold passes.
+        judge = "pass" if score + 1e-9 >= threshold else "fail"
+        human = "pass" if label == 1 else "fail"
+        counts[f"human_{human}_judge_{judge}"] += 1
+    return counts if sum(counts.values()) else None
+
+
 def _figure_text(value: Any) -> str:
     """A statistic as text: ``0.78 [0.56–0.95]`` with its interval, ``–`` when absent."""
     if isinstance(value, Mapping):
@@ -444,6 +512,7 @@ def _agreement_table(report: Mapping[str, Any]) -> dict[str, Any] | None:
                 "metric": str(metric),
                 "n": record.get("n", 0),
                 "binary": bool(record.get("binary")),
+                "threshold": record.get("threshold"),
                 "cells": {key: _figure_text(record.get(key)) for key, _ in present},
                 "passed": record.get("passed"),
                 "floors": dict(floors) if isinstance(floors, Mapping) else {},
@@ -458,6 +527,22 @@ def _agreement_table(report: Mapping[str, Any]) -> dict[str, Any] | None:
             }
         )
     return {"columns": present, "rows": rows, "more": any(row["more"] for row in rows)}
+
+
+def _with_confusion(
+    table: dict[str, Any] | None, views: Sequence[_CaseView]
+) -> dict[str, Any] | None:
+    """The agreement table with a confusion matrix under each binary metric's row."""
+    if table is None:
+        return None
+    for row in table["rows"]:
+        threshold = row.get("threshold")
+        row["confusion"] = (
+            _confusion(views, row["metric"], float(threshold))
+            if row["binary"] and isinstance(threshold, (int, float))
+            else None
+        )
+    return table
 
 
 def _ppi_view(aggregate: Mapping[str, Any]) -> dict[str, str] | None:
@@ -549,8 +634,12 @@ def page_context(
         for result, record in zip(ordered, report_cases(ordered, config), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)
+    changes = _baseline_changes(ordered, baseline)
     for view in views:
         view.deltas = per_case.get(str(view.record["key"]), {})
+        change = changes.get(str(view.record["key"]))
+        if change is not None:
+            view.record["base"] = change
     views.sort(key=_worst_first)
 
     metrics = _block(report, "metrics")
@@ -622,7 +711,8 @@ def page_context(
             if key not in _KNOWN_BLOCKS and not _nothing(value)
         },
         "usage": _usage_table(report),
-        "agreement": _agreement_table(report),
+        "agreement": _with_confusion(_agreement_table(report), views),
+        "changed_count": len(changes),
         # Only a metric some case can be below is worth a filter entry: a gated one, or
         # one that a case's own threshold gates.
         "missable": [
