@@ -242,3 +242,17 @@ def test_on_a_phone_each_case_is_a_card_and_nothing_is_cut(page: Path, tmp_path:
     assert page_width <= 390
     assert first_row_width <= 390
     assert colours(png.read_bytes()) > 10
+
+
+def test_the_largest_drops_come_before_the_case_table_each_case_once(opened: Any) -> None:
+    drops = opened.find_elements("css selector", "#baseline ol.drops a")
+    order = opened.execute_script(
+        "return document.getElementById('baseline').compareDocumentPosition("
+        "document.getElementById('cases')) & Node.DOCUMENT_POSITION_FOLLOWING"
+    )
+
+    assert order  # the cases follow the drops: a reviewer reads the regression first
+    assert [link.text for link in drops] == ["golden.jsonl::tower"]
+    drops[0].click()
+    assert wait_for(lambda: not panel_hidden(opened))
+    assert opened.find_element("id", "panel-changes").is_displayed()
