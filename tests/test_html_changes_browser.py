@@ -256,3 +256,41 @@ def test_the_largest_drops_come_before_the_case_table_each_case_once(opened: Any
     drops[0].click()
     assert wait_for(lambda: not panel_hidden(opened))
     assert opened.find_element("id", "panel-changes").is_displayed()
+
+
+def test_a_large_page_carries_its_cases_packed_and_still_opens_filters_and_searches(
+    browser: Any, tmp_path: Path
+) -> None:
+    from gate_runs import case, write
+
+    from pytest_ragas_gate.reports.html import PACK_OVER, write_html
+    from pytest_ragas_gate.settings.config import GateConfig
+
+    filler = "The refund arrives within five working days of the request. " * 16
+    results = [
+        case(f"case-{index:04d}", (index % 89) / 89, line=index + 1).model_copy(
+            update={"answer": f"{filler} Answer {index}."}
+        )
+        for index in range(2500)
+    ]
+    report = json.loads(
+        write(tmp_path / "r.json", results, config=GateConfig(bootstrap_resamples=100)).read_text(
+            encoding="utf-8"
+        )
+    )
+    page = tmp_path / "big.html"
+    write_html(page, report, results)
+    text = page.read_text(encoding="utf-8")
+    assert len(text) < PACK_OVER  # 2,500 answers of 1 kB, packed
+    assert filler not in text
+
+    browser.get(page.as_uri())
+    assert wait_for(lambda: rows(browser), timeout=10)
+
+    assert browser.find_element("id", "case-count").text == "2500 of 2500 case(s)"
+    search = browser.find_element("id", "filter-text")
+    search.send_keys("Answer 1234.")
+    assert wait_for(lambda: row_ids(browser) == ["case-1234"])
+    panel = open_case(browser, "case-1234")
+    assert "Answer 1234." in panel.find_element("css selector", "p.answer").text
+    assert console_problems(browser) == []

@@ -16,6 +16,7 @@ inside a case can end its ``<script>`` element.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +57,9 @@ __all__ = [
 
 #: Histogram bins of a metric card's distribution chart, over [0, 1].
 BINS = 10
+
+#: Bytes of case JSON above which the page carries the cases gzipped (see ``_packed``).
+PACK_OVER = 2_000_000
 
 #: Keys of a metric aggregate that the card shows in its own places; any other key (the
 #: judge–human agreement or PPI figures of a metric, say) is listed under the card.
@@ -251,6 +255,11 @@ def claim_segments(answer: str, claims: Sequence[Mapping[str, Any]]) -> list[lis
     ]
 
 
+def _empty(value: Any) -> bool:
+    """None, False, an empty mapping or list: what a case record holds by default."""
+    return value is None or value is False or (isinstance(value, (dict, list)) and not value)
+
+
 @dataclass
 class _CaseView:
     """One case as the page's script receives it: the report's record plus what it derives."""
@@ -262,7 +271,19 @@ class _CaseView:
     deltas: dict[str, list[float]] = field(default_factory=dict)
 
     def as_data(self) -> dict[str, Any]:
-        data = {key: value for key, value in self.record.items() if key not in _UNUSED_CASE_KEYS}
+        # Empty and default values are left out and scores shortened to six decimals (the
+        # page shows three): at 20,000 cases each byte of a record is 20 kB of page.
+        data = {
+            key: value
+            for key, value in self.record.items()
+            if key not in _UNUSED_CASE_KEYS and not _empty(value)
+        }
+        scores = data.get("scores")
+        if isinstance(scores, dict):
+            data["scores"] = {
+                name: round(score, 6) if isinstance(score, float) else score
+                for name, score in scores.items()
+            }
         data.update(status=self.status, misses=self.misses, worst=self.worst)
         if self.deltas:
             data["deltas"] = self.deltas
@@ -694,6 +715,7 @@ def page_context(
         "cases": [view.as_data() for view in views],
         "baseline": comparison is not None or baseline is not None,
     }
+    data = _packed(data)
     counts = {status: 0 for status in _STATUS_ORDER}
     for view in views:
         counts[view.status] += 1
@@ -725,6 +747,20 @@ def page_context(
         "case_count": len(views),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
+
+
+def _packed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its cases gzipped and base64-encoded when they are large.
+
+    Case text compresses several times over, so a 20,000-case page stays in the size of
+    an e-mail attachment; the script inflates it with the browser's own
+    ``DecompressionStream``. Small pages keep plain JSON, readable in the page source.
+    """
+    cases = json_text(data["cases"]).encode("utf-8")
+    if len(cases) <= PACK_OVER:
+        return data
+    packed = base64.b64encode(gzip.compress(cases, compresslevel=6, mtime=0)).decode("ascii")
+    return {**{key: value for key, value in data.items() if key != "cases"}, "packed": packed}
 
 
 def _environment() -> Environment:

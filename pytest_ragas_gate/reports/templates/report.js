@@ -13,7 +13,34 @@
   };
   var CORE_DETAILS = ["faithfulness", "context_precision", "context_recall"];
 
-  var data = JSON.parse(document.getElementById("rag-gate-data").textContent);
+  // A large page carries its cases gzipped; the browser inflates them before the table
+  // is drawn (the verdict and the cards are plain HTML and show at once).
+  function inflate(base64) {
+    var binary = atob(base64);
+    var bytes = new Uint8Array(binary.length);
+    for (var index = 0; index < binary.length; index += 1) { bytes[index] = binary.charCodeAt(index); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  var payload = JSON.parse(document.getElementById("rag-gate-data").textContent);
+  if (payload.packed) {
+    document.getElementById("case-count").textContent = "Loading the cases…";
+    if (typeof DecompressionStream === "undefined") {
+      document.getElementById("case-count").textContent =
+        "This browser cannot unpack the cases (no DecompressionStream); the JSON report holds them.";
+      return;
+    }
+    inflate(payload.packed).then(function (text) {
+      payload.cases = JSON.parse(text);
+      delete payload.packed;
+      main(payload);
+    });
+  } else {
+    main(payload);
+  }
+
+  function main(data) {
   var metrics = data.metrics;
   var cases = data.cases;
   var metricByName = {};
@@ -875,4 +902,5 @@
   renderColumnChooser();
   render();
   showFromHash();
+  }
 })();
