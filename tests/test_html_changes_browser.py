@@ -120,11 +120,13 @@ def test_a_drifted_case_shows_old_and_new_answer_side_by_side_and_the_claim_that
     ]
     assert [d.text for d in sides[0].find_elements("css selector", "del.diff-removed")] == ["1889."]
     assert [i.text for i in sides[1].find_elements("css selector", "ins.diff-added")] == ["1925."]
-    changed = changes.find_element("css selector", "ol.items").text.lower()
-    # The judge split the drifted sentence into a new claim: it is listed with its verdict,
-    # and the claim the baseline made is listed as gone.
-    assert "new claim · contradicted" in changed and "in 1925." in changed
-    assert "no longer claimed · was supported" in changed and "in 1889." in changed
+    [claim] = changes.find_elements("css selector", "ol.items li")
+    # The reworded claim is paired with the one it replaced: the claim that broke.
+    assert claim.find_element("css selector", ".label").text.lower() == "supported → contradicted"
+    assert "The Eiffel Tower was completed in 1925." in claim.text
+    assert claim.find_element("css selector", ".reason").text == (
+        "was: The Eiffel Tower was completed in 1889."
+    )
     assert "faithfulness 1.000 → 0.000" in changes.text
     png = tmp_path / "panel.png"
     opened.save_screenshot(str(png))
