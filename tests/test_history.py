@@ -121,3 +121,35 @@ def test_the_pr_comment_gives_one_trend_line_per_gated_metric(
     assert "**Trend** (recorded runs, oldest first):" in body
     assert "- `faithfulness` █▇▁ 0.95 → 0.60 over 3 runs (threshold ≥ 0.85)" in body
     assert "- `context_recall` ▁▁▁ 0.90 → 0.90 over 3 runs (threshold ≥ 0.80)" in body
+
+
+def test_rag_gate_html_draws_the_trend_from_a_history_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = tmp_path / "history.jsonl"
+    for index, score in enumerate([0.95, 0.9]):
+        path = write(tmp_path / f"r{index}.json", cases([score] * 3))
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw["generated_at"] = f"2026-05-0{index + 1}T12:00:00+00:00"
+        path.write_text(json.dumps(raw), encoding="utf-8")
+        cli.main(["history", str(path), "-o", str(history)])
+    with history.open("a", encoding="utf-8") as handle:
+        handle.write('{"rag_gate_history": 1, "time": 5}\n')
+    now = write(tmp_path / "now.json", cases([0.6] * 3))
+    capsys.readouterr()
+
+    status = cli.main(
+        ["html", str(now), "-o", str(tmp_path / "page.html"), "--history", str(history)]
+    )
+
+    assert status == 0
+    assert f"{history} line 3: invalid entry, time: Input should be a valid string" in (
+        capsys.readouterr().err
+    )
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    card = page[
+        page.index('data-metric="faithfulness"') : page.index('data-metric="context_recall"')
+    ]
+    assert card.count('class="trend-point') == 3
+    assert card.count("trend-current") == 1
+    assert 'class="threshold-label"' in card and ">0.85</text>" in card

@@ -98,6 +98,16 @@ def start_browser(width: int = 1400, height: int = 1000) -> Any:
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
+def phone_browser() -> Any:
+    """Chromium with a true 390×844 viewport: a headless window is at least 500 px wide."""
+    driver = start_browser(width=500, height=844)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False},
+    )
+    return driver
+
+
 def requested_urls(driver: Any) -> list[str]:
     """Every URL the page asked for since the last call (DevTools network events)."""
     urls = []
@@ -464,7 +474,7 @@ def test_the_header_sticks_and_the_case_column_stays_while_scrolling_both_ways(
 
 
 def test_on_a_phone_the_panel_score_table_is_not_cut(page: Path) -> None:
-    driver = start_browser(width=390, height=844)
+    driver = phone_browser()
     try:
         driver.get(page.as_uri())
         wait_for(lambda: rows(driver))

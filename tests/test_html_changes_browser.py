@@ -26,6 +26,7 @@ from test_html_browser import (  # noqa: E402
     gate_page,
     open_case,
     panel_hidden,
+    phone_browser,
     row_ids,
     rows,
     start_browser,
@@ -211,18 +212,8 @@ def test_binary_human_labels_get_a_confusion_matrix(opened: Any) -> None:
     assert "judge at threshold 0.85" in matrix.find_element("css selector", "caption").text
 
 
-def phone() -> Any:
-    """Chromium with a 390×844 viewport (a headless window is at least 500 wide)."""
-    driver = start_browser(width=500, height=844)
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False},
-    )
-    return driver
-
-
 def test_on_a_phone_each_case_is_a_card_and_nothing_is_cut(page: Path, tmp_path: Path) -> None:
-    driver = phone()
+    driver = phone_browser()
     try:
         driver.get(page.as_uri())
         wait_for(lambda: rows(driver))
