@@ -16,15 +16,17 @@ def history_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_each_run_appends_one_compact_line_with_commit_verdict_and_metrics(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:
     monkeypatch.setenv("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
     write_jsonl(pytester, "golden.jsonl", good_rows(3))
+    options = ["--rag-gate", "--rag-gate-history=runs/history.jsonl", *workers]
 
-    first = pytester.runpytest_subprocess("--rag-gate", "--rag-gate-history=runs/history.jsonl")
+    first = pytester.runpytest_subprocess(*options)
     write_jsonl(pytester, "golden.jsonl", [*good_rows(3), HALLUCINATED])
-    second = pytester.runpytest_subprocess("--rag-gate", "--rag-gate-history=runs/history.jsonl")
+    second = pytester.runpytest_subprocess(*options)
 
     assert first.ret == pytest.ExitCode.OK
     assert second.ret == pytest.ExitCode.TESTS_FAILED
