@@ -287,7 +287,7 @@ def _run_time(report: SavedReport) -> str | None:
 
 
 def run_marker(status: str, commit: str | None) -> str:
-    """The hidden second line: what run the comment shows, compared before marking it outdated.
+    """The hidden last line: what run the comment shows, compared before marking it outdated.
 
     >>> run_marker("passed", "0123456789")
     '<!-- rag-gate run: passed 0123456 -->'
@@ -335,7 +335,6 @@ def comment_body(
     lines = [
         MARKER,
         _HEADINGS.get(verdict.status, f"## RAG gate: {verdict.status.upper()}"),
-        run_marker(verdict.status, stamp.commit),
         "",
         f"**{_text(verdict.recommendation)}**" + (f" — {stamped}" if stamped else ""),
         "",
@@ -375,7 +374,8 @@ def comment_body(
     body = "\n".join(lines) + "\n"
     if len(body) > MAX_BODY:
         body = body[:MAX_BODY] + "\n\n… (cut: the full report is in the run's artifacts)\n"
-    return body
+    # Last, so a cut body keeps it: what run the comment shows, read before marking it outdated.
+    return body + run_marker(verdict.status, stamp.commit) + "\n"
 
 
 # --- the GitHub REST API ------------------------------------------------------------------
