@@ -721,8 +721,18 @@ class GateRun:
                 baseline = None
                 if self.baseline is not None:
                     baseline = in_shard(self.baseline.results, shard)
+                stamp = None
+                if self.baseline is not None:
+                    from ..reports.json_report import saved_stamp
+
+                    stamp = saved_stamp(self.baseline)
                 write_html(
-                    root / self.config.html, report, ordered, baseline=baseline, history=runs
+                    root / self.config.html,
+                    report,
+                    ordered,
+                    baseline=baseline,
+                    history=runs,
+                    baseline_stamp=stamp,
                 )
         if self.config.junit:
             write_junit(

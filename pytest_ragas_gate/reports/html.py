@@ -41,9 +41,10 @@ from .gate_inputs import gate_inputs_context
 from .history import HistoryEntry, entry_from_report, recent_runs, trend_chart
 from .json_report import (
     SavedReport,
-    baseline_results,
+    baseline_report,
     load_report,
     report_cases,
+    saved_stamp,
 )
 from .judge_noise_view import noise_cell
 
@@ -634,6 +635,7 @@ def page_context(
     *,
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, from the report's blocks and its case records.
 
@@ -642,6 +644,7 @@ def page_context(
         results: The run's case results, from which the case records are made.
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
 
     Returns:
         The template's context.
@@ -735,6 +738,8 @@ def page_context(
         "usage": _usage_table(report),
         "agreement": _with_confusion(_agreement_table(report), views),
         "changed_count": len(changes),
+        "baseline_commit": (baseline_stamp or {}).get("commit"),
+        "baseline_run": (baseline_stamp or {}).get("run_url"),
         # Only a metric some case can be below is worth a filter entry: a gated one, or
         # one that a case's own threshold gates.
         "missable": [
@@ -823,6 +828,7 @@ def render_html(
     *,
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> str:
     """The whole page as one string.
 
@@ -831,13 +837,16 @@ def render_html(
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
 
     Returns:
         A self-contained HTML document.
     """
     script = _asset("report.js")
     style = _asset("report.css")
-    context = page_context(report, results, baseline=baseline, history=history)
+    context = page_context(
+        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+    )
     page = (
         _environment()
         .get_template("report.html.j2")
@@ -860,6 +869,7 @@ def write_html(
     *,
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> None:
     """Render the page and write it to ``path`` atomically.
 
@@ -869,8 +879,12 @@ def write_html(
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
     """
-    write_text_atomic(path, render_html(report, results, baseline=baseline, history=history))
+    page = render_html(
+        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+    )
+    write_text_atomic(path, page)
 
 
 def write_saved_report_html(
@@ -898,13 +912,15 @@ def write_saved_report_html(
     saved = load_report(report_path)
     head = {key: value for key, value in saved.raw.items() if key != "cases"}
     runs = recent_runs(history, entry_from_report(head)) if history else []
+    base = baseline_report(saved, baseline)
     try:
         write_html(
             output,
             head,
             saved.results,
-            baseline=baseline_results(saved, baseline),
+            baseline=None if base is None else base.results,
             history=runs,
+            baseline_stamp=None if base is None else saved_stamp(base),
         )
     except OSError as error:
         raise ReportError(f"Cannot write {output}: {error.strerror or error}.") from None
