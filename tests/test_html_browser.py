@@ -98,6 +98,16 @@ def start_browser(width: int = 1400, height: int = 1000) -> Any:
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
+def phone_browser() -> Any:
+    """Chromium with a true 390×844 viewport: a headless window is at least 500 px wide."""
+    driver = start_browser(width=500, height=844)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False},
+    )
+    return driver
+
+
 def requested_urls(driver: Any) -> list[str]:
     """Every URL the page asked for since the last call (DevTools network events)."""
     urls = []
@@ -117,15 +127,22 @@ def console_problems(driver: Any) -> list[str]:
     ]
 
 
-def capture(page: Path, png: Path, *, open_worst: bool = True, width: int = 1600) -> None:
-    """Screenshot ``page`` (its worst case's panel open) to ``png``: the README's image."""
+def capture(
+    page: Path,
+    png: Path,
+    *,
+    open_worst: bool = True,
+    width: int = 1600,
+    case_selector: str = "#case-rows a.case-link",
+) -> None:
+    """Screenshot ``page`` (a case's panel open, the worst by default) to ``png``."""
     driver = start_browser(width=width, height=1000)
     try:
         driver.get(page.as_uri())
         if open_worst:
             # Through the link's address, as a pytest-html row opens it: the page behind
             # stays at its top, so the picture shows the verdict and the cards too.
-            anchor = driver.find_element("css selector", "#case-rows a.case-link")
+            anchor = driver.find_element("css selector", case_selector)
             driver.get(anchor.get_attribute("href"))
             wait_for(lambda: not panel_hidden(driver))
         png.parent.mkdir(parents=True, exist_ok=True)
@@ -407,14 +424,24 @@ def _unfilter(kind: int, line: bytearray, previous: bytearray, channels: int) ->
 
 
 if __name__ == "__main__":
-    # The README's screenshot: the example golden set, gated strictly enough that it fails,
-    # with its worst case open.
+    # The README's screenshot: the example golden set run twice into a history, the second
+    # time with one answer drifted and compared with the first, gated strictly enough that
+    # it fails, its worst case open (old and new answer side by side).
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/html-report.png").resolve()
     with tempfile.TemporaryDirectory() as work:
         example = Path(work) / "examples"
         shutil.copytree(ROOT / "examples", example, ignore=shutil.ignore_patterns("live", "*.json"))
-        html = gate_page(example, None, "--rag-gate-threshold", "answer_relevancy=0.8")
-        capture(html, target)
+        strict = ("--rag-gate-threshold", "answer_relevancy=0.8", "--rag-gate-history=h.jsonl")
+        gate_page(example, None, *strict, "--rag-gate-report=base.json")
+        golden = example / "golden_support.jsonl"
+        golden.write_text(
+            golden.read_text(encoding="utf-8").replace(
+                '"answer": "The Team plan includes 2 TB', '"answer": "The Team plan includes 7 TB'
+            ),
+            encoding="utf-8",
+        )
+        html = gate_page(example, None, *strict, "--rag-gate-baseline=base.json")
+        capture(html, target, case_selector="#baseline ol.drops a")
     print(f"wrote {target}")
 
 
@@ -447,7 +474,7 @@ def test_the_header_sticks_and_the_case_column_stays_while_scrolling_both_ways(
 
 
 def test_on_a_phone_the_panel_score_table_is_not_cut(page: Path) -> None:
-    driver = start_browser(width=390, height=844)
+    driver = phone_browser()
     try:
         driver.get(page.as_uri())
         wait_for(lambda: rows(driver))

@@ -302,7 +302,9 @@ def test_metric_cards_show_mean_interval_threshold_and_distribution(tmp_path: Pa
     text = render_html(report, results)
 
     card = re.search(
-        r'<article class="card card-fail" data-metric="faithfulness">(.*?)</article>', text, re.S
+        r'<article class="card card-fail" data-metric="faithfulness"[^>]*>(.*?)</article>',
+        text,
+        re.S,
     )
     assert card is not None, text
     body = card.group(1)
@@ -507,3 +509,21 @@ def test_the_below_threshold_filter_offers_only_metrics_a_case_can_be_below(
     select = select[: select.index("</select>")]
     offered = sorted(re.findall(r'<option value="([^"]+)">', select))
     assert offered == gated and "answer_correctness" not in offered
+
+
+def test_the_baseline_is_named_by_its_commit_and_run(tmp_path: Path) -> None:
+    base = write(tmp_path / "base.json", [case("a", 0.9), case("b", 0.9, line=2)])
+    raw = json.loads(base.read_text(encoding="utf-8"))
+    raw["run"].update(commit="abcdef0123456789", run_url="https://ci.example/runs/7")
+    base.write_text(json.dumps(raw), encoding="utf-8")
+    now = write(tmp_path / "now.json", [case("a", 0.9), case("b", 0.2, line=2)])
+    compared = tmp_path / "compared.json"
+    cli.main(["regate", str(now), "--baseline", str(base), "-o", str(compared)])
+
+    assert cli.main(["html", str(compared), "-o", str(tmp_path / "page.html")]) == 0
+
+    text = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert (
+        'The run of commit <code>abcdef0</code> (<a href="https://ci.example/runs/7">CI run</a>)'
+        in text
+    )

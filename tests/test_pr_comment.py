@@ -30,6 +30,8 @@ class FakeGitHub:
         self.requests: list[tuple[str, str]] = []
         self.authorizations: set[str] = set()
         self.refuse: dict[str, int] = {}
+        # (method, status, headers) answered once each, in order, before serving normally.
+        self.fail_next: list[tuple[str, int, dict[str, str]]] = []
         self._next_id = 1000
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -58,9 +60,13 @@ class FakeGitHub:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _reply(self, status: int, payload: Any) -> None:
+            def _reply(
+                self, status: int, payload: Any, headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -72,6 +78,11 @@ class FakeGitHub:
                 github.authorizations.add(self.headers.get("Authorization", ""))
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
+                failing = next((f for f in github.fail_next if f[0] == method), None)
+                if failing is not None:
+                    github.fail_next.remove(failing)
+                    self._reply(failing[1], {"message": "Server Error"}, failing[2])
+                    return
                 if method in github.refuse:
                     self._reply(
                         github.refuse[method],
@@ -216,16 +227,24 @@ def test_a_read_only_token_is_a_warning_and_a_passing_step(
     assert TOKEN not in output
 
 
-def test_an_unreachable_api_is_a_warning(
-    environ: dict[str, str], reports: dict[str, Path], capsys: pytest.CaptureFixture[str]
+def test_an_unreachable_api_is_retried_then_an_error_in_the_log_and_the_summary(
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     environ["GITHUB_API_URL"] = "http://127.0.0.1:9"
+    environ["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
+    waits: list[float] = []
 
-    assert main([str(reports["same"])], environ) == 0
+    assert main([str(reports["same"])], environ, sleep=waits.append) == 0
 
-    assert "::warning title=RAG gate comment::could not comment on pull request #7" in (
-        capsys.readouterr().out
-    )
+    output = capsys.readouterr().out
+    assert output.startswith("::error title=RAG gate comment::could not comment on pull request #7")
+    assert "(tried 4 times)" in output
+    assert waits == [1.0, 2.0, 4.0]
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "❌ The pull-request comment was not updated: could not comment" in summary
 
 
 @pytest.mark.parametrize(
@@ -368,3 +387,191 @@ def test_the_action_rejects_an_unknown_comment_mode(
 
     assert result.returncode == 4
     assert "::error title=RAG gate::Input 'comment' is 'sometimes'" in result.stdout
+
+
+# --- never stale: retries, the stamped commit, the outdated note ------------------------------
+
+HEAD_SHA = "abcdef0123456789abcdef0123456789abcdef01"
+
+
+@pytest.fixture
+def pull_request_head(environ: dict[str, str]) -> str:
+    """The event names the pull request's head commit, as GitHub's pull_request event does."""
+    Path(environ["GITHUB_EVENT_PATH"]).write_text(
+        json.dumps({"pull_request": {"number": PULL_REQUEST, "head": {"sha": HEAD_SHA}}}),
+        encoding="utf-8",
+    )
+    environ["GITHUB_SHA"] = "f" * 40  # the merge commit, which is not what a reviewer pushed
+    return HEAD_SHA
+
+
+def test_the_comment_names_the_head_commit_linked_and_the_run_time(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path], pull_request_head: str
+) -> None:
+    main([str(reports["same"])], environ)
+
+    body = github.ours()[0]["body"]
+    link = f"[`abcdef0`](https://github.example/{REPOSITORY}/commit/{HEAD_SHA})"
+    assert f"**Safe to deploy** — commit {link} · run " in body
+    assert re.search(r"· run \d{4}-\d\d-\d\d \d\d:\d\d UTC", body)
+
+
+def test_server_errors_and_rate_limits_are_retried_with_backoff(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    github.fail_next = [
+        ("GET", 502, {}),
+        ("POST", 500, {}),
+        ("POST", 429, {"Retry-After": "3"}),
+        ("POST", 403, {"x-ratelimit-remaining": "0", "Retry-After": "5"}),
+    ]
+    waits: list[float] = []
+
+    assert main([str(reports["same"])], environ, sleep=waits.append) == 0
+
+    assert "rag-gate comment: created" in capsys.readouterr().out
+    assert waits == [1.0, 1.0, 3.0, 5.0]  # doubling per request; GitHub's own wait when named
+    assert len(github.ours()) == 1
+
+
+def test_a_failed_update_marks_the_earlier_verdict_outdated_and_says_so(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    pull_request_head: str,
+) -> None:
+    main([str(reports["same"])], environ)
+    [comment] = github.ours()
+    assert "## ✅ RAG gate: PASSED" in comment["body"]
+    capsys.readouterr()
+    environ["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
+    # Four 500s exhaust the tries of the full update; the short note then goes through.
+    github.fail_next = [("PATCH", 500, {})] * 4
+    waits: list[float] = []
+
+    assert main([str(reports["worse"])], environ, sleep=waits.append) == 0
+
+    output = capsys.readouterr().out
+    assert output.startswith("::error title=RAG gate comment::could not comment on pull request")
+    assert "the earlier comment is now marked outdated" in output
+    lines = comment["body"].splitlines()
+    assert lines[0] == MARKER
+    assert lines[1].startswith(
+        "> ⚠️ **Outdated**: a newer run (verdict FAILED, commit `abcdef0`) could not update"
+    )
+    assert "## ✅ RAG gate: PASSED" in comment["body"]  # the old body stays, marked
+    assert "not updated" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+def test_when_even_the_outdated_note_fails_the_log_says_the_comment_is_stale(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main([str(reports["same"])], environ)
+    capsys.readouterr()
+    github.refuse["PATCH"] = 500
+
+    main([str(reports["worse"])], environ, sleep=lambda _: None)
+
+    output = capsys.readouterr().out
+    assert "::error title=RAG gate comment::" in output
+    assert "marking the earlier comment outdated failed too, so it still shows an earlier run" in (
+        output
+    )
+
+
+def test_a_failed_update_of_the_same_run_adds_no_outdated_note(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    main([str(reports["same"])], environ)
+    github.fail_next = [("PATCH", 500, {})] * 4
+
+    main([str(reports["same"])], environ, sleep=lambda _: None)
+
+    assert "Outdated" not in github.ours()[0]["body"]
+    assert [method for method, _ in github.requests].count("PATCH") == 4
+
+
+@pytest.mark.parametrize(
+    ("status", "annotation", "hint"),
+    [
+        (401, "error", "the token is bad or expired"),
+        (403, "warning", "a fork's pull request gets a read-only GITHUB_TOKEN"),
+    ],
+)
+def test_401_and_403_get_their_own_hint(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    status: int,
+    annotation: str,
+    hint: str,
+) -> None:
+    github.refuse["GET"] = status
+
+    main([str(reports["same"])], environ, sleep=lambda _: None)
+
+    output = capsys.readouterr().out
+    assert output.startswith(f"::{annotation} title=RAG gate comment::")
+    assert hint in output
+    other = "read-only" if status == 401 else "bad or expired"
+    assert other not in output
+    assert [method for method, _ in github.requests] == ["GET"]  # no retry of a refusal
+
+
+# --- what the comment lists ------------------------------------------------------------------
+
+
+def test_a_long_failing_list_says_how_many_it_shows_and_keeps_own_threshold_cases(
+    github: FakeGitHub, environ: dict[str, str], tmp_path: Path
+) -> None:
+    results = cases([0.1] * 57)
+    # Above the gate's threshold, below its own: the cut by shortfall would drop it.
+    strict = case("strict", 0.88, line=58).model_copy(update={"thresholds": {"faithfulness": 0.95}})
+    report = write(tmp_path / "r.json", [*results, strict])
+
+    main([str(report)], environ)
+
+    body = github.ours()[0]["body"]
+    assert "### Failing cases (58)" in body
+    assert "Showing 10 of 58; the HTML report in the run's artifacts lists all." in body
+    assert "| `golden.jsonl::strict` | faithfulness 0.88 &lt; 0.95 (case min) |" in body
+
+
+def test_ungated_metrics_are_folded_and_never_flagged_and_the_baseline_is_named_by_commit(
+    github: FakeGitHub, environ: dict[str, str], tmp_path: Path
+) -> None:
+    from pytest_ragas_gate.settings.config import GateConfig
+
+    config = GateConfig(
+        judge="anthropic",
+        bootstrap_resamples=500,
+        thresholds={"faithfulness": 0.5, "context_recall": None},
+    )
+    base = write(tmp_path / "base.json", cases([0.9] * 6), config=config)
+    stamped = json.loads(base.read_text(encoding="utf-8"))
+    stamped["run"]["commit"] = "1234567890abcdef"
+    base.write_text(json.dumps(stamped), encoding="utf-8")
+    worse = [case(f"c{index}", 0.9, recall=0.3, line=index + 1) for index in range(6)]
+    raw = write(tmp_path / "raw.json", worse, config=config)
+    compared = tmp_path / "now.json"
+    cli.main(["regate", str(raw), "--baseline", str(base), "-o", str(compared)])
+
+    main([str(compared)], environ)
+
+    body = github.ours()[0]["body"]
+    table, _, folded = body.partition("<details><summary>1 metric reported, not gated</summary>")
+    assert "| `faithfulness` |" in table and "`context_recall`" not in table
+    recall_row = next(line for line in folded.splitlines() if "`context_recall`" in line)
+    assert "-0.60" in recall_row and "❌" not in recall_row
+    link = f"https://github.example/{REPOSITORY}/commit/1234567890abcdef"
+    assert f"Baseline of commit [`1234567`]({link}): 6 paired" in body
+    assert str(tmp_path) not in body

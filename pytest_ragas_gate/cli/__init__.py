@@ -34,7 +34,14 @@ from ..importers import register_command as register_import
 from ..judges.base import JudgeInfo
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
-from ..reports.json_report import SavedReport, build_report, load_report, write_report
+from ..reports.history import HistoryEntry, read_history
+from ..reports.json_report import (
+    SavedReport,
+    build_report,
+    load_report,
+    saved_stamp,
+    write_report,
+)
 from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, load_config
@@ -43,6 +50,8 @@ from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
 from ..usage import Usage
+from .history import print_history_warnings
+from .history import register_command as register_history
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
 
@@ -56,6 +65,7 @@ OPERATIONAL_SETTINGS = frozenset(
         "report",
         "report_details",
         "html",
+        "history",
         "junit",
         "cache",
         "cache_dir",
@@ -176,9 +186,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="a baseline report for per-case deltas (default: the report's own baseline, "
         "when its file is still there)",
     )
+    html.add_argument(
+        "--history",
+        metavar="PATH",
+        help="a run history file (rag-gate history, --rag-gate-history): draw each gated "
+        "metric's trend over the last runs (default: the report's history setting, when "
+        "its file is there)",
+    )
     register_commands(commands)
     register_synth(commands)
     register_keygen(commands)
+    register_history(commands)
     register_import(commands)
     return parser
 
@@ -339,6 +357,7 @@ def _write(
         facts=facts,
         shard=shard,
         include_cases=False,
+        stamp=saved_stamp(report),
     )
     document.update(extra)
     try:
@@ -630,7 +649,14 @@ def _html(arguments: argparse.Namespace) -> int:
     from ..reports.html import write_saved_report_html
 
     _check_output(arguments.output)
-    saved = write_saved_report_html(arguments.report, arguments.output, baseline=arguments.baseline)
+    history: list[HistoryEntry] = []
+    path = arguments.history or load_report(arguments.report).config.history
+    if path and (arguments.history or Path(path).is_file()):
+        history, warnings = read_history(path)
+        print_history_warnings("rag-gate html", warnings)
+    saved = write_saved_report_html(
+        arguments.report, arguments.output, baseline=arguments.baseline, history=history
+    )
     print(f"wrote {arguments.output}: {len(saved.results)} case(s), verdict {saved.raw['verdict']}")
     # Writing a page is not gating: like summary, it succeeds whatever the verdict.
     return EXIT_PASSED

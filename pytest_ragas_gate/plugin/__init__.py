@@ -115,6 +115,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Write the self-contained HTML report here (default: none).",
     )
     group.addoption(
+        "--rag-gate-history",
+        dest="rag_gate_history",
+        default=None,
+        metavar="PATH",
+        help="Append one JSON line per run (time, commit, verdict, per-metric mean/CI/n) to "
+        "this history file; the HTML report draws each gated metric's trend from it "
+        "(default: none).",
+    )
+    group.addoption(
         "--rag-gate-baseline",
         dest="rag_gate_baseline",
         default=None,
@@ -218,6 +227,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "report": option.rag_gate_report,
         "report_details": option.rag_gate_report_details,
         "html": option.rag_gate_html,
+        "history": option.rag_gate_history,
         "baseline": option.rag_gate_baseline,
         "labels": option.rag_gate_labels,
         "oracle": option.rag_gate_oracle,

@@ -98,6 +98,7 @@ def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
         "report (--rag-gate-report)": settings.report,
         "junit (--rag-gate-junit)": settings.junit,
         "html (--rag-gate-html)": settings.html,
+        "history (--rag-gate-history)": settings.history,
         "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
     }
     problems = output_paths_problems(outputs, config.invocation_params.dir)

@@ -61,6 +61,7 @@ from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 if TYPE_CHECKING:
     from ..live.oracle import OracleTarget
     from ..live.targets import LiveTarget
+    from ..reports.history import HistoryEntry
     from ..reports.json_report import JudgeInfo, SavedReport
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
@@ -696,7 +697,7 @@ class GateRun:
 
         root = self.pytest_config.invocation_params.dir
         ordered = self.collected
-        if self.config.report or self.config.html:
+        if self.config.report or self.config.html or self.config.history:
             shard = self.pytest_config.option.rag_gate_shard
             report = build_report(
                 results=ordered,
@@ -713,13 +714,26 @@ class GateRun:
             )
             if self.config.report:
                 write_report(root / self.config.report, report, results=ordered)
+            runs = self._record_history(root, report)
             if self.config.html:
                 from ..reports.html import write_html
 
                 baseline = None
                 if self.baseline is not None:
                     baseline = in_shard(self.baseline.results, shard)
-                write_html(root / self.config.html, report, ordered, baseline=baseline)
+                stamp = None
+                if self.baseline is not None:
+                    from ..reports.json_report import saved_stamp
+
+                    stamp = saved_stamp(self.baseline)
+                write_html(
+                    root / self.config.html,
+                    report,
+                    ordered,
+                    baseline=baseline,
+                    history=runs,
+                    baseline_stamp=stamp,
+                )
         if self.config.junit:
             write_junit(
                 root / self.config.junit,
@@ -729,6 +743,28 @@ class GateRun:
                 failure_lines={},
                 bounds=self.config.bounds(),
             )
+
+    def _record_history(self, root: Path, report: dict[str, Any]) -> list[HistoryEntry]:
+        """Append this run to the history file; the recent runs, this one last, for trends.
+
+        The history informs and never decides: a line it cannot read or a file it cannot
+        write is a warning, and the run's verdict stands.
+        """
+        if not self.config.history:
+            return []
+        from ..exceptions import ReportError
+        from ..reports.history import append_history, entry_from_report, read_history, recent_runs
+
+        path = root / self.config.history
+        entry = entry_from_report(report)
+        try:
+            entries, problems = read_history(path)
+            append_history(path, [entry])
+        except ReportError as error:
+            entries, problems = [], [str(error)]
+        for problem in problems:
+            _notice(f"rag-gate history: {problem}", self.pytest_config)
+        return recent_runs(entries, entry)
 
 
 def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> None:

@@ -16,6 +16,7 @@ inside a case can end its ``<script>`` element.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,11 +38,13 @@ from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
 from .gate_inputs import gate_inputs_context
+from .history import HistoryEntry, entry_from_report, recent_runs, trend_chart
 from .json_report import (
     SavedReport,
-    baseline_results,
+    baseline_report,
     load_report,
     report_cases,
+    saved_stamp,
 )
 from .judge_noise_view import noise_cell
 
@@ -55,6 +58,9 @@ __all__ = [
 
 #: Histogram bins of a metric card's distribution chart, over [0, 1].
 BINS = 10
+
+#: Bytes of case JSON above which the page carries the cases gzipped (see ``_packed``).
+PACK_OVER = 2_000_000
 
 #: Keys of a metric aggregate that the card shows in its own places; any other key (the
 #: judge–human agreement or PPI figures of a metric, say) is listed under the card.
@@ -250,6 +256,11 @@ def claim_segments(answer: str, claims: Sequence[Mapping[str, Any]]) -> list[lis
     ]
 
 
+def _empty(value: Any) -> bool:
+    """None, False, an empty mapping or list: what a case record holds by default."""
+    return value is None or value is False or (isinstance(value, (dict, list)) and not value)
+
+
 @dataclass
 class _CaseView:
     """One case as the page's script receives it: the report's record plus what it derives."""
@@ -261,7 +272,19 @@ class _CaseView:
     deltas: dict[str, list[float]] = field(default_factory=dict)
 
     def as_data(self) -> dict[str, Any]:
-        data = {key: value for key, value in self.record.items() if key not in _UNUSED_CASE_KEYS}
+        # Empty and default values are left out and scores shortened to six decimals (the
+        # page shows three): at 20,000 cases each byte of a record is 20 kB of page.
+        data = {
+            key: value
+            for key, value in self.record.items()
+            if key not in _UNUSED_CASE_KEYS and not _empty(value)
+        }
+        scores = data.get("scores")
+        if isinstance(scores, dict):
+            data["scores"] = {
+                name: round(score, 6) if isinstance(score, float) else score
+                for name, score in scores.items()
+            }
         data.update(status=self.status, misses=self.misses, worst=self.worst)
         if self.deltas:
             data["deltas"] = self.deltas
@@ -404,6 +427,74 @@ def _baseline_deltas(
     return per_case, largest[:10]
 
 
+def _claim_verdicts(result: CaseResult) -> list[list[str]]:
+    """``[claim, verdict]`` of each faithfulness claim, as the panel names the verdicts."""
+    verdicts = []
+    for claim in result.details.get("faithfulness") or []:
+        text = claim.get("claim")
+        if not isinstance(text, str):
+            continue
+        verdict = claim.get("verdict")
+        if not isinstance(verdict, str):
+            verdict = "supported" if claim.get("supported") else "not_in_context"
+        verdicts.append([text.strip(), verdict])
+    return verdicts
+
+
+def _baseline_changes(
+    results: Sequence[CaseResult], baseline: Sequence[CaseResult] | None
+) -> dict[str, dict[str, Any]]:
+    """What changed in each case since the baseline, for the panel's old-vs-new view.
+
+    Only changed cases are listed, and only what changed is embedded (the old answer when
+    it differs, the old claim verdicts when they differ, the old error): the page of a
+    large run stays small when most cases are as they were. A case with no baseline pair
+    is ``{"new": true}``.
+    """
+    if baseline is None:
+        return {}
+    pairs, new_only, _, _ = pair_cases(baseline, results)
+    changes: dict[str, dict[str, Any]] = {result.key: {"new": True} for result in new_only}
+    for base, new in pairs:
+        change: dict[str, Any] = {}
+        if (base.answer or "") != (new.answer or ""):
+            change["answer"] = base.answer or ""
+        old_claims, new_claims = _claim_verdicts(base), _claim_verdicts(new)
+        if old_claims != new_claims:
+            change["claims"] = old_claims
+        if base.errored != new.errored or (base.error or "") != (new.error or ""):
+            change["error"] = (base.error or next(iter(base.errors.values()), "")) or None
+            change["errored"] = base.errored
+        scores_moved = any(
+            (base.scores.get(name) is None) != (new.scores.get(name) is None)
+            or abs((base.scores.get(name) or 0.0) - (new.scores.get(name) or 0.0)) > 1e-9
+            for name in set(base.scores) | set(new.scores)
+        )
+        if change or scores_moved:
+            changes[new.key] = change
+    return changes
+
+
+def _confusion(
+    views: Sequence[_CaseView], metric: str, threshold: float | None
+) -> dict[str, int] | None:
+    """Judge pass/fail at the threshold against a binary human label, as four counts."""
+    if threshold is None:
+        return None
+    counts = {"human_pass_judge_pass": 0, "human_pass_judge_fail": 0}
+    counts.update({"human_fail_judge_pass": 0, "human_fail_judge_fail": 0})
+    for view in views:
+        label = (view.record.get("human") or {}).get(metric)
+        score = (view.record.get("scores") or {}).get(metric)
+        if label not in (0, 1, 0.0, 1.0) or not isinstance(score, (int, float)):
+            continue
+        # The agreement statistics' own cut: a score at the threshold passes.
+        judge = "pass" if score + 1e-9 >= threshold else "fail"
+        human = "pass" if label == 1 else "fail"
+        counts[f"human_{human}_judge_{judge}"] += 1
+    return counts if sum(counts.values()) else None
+
+
 def _figure_text(value: Any) -> str:
     """A statistic as text: ``0.78 [0.56–0.95]`` with its interval, ``–`` when absent."""
     if isinstance(value, Mapping):
@@ -443,6 +534,7 @@ def _agreement_table(report: Mapping[str, Any]) -> dict[str, Any] | None:
                 "metric": str(metric),
                 "n": record.get("n", 0),
                 "binary": bool(record.get("binary")),
+                "threshold": record.get("threshold"),
                 "cells": {key: _figure_text(record.get(key)) for key, _ in present},
                 "passed": record.get("passed"),
                 "floors": dict(floors) if isinstance(floors, Mapping) else {},
@@ -457,6 +549,22 @@ def _agreement_table(report: Mapping[str, Any]) -> dict[str, Any] | None:
             }
         )
     return {"columns": present, "rows": rows, "more": any(row["more"] for row in rows)}
+
+
+def _with_confusion(
+    table: dict[str, Any] | None, views: Sequence[_CaseView]
+) -> dict[str, Any] | None:
+    """The agreement table with a confusion matrix under each binary metric's row."""
+    if table is None:
+        return None
+    for row in table["rows"]:
+        threshold = row.get("threshold")
+        row["confusion"] = (
+            _confusion(views, row["metric"], float(threshold))
+            if row["binary"] and isinstance(threshold, (int, float))
+            else None
+        )
+    return table
 
 
 def _ppi_view(aggregate: Mapping[str, Any]) -> dict[str, str] | None:
@@ -526,6 +634,8 @@ def page_context(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, from the report's blocks and its case records.
 
@@ -533,6 +643,8 @@ def page_context(
         report: The JSON report's top-level blocks (its ``cases`` are not read).
         results: The run's case results, from which the case records are made.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
 
     Returns:
         The template's context.
@@ -546,8 +658,12 @@ def page_context(
         for result, record in zip(ordered, report_cases(ordered, config), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)
+    changes = _baseline_changes(ordered, baseline)
     for view in views:
         view.deltas = per_case.get(str(view.record["key"]), {})
+        change = changes.get(str(view.record["key"]))
+        if change is not None:
+            view.record["base"] = change
     views.sort(key=_worst_first)
 
     metrics = _block(report, "metrics")
@@ -575,6 +691,11 @@ def page_context(
                 "noise": _noise_text(aggregate.get("judge_noise")),
                 "labelled": aggregate.get("labelled") or 0,
                 "ppi": ppi,
+                "trend": (
+                    trend_chart(column.name, history)
+                    if column.threshold is not None and history
+                    else None
+                ),
                 "extra": {
                     key: value
                     for key, value in aggregate.items()
@@ -597,6 +718,7 @@ def page_context(
         "cases": [view.as_data() for view in views],
         "baseline": comparison is not None or baseline is not None,
     }
+    data = _packed(data)
     counts = {status: 0 for status in _STATUS_ORDER}
     for view in views:
         counts[view.status] += 1
@@ -614,7 +736,10 @@ def page_context(
             if key not in _KNOWN_BLOCKS and not _nothing(value)
         },
         "usage": _usage_table(report),
-        "agreement": _agreement_table(report),
+        "agreement": _with_confusion(_agreement_table(report), views),
+        "changed_count": len(changes),
+        "baseline_commit": (baseline_stamp or {}).get("commit"),
+        "baseline_run": (baseline_stamp or {}).get("run_url"),
         # Only a metric some case can be below is worth a filter entry: a gated one, or
         # one that a case's own threshold gates.
         "missable": [
@@ -627,6 +752,20 @@ def page_context(
         "case_count": len(views),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
+
+
+def _packed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its cases gzipped and base64-encoded when they are large.
+
+    Case text compresses several times over, so a 20,000-case page stays in the size of
+    an e-mail attachment; the script inflates it with the browser's own
+    ``DecompressionStream``. Small pages keep plain JSON, readable in the page source.
+    """
+    cases = json_text(data["cases"]).encode("utf-8")
+    if len(cases) <= PACK_OVER:
+        return data
+    packed = base64.b64encode(gzip.compress(cases, compresslevel=6, mtime=0)).decode("ascii")
+    return {**{key: value for key, value in data.items() if key != "cases"}, "packed": packed}
 
 
 def _environment() -> Environment:
@@ -688,6 +827,8 @@ def render_html(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> str:
     """The whole page as one string.
 
@@ -695,13 +836,17 @@ def render_html(
         report: The JSON report's top-level blocks.
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
 
     Returns:
         A self-contained HTML document.
     """
     script = _asset("report.js")
     style = _asset("report.css")
-    context = page_context(report, results, baseline=baseline)
+    context = page_context(
+        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+    )
     page = (
         _environment()
         .get_template("report.html.j2")
@@ -723,6 +868,8 @@ def write_html(
     results: Sequence[CaseResult],
     *,
     baseline: Sequence[CaseResult] | None = None,
+    history: Sequence[HistoryEntry] = (),
+    baseline_stamp: Mapping[str, str | None] | None = None,
 ) -> None:
     """Render the page and write it to ``path`` atomically.
 
@@ -731,12 +878,21 @@ def write_html(
         report: The JSON report's top-level blocks.
         results: The run's case results.
         baseline: The baseline's case results, for per-case deltas; None without one.
+        history: The recent runs, this one last, for each gated metric's trend.
+        baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
     """
-    write_text_atomic(path, render_html(report, results, baseline=baseline))
+    page = render_html(
+        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+    )
+    write_text_atomic(path, page)
 
 
 def write_saved_report_html(
-    report_path: str | Path, output: str | Path, *, baseline: str | None = None
+    report_path: str | Path,
+    output: str | Path,
+    *,
+    baseline: str | None = None,
+    history: Sequence[HistoryEntry] = (),
 ) -> SavedReport:
     """``rag-gate html``: the page of a saved (or merged) JSON report.
 
@@ -745,6 +901,7 @@ def write_saved_report_html(
         output: Where to write the page.
         baseline: A baseline report for per-case deltas (default: the one the report was
             compared with, when that file is still readable).
+        history: Recorded runs; the report's run is put last, once, for the trends.
 
     Returns:
         The report read.
@@ -754,8 +911,17 @@ def write_saved_report_html(
     """
     saved = load_report(report_path)
     head = {key: value for key, value in saved.raw.items() if key != "cases"}
+    runs = recent_runs(history, entry_from_report(head)) if history else []
+    base = baseline_report(saved, baseline)
     try:
-        write_html(output, head, saved.results, baseline=baseline_results(saved, baseline))
+        write_html(
+            output,
+            head,
+            saved.results,
+            baseline=None if base is None else base.results,
+            history=runs,
+            baseline_stamp=None if base is None else saved_stamp(base),
+        )
     except OSError as error:
         raise ReportError(f"Cannot write {output}: {error.strerror or error}.") from None
     return saved

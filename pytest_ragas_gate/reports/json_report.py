@@ -27,6 +27,7 @@ from ..settings.bounds import Bound
 from ..settings.config import GateConfig
 from ..text_safety import json_text
 from ..usage import Usage
+from .run_stamp import run_stamp
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -38,6 +39,8 @@ __all__ = [
     "read_baseline",
     "report_cases",
     "write_report",
+    "baseline_report",
+    "saved_stamp",
 ]
 
 #: Bumped on any change that an older reader would misread; additions keep the version.
@@ -76,6 +79,7 @@ def build_report(
     facts: RunFacts | None = None,
     shard: Mapping[str, int] | None = None,
     include_cases: bool = True,
+    stamp: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (schema version :data:`SCHEMA_VERSION`).
 
@@ -94,6 +98,8 @@ def build_report(
         shard: ``{"index", "count"}`` of a shard run, None for a whole run.
         include_cases: False leaves ``cases`` out, for :func:`write_report` to stream them
             from the results.
+        stamp: ``{"commit", "run_url"}`` of the run (default: the current commit and CI
+            run, see :mod:`pytest_ragas_gate.reports.run_stamp`).
 
     Returns:
         A dict of plain JSON values.
@@ -113,6 +119,7 @@ def build_report(
             "gated_cases": verdict.total_cases,
             "collected_cases": verdict.collected_cases,
             "below_own_thresholds": list(verdict.below_own_thresholds),
+            **(run_stamp() if stamp is None else stamp),
         },
         "judge": judge.model_dump(mode="json"),
         "config": config.model_dump(mode="json"),
@@ -404,20 +411,42 @@ def baseline_results(
     Raises:
         ReportError: ``explicit`` cannot be read as a report, unless ``best_effort``.
     """
+    baseline = baseline_report(saved, explicit, best_effort=best_effort)
+    return None if baseline is None else baseline.results
+
+
+def baseline_report(
+    saved: SavedReport, explicit: str | None = None, *, best_effort: bool = False
+) -> SavedReport | None:
+    """The baseline report itself, found as :func:`baseline_results` finds it.
+
+    Raises:
+        ReportError: ``explicit`` cannot be read as a report, unless ``best_effort``.
+    """
     if explicit:
         try:
-            return load_report(explicit).results
+            return load_report(explicit)
         except ReportError:
             if best_effort:
                 return None
             raise
-    stored = saved.config.baseline
-    if not stored or saved.facts.baseline is None:
+    if saved.facts.baseline is None:
         return None
+    # ``rag-gate regate --baseline`` records the path in the comparison, not the config.
+    stored = saved.config.baseline or saved.facts.baseline.path
     for path in (Path(stored), saved.path.parent / stored):
         if path.is_file():
             try:
-                return load_report(path).results
+                return load_report(path)
             except ReportError:
                 return None
     return None
+
+
+def saved_stamp(saved: SavedReport) -> dict[str, str | None]:
+    """The ``{"commit", "run_url"}`` a report was written with (None where it has none)."""
+    run = saved.raw.get("run")
+    run = run if isinstance(run, dict) else {}
+    return {
+        key: run[key] if isinstance(run.get(key), str) else None for key in ("commit", "run_url")
+    }

@@ -24,11 +24,13 @@ import argparse
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import datetime, timezone
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..command_line import CommandParser
@@ -37,10 +39,23 @@ from ..gate.baseline import case_deltas, pair_cases
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
+from ..settings.bounds import Bound
 from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
-from .json_report import SavedReport, baseline_results, load_report
+from .history import entry_from_report, read_history, recent_runs, trend_line
+from .json_report import SavedReport, baseline_report, load_report, saved_stamp
+from .run_stamp import commit_url, short_sha
 
-__all__ = ["MARKER", "GitHub", "comment_body", "main", "post_comment"]
+__all__ = [
+    "MARKER",
+    "ApiError",
+    "GitHub",
+    "RunStampFacts",
+    "comment_body",
+    "main",
+    "outdated_body",
+    "post_comment",
+    "run_marker",
+]
 
 #: The hidden first line that marks our comment among the others of a pull request.
 MARKER = "<!-- pytest-ragas-gate: sticky pull-request comment -->"
@@ -90,37 +105,62 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _metric_table(verdict: GateVerdict) -> list[str]:
+def _metric_row(name: str, verdict: GateVerdict) -> str:
+    aggregate = verdict.metrics[name]
     comparison = verdict.baseline
-    lines = [
+    interval = (
+        "—"
+        if aggregate.ci_low is None or aggregate.ci_high is None
+        else f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
+    )
+    threshold = "—"
+    if aggregate.threshold is not None:
+        threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + _number(aggregate.threshold)
+    delta = comparison.metrics.get(name) if comparison is not None else None
+    gated = aggregate.passed is not None
+    change = "—"
+    if delta is not None and delta.delta is not None:
+        # A metric the gate does not judge cannot regress it: its drop is shown, not flagged.
+        change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed and gated else "")
+        if delta.judge_noise is not None:
+            change += f" (judge noise ±{delta.judge_noise:.2f})"
+    state = "reported" if not gated else "✅ pass" if aggregate.passed else "❌ fail"
+    return (
+        f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
+        f"{change} | {state} |"
+    )
+
+
+def _metric_table(verdict: GateVerdict) -> list[str]:
+    """Gated metrics in the table; metrics only reported folded below it."""
+    header = [
         "| metric | mean | CI | threshold | Δ vs baseline | verdict |",
         "|---|---|---|---|---|---|",
     ]
-    for name, aggregate in verdict.metrics.items():
-        interval = (
-            "—"
-            if aggregate.ci_low is None or aggregate.ci_high is None
-            else f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
-        )
-        threshold = "—"
-        if aggregate.threshold is not None:
-            threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + _number(
-                aggregate.threshold
-            )
-        delta = comparison.metrics.get(name) if comparison is not None else None
-        change = "—"
-        if delta is not None and delta.delta is not None:
-            change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed else "")
-            if delta.judge_noise is not None:
-                change += f" (judge noise ±{delta.judge_noise:.2f})"
-        state = (
-            "reported" if aggregate.passed is None else "✅ pass" if aggregate.passed else "❌ fail"
-        )
-        lines.append(
-            f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
-            f"{change} | {state} |"
-        )
+    gated = [name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None]
+    reported = [name for name in verdict.metrics if name not in gated]
+    lines = [*header, *(_metric_row(name, verdict) for name in gated)] if gated else []
+    if reported:
+        count = len(reported)
+        lines += [
+            "",
+            "<details><summary>"
+            f"{count} metric{'' if count == 1 else 's'} reported, not gated"
+            "</summary>",
+            "",
+            *header,
+            *(_metric_row(name, verdict) for name in reported),
+            "",
+            "</details>",
+        ]
     return lines
+
+
+def _showing(shown: int, total: int) -> list[str]:
+    """The line under a cut table; the HTML and JSON reports list every row."""
+    if shown >= total:
+        return []
+    return ["", f"Showing {shown} of {total}; the HTML report in the run's artifacts lists all."]
 
 
 def _regressed_cases(
@@ -149,11 +189,17 @@ def _regressed_cases(
         lines.append(
             f"| {_code(case)} | {_code(metric)} | {base:.2f} | {new:.2f} | {new - base:+.2f} |"
         )
-    return lines
+    return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
 
 
-def _failing_cases(verdict: GateVerdict, results: Sequence[CaseResult]) -> list[str]:
-    """Errored cases, then cases below a threshold (their own or the gate's)."""
+def _failing_cases(
+    verdict: GateVerdict, results: Sequence[CaseResult], bounds: Mapping[str, Bound]
+) -> list[str]:
+    """Errored cases, cases below their own thresholds, then cases below the gate's.
+
+    The first two groups are listed whatever their number: each of them fails the gate on
+    its own, so a reader must find every one here.
+    """
     failing: list[tuple[int, float, str, str]] = []
     for result in results:
         if result.errored:
@@ -161,32 +207,92 @@ def _failing_cases(verdict: GateVerdict, results: Sequence[CaseResult]) -> list[
             first = message.splitlines()[0] if message else "error"
             failing.append((0, 0.0, result.key, f"error: {first}"))
             continue
+        own = result.case_threshold_failures(bounds)
+        if own:
+            failing.append((1, 0.0, result.key, "; ".join(own)))
+            continue
         worst: tuple[float, str] | None = None
         for name, score in result.scores.items():
             aggregate = verdict.metrics.get(name)
-            if score is None or aggregate is None:
+            if score is None or aggregate is None or aggregate.threshold is None:
                 continue
-            own = result.thresholds.get(name)
-            threshold = own if own is not None else aggregate.threshold
-            if threshold is None:
-                continue
+            threshold = aggregate.threshold
             shortfall = score - threshold if aggregate.direction == "min" else threshold - score
             if shortfall < -1e-9 and (worst is None or shortfall < worst[0]):
                 relation = "<" if aggregate.direction == "min" else ">"
                 worst = (shortfall, f"{name} {score:.2f} {relation} {threshold:.2f}")
         if worst is not None:
-            failing.append((1, worst[0], result.key, worst[1]))
+            failing.append((2, worst[0], result.key, worst[1]))
     if not failing:
         return []
     failing.sort()
+    always = sum(1 for group, *_ in failing if group < 2)
+    shown = failing[: max(MAX_CASES, always)]
     lines = [
         f"### Failing cases ({len(failing)})",
         "",
         "| case | why |",
         "|---|---|",
     ]
-    lines += [f"| {_code(key)} | {_text(why)} |" for _, _, key, why in failing[:MAX_CASES]]
-    return lines
+    lines += [f"| {_code(key)} | {_text(why)} |" for _, _, key, why in shown]
+    return lines + _showing(len(shown), len(failing))
+
+
+def _stamp_line(stamp: RunStampFacts) -> str:
+    """``commit abc1234 · run 2026-05-01 12:00 UTC``, the commit linked to its page."""
+    parts = []
+    if stamp.commit:
+        code = f"`{short_sha(stamp.commit)}`"
+        parts.append("commit " + (f"[{code}]({stamp.commit_url})" if stamp.commit_url else code))
+    if stamp.time:
+        parts.append(f"run {_text(stamp.time)}")
+    return " · ".join(parts)
+
+
+def _baseline_name(baseline: SavedReport | None, fallback: str, environ: Mapping[str, str]) -> str:
+    """The baseline as a reviewer can find it: its commit, else its run, else its file name."""
+    stamp = saved_stamp(baseline) if baseline is not None else {"commit": None, "run_url": None}
+    commit, run_url = stamp["commit"], stamp["run_url"]
+    if commit:
+        url = commit_url(commit, environ)
+        code = f"`{short_sha(commit)}`"
+        named = "of commit " + (f"[{code}]({url})" if url else code)
+        return named + (f" ([run]({run_url}))" if run_url else "")
+    if run_url:
+        return f"of [this run]({run_url})"
+    return _code(PurePath(fallback).name)
+
+
+@dataclass(frozen=True)
+class RunStampFacts:
+    """The commit and time a comment speaks for, so a reader sees when it is not the latest."""
+
+    commit: str | None = None
+    commit_url: str | None = None
+    time: str | None = None
+
+
+def _run_time(report: SavedReport) -> str | None:
+    """The report's ``generated_at`` as ``2026-05-01 12:00 UTC``."""
+    stamp = report.raw.get("generated_at")
+    if not isinstance(stamp, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def run_marker(status: str, commit: str | None) -> str:
+    """The hidden last line: what run the comment shows, compared before marking it outdated.
+
+    >>> run_marker("passed", "0123456789")
+    '<!-- rag-gate run: passed 0123456 -->'
+    """
+    return f"<!-- rag-gate run: {status} {short_sha(commit) if commit else '-'} -->"
 
 
 def comment_body(
@@ -195,6 +301,10 @@ def comment_body(
     baseline: Sequence[CaseResult] | None = None,
     run_url: str | None = None,
     gate_changes: GateChanges | None = None,
+    stamp: RunStampFacts | None = None,
+    baseline_saved: SavedReport | None = None,
+    environ: Mapping[str, str] | None = None,
+    trend: Sequence[str] = (),
 ) -> str:
     """The comment's Markdown, its first line the hidden marker.
 
@@ -203,11 +313,17 @@ def comment_body(
         baseline: The baseline's case results, for the worst regressed cases.
         run_url: The workflow run, whose artifacts hold the HTML report.
         gate_changes: The changes to the gate's inputs (default: the report's own).
+        stamp: The head commit and run time the comment speaks for.
+        baseline_saved: The baseline report, to name it by its commit or run.
+        environ: The environment, for links to commits.
+        trend: One line per gated metric on its course over the recorded runs.
 
     Returns:
         The body, at most :data:`MAX_BODY` characters.
     """
+    environ = environ or {}
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
+    stamp = stamp or RunStampFacts(time=_run_time(report))
     judge = report.judge
     facts = [f"judge {_code(judge.kind)}" + (f" ({_code(judge.model)})" if judge.model else "")]
     facts.append(_text(verdict.coverage))
@@ -215,11 +331,12 @@ def comment_body(
         facts.append(
             f"[workflow run]({run_url}) · HTML report in its [artifacts]({run_url}#artifacts)"
         )
+    stamped = _stamp_line(stamp)
     lines = [
         MARKER,
         _HEADINGS.get(verdict.status, f"## RAG gate: {verdict.status.upper()}"),
         "",
-        f"**{_text(verdict.recommendation)}**",
+        f"**{_text(verdict.recommendation)}**" + (f" — {stamped}" if stamped else ""),
         "",
         " · ".join(facts),
         "",
@@ -230,10 +347,13 @@ def comment_body(
             "",
         ]
     lines += _metric_table(verdict)
+    if trend:
+        lines += ["", "**Trend** (recorded runs, oldest first):", "", *(f"- {t}" for t in trend)]
     if verdict.baseline is not None:
+        named = _baseline_name(baseline_saved, verdict.baseline.path, environ)
         lines += [
             "",
-            f"Baseline {_code(verdict.baseline.path)}: {verdict.baseline.paired_cases} paired, "
+            f"Baseline {named}: {verdict.baseline.paired_cases} paired, "
             f"{len(verdict.baseline.new_cases)} new, "
             f"{len(verdict.baseline.removed_cases)} removed case(s).",
             *(f"> ⚠️ {_text(warning)}" for warning in verdict.baseline.warnings),
@@ -247,29 +367,79 @@ def comment_body(
     )
     for section in (
         _regressed_cases(verdict, report.results, baseline),
-        _failing_cases(verdict, report.results),
+        _failing_cases(verdict, report.results, report.config.bounds()),
     ):
         if section:
             lines += ["", *section]
     body = "\n".join(lines) + "\n"
     if len(body) > MAX_BODY:
         body = body[:MAX_BODY] + "\n\n… (cut: the full report is in the run's artifacts)\n"
-    return body
+    # Last, so a cut body keeps it: what run the comment shows, read before marking it outdated.
+    return body + run_marker(verdict.status, stamp.commit) + "\n"
 
 
 # --- the GitHub REST API ------------------------------------------------------------------
 
 
+class ApiError(CommentError):
+    """GitHub answered a request with an error, or could not be reached (``status`` None)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One comment of a pull request."""
+
+    id: int
+    body: str
+
+
+#: How often a request is tried when GitHub answers 5xx or a rate limit, or cannot be reached.
+ATTEMPTS = 4
+
+#: The longest wait between two tries; a rate limit further away than this is given up on.
+MAX_WAIT_S = 60.0
+
+
 @dataclass(frozen=True)
 class GitHub:
-    """Just enough of the GitHub REST API to keep one comment on a pull request."""
+    """Just enough of the GitHub REST API to keep one comment on a pull request.
+
+    A request answered 5xx or 429, a 403 of an exhausted rate limit, or a failed connection
+    is tried again up to :data:`ATTEMPTS` times: after ``Retry-After`` or the rate limit's
+    reset when GitHub names one, else after ``backoff_s`` doubled on each try.
+    """
 
     api_url: str
     token: str
     repository: str
     timeout_s: float = 30.0
+    attempts: int = ATTEMPTS
+    backoff_s: float = 1.0
+    sleep: Callable[[float], None] = time.sleep
 
     def _request(self, method: str, path: str, payload: Mapping[str, Any] | None = None) -> Any:
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return self._request_once(method, path, payload)
+            except _Retryable as retry:
+                wait = (
+                    retry.wait_s
+                    if retry.wait_s is not None
+                    else self.backoff_s * 2 ** (attempt - 1)
+                )
+                if attempt == self.attempts or wait > MAX_WAIT_S:
+                    tries = f" (tried {attempt} times)" if attempt > 1 else ""
+                    raise ApiError(f"{retry.error}{tries}", retry.error.status) from None
+                self.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _request_once(
+        self, method: str, path: str, payload: Mapping[str, Any] | None = None
+    ) -> Any:
         data = None if payload is None else json.dumps(payload).encode("utf-8")
         request = urllib.request.Request(
             self.api_url.rstrip("/") + path,
@@ -287,19 +457,27 @@ class GitHub:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 text = response.read().decode("utf-8")
         except urllib.error.HTTPError as error:
-            raise CommentError(
-                f"{method} {path} answered HTTP {error.code}: {_api_message(error)}"
-            ) from None
+            failure = ApiError(
+                f"{method} {path} answered HTTP {error.code}: {_api_message(error)}", error.code
+            )
+            wait = _retry_wait(error)
+            rate_limited = error.code == 429 or (
+                error.code == 403
+                and (wait is not None or error.headers.get("x-ratelimit-remaining") == "0")
+            )
+            if error.code >= 500 or rate_limited:
+                raise _Retryable(failure, wait) from None
+            raise failure from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
-            raise CommentError(f"{method} {path} failed: {reason}") from None
+            raise _Retryable(ApiError(f"{method} {path} failed: {reason}"), None) from None
         try:
             return json.loads(text) if text else None
         except json.JSONDecodeError:
-            raise CommentError(f"{method} {path} answered with something not JSON") from None
+            raise ApiError(f"{method} {path} answered with something not JSON") from None
 
-    def find_comment(self, number: int) -> int | None:
-        """The id of our comment on pull request ``number``, found by :data:`MARKER`."""
+    def find_comment(self, number: int) -> Comment | None:
+        """Our comment on pull request ``number``, found by :data:`MARKER`."""
         page = 1
         while True:
             comments = self._request(
@@ -310,13 +488,18 @@ class GitHub:
                 raise CommentError("the comments of the pull request are not a list")
             for comment in comments:
                 if isinstance(comment, dict) and MARKER in str(comment.get("body", "")):
-                    return int(comment["id"])
+                    return Comment(int(comment["id"]), str(comment.get("body", "")))
             if len(comments) < 100:
                 return None
             page += 1
 
     def upsert(self, number: int, body: str) -> tuple[str, str]:
-        """Create our comment, or edit it in place; returns ``(created|updated, url)``."""
+        """Create our comment, or edit it in place; returns ``(created|updated, url)``.
+
+        When the edit fails and the comment on the pull request shows another run (its
+        verdict or commit differ), a one-line "outdated" note is patched in before the
+        error is raised, so no reader takes the old verdict for the latest one.
+        """
         existing = self.find_comment(number)
         if existing is None:
             answer = self._request(
@@ -324,22 +507,105 @@ class GitHub:
             )
             action = "created"
         else:
-            answer = self._request(
-                "PATCH", f"/repos/{self.repository}/issues/comments/{existing}", {"body": body}
-            )
+            path = f"/repos/{self.repository}/issues/comments/{existing.id}"
+            try:
+                answer = self._request("PATCH", path, {"body": body})
+            except ApiError as error:
+                raise self._mark_outdated(path, existing, body, error) from None
             action = "updated"
         url = answer.get("html_url", "") if isinstance(answer, dict) else ""
         return action, str(url)
 
+    def _mark_outdated(self, path: str, existing: Comment, body: str, error: ApiError) -> ApiError:
+        shown, latest = _run_line(existing.body), _run_line(body)
+        if shown == latest:
+            return error
+        note = outdated_body(existing.body, latest)
+        try:
+            self._request_once("PATCH", path, {"body": note})
+        except (_Retryable, ApiError):
+            return ApiError(
+                f"{error}; marking the earlier comment outdated failed too, so it still shows "
+                "an earlier run",
+                error.status,
+            )
+        return ApiError(f"{error}; the earlier comment is now marked outdated", error.status)
+
+
+class _Retryable(Exception):
+    """A failure worth another try, after ``wait_s`` when GitHub says how long."""
+
+    def __init__(self, error: ApiError, wait_s: float | None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.wait_s = wait_s
+
+
+def _retry_wait(error: urllib.error.HTTPError) -> float | None:
+    """Seconds GitHub asks us to wait: ``Retry-After``, else until ``x-ratelimit-reset``."""
+    headers = error.headers
+    if headers is None:
+        return None
+    retry_after = headers.get("Retry-After")
+    if retry_after is not None:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            return None
+    if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset"):
+        try:
+            return max(0.0, float(headers["x-ratelimit-reset"]) - time.time())
+        except ValueError:
+            return None
+    return None
+
+
+def _run_line(body: str) -> str | None:
+    """The hidden run marker of a body, or its heading for comments written before it."""
+    for line in body.splitlines():
+        if line.startswith("<!-- rag-gate run:"):
+            return line
+    return next((line for line in body.splitlines() if line.startswith("## ")), None)
+
+
+#: The note put on a comment that the latest run could not replace.
+OUTDATED = "> ⚠️ **Outdated**: "
+
+
+def outdated_body(old: str, latest_marker: str | None) -> str:
+    """``old`` with one note under the marker saying a newer run could not replace it."""
+    kept = [line for line in old.splitlines() if not line.startswith(OUTDATED)]
+    latest = ""
+    if latest_marker and latest_marker.startswith("<!-- rag-gate run:"):
+        status, _, commit = (
+            latest_marker.removeprefix("<!-- rag-gate run:").strip(" ->").partition(" ")
+        )
+        latest = f" (verdict {status.upper()}" + (
+            f", commit `{commit}`)" if commit and commit != "-" else ")"
+        )
+    note = (
+        f"{OUTDATED}a newer run{latest} could not update this comment; this shows an "
+        "earlier run. See the latest workflow run for the current verdict."
+    )
+    head, rest = kept[:1], kept[1:]
+    return "\n".join([*head, note, "", *rest]) + "\n"
+
 
 def _api_message(error: urllib.error.HTTPError) -> str:
-    """The ``message`` of a GitHub error reply, with a hint for the usual 403."""
+    """The ``message`` of a GitHub error reply, with a hint for the usual 401 and 403."""
     try:
         message = str(json.loads(error.read().decode("utf-8")).get("message", ""))
     except (ValueError, AttributeError, OSError):
         message = ""
     message = message or str(error.reason)
-    if error.code in (401, 403, 404):
+    if error.headers is not None and error.headers.get("x-ratelimit-remaining") == "0":
+        return message + " (the token's API rate limit is used up until it resets)"
+    if error.code == 401:
+        message += (
+            " (the token is bad or expired: pass the workflow's GITHUB_TOKEN, or renew the "
+            "personal access token given as github-token)"
+        )
+    elif error.code in (403, 404):
         message += (
             " (the token may not write to pull requests: a fork's pull request gets a "
             "read-only GITHUB_TOKEN; grant `permissions: pull-requests: write`)"
@@ -350,20 +616,51 @@ def _api_message(error: urllib.error.HTTPError) -> str:
 # --- the command ----------------------------------------------------------------------------
 
 
-def _warning(message: str) -> None:
+def _annotation(kind: str, message: str) -> None:
     escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    print(f"::warning title=RAG gate comment::{escaped}")
+    print(f"::{kind} title=RAG gate comment::{escaped}")
+
+
+def _warning(message: str) -> None:
+    _annotation("warning", message)
+
+
+def _step_summary(line: str, environ: Mapping[str, str]) -> None:
+    """Append ``line`` to the job's step summary, where a reviewer of the run looks."""
+    path = environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as summary:
+            summary.write(f"\n> {line}\n")
+    except OSError:
+        pass  # the annotation already says it; a summary is not worth failing over
+
+
+def _event(environ: Mapping[str, str]) -> dict[str, Any]:
+    path = environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        event = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _head_commit(environ: Mapping[str, str], report: SavedReport) -> str | None:
+    """The pull request's head commit: GITHUB_SHA of a pull_request event is a merge commit."""
+    pull_request = _event(environ).get("pull_request")
+    head = pull_request.get("head") if isinstance(pull_request, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    if isinstance(sha, str) and sha:
+        return sha
+    return environ.get("GITHUB_SHA") or saved_stamp(report)["commit"]
 
 
 def _pull_request_number(environ: Mapping[str, str]) -> int | None:
     """The pull request of the triggering event (``GITHUB_EVENT_PATH``), if any."""
-    path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    event = _event(environ)
     for key in ("pull_request", "issue"):
         number = event.get(key, {}).get("number") if isinstance(event, dict) else None
         if isinstance(number, int):
@@ -405,6 +702,12 @@ def _parser() -> argparse.ArgumentParser:
         help="list what the checked-out commit changes in the gate's inputs against REF "
         "(default: the list in the report, written when GITHUB_BASE_REF was set)",
     )
+    parser.add_argument(
+        "--history",
+        metavar="PATH",
+        help="a run history file: one trend line per gated metric (default: the report's "
+        "history setting, when its file is there)",
+    )
     parser.add_argument("--pr", type=int, metavar="N", help="pull request number")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (GITHUB_REPOSITORY)")
     parser.add_argument(
@@ -413,8 +716,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _trend(report: SavedReport, explicit: str | None) -> list[str]:
+    """One line per gated metric on its course over the recorded runs, this one last."""
+    path = explicit or report.config.history
+    if not path or not Path(path).is_file():
+        return []
+    try:
+        entries, problems = read_history(path)
+    except ReportError as error:
+        entries, problems = [], [str(error)]
+    for problem in problems:
+        _warning(f"history: {problem}")
+    current = entry_from_report(report.raw)
+    runs = recent_runs(entries, current)
+    lines = []
+    for name, figures in current.metrics.items():
+        line = trend_line(name, runs) if figures.passed is not None else None
+        if line:
+            lines.append(line)
+    return lines
+
+
 def post_comment(
-    arguments: argparse.Namespace, environ: Mapping[str, str]
+    arguments: argparse.Namespace,
+    environ: Mapping[str, str],
+    sleep: Callable[[float], None] = time.sleep,
 ) -> tuple[str, str] | None:
     """Post or update the comment; None when there is nothing to do.
 
@@ -434,11 +760,21 @@ def post_comment(
     changes = None
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+    baseline = baseline_report(report, arguments.baseline, best_effort=True)
+    commit = _head_commit(environ, report)
     body = comment_body(
         report,
-        baseline=baseline_results(report, arguments.baseline, best_effort=True),
+        baseline=None if baseline is None else baseline.results,
         run_url=_run_url(environ),
         gate_changes=changes,
+        stamp=RunStampFacts(
+            commit=commit,
+            commit_url=None if commit is None else commit_url(commit, environ),
+            time=_run_time(report),
+        ),
+        baseline_saved=baseline,
+        environ=environ,
+        trend=_trend(report, arguments.history),
     )
     if arguments.dry_run:
         sys.stdout.write(body)
@@ -456,23 +792,44 @@ def post_comment(
         api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
         token=token,
         repository=repository,
+        sleep=sleep,
     )
     try:
         return github.upsert(number, body)
-    except CommentError as error:
-        raise CommentError(f"could not comment on pull request #{number}: {error}") from None
+    except ApiError as error:
+        raise ApiError(
+            f"could not comment on pull request #{number}: {error}", error.status
+        ) from None
 
 
-def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
     """Run the command; 0 unless the command line is wrong (4).
+
+    A refused or failed request is an error annotation and a line in the step summary: the
+    pull request may show an earlier verdict. A fork's read-only token (403) and what stops
+    a comment before any request (no token, no pull request) are warnings.
 
     Args:
         argv: The arguments (default: ``sys.argv[1:]``).
         environ: The environment (default: ``os.environ``).
+        sleep: How to wait between tries (tests pass a recorder).
     """
     arguments = _parser().parse_args(argv)
+    environ = os.environ if environ is None else environ
     try:
-        outcome = post_comment(arguments, os.environ if environ is None else environ)
+        outcome = post_comment(arguments, environ, sleep)
+    except ApiError as error:
+        expected = error.status == 403 and "rate limit" not in str(error)
+        _annotation("warning" if expected else "error", str(error))
+        _step_summary(
+            f"{'⚠️' if expected else '❌'} The pull-request comment was not updated: {error}",
+            environ,
+        )
+        return 0
     except CommentError as error:
         _warning(str(error))
         return 0

@@ -139,6 +139,7 @@ class GateConfig(BaseModel):
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
     html: str | None = None
+    history: str | None = None
     baseline: str | None = None
     oracle: Literal["off", "only", "both"] = "off"
     corpus: str | None = None

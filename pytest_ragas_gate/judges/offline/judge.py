@@ -552,8 +552,10 @@ def _attribute_answer(request: AttributeAnswer) -> DocumentUsage:
         coverage, _ = _weighted_coverage(answer_tokens, Evidence.of([context]))
         if answer_tokens and coverage >= DOCUMENT_USE_THRESHOLD:
             used.append(index)
-        shares.append(f"{index}: {coverage:.0%}" if answer_tokens else f"{index}: -")
+        # Ranks from 1, as the metric's summary and details name them; the indices of the
+        # reply stay 0-based, as the request defines them.
+        shares.append(f"#{index + 1} {coverage:.0%}" if answer_tokens else f"#{index + 1} -")
     return DocumentUsage(
         used_documents=used,
-        reason="share of the answer's content per document: " + ", ".join(shares),
+        reason="share of the answer's content per document by rank: " + ", ".join(shares),
     )

@@ -13,7 +13,34 @@
   };
   var CORE_DETAILS = ["faithfulness", "context_precision", "context_recall"];
 
-  var data = JSON.parse(document.getElementById("rag-gate-data").textContent);
+  // A large page carries its cases gzipped; the browser inflates them before the table
+  // is drawn (the verdict and the cards are plain HTML and show at once).
+  function inflate(base64) {
+    var binary = atob(base64);
+    var bytes = new Uint8Array(binary.length);
+    for (var index = 0; index < binary.length; index += 1) { bytes[index] = binary.charCodeAt(index); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  var payload = JSON.parse(document.getElementById("rag-gate-data").textContent);
+  if (payload.packed) {
+    document.getElementById("case-count").textContent = "Loading the cases…";
+    if (typeof DecompressionStream === "undefined") {
+      document.getElementById("case-count").textContent =
+        "This browser cannot unpack the cases (no DecompressionStream); the JSON report holds them.";
+      return;
+    }
+    inflate(payload.packed).then(function (text) {
+      payload.cases = JSON.parse(text);
+      delete payload.packed;
+      main(payload);
+    });
+  } else {
+    main(payload);
+  }
+
+  function main(data) {
   var metrics = data.metrics;
   var cases = data.cases;
   var metricByName = {};
@@ -43,7 +70,16 @@
   var hasDeltas = cases.some(function (item) { return item.drop !== null; });
   var hasDiagnosis = cases.some(function (item) { return Boolean(item.diagnosis); });
 
-  var state = { text: "", tag: "", miss: "", status: "", sort: "rank", descending: false, page: 0 };
+  var hasBaseline = Boolean(data.baseline);
+  // A metric some case can be below: gated, or gated by a case's own threshold.
+  var gatedNames = metrics.filter(function (metric) {
+    return typeof metric.threshold === "number" || cases.some(function (item) { return (item.misses || []).indexOf(metric.name) >= 0; });
+  }).map(function (metric) { return metric.name; });
+
+  var state = {
+    text: "", tag: "", miss: "", status: "", changed: false, range: null,
+    sort: "rank", descending: false, page: 0, shown: null
+  };
 
   // --- small DOM helpers --------------------------------------------------------------
 
@@ -83,17 +119,34 @@
 
   // --- the table ----------------------------------------------------------------------
 
-  function columns() {
+  // Status, case, the diagnosis and the gated metrics come first; the column chooser shows
+  // or hides the rest (metrics only reported start hidden when some metric is gated).
+  function allColumns() {
     var list = [
-      { key: "rank", label: "status" },
-      { key: "id", label: "case" },
-      { key: "tags", label: "tags", fixed: true }
+      { key: "rank", label: "status", always: true },
+      { key: "id", label: "case", always: true }
     ];
-    metrics.forEach(function (metric) { list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric }); });
-    if (hasLatency) { list.push({ key: "latency", label: "latency" }); }
-    if (hasDeltas) { list.push({ key: "drop", label: "worst Δ" }); }
     if (hasDiagnosis) { list.push({ key: "diagnosis", label: "diagnosis" }); }
+    var gated = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) >= 0; });
+    var reported = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) < 0; });
+    gated.forEach(function (metric) { list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric }); });
+    if (hasDeltas) { list.push({ key: "drop", label: "worst Δ" }); }
+    list.push({ key: "tags", label: "tags", fixed: true });
+    reported.forEach(function (metric) {
+      list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric, hiddenByDefault: gated.length > 0 });
+    });
+    if (hasLatency) { list.push({ key: "latency", label: "latency" }); }
     return list;
+  }
+
+  function isShown(column) {
+    if (column.always) { return true; }
+    if (state.shown) { return state.shown.indexOf(column.key) >= 0; }
+    return !column.hiddenByDefault;
+  }
+
+  function columns() {
+    return allColumns().filter(isShown);
   }
 
   function sortValue(item, key) {
@@ -118,11 +171,22 @@
     return false;
   }
 
+  // A histogram bar's bin: [low, high), the last one closed at 1 as the chart counts it.
+  function inRange(item, range) {
+    if (item.errors && item.errors[range.metric] !== undefined) { return false; }
+    var score = item.scores ? item.scores[range.metric] : undefined;
+    if (typeof score !== "number") { return false; }
+    var bin = Math.min(9, Math.max(0, Math.floor(score * 10)));
+    return bin === Math.round(range.low * 10);
+  }
+
   function visibleCases() {
     var text = state.text.trim().toLowerCase();
     var shown = cases.filter(function (item) {
       if (state.tag && (item.tags || []).indexOf(state.tag) < 0) { return false; }
       if (state.miss && (item.misses || []).indexOf(state.miss) < 0) { return false; }
+      if (state.changed && !item.base) { return false; }
+      if (state.range && !inRange(item, state.range)) { return false; }
       if (state.status === "problem") {
         if (item.status === "pass") { return false; }
       } else if (state.status && item.status !== state.status) {
@@ -131,17 +195,22 @@
       return !text || item.haystack.indexOf(text) >= 0;
     });
     var key = state.sort;
+    // The cases are in rank order already, and filtering keeps it.
+    if (key === "rank" && !state.descending) { return shown; }
     var direction = state.descending ? -1 : 1;
-    shown.sort(function (a, b) {
-      var left = sortValue(a, key);
-      var right = sortValue(b, key);
+    // Each case's sort value is read once, not once per comparison: 20,000 cases sort in
+    // a few tens of milliseconds.
+    var keyed = shown.map(function (item) { return { item: item, value: sortValue(item, key) }; });
+    keyed.sort(function (a, b) {
+      var left = a.value;
+      var right = b.value;
       // Unscored cases (n/a, errored) go last whichever way the column is sorted.
       if (left === null && right !== null) { return 1; }
       if (right === null && left !== null) { return -1; }
       if (left !== null && left !== right) { return (left < right ? -1 : 1) * direction; }
-      return a.rank - b.rank;
+      return a.item.rank - b.item.rank;
     });
-    return shown;
+    return keyed.map(function (entry) { return entry.item; });
   }
 
   function renderHead() {
@@ -192,30 +261,63 @@
     return cell;
   }
 
-  function renderRow(item) {
+  function cellFor(item, column) {
+    var cell;
+    if (column.key === "rank") {
+      cell = element("td");
+      cell.appendChild(element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status));
+    } else if (column.key === "id") {
+      cell = element("td", "case-cell");
+      var link = element("a", "case-link", item.id);
+      link.setAttribute("href", "#" + item.anchor);
+      append(cell, [link, element("div", "question", item.question || ""), element("div", "muted", item.source)]);
+      if (item.base) { cell.appendChild(element("span", "changed-mark", item.base["new"] ? "new since baseline" : "changed since baseline")); }
+    } else if (column.key === "tags") {
+      cell = element("td");
+      (item.tags || []).forEach(function (tag) { cell.appendChild(element("span", "tag", tag)); });
+    } else if (column.metric) {
+      cell = scoreCell(item, column.metric);
+    } else if (column.key === "latency") {
+      cell = element("td", "score", typeof item.latency_s === "number" ? item.latency_s.toFixed(2) + " s" : "");
+    } else if (column.key === "drop") {
+      cell = element("td", "score", item.drop === null ? "" : signed(-item.drop));
+      if (item.drop !== null && item.drop > 1e-9) { cell.className += " miss"; }
+    } else {
+      cell = element("td", "", diagnosisText(item.diagnosis));
+    }
+    // On a phone each row is a card and each cell says what it is.
+    cell.setAttribute("data-label", column.label);
+    return cell;
+  }
+
+  function renderRow(item, shownColumns) {
     var row = element("tr");
     row.setAttribute("data-key", item.key);
     row.setAttribute("data-status", item.status);
-    var status = element("td");
-    status.appendChild(element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status));
-    var caseCell = element("td", "case-cell");
-    var link = element("a", "case-link", item.id);
-    link.setAttribute("href", "#" + item.anchor);
-    append(caseCell, [link, element("div", "question", item.question || ""), element("div", "muted", item.source)]);
-    var tags = element("td");
-    (item.tags || []).forEach(function (tag) { tags.appendChild(element("span", "tag", tag)); });
-    append(row, [status, caseCell, tags]);
-    metrics.forEach(function (metric) { row.appendChild(scoreCell(item, metric)); });
-    if (hasLatency) {
-      row.appendChild(element("td", "score", typeof item.latency_s === "number" ? item.latency_s.toFixed(2) + " s" : ""));
-    }
-    if (hasDeltas) {
-      var drop = element("td", "score", item.drop === null ? "" : signed(-item.drop));
-      if (item.drop !== null && item.drop > 1e-9) { drop.className += " miss"; }
-      row.appendChild(drop);
-    }
-    if (hasDiagnosis) { row.appendChild(element("td", "", diagnosisText(item.diagnosis))); }
+    shownColumns.forEach(function (column) { row.appendChild(cellFor(item, column)); });
     return row;
+  }
+
+  function renderColumnChooser() {
+    var list = document.getElementById("column-list");
+    if (!list || list.childNodes.length) { return; }
+    allColumns().forEach(function (column) {
+      if (column.always) { return; }
+      var label = element("label", "check");
+      var box = element("input");
+      box.type = "checkbox";
+      box.setAttribute("data-column", column.key);
+      box.checked = isShown(column);
+      box.addEventListener("change", function () {
+        state.shown = [];
+        list.querySelectorAll("input[data-column]").forEach(function (input) {
+          if (input.checked) { state.shown.push(input.getAttribute("data-column")); }
+        });
+        render();
+      });
+      append(label, [box, document.createTextNode(" " + column.label)]);
+      list.appendChild(label);
+    });
   }
 
   function render() {
@@ -225,7 +327,8 @@
     var start = state.page * PAGE_SIZE;
     var body = document.getElementById("case-rows");
     var fragment = document.createDocumentFragment();
-    shown.slice(start, start + PAGE_SIZE).forEach(function (item) { fragment.appendChild(renderRow(item)); });
+    var shownColumns = columns();
+    shown.slice(start, start + PAGE_SIZE).forEach(function (item) { fragment.appendChild(renderRow(item, shownColumns)); });
     body.textContent = "";
     body.appendChild(fragment);
     if (!shown.length) {
@@ -243,6 +346,79 @@
       : "";
     document.getElementById("page-prev").disabled = state.page === 0;
     document.getElementById("page-next").disabled = state.page >= pages - 1;
+    var chip = document.getElementById("filter-range");
+    chip.hidden = !state.range;
+    if (state.range) {
+      document.getElementById("filter-range-text").textContent =
+        state.range.metric + " from " + state.range.low.toFixed(1) + " to " + state.range.high.toFixed(1);
+    }
+    writeUrl();
+  }
+
+  // --- filter and sort in the URL -----------------------------------------------------
+  // The query string holds them (the fragment opens a case), so a link or a reload shows
+  // the same table.
+
+  function writeUrl() {
+    var params = [];
+    function put(name, value) { params.push(name + "=" + encodeURIComponent(value)); }
+    if (state.text) { put("q", state.text); }
+    if (state.tag) { put("tag", state.tag); }
+    if (state.miss) { put("miss", state.miss); }
+    if (state.status) { put("status", state.status); }
+    if (state.changed) { put("changed", "1"); }
+    if (state.range) { put("range", state.range.metric + ":" + state.range.low.toFixed(1)); }
+    if (state.sort !== "rank") { put("sort", state.sort); }
+    if (state.descending) { put("desc", "1"); }
+    if (state.page) { put("page", String(state.page + 1)); }
+    if (state.shown) { put("cols", state.shown.join(",")); }
+    var search = params.length ? "?" + params.join("&") : "";
+    if (search === window.location.search) { return; }
+    try {
+      window.history.replaceState(window.history.state, "", window.location.pathname + search + window.location.hash);
+    } catch (error) {
+      // A page opened where the URL cannot change keeps working without it.
+    }
+  }
+
+  function readUrl() {
+    var query = window.location.search.replace(/^\?/, "");
+    if (!query) { return; }
+    query.split("&").forEach(function (pair) {
+      var at = pair.indexOf("=");
+      var name = at < 0 ? pair : pair.slice(0, at);
+      var value = "";
+      try { value = decodeURIComponent((at < 0 ? "" : pair.slice(at + 1)).replace(/\+/g, " ")); } catch (error) { return; }
+      if (name === "q") { state.text = value; }
+      else if (name === "tag") { state.tag = value; }
+      else if (name === "miss" && metricByName[value]) { state.miss = value; }
+      else if (name === "status") { state.status = value; }
+      else if (name === "changed") { state.changed = value === "1"; }
+      else if (name === "range") {
+        var parts = value.split(":");
+        var low = parseFloat(parts.pop());
+        var metric = parts.join(":");
+        if (metricByName[metric] && low >= 0 && low < 1) { state.range = { metric: metric, low: low, high: Math.round(low * 10 + 1) / 10 }; }
+      }
+      else if (name === "sort") { state.sort = value; }
+      else if (name === "desc") { state.descending = value === "1"; }
+      else if (name === "page") { state.page = Math.max(0, (parseInt(value, 10) || 1) - 1); }
+      else if (name === "cols") { state.shown = value ? value.split(",") : []; }
+    });
+    var controls = { "filter-text": state.text, "filter-tag": state.tag, "filter-miss": state.miss, "filter-status": state.status };
+    Object.keys(controls).forEach(function (id) {
+      var control = document.getElementById(id);
+      if (control) { control.value = controls[id]; }
+    });
+    var changed = document.getElementById("filter-changed");
+    if (changed) { changed.checked = state.changed; }
+  }
+
+  function showCases() {
+    state.page = 0;
+    render();
+    var section = document.getElementById("cases");
+    if (section.scrollIntoView) { section.scrollIntoView({ block: "start" }); }
   }
 
   function sortBy(key) {
@@ -391,6 +567,140 @@
     }));
   }
 
+  // --- what changed since the baseline -------------------------------------------------
+
+  // The words of two answers as runs kept, removed and added: the longest common
+  // subsequence of their words (whitespace kept), the way a word-level diff reads.
+  function wordDiff(before, after) {
+    var a = before.split(/(\s+)/).filter(function (part) { return part !== ""; });
+    var b = after.split(/(\s+)/).filter(function (part) { return part !== ""; });
+    if (a.length * b.length > 4000000) { return null; }
+    var rows = [];
+    for (var i = 0; i <= a.length; i += 1) { rows.push(new Int32Array(b.length + 1)); }
+    for (i = a.length - 1; i >= 0; i -= 1) {
+      for (var j = b.length - 1; j >= 0; j -= 1) {
+        rows[i][j] = a[i] === b[j] ? rows[i + 1][j + 1] + 1 : Math.max(rows[i + 1][j], rows[i][j + 1]);
+      }
+    }
+    var runs = [];
+    function push(kind, text) {
+      var last = runs[runs.length - 1];
+      if (last && last.kind === kind) { last.text += text; } else { runs.push({ kind: kind, text: text }); }
+    }
+    i = 0;
+    j = 0;
+    while (i < a.length || j < b.length) {
+      if (i < a.length && j < b.length && a[i] === b[j]) { push("same", a[i]); i += 1; j += 1; }
+      else if (j < b.length && (i >= a.length || rows[i][j + 1] >= rows[i + 1][j])) { push("added", b[j]); j += 1; }
+      else { push("removed", a[i]); i += 1; }
+    }
+    return runs;
+  }
+
+  function diffSide(runs, keep, title) {
+    var box = element("div", "diff-side");
+    box.appendChild(element("h4", "", title));
+    var paragraph = element("p", "text answer-diff");
+    runs.forEach(function (run) {
+      if (run.kind === "same") { paragraph.appendChild(document.createTextNode(run.text)); }
+      else if (run.kind === keep) { paragraph.appendChild(element(keep === "removed" ? "del" : "ins", "diff-" + keep, run.text)); }
+    });
+    box.appendChild(paragraph);
+    return box;
+  }
+
+  function sharedWords(left, right) {
+    var words = left.toLowerCase().split(/\s+/);
+    var other = right.toLowerCase().split(/\s+/);
+    var common = words.filter(function (word) { return other.indexOf(word) >= 0; }).length;
+    return common / Math.max(words.length, other.length, 1);
+  }
+
+  // Claims whose verdict changed; a claim reworded between the runs ("2 TB" → "7 TB") is
+  // paired with the one it replaced when most of their words are shared.
+  function changedClaims(base, item) {
+    var before = {};
+    (base.claims || []).forEach(function (pair) { before[pair[0]] = pair[1]; });
+    var now = {};
+    var lines = [];
+    var added = [];
+    var claims = item.details && Array.isArray(item.details.faithfulness) ? item.details.faithfulness : [];
+    claims.forEach(function (claim) {
+      var text = String(claim.claim || "").trim();
+      var verdict = claimTone(claim).verdict;
+      now[text] = verdict;
+      if (!(text in before)) {
+        added.push({ text: text, verdict: verdict });
+      } else if (before[text] !== verdict) {
+        lines.push({ tone: verdict === "supported" ? "good" : "bad", label: before[text].replace(/_/g, " ") + " → " + verdict.replace(/_/g, " "), text: text, reason: "" });
+      }
+    });
+    var gone = Object.keys(before).filter(function (text) { return !(text in now); });
+    added.forEach(function (claim) {
+      var best = -1;
+      var bestShare = 0.5;
+      gone.forEach(function (text, index) {
+        var share = sharedWords(text, claim.text);
+        if (share >= bestShare) { best = index; bestShare = share; }
+      });
+      var tone = claim.verdict === "supported" ? "good" : "bad";
+      if (best >= 0) {
+        var old = gone.splice(best, 1)[0];
+        lines.push({
+          tone: tone, label: before[old].replace(/_/g, " ") + " → " + claim.verdict.replace(/_/g, " "),
+          text: claim.text, reason: "was: " + old
+        });
+      } else {
+        lines.push({ tone: tone, label: "new claim · " + claim.verdict.replace(/_/g, " "), text: claim.text, reason: "" });
+      }
+    });
+    gone.forEach(function (text) {
+      lines.push({ tone: "unknown", label: "no longer claimed · was " + before[text].replace(/_/g, " "), text: text, reason: "" });
+    });
+    return lines;
+  }
+
+  function changeSection(item) {
+    var base = item.base;
+    if (!base) { return null; }
+    if (base["new"]) { return section("Changed since baseline", [element("p", "muted", "A new case: the baseline has no case with this id.")]); }
+    var parts = [];
+    Object.keys(item.deltas || {}).forEach(function (name) {
+      var pair = item.deltas[name];
+      if (Math.abs(pair[1] - pair[0]) > 1e-9) {
+        parts.push(element("p", "score-change", name + " " + formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")"));
+      }
+    });
+    if (base.error !== undefined) {
+      parts.push(element("p", "", base.errored ? "The baseline errored: " + String(base.error || "").split("\n")[0] : "The baseline scored this case without error."));
+    }
+    if (typeof base.answer === "string") {
+      var runs = wordDiff(base.answer, item.answer || "");
+      var grid = element("div", "diff-grid");
+      if (runs) {
+        append(grid, [diffSide(runs, "removed", "Baseline answer"), diffSide(runs, "added", "This run")]);
+      } else {
+        append(grid, [
+          append(element("div", "diff-side"), [element("h4", "", "Baseline answer"), element("p", "text", base.answer)]),
+          append(element("div", "diff-side"), [element("h4", "", "This run"), element("p", "text", item.answer || "")])
+        ]);
+      }
+      parts.push(grid);
+    } else {
+      parts.push(element("p", "muted", "The answer is the same as in the baseline."));
+    }
+    if (base.claims) {
+      var lines = changedClaims(base, item);
+      if (lines.length) {
+        parts.push(element("h4", "", "Claim verdicts that changed"));
+        parts.push(itemList(lines));
+      }
+    }
+    var wrapper = section("Changed since baseline", parts);
+    wrapper.id = "panel-changes";
+    return wrapper;
+  }
+
   function renderPanel(item) {
     var content = document.getElementById("panel-content");
     content.textContent = "";
@@ -412,6 +722,8 @@
       content.appendChild(verdicts);
     }
     if (item.incomplete) { content.appendChild(element("p", "warning", "The run stopped before this case was fully scored.")); }
+    var changes = changeSection(item);
+    if (changes) { content.appendChild(changes); }
     if (item.error) { content.appendChild(section("Error", [element("pre", "error", item.error)])); }
 
     content.appendChild(section("Question", [element("p", "text", item.question || "")]));
@@ -581,6 +893,35 @@
   bind("filter-tag", "change", function (event) { state.tag = event.target.value; state.page = 0; render(); });
   bind("filter-miss", "change", function (event) { state.miss = event.target.value; state.page = 0; render(); });
   bind("filter-status", "change", function (event) { state.status = event.target.value; state.page = 0; render(); });
+  if (document.getElementById("filter-changed")) {
+    bind("filter-changed", "change", function (event) { state.changed = event.target.checked; state.page = 0; render(); });
+  }
+  bind("filter-range-clear", "click", function () { state.range = null; state.page = 0; render(); });
+  // A metric card lists the cases below its threshold; a histogram bar, the cases in its bin.
+  Array.prototype.forEach.call(document.querySelectorAll("#metrics .card[data-filter]"), function (card) {
+    card.addEventListener("click", function (event) {
+      if (event.target.closest("rect[data-metric], a, summary, details")) { return; }
+      state.miss = card.getAttribute("data-metric");
+      state.range = null;
+      document.getElementById("filter-miss").value = state.miss;
+      showCases();
+    });
+  });
+  function pickBar(bar) {
+    if (bar.getAttribute("data-count") === "0") { return; }
+    state.range = {
+      metric: bar.getAttribute("data-metric"),
+      low: parseFloat(bar.getAttribute("data-low")),
+      high: parseFloat(bar.getAttribute("data-high"))
+    };
+    showCases();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("#metrics rect[data-metric]"), function (bar) {
+    bar.addEventListener("click", function () { pickBar(bar); });
+    bar.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); pickBar(bar); }
+    });
+  });
   bind("page-prev", "click", function () { state.page -= 1; render(); });
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
@@ -591,6 +932,9 @@
   });
   window.addEventListener("hashchange", showFromHash);
 
+  readUrl();
+  renderColumnChooser();
   render();
   showFromHash();
+  }
 })();

@@ -1,0 +1,312 @@
+"""The run history: one compact JSON line per run, so a team sees how each metric moves.
+
+A plain JSON Lines file, written by ``--rag-gate-history PATH`` (setting ``history``) at the
+end of every run, or by ``rag-gate history REPORT… -o history.jsonl`` from saved reports;
+a team commits it or keeps it as a CI artifact, no server involved. Each line holds the
+run's time, commit, verdict and per-metric mean, interval and n::
+
+    {"rag_gate_history": 1, "time": "2026-05-01T12:00:00+00:00", "commit": "0123abc…",
+     "verdict": "passed", "cases": 62, "metrics": {"faithfulness": {"mean": 0.91, …}}}
+
+The HTML report draws each gated metric's trend from it and the pull-request comment gives
+one line per metric. A line that is not JSON, or JSON that is not an entry of ours (a file
+shared with other tools), is skipped with a warning naming the line: the history informs,
+it never decides, so a damaged line must not stop a run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..exceptions import ReportError
+from ..text_safety import json_text
+
+__all__ = [
+    "HISTORY_VERSION",
+    "HistoryEntry",
+    "HistoryMetric",
+    "append_history",
+    "entry_from_report",
+    "read_history",
+    "recent_runs",
+    "trend_chart",
+    "trend_line",
+]
+
+#: The value of an entry's ``rag_gate_history`` key, which tells our lines from others'.
+HISTORY_VERSION = 1
+
+#: Runs a trend shows, the current one included.
+TREND_RUNS = 20
+
+
+class HistoryMetric(BaseModel):
+    """One metric of one run: its mean and interval, the threshold then in force."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    mean: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+    threshold: float | None = None
+    direction: str = "min"
+    passed: bool | None = None
+
+
+class HistoryEntry(BaseModel):
+    """One run of the history file."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    rag_gate_history: int = HISTORY_VERSION
+    time: str
+    commit: str | None = None
+    run_url: str | None = None
+    verdict: str
+    cases: int | None = None
+    metrics: dict[str, HistoryMetric]
+
+    @property
+    def identity(self) -> tuple[str, str | None]:
+        """Time and commit: the same run added twice is one run."""
+        return self.time, self.commit
+
+    def line(self) -> str:
+        """The entry as one compact JSON line, without a newline."""
+        return json_text(self.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
+    """The history entry of a JSON report (as written, or as :func:`build_report` builds it).
+
+    >>> entry = entry_from_report({"generated_at": "2026-05-01T12:00:00+00:00",
+    ...     "verdict": "passed", "run": {"commit": "abc"},
+    ...     "metrics": {"faithfulness": {"mean": 0.9, "n": 3, "threshold": 0.8}}})
+    >>> entry.line()  # doctest: +NORMALIZE_WHITESPACE
+    '{"rag_gate_history":1,"time":"2026-05-01T12:00:00+00:00","commit":"abc","verdict":"passed","metrics":{"faithfulness":{"mean":0.9,"n":3,"threshold":0.8,"direction":"min"}}}'
+    """
+    run = report.get("run")
+    run = run if isinstance(run, Mapping) else {}
+    metrics: dict[str, HistoryMetric] = {}
+    stored = report.get("metrics")
+    for name, aggregate in (stored if isinstance(stored, Mapping) else {}).items():
+        aggregate = aggregate if isinstance(aggregate, Mapping) else {}
+        passed = aggregate.get("passed")
+        n = aggregate.get("n")
+        metrics[str(name)] = HistoryMetric(
+            mean=_number(aggregate.get("mean")),
+            ci_low=_number(aggregate.get("ci_low")),
+            ci_high=_number(aggregate.get("ci_high")),
+            n=n if isinstance(n, int) else 0,
+            threshold=_number(aggregate.get("threshold")),
+            direction="max" if aggregate.get("direction") == "max" else "min",
+            passed=passed if isinstance(passed, bool) else None,
+        )
+    gated = run.get("gated_cases")
+    commit, run_url = run.get("commit"), run.get("run_url")
+    return HistoryEntry(
+        time=str(report.get("generated_at") or ""),
+        commit=commit if isinstance(commit, str) else None,
+        run_url=run_url if isinstance(run_url, str) else None,
+        verdict=str(report.get("verdict") or "unknown"),
+        cases=gated if isinstance(gated, int) else None,
+        metrics=metrics,
+    )
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "entry"
+    return f"{where}: {problem['msg']}"
+
+
+def read_history(path: str | Path) -> tuple[list[HistoryEntry], list[str]]:
+    """The entries of a history file, and a warning for each line skipped.
+
+    A missing file is an empty history: the first run creates it.
+
+    Raises:
+        ReportError: The file exists but cannot be read.
+    """
+    source = Path(path)
+    if not source.exists():
+        return [], []
+    try:
+        text = source.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ReportError(f"Cannot read the history {source}: {error.strerror or error}.") from None
+    entries: list[HistoryEntry] = []
+    warnings: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as error:
+            warnings.append(f"{source} line {number}: not JSON ({error.msg}); skipped")
+            continue
+        if not isinstance(raw, dict) or raw.get("rag_gate_history") != HISTORY_VERSION:
+            warnings.append(
+                f"{source} line {number}: not a pytest-ragas-gate history entry (expected an "
+                f'object with "rag_gate_history": {HISTORY_VERSION}); skipped'
+            )
+            continue
+        try:
+            entries.append(HistoryEntry.model_validate(raw))
+        except ValidationError as error:
+            warnings.append(
+                f"{source} line {number}: invalid entry, {_first_problem(error)}; skipped"
+            )
+    return entries, warnings
+
+
+def append_history(path: str | Path, entries: Iterable[HistoryEntry]) -> int:
+    """Append the entries not already in the file (same time and commit); returns how many.
+
+    Raises:
+        ReportError: The file cannot be written.
+    """
+    target = Path(path)
+    existing, _ = read_history(target)
+    known = {entry.identity for entry in existing}
+    lines = []
+    for entry in entries:
+        if entry.identity not in known:
+            known.add(entry.identity)
+            lines.append(entry.line() + "\n")
+    if not lines:
+        return 0
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # A file that does not end its last line (edited by hand) gets one first.
+        needs_newline = (
+            target.exists()
+            and target.stat().st_size > 0
+            and (not target.read_bytes().endswith(b"\n"))
+        )
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write(("\n" if needs_newline else "") + "".join(lines))
+    except OSError as error:
+        raise ReportError(
+            f"Cannot write the history {target}: {error.strerror or error}."
+        ) from None
+    return len(lines)
+
+
+def recent_runs(
+    entries: Sequence[HistoryEntry], current: HistoryEntry, limit: int = TREND_RUNS
+) -> list[HistoryEntry]:
+    """The last ``limit`` runs ending with ``current`` (once, however it was recorded)."""
+    earlier = [entry for entry in entries if entry.identity != current.identity]
+    earlier.sort(key=lambda entry: entry.time)
+    return [*earlier[-(limit - 1) :], current] if limit > 1 else [current]
+
+
+_BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
+    """One line on a metric's course: a sparkline, the first and last means, the threshold.
+
+    >>> runs = [HistoryEntry(time=str(i), verdict="passed", metrics={"f": HistoryMetric(
+    ...     mean=m, threshold=0.8)}) for i, m in enumerate([0.9, 0.85, 0.7])]
+    >>> trend_line("f", runs)
+    '`f` █▆▁ 0.90 → 0.70 over 3 runs (threshold ≥ 0.80)'
+    """
+    means = [
+        (entry.metrics[metric].mean, entry.metrics[metric])
+        for entry in runs
+        if metric in entry.metrics and entry.metrics[metric].mean is not None
+    ]
+    if len(means) < 2:
+        return None
+    values = [float(mean) for mean, _ in means if mean is not None]
+    low, high = min(values), max(values)
+    span = high - low
+    spark = "".join(
+        _BLOCKS[0 if span < 1e-9 else round((value - low) / span * (len(_BLOCKS) - 1))]
+        for value in values
+    )
+    last = means[-1][1]
+    threshold = ""
+    if last.threshold is not None:
+        threshold = f" (threshold {'≤' if last.direction == 'max' else '≥'} {last.threshold:.2f})"
+    return (
+        f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs{threshold}"
+    )
+
+
+def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | None:
+    """The numbers of a metric card's trend SVG: one point per run, the threshold, the last.
+
+    The vertical scale spans the means, their intervals and the threshold, with a margin, so
+    a drift of a few hundredths is visible and the threshold line is always in the chart.
+    """
+    points = [
+        (index, entry, entry.metrics[metric])
+        for index, entry in enumerate(runs)
+        if metric in entry.metrics and entry.metrics[metric].mean is not None
+    ]
+    if len(points) < 2:
+        return None
+    threshold = points[-1][2].threshold
+    values = [
+        value
+        for _, _, figures in points
+        for value in (figures.mean, figures.ci_low, figures.ci_high)
+        if value is not None
+    ]
+    if threshold is not None:
+        values.append(threshold)
+    low, high = min(values), max(values)
+    margin = max(0.02, (high - low) * 0.1)
+    low, high = max(0.0, low - margin), min(1.0, high + margin) if high <= 1.0 else high + margin
+    if high - low < 1e-9:
+        high = low + 0.1
+    width, height = 200.0, 50.0
+    step = width / max(1, len(points) - 1)
+
+    def y(value: float) -> float:
+        return round(height - (value - low) / (high - low) * height, 2)
+
+    drawn = []
+    for index, (_, entry, figures) in enumerate(points):
+        mean = float(figures.mean or 0.0)
+        drawn.append(
+            {
+                "x": round(index * step, 2),
+                "y": y(mean),
+                "mean": mean,
+                "label": (
+                    f"{entry.time[:16].replace('T', ' ')}"
+                    + (f" {entry.commit[:7]}" if entry.commit else "")
+                    + f": {mean:.3f} ({entry.verdict})"
+                ),
+                "failed": figures.passed is False,
+            }
+        )
+    return {
+        "width": width,
+        "height": height,
+        "points": drawn,
+        "path": " ".join(
+            f"{'M' if index == 0 else 'L'}{point['x']} {point['y']}"
+            for index, point in enumerate(drawn)
+        ),
+        "current": drawn[-1],
+        "threshold": threshold,
+        "threshold_y": None if threshold is None else y(threshold),
+        "runs": len(drawn),
+        "low": round(low, 2),
+        "high": round(high, 2),
+    }
