@@ -10,6 +10,7 @@ pytest-xdist workers yields bit-identical aggregates and intervals to a serial r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -141,6 +142,17 @@ def aggregate_metric(
     ci = confidence_label(config.confidence)
 
     reasons = not_applicable_reasons(results, metric)
+    # What every aggregate of the metric says, scored or not.
+    counted: dict[str, Any] = {
+        "metric": metric,
+        "n": len(scores),
+        "not_applicable": not_applicable,
+        "errors": errors,
+        "threshold": threshold,
+        "rule": rule,
+        "direction": direction,
+        "judge_noise": noise,
+    }
     too_few = threshold is not None and len(scores) < config.min_cases
     if not scores:
         message = (
@@ -152,20 +164,13 @@ def aggregate_metric(
         if threshold is not None and reasons:
             message += ": give the cases the fields it needs, or set its threshold to null"
         return MetricAggregate(
-            metric=metric,
+            **counted,
             mean=None,
-            n=0,
-            not_applicable=not_applicable,
-            errors=errors,
             std=None,
             ci_low=None,
             ci_high=None,
-            threshold=threshold,
-            rule=rule,
             passed=None if threshold is None else False,
             message=message,
-            direction=direction,
-            judge_noise=noise,
         )
 
     n = len(scores)
@@ -208,22 +213,15 @@ def aggregate_metric(
     if too_few and passed is not False:
         passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
     return MetricAggregate(
-        metric=metric,
+        **counted,
         mean=average,
-        n=n,
-        not_applicable=not_applicable,
-        errors=errors,
         std=sample_std(scores),
         ci_low=ci_low,
         ci_high=ci_high,
-        threshold=threshold,
-        rule=rule,
         passed=passed,
         message=message,
-        direction=direction,
         labelled=len(labels),
         ppi=ppi,
-        judge_noise=noise,
     )
 
 

@@ -17,7 +17,7 @@ from ..settings.config import GateConfig
 from ..trust.agreement import MetricAgreement
 from .aggregates import MetricAggregate, TagVerdict
 from .baseline import BaselineComparison
-from .checks import GateCheck
+from .checks import CheckKind, GateCheck
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked
 from .judge_noise import noise_properties
@@ -185,21 +185,27 @@ def ungated_check(recommendation: str) -> GateCheck:
     )
 
 
+def _run_failure(name: CheckKind, message: str, cause: str) -> GateCheck:
+    """A failing check of the run itself, its line as its one property."""
+    return GateCheck(
+        name=name,
+        kind=name,
+        passed=False,
+        message=message,
+        cause=cause,
+        properties={"verdict": message},
+    )
+
+
 def unreadable_files_check(unreadable: Sequence[str]) -> GateCheck | None:
     """Golden files that could not be read: their cases were never scored."""
     if not unreadable:
         return None
-    message = (
+    return _run_failure(
+        "unreadable_files",
         f"{len(unreadable)} golden file(s) could not be read, so their cases were not "
-        "scored: " + "; ".join(problem.splitlines()[0] for problem in unreadable)
-    )
-    return GateCheck(
-        name="unreadable_files",
-        kind="unreadable_files",
-        passed=False,
-        message=message,
-        cause=f"{len(unreadable)} golden file(s) unreadable",
-        properties={"verdict": message},
+        "scored: " + "; ".join(problem.splitlines()[0] for problem in unreadable),
+        f"{len(unreadable)} golden file(s) unreadable",
     )
 
 
@@ -207,14 +213,10 @@ def case_thresholds_check(below_own: Sequence[str]) -> GateCheck | None:
     """Cases below their own per-case thresholds."""
     if not below_own:
         return None
-    message = f"{len(below_own)} case(s) below their own thresholds: {named(below_own)}"
-    return GateCheck(
-        name="case_thresholds",
-        kind="case_thresholds",
-        passed=False,
-        message=message,
-        cause=f"{len(below_own)} case(s) below their own thresholds",
-        properties={"verdict": message},
+    return _run_failure(
+        "case_thresholds",
+        f"{len(below_own)} case(s) below their own thresholds: {named(below_own)}",
+        f"{len(below_own)} case(s) below their own thresholds",
     )
 
 
@@ -222,14 +224,10 @@ def other_tests_check(others: Sequence[str]) -> GateCheck | None:
     """Other tests that failed in the same pytest run."""
     if not others:
         return None
-    message = f"{len(others)} other test(s) failed in this run: {named(others)}"
-    return GateCheck(
-        name="other_tests",
-        kind="other_tests",
-        passed=False,
-        message=message,
-        cause=f"{len(others)} other test(s) failed",
-        properties={"verdict": message},
+    return _run_failure(
+        "other_tests",
+        f"{len(others)} other test(s) failed in this run: {named(others)}",
+        f"{len(others)} other test(s) failed",
     )
 
 

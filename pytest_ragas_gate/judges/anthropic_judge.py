@@ -41,13 +41,13 @@ from .batching import (
     BatchApi,
     Batcher,
     BatchRequestError,
-    BatchSwitch,
     batch_custom_id,
 )
 from .prefix_order import PrefixOrder
 from .prompts import build_prompt, tool_definitions, tool_name
-from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
+from .reply_validation import Exchange, Followup, parse_json_text, reask_turns
 from .requests import JudgeRequest
+from .sdk_judge import SdkJudge
 from .transport import (
     AdaptiveLimiter,
     Failure,
@@ -55,7 +55,6 @@ from .transport import (
     RetryPolicy,
     classify_network_error,
     is_retryable_status,
-    judge_transport,
     retry_after_from_headers,
 )
 
@@ -116,7 +115,7 @@ def _bad_request_error() -> type[anthropic.BadRequestError]:
     return anthropic.BadRequestError
 
 
-class AnthropicJudge(BatchSwitch):
+class AnthropicJudge(SdkJudge):
     """Answers judge requests with Claude.
 
     Args:
@@ -152,19 +151,15 @@ class AnthropicJudge(BatchSwitch):
         force_tool: bool | None = None,
         seed: int | None = None,
     ) -> None:
-        self._model = model
         self.max_reasks = max_reasks
         self.max_tokens = max_tokens
         self.force_tool = (
             not model.startswith(_NO_FORCED_TOOL_PREFIXES) if force_tool is None else force_tool
         )
-        # The SDK client (and the SDK: over a second to import) is made on the first request,
-        # so a run whose every reply comes from the cache never loads it.
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self.transport = judge_transport(
-            "anthropic",
+        self._connect(
             model,
+            base_url=base_url,
+            timeout_s=timeout_s,
             classify=classify_anthropic_error,
             api_key=api_key,
             retry_policy=retry_policy,
@@ -173,18 +168,11 @@ class AnthropicJudge(BatchSwitch):
             rate_limiter=rate_limiter,
             seed=seed,
         )
-        self._secrets = self.transport.secrets
-        self._order = PrefixOrder()
 
     def _batch_api(self) -> BatchApi:
         from .batch_apis import AnthropicBatches
 
         return AnthropicBatches(lambda: self._client, self.transport)
-
-    def __repr__(self) -> str:
-        # Names the endpoint, never the key.
-        base_url = self._base_url or "the SDK default"
-        return f"AnthropicJudge(model={self._model!r}, base_url={base_url!r})"
 
     @functools.cached_property
     def _client(self) -> anthropic.AsyncAnthropic:
@@ -240,10 +228,6 @@ class AnthropicJudge(BatchSwitch):
         first = self.request_params(request)
         prefix = first["messages"][0]["content"][0]
         prefix_key = PrefixOrder.key(prefix["text"]) if "cache_control" in prefix else None
-        if self._batcher is not None:
-            # A batch job answers its requests in no set order, so holding one back until
-            # another of its case is answered would only cost a batch round trip.
-            prefix_key = None
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
             return self.request_params(request, followups) if followups else first
@@ -267,21 +251,12 @@ class AnthropicJudge(BatchSwitch):
                 message = await batcher.send(custom_id, params(followups), what=request.kind)
             return self._exchange(message, tool, 0)
 
-        async def call(followups: Sequence[Followup]) -> Exchange:
-            if self._batcher is not None:
-                return await batched(followups, self._batcher)
-            async with self._order.turn(prefix_key):
-                message, retries = await self.transport.send(
-                    lambda: attempt(followups), what=request.kind
-                )
-            return self._exchange(message, tool, retries)
-
-        return await ask_until_valid(
+        return await self._ask_through(
             request,
-            call,
-            max_reasks=self.max_reasks,
-            describe=self.transport.describe,
-            secrets=self._secrets,
+            prefix_key=prefix_key,
+            attempt=attempt,
+            batched=batched,
+            exchange=lambda message, retries: self._exchange(message, tool, retries),
         )
 
     def _stop_forcing_tool(self, problem: str, params: dict[str, Any]) -> bool:
@@ -333,10 +308,3 @@ class AnthropicJudge(BatchSwitch):
         else:
             problem = f"it did not call the {tool_name} tool"
         return Exchange(data=data, raw=raw, problem=problem, **tokens)
-
-    async def aclose(self) -> None:
-        """Cancel a running batch (an interrupted run), then close the SDK client."""
-        if self._batcher is not None:
-            await self._batcher.aclose()
-        if "_client" in self.__dict__:
-            await self._client.close()
