@@ -283,6 +283,14 @@ class GateOutcome:
         return self.result.ret
 
     @property
+    def stdout(self) -> pytest.LineMatcher:
+        return self.result.stdout
+
+    @property
+    def stderr(self) -> pytest.LineMatcher:
+        return self.result.stderr
+
+    @property
     def junit(self) -> ET.Element | None:
         if self.junit_path is None or not self.junit_path.exists():
             return None
