@@ -251,7 +251,7 @@ def gate_process_command(metrics: str, *extra: str) -> list[str]:
     ]
 
 
-def assert_no_traceback(result: pytest.RunResult) -> None:
+def assert_no_traceback(result: pytest.RunResult | GateOutcome) -> None:
     """The run printed neither a traceback nor an internal error."""
     text = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in text, text
