@@ -329,7 +329,7 @@ def gate_run(
     report: str | None = "report.json",
     junit: str | None = None,
     markdown: str | None = None,
-    randomly: bool = True,
+    disable: Sequence[str] = (),
     subprocess: bool = False,
     tracebacks: bool = True,
     **options: object,
@@ -342,7 +342,7 @@ def gate_run(
         report: Where the JSON report goes (None: no report).
         junit: Where the JUnit XML goes (None: none).
         markdown: Where the Markdown summary goes (as ``GITHUB_STEP_SUMMARY``).
-        randomly: False runs with ``-p no:randomly``.
+        disable: Plugins to run without (``-p no:NAME`` each), e.g. ``("randomly",)``.
         subprocess: Run pytest in a process of its own.
         tracebacks: False fails the test when the run printed a traceback.
         options: Each ``name=value`` as ``--rag-gate-name=value`` (True: a bare flag;
@@ -354,8 +354,8 @@ def gate_run(
     command = ["--rag-gate", *_option("report", report), *_option("junit", junit)]
     for name, value in options.items():
         command += _option(name, value)
-    if not randomly:
-        command += ["-p", "no:randomly"]
+    for plugin in disable:
+        command += ["-p", f"no:{plugin}"]
     command += args
     with pytest.MonkeyPatch.context() as patch:
         if markdown is not None:

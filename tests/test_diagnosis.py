@@ -20,7 +20,7 @@ from pytest_ragas_gate.settings.config import GateConfig
 from pytest_ragas_gate.settings.options import parse_threshold
 
 #: How every run of this module gates: the offline judge, both reports, fixed order.
-OPTIONS: dict[str, Any] = {"judge": "offline", "junit": "junit.xml", "randomly": False}
+OPTIONS: dict[str, Any] = {"judge": "offline", "junit": "junit.xml", "disable": ("randomly",)}
 
 
 def scored(**scores: float | None) -> CaseResult:

@@ -26,7 +26,7 @@ OPTIONS: dict[str, Any] = {
     "cache": "off",
     "junit": "junit.xml",
     "metrics": "faithfulness",
-    "randomly": False,
+    "disable": ("randomly",),
 }
 
 

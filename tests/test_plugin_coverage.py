@@ -35,7 +35,7 @@ OPTIONS: dict[str, Any] = {
     "cache": "off",
     "metrics": "faithfulness",
     "junit": "junit.xml",
-    "randomly": False,
+    "disable": ("randomly",),
     "tracebacks": False,
 }
 

@@ -38,7 +38,7 @@ HALLUCINATED = {
 }
 
 #: How every run of this module gates: the anthropic judge, both reports, fixed order.
-OPTIONS: dict[str, Any] = {"judge": "anthropic", "junit": "junit.xml", "randomly": False}
+OPTIONS: dict[str, Any] = {"judge": "anthropic", "junit": "junit.xml", "disable": ("randomly",)}
 
 
 @pytest.fixture
@@ -181,7 +181,7 @@ def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server:
     for shard in ("1/2", "2/2"):
         name = f"shard{shard[0]}.json"
         result, shard_report = gate_run(
-            pytester, shard=shard, report=name, judge="anthropic", randomly=False
+            pytester, shard=shard, report=name, judge="anthropic", disable=("randomly",)
         )
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         assert shard_report["verdict"] == "error"

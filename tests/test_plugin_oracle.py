@@ -55,7 +55,7 @@ OPTIONS: dict[str, Any] = {
     "judge": "offline",
     "cache": "off",
     "target": "oracle_app:answer",
-    "randomly": False,
+    "disable": ("randomly",),
 }
 
 
