@@ -209,6 +209,7 @@ def evaluate_gate(
     top = aggregates.get("top_doc_usage")
     alignment = None if top is None else ignored_top_ranked(top.mean, top.n)
 
+    errored = sum(1 for result in ordered if result.errored)
     error_rate = error_rate_check(ordered, config, nothing_gated(facts))
     checks = [
         *(metric_check(aggregate, config) for aggregate in aggregates.values()),
@@ -264,8 +265,8 @@ def evaluate_gate(
         metrics=aggregates,
         tags=tags,
         total_cases=len(ordered),
-        errored_cases=int(error_rate.properties["errored_cases"]),
-        error_rate=_rate(ordered),
+        errored_cases=errored,
+        error_rate=errored / len(ordered) if ordered else 0.0,
         max_error_rate=config.max_error_rate,
         error_rate_passed=error_rate.passed is True,
         error_rate_message=error_rate.message,
@@ -283,10 +284,6 @@ def evaluate_gate(
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
     )
-
-
-def _rate(results: Sequence[CaseResult]) -> float:
-    return sum(1 for result in results if result.errored) / len(results) if results else 0.0
 
 
 def _status(
