@@ -182,9 +182,17 @@ def test_min_judge_agreement_fails_the_run_and_merge_reproduces_it(
         assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
         result.stdout.fnmatch_lines(["FAILED * judge too noisy for this metric: agreement *"])
         shards.append(name)
-    full = gate_run(pytester, **OPTIONS)
+    full = gate_run(pytester, junit="junit.xml", **OPTIONS)
     assert full.ret == pytest.ExitCode.TESTS_FAILED
     full.stdout.fnmatch_lines(["Block deployment — *judge too noisy for this metric: *"])
+    # A CI view shows the noisy judge as a failing check of its own, as the JSON report does.
+    noisy = [check for check in full.report["checks"] if check["kind"] == "judge_noise"]
+    assert noisy and all(check["passed"] is False for check in noisy)
+    suite = full.gate_suite()
+    for check in noisy:
+        failure = suite.find(f"testcase[@name='{check['name']}']/failure")
+        assert failure is not None and failure.get("type") == "RagGateJudgeNoise"
+        assert failure.get("message") == check["message"]
     status, output = rag_gate("merge", *shards, "-o", "merged.json")
     assert status == 1, output
     merged = read_report(pytester.path / "merged.json")
