@@ -278,6 +278,10 @@ class GateOutcome:
     def __iter__(self) -> Iterator[Any]:
         return iter((self.result, self.report))
 
+    def __getattr__(self, name: str) -> Any:
+        # What else a pytest RunResult offers: assert_outcomes, parseoutcomes, outlines …
+        return getattr(self.result, name)
+
     @property
     def ret(self) -> int | pytest.ExitCode:
         return self.result.ret
