@@ -55,6 +55,7 @@ from .transport import (
     RetryPolicy,
     classify_network_error,
     is_retryable_status,
+    judge_transport,
     retry_after_from_headers,
 )
 
@@ -156,10 +157,9 @@ class AnthropicJudge(SdkJudge):
         self.force_tool = (
             not model.startswith(_NO_FORCED_TOOL_PREFIXES) if force_tool is None else force_tool
         )
-        self._connect(
+        transport = judge_transport(
+            "anthropic",
             model,
-            base_url=base_url,
-            timeout_s=timeout_s,
             classify=classify_anthropic_error,
             api_key=api_key,
             retry_policy=retry_policy,
@@ -168,6 +168,7 @@ class AnthropicJudge(SdkJudge):
             rate_limiter=rate_limiter,
             seed=seed,
         )
+        self._connect(model, base_url=base_url, timeout_s=timeout_s, transport=transport)
 
     def _batch_api(self) -> BatchApi:
         from .batch_apis import AnthropicBatches

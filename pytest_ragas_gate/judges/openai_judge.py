@@ -51,6 +51,7 @@ from .transport import (
     RetryPolicy,
     classify_network_error,
     is_retryable_status,
+    judge_transport,
     retry_after_from_headers,
 )
 
@@ -152,10 +153,9 @@ class OpenAIJudge(SdkJudge):
         self.response_format = _RESPONSE_FORMATS[0]
         require_openai()
         self._api_key = api_key
-        self._connect(
+        transport = judge_transport(
+            "openai",
             model,
-            base_url=base_url,
-            timeout_s=timeout_s,
             classify=classify_openai_error,
             api_key=api_key,
             retry_policy=retry_policy,
@@ -164,6 +164,7 @@ class OpenAIJudge(SdkJudge):
             rate_limiter=rate_limiter,
             seed=seed,
         )
+        self._connect(model, base_url=base_url, timeout_s=timeout_s, transport=transport)
 
     def _batch_api(self) -> BatchApi:
         from .batch_apis import OpenAIBatches

@@ -16,7 +16,7 @@ from .batching import Batcher, BatchSwitch
 from .prefix_order import PrefixOrder
 from .reply_validation import Exchange, Followup, ask_until_valid
 from .requests import JudgeRequest
-from .transport import AdaptiveLimiter, ClassifyError, RateLimiter, RetryPolicy, judge_transport
+from .transport import Transport
 
 __all__ = ["SdkJudge"]
 
@@ -30,35 +30,18 @@ class SdkJudge(BatchSwitch):
     _order: PrefixOrder
 
     def _connect(
-        self,
-        model: str,
-        *,
-        base_url: str | None,
-        timeout_s: float,
-        classify: ClassifyError,
-        api_key: str | None,
-        retry_policy: RetryPolicy | None,
-        max_retries: int,
-        limiter: AdaptiveLimiter | None,
-        rate_limiter: RateLimiter | None,
-        seed: int | None,
+        self, model: str, *, base_url: str | None, timeout_s: float, transport: Transport
     ) -> None:
-        """Set up the transport; the SDK client (a second to import) waits for a request."""
+        """Keep the endpoint and transport.
+
+        The SDK client (a second to import) waits for the first request, so a run whose
+        every reply comes from the cache never loads it.
+        """
         self._model = model
         self._base_url = base_url
         self._timeout_s = timeout_s
-        self.transport = judge_transport(
-            self.kind,
-            model,
-            classify=classify,
-            api_key=api_key,
-            retry_policy=retry_policy,
-            max_retries=max_retries,
-            limiter=limiter,
-            rate_limiter=rate_limiter,
-            seed=seed,
-        )
-        self._secrets = self.transport.secrets
+        self.transport = transport
+        self._secrets = transport.secrets
         self._order = PrefixOrder()
 
     async def _ask_through(
