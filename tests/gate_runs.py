@@ -5,6 +5,7 @@
   ``rag_gate.yaml``.
 - The fake judge: pointing a gate run at the fake server (:func:`use_fake_judge`), or a
   judge built directly on it (:func:`make_judge`), with fast retries either way.
+- Running the gate: :func:`gate_run` (options as keywords, the reports read back).
 - Reports: reading what a run wrote (JSON report, JUnit), and building JSON reports in
   memory for the tests of the ``rag-gate`` command and the baseline.
 """
@@ -15,7 +16,8 @@ import json
 import math
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -249,11 +251,131 @@ def gate_process_command(metrics: str, *extra: str) -> list[str]:
     ]
 
 
-def assert_no_traceback(result: pytest.RunResult) -> None:
+def assert_no_traceback(result: pytest.RunResult | GateOutcome) -> None:
     """The run printed neither a traceback nor an internal error."""
     text = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in text, text
     assert "INTERNALERROR" not in text, text
+
+
+# --- running the gate -------------------------------------------------------------------------
+
+
+@dataclass
+class GateOutcome:
+    """A gate run and the reports it wrote, read back.
+
+    It unpacks as ``result, report``, the two things most tests read. ``report`` is ``{}``
+    when the run wrote none (a usage error); ``junit`` the root of the JUnit file, or None.
+    """
+
+    result: pytest.RunResult
+    report: dict[str, Any]
+    directory: Path
+    junit_path: Path | None = None
+    markdown_path: Path | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.result, self.report))
+
+    def __getattr__(self, name: str) -> Any:
+        # What else a pytest RunResult offers: assert_outcomes, parseoutcomes, outlines …
+        return getattr(self.result, name)
+
+    @property
+    def ret(self) -> int | pytest.ExitCode:
+        return self.result.ret
+
+    @property
+    def stdout(self) -> pytest.LineMatcher:
+        return self.result.stdout
+
+    @property
+    def stderr(self) -> pytest.LineMatcher:
+        return self.result.stderr
+
+    @property
+    def junit(self) -> ET.Element | None:
+        if self.junit_path is None or not self.junit_path.exists():
+            return None
+        return ET.parse(self.junit_path).getroot()
+
+    def gate_suite(self) -> ET.Element:
+        """The JUnit ``rag-gate`` suite."""
+        root = self.junit
+        assert root is not None, "the run wrote no JUnit file"
+        suite = root.find("testsuite[@name='rag-gate']")
+        assert suite is not None
+        return suite
+
+    @property
+    def markdown(self) -> str | None:
+        if self.markdown_path is None or not self.markdown_path.exists():
+            return None
+        return self.markdown_path.read_text(encoding="utf-8")
+
+
+def _option(name: str, value: object) -> list[str]:
+    """``--rag-gate-NAME=VALUE``; a flag for True, nothing for None/False, one per item."""
+    flag = "--rag-gate-" + name.replace("_", "-")
+    if value is None or value is False:
+        return []
+    if value is True:
+        return [flag]
+    if isinstance(value, list | tuple):
+        return [f"{flag}={item}" for item in value]
+    return [f"{flag}={value}"]
+
+
+def gate_run(
+    pytester: pytest.Pytester,
+    *args: str,
+    report: str | None = "report.json",
+    junit: str | None = None,
+    markdown: str | None = None,
+    disable: Sequence[str] = (),
+    subprocess: bool = False,
+    tracebacks: bool = True,
+    **options: object,
+) -> GateOutcome:
+    """Run ``pytest --rag-gate`` in ``pytester``'s directory and read back what it wrote.
+
+    Args:
+        pytester: The directory and runner.
+        args: Further command-line arguments (paths, ``-k``, ``-n 2``, raw options).
+        report: Where the JSON report goes (None: no report).
+        junit: Where the JUnit XML goes (None: none).
+        markdown: Where the Markdown summary goes (as ``GITHUB_STEP_SUMMARY``).
+        disable: Plugins to run without (``-p no:NAME`` each), e.g. ``("randomly",)``.
+        subprocess: Run pytest in a process of its own.
+        tracebacks: False fails the test when the run printed a traceback.
+        options: Each ``name=value`` as ``--rag-gate-name=value`` (True: a bare flag;
+            a list: the option once per item).
+
+    Returns:
+        The outcome: the run's result with its reports read back.
+    """
+    command = ["--rag-gate", *_option("report", report), *_option("junit", junit)]
+    for name, value in options.items():
+        command += _option(name, value)
+    for plugin in disable:
+        command += ["-p", f"no:{plugin}"]
+    command += args
+    with pytest.MonkeyPatch.context() as patch:
+        if markdown is not None:
+            patch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / markdown))
+        run = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+        result = run(*command)
+    if not tracebacks:
+        assert_no_traceback(result)
+    report_path = None if report is None else pytester.path / report
+    return GateOutcome(
+        result=result,
+        report=read_report(report_path) if report_path and report_path.exists() else {},
+        directory=pytester.path,
+        junit_path=None if junit is None else pytester.path / junit,
+        markdown_path=None if markdown is None else pytester.path / markdown,
+    )
 
 
 #: The metrics of the reports built in memory.

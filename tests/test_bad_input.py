@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from gate_runs import GOOD as FOUNDERS
 from gate_runs import assert_no_traceback, csv_rows
 
 GOOD: dict[str, Any] = {
@@ -83,6 +84,7 @@ CONTEXTS = json.dumps(GOOD["contexts"])
 CATALOGUE = [
     # --- files that cannot be read at all: exit 4 ------------------------------------------
     Bad("golden.json", b'[{"question": "Q?",\n', "file", "*golden.json:2:1: *not valid JSON*"),
+    Bad("golden.json", b'[{"question": "Q?",', "file", "*golden.json:1*"),
     # Python 3.13 reports this trailing comma on line 1, earlier versions on line 2.
     Bad("golden.json", b'[{"question": "Q?"},\n]', "file", "*golden.json:[12]:*not valid JSON*"),
     Bad(
@@ -345,6 +347,29 @@ def test_bad_input_gives_a_clear_message(pytester: pytest.Pytester, entry: Bad) 
         result.assert_outcomes(passed=entry.passed)
     if entry.message:
         result.stdout.fnmatch_lines([entry.message])
+
+
+def test_malformed_row_errors_and_the_others_still_run(pytester: pytest.Pytester) -> None:
+    path = pytester.path / "golden.jsonl"
+    path.write_text(
+        json.dumps({**FOUNDERS, "id": "a"})
+        + "\n"
+        + json.dumps({"id": "bad", "question": "Q?", "contexts": "not a list"})
+        + "\n"
+        + "{not json\n"
+        + json.dumps({**FOUNDERS, "id": "b"})
+        + "\n",
+        encoding="utf-8",
+    )
+    result = pytester.runpytest("--rag-gate", "-rA")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=2, errors=2)
+    result.stdout.fnmatch_lines(["*golden.jsonl:2: field 'contexts'*"])
+    result.stdout.fnmatch_lines(["*golden.jsonl:3:*"])
+    result.stdout.fnmatch_lines(
+        ["FAILED 2 of 4 case(s) errored (50% > max_error_rate 0%)", "RAG gate: FAILED"]
+    )
+    assert_no_traceback(result)
 
 
 @pytest.mark.slow

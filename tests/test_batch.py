@@ -26,9 +26,11 @@ from gate_runs import (
     FAST_RETRIES,
     FAST_RETRY_POLICY,
     TEST_KEY,
+    GateOutcome,
     assert_no_traceback,
     case_row,
     gate_process_command,
+    gate_run,
     make_judge,
     read_report,
     use_fake_judge,
@@ -59,7 +61,7 @@ def _setup(pytester: pytest.Pytester, api: str, **settings: Any) -> None:
     write_config(pytester.path, **config)
 
 
-def _assert_picked_up_and_submitted_once(result: pytest.RunResult, server: FakeLLM) -> None:
+def _assert_picked_up_and_submitted_once(result: GateOutcome, server: FakeLLM) -> None:
     """The run passed on the batch an earlier run left, and no request went out twice."""
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
@@ -69,10 +71,8 @@ def _assert_picked_up_and_submitted_once(result: pytest.RunResult, server: FakeL
     assert len(submitted) == len(set(submitted)) == 4 * CASES
 
 
-def _run(pytester: pytest.Pytester, *extra: str, report: str = "report.json") -> Any:
-    return pytester.runpytest(
-        "--rag-gate", f"--rag-gate-metrics={METRICS}", f"--rag-gate-report={report}", *extra
-    )
+#: Every run of this module gates these metrics.
+OPTIONS: dict[str, Any] = {"metrics": METRICS}
 
 
 def _scores(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -101,7 +101,7 @@ def _direct_scores(
 ) -> dict[str, dict[str, Any]]:
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server, api)
-        result = _run(pytester, report="direct.json")
+        result = gate_run(pytester, report="direct.json", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     return _scores(read_report(pytester.path / "direct.json"))
 
@@ -115,7 +115,7 @@ def test_a_batch_run_scores_like_a_direct_run(
     direct = _direct_scores(pytester, monkeypatch, api)
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server, api)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert _scores(read_report(pytester.path / "report.json")) == direct
     assert server.judge_requests() == []
@@ -128,7 +128,7 @@ def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
     _setup(pytester, api)
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server, api)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["rag-gate: judge * — batch mode: requests go through *"])
@@ -168,7 +168,7 @@ def test_requests_a_batch_did_not_answer_are_errors_and_the_gate_fails(
         server.fail_in_batch("errored", _verifies(1))
         server.fail_in_batch("expired", _verifies(4))
         use_fake_judge(monkeypatch, server, api)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "report.json")
@@ -196,7 +196,7 @@ def test_an_expired_batch_leaves_the_unprocessed_cases_in_error(
     _setup(pytester, api)
     with FakeLLM(batch_expire_after=10) as server:
         use_fake_judge(monkeypatch, server, api)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report = read_report(pytester.path / "report.json")
@@ -214,7 +214,7 @@ def test_invalid_replies_are_asked_again_in_a_later_batch(
     with FakeLLM() as server:
         server.fail(INVALID, calls=[1, 2])
         use_fake_judge(monkeypatch, server)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert _scores(read_report(pytester.path / "report.json")) == direct
     # The two re-asks went in a later batch (with the claim verifications), not directly.
@@ -234,7 +234,7 @@ def test_a_batch_whose_polling_failed_is_picked_up_by_the_next_run(
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server)
         server.batch_status_error = 503
-        failed = _run(pytester, "--rag-gate-batch")
+        failed = gate_run(pytester, batch=True, **OPTIONS)
         assert failed.ret == pytest.ExitCode.TESTS_FAILED
         errors = _errors(read_report(pytester.path / "report.json"))
         assert len(errors) == CASES
@@ -243,7 +243,7 @@ def test_a_batch_whose_polling_failed_is_picked_up_by_the_next_run(
         assert len(_state_files(pytester)) == 1
 
         server.batch_status_error = None
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     # The first requests were submitted once; only the verifications made a new batch.
     _assert_picked_up_and_submitted_once(result, server)
     assert len(server.batch_creates()) == 2
@@ -257,10 +257,10 @@ def test_a_cached_rerun_submits_no_batch(
     _setup(pytester, "openai", cache="readwrite")
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server, "openai")
-        first = _run(pytester, "--rag-gate-batch", report="first.json")
+        first = gate_run(pytester, batch=True, report="first.json", **OPTIONS)
         assert first.ret == pytest.ExitCode.OK
         creates = len(server.batch_creates())
-        again = _run(pytester, "--rag-gate-batch", report="again.json")
+        again = gate_run(pytester, batch=True, report="again.json", **OPTIONS)
     assert again.ret == pytest.ExitCode.OK
     assert len(server.batch_creates()) == creates == 2
     assert "rag-gate: batch" not in again.stderr.str()
@@ -467,7 +467,7 @@ def test_a_batch_left_by_a_killed_run_is_picked_up_not_submitted_again(
         process.communicate(timeout=60)
         server.batch_polls = 0  # the provider finishes the batch meanwhile
         use_fake_judge(monkeypatch, server)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     _assert_picked_up_and_submitted_once(result, server)
     assert server.batch_cancels() == []
 
@@ -544,7 +544,7 @@ def test_ctrl_c_keeps_what_the_batch_answered_and_a_rerun_sends_only_the_rest(
         server.batch_stall_at = None
         server.batch_polls = 0
         use_fake_judge(monkeypatch, server)
-        result = _run(pytester, "--rag-gate-batch")
+        result = gate_run(pytester, batch=True, **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     rerun = read_report(pytester.path / "report.json")

@@ -7,9 +7,7 @@ the errored item's message (file, line and field), and the JSON and JUnit report
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 from pathlib import Path
@@ -17,7 +15,7 @@ from typing import Any
 
 import pytest
 from fakellm import FakeCall, FakeLLM, Raw, default_reply
-from gate_runs import assert_no_traceback, read_report, use_fake_judge
+from gate_runs import csv_rows, gate_run, read_report, use_fake_judge
 from lxml import etree
 
 from pytest_ragas_gate.golden.loading import load_golden_file
@@ -52,20 +50,8 @@ def jsonl_around(*lines: str) -> str:
     return "\n".join(rows) + "\n"
 
 
-def run_gate(pytester: pytest.Pytester, *extra: str) -> pytest.RunResult:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-metrics",
-        METRICS,
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-junit",
-        "junit.xml",
-        "-rA",
-        *extra,
-    )
-    assert_no_traceback(result)
-    return result
+#: How every run of this module gates: both reports, every outcome listed, no traceback.
+OPTIONS: dict[str, Any] = {"metrics": METRICS, "junit": "junit.xml", "tracebacks": False}
 
 
 def assert_junit_is_valid(pytester: pytest.Pytester) -> Any:
@@ -112,7 +98,7 @@ def test_a_lone_surrogate_in_jsonl_errors_only_its_case(
     pytester: pytest.Pytester, line: str, field: str
 ) -> None:
     (pytester.path / "golden.jsonl").write_text(jsonl_around(line), encoding="utf-8")
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines([f"*golden.jsonl:3: field '{field}': {SURROGATE_MESSAGE}*"])
@@ -124,7 +110,7 @@ def test_a_lone_surrogate_in_jsonl_errors_only_its_case(
 def test_a_lone_surrogate_in_a_field_name_names_the_field(pytester: pytest.Pytester) -> None:
     line = f'{{"id": "s", "question": "Q?", "note{LONE}": "x"}}'
     (pytester.path / "golden.jsonl").write_text(jsonl_around(line), encoding="utf-8")
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(
         [f"*golden.jsonl:3: field 'note\\ud800': its name {SURROGATE_MESSAGE}*"]
@@ -141,7 +127,7 @@ def test_a_lone_surrogate_in_a_json_list_of_cases(pytester: pytest.Pytester) -> 
         + "\n]\n"
     )
     (pytester.path / "golden.json").write_text(text, encoding="utf-8")
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines([f"*golden.json:3: field 'question': {SURROGATE_MESSAGE}*"])
@@ -155,7 +141,7 @@ def test_a_lone_surrogate_escape_in_yaml_errors_only_its_case(pytester: pytest.P
         "- id: good-2\n  question: Who founded Microsoft?\n  answer: Bill Gates.\n"
     )
     (pytester.path / "golden.yaml").write_text(text, encoding="utf-8")
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines([f"*golden.yaml:4: field 'question': {SURROGATE_MESSAGE}*"])
@@ -164,7 +150,7 @@ def test_a_lone_surrogate_escape_in_yaml_errors_only_its_case(pytester: pytest.P
 def test_a_yaml_escape_past_unicode_is_still_a_file_error(pytester: pytest.Pytester) -> None:
     text = f'- id: a\n  question: "Who \\U00110000 founded it?"\n- question: "{LONE}"\n'
     (pytester.path / "golden.yaml").write_text(text, encoding="utf-8")
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(["*golden.yaml:2:*: the file is not valid YAML*"])
 
@@ -176,18 +162,11 @@ def test_a_lone_surrogate_in_a_csv_list_cell(pytester: pytest.Pytester) -> None:
         ["bad", GOOD["question"], f'["ok", "{LONE}"]'],
         ["bad-python", GOOD["question"], f"['ok', '{LONE}']"],
     ]
-    (pytester.path / "golden.csv").write_text(csv_text(rows), encoding="utf-8")
-    result = run_gate(pytester)
+    (pytester.path / "golden.csv").write_text(csv_rows(rows), encoding="utf-8")
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     result.assert_outcomes(passed=1, errors=2)
     for line in (3, 4):
         result.stdout.fnmatch_lines([f"*golden.csv:{line}: field 'contexts': {SURROGATE_MESSAGE}*"])
-
-
-def test_surrogate_pairs_are_ordinary_text(tmp_path: Path) -> None:
-    path = tmp_path / "golden.jsonl"
-    path.write_text('{"id": "emoji", "question": "Why \\ud83d\\ude00?"}\n', encoding="utf-8")
-    (case,) = load_golden_file(path).cases
-    assert case.question == "Why \U0001f600?"
 
 
 def test_a_golden_file_name_that_is_not_utf8_is_a_clear_file_error(
@@ -198,7 +177,7 @@ def test_a_golden_file_name_that_is_not_utf8_is_a_clear_file_error(
     name = os.fsdecode(b"golden_\xff.jsonl")
     (folder / name).write_text(json.dumps(good(2)) + "\n", encoding="utf-8")
     # pytest's own last-failed cache cannot store such a node id; the gate's reports can.
-    result = run_gate(pytester, "golden", "-p", "no:cacheprovider")
+    result = gate_run(pytester, "-rA", "golden", "-p", "no:cacheprovider", **OPTIONS).result
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     message = "golden/golden_\\xff.jsonl: the file name is not valid UTF-8, so no report "
     result.stdout.fnmatch_lines([f"*{message}*"])
@@ -223,9 +202,8 @@ def test_a_judge_reply_with_a_lone_surrogate_still_writes_every_report(
     with FakeLLM(responder=responder) as server:
         use_fake_judge(monkeypatch, server, api="openai")
         (pytester.path / "golden.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
-        result = run_gate(pytester, "--rag-gate-judge", "openai", "--rag-gate-cache-dir", "cache")
+        result, report = gate_run(pytester, "-rA", judge="openai", cache_dir="cache", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    report = read_report(pytester.path / "report.json")
     (case,) = report["cases"]
     assert case["details"]["faithfulness"][0]["reason"] == "cut short \ud83d"
     assert_junit_is_valid(pytester)
@@ -233,13 +211,6 @@ def test_a_judge_reply_with_a_lone_surrogate_still_writes_every_report(
 
 
 # --- pandas' numpy-form list cells ---------------------------------------------------------
-
-
-def csv_text(rows: list[list[str]]) -> str:
-    """Rows as pandas' ``to_csv`` quotes them (``csv.QUOTE_MINIMAL``, ``\\n`` line ends)."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
 
 
 def test_csv_contexts_written_from_a_ragas_dataset_keep_each_chunk(
@@ -267,7 +238,7 @@ def test_csv_contexts_written_from_a_ragas_dataset_keep_each_chunk(
         ],
     ]
     path = pytester.path / "golden.csv"
-    path.write_text(csv_text(rows), encoding="utf-8")
+    path.write_text(csv_rows(rows), encoding="utf-8")
     first, second = load_golden_file(path).cases
     assert first.context_texts == [
         "Apple was founded in 1976 by Steve Jobs and Steve Wozniak in Cupertino.",
@@ -278,31 +249,9 @@ def test_csv_contexts_written_from_a_ragas_dataset_keep_each_chunk(
         "Apple Park opened in 2017.",
         "It is a ring-shaped building.",
     ]
-    result = run_gate(pytester)
+    result, report = gate_run(pytester, "-rA", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    report = read_report(pytester.path / "report.json")
     assert [len(case["contexts"]) for case in report["cases"]] == [2, 3]
-
-
-def test_csv_numpy_lists_of_ids_and_context_objects(tmp_path: Path) -> None:
-    rows = [
-        ["question", "contexts", "relevant_context_ids", "tags"],
-        [
-            "Q?",
-            "[{'id': 'c1', 'text': 'first'} {'id': 'c2', 'text': 'second'}]",
-            "['c1'\n 'c2']",
-            "['smoke' 'en']",
-        ],
-    ]
-    path = tmp_path / "golden.csv"
-    path.write_text(csv_text(rows), encoding="utf-8")
-    (case,) = load_golden_file(path).cases
-    assert [(context.id, context.text) for context in case.contexts or []] == [
-        ("c1", "first"),
-        ("c2", "second"),
-    ]
-    assert case.relevant_context_ids == ["c1", "c2"]
-    assert case.tags == ["smoke", "en"]
 
 
 def test_a_numpy_summary_of_a_long_list_is_a_clear_case_error(
@@ -313,8 +262,8 @@ def test_a_numpy_summary_of_a_long_list_is_a_clear_case_error(
         ["good-1", GOOD["question"], json.dumps(GOOD["contexts"])],
         ["cut", GOOD["question"], "['0' '1' '2' ... '1497' '1498' '1499']"],
     ]
-    (pytester.path / "golden.csv").write_text(csv_text(rows), encoding="utf-8")
-    result = run_gate(pytester)
+    (pytester.path / "golden.csv").write_text(csv_rows(rows), encoding="utf-8")
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         [
@@ -332,7 +281,7 @@ def test_ids_that_differ_only_in_colons_get_distinct_items(pytester: pytest.Pyte
     (pytester.path / "golden.jsonl").write_text(
         "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
     )
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=3)
     for name in ("a:%3Ab", "a:_:b", "a:%253Ab"):
@@ -360,7 +309,7 @@ def test_a_control_character_in_an_id_stays_out_of_xml_and_terminal(
     (pytester.path / "golden.jsonl").write_text(
         "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
     )
-    result = run_gate(pytester)
+    result = gate_run(pytester, "-rA", **OPTIONS).result
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     for name in ("bell%07one", "bell%08one"):
         result.stdout.fnmatch_lines([f"PASSED * golden.jsonl::{name}"])

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import junit_case_outcomes, read_report, write_jsonl
+from gate_runs import gate_run, junit_case_outcomes, write_jsonl
 
 from pytest_ragas_gate.gate.diagnosis import diagnose, summarise_diagnoses
 from pytest_ragas_gate.gate.verdict import evaluate_gate
@@ -18,6 +18,9 @@ from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.bounds import Bound, parse_bound
 from pytest_ragas_gate.settings.config import GateConfig
 from pytest_ragas_gate.settings.options import parse_threshold
+
+#: How every run of this module gates: the offline judge, both reports, fixed order.
+OPTIONS: dict[str, Any] = {"judge": "offline", "junit": "junit.xml", "disable": ("randomly",)}
 
 
 def scored(**scores: float | None) -> CaseResult:
@@ -222,25 +225,9 @@ EXPECTED = {
 }
 
 
-def run_gate(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    write_jsonl(pytester, "golden.jsonl", ROWS)
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "offline",
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-junit",
-        "junit.xml",
-        "-p",
-        "no:randomly",
-        *args,
-    )
-    return result, read_report(pytester.path / "report.json")
-
-
 def test_each_case_is_diagnosed_in_every_report(pytester: pytest.Pytester) -> None:
-    result, report = run_gate(pytester)
+    write_jsonl(pytester, "golden.jsonl", ROWS)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     diagnoses = {case["id"]: case["diagnosis"]["component"] for case in report["cases"]}
     assert diagnoses == EXPECTED
@@ -261,7 +248,10 @@ def test_each_case_is_diagnosed_in_every_report(pytester: pytest.Pytester) -> No
 
 
 def test_regate_reproduces_the_diagnosis_and_a_maximum(pytester: pytest.Pytester) -> None:
-    result, report = run_gate(pytester, "--rag-gate-threshold", "contradiction_rate<=0.0")
+    write_jsonl(pytester, "golden.jsonl", ROWS)
+    result, report = gate_run(
+        pytester, "--rag-gate-threshold", "contradiction_rate<=0.0", **OPTIONS
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     aggregate = report["metrics"]["contradiction_rate"]
     assert aggregate["threshold"] == 0.0 and aggregate["direction"] == "max"
@@ -308,20 +298,12 @@ def test_a_rising_contradiction_rate_is_a_regression(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_xdist_gives_the_serial_diagnosis(pytester: pytest.Pytester) -> None:
-    _, serial = run_gate(pytester)
+    write_jsonl(pytester, "golden.jsonl", ROWS)
+    _, serial = gate_run(pytester, **OPTIONS)
     (pytester.path / "report.json").rename(pytester.path / "serial.json")
     write_jsonl(pytester, "golden.jsonl", ROWS)
-    result = pytester.runpytest_subprocess(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "offline",
-        "--rag-gate-report",
-        "report.json",
-        "-n",
-        "2",
-    )
+    result, parallel = gate_run(pytester, "-n", "2", judge="offline", subprocess=True)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    parallel = read_report(pytester.path / "report.json")
     assert parallel["diagnosis"] == serial["diagnosis"]
     assert parallel["recommendation"] == serial["recommendation"]
     assert [case["diagnosis"] for case in parallel["cases"]] == [

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, assert_no_traceback, write_golden
+from gate_runs import GOOD, HALLUCINATED, gate_run, write_golden
 
 from pytest_ragas_gate.cli import main as rag_gate
 from pytest_ragas_gate.reports.pr_comment import main as pr_comment
@@ -72,18 +72,14 @@ def touch_the_gate(root: Path) -> None:
     commit(root, "head: lower the bar")
 
 
-def gate(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge=offline",
-        "--rag-gate-metrics=faithfulness",
-        "--rag-gate-report=report.json",
-        "-p",
-        "no:cacheprovider",
-        *args,
-    )
-    assert_no_traceback(result)
-    return result
+#: How every run of this module gates: the offline judge on faithfulness, no pytest cache,
+#: no traceback.
+OPTIONS: dict[str, Any] = {
+    "judge": "offline",
+    "metrics": "faithfulness",
+    "disable": ("cacheprovider",),
+    "tracebacks": False,
+}
 
 
 def in_pull_request(monkeypatch: pytest.MonkeyPatch, root: Path, base: str = "main") -> Path:
@@ -113,12 +109,12 @@ def test_a_change_to_the_gate_is_named_in_the_step_summary_terminal_and_report(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, repo: Path
 ) -> None:
     # The baseline: the base commit's run, where the hallucinated case fails.
-    base = gate(pytester, "--rag-gate-report=base.json")
+    base = gate_run(pytester, report="base.json", **OPTIONS)
     assert base.ret == 1
     touch_the_gate(repo)
     summary = in_pull_request(monkeypatch, repo)
 
-    result = gate(pytester, "--rag-gate-baseline=base.json", "--rag-gate-html=report.html")
+    result = gate_run(pytester, baseline="base.json", html="report.html", **OPTIONS)
 
     markdown = summary.read_text(encoding="utf-8")
     assert SECTION in markdown
@@ -155,7 +151,7 @@ def test_regate_repeats_the_changes_the_run_saw(
 ) -> None:
     touch_the_gate(repo)
     in_pull_request(monkeypatch, repo)
-    gate(pytester)
+    gate_run(pytester, **OPTIONS)
     monkeypatch.delenv("GITHUB_BASE_REF")
     capsys.readouterr()
     assert rag_gate(["regate", str(repo / "report.json")]) == 0
@@ -170,10 +166,10 @@ def test_the_comment_names_the_changes_from_the_report_or_from_base_ref(
     capsys: pytest.CaptureFixture[str],
     repo: Path,
 ) -> None:
-    gate(pytester, "--rag-gate-report=base.json")
+    gate_run(pytester, report="base.json", **OPTIONS)
     touch_the_gate(repo)
     in_pull_request(monkeypatch, repo)
-    gate(pytester, "--rag-gate-baseline=base.json")
+    gate_run(pytester, baseline="base.json", **OPTIONS)
     monkeypatch.chdir(repo)
 
     capsys.readouterr()
@@ -185,7 +181,7 @@ def test_the_comment_names_the_changes_from_the_report_or_from_base_ref(
 
     # A report written without GITHUB_BASE_REF: --base-ref compares on the spot.
     monkeypatch.delenv("GITHUB_BASE_REF")
-    gate(pytester, "--rag-gate-baseline=base.json", "--rag-gate-report=plain.json")
+    gate_run(pytester, baseline="base.json", report="plain.json", **OPTIONS)
     assert saved(repo, "plain.json")["run"]["gate_changes"] is None
     capsys.readouterr()
     assert pr_comment(["plain.json", "--comment", "true", "--dry-run"], environ={}) == 0
@@ -205,7 +201,7 @@ def test_nothing_is_said_when_the_gate_is_untouched(
     (repo / "README.md").write_text("a change to the product, not the gate\n", encoding="utf-8")
     commit(repo, "docs")
     summary = in_pull_request(monkeypatch, repo)
-    result = gate(pytester)
+    result = gate_run(pytester, **OPTIONS)
     assert "touches the gate" not in summary.read_text(encoding="utf-8")
     result.stdout.no_fnmatch_line("*touches the gate*")
     assert saved(repo)["run"]["gate_changes"] == {
@@ -237,7 +233,7 @@ def test_a_new_public_key_and_a_removed_file_are_named(
     (repo / "pyproject.toml").write_text(pyproject + 'tone = "app.lenient:Tone"\n', "utf-8")
     commit(repo, "drop the key and a golden file, swap a metric")
     summary = in_pull_request(monkeypatch, repo, base="feature")
-    gate(pytester)
+    gate_run(pytester, **OPTIONS)
     markdown = summary.read_text(encoding="utf-8")
     assert "- `rag_gate.yaml`: cache\\_public\\_key " in markdown
     assert "→ none: the key that decides which judge-cache entries are replayed" in markdown
@@ -252,7 +248,7 @@ def test_an_unknown_base_ref_is_said_not_hidden(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, repo: Path
 ) -> None:
     summary = in_pull_request(monkeypatch, repo, base="no-such-branch")
-    result = gate(pytester)
+    result = gate_run(pytester, **OPTIONS)
     assert result.ret == 1  # the hallucinated case still fails: the verdict is unaffected
     markdown = summary.read_text(encoding="utf-8")
     assert "Could not compare the gate's inputs with `no-such-branch`" in markdown
@@ -278,7 +274,7 @@ def test_options_that_override_the_config_are_named_where_they_changed(
     commit(repo, "lower the bar where no config file says it")
     summary = in_pull_request(monkeypatch, repo, base="feature")
 
-    result = gate(pytester)
+    result = gate_run(pytester, **OPTIONS)
 
     # The lowered bar lets the hallucinated case through; the reviewer is told how.
     assert result.ret == 0

@@ -90,6 +90,13 @@ def test_min_judge_agreement_fails_a_gated_metric_only() -> None:
     )
     assert verdict.failures == [line]
     assert verdict.run_checks == {"judge_noise:faithfulness": line}
+    (noisy,) = [check for check in verdict.checks if check.kind == "judge_noise"]
+    assert (noisy.name, noisy.passed, noisy.subject) == (
+        "judge_noise:faithfulness",
+        False,
+        "faithfulness",
+    )
+    assert noisy.properties["judge_agreement"] == "0.6667"
     assert "judge too noisy for this metric: faithfulness" in verdict.recommendation
     ungated = config.model_copy(update={"thresholds": {"faithfulness": None}})
     assert evaluate_gate(results, ["faithfulness"], ungated).failures == []

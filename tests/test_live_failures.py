@@ -13,8 +13,8 @@ import sys
 import time
 
 import pytest
-from gate_runs import write_config, write_jsonl
-from test_plugin_live import cases_by_id, questions, run_live, write_target
+from gate_runs import gate_run, write_config, write_jsonl
+from test_plugin_live import OPTIONS, cases_by_id, questions, write_target
 
 
 @pytest.mark.parametrize("answer", ["None", "''", "'  \\n'"], ids=["none", "empty", "blank"])
@@ -30,7 +30,7 @@ def test_a_target_that_gives_no_answer_makes_that_case_an_error(
             return {{"answer": {answer} if key == "eiffel" else text, "contexts": contexts}}
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    result, report = gate_run(pytester, target="rag_target:answer", **OPTIONS)
     output = result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED, output
     result.assert_outcomes(passed=1, errors=1)
@@ -65,7 +65,7 @@ def test_a_hung_target_is_an_error_after_target_timeout_and_does_not_hold_the_ex
     )
     write_config(pytester.path, target="rag_target:answer", target_timeout=0.5)
     started = time.monotonic()
-    result, report = run_live(pytester, subprocess=True)
+    result, report = gate_run(pytester, subprocess=True, **OPTIONS)
     took = time.monotonic() - started
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     # Neither the run nor the interpreter's exit waits for the hung call.
@@ -101,7 +101,7 @@ def test_a_failing_call_counts_in_the_latency_budget(pytester: pytest.Pytester) 
     write_config(
         pytester.path, target="rag_target:answer", latency={"max": 0.25}, max_error_rate=0.5
     )
-    result, report = run_live(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     # The failed call is the slowest: dropping it would have met the budget.
     result.stdout.fnmatch_lines(["FAILED latency max 0.3*s > 0.25s (n=3, 1 errored)"])

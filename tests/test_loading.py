@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_runs import csv_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -508,6 +509,26 @@ def test_csv_written_by_pandas(tmp_path: Path) -> None:
     assert case.metadata == {}
 
 
+# pandas writes a list column of numpy arrays as the arrays print: items apart by spaces.
+def test_csv_numpy_lists_of_ids_and_context_objects(tmp_path: Path) -> None:
+    rows = [
+        ["question", "contexts", "relevant_context_ids", "tags"],
+        [
+            "Q?",
+            "[{'id': 'c1', 'text': 'first'} {'id': 'c2', 'text': 'second'}]",
+            "['c1'\n 'c2']",
+            "['smoke' 'en']",
+        ],
+    ]
+    case = only_case(load(tmp_path, "golden.csv", csv_rows(rows)))
+    assert [(context.id, context.text) for context in case.contexts or []] == [
+        ("c1", "first"),
+        ("c2", "second"),
+    ]
+    assert case.relevant_context_ids == ["c1", "c2"]
+    assert case.tags == ["smoke", "en"]
+
+
 def test_csv_ground_truths_column(tmp_path: Path) -> None:
     content = 'question,ground_truths\na,"[""x"", ""y""]"\nb,plain text\n'
     loaded = load(tmp_path, "golden.csv", content)
@@ -941,6 +962,12 @@ def test_not_utf8_names_the_byte_offset_and_line(tmp_path: Path, name: str) -> N
         f"{name}:2: the file is not valid UTF-8: byte 0xe9 at byte offset 12 cannot be "
         "decoded; save the file as UTF-8."
     )
+
+
+def test_surrogate_pairs_are_ordinary_text(tmp_path: Path) -> None:
+    content = '{"id": "emoji", "question": "Why \\ud83d\\ude00?"}\n'
+    case = only_case(load(tmp_path, "golden.jsonl", content))
+    assert case.question == "Why \U0001f600?"
 
 
 def test_utf16_file_says_so(tmp_path: Path) -> None:

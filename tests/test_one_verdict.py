@@ -14,11 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import case_row, read_report, write_golden
+from gate_runs import case_row, gate_run, read_report, write_golden
 
 from pytest_ragas_gate import cli
 
 ONLY_FAITHFULNESS = ("--rag-gate-metrics", "faithfulness")
+
+
+#: How every run of this module gates: faithfulness only, fresh judgements, fixed order.
+OPTIONS: dict[str, Any] = {
+    "cache": "off",
+    "junit": "junit.xml",
+    "metrics": "faithfulness",
+    "disable": ("randomly",),
+}
 
 
 def good(index: int) -> dict[str, Any]:
@@ -28,25 +37,6 @@ def good(index: int) -> dict[str, Any]:
 def unfaithful(index: int, **extra: Any) -> dict[str, Any]:
     """A case whose answer the contexts do not support: faithfulness 0 offline."""
     return {**case_row(index), "answer": "Bill Gates founded Apple in 1999 in Seattle.", **extra}
-
-
-def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "-p",
-        "no:randomly",
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-junit",
-        "junit.xml",
-        *ONLY_FAITHFULNESS,
-        *args,
-    )
-    report_path = pytester.path / "report.json"
-    report = read_report(report_path) if report_path.exists() else {}
-    return result, report
 
 
 def regate(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
@@ -88,7 +78,7 @@ def test_a_run_with_an_unreadable_golden_file_regates_as_failed(
     write_golden(pytester.path, [good(1), good(2)])
     (pytester.path / "golden_broken.json").write_text("{not json", encoding="utf-8")
     extra = ("--continue-on-collection-errors",) if continue_on_errors else ()
-    result, report = run(pytester, *extra)
+    result, report = gate_run(pytester, *extra, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(
@@ -112,7 +102,7 @@ def test_pytest_and_rag_gate_print_the_same_summary(
 ) -> None:
     malformed = {"id": "no-question", "answer": "An answer without its question."}
     write_golden(pytester.path, [good(1), unfaithful(2), malformed])
-    result, _ = run(pytester, "--rag-gate-threshold", "faithfulness=0.4")
+    result, _ = gate_run(pytester, "--rag-gate-threshold", "faithfulness=0.4", **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
     status, lines = regate(pytester.path / "report.json", capsys)
@@ -131,7 +121,7 @@ def test_reruns_gate_each_case_once_by_its_final_outcome(
 ) -> None:
     rows = [good(1), good(2), good(3), unfaithful(4, thresholds={"faithfulness": 0.9})]
     write_golden(pytester.path, rows)
-    result, report = run(pytester, "--reruns", "2", *workers)
+    result, report = gate_run(pytester, "--reruns", "2", *workers, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     faithfulness = report["metrics"]["faithfulness"]
@@ -163,7 +153,7 @@ def test_a_case_below_its_own_threshold_fails_the_gate_everywhere(
 ) -> None:
     rows = [good(1), good(2), good(3), unfaithful(4, thresholds={"faithfulness": 0.9})]
     write_golden(pytester.path, rows)
-    result, report = run(pytester, "--rag-gate-threshold", "faithfulness=0.5")
+    result, report = gate_run(pytester, "--rag-gate-threshold", "faithfulness=0.5", **OPTIONS)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -186,7 +176,7 @@ def test_a_failing_ordinary_test_fails_the_verdict_too(
 ) -> None:
     write_golden(pytester.path, [good(1), good(2)])
     pytester.makepyfile(test_unit="def test_breaks():\n    assert 1 == 2\n")
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -232,7 +222,7 @@ def test_a_partial_run_is_never_safe_to_deploy(
             "        if item.name == 'case-003':\n"
             "            item.add_marker(pytest.mark.slow)\n"
         )
-    result, report = run(pytester, *args)
+    result, report = gate_run(pytester, *args, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
@@ -253,7 +243,7 @@ def test_a_partial_run_is_never_safe_to_deploy(
 @pytest.mark.slow
 def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.Pytester) -> None:
     write_golden(pytester.path, [good(index) for index in range(1, 7)])
-    result, report = run(pytester, "-n", "2", "-k", "case-001 or case-002")
+    result, report = gate_run(pytester, "-n", "2", "-k", "case-001 or case-002", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
@@ -264,7 +254,7 @@ def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.P
     )
     assert report["verdict"] == "partial"
 
-    result, report = run(pytester, "-n", "2")
+    result, report = gate_run(pytester, "-n", "2", **OPTIONS)
     result.stdout.fnmatch_lines(["*gated 6 of 6 collected golden case(s);*", "Safe to deploy"])
     assert report["verdict"] == "passed"
 
@@ -272,7 +262,7 @@ def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.P
 def test_stopping_at_the_first_failure_is_a_partial_failed_run(pytester: pytest.Pytester) -> None:
     rows = [unfaithful(1, thresholds={"faithfulness": 0.9}), good(2), good(3)]
     write_golden(pytester.path, rows)
-    result, report = run(pytester, "-x")
+    result, report = gate_run(pytester, "-x", **OPTIONS)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -328,7 +318,7 @@ def test_last_failed_that_skips_whole_golden_files_is_partial(pytester: pytest.P
 def test_a_symlink_loop_collects_each_golden_file_once(pytester: pytest.Pytester) -> None:
     write_golden(pytester.path, [good(1), good(2)])
     (pytester.path / "loop").symlink_to(pytester.path, target_is_directory=True)
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     assert [case["id"] for case in report["cases"]] == ["case-001", "case-002"]
     assert report["run"]["collected_cases"] == 2
@@ -337,7 +327,7 @@ def test_a_symlink_loop_collects_each_golden_file_once(pytester: pytest.Pytester
 
 def test_an_empty_named_golden_file_says_it_holds_no_cases(pytester: pytest.Pytester) -> None:
     (pytester.path / "golden.json").write_text("[]", encoding="utf-8")
-    result, report = run(pytester, "golden.json")
+    result, report = gate_run(pytester, "golden.json", **OPTIONS)
     # Nothing was collected, as pytest says it (5); not a usage error.
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(["*golden.json hold(s) no cases*"])
@@ -349,7 +339,7 @@ def test_a_version_one_report_still_regates(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_golden(pytester.path, [good(1), good(2)])
-    run(pytester)
+    gate_run(pytester, **OPTIONS)
     path = pytester.path / "report.json"
     old = json.loads(path.read_text(encoding="utf-8"))
     old["schema_version"] = 1
@@ -383,7 +373,7 @@ def test_the_judge_is_announced_by_where_it_was_chosen(
         pytester.makepyprojecttoml('[tool.rag_gate]\njudge = "offline"\n')
     else:
         extra = ["--rag-gate-judge", "offline"]
-    result, report = run(pytester, *extra)
+    result, report = gate_run(pytester, *extra, **OPTIONS)
     result.stdout.fnmatch_lines([f"rag-gate: judge offline (heuristic-v1) — {said}"])
     assert report["judge"]["selected_by"] == said
 
@@ -393,6 +383,6 @@ def test_a_missing_key_names_where_the_judge_was_chosen(
 ) -> None:
     write_golden(pytester.path, [good(1)])
     monkeypatch.setenv("RAG_GATE_JUDGE", "anthropic")
-    result, _ = run(pytester)
+    result, _ = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*RAG_GATE_JUDGE=anthropic needs ANTHROPIC_API_KEY*"])

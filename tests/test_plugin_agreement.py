@@ -8,13 +8,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import assert_no_traceback, case_row, read_report, write_config, write_golden
+from gate_runs import (
+    assert_no_traceback,
+    case_row,
+    gate_run,
+    read_report,
+    write_config,
+    write_golden,
+)
 from lxml import etree
 
 from pytest_ragas_gate import cli
 
 #: Labels people gave: the judge agrees on all but case 5 (it scores 1, people say 0).
 LABELS = {0: 1, 1: 1, 2: 0, 3: 0, 4: 1, 5: 0, 6: 1}
+
+
+#: How every run of this module gates: the offline judge, both reports, fixed order.
+OPTIONS: dict[str, Any] = {"judge": "offline", "junit": "junit.xml", "disable": ("randomly",)}
 
 
 def good(index: int) -> dict[str, Any]:
@@ -56,23 +67,6 @@ def configure(directory: Path, **extra: Any) -> None:
     )
 
 
-def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "-p",
-        "no:randomly",
-        "--rag-gate-judge",
-        "offline",
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-junit",
-        "junit.xml",
-        *args,
-    )
-    report_path = pytester.path / "report.json"
-    return result, read_report(report_path) if report_path.exists() else {}
-
-
 def human_figures(report: dict[str, Any]) -> tuple[Any, Any]:
     return report["agreement"], report["metrics"]["faithfulness"]
 
@@ -83,7 +77,7 @@ def test_inline_labels_give_agreement_and_the_ppi_estimate_in_every_report(
     write_golden(pytester.path, golden_rows(inline=True))
     configure(pytester.path)
 
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
 
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -120,11 +114,11 @@ def test_a_labels_file_gives_the_same_figures_as_inline_labels(
 ) -> None:
     write_golden(pytester.path, golden_rows(inline=True))
     configure(pytester.path)
-    _, inline = run(pytester)
+    _, inline = gate_run(pytester, **OPTIONS)
 
     write_golden(pytester.path, golden_rows(inline=False))
     labels_csv(pytester.path / "labels.csv")
-    result, from_file = run(pytester, "--rag-gate-labels", "labels.csv")
+    result, from_file = gate_run(pytester, "--rag-gate-labels", "labels.csv", **OPTIONS)
 
     assert result.ret == 0, result.stdout.str()
     assert human_figures(from_file) == human_figures(inline)
@@ -137,7 +131,7 @@ def test_regate_of_a_saved_report_reproduces_the_figures_and_the_verdict(
     labels_csv(pytester.path / "labels.csv")
     # A floor the judge misses: the run fails on agreement alone.
     configure(pytester.path, labels="labels.csv", min_agreement={"faithfulness": {"kappa": 0.9}})
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         ["FAILED faithfulness judge–human agreement: kappa 0.70 < 0.90 (n=7 labelled)"]
@@ -164,7 +158,7 @@ def test_rag_gate_agreement_prints_the_figures_of_a_report_with_a_labels_file(
 ) -> None:
     write_golden(pytester.path, golden_rows(inline=False))
     configure(pytester.path)
-    run(pytester)
+    gate_run(pytester, **OPTIONS)
     labels_csv(pytester.path / "labels.csv")
 
     capsys.readouterr()
@@ -191,7 +185,7 @@ def test_bad_label_rows_are_named_by_file_line_and_field(pytester: pytest.Pytest
         encoding="utf-8",
     )
 
-    result, _ = run(pytester, "--rag-gate-labels", "labels.csv")
+    result, _ = gate_run(pytester, "--rag-gate-labels", "labels.csv", **OPTIONS)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -212,7 +206,7 @@ def test_a_bad_inline_label_is_an_error_of_its_case_only(pytester: pytest.Pytest
     write_golden(pytester.path, rows)
     configure(pytester.path, max_error_rate=0.5)
 
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
 
     result.stdout.fnmatch_lines(
         ["*golden.jsonl:2: field 'human': the label of 'faithfulness' must be a number*"]
@@ -225,9 +219,9 @@ def test_two_xdist_workers_give_the_figures_of_a_serial_run(pytester: pytest.Pyt
     write_golden(pytester.path, golden_rows(inline=False))
     labels_csv(pytester.path / "labels.csv")
     configure(pytester.path, labels="labels.csv")
-    _, serial = run(pytester, "-p", "no:xdist")
+    _, serial = gate_run(pytester, "-p", "no:xdist", **OPTIONS)
 
-    result, parallel = run(pytester, "-n", "2")
+    result, parallel = gate_run(pytester, "-n", "2", **OPTIONS)
 
     assert result.ret == 0, result.stdout.str()
     assert human_figures(parallel) == human_figures(serial)
@@ -258,7 +252,7 @@ def test_ppi_stays_within_0_1_and_the_verdict_quotes_the_table(pytester: pytest.
     # unlabelled cases (0.00) where the table shows 0.375.
     write_golden(pytester.path, _targeted_rows())
     _ppi_config(pytester.path)
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert_no_traceback(result)
     result.stdout.fnmatch_lines(
         [
@@ -279,7 +273,7 @@ def test_labels_picked_near_the_threshold_are_left_out_of_ppi(pytester: pytest.P
         row["sampled_by"] = "near_threshold"
     write_golden(pytester.path, rows)
     _ppi_config(pytester.path)
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert_no_traceback(result)
     result.stdout.fnmatch_lines(
         [
@@ -306,7 +300,7 @@ def test_a_random_part_beside_a_targeted_part_gives_ppi_on_the_random_part(
     ]
     write_golden(pytester.path, rows)
     _ppi_config(pytester.path)
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert_no_traceback(result)
     ppi = report["metrics"]["faithfulness"]["ppi"]
     assert (ppi["labelled"], ppi["unlabelled"], ppi["left_out"]) == (6, 14, 4)
@@ -323,7 +317,7 @@ def test_a_bad_sampled_by_is_named_with_its_file_and_line(pytester: pytest.Pytes
     rows[10]["sampled_by"] = "by hand"
     write_golden(pytester.path, rows)
     _ppi_config(pytester.path)
-    result, _ = run(pytester)
+    result, _ = gate_run(pytester, **OPTIONS)
     assert_no_traceback(result)
     result.stdout.fnmatch_lines(
         ["*golden.jsonl:11*field 'sampled_by': expected one of random, near_threshold*"]
@@ -352,7 +346,7 @@ def test_label_rows_naming_no_case_or_one_case_two_ways_are_warned_about(
     write_golden(pytester.path, golden_rows(inline=False))
     configure(pytester.path)
     _labels_with_problems(pytester.path)
-    result, report = run(pytester, "--rag-gate-labels", "labels.csv")
+    result, report = gate_run(pytester, "--rag-gate-labels", "labels.csv", **OPTIONS)
     assert_no_traceback(result)
     result.stdout.fnmatch_lines_random(
         [
@@ -378,7 +372,7 @@ def test_strict_labels_makes_those_rows_a_usage_error(
     write_golden(pytester.path, golden_rows(inline=False))
     configure(pytester.path, strict_labels=True)
     _labels_with_problems(pytester.path)
-    result, _ = run(pytester, "--rag-gate-labels", "labels.csv", *workers)
+    result, _ = gate_run(pytester, "--rag-gate-labels", "labels.csv", *workers, **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.lines + result.stderr.lines

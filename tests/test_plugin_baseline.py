@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, gate_run, write_jsonl
 
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
@@ -16,11 +16,8 @@ from pytest_ragas_gate.reports.pr_comment import comment_body
 GOOD_ROWS = [{**GOOD, "id": f"case-{index}"} for index in range(8)]
 
 
-def gate(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest("--rag-gate", "--rag-gate-report", "new.json", *args)
-    report_path = pytester.path / "new.json"
-    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
-    return result, report
+#: Every run of this module writes its report next to the baseline it compares with.
+OPTIONS: dict[str, Any] = {"report": "new.json"}
 
 
 @pytest.fixture
@@ -32,7 +29,7 @@ def baseline(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.usefixtures("baseline")
 def test_an_unchanged_system_passes_against_its_baseline(pytester: pytest.Pytester) -> None:
-    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
@@ -58,8 +55,13 @@ def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
         {**GOOD, "id": "brand-new"},
     ]
     write_jsonl(pytester, "golden.jsonl", rows)
-    result, report = gate(
-        pytester, "--rag-gate-baseline", "base.json", "--rag-gate-threshold", "faithfulness=0.3"
+    result, report = gate_run(
+        pytester,
+        "--rag-gate-baseline",
+        "base.json",
+        "--rag-gate-threshold",
+        "faithfulness=0.3",
+        **OPTIONS,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -107,8 +109,8 @@ def test_a_baseline_none_of_whose_cases_pair_is_not_evaluated_and_not_passed(
     )
     assert pytester.runpytest("--rag-gate", "--rag-gate-report", "base.json").ret == 0
     write_jsonl(pytester, "golden.jsonl", GOOD_ROWS)
-    result, report = gate(
-        pytester, "--rag-gate-baseline", "base.json", "--rag-gate-junit", "junit.xml"
+    result, report = gate_run(
+        pytester, "--rag-gate-baseline", "base.json", "--rag-gate-junit", "junit.xml", **OPTIONS
     )
     result.stdout.fnmatch_lines(
         [
@@ -149,13 +151,13 @@ def test_min_paired_sets_how_many_pairs_a_baseline_needs(pytester: pytest.Pytest
         pytester, "golden.jsonl", [*GOOD_ROWS[:2], *({**GOOD, "id": f"n{i}"} for i in range(6))]
     )
     pytester.makefile(".yaml", rag_gate="min_paired: 3\n")
-    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
     result.stdout.fnmatch_lines(
         ["baseline check not evaluated: 2 cases paired with the baseline (min_paired 3)*"]
     )
     assert report["verdict"] == "partial"
     pytester.makefile(".yaml", rag_gate="min_paired: 2\n")
-    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
     assert report["verdict"] == "passed", result.stdout.str()
     assert report["not_evaluated"] == []
 
@@ -173,7 +175,7 @@ def test_a_baseline_scored_by_another_judge_or_on_other_metrics_is_named(
     }
     saved["metrics"]["mrr"] = saved["metrics"]["faithfulness"]
     (pytester.path / "base.json").write_text(json.dumps(saved), encoding="utf-8")
-    result, report = gate(pytester, "--rag-gate-baseline", "base.json")
+    result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
     judge_warning = (
         "the baseline was scored by the anthropic judge (claude-sonnet-4-5), this run by the "
         "offline judge (heuristic-v1); its deltas mix judge changes with system changes"

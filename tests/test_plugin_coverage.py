@@ -19,14 +19,25 @@ import pytest
 from gate_runs import (
     GOOD,
     HALLUCINATED,
-    assert_no_traceback,
     gate_process_command,
+    gate_run,
     read_report,
     write_jsonl,
 )
 
 XDIST = pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)
 SERIAL = pytest.param([], id="serial")
+
+
+#: How every run of this module gates: faithfulness only, fresh judgements, fixed order,
+#: and no traceback printed.
+OPTIONS: dict[str, Any] = {
+    "cache": "off",
+    "metrics": "faithfulness",
+    "junit": "junit.xml",
+    "disable": ("randomly",),
+    "tracebacks": False,
+}
 
 
 def good(prefix: str, count: int = 4) -> list[dict[str, Any]]:
@@ -39,29 +50,6 @@ def failing(prefix: str, count: int = 4) -> list[dict[str, Any]]:
         {**HALLUCINATED, "id": f"{prefix}-{index}", "thresholds": {"faithfulness": 0.9}}
         for index in range(count)
     ]
-
-
-def run(
-    pytester: pytest.Pytester, *args: str, tracebacks: bool = False
-) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "-p",
-        "no:randomly",
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-metrics",
-        "faithfulness",
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-junit",
-        "junit.xml",
-        *args,
-    )
-    if not tracebacks:
-        assert_no_traceback(result)
-    path = pytester.path / "report.json"
-    return result, read_report(path) if path.exists() else {}
 
 
 def junit_cases(path: Path) -> list[tuple[str, str]]:
@@ -101,7 +89,7 @@ def test_a_golden_file_pytest_excludes_makes_the_run_partial(
 ) -> None:
     if setup.startswith("conftest:"):
         pytester.makeconftest(setup.removeprefix("conftest:"))
-    result, report = run(pytester, *args, *workers)
+    result, report = gate_run(pytester, *args, *workers, **OPTIONS)
 
     # Before the ledger: "gated 8 of 8" and "Safe to deploy", the failing file unseen.
     assert "Safe to deploy" not in result.stdout.str()
@@ -131,7 +119,7 @@ def test_norecursedirs_hides_no_golden_file(pytester: pytest.Pytester, workers: 
     legacy = pytester.mkdir("legacy")
     write_jsonl(pytester, "legacy/golden_old.jsonl", failing("old"))
     pytester.makeini("[pytest]\nnorecursedirs = legacy\n")
-    result, report = run(pytester, *workers)
+    result, report = gate_run(pytester, *workers, **OPTIONS)
     assert legacy.is_dir()
     assert "Safe to deploy" not in result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -145,7 +133,7 @@ def test_files_excluded_in_the_gate_config_are_listed_and_the_run_can_pass(
     pytester: pytest.Pytester,
 ) -> None:
     (pytester.path / "rag_gate.yaml").write_text("exclude: ['*_zh.*']\n", encoding="utf-8")
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -176,7 +164,7 @@ def test_a_file_named_on_the_command_line_is_gated_even_when_excluded(
     pytester: pytest.Pytester,
 ) -> None:
     (pytester.path / "rag_gate.yaml").write_text("exclude: ['*_zh.*']\n", encoding="utf-8")
-    result, report = run(pytester, "golden_zh.jsonl")
+    result, report = gate_run(pytester, "golden_zh.jsonl", **OPTIONS)
     result.assert_outcomes(failed=4)
     result.stdout.fnmatch_lines(["*gated 4 of 12 golden case(s); not gated: golden_a.jsonl*"])
     assert report["verdict"] == "failed"
@@ -187,7 +175,7 @@ def test_exclude_in_pyproject_takes_paths(pytester: pytest.Pytester) -> None:
     pytester.mkdir("drafts")
     write_jsonl(pytester, "drafts/golden_next.jsonl", failing("next"))
     pytester.makepyprojecttoml('[tool.rag_gate]\nexclude = ["drafts/*"]\n')
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*excluded by the exclude setting: drafts/golden_next.jsonl*"])
     assert report["verdict"] == "passed"
@@ -206,7 +194,7 @@ def test_golden_files_in_virtualenvs_hidden_and_build_directories_are_not_counte
         (pytester.path / venv / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
         (pytester.path / venv / "bin").mkdir(exist_ok=True)
         (pytester.path / venv / "bin" / "activate").write_text("", encoding="utf-8")
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["cases: gated 4 of 4 collected golden case(s)*", "Safe to deploy"])
     assert report["run"]["coverage"]["not_gated"] == []
@@ -217,7 +205,7 @@ def test_golden_files_in_virtualenvs_hidden_and_build_directories_are_not_counte
 def test_two_golden_files_of_one_directory_named_are_both_collected(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    result, report = run(pytester, "golden_a.jsonl", "golden_b.jsonl", *workers)
+    result, report = gate_run(pytester, "golden_a.jsonl", "golden_b.jsonl", *workers, **OPTIONS)
     # Before: "collected 0 items" and "ERROR: not found: golden_b.jsonl".
     assert "not found" not in result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=8)
@@ -237,7 +225,7 @@ def test_two_golden_files_of_one_directory_named_are_both_collected(
 def test_naming_one_file_says_which_sibling_was_left_out(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a", 8))
     write_jsonl(pytester, "golden_b.jsonl", good("b"))
-    result, _ = run(pytester, "golden_a.jsonl")
+    result, _ = gate_run(pytester, "golden_a.jsonl", **OPTIONS)
     result.stdout.fnmatch_lines(
         [
             "cases: gated 8 of 12 golden case(s); not gated: golden_b.jsonl "
@@ -252,7 +240,7 @@ def test_the_first_stepwise_run_reports_only_the_cases_that_ran(
     rows = good("c", 6)
     rows[3] = failing("c")[3]
     write_jsonl(pytester, "golden.jsonl", rows)
-    result, report = run(pytester, "--sw")
+    result, report = gate_run(pytester, "--sw", **OPTIONS)
 
     # Before: "gated 6 of 6", and c-4, c-5 in the reports as if they had been scored.
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -281,7 +269,7 @@ def test_a_stepwise_xdist_run_reports_exactly_the_cases_that_ran(
     rows = good("c", 6)
     rows[3] = failing("c")[3]
     write_jsonl(pytester, "golden.jsonl", rows)
-    result, report = run(pytester, "--sw", "-n", "2")
+    result, report = gate_run(pytester, "--sw", "-n", "2", **OPTIONS)
 
     # Workers may run every item before the stop reaches them; whatever ran is reported,
     # and whatever did not is named as not reached.
@@ -313,7 +301,7 @@ def test_an_empty_case_list_beside_a_good_file_is_accounted_for(
 ) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a"))
     (pytester.path / name).write_text(content, encoding="utf-8")
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     assert "Safe to deploy" not in result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -327,7 +315,7 @@ def test_an_empty_case_list_beside_a_good_file_is_accounted_for(
 def test_a_broken_golden_symlink_is_accounted_for(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a"))
     (pytester.path / "golden_gone.jsonl").symlink_to(pytester.path / "moved.jsonl")
-    result, report = run(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert "Safe to deploy" not in result.stdout.str()
     result.stdout.fnmatch_lines(["*not gated: golden_gone.jsonl (broken symlink)*"])
     assert report["verdict"] == "partial"
@@ -340,7 +328,7 @@ def test_empty_files_and_broken_symlinks_are_accounted_for_under_xdist(
     write_jsonl(pytester, "golden_a.jsonl", good("a"))
     (pytester.path / "golden_empty.yaml").write_text("cases: []\n", encoding="utf-8")
     (pytester.path / "golden_gone.jsonl").symlink_to(pytester.path / "moved.jsonl")
-    result, report = run(pytester, "-n", "2")
+    result, report = gate_run(pytester, "-n", "2", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
@@ -356,7 +344,7 @@ def test_empty_files_and_broken_symlinks_are_accounted_for_under_xdist(
 def test_duplicate_ids_keep_a_result_each(pytester: pytest.Pytester, workers: list[str]) -> None:
     write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": "same"}] * 3)
     write_jsonl(pytester, "golden_more.jsonl", [{**GOOD, "id": "same"}, {**GOOD, "id": "other"}])
-    result, report = run(pytester, "-rA", *workers)
+    result, report = gate_run(pytester, "-rA", *workers, **OPTIONS)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -397,14 +385,16 @@ class TestExitStatuses:
         write_jsonl(pytester, "golden.jsonl", good("a"))
         pytester.makepyfile(test_broken="import no_such_module_here\n")
         # pytest prints the import error's traceback; the gate adds none.
-        result, _ = run(pytester, tracebacks=True)
+        result, _ = gate_run(pytester, **{**OPTIONS, "tracebacks": True})
         # Before: 4, a usage error.
         assert result.ret == pytest.ExitCode.INTERRUPTED
         assert "Safe to deploy" not in result.stdout.str()
         result.stdout.fnmatch_lines(
             ["FAILED no golden cases were scored: golden.jsonl (4 case(s), not reached: *"]
         )
-        result, _ = run(pytester, "--continue-on-collection-errors", tracebacks=True)
+        result, _ = gate_run(
+            pytester, "--continue-on-collection-errors", **{**OPTIONS, "tracebacks": True}
+        )
         assert result.ret == pytest.ExitCode.TESTS_FAILED
 
     def test_x_stopping_on_an_ordinary_test_is_1(self, pytester: pytest.Pytester) -> None:
@@ -414,7 +404,7 @@ class TestExitStatuses:
             "def pytest_collection_modifyitems(items):\n"
             "    items.sort(key=lambda item: 'golden' in item.nodeid)\n"
         )
-        result, report = run(pytester, "-x")
+        result, report = gate_run(pytester, "-x", **OPTIONS)
         # Before: 4, a usage error.
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         result.stdout.fnmatch_lines(
@@ -424,13 +414,13 @@ class TestExitStatuses:
 
     def test_nothing_collected_is_5(self, pytester: pytest.Pytester) -> None:
         pytester.mkdir("empty")
-        result, _ = run(pytester, "empty")
+        result, _ = gate_run(pytester, "empty", **OPTIONS)
         assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
         assert "Safe to deploy" not in result.stdout.str()
 
     def test_an_unreadable_golden_file_is_bad_input_4(self, pytester: pytest.Pytester) -> None:
         (pytester.path / "golden.json").write_text("{not json", encoding="utf-8")
-        result, _ = run(pytester)
+        result, _ = gate_run(pytester, **OPTIONS)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 

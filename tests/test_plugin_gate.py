@@ -6,7 +6,7 @@ import json
 import textwrap
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, good_rows, write_config, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, gate_run, good_rows, write_config, write_jsonl
 from test_cli import in_process
 
 
@@ -123,14 +123,13 @@ def test_case_and_tag_thresholds_of_a_custom_lower_is_better_metric_are_maxima(
         thresholds={"duck_error_rate": 0.5},
         tag_thresholds={"low": own},
     )
-    result = pytester.runpytest("--rag-gate", "--rag-gate-report", "report.json", "-rA")
+    result, report = gate_run(pytester, "-rA")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         ["FAILED golden.jsonl::rate-30 - error_rate 0.30 > 0.10 (case max)"]
     )
     assert "(case min)" not in result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert {tag["metric"]: (tag["direction"], tag["passed"]) for tag in report["tags"]} == {
         "error_rate": ("max", True),
         "duck_error_rate": ("max", True),

@@ -231,3 +231,11 @@ def test_a_misspelt_csv_column_is_an_error_of_the_file(pytester: pytest.Pytester
             "'retrieved_contexts'?*"
         ]
     )
+
+
+def test_metric_with_no_applicable_case_fails_closed(pytester: pytest.Pytester) -> None:
+    rows = [{key: value for key, value in GOOD.items() if key != "reference"}]
+    write_jsonl(pytester, "golden.jsonl", rows)
+    result = pytester.runpytest("--rag-gate", "--rag-gate-metrics", "faithfulness,context_recall")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*context_recall has no scored cases*", "RAG gate: FAILED"])

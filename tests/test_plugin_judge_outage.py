@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fakellm import FakeLLM, status
+from gate_runs import gate_run, read_report
 from test_action import Runner
 from test_cli import in_process
 
@@ -36,8 +37,8 @@ HALLUCINATED = {
     "answer": "The Quorvex tier ships with unlimited satellite uplinks.",
 }
 
-GATE = ("--rag-gate", "--rag-gate-judge", "anthropic", "-p", "no:randomly")
-REPORTS = ("--rag-gate-report", "report.json", "--rag-gate-junit", "junit.xml")
+#: How every run of this module gates: the anthropic judge, both reports, fixed order.
+OPTIONS: dict[str, Any] = {"judge": "anthropic", "junit": "junit.xml", "disable": ("randomly",)}
 
 
 @pytest.fixture
@@ -59,13 +60,6 @@ def write_golden(directory: Path, rows: list[dict[str, Any]]) -> None:
     )
 
 
-def gate_suite(path: Path) -> ElementTree.Element:
-    root = ElementTree.parse(path).getroot()
-    suite = root.find("testsuite[@name='rag-gate']")
-    assert suite is not None
-    return suite
-
-
 def suite_verdict(suite: ElementTree.Element) -> str | None:
     verdict = suite.find("properties/property[@name='verdict']")
     return None if verdict is None else verdict.get("value")
@@ -75,14 +69,12 @@ def suite_verdict(suite: ElementTree.Element) -> str | None:
 def test_an_outage_is_error_in_every_report(
     pytester: pytest.Pytester,
     server: FakeLLM,
-    monkeypatch: pytest.MonkeyPatch,
     fault: int,
 ) -> None:
     write_golden(pytester.path, [GOOD, HALLUCINATED])
-    summary = pytester.path / "step_summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     server.fail(status(fault, retry_after="0"))
-    result = pytester.runpytest(*GATE, *REPORTS, "--rag-gate-html", "report.html")
+    run = gate_run(pytester, html="report.html", markdown="step_summary.md", **OPTIONS)
+    result, report = run
     # No deploy decision is still no deploy: the run exits non-zero.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -93,12 +85,11 @@ def test_an_outage_is_error_in_every_report(
         ]
     )
     assert "Block deployment" not in result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert report["verdict"] == "error"
     assert report["recommendation"].startswith("Judge unavailable, no deploy decision")
     assert all(case["judge_errors"] for case in report["cases"])
 
-    suite = gate_suite(pytester.path / "junit.xml")
+    suite = run.gate_suite()
     assert suite_verdict(suite) == "error"
     # Checks the judge could not make are errors in a CI's test view, never failures.
     assert suite.get("failures") == "0"
@@ -107,7 +98,8 @@ def test_an_outage_is_error_in_every_report(
     assert error_rate.get("type") == "RagGateJudgeUnavailable"
     assert error_rate.get("message", "").startswith("Judge unavailable, no deploy decision")
 
-    markdown = summary.read_text(encoding="utf-8")
+    markdown = run.markdown
+    assert markdown is not None
     assert markdown.startswith("## 🛑 RAG gate: ERROR")
     assert "**Judge unavailable, no deploy decision" in markdown
 
@@ -127,12 +119,12 @@ def test_a_quality_failure_with_a_healthy_judge_stays_failed(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_golden(pytester.path, [GOOD, HALLUCINATED])
-    result = pytester.runpytest(*GATE, *REPORTS)
+    run = gate_run(pytester, **OPTIONS)
+    result, report = run
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["RAG gate: FAILED", "Block deployment — *faithfulness*"])
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert report["verdict"] == "failed"
-    assert suite_verdict(gate_suite(pytester.path / "junit.xml")) == "failed"
+    assert suite_verdict(run.gate_suite()) == "failed"
 
 
 def test_a_quality_failure_and_judge_errors_together_are_failed(
@@ -142,9 +134,8 @@ def test_a_quality_failure_and_judge_errors_together_are_failed(
     # the other cases are judged, and they are hallucinated.
     write_golden(pytester.path, [GOOD, HALLUCINATED, HALLUCINATED])
     server.fail(status(503), calls=[1, 2, 3, 4])
-    result = pytester.runpytest(*GATE, *REPORTS)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     assert [case["id"] for case in report["cases"] if case["judge_errors"]] == ["case-0"]
     assert report["metrics"]["faithfulness"]["passed"] is False
     assert report["verdict"] == "failed"
@@ -189,14 +180,15 @@ def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server:
     server.fail(status(503))
     for shard in ("1/2", "2/2"):
         name = f"shard{shard[0]}.json"
-        result = pytester.runpytest(*GATE, "--rag-gate-shard", shard, "--rag-gate-report", name)
+        result, shard_report = gate_run(
+            pytester, shard=shard, report=name, judge="anthropic", disable=("randomly",)
+        )
         assert result.ret == pytest.ExitCode.TESTS_FAILED
-        shard_report = json.loads((pytester.path / name).read_text(encoding="utf-8"))
         assert shard_report["verdict"] == "error"
     status_code, out, err = in_process(
         pytester.path, "merge", "shard1.json", "shard2.json", "-o", "merged.json"
     )
     assert status_code == 1, err
-    merged = json.loads((pytester.path / "merged.json").read_text(encoding="utf-8"))
+    merged = read_report(pytester.path / "merged.json")
     assert merged["verdict"] == "error"
     assert len(merged["cases"]) == 4

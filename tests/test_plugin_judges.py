@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from fakellm import INVALID, FakeLLM, Recorded, status
+from gate_runs import gate_run
 
 KEY = "test-key-not-real"
 CORE_METRICS = "faithfulness,answer_relevancy,context_precision,context_recall"
@@ -62,11 +63,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         yield fake
 
 
-def read_report(pytester: pytest.Pytester, name: str = "report.json") -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((pytester.path / name).read_text(encoding="utf-8"))
-    return data
-
-
 def scores_of(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
     return {result["id"]: result["scores"] for result in report["cases"]}
 
@@ -102,15 +98,7 @@ def test_header_summary_and_report_show_the_judge_and_its_usage(
     pytester: pytest.Pytester, server: FakeLLM, judge: str, model: str
 ) -> None:
     write_cases(pytester, 2)
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        judge,
-        "--rag-gate-metrics",
-        CORE_METRICS,
-        "--rag-gate-report",
-        "report.json",
-    )
+    result = gate_run(pytester, judge=judge, metrics=CORE_METRICS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines([f"rag-gate: judge {judge} ({model}) — --rag-gate-judge {judge}"])
     result.stdout.fnmatch_lines(
@@ -125,7 +113,7 @@ def test_header_summary_and_report_show_the_judge_and_its_usage(
             "RAG gate: PASSED",
         ]
     )
-    report = read_report(pytester)
+    report = result.report
     assert report["judge"]["kind"] == judge and report["judge"]["model"] == model
     usage = report["usage"]
     assert usage["calls"] == len(server.judge_requests()) == 6
@@ -146,20 +134,16 @@ def test_cached_run_replays_without_a_key_and_without_calls(
     pytester: pytest.Pytester, server: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_cases(pytester, 3)
-    recorded = pytester.runpytest(
-        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-report", "first.json"
-    )
+    recorded = gate_run(pytester, judge="anthropic", report="first.json")
     assert recorded.ret == pytest.ExitCode.OK, recorded.stdout.str()
     calls = server.calls
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    replayed = pytester.runpytest(
-        "--rag-gate", "--rag-gate-cache", "read", "--rag-gate-report", "second.json"
-    )
+    replayed = gate_run(pytester, cache="read", report="second.json")
     assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
     replayed.stdout.fnmatch_lines(["rag-gate: judge anthropic (*) — auto: *cache mode is read*"])
     replayed.stdout.fnmatch_lines(["judge usage: 0 calls, 0 input + 0 output tokens, *"])
     assert server.calls == calls
-    first, second = read_report(pytester, "first.json"), read_report(pytester, "second.json")
+    first, second = recorded.report, replayed.report
     assert scores_of(second) == scores_of(first)
     assert second["usage"]["calls"] == 0
     assert second["usage"]["cache_hits"] == first["usage"]["calls"]
@@ -209,12 +193,10 @@ def test_a_read_mode_miss_errors_its_case_and_leaves_no_deploy_decision(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_cases(pytester, 2)
-    assert pytester.runpytest("--rag-gate", "--rag-gate-judge", "anthropic").ret == 0
+    assert gate_run(pytester, judge="anthropic", report=None).ret == 0
     write_cases(pytester, 3)
     calls = server.calls
-    result = pytester.runpytest(
-        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-cache", "read", "-rE"
-    )
+    result = gate_run(pytester, "-rE", judge="anthropic", cache="read", report=None)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["ERROR golden.jsonl::case-2 - *cache m*"])
@@ -245,15 +227,7 @@ def test_a_judge_that_always_fails_errors_every_case_and_decides_nothing(
     server.fail(status(500))
     write_cases(pytester, 3)
     write_config(pytester, "max_retries: 1\n")
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "anthropic",
-        "--rag-gate-junit",
-        "junit.xml",
-        "--rag-gate-report",
-        "report.json",
-    )
+    result = gate_run(pytester, judge="anthropic", junit="junit.xml")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(["ERROR judge unreliable: 3 of 3 case(s) errored*"])
@@ -261,7 +235,7 @@ def test_a_judge_that_always_fails_errors_every_case_and_decides_nothing(
         ["RAG gate: ERROR", "Judge unavailable, no deploy decision — judge unreliable: *"]
     )
     assert "Traceback" not in result.stdout.str()
-    report = read_report(pytester)
+    report = result.report
     assert report["verdict"] == "error"
     for result_case in report["cases"]:
         assert result_case["errors"], result_case
@@ -279,16 +253,7 @@ def test_a_judge_that_always_fails_errors_every_case_and_decides_nothing(
 def test_the_call_budget_stops_scoring_cleanly(pytester: pytest.Pytester, server: FakeLLM) -> None:
     write_cases(pytester, 4)
     write_config(pytester, "max_calls: 6\nconcurrency: 1\n")
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "anthropic",
-        "--rag-gate-metrics",
-        CORE_METRICS,
-        "--rag-gate-report",
-        "report.json",
-        "-rE",
-    )
+    result = gate_run(pytester, "-rE", judge="anthropic", metrics=CORE_METRICS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert server.calls == 6
     outcomes = result.parseoutcomes()
@@ -302,7 +267,7 @@ def test_the_call_budget_stops_scoring_cleanly(pytester: pytest.Pytester, server
         ]
     )
     assert "Traceback" not in result.stdout.str()
-    report = read_report(pytester)
+    report = result.report
     unscored = [result for result in report["cases"] if result["error"]]
     assert len(unscored) == outcomes["errors"]
     assert all("max_calls=6" in result["error"] for result in unscored)
@@ -314,21 +279,13 @@ def test_a_reply_that_breaks_the_schema_is_asked_again(
 ) -> None:
     server.fail(INVALID, calls=[1])
     write_cases(pytester, 1)
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "anthropic",
-        "--rag-gate-metrics",
-        CORE_METRICS,
-        "--rag-gate-report",
-        "report.json",
-    )
+    result = gate_run(pytester, judge="anthropic", metrics=CORE_METRICS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["judge usage: 4 calls, *"])
     reasked = [request for request in server.judge_requests() if len(request.body["messages"]) == 3]
     assert len(reasked) == 1
     assert "could not be used" in reasked[0].body["messages"][2]["content"]
-    assert read_report(pytester)["usage"]["calls"] == 4
+    assert result.report["usage"]["calls"] == 4
 
 
 def test_core_metrics_take_three_calls_per_case_and_two_in_a_row(
@@ -337,9 +294,7 @@ def test_core_metrics_take_three_calls_per_case_and_two_in_a_row(
     server.latency_s = 0.2
     count = 4
     write_cases(pytester, count)
-    result = pytester.runpytest(
-        "--rag-gate", "--rag-gate-judge", "anthropic", "--rag-gate-metrics", CORE_METRICS
-    )
+    result = gate_run(pytester, judge="anthropic", metrics=CORE_METRICS, report=None)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     # The run's first request goes alone (it writes the shared tools and system block to
     # the provider's cache); the requests it held back are sent when it is answered.
@@ -371,24 +326,18 @@ def test_reverse_questions_relevancy_embeds_through_the_openai_judge(
         pytester,
         "answer_relevancy_strategy: reverse_questions\nembedding_model: fake-embedding-small\n",
     )
-    command = [
-        "--rag-gate",
-        "--rag-gate-judge",
-        "openai",
-        "--rag-gate-metrics",
-        "answer_relevancy",
-        "--rag-gate-report",
-        "report.json",
-        "--rag-gate-report-details",
-        "full",
-    ]
-    result = pytester.runpytest(*command)
+    options: dict[str, Any] = {
+        "judge": "openai",
+        "metrics": "answer_relevancy",
+        "report_details": "full",
+    }
+    result = gate_run(pytester, **options)
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
     embeddings = [request for request in server.requests if request.path == "/v1/embeddings"]
     assert len(embeddings) == 2
     assert {request.body["model"] for request in embeddings} == {"fake-embedding-small"}
     assert all(len(request.body["input"]) == 4 for request in embeddings)
-    report = read_report(pytester)
+    report = result.report
     for result_case in report["cases"]:
         score = result_case["scores"]["answer_relevancy"]
         assert score is not None and 0.0 < score <= 1.0
@@ -400,10 +349,10 @@ def test_reverse_questions_relevancy_embeds_through_the_openai_judge(
     # Embedding calls and tokens count like judge calls, per case, per metric and in total.
     assert report["usage"]["calls"] == len(server.requests) == 4
     requests_before = len(server.requests)
-    cached = pytester.runpytest(*command)
+    cached = gate_run(pytester, **options)
     assert cached.ret == result.ret
     assert len(server.requests) == requests_before
-    assert read_report(pytester)["usage"]["cache_hits"] == 4
+    assert cached.report["usage"]["cache_hits"] == 4
 
 
 def test_reverse_questions_without_an_embeddings_api_is_a_usage_error(
@@ -411,7 +360,7 @@ def test_reverse_questions_without_an_embeddings_api_is_a_usage_error(
 ) -> None:
     write_cases(pytester, 1)
     write_config(pytester, "answer_relevancy_strategy: reverse_questions\n")
-    result = pytester.runpytest("--rag-gate", "--rag-gate-judge", "anthropic")
+    result = gate_run(pytester, judge="anthropic", report=None)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*'reverse_questions'*the anthropic judge has no embeddings API*--rag-gate-judge openai*"]
@@ -440,18 +389,11 @@ def test_contradicted_claims_are_counted_and_gated_with_a_maximum(
     (pytester.path / "golden.jsonl").write_text(
         "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
     )
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        api,
-        "--rag-gate-metrics",
-        "faithfulness,contradiction_rate",
-        "--rag-gate-threshold",
-        "faithfulness=0",
-        "--rag-gate-threshold",
-        "contradiction_rate<=0.02",
-        "--rag-gate-report",
-        "report.json",
+    result = gate_run(
+        pytester,
+        judge=api,
+        metrics="faithfulness,contradiction_rate",
+        threshold=["faithfulness=0", "contradiction_rate<=0.02"],
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -460,7 +402,7 @@ def test_contradicted_claims_are_counted_and_gated_with_a_maximum(
             "FAILED contradiction_rate mean 0.50 > 0.02 (n=2*",
         ]
     )
-    report = read_report(pytester)
+    report = result.report
     wrong = next(case for case in report["cases"] if case["id"] == "wrong-year")
     assert [claim["verdict"] for claim in wrong["details"]["faithfulness"]] == ["contradicted"]
     # Both metrics read one verification: two calls per case, as faithfulness alone.

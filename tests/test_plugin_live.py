@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 import xml.etree.ElementTree as ET
@@ -11,7 +10,7 @@ from typing import Any
 
 import hypothesis.statistics  # noqa: F401
 import pytest
-from gate_runs import GOOD, write_jsonl
+from gate_runs import GOOD, gate_run, write_jsonl
 
 import pytest_ragas_gate.judges.offline.judge  # noqa: F401
 import pytest_ragas_gate.live.targets  # noqa: F401
@@ -61,6 +60,10 @@ RAG_MODULE = """
 """
 
 
+#: Live runs answer every case again: no cache.
+OPTIONS: dict[str, Any] = {"cache": "off"}
+
+
 def questions(*keys: str, **extra: Any) -> list[dict[str, object]]:
     return [
         {
@@ -77,17 +80,6 @@ def questions(*keys: str, **extra: Any) -> list[dict[str, object]]:
 def write_target(pytester: pytest.Pytester, body: str, name: str = "rag_target") -> None:
     source = textwrap.dedent(RAG_MODULE.format(facts=FACTS)) + textwrap.dedent(body)
     (pytester.path / f"{name}.py").write_text(source, encoding="utf-8")
-
-
-def run_live(
-    pytester: pytest.Pytester, *extra: str, subprocess: bool = False
-) -> tuple[pytest.RunResult, dict[str, Any]]:
-    args = ("--rag-gate", "--rag-gate-cache", "off", "--rag-gate-report", "report.json", *extra)
-    run = pytester.runpytest_subprocess if subprocess else pytester.runpytest
-    result = run(*args)
-    path = pytester.path / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return result, report
 
 
 def cases_by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -109,7 +101,7 @@ def test_sync_target_answers_every_case_and_the_report_keeps_its_output(
             return {"answer": text, "contexts": contexts}
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer", "-v")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:answer", "-v", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
@@ -150,7 +142,7 @@ def test_async_target_gets_the_case_and_runs_concurrently(pytester: pytest.Pytes
             return (f"{text}", [c["text"] for c in contexts]) if case.id else None
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:answer", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["rag-gate: live mode — target rag_target:answer (async*"])
     assert int((pytester.path / "peak.txt").read_text()) > 1
@@ -178,7 +170,7 @@ def test_langchain_like_runnable_is_used_by_duck_typing(pytester: pytest.Pyteste
         chain = RetrievalQA()
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:chain")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:chain", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*target rag_target:chain (sync runnable)"])
     assert cases_by_id(report)["eiffel"]["scores"]["id_recall"] == 1.0
@@ -216,7 +208,7 @@ def test_llamaindex_like_query_engine_is_used_by_duck_typing(pytester: pytest.Py
         engine = QueryEngine()
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:engine")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:engine", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*target rag_target:engine (async query engine)"])
     nile = cases_by_id(report)["nile"]
@@ -238,7 +230,7 @@ def test_target_that_raises_errors_its_case_only_and_fails_closed(
             return {"answer": text, "contexts": contexts}
         """,
     )
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:answer", **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
@@ -260,7 +252,7 @@ def test_target_that_raises_errors_its_case_only_and_fails_closed(
 def test_unreadable_output_is_an_error_of_the_case(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", questions("apple"))
     write_target(pytester, "def answer(question):\n    return {'text': 42}\n")
-    result, _ = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    result, _ = gate_run(pytester, "--rag-gate-target", "rag_target:answer", **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*The target returned a mapping with keys ?'text'?*"])
@@ -282,7 +274,7 @@ def test_unreadable_output_is_an_error_of_the_case(pytester: pytest.Pytester) ->
 def test_bad_target_is_a_usage_error(pytester: pytest.Pytester, spec: str, message: str) -> None:
     write_jsonl(pytester, "golden.jsonl", questions("apple"))
     write_target(pytester, "def answer(question):\n    return 'x'\n")
-    result, _ = run_live(pytester, "--rag-gate-target", spec)
+    result, _ = gate_run(pytester, "--rag-gate-target", spec, **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
@@ -310,8 +302,8 @@ def test_conftest_hook_target_works_under_xdist_like_a_serial_run(
         """
     )
     pytester.syspathinsert()
-    serial, serial_report = run_live(pytester, "-p", "no:xdist")
-    parallel, parallel_report = run_live(pytester, "-n", "2")
+    serial, serial_report = gate_run(pytester, "-p", "no:xdist", **OPTIONS)
+    parallel, parallel_report = gate_run(pytester, "-n", "2", **OPTIONS)
     assert serial.ret == parallel.ret == pytest.ExitCode.OK, parallel.stdout.str()
     parallel.stdout.fnmatch_lines(["*live mode — target pytest_rag_gate_target hook*"])
     assert parallel_report["metrics"] == serial_report["metrics"]
@@ -344,7 +336,7 @@ def test_a_configured_target_takes_precedence_over_the_hook(pytester: pytest.Pyt
         """
     )
     pytester.syspathinsert()
-    result, report = run_live(pytester, "--rag-gate-target", "rag_target:answer")
+    result, report = gate_run(pytester, "--rag-gate-target", "rag_target:answer", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*live mode — target rag_target:answer*"])
     (case,) = report["cases"]
@@ -367,7 +359,7 @@ def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
     (pytester.path / "rag_gate.yaml").write_text(
         "target: rag_target:answer\nlatency: {p50: 0.2, max: 5.0}\n", encoding="utf-8"
     )
-    passing, report = run_live(pytester)
+    passing, report = gate_run(pytester, **OPTIONS)
     assert passing.ret == pytest.ExitCode.OK, passing.stdout.str()
     passing.stdout.fnmatch_lines(["latency p50 *≤0.20s * 3 * PASS", "latency max *≤5.00s*PASS"])
     assert report["latency"]["passed"] is True
@@ -378,7 +370,7 @@ def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
     summary = pytester.path / "summary.md"
     with pytest.MonkeyPatch.context() as env:
         env.setenv("GITHUB_STEP_SUMMARY", str(summary))
-        failing, report = run_live(pytester, "--rag-gate-junit", "gate.xml")
+        failing, report = gate_run(pytester, "--rag-gate-junit", "gate.xml", **OPTIONS)
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
     failing.assert_outcomes(passed=3)
     failing.stdout.fnmatch_lines(
@@ -410,7 +402,7 @@ def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
 def test_latency_budget_without_live_mode_fails_closed(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", [GOOD])
     (pytester.path / "rag_gate.yaml").write_text("latency: {p95: 2}\n", encoding="utf-8")
-    result, _ = run_live(pytester)
+    result, _ = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["FAILED latency p95 has no measured cases (n=0)*live mode*"])
 
@@ -418,7 +410,7 @@ def test_latency_budget_without_live_mode_fails_closed(pytester: pytest.Pytester
 def test_unknown_latency_statistic_is_a_usage_error(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", [GOOD])
     (pytester.path / "rag_gate.yaml").write_text("latency: {p96: 2}\n", encoding="utf-8")
-    result, _ = run_live(pytester)
+    result, _ = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*'latency' from rag_gate.yaml: unknown latency statistic 'p96'*"])
 
@@ -440,7 +432,7 @@ def test_ignored_top_ranked_alarm_and_top_doc_usage_threshold(pytester: pytest.P
     summary = pytester.path / "summary.md"
     with pytest.MonkeyPatch.context() as env:
         env.setenv("GITHUB_STEP_SUMMARY", str(summary))
-        result, report = run_live(
+        result, report = gate_run(
             pytester,
             "--rag-gate-metrics",
             "top_doc_usage",
@@ -448,6 +440,7 @@ def test_ignored_top_ranked_alarm_and_top_doc_usage_threshold(pytester: pytest.P
             "top_doc_usage=0.7",
             "--rag-gate-junit",
             "gate.xml",
+            **OPTIONS,
         )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -519,19 +512,22 @@ def test_entry_point_metric_runs_and_its_default_threshold_gates(
         "answer": GOOD["answer"] + " It is now based in Cupertino.",
     }
     write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": "short"}, long_answer])
-    result, report = run_live(pytester, "--rag-gate-metrics", "short_answer,faithfulness")
+    result, report = gate_run(
+        pytester, "--rag-gate-metrics", "short_answer,faithfulness", **OPTIONS
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     result.stdout.fnmatch_lines(
         ["rag-gate: thresholds *short_answer>=0.90*", "FAILED short_answer mean 0.50 < 0.90 (n=2*"]
     )
     assert cases_by_id(report)["short"]["scores"]["short_answer"] == 1.0
 
-    overridden, _ = run_live(
+    overridden, _ = gate_run(
         pytester,
         "--rag-gate-metrics",
         "short_answer",
         "--rag-gate-threshold",
         "short_answer=0.5",
+        **OPTIONS,
     )
     assert overridden.ret == pytest.ExitCode.OK, overridden.stdout.str()
 
@@ -542,7 +538,7 @@ def test_conftest_metric_is_registered_by_the_hook(pytester: pytest.Pytester) ->
         textwrap.dedent(CUSTOM_METRIC.format(default=None))
         + "\n\ndef pytest_rag_gate_metrics():\n    return [AnswerLength()]\n"
     )
-    result, report = run_live(pytester, "-v", "--rag-gate-threshold", "short_answer=1.0")
+    result, report = gate_run(pytester, "-v", "--rag-gate-threshold", "short_answer=1.0", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*::short PASSED *short_answer=1.00*", "short_answer*1.00*PASS"])
     assert report["metrics"]["short_answer"]["passed"] is True
@@ -572,10 +568,10 @@ def test_conftest_metric_that_is_not_a_metric_is_a_usage_error(
             return [Sync()] if config.getoption("keyword") else [Faithful()]
         """
     )
-    clash, _ = run_live(pytester)
+    clash, _ = gate_run(pytester, **OPTIONS)
     assert clash.ret == pytest.ExitCode.USAGE_ERROR
     clash.stderr.fnmatch_lines(["*metric 'faithfulness', but a built-in metric of that name*"])
-    invalid, _ = run_live(pytester, "-k", "x")
+    invalid, _ = gate_run(pytester, "-k", "x", **OPTIONS)
     assert invalid.ret == pytest.ExitCode.USAGE_ERROR
     invalid.stderr.fnmatch_lines(
         ["*default_threshold must be None or a number from 0 to 1; its score(case, judge) must*"]
@@ -613,12 +609,13 @@ def test_tool_selection_scores_the_chosen_tool(pytester: pytest.Pytester) -> Non
             return Output(text, contexts, tool)
         """,
     )
-    result, report = run_live(
+    result, report = gate_run(
         pytester,
         "--rag-gate-target",
         "rag_target:answer",
         "--rag-gate-threshold",
         "tool_selection=0.9",
+        **OPTIONS,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(

@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 import pytest
-from gate_runs import assert_no_traceback, write_config, write_jsonl
+from gate_runs import assert_no_traceback, gate_run, write_config, write_jsonl
 
 import pytest_ragas_gate.live.oracle  # noqa: F401
 import pytest_ragas_gate.live.targets  # noqa: F401
@@ -50,6 +50,15 @@ TARGET = """
 """
 
 
+#: How every run of this module gates: the offline judge on the oracle target.
+OPTIONS: dict[str, Any] = {
+    "judge": "offline",
+    "cache": "off",
+    "target": "oracle_app:answer",
+    "disable": ("randomly",),
+}
+
+
 def write_app(pytester: pytest.Pytester, *, asynchronous: bool = False) -> None:
     source = textwrap.dedent(TARGET.format(name="answer", louvre=LOUVRE))
     if asynchronous:
@@ -61,32 +70,12 @@ def write_app(pytester: pytest.Pytester, *, asynchronous: bool = False) -> None:
     )
 
 
-def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "offline",
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-target",
-        "oracle_app:answer",
-        "--rag-gate-report",
-        "report.json",
-        "-p",
-        "no:randomly",
-        *args,
-    )
-    path = pytester.path / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return result, report
-
-
 def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
     pytester: pytest.Pytester,
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", CASES)
     write_app(pytester)
-    result, report = run(
+    result, report = gate_run(
         pytester,
         "--rag-gate-oracle",
         "both",
@@ -94,6 +83,7 @@ def test_both_reports_the_two_side_by_side_with_what_retrieval_costs(
         "corpus.jsonl",
         "--rag-gate-threshold",
         "oracle_faithfulness=0.9",
+        **OPTIONS,
     )
     assert_no_traceback(result)
     metrics = report["metrics"]
@@ -134,8 +124,8 @@ def test_case_and_tag_thresholds_of_oracle_contradiction_rate_are_maxima(
     )
     write_app(pytester)
     write_config(pytester.path, tag_thresholds={"t": own})
-    result, report = run(
-        pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl", "-rA"
+    result, report = gate_run(
+        pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl", "-rA", **OPTIONS
     )
     assert_no_traceback(result)
     result.assert_outcomes(passed=2)
@@ -148,7 +138,9 @@ def test_case_and_tag_thresholds_of_oracle_contradiction_rate_are_maxima(
 def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", CASES)
     write_app(pytester, asynchronous=True)
-    result, report = run(pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl")
+    result, report = gate_run(
+        pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl", **OPTIONS
+    )
     assert_no_traceback(result)
     # Every generation metric passes, but the retriever never ran: not a deploy decision.
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
@@ -180,7 +172,7 @@ def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [CASES[0]])
     write_app(pytester)
-    result, report = run(pytester, "--rag-gate-oracle")
+    result, report = gate_run(pytester, "--rag-gate-oracle", **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     (case,) = report["cases"]
     assert case["error"] == (
@@ -210,7 +202,7 @@ def test_an_unanswerable_case_has_empty_gold_contexts(pytester: pytest.Pytester)
             """
         )
     )
-    result, report = run(pytester, "--rag-gate-oracle", "both")
+    result, report = gate_run(pytester, "--rag-gate-oracle", "both", **OPTIONS)
     assert_no_traceback(result)
     cases = {case["id"]: case for case in report["cases"]}
     assert cases["no-answer"]["errors"] == {}
@@ -220,7 +212,7 @@ def test_an_unanswerable_case_has_empty_gold_contexts(pytester: pytest.Pytester)
 def test_a_target_that_cannot_take_contexts_is_a_usage_error(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", CASES)
     pytester.makepyfile(oracle_app="def answer(question):\n    return 'x'\n")
-    result, _ = run(pytester, "--rag-gate-oracle", "both")
+    result, _ = gate_run(pytester, "--rag-gate-oracle", "both", **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*Live-mode target oracle_app:answer cannot take gold contexts*contexts=None*"]
@@ -235,7 +227,9 @@ def test_a_bad_corpus_line_is_named(pytester: pytest.Pytester) -> None:
         json.dumps({"id": "eiffel", "text": EIFFEL}) + "\n" + json.dumps({"id": "x"}) + "\n",
         encoding="utf-8",
     )
-    result, _ = run(pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl")
+    result, _ = gate_run(
+        pytester, "--rag-gate-oracle", "--rag-gate-corpus", "corpus.jsonl", **OPTIONS
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*corpus.jsonl:2: field 'text' is missing; expected non-empty text.*"]
@@ -280,7 +274,7 @@ def test_both_measures_what_retrieval_costs_on_the_cases_scored_both_ways(
     # contexts (1.00) said "retrieval costs 0.33" where the 4 comparable cases are identical.
     write_jsonl(pytester, "golden.jsonl", _paired_and_unpaired_cases())
     pytester.makepyfile(oracle_app=PAIRED_TARGET)
-    result, report = run(pytester, "--rag-gate-oracle", "both")
+    result, report = gate_run(pytester, "--rag-gate-oracle", "both", **OPTIONS)
     assert_no_traceback(result)
     assert report["metrics"]["faithfulness"]["n"] == 6
     result.stdout.fnmatch_lines(
@@ -301,8 +295,8 @@ def test_both_a_case_without_gold_contexts_is_not_applicable_for_oracle_metrics(
     # and the verdict read "judge unreliable".
     write_jsonl(pytester, "golden.jsonl", _paired_and_unpaired_cases())
     pytester.makepyfile(oracle_app=PAIRED_TARGET)
-    result, report = run(
-        pytester, "--rag-gate-oracle", "both", "--rag-gate-threshold", "faithfulness=0.5"
+    result, report = gate_run(
+        pytester, "--rag-gate-oracle", "both", "--rag-gate-threshold", "faithfulness=0.5", **OPTIONS
     )
     assert_no_traceback(result)
     assert "judge unreliable" not in result.stdout.str()
@@ -344,7 +338,9 @@ def test_a_custom_metric_named_like_an_oracle_metric_is_refused(
             return [Clash()]
         """
     )
-    result, _ = run(pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl")
+    result, _ = gate_run(
+        pytester, "--rag-gate-oracle", "both", "--rag-gate-corpus", "corpus.jsonl", **OPTIONS
+    )
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(

@@ -9,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import io
 import statistics
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fakellm import FakeLLM
-from gate_runs import case_row, read_report, use_fake_judge, write_config, write_jsonl
+from gate_runs import case_row, gate_run, read_report, use_fake_judge, write_config, write_jsonl
 
 from pytest_ragas_gate.cli import main
 
@@ -31,26 +30,19 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         yield fake
 
 
-def gate(pytester: pytest.Pytester, *args: str, report: str = "report.json") -> Any:
-    return pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-judge",
-        "anthropic",
-        f"--rag-gate-metrics={METRICS}",
-        f"--rag-gate-report={report}",
-        *args,
-    )
+#: How every run of this module gates: the anthropic judge on the fake server.
+OPTIONS: dict[str, Any] = {"judge": "anthropic", "metrics": METRICS}
 
 
 def test_three_repeats_make_three_times_the_calls_and_a_cached_rerun_none(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(4)])
-    once = gate(pytester, "--rag-gate-cache-dir=once", report="once.json")
+    once = gate_run(pytester, cache_dir="once", report="once.json", **OPTIONS)
     assert once.ret == pytest.ExitCode.OK, once.stdout.str()
     single_calls = server.calls
 
-    thrice = gate(pytester, "--rag-gate-repeats=3", "--rag-gate-cache-dir=thrice")
+    thrice = gate_run(pytester, repeats=3, cache_dir="thrice", **OPTIONS)
     assert thrice.ret == pytest.ExitCode.OK, thrice.stdout.str()
     thrice.stdout.fnmatch_lines(["rag-gate: repeats 3 — every judge request asked 3 times*"])
     assert server.calls - single_calls == 3 * single_calls
@@ -59,7 +51,7 @@ def test_three_repeats_make_three_times_the_calls_and_a_cached_rerun_none(
     assert report["config"]["repeats"] == 3
 
     before = server.calls
-    replayed = gate(pytester, "--rag-gate-repeats=3", "--rag-gate-cache-dir=thrice")
+    replayed = gate_run(pytester, repeats=3, cache_dir="thrice", **OPTIONS)
     assert replayed.ret == pytest.ExitCode.OK, replayed.stdout.str()
     assert server.calls == before
     again = read_report(pytester.path / "report.json")
@@ -74,10 +66,10 @@ def test_repeats_from_the_config_file_reuse_an_unrepeated_recording(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(2)])
-    assert gate(pytester).ret == pytest.ExitCode.OK
+    assert gate_run(pytester, **OPTIONS).ret == pytest.ExitCode.OK
     single_calls = server.calls
     write_config(pytester.path, repeats=2)
-    result = gate(pytester)
+    result = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     # The first repeat keeps the key of an unrepeated request: only the second is sent.
     assert server.calls == 2 * single_calls
@@ -98,7 +90,7 @@ def test_a_judge_that_never_flips_agrees_with_itself_fully(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(3)])
-    result = gate(pytester, "--rag-gate-repeats=2", "--rag-gate-junit=junit.xml")
+    result = gate_run(pytester, repeats=2, junit="junit.xml", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(
         ["metric *verdict*judge agreement", "faithfulness *1.000 (sd 0.000, 3×2)"]
@@ -116,20 +108,21 @@ def test_a_judge_that_never_flips_agrees_with_itself_fully(
 
 
 def test_a_flipping_judge_shows_its_noise_in_every_report(
-    pytester: pytest.Pytester, server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     server.flip_probability = 0.3
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(8)])
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
-    result = gate(
+    run = gate_run(
         pytester,
-        "--rag-gate-repeats=3",
-        "--rag-gate-junit=junit.xml",
-        "--rag-gate-html=report.html",
         *ANY_SCORE,
+        repeats=3,
+        junit="junit.xml",
+        html="report.html",
+        markdown="summary.md",
+        **OPTIONS,
     )
+    result, report = run
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    report = read_report(pytester.path / "report.json")
     noise = report["metrics"]["faithfulness"]["judge_noise"]
     assert 0.0 <= noise["agreement"] < 1.0 and noise["sd"] > 0.0
     assert noise["cases"] == 8 and noise["repeats"] == 3
@@ -141,18 +134,13 @@ def test_a_flipping_judge_shows_its_noise_in_every_report(
     shown = f"{noise['agreement']:.3f}"
     result.stdout.fnmatch_lines([f"faithfulness *{shown} (sd *, 8×3)"])
 
-    junit = ET.parse(pytester.path / "junit.xml").getroot()
-    (faithfulness,) = [
-        testcase
-        for testcase in junit.iter("testcase")
-        if testcase.get("classname") == "rag-gate" and testcase.get("name") == "faithfulness"
-    ]
+    (faithfulness,) = run.gate_suite().findall("testcase[@name='faithfulness']")
     properties = {prop.get("name"): prop.get("value") for prop in faithfulness.iter("property")}
     assert properties["judge_agreement"] == f"{noise['agreement']:.4f}"
     assert properties["judge_repeats"] == "3"
 
-    markdown = (pytester.path / "summary.md").read_text(encoding="utf-8")
-    assert "### Judge noise" in markdown
+    markdown = run.markdown
+    assert markdown is not None and "### Judge noise" in markdown
     assert f"| `faithfulness` | {noise['agreement']:.2f} |" in markdown
     html = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert f"judge agreement {shown} (sd" in html
@@ -190,13 +178,21 @@ def test_min_judge_agreement_fails_the_run_and_merge_reproduces_it(
     shards = []
     for shard in ("1/2", "2/2"):
         name = f"shard-{shard[0]}.json"
-        result = gate(pytester, f"--rag-gate-shard={shard}", report=name)
+        result = gate_run(pytester, shard=shard, report=name, **OPTIONS)
         assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
         result.stdout.fnmatch_lines(["FAILED * judge too noisy for this metric: agreement *"])
         shards.append(name)
-    full = gate(pytester)
+    full = gate_run(pytester, junit="junit.xml", **OPTIONS)
     assert full.ret == pytest.ExitCode.TESTS_FAILED
     full.stdout.fnmatch_lines(["Block deployment — *judge too noisy for this metric: *"])
+    # A CI view shows the noisy judge as a failing check of its own, as the JSON report does.
+    noisy = [check for check in full.report["checks"] if check["kind"] == "judge_noise"]
+    assert noisy and all(check["passed"] is False for check in noisy)
+    suite = full.gate_suite()
+    for check in noisy:
+        failure = suite.find(f"testcase[@name='{check['name']}']/failure")
+        assert failure is not None and failure.get("type") == "RagGateJudgeNoise"
+        assert failure.get("message") == check["message"]
     status, output = rag_gate("merge", *shards, "-o", "merged.json")
     assert status == 1, output
     merged = read_report(pytester.path / "merged.json")
@@ -211,7 +207,7 @@ def test_min_judge_agreement_without_repeats_checked_nothing(
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(2)])
     write_config(pytester.path, min_judge_agreement=0.9)
-    result = gate(pytester)
+    result = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(
         ["judge agreement not evaluated: *set repeats: 2 or more*", "RAG gate: PARTIAL"]
@@ -224,10 +220,12 @@ def test_two_workers_report_the_judge_noise_of_a_serial_run(
 ) -> None:
     server.flip_probability = 0.3
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(6)])
-    serial = gate(pytester, "--rag-gate-repeats=3", *ANY_SCORE, report="serial.json")
+    serial = gate_run(pytester, *ANY_SCORE, repeats=3, report="serial.json", **OPTIONS)
     assert serial.ret == pytest.ExitCode.OK, serial.stdout.str()
     # Replayed from the same cache, so both runs hold the very same judge replies.
-    distributed = gate(pytester, "--rag-gate-repeats=3", *ANY_SCORE, "-n", "2", report="xdist.json")
+    distributed = gate_run(
+        pytester, *ANY_SCORE, "-n", "2", repeats=3, report="xdist.json", **OPTIONS
+    )
     assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
     one, two = read_report(pytester.path / "serial.json"), read_report(pytester.path / "xdist.json")
     assert two["usage"]["calls"] == 0
@@ -241,7 +239,7 @@ def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     server.flip_probability = 0.3
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(4)])
     write_config(pytester.path, cache="off", batch_poll_s=0.05)
-    result = gate(pytester, "--rag-gate-batch", "--rag-gate-repeats=3", *ANY_SCORE)
+    result = gate_run(pytester, *ANY_SCORE, batch=True, repeats=3, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     submitted = [custom_id for batch in server.batches.values() for custom_id, _ in batch.requests]
     # Identical requests are merged in a batch; the repeats of one request never are.
@@ -255,7 +253,7 @@ def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
 ) -> None:
     server.flip_probability = 0.1
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(16)])
-    result = gate(pytester, "--rag-gate-repeats=auto", "--rag-gate-cache-dir=auto-cache")
+    result = gate_run(pytester, repeats="auto", cache_dir="auto-cache", **OPTIONS)
     result.stdout.fnmatch_lines(["rag-gate: repeats auto — every case judged once;*"])
     report = read_report(pytester.path / "report.json")
     cases = {case["id"]: case for case in report["cases"]}
@@ -306,9 +304,7 @@ def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
     )
     # The same golden set picks the same cases, all replayed from the cache.
     before = server.calls
-    gate(
-        pytester, "--rag-gate-repeats=auto", "--rag-gate-cache-dir=auto-cache", report="again.json"
-    )
+    gate_run(pytester, repeats="auto", cache_dir="auto-cache", report="again.json", **OPTIONS)
     again = read_report(pytester.path / "again.json")
     assert server.calls == before
     assert {case["id"] for case in again["cases"] if case["auto_repeat"]} == set(picked)
@@ -319,13 +315,13 @@ def test_auto_repeats_the_cases_changed_against_the_baseline(
 ) -> None:
     rows = [case_row(index) for index in range(12)]
     write_jsonl(pytester, "golden.jsonl", rows)
-    assert gate(pytester, report="base.json").ret == pytest.ExitCode.OK
+    assert gate_run(pytester, report="base.json", **OPTIONS).ret == pytest.ExitCode.OK
     changed = {"case-003", "case-007"}
     for row in rows:
         if row["id"] in changed:
             row["answer"] = row["answer"].replace("1976", "1976, in a garage")
     write_jsonl(pytester, "golden.jsonl", rows)
-    result = gate(pytester, "--rag-gate-repeats=auto", "--rag-gate-baseline=base.json")
+    result = gate_run(pytester, repeats="auto", baseline="base.json", **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     report = read_report(pytester.path / "report.json")
     picked = {
@@ -344,9 +340,9 @@ def test_two_workers_auto_repeat_the_sample_of_a_serial_run(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(12)])
-    serial = gate(pytester, "--rag-gate-repeats=auto", report="serial.json")
+    serial = gate_run(pytester, repeats="auto", report="serial.json", **OPTIONS)
     assert serial.ret == pytest.ExitCode.OK, serial.stdout.str()
-    distributed = gate(pytester, "--rag-gate-repeats=auto", "-n", "2", report="xdist.json")
+    distributed = gate_run(pytester, "-n", "2", repeats="auto", report="xdist.json", **OPTIONS)
     assert distributed.ret == pytest.ExitCode.OK, distributed.stdout.str()
     picks = [
         {

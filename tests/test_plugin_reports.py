@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import HALLUCINATED, good_rows, write_jsonl
+from gate_runs import HALLUCINATED, gate_run, good_rows, write_jsonl
 from lxml import etree
 
 SCHEMA = Path(__file__).parent / "data" / "junit-10.xsd"
 
 
-def run_gate(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest_subprocess(
-        "--rag-gate",
-        "--rag-gate-report",
-        "out/report.json",
-        "--rag-gate-junit",
-        "out/junit.xml",
-        *extra,
-    )
-    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
-    return result, report
+#: Every run of this module writes both reports into a directory it creates.
+OPTIONS: dict[str, Any] = {
+    "report": "out/report.json",
+    "junit": "out/junit.xml",
+    "subprocess": True,
+}
 
 
 @pytest.fixture
@@ -39,7 +33,7 @@ def golden(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.usefixtures("golden")
 def test_json_report_has_the_documented_keys(pytester: pytest.Pytester) -> None:
-    result, report = run_gate(pytester)
+    result, report = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     for key in (
         "schema_version",
@@ -92,7 +86,7 @@ def test_json_report_has_the_documented_keys(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.usefixtures("golden")
 def test_junit_is_valid_and_separates_failures_from_errors(pytester: pytest.Pytester) -> None:
-    run_gate(pytester)
+    gate_run(pytester, **OPTIONS)
     document = etree.parse(str(pytester.path / "out" / "junit.xml"))
     etree.XMLSchema(etree.parse(str(SCHEMA))).assertValid(document)
     suites = {suite.get("name"): suite for suite in document.getroot().iter("testsuite")}
@@ -117,8 +111,8 @@ def test_junit_is_valid_and_separates_failures_from_errors(pytester: pytest.Pyte
 @pytest.mark.slow
 @pytest.mark.usefixtures("golden")
 def test_xdist_run_gives_the_same_aggregates_as_a_serial_run(pytester: pytest.Pytester) -> None:
-    serial_result, serial = run_gate(pytester, "-p", "no:xdist")
-    parallel_result, parallel = run_gate(pytester, "-n", "2")
+    serial_result, serial = gate_run(pytester, "-p", "no:xdist", **OPTIONS)
+    parallel_result, parallel = gate_run(pytester, "-n", "2", **OPTIONS)
     assert serial_result.ret == parallel_result.ret == pytest.ExitCode.TESTS_FAILED
     assert parallel["metrics"] == serial["metrics"]
     assert parallel["failures"] == serial["failures"]

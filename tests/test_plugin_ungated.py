@@ -7,20 +7,27 @@ that listed default thresholds not in force.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
-from gate_runs import good_rows, read_report, write_config, write_jsonl
+from gate_runs import GateOutcome, gate_run, good_rows, write_config, write_jsonl
 
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 
 REPORT_ONLY = "Report only, not a deploy decision — no gated metric*"
-OUTPUTS = ("--rag-gate-report=r.json", "--rag-gate-junit=j.xml", "--rag-gate-html=r.html")
+#: Every report a run can write, each to be read back.
+OUTPUTS: dict[str, Any] = {
+    "report": "r.json",
+    "junit": "j.xml",
+    "html": "r.html",
+    "markdown": "summary.md",
+}
 
 
-def assert_ungated(result: pytest.RunResult, pytester: pytest.Pytester) -> None:
+def assert_ungated(run: GateOutcome) -> None:
     """Exit 0, the header and summary say so, and every report carries ``ungated``."""
+    result = run.result
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
@@ -30,45 +37,32 @@ def assert_ungated(result: pytest.RunResult, pytester: pytest.Pytester) -> None:
         ]
     )
     assert "Safe to deploy" not in result.stdout.str()
-    assert read_report(pytester.path / "r.json")["verdict"] == "ungated"
-    suites = {
-        suite.get("name"): suite for suite in ET.parse(pytester.path / "j.xml").iter("testsuite")
-    }
-    gate = suites["rag-gate"]
+    assert run.report["verdict"] == "ungated"
+    gate = run.gate_suite()
     properties = {prop.get("name"): prop.get("value") for prop in gate.find("properties")}
     assert properties["verdict"] == "ungated"
     skipped = gate.find("testcase[@name='gated_metrics']/skipped")
     assert skipped is not None and skipped.get("message").startswith("Report only")
-    assert "RAG gate: UNGATED" in (pytester.path / "r.html").read_text(encoding="utf-8")
-    summary = (pytester.path / "summary.md").read_text(encoding="utf-8")
-    assert summary.startswith("## ⚠️ RAG gate: UNGATED")
-    body = comment_body(load_report(pytester.path / "r.json"))
+    assert "RAG gate: UNGATED" in (run.directory / "r.html").read_text(encoding="utf-8")
+    summary = run.markdown
+    assert summary is not None and summary.startswith("## ⚠️ RAG gate: UNGATED")
+    body = comment_body(load_report(run.directory / "r.json"))
     assert "## ⚠️ RAG gate: UNGATED" in body
     assert "Safe to deploy" not in summary + body
 
 
-def test_metrics_without_thresholds_are_ungated(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_metrics_without_thresholds_are_ungated(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
-    result = pytester.runpytest(
-        "--rag-gate", "--rag-gate-metrics", "answer_correctness,context_relevance", *OUTPUTS
-    )
-    assert_ungated(result, pytester)
+    assert_ungated(gate_run(pytester, metrics="answer_correctness,context_relevance", **OUTPUTS))
 
 
-def test_every_threshold_null_is_ungated(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_threshold_null_is_ungated(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
     nulls = dict.fromkeys(
         ("faithfulness", "answer_relevancy", "context_recall", "context_precision")
     )
     write_config(pytester.path, thresholds=nulls)
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
-    result = pytester.runpytest("--rag-gate", *OUTPUTS)
-    assert_ungated(result, pytester)
+    assert_ungated(gate_run(pytester, **OUTPUTS))
 
 
 def test_the_header_lists_only_the_thresholds_in_force(pytester: pytest.Pytester) -> None:
@@ -88,10 +82,6 @@ def test_a_failure_is_still_a_failure_without_thresholds(pytester: pytest.Pytest
 
 
 @pytest.mark.slow
-def test_ungated_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ungated_under_xdist(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(4))
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
-    result = pytester.runpytest(
-        "--rag-gate", "-n", "2", "--rag-gate-metrics", "answer_correctness", *OUTPUTS
-    )
-    assert_ungated(result, pytester)
+    assert_ungated(gate_run(pytester, "-n", "2", metrics="answer_correctness", **OUTPUTS))

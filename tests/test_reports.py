@@ -372,6 +372,32 @@ def test_junit_uses_the_items_failure_lines(tmp_path: Path) -> None:
     assert failure.text == "\n".join(lines)
 
 
+def test_json_checks_list_the_junit_gate_suite_with_its_verdicts(tmp_path: Path) -> None:
+    root, verdict = write_and_parse(tmp_path)
+    config = make_config()
+    checks = build_report(
+        results=make_results(),
+        verdict=verdict,
+        config=config,
+        judge=OFFLINE,
+        usage_by_metric=USAGE,
+        wall_s=1.0,
+        scoring_s=0.5,
+    )["checks"]
+    gate_suite = root.find("testsuite[@name='rag-gate']")
+    assert gate_suite is not None
+    testcases = gate_suite.findall("testcase")
+    assert [check["name"] for check in checks] == [case.get("name") for case in testcases]
+    for check, case in zip(checks, testcases, strict=True):
+        failure = case.find("failure")
+        assert (check["passed"] is False) == (failure is not None), check["name"]
+        if failure is not None:
+            assert failure.get("message") == check["message"]
+        assert props(case) == check["properties"]
+    failing = [check["message"] for check in checks if check["passed"] is False]
+    assert sorted(failing) == sorted(verdict.failures)
+
+
 def test_junit_gate_suite_content(tmp_path: Path) -> None:
     root, verdict = write_and_parse(tmp_path)
     gate_suite = root.find("testsuite[@name='rag-gate']")

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from fakellm import FakeLLM, Recorded, _segments
-from test_plugin_judges import KEY, case, read_report, requests_by_case, scores_of, write_cases
+from gate_runs import read_report
+from test_plugin_judges import KEY, case, requests_by_case, scores_of, write_cases
 
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.requests import ReviewCase, ReviewContexts, VerifyClaims
@@ -45,6 +46,10 @@ def run(pytester: pytest.Pytester, judge: str, metrics: str, *extra: str) -> pyt
     )
 
 
+def report_of(pytester: pytest.Pytester) -> dict[str, Any]:
+    return read_report(pytester.path / "report.json")
+
+
 def sends_contexts(request: Recorded, index: int) -> bool:
     """Whether ``request`` carries case ``index``'s second retrieved context (not in its answer)."""
     return case(index)["contexts"][1] in request.text
@@ -67,7 +72,7 @@ def test_the_contexts_of_a_case_are_sent_once_and_each_metric_reads_its_part(
     for index, requests in requests_by_case(server, count).items():
         with_contexts = [request for request in requests if sends_contexts(request, index)]
         assert [server.kind_of(request) for request in with_contexts] == ["review_case"]
-    details = {entry["id"]: entry["details"] for entry in read_report(pytester)["cases"]}
+    details = {entry["id"]: entry["details"] for entry in report_of(pytester)["cases"]}
     # Each metric reads its own part of the one reply, as if asked apart.
     for index in range(count):
         row = case(index)
@@ -137,7 +142,7 @@ def test_an_answer_without_claims_lets_the_review_go_alone(
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
     kinds = sorted(server.kind_of(request) or "" for request in server.judge_requests())
     assert kinds == ["extract_claims", "rate_relevancy", "review_contexts"]
-    scores = scores_of(read_report(pytester))["case-0"]
+    scores = scores_of(report_of(pytester))["case-0"]
     assert scores["faithfulness"] is None
     assert scores["context_precision"] == 1.0 and scores["context_recall"] == 1.0
 
@@ -155,7 +160,7 @@ def test_a_failed_extraction_lets_the_review_go_alone(
 
     server.responder = responder
     result = run(pytester, "openai", CORE_METRICS)
-    report = read_report(pytester)
+    report = report_of(pytester)
     entry = report["cases"][0]
     assert "faithfulness" in entry["errors"], result.stdout.str()
     assert entry["scores"]["context_precision"] == 1.0
@@ -169,13 +174,13 @@ def test_a_cached_rerun_replays_the_paired_request_without_calls(
     write_cases(pytester, 2)
     first = run(pytester, "openai", CORE_METRICS, "--rag-gate-cache", "readwrite")
     assert first.ret == pytest.ExitCode.OK, first.stdout.str()
-    scores = scores_of(read_report(pytester))
+    scores = scores_of(report_of(pytester))
     sent = len(server.judge_requests())
     assert sent == 6
     again = run(pytester, "openai", CORE_METRICS, "--rag-gate-cache", "readwrite")
     assert again.ret == pytest.ExitCode.OK, again.stdout.str()
     assert len(server.judge_requests()) == sent
-    assert scores_of(read_report(pytester)) == scores
+    assert scores_of(report_of(pytester)) == scores
 
 
 def test_anthropic_caches_the_contexts_only_when_another_request_reads_them(
@@ -212,6 +217,6 @@ def test_anthropic_writes_the_shared_system_block_once_per_run(
         for identity, tokens, _ in _segments(requests[0].body)
         if identity.startswith(("tool:", "system:"))
     )
-    usage = read_report(pytester)["usage"]
+    usage = report_of(pytester)["usage"]
     assert usage["cache_write_tokens"] == shared
     assert usage["cache_read_tokens"] == shared * (len(requests) - 1)

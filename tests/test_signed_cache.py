@@ -20,8 +20,10 @@ from fakellm import FakeLLM
 from gate_runs import (
     GOOD,
     HALLUCINATED,
+    GateOutcome,
     assert_no_traceback,
     case_row,
+    gate_run,
     use_fake_judge,
     write_golden,
 )
@@ -61,15 +63,8 @@ def write_config(directory: Path, public_key: str | None = None) -> None:
     (directory / "rag_gate.yaml").write_text(json.dumps(settings), encoding="utf-8")
 
 
-def gate(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        "--rag-gate",
-        "--rag-gate-metrics=faithfulness",
-        "--rag-gate-report=report.json",
-        "-p",
-        "no:cacheprovider",
-        *args,
-    )
+#: How every run of this module gates: faithfulness only, no pytest cache.
+OPTIONS: dict[str, Any] = {"metrics": "faithfulness", "disable": ("cacheprovider",)}
 
 
 def record(
@@ -77,14 +72,14 @@ def record(
     monkeypatch: pytest.MonkeyPatch,
     server: FakeLLM,
     signing_key: str | None,
-) -> pytest.RunResult:
+) -> GateOutcome:
     """A run with the judge's key (and the signing key, if given) that records the cache."""
     use_fake_judge(monkeypatch, server)
     if signing_key is None:
         monkeypatch.delenv(SIGNING_KEY, raising=False)
     else:
         monkeypatch.setenv(SIGNING_KEY, signing_key)
-    result = gate(pytester, "--rag-gate-judge=anthropic", "--rag-gate-cache=readwrite")
+    result = gate_run(pytester, judge="anthropic", cache="readwrite", **OPTIONS)
     assert_no_traceback(result)
     return result
 
@@ -160,7 +155,7 @@ def test_signed_entries_verify_and_replay_with_no_key_and_no_network(
 
     # The server is gone and no key is set: only a replay can pass.
     keyless(monkeypatch)
-    replay = gate(pytester, "--rag-gate-cache=read")
+    replay = gate_run(pytester, cache="read", **OPTIONS)
     assert_no_traceback(replay)
     assert replay.ret == 0, replay.stdout.str()
     replay.stdout.fnmatch_lines([f"cache: {calls} entries verified against cache_public_key *"])
@@ -179,7 +174,7 @@ def test_without_a_public_key_an_edited_cache_is_trusted(
     assert record(pytester, monkeypatch, server, None).ret == 1
     assert forge_supported(pytester.path) > 0
     keyless(monkeypatch)
-    replay = gate(pytester, "--rag-gate-cache=read")
+    replay = gate_run(pytester, cache="read", **OPTIONS)
     assert replay.ret == 0
     replay.stdout.fnmatch_lines(["RAG gate: PASSED*"])
     assert report(pytester.path)["run"]["cache_integrity"] is None
@@ -241,7 +236,7 @@ def test_a_forged_entry_is_a_case_error_in_read_mode(
     # the claims otherwise.
     rejected = 1
 
-    replay = gate(pytester, "--rag-gate-cache=read", "-rA")
+    replay = gate_run(pytester, "-rA", cache="read", **OPTIONS)
 
     assert_no_traceback(replay)
     assert replay.ret == 1, replay.stdout.str()
@@ -312,7 +307,7 @@ def test_a_malformed_public_key_is_a_config_error(
         f"cache_public_key: {json.dumps(value)}\n", encoding="utf-8"
     )
     keyless(monkeypatch)
-    result = gate(pytester, "--rag-gate-judge=offline")
+    result = gate_run(pytester, judge="offline", **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*rag_gate.yaml*cache_public_key*rag-gate keygen*"])
@@ -346,13 +341,8 @@ def test_the_signing_key_is_in_no_file_the_run_writes(
     result = record(
         pytester, monkeypatch, server, private_key
     )  # writes cache, report, step summary
-    again = gate(
-        pytester,
-        "--rag-gate-judge=anthropic",
-        "--rag-gate-junit=junit.xml",
-        "--rag-gate-html=report.html",
-        "-rA",
-        "-vv",
+    again = gate_run(
+        pytester, "-rA", "-vv", judge="anthropic", junit="junit.xml", html="report.html", **OPTIONS
     )
     assert summary.is_file() and entries(pytester.path)
     markdown = summary.read_text(encoding="utf-8")

@@ -44,7 +44,7 @@ from ..reports.json_report import (
 )
 from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
-from ..settings.config import GateConfig, load_config
+from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
 from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
@@ -238,7 +238,7 @@ def _settings(
 
     ``--config`` passes the checks pytest applies to it, metric names included.
     """
-    merged: dict[str, Any] = base.model_dump(mode="json")
+    layers: list[tuple[str, Mapping[str, Any]]] = [("report", base.model_dump(mode="json"))]
     if config_file is not None:
         path = Path(config_file)
         if not path.is_file():
@@ -252,15 +252,11 @@ def _settings(
             for key, origin in loaded.origins.items()
         }
         check_metric_names(loaded.config, report_metric_names(metrics, base), origins)
-        for key in loaded.config.model_fields_set:
-            value = getattr(loaded.config, key)
-            previous = merged.get(key)
-            if isinstance(value, dict) and isinstance(previous, dict):
-                merged[key] = {**previous, **loaded.config.model_dump(mode="json")[key]}
-            else:
-                merged[key] = loaded.config.model_dump(mode="json")[key]
+        written = loaded.config.model_dump(mode="json", include=loaded.config.model_fields_set)
+        layers.append((config_file, written))
     if thresholds:
-        merged["thresholds"] = {**merged.get("thresholds", {}), **dict(thresholds)}
+        layers.append(("--threshold", {"thresholds": dict(thresholds)}))
+    merged, _ = layer_settings(layers)
     try:
         return GateConfig.model_validate(merged)
     except ValidationError as error:

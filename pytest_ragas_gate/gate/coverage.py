@@ -30,6 +30,8 @@ from collections.abc import Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .checks import GateCheck
+
 __all__ = [
     "BROKEN_SYMLINK",
     "EMPTY_FILE",
@@ -41,6 +43,7 @@ __all__ = [
     "CoverageLedger",
     "NotGated",
     "build_ledger",
+    "coverage_check",
     "merge_ledgers",
 ]
 
@@ -250,4 +253,29 @@ def merge_ledgers(ledgers: Sequence[CoverageLedger | None]) -> CoverageLedger | 
         gated_cases=total - sum(group.cases for group in not_gated),
         not_gated=not_gated,
         excluded=list(known[0].excluded),
+    )
+
+
+def coverage_check(line: str, *, partial: bool, gated: int, collected: int | None) -> GateCheck:
+    """How much of the golden set was gated, as a check.
+
+    A partial run is no deploy decision: the check is skipped rather than failed (shard
+    jobs are partial by design), so no CI view shows it green.
+
+    Args:
+        line: The "gated N of M" line.
+        partial: Whether fewer golden cases were gated than collected.
+        gated: Golden cases gated.
+        collected: Golden cases collected, None when not counted.
+    """
+    return GateCheck(
+        name="coverage",
+        kind="coverage",
+        passed=None if partial else True,
+        message=f"partial run: {line}" if partial else line,
+        properties={
+            "gated_cases": str(gated),
+            "collected_cases": "unknown" if collected is None else str(collected),
+            "verdict": line,
+        },
     )

@@ -25,8 +25,17 @@ from pydantic import BaseModel, ConfigDict
 from ..scoring.results import CaseResult
 from ..settings.config import GateConfig
 from ..stats import mean, two_level_bootstrap_ci
+from .checks import GateCheck
 
-__all__ = ["JudgeNoise", "measure_judge_noise", "noise_aware_ci", "repeat_groups", "too_noisy"]
+__all__ = [
+    "JudgeNoise",
+    "judge_noise_check",
+    "measure_judge_noise",
+    "noise_aware_ci",
+    "noise_properties",
+    "repeat_groups",
+    "too_noisy",
+]
 
 
 class JudgeNoise(BaseModel):
@@ -176,3 +185,33 @@ def noise_aware_ci(
         resamples=config.bootstrap_resamples,
         seed=config.seed,
     )
+
+
+def judge_noise_check(
+    metric: str, noise: JudgeNoise | None, floor: float | None, *, gated: bool
+) -> GateCheck | None:
+    """The failing check of a gated metric whose judge is too noisy; None otherwise."""
+    line = too_noisy(metric, noise, floor)
+    if line is None or not gated:
+        return None
+    return GateCheck(
+        name=f"judge_noise:{metric}",
+        kind="judge_noise",
+        passed=False,
+        message=line,
+        cause="judge too noisy for this metric",
+        subject=metric,
+        properties={**noise_properties(noise), "verdict": line},
+    )
+
+
+def noise_properties(noise: JudgeNoise | None) -> dict[str, str]:
+    """A metric's judge noise as JUnit properties (none without repeats)."""
+    if noise is None:
+        return {}
+    properties = {"judge_noise_cases": str(noise.cases), "judge_repeats": str(noise.repeats)}
+    if noise.agreement is not None:
+        properties["judge_agreement"] = f"{noise.agreement:.4f}"
+    if noise.sd is not None:
+        properties["judge_noise_sd"] = f"{noise.sd:.4f}"
+    return properties

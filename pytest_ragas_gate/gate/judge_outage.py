@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..scoring.results import CaseResult
+from .checks import GateCheck
 
-__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "only_judge_errors"]
+__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "judge_undecided", "only_judge_errors"]
 
 #: How the recommendation of an ``error`` verdict opens, in every report.
 JUDGE_UNAVAILABLE = "Judge unavailable, no deploy decision"
@@ -40,3 +41,19 @@ def only_judge_errors(results: Sequence[CaseResult]) -> bool:
     """Whether some case errored and every errored case errored because of its judge."""
     errored = [result for result in results if result.errored]
     return bool(errored) and all(judge_errored(result) for result in errored)
+
+
+def judge_undecided(checks: Sequence[GateCheck], results: Sequence[CaseResult]) -> bool:
+    """Whether every failing check is the judge's not answering: the verdict ``error``.
+
+    The errored cases must all be the judge's, and each failing check one the judge's
+    silence alone explains (the error rate, or a metric or tag minimum left without enough
+    scored cases by those errors). A metric measured below its threshold is a quality
+    failure, and then the run is ``failed`` whatever else the judge did.
+    """
+    failing = [check for check in checks if check.passed is False]
+    return (
+        bool(failing)
+        and only_judge_errors(results)
+        and all(check.judge_unavailable for check in failing)
+    )

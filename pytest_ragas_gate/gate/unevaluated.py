@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from ..settings.config import GateConfig
 from .baseline import BaselineComparison
+from .checks import GateCheck
 
-__all__ = ["RETRIEVAL_NOT_EVALUATED", "checks_not_evaluated"]
+__all__ = [
+    "JUDGE_AGREEMENT_NOT_EVALUATED",
+    "RETRIEVAL_NOT_EVALUATED",
+    "not_evaluated_checks",
+]
 
 RETRIEVAL_NOT_EVALUATED = (
     "retrieval not evaluated: --rag-gate-oracle only answers every case from its gold "
@@ -21,12 +26,22 @@ RETRIEVAL_NOT_EVALUATED = (
 )
 
 
-def checks_not_evaluated(config: GateConfig, baseline: BaselineComparison | None) -> list[str]:
+#: Why a ``min_judge_agreement`` floor checked nothing.
+JUDGE_AGREEMENT_NOT_EVALUATED = (
+    "judge agreement not evaluated: min_judge_agreement is set but no case was judged "
+    "more than once; set repeats: 2 or more (--rag-gate-repeats)"
+)
+
+
+def _reasons(
+    config: GateConfig, baseline: BaselineComparison | None, *, repeated: bool = True
+) -> list[str]:
     """Why each check the run asked for says nothing; empty when every one was evaluated.
 
     Args:
-        config: The run's settings (``oracle``).
+        config: The run's settings (``oracle``, ``min_judge_agreement``).
         baseline: The baseline comparison, if the run had a baseline.
+        repeated: Whether any metric was judged more than once per case.
 
     Returns:
         One line per check not evaluated.
@@ -36,4 +51,21 @@ def checks_not_evaluated(config: GateConfig, baseline: BaselineComparison | None
         reasons.append(baseline.not_evaluated_reason)
     if config.oracle == "only":
         reasons.append(RETRIEVAL_NOT_EVALUATED)
+    if config.min_judge_agreement is not None and not repeated:
+        reasons.append(JUDGE_AGREEMENT_NOT_EVALUATED)
     return reasons
+
+
+def not_evaluated_checks(
+    config: GateConfig, baseline: BaselineComparison | None, *, repeated: bool
+) -> list[GateCheck]:
+    """One skipped check per check the run asked for that evaluated nothing."""
+    return [
+        GateCheck(
+            name=f"not_evaluated:{reason.split(' not evaluated')[0]}",
+            kind="not_evaluated",
+            passed=None,
+            message=reason,
+        )
+        for reason in _reasons(config, baseline, repeated=repeated)
+    ]

@@ -41,13 +41,13 @@ from .batching import (
     BatchApi,
     Batcher,
     BatchRequestError,
-    BatchSwitch,
     batch_custom_id,
 )
 from .prefix_order import PrefixOrder
 from .prompts import build_prompt, tool_definitions, tool_name
-from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
+from .reply_validation import Exchange, Followup, parse_json_text, reask_turns
 from .requests import JudgeRequest
+from .sdk_judge import SdkJudge
 from .transport import (
     AdaptiveLimiter,
     Failure,
@@ -116,7 +116,7 @@ def _bad_request_error() -> type[anthropic.BadRequestError]:
     return anthropic.BadRequestError
 
 
-class AnthropicJudge(BatchSwitch):
+class AnthropicJudge(SdkJudge):
     """Answers judge requests with Claude.
 
     Args:
@@ -152,17 +152,12 @@ class AnthropicJudge(BatchSwitch):
         force_tool: bool | None = None,
         seed: int | None = None,
     ) -> None:
-        self._model = model
         self.max_reasks = max_reasks
         self.max_tokens = max_tokens
         self.force_tool = (
             not model.startswith(_NO_FORCED_TOOL_PREFIXES) if force_tool is None else force_tool
         )
-        # The SDK client (and the SDK: over a second to import) is made on the first request,
-        # so a run whose every reply comes from the cache never loads it.
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self.transport = judge_transport(
+        transport = judge_transport(
             "anthropic",
             model,
             classify=classify_anthropic_error,
@@ -173,18 +168,12 @@ class AnthropicJudge(BatchSwitch):
             rate_limiter=rate_limiter,
             seed=seed,
         )
-        self._secrets = self.transport.secrets
-        self._order = PrefixOrder()
+        self._connect(model, base_url=base_url, timeout_s=timeout_s, transport=transport)
 
     def _batch_api(self) -> BatchApi:
         from .batch_apis import AnthropicBatches
 
         return AnthropicBatches(lambda: self._client, self.transport)
-
-    def __repr__(self) -> str:
-        # Names the endpoint, never the key.
-        base_url = self._base_url or "the SDK default"
-        return f"AnthropicJudge(model={self._model!r}, base_url={base_url!r})"
 
     @functools.cached_property
     def _client(self) -> anthropic.AsyncAnthropic:
@@ -247,13 +236,9 @@ class AnthropicJudge(BatchSwitch):
         # The tools and system block open every request: the run's first request writes
         # them to the cache while the others wait, instead of every request of the first
         # wave paying the write.
-        shared_key: str | None = PrefixOrder.key(
+        shared_key = PrefixOrder.key(
             json.dumps(first["tools"], sort_keys=True), first["system"][0]["text"]
         )
-        if self._batcher is not None:
-            # A batch job answers its requests in no set order, so holding one back until
-            # another of its case is answered would only cost a batch round trip.
-            prefix_key = shared_key = None
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
             return self.request_params(request, followups) if followups else first
@@ -277,21 +262,12 @@ class AnthropicJudge(BatchSwitch):
                 message = await batcher.send(custom_id, params(followups), what=request.kind)
             return self._exchange(message, tool, 0)
 
-        async def call(followups: Sequence[Followup]) -> Exchange:
-            if self._batcher is not None:
-                return await batched(followups, self._batcher)
-            async with self._order.turn(shared_key), self._order.turn(prefix_key):
-                message, retries = await self.transport.send(
-                    lambda: attempt(followups), what=request.kind
-                )
-            return self._exchange(message, tool, retries)
-
-        return await ask_until_valid(
+        return await self._ask_through(
             request,
-            call,
-            max_reasks=self.max_reasks,
-            describe=self.transport.describe,
-            secrets=self._secrets,
+            prefix_keys=(shared_key, prefix_key),
+            attempt=attempt,
+            batched=batched,
+            exchange=lambda message, retries: self._exchange(message, tool, retries),
         )
 
     def _stop_forcing_tool(self, problem: str, params: dict[str, Any]) -> bool:
@@ -343,10 +319,3 @@ class AnthropicJudge(BatchSwitch):
         else:
             problem = f"it did not call the {tool_name} tool"
         return Exchange(data=data, raw=raw, problem=problem, **tokens)
-
-    async def aclose(self) -> None:
-        """Cancel a running batch (an interrupted run), then close the SDK client."""
-        if self._batcher is not None:
-            await self._batcher.aclose()
-        if "_client" in self.__dict__:
-            await self._client.close()

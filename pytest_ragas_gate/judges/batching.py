@@ -582,6 +582,7 @@ class BatchSwitch:
 
     kind: str
     _model: str
+    _base_url: str | None
     transport: Transport
     _batcher: Batcher | None = None
 

@@ -37,13 +37,13 @@ from .batching import (
     BatchApi,
     Batcher,
     BatchRequestError,
-    BatchSwitch,
     batch_custom_id,
 )
 from .prefix_order import PrefixOrder
 from .prompts import Prompt, build_prompt
-from .reply_validation import Exchange, Followup, ask_until_valid, parse_json_text, reask_turns
+from .reply_validation import Exchange, Followup, parse_json_text, reask_turns
 from .requests import JudgeRequest
+from .sdk_judge import SdkJudge
 from .transport import (
     AdaptiveLimiter,
     Failure,
@@ -109,7 +109,7 @@ def _bad_request_error() -> type[openai.BadRequestError]:
     return openai.BadRequestError
 
 
-class OpenAIJudge(BatchSwitch):
+class OpenAIJudge(SdkJudge):
     """Answers judge requests through an OpenAI-compatible Chat Completions endpoint.
 
     Args:
@@ -145,7 +145,6 @@ class OpenAIJudge(BatchSwitch):
         temperature: float | None = None,
         seed: int | None = None,
     ) -> None:
-        self._model = model
         self.embedding_model = embedding_model or DEFAULT_EMBEDDING_MODEL
         self.max_reasks = max_reasks
         if temperature is None and not model.startswith(_NO_TEMPERATURE_PREFIXES):
@@ -153,11 +152,8 @@ class OpenAIJudge(BatchSwitch):
         self.temperature = temperature
         self.response_format = _RESPONSE_FORMATS[0]
         require_openai()
-        # The client (and the SDK, most of a second to import) is made on the first call.
         self._api_key = api_key
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self.transport = judge_transport(
+        transport = judge_transport(
             "openai",
             model,
             classify=classify_openai_error,
@@ -168,18 +164,12 @@ class OpenAIJudge(BatchSwitch):
             rate_limiter=rate_limiter,
             seed=seed,
         )
-        self._secrets = self.transport.secrets
-        self._order = PrefixOrder()
+        self._connect(model, base_url=base_url, timeout_s=timeout_s, transport=transport)
 
     def _batch_api(self) -> BatchApi:
         from .batch_apis import OpenAIBatches
 
         return OpenAIBatches(lambda: self._client, self.transport)
-
-    def __repr__(self) -> str:
-        # Names the endpoint, never the key.
-        base_url = self._base_url or "the SDK default"
-        return f"OpenAIJudge(model={self._model!r}, base_url={base_url!r})"
 
     @functools.cached_property
     def _client(self) -> openai.AsyncOpenAI:
@@ -229,10 +219,6 @@ class OpenAIJudge(BatchSwitch):
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
         prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
         prefix_key = PrefixOrder.key(prompt.prefix) if prompt.prefix else None
-        if self._batcher is not None:
-            # A batch job answers its requests in no set order, so holding one back until
-            # another of its case is answered would only cost a batch round trip.
-            prefix_key = None
 
         async def attempt(followups: Sequence[Followup]) -> Any:
             client = self._client
@@ -257,21 +243,12 @@ class OpenAIJudge(BatchSwitch):
                     continue
                 return self._exchange(completion, 0)
 
-        async def call(followups: Sequence[Followup]) -> Exchange:
-            if self._batcher is not None:
-                return await batched(followups, self._batcher)
-            async with self._order.turn(prefix_key):
-                completion, retries = await self.transport.send(
-                    lambda: attempt(followups), what=request.kind
-                )
-            return self._exchange(completion, retries)
-
-        return await ask_until_valid(
+        return await self._ask_through(
             request,
-            call,
-            max_reasks=self.max_reasks,
-            describe=self.transport.describe,
-            secrets=self._secrets,
+            prefix_keys=(prefix_key,),
+            attempt=attempt,
+            batched=batched,
+            exchange=self._exchange,
         )
 
     def _step_down_format(self, problem: str) -> bool:
@@ -351,10 +328,3 @@ class OpenAIJudge(BatchSwitch):
         """Embed ``texts`` (reverse-questions answer relevancy)."""
         vectors, _ = await self.embed_with_usage(texts)
         return vectors
-
-    async def aclose(self) -> None:
-        """Cancel a running batch (an interrupted run), then close the SDK client."""
-        if self._batcher is not None:
-            await self._batcher.aclose()
-        if "_client" in self.__dict__:
-            await self._client.close()

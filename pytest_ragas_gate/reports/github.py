@@ -121,7 +121,7 @@ def annotation_lines(
     Returns:
         One ``::error``/``::warning`` line per annotation.
     """
-    lines = [_command("error", failure, title=TITLE) for failure in verdict.failures]
+    lines = [_command("error", check.message, title=TITLE) for check in verdict.failed_checks]
     if not verdict.passed:
         lines.append(_command("error", verdict.recommendation, title=TITLE))
     if judge.kind == "offline":

@@ -115,6 +115,7 @@ _KNOWN_BLOCKS = frozenset(
         "tags",
         "error_rate",
         "failures",
+        "checks",
         "failing_metrics",
         "recommendation",
         "hints",

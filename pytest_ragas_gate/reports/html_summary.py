@@ -92,8 +92,9 @@ def verdict_summary(verdict: GateVerdict) -> list[str]:
         Markup("").join(_row(aggregate) for aggregate in verdict.metrics.values()),
     )
     parts = [str(table), str(Markup("<p>cases: {}</p>").format(verdict.coverage))]
-    if verdict.failures:
-        items = Markup("").join(Markup("<li>{}</li>").format(line) for line in verdict.failures)
+    failing = verdict.failed_checks
+    if failing:
+        items = Markup("").join(Markup("<li>{}</li>").format(check.message) for check in failing)
         parts.append(str(Markup('<ul class="rag-gate-failures">{}</ul>').format(items)))
     for metric, hint in verdict.hints.items():
         parts.append(str(Markup("<p>hint ({}): {}</p>").format(metric, hint)))

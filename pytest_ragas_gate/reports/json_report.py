@@ -137,6 +137,8 @@ def build_report(
             "message": verdict.error_rate_message,
         },
         "failures": list(verdict.failures),
+        # Everything the gate decided, one check each, as the JUnit gate suite lists them.
+        "checks": [check.model_dump(mode="json") for check in verdict.checks],
         "failing_metrics": list(verdict.failing_metrics),
         "recommendation": verdict.recommendation,
         "hints": dict(verdict.hints),

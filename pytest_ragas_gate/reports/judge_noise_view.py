@@ -6,9 +6,9 @@ Runs without repeated judgements have no figure, and their tables stay as they w
 from __future__ import annotations
 
 from ..gate.judge_noise import JudgeNoise
-from ..gate.verdict import GateVerdict, MetricAggregate
+from ..gate.verdict import GateVerdict
 
-__all__ = ["JUDGE_NOISE_HEADER", "has_judge_noise", "noise_cell", "noise_properties"]
+__all__ = ["JUDGE_NOISE_HEADER", "has_judge_noise", "noise_cell"]
 
 #: The column the terminal table and the HTML page add for the figure.
 JUDGE_NOISE_HEADER = "judge agreement"
@@ -32,16 +32,3 @@ def noise_cell(noise: JudgeNoise | None) -> str:
     agreement = "-" if noise.agreement is None else f"{noise.agreement:.3f}"
     spread = "-" if noise.sd is None else f"{noise.sd:.3f}"
     return f"{agreement} (sd {spread}, {noise.cases}×{noise.repeats})"
-
-
-def noise_properties(aggregate: MetricAggregate) -> list[tuple[str, str]]:
-    """The JUnit properties of a metric's judge noise (none without repeats)."""
-    noise = aggregate.judge_noise
-    if noise is None:
-        return []
-    properties = [("judge_noise_cases", str(noise.cases)), ("judge_repeats", str(noise.repeats))]
-    if noise.agreement is not None:
-        properties.append(("judge_agreement", f"{noise.agreement:.4f}"))
-    if noise.sd is not None:
-        properties.append(("judge_noise_sd", f"{noise.sd:.4f}"))
-    return properties

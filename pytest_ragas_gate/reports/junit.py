@@ -19,12 +19,12 @@ from typing import IO, Any
 import junit_xml
 
 from ..atomic_files import write_lines_atomic
+from ..gate.checks import CheckKind
 from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, split_source
 from ..settings.bounds import Bound
-from .judge_noise_view import noise_properties
 
 __all__ = ["CASES_SUITE", "GATE_SUITE", "write_junit"]
 
@@ -120,200 +120,52 @@ def _case_testcase(
     return testcase
 
 
+#: JUnit failure types of the gate's checks, by kind.
+_FAILURE_TYPES: dict[CheckKind, str] = {
+    "metric": "RagGateThreshold",
+    "min_cases": "RagGateThreshold",
+    "tag": "RagGateThreshold",
+    "error_rate": "RagGateErrorRate",
+    "no_cases": "RagGateErrorRate",
+    "unreadable_files": "RagGateUnreadableFile",
+    "case_thresholds": "RagGateCaseThreshold",
+    "baseline": "RagGateRegression",
+    "other_tests": "RagGateOtherTests",
+    "latency": "RagGateLatency",
+    "agreement": "RagGateJudgeAgreement",
+    "judge_noise": "RagGateJudgeNoise",
+}
+#: Checks that decided nothing read as skipped, so no CI view shows them green.
+_SKIPPED_KINDS = frozenset({"coverage", "gated_metrics", "not_evaluated"})
+
+
 def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[str, str]]]]:
+    """One ``rag-gate`` test case per check, with the check's figures as properties."""
     testcases: list[Any] = []
-    properties: list[list[tuple[str, str]]] = []
     # A judge that did not answer decided nothing: its checks are errors, not failures, so
     # a CI view tells "retry" from "quality below threshold".
     undecided = verdict.status == "error"
-    for metric, aggregate in verdict.metrics.items():
-        testcase = junit_xml.TestCase(name=metric, classname=GATE_SUITE)
-        if aggregate.passed is False and undecided:
+    for check in verdict.checks:
+        testcase = junit_xml.TestCase(name=check.name, classname=GATE_SUITE)
+        if undecided and check.name == "error_rate":
             testcase.add_error_info(
-                message=_clean(aggregate.message), error_type="RagGateJudgeUnavailable"
+                message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
             )
-        elif aggregate.passed is False:
-            hint = verdict.hints.get(metric)
-            output = aggregate.message + (f"\nHint: {hint}" if hint else "")
+        elif check.passed is False and undecided and check.kind in ("metric", "min_cases"):
+            testcase.add_error_info(
+                message=_clean(check.message), error_type="RagGateJudgeUnavailable"
+            )
+        elif check.passed is False:
+            output = check.message + (f"\nHint: {check.hint}" if check.hint else "")
             testcase.add_failure_info(
-                message=_clean(aggregate.message),
-                output=_clean(output),
-                failure_type="RagGateThreshold",
+                message=_clean(check.message),
+                output=_clean(output) if check.kind in ("metric", "min_cases") else None,
+                failure_type=_FAILURE_TYPES[check.kind],
             )
+        elif check.passed is None and check.kind in _SKIPPED_KINDS:
+            testcase.add_skipped_info(message=_clean(check.message))
         testcases.append(testcase)
-        props = [
-            ("mean", "n/a" if aggregate.mean is None else f"{aggregate.mean:.4f}"),
-            ("n", str(aggregate.n)),
-            ("not_applicable", str(aggregate.not_applicable)),
-            ("errors", str(aggregate.errors)),
-            ("rule", aggregate.rule),
-            ("verdict", _clean(aggregate.message)),
-        ]
-        if aggregate.ci_low is not None and aggregate.ci_high is not None:
-            props += [
-                ("ci_low", f"{aggregate.ci_low:.4f}"),
-                ("ci_high", f"{aggregate.ci_high:.4f}"),
-            ]
-        if aggregate.ppi is not None:
-            props += [
-                ("labelled", str(aggregate.labelled)),
-                ("ppi", f"{aggregate.ppi.estimate:.4f}"),
-                ("ppi_ci_low", f"{aggregate.ppi.ci_low:.4f}"),
-                ("ppi_ci_high", f"{aggregate.ppi.ci_high:.4f}"),
-            ]
-        props += noise_properties(aggregate)
-        if aggregate.threshold is None:
-            props.append(("gated", "false"))
-        else:
-            props.append(("threshold", f"{aggregate.threshold:.4f}"))
-            props.append(("threshold_kind", aggregate.direction))
-        properties.append(props)
-
-    error_rate = junit_xml.TestCase(name="error_rate", classname=GATE_SUITE)
-    if undecided:
-        error_rate.add_error_info(
-            message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
-        )
-    elif not verdict.error_rate_passed:
-        error_rate.add_failure_info(
-            message=_clean(verdict.error_rate_message), failure_type="RagGateErrorRate"
-        )
-    testcases.append(error_rate)
-    properties.append(
-        [
-            ("total_cases", str(verdict.total_cases)),
-            ("errored_cases", str(verdict.errored_cases)),
-            ("error_rate", f"{verdict.error_rate:.4f}"),
-            ("max_error_rate", f"{verdict.max_error_rate:.4f}"),
-        ]
-    )
-
-    # How much of the golden set was gated; a partial run is no deploy decision, which
-    # reads as a skipped check rather than a failure (shard jobs are partial by design).
-    coverage = junit_xml.TestCase(name="coverage", classname=GATE_SUITE)
-    # A run made partial by a check that evaluated nothing gets that check's own case.
-    if verdict.partial_coverage:
-        coverage.add_skipped_info(message=_clean(f"partial run: {verdict.coverage}"))
-    testcases.append(coverage)
-    properties.append(
-        [
-            ("gated_cases", str(verdict.total_cases)),
-            (
-                "collected_cases",
-                "unknown" if verdict.collected_cases is None else str(verdict.collected_cases),
-            ),
-            ("verdict", _clean(verdict.coverage)),
-        ]
-    )
-    if verdict.status == "ungated":
-        # Nothing had a threshold: a skipped check, so no CI view shows a green gate.
-        ungated = junit_xml.TestCase(name="gated_metrics", classname=GATE_SUITE)
-        ungated.add_skipped_info(message=_clean(verdict.recommendation))
-        testcases.append(ungated)
-        properties.append([("verdict", "ungated")])
-    for reason in verdict.not_evaluated:
-        unchecked = junit_xml.TestCase(
-            name=f"not_evaluated:{reason.split(' not evaluated')[0]}", classname=GATE_SUITE
-        )
-        unchecked.add_skipped_info(message=_clean(reason))
-        testcases.append(unchecked)
-        properties.append([])
-    for name, failure_type, message in _run_checks(verdict):
-        testcase = junit_xml.TestCase(name=name, classname=GATE_SUITE)
-        testcase.add_failure_info(message=_clean(message), failure_type=failure_type)
-        testcases.append(testcase)
-        properties.append([("verdict", _clean(message))])
-
-    if verdict.latency is not None:
-        for check in verdict.latency.checks:
-            testcase = junit_xml.TestCase(name=f"latency:{check.statistic}", classname=GATE_SUITE)
-            if not check.passed:
-                testcase.add_failure_info(
-                    message=_clean(check.message), failure_type="RagGateLatency"
-                )
-            testcases.append(testcase)
-            seconds = "n/a" if check.seconds is None else f"{check.seconds:.4f}"
-            properties.append(
-                [
-                    ("seconds", seconds),
-                    ("limit", f"{check.limit:.4f}"),
-                    ("n", str(verdict.latency.n)),
-                    ("verdict", _clean(check.message)),
-                ]
-            )
-
-    if verdict.alignment is not None:
-        # An alarm, not a gate: it reads as a passing test case whose properties say so;
-        # gating on alignment is a threshold on top_doc_usage.
-        alignment = verdict.alignment
-        testcases.append(junit_xml.TestCase(name="ignored_top_ranked", classname=GATE_SUITE))
-        properties.append(
-            [
-                ("rate", f"{alignment.rate:.4f}"),
-                ("n", str(alignment.n)),
-                ("alarm_above", f"{alignment.alarm_above:.4f}"),
-                ("alarm", str(alignment.alarm).lower()),
-                ("verdict", _clean(alignment.message)),
-            ]
-        )
-
-    for tag in verdict.tags:
-        testcase = junit_xml.TestCase(name=f"tag:{tag.tag}:{tag.metric}", classname=GATE_SUITE)
-        if not tag.passed:
-            testcase.add_failure_info(message=_clean(tag.message), failure_type="RagGateThreshold")
-        testcases.append(testcase)
-        properties.append(
-            [
-                ("mean", "n/a" if tag.mean is None else f"{tag.mean:.4f}"),
-                ("n", str(tag.n)),
-                ("threshold", f"{tag.threshold:.4f}"),
-            ]
-        )
-
-    # Gate the judge before it gates the system: one test case per metric with a floor.
-    for metric, figures in verdict.agreement.items():
-        if figures.passed is None:
-            continue
-        testcase = junit_xml.TestCase(name=f"agreement:{metric}", classname=GATE_SUITE)
-        if not figures.passed:
-            testcase.add_failure_info(
-                message=_clean(figures.message), failure_type="RagGateJudgeAgreement"
-            )
-        testcases.append(testcase)
-        measured = [("n", str(figures.n))]
-        for name in figures.floors:
-            figure = figures.statistic(name)
-            value = None if figure is None else figure.value
-            measured.append((name, "n/a" if value is None else f"{value:.4f}"))
-            measured.append((f"min_{name}", f"{figures.floors[name]:.4f}"))
-        properties.append([*measured, ("verdict", _clean(figures.message))])
-    return testcases, properties
-
-
-#: JUnit failure types of the gate's run-level checks.
-_RUN_CHECK_TYPES = {
-    "unreadable_files": "RagGateUnreadableFile",
-    "case_thresholds": "RagGateCaseThreshold",
-    "other_tests": "RagGateOtherTests",
-}
-
-
-def _run_checks(verdict: GateVerdict) -> list[tuple[str, str, str]]:
-    """The gate's failing run-level checks as (name, failure type, message)."""
-    checks: list[tuple[str, str, str]] = [
-        (name, _RUN_CHECK_TYPES[name], verdict.run_checks[name])
-        for name in ("unreadable_files", "case_thresholds")
-        if name in verdict.run_checks
-    ]
-    if verdict.baseline is not None:
-        for metric in verdict.baseline.regressed_metrics:
-            delta = verdict.baseline.metrics[metric]
-            checks.append((f"baseline:{metric}", "RagGateRegression", delta.message))
-    if "other_tests" in verdict.run_checks:
-        checks.append(
-            ("other_tests", _RUN_CHECK_TYPES["other_tests"], verdict.run_checks["other_tests"])
-        )
-    return checks
+    return testcases, [list(check.properties.items()) for check in verdict.checks]
 
 
 def _attach_properties(suite: ET.Element, per_case: Sequence[Sequence[tuple[str, str]]]) -> None:

@@ -304,8 +304,9 @@ def render_markdown(
     lines += [f"{mark} Cases: {_cell(verdict.coverage)}", ""]
     if verdict.auto_repeats is not None:
         lines += [f"🔁 {_cell(verdict.auto_repeats)}", ""]
-    lines += [f"⚠️ Not evaluated: {_cell(reason)}" for reason in verdict.not_evaluated]
-    if verdict.not_evaluated:
+    unchecked = verdict.not_evaluated_checks
+    lines += [f"⚠️ Not evaluated: {_cell(check.message)}" for check in unchecked]
+    if unchecked:
         lines.append("")
 
     if verdict.baseline is not None:
@@ -327,8 +328,8 @@ def render_markdown(
         "",
         f"**{_cell(verdict.recommendation)}**",
     ]
-    if verdict.failures:
-        lines += ["", *(f"- {_cell(failure)}" for failure in verdict.failures)]
+    if verdict.failed_checks:
+        lines += ["", *(f"- {_cell(check.message)}" for check in verdict.failed_checks)]
     if verdict.hints:
         lines += ["", "### Hints", ""]
         lines += [f"- `{_cell(metric)}`: {_cell(hint)}" for metric, hint in verdict.hints.items()]

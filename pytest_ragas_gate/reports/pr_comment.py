@@ -358,8 +358,9 @@ def comment_body(
             f"{len(verdict.baseline.removed_cases)} removed case(s).",
             *(f"> ⚠️ {_text(warning)}" for warning in verdict.baseline.warnings),
         ]
-    if verdict.not_evaluated:
-        lines += ["", *(f"> ⚠️ Not evaluated: {_text(reason)}" for reason in verdict.not_evaluated)]
+    unchecked = verdict.not_evaluated_checks
+    if unchecked:
+        lines += ["", *(f"> ⚠️ Not evaluated: {_text(check.message)}" for check in unchecked)]
     lines += gate_inputs_markdown(
         gate_changes or report.facts.gate_changes,
         report.facts.cache_integrity,

@@ -150,12 +150,13 @@ def summary_lines(
             if delta.judge_noise is not None
         ]
         lines += [f"baseline warning: {warning}" for warning in verdict.baseline.warnings]
-    lines += list(verdict.not_evaluated)
-    if verdict.failures:
+    lines += [check.message for check in verdict.not_evaluated_checks]
+    failing = verdict.failed_checks
+    if failing:
         lines.append("")
         # A judge that did not answer failed no check of the system: its lines are errors.
         word = "ERROR" if verdict.status == "error" else "FAILED"
-        lines.extend(f"{word} {failure}" for failure in verdict.failures)
+        lines.extend(f"{word} {check.message}" for check in failing)
     lines += ["", verdict.headline, verdict.recommendation]
     lines += [f"  hint ({metric}): {hint}" for metric, hint in verdict.hints.items()]
     return lines

@@ -7,7 +7,7 @@ Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gat
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -334,17 +334,9 @@ def load_config(
     if cli:
         layers.append(("command line", dict(cli)))
 
-    merged: dict[str, Any] = {}
-    origins: dict[str, str] = {}
     for origin, layer in layers:
         _check_keys(layer, origin)
-        for key, value in layer.items():
-            origins[key] = origin
-            if key in _MERGED_MAPPINGS and isinstance(value, dict):
-                previous = merged.get(key)
-                merged[key] = {**previous, **value} if isinstance(previous, dict) else value
-            else:
-                merged[key] = value
+    merged, origins = layer_settings(layers)
     try:
         config = GateConfig.model_validate(merged)
     except ValidationError as error:
@@ -358,6 +350,42 @@ def load_config(
 _MERGED_MAPPINGS = frozenset(
     {"thresholds", "rules", "tag_thresholds", "prices", "latency", "min_agreement"}
 )
+
+
+def layer_settings(
+    layers: Sequence[tuple[str, Mapping[str, Any]]],
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Settings from several sources, each over the ones before it, by one rule.
+
+    A later source wins key by key; a mapping-valued setting (``thresholds``, ``rules``,
+    ``tag_thresholds``, ``prices``, ``latency``, ``min_agreement``) merges entry by entry.
+    The plugin layers config file < environment < command line; ``rag-gate`` layers a
+    report's settings < ``--config`` < ``--threshold``.
+
+    >>> merged, origins = layer_settings([
+    ...     ("rag_gate.yaml", {"thresholds": {"faithfulness": 0.8}, "judge": "anthropic"}),
+    ...     ("command line", {"thresholds": {"context_recall": 0.7}}),
+    ... ])
+    >>> merged["thresholds"], origins["thresholds"], origins["judge"]
+    ({'faithfulness': 0.8, 'context_recall': 0.7}, 'command line', 'rag_gate.yaml')
+
+    Args:
+        layers: ``(source name, settings)`` pairs, lowest precedence first.
+
+    Returns:
+        The merged settings, and per key the last source that set it.
+    """
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for origin, layer in layers:
+        for key, value in layer.items():
+            origins[key] = origin
+            previous = merged.get(key)
+            if key in _MERGED_MAPPINGS and isinstance(value, dict) and isinstance(previous, dict):
+                merged[key] = {**previous, **value}
+            else:
+                merged[key] = value
+    return merged, origins
 
 
 def _check_keys(layer: Mapping[str, Any], origin: str) -> None:

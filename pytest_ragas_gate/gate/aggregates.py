@@ -1,0 +1,388 @@
+"""Per-metric and per-tag aggregates, each decided against its threshold and rule.
+
+A metric's aggregate is its mean over the applicable scored cases, a bootstrap interval
+(widened by the judge's own noise under repeats), the prediction-powered estimate once
+enough human labels are in, and the verdict line every report quotes. Results are put in a
+canonical order (by source, then id) before any arithmetic, so a run split across
+pytest-xdist workers yields bit-identical aggregates and intervals to a serial run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..scoring.gated_metrics import not_applicable_reasons, too_few_cases
+from ..scoring.results import CaseResult, canonical_order
+from ..settings.bounds import Bound, Direction, default_direction, own_bound
+from ..settings.config import GateConfig, Rule
+from ..stats import bootstrap_ci, mean, sample_std
+from ..trust.agreement import MetricAgreement, check_floors, measure_agreement, no_labels
+from ..trust.ppi import PpiEstimate, ppi_mean
+from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
+
+__all__ = [
+    "MetricAggregate",
+    "TagVerdict",
+    "aggregate_metric",
+    "confidence_label",
+    "measure_agreements",
+    "tag_verdict",
+]
+
+
+class MetricAggregate(BaseModel):
+    """One metric over all cases, and its verdict.
+
+    ``passed`` is None when the metric has no threshold: it is reported, not gated.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    mean: float | None
+    n: int
+    not_applicable: int
+    errors: int
+    std: float | None
+    ci_low: float | None
+    ci_high: float | None
+    threshold: float | None
+    rule: Rule
+    passed: bool | None
+    message: str
+    direction: Direction = "min"
+    # Cases with a human label for this metric, and the prediction-powered estimate of
+    # the human-scale mean once there are ppi_min_labels of them.
+    labelled: int = 0
+    ppi: PpiEstimate | None = None
+    # With repeated judgements: how much the judge disagrees with itself on this metric.
+    judge_noise: JudgeNoise | None = None
+
+
+class TagVerdict(BaseModel):
+    """One per-tag minimum (``tag_thresholds``) and whether the tagged cases reach it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tag: str
+    metric: str
+    mean: float | None
+    n: int
+    threshold: float
+    passed: bool
+    message: str
+    direction: Direction = "min"
+
+
+def _errored_for(result: CaseResult, metric: str) -> bool:
+    """Whether ``result`` counts as an error of ``metric``."""
+    if metric in result.errors:
+        return True
+    # A whole-case error (malformed case, target exception, budget stop) means nothing was
+    # scored, so every metric the case was meant to get counts it.
+    return result.error is not None and (not result.metrics or metric in result.metrics)
+
+
+def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], int, int]:
+    """The applicable scores of ``metric``, its not-applicable count and its error count."""
+    scores: list[float] = []
+    not_applicable = 0
+    errors = 0
+    for result in results:
+        if _errored_for(result, metric):
+            errors += 1
+        elif metric in result.scores:
+            score = result.scores[metric]
+            if score is None:
+                not_applicable += 1
+            else:
+                scores.append(score)
+    return scores, not_applicable, errors
+
+
+def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
+    """Both numbers with 2 decimals, or 4 when 2 would print a failing pair as equal."""
+    shown, limit = f"{value:.2f}", f"{bound.value:.2f}"
+    if shown == limit and not bound.met_by(value):
+        shown, limit = f"{value:.4f}", f"{bound.value:.4f}"
+    return shown, limit
+
+
+def confidence_label(confidence: float) -> str:
+    """``0.95`` → ``"95%"``, ``0.975`` → ``"97.5%"``."""
+    return f"{round(confidence * 100, 6):g}%"
+
+
+def aggregate_metric(
+    results: Sequence[CaseResult], metric: str, config: GateConfig
+) -> MetricAggregate:
+    """Aggregate ``metric`` over ``results`` and decide it against its threshold and rule.
+
+    Not-applicable cases are counted but excluded from the mean; errored cases are counted
+    separately. A gated metric with no scored case fails: an empty aggregate is an error.
+
+    Args:
+        results: Every case result of the run, in any order.
+        metric: The metric to aggregate.
+        config: The gate settings (thresholds, rules, confidence, resamples, seed).
+
+    Returns:
+        The aggregate with its verdict line.
+    """
+    ordered = canonical_order(results)
+    scores, not_applicable, errors = _collect(ordered, metric)
+    noise = measure_judge_noise(ordered, metric)
+    bound = config.bounds().get(metric)
+    threshold = None if bound is None else bound.value
+    direction = default_direction(metric) if bound is None else bound.direction
+    rule = config.rule_for(metric)
+    ci = confidence_label(config.confidence)
+
+    reasons = not_applicable_reasons(results, metric)
+    # What every aggregate of the metric says, scored or not.
+    counted: dict[str, Any] = {
+        "metric": metric,
+        "n": len(scores),
+        "not_applicable": not_applicable,
+        "errors": errors,
+        "threshold": threshold,
+        "rule": rule,
+        "direction": direction,
+        "judge_noise": noise,
+    }
+    too_few = threshold is not None and len(scores) < config.min_cases
+    if not scores:
+        message = (
+            f"{metric} has no scored cases (n=0, {not_applicable} not applicable"
+            f"{f': {reasons}' if reasons else ''}, "
+            f"{errors} error{'s' if errors != 1 else ''}); "
+            + ("an empty aggregate fails the gate" if threshold is not None else "not gated")
+        )
+        if threshold is not None and reasons:
+            message += ": give the cases the fields it needs, or set its threshold to null"
+        return MetricAggregate(
+            **counted,
+            mean=None,
+            std=None,
+            ci_low=None,
+            ci_high=None,
+            passed=None if threshold is None else False,
+            message=message,
+        )
+
+    n = len(scores)
+    average = mean(scores)
+    # With repeats, the interval carries the judge's within-case noise as well.
+    ci_low, ci_high = noise_aware_ci(ordered, metric, scores, config) or bootstrap_ci(
+        scores,
+        confidence=config.confidence,
+        resamples=config.bootstrap_resamples,
+        seed=config.seed,
+    )
+    unlabelled, judged, labels = _labelled_scores(results, metric, for_ppi=True)
+    left_out = len(_labelled_scores(results, metric)[2]) - len(labels)
+    ppi = _ppi(unlabelled, judged, labels, config, left_out=left_out)
+    passed: bool | None
+    if bound is None:
+        passed = None
+        message = (
+            f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
+        )
+    elif rule.startswith("ppi"):
+        passed, message = _ppi_verdict(
+            metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
+        )
+    elif rule == "mean":
+        passed = bound.met_by(average)
+        shown, limit = _fmt_pair(average, bound)
+        message = (
+            f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
+            f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
+        )
+    else:
+        bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
+        passed = bound.met_by(value)
+        shown, limit = _fmt_pair(value, bound)
+        message = (
+            f"{metric} {ci} CI {bound_name} bound {shown} "
+            f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
+        )
+    if too_few and passed is not False:
+        passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
+    return MetricAggregate(
+        **counted,
+        mean=average,
+        std=sample_std(scores),
+        ci_low=ci_low,
+        ci_high=ci_high,
+        passed=passed,
+        message=message,
+        labelled=len(labels),
+        ppi=ppi,
+    )
+
+
+def tag_verdict(
+    results: Sequence[CaseResult], tag: str, metric: str, threshold: float, config: GateConfig
+) -> TagVerdict:
+    """The mean of ``metric`` over the cases tagged ``tag``, against its per-tag threshold."""
+    bound = own_bound(metric, threshold, config.bounds())
+    tagged = [result for result in results if tag in result.tags]
+    scores, not_applicable, errors = _collect(tagged, metric)
+    if not scores:
+        return TagVerdict(
+            tag=tag,
+            metric=metric,
+            mean=None,
+            n=0,
+            threshold=threshold,
+            passed=False,
+            direction=bound.direction,
+            message=(
+                f"tag {tag!r} {metric} has no scored cases (n=0, {not_applicable} not "
+                f"applicable, {errors} error{'s' if errors != 1 else ''}); "
+                "an empty aggregate fails the gate"
+            ),
+        )
+    average = mean(scores)
+    passed = bound.met_by(average)
+    shown, limit = _fmt_pair(average, bound)
+    return TagVerdict(
+        tag=tag,
+        metric=metric,
+        mean=average,
+        n=len(scores),
+        threshold=threshold,
+        passed=passed,
+        direction=bound.direction,
+        message=f"tag {tag!r} {metric} mean {shown} {bound.kept if passed else bound.broken} "
+        f"{limit} (n={len(scores)})",
+    )
+
+
+# --- human labels: prediction-powered estimates and judge–human agreement ---------------
+
+
+def _labelled_scores(
+    results: Sequence[CaseResult], metric: str, *, for_ppi: bool = False
+) -> tuple[list[float], list[float], list[float]]:
+    """The judge's scores of unlabelled cases, and of labelled cases with their labels.
+
+    Only scored cases count: a label on a case the judge found not applicable, or that
+    errored, has no judge score to compare. ``for_ppi`` leaves out the labels of cases
+    picked near the threshold (``sampled_by: near_threshold``): PPI is valid for a random
+    sample only, so those cases count as unlabelled there (agreement uses every label).
+    """
+    unlabelled: list[float] = []
+    judged: list[float] = []
+    labels: list[float] = []
+    for result in canonical_order(results):
+        score = result.scores.get(metric)
+        if score is None or _errored_for(result, metric):
+            continue
+        label = result.human.get(metric)
+        if for_ppi and result.sampled_by == "near_threshold":
+            label = None
+        if label is None:
+            unlabelled.append(score)
+        else:
+            judged.append(score)
+            labels.append(label)
+    return unlabelled, judged, labels
+
+
+def _ppi(
+    unlabelled: Sequence[float],
+    judged: Sequence[float],
+    labels: Sequence[float],
+    config: GateConfig,
+    *,
+    left_out: int = 0,
+) -> PpiEstimate | None:
+    """The PPI estimate, once ``ppi_min_labels`` randomly sampled labelled cases were scored."""
+    if len(labels) < config.ppi_min_labels:
+        return None
+    estimate = ppi_mean(
+        unlabelled,
+        judged,
+        labels,
+        confidence=config.confidence,
+        power_tuning=config.ppi_power_tuning,
+    )
+    return estimate.model_copy(update={"left_out": left_out})
+
+
+def _ppi_verdict(
+    metric: str,
+    rule: Rule,
+    bound: Bound,
+    ppi: PpiEstimate | None,
+    labelled: int,
+    n: int,
+    config: GateConfig,
+    *,
+    judge_mean: float,
+) -> tuple[bool, str]:
+    """Decide a ``ppi``/``ppi_lower``/``ppi_upper`` rule; too few labels fail closed.
+
+    The line quotes the figures the table and the PPI line show: the estimate and its
+    interval to three places, and the judge's mean over every scored case.
+    """
+    if ppi is None:
+        return False, (
+            f"{metric} rule {rule} needs at least {config.ppi_min_labels} randomly sampled "
+            f"labelled cases, has {labelled}; label more (rag-gate label export) or gate on "
+            "the judge's mean"
+        )
+    name, estimate, low, high = "PPI", ppi.estimate, ppi.ci_low, ppi.ci_high
+    if ppi.power_tuned is not None:
+        tuned = ppi.power_tuned
+        name, estimate, low, high = "PPI++", tuned.estimate, tuned.ci_low, tuned.ci_high
+    counts = f"n={labelled} labelled of {n}"
+    if rule == "ppi":
+        passed = bound.met_by(estimate)
+        shown, limit = _fmt_pair(estimate, bound)
+        return passed, (
+            f"{metric} {name} estimate {shown} {bound.kept if passed else bound.broken} "
+            f"{limit} ({name} {estimate:.3f} [{low:.3f}–{high:.3f}], "
+            f"{confidence_label(config.confidence)} CI; {counts}; judge mean {judge_mean:.3f})"
+        )
+    side, value = bound.interval_side(low, high, strict=rule == "ppi_lower")
+    passed = bound.met_by(value)
+    shown, limit = _fmt_pair(value, bound)
+    return passed, (
+        f"{metric} {name} {confidence_label(config.confidence)} CI {side} bound {shown} "
+        f"{bound.kept if passed else bound.broken} {limit} "
+        f"({name} {estimate:.3f} [{low:.3f}–{high:.3f}]; {counts}; judge mean {judge_mean:.3f})"
+    )
+
+
+def measure_agreements(
+    ordered: Sequence[CaseResult], metrics: Sequence[str], config: GateConfig
+) -> dict[str, MetricAgreement]:
+    """Judge–human agreement of every metric that ran with a label or a floor."""
+    thresholds = config.effective_thresholds()
+    found: dict[str, MetricAgreement] = {}
+    for metric in metrics:
+        floors = config.min_agreement.get(metric, {})
+        _, judged, labels = _labelled_scores(ordered, metric)
+        if not labels and not floors:
+            continue
+        measured = (
+            measure_agreement(
+                metric,
+                judged,
+                labels,
+                threshold=thresholds.get(metric),
+                confidence=config.confidence,
+                resamples=config.bootstrap_resamples,
+                seed=config.seed,
+            )
+            if labels
+            else no_labels(metric, thresholds.get(metric))
+        )
+        found[metric] = check_floors(measured, floors)
+    return found
