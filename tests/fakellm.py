@@ -325,6 +325,24 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         documents = data.get("context", data.get("document", []))
         used = [i for i, doc in enumerate(documents) if _overlaps(doc, answer)]
         return {"used_documents": used}
+    if call.kind == "verify_citations":
+        contexts = data.get("context", [])
+        cites = [
+            [int(rank) for rank in re.findall(r"\d+", line)]
+            for line in re.findall(r"Cites contexts: ([^\n]*)", call.user)
+        ]
+        return {
+            "sentences": [
+                {
+                    "index": index,
+                    "factual": not any(cue in sentence.lower() for cue in _NONCOMMITTAL),
+                    "supporting": [
+                        rank for rank in cites[index] if supported_by(sentence, [contexts[rank]])
+                    ],
+                }
+                for index, sentence in enumerate(data.get("sentence", []))
+            ]
+        }
     if call.kind in ("synth_questions", "synth_critique"):
         return synth_reply(call)
     return {}

@@ -77,6 +77,7 @@ from .requests import (
     JudgeRequest,
     RateRelevancy,
     ReviewContexts,
+    VerifyCitations,
     VerifyClaims,
 )
 
@@ -148,6 +149,11 @@ reason for each.""",
     AttributeAnswer.kind: """\
 List the 0-based indices (0 = top-ranked), ascending, of the retrieved contexts \
 the answer takes information from (empty if none), with a short reason.""",
+    VerifyCitations.kind: """\
+For each answer sentence, in order, with its index: factual is true when it states \
+a fact that needs a source (not a greeting, hedge or question); supporting lists those \
+of the contexts it cites (only those) that alone imply it (numbers, dates, names must \
+match; your own knowledge does not count). A short reason.""",
 }
 
 
@@ -346,6 +352,16 @@ def _request_data(request: JudgeRequest[Any], nonce: str) -> tuple[list[str], st
         return question, " Judge relevance to the question."
     if isinstance(request, AttributeAnswer):
         return ["The answer:", one(request.answer, "answer")], ""
+    if isinstance(request, VerifyCitations):
+        # The cited ranks are computed by the gate from the markers, so they are not data.
+        sentences = [
+            fence(text, nonce=nonce, field="sentence", index=index)
+            + f"\nCites contexts: {', '.join(map(str, cited)) or 'none'}"
+            for index, (text, cited) in enumerate(
+                zip(request.sentences, request.cited, strict=True)
+            )
+        ]
+        return [f"The answer's {len(sentences)} sentences, in order:", "\n".join(sentences)], ""
     raise TypeError(f"no prompt for judge request kind {request.kind!r}")
 
 

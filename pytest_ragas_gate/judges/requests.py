@@ -370,6 +370,56 @@ class AttributeAnswer(JudgeRequest[DocumentUsage]):
         )
 
 
+# --- citations ----------------------------------------------------------------------------
+
+
+class SentenceCitations(Reply):
+    """One answer sentence: whether it states a fact, and which of its cited contexts back it."""
+
+    index: int = Field(ge=0)
+    factual: bool
+    supporting: list[int] = Field(default_factory=list)
+    reason: str = ""
+
+
+class CitationVerdicts(Reply):
+    """One entry per answer sentence."""
+
+    sentences: list[SentenceCitations]
+
+
+class VerifyCitations(JudgeRequest[CitationVerdicts]):
+    """Check each answer sentence against the contexts it cites, in one request.
+
+    ``cited[i]`` holds the 0-based ranks of the contexts sentence ``i`` cites (empty when
+    it cites none); a sentence without citations still gets a verdict, since citation
+    recall asks whether each factual sentence carries a supporting citation.
+    """
+
+    kind: ClassVar[str] = "verify_citations"
+    reply_type: ClassVar[type[BaseModel]] = CitationVerdicts
+
+    sentences: list[str]
+    cited: list[list[int]]
+    contexts: list[str]
+
+    def reply_problem(self, reply: CitationVerdicts) -> str | None:
+        """Every sentence once; a supporting context must be one the sentence cites."""
+        problem = _index_problem(
+            [v.index for v in reply.sentences], len(self.sentences), "sentence"
+        )
+        if problem is not None:
+            return problem
+        for verdict in reply.sentences:
+            uncited = sorted(set(verdict.supporting) - set(self.cited[verdict.index]))
+            if uncited:
+                return (
+                    f"sentence {verdict.index} names supporting context(s) "
+                    f"{', '.join(map(str, uncited))} it does not cite; list only cited contexts"
+                )
+        return None
+
+
 ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     ExtractClaims,
     VerifyClaims,
@@ -380,4 +430,5 @@ ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     JudgeChunks,
     ReviewContexts,
     AttributeAnswer,
+    VerifyCitations,
 )

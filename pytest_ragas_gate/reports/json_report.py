@@ -167,7 +167,9 @@ def build_report(
 #: The metrics whose per-item details a ``core`` report keeps: what a person reads to see
 #: why a case failed (claims, chunks, reference statements). Other metrics' details derive
 #: from these or from the scores, and ``report_details: full`` keeps them too.
-CORE_DETAILS = frozenset({"faithfulness", "context_precision", "context_recall"})
+CORE_DETAILS = frozenset(
+    {"faithfulness", "context_precision", "context_recall", "citation_precision"}
+)
 
 
 #: Keys of a case record derived from the result and the settings, not read back.

@@ -38,6 +38,7 @@ from ..requests import (
     AttributeStatements,
     ChunkVerdict,
     ChunkVerdicts,
+    CitationVerdicts,
     Claims,
     ClaimVerdict,
     ClaimVerdicts,
@@ -54,8 +55,10 @@ from ..requests import (
     RateRelevancy,
     RelevancyRating,
     ReviewContexts,
+    SentenceCitations,
     StatementVerdict,
     StatementVerdicts,
+    VerifyCitations,
     VerifyClaims,
 )
 from .contradiction import find_contradiction
@@ -339,6 +342,8 @@ class OfflineJudge:
             return self._review_contexts(request)
         if isinstance(request, AttributeAnswer):
             return _attribute_answer(request)
+        if isinstance(request, VerifyCitations):
+            return self._verify_citations(request)
         kind = getattr(request, "kind", type(request).__name__)
         raise JudgeError(
             f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
@@ -368,6 +373,33 @@ class OfflineJudge:
                 )
             verdicts.append(verdict)
         return ClaimVerdicts(verdicts=verdicts)
+
+    def _verify_citations(self, request: VerifyCitations) -> CitationVerdicts:
+        # A sentence is factual when claim extraction finds a claim in it; a cited context
+        # supports it by the same coverage test as a claim against all the contexts.
+        verdicts = []
+        for index, (sentence, cited) in enumerate(
+            zip(request.sentences, request.cited, strict=True)
+        ):
+            factual = bool(extract_claims("", sentence))
+            supporting = []
+            reasons = []
+            for rank in cited:
+                support = check_support(
+                    sentence, Evidence.of([request.contexts[rank]]), self._threshold
+                )
+                if support.supported:
+                    supporting.append(rank)
+                reasons.append(f"context {rank}: {support.reason}")
+            verdicts.append(
+                SentenceCitations(
+                    index=index,
+                    factual=factual,
+                    supporting=supporting,
+                    reason="; ".join(reasons) or "cites no context",
+                )
+            )
+        return CitationVerdicts(sentences=verdicts)
 
     def _attribute_statements(self, request: AttributeStatements) -> StatementVerdicts:
         evidence = Evidence.of(request.contexts)
