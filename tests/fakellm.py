@@ -270,6 +270,8 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
                     "claim": claim,
                     "verdict": claim_verdict(claim, contexts),
                     "reason": "overlap",
+                    "contradicts_history": bool(data.get("assistant_turn"))
+                    and claim_verdict(claim, data["assistant_turn"]) == "contradicted",
                 }
                 for claim in data.get("claim", [])
             ]
@@ -305,7 +307,9 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "rate_relevancy":
         answer = one("answer")
         noncommittal = any(cue in answer.lower() for cue in _NONCOMMITTAL)
-        relevant = _overlaps(one("question"), answer) and not noncommittal
+        # A follow-up is read with the user turns before it (a conversation's history).
+        asked = " ".join([*data.get("user_turn", []), one("question")])
+        relevant = _overlaps(asked, answer) and not noncommittal
         return {"rating": 5 if relevant else 1, "noncommittal": noncommittal, "reason": "fake"}
     if call.kind == "generate_questions":
         answer = one("answer")

@@ -672,6 +672,7 @@ def test_required_fields_decide_the_applicable_metrics() -> None:
         reference="r",
         relevant_context_ids=["A"],
         metadata={"expected_tool": "search"},
+        conversation="chat",
     )
     assert applicable_metrics(full, metrics) == list(BUILTIN_METRIC_NAMES)
     blank = make_case(answer="  ", contexts=[], reference="r")

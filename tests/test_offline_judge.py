@@ -28,6 +28,7 @@ from pytest_ragas_gate.judges.requests import (
     JudgeRequest,
     RateRelevancy,
     ReviewContexts,
+    VerifyCitations,
     VerifyClaims,
 )
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
@@ -251,6 +252,7 @@ SAMPLE_REQUESTS: list[JudgeRequest[Any]] = [
     JudgeChunks(question="q", target="Apple", against="question", chunks=[APPLE_CONTEXT]),
     AttributeAnswer(answer=APPLE_CONTEXT, contexts=[APPLE_CONTEXT]),
     ReviewContexts(question="q", reference=APPLE_CONTEXT, contexts=[APPLE_CONTEXT, "Bananas."]),
+    VerifyCitations(sentences=[APPLE_CONTEXT], cited=[[0]], contexts=[APPLE_CONTEXT]),
 ]
 
 

@@ -365,6 +365,33 @@ def _request_data(request: JudgeRequest[Any], nonce: str) -> tuple[list[str], st
     raise TypeError(f"no prompt for judge request kind {request.kind!r}")
 
 
+def _history_blocks(request: JudgeRequest[Any], nonce: str) -> list[str]:
+    """A conversation's earlier turns, fenced like every other untrusted text; none if absent.
+
+    Only requests of a conversation's later turns hold them, so single-turn prompts stay
+    byte for byte as they were.
+    """
+    history = getattr(request, "history", None)
+    if not history:
+        return []
+    turns = [
+        fence(turn.content, nonce=nonce, field=f"{turn.role}_turn", index=index)
+        for index, turn in enumerate(history)
+    ]
+    if isinstance(request, VerifyClaims):
+        heading = (
+            "The conversation before this turn, oldest first. Verdicts stay against the "
+            "contexts alone; set contradicts_history for a claim that contradicts what the "
+            "assistant said there."
+        )
+    else:
+        heading = (
+            "The conversation before this turn, oldest first; read the question and the "
+            "answer with it (it says what 'it' or 'the second one' refer to)."
+        )
+    return [heading, "\n".join(turns)]
+
+
 #: Fences one untrusted text with the request's nonce: ``block(text, field, index)``.
 Block = Callable[[str, str, "int | None"], str]
 
@@ -463,6 +490,7 @@ def build_prompt(
         )
         head = []
     data, parameters = _request_data(request, nonce)
+    data = [*_history_blocks(request, nonce), *data]
     reply_through = f"the {tool} tool" if channel.startswith("the tool") else channel
     # The request's own task and schema come last, after its data: no request pays for
     # another kind's, and the shared prefix (rules, then contexts) is left unchanged.

@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..golden.cases import Message
+
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
@@ -83,6 +85,11 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
     )
 
 
+def _no_history() -> Any:
+    # A single-turn request dumps (and so caches) exactly as before conversations existed.
+    return Field(default_factory=list, exclude_if=lambda turns: not turns)
+
+
 class Reply(BaseModel):
     """Base of every reply model."""
 
@@ -106,6 +113,8 @@ class ExtractClaims(JudgeRequest[Claims]):
 
     question: str
     answer: str
+    #: A conversation's earlier turns, so "it" resolves to what they named.
+    history: list[Message] = _no_history()
 
 
 #: A claim's verdict against the contexts. A *contradicted* claim (the contexts say
@@ -125,6 +134,8 @@ class ClaimVerdict(Reply):
     claim: str
     verdict: ClaimStatus
     reason: str = ""
+    #: With a conversation's history: the claim contradicts what the assistant said in it.
+    contradicts_history: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -163,6 +174,9 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
 
     claims: list[str]
     contexts: list[str]
+    #: A conversation's earlier turns: each verdict also says whether the claim
+    #: contradicts what the assistant said there (knowledge retention), in this request.
+    history: list[Message] = _no_history()
 
     def reply_problem(self, reply: ClaimVerdicts) -> str | None:
         """Verdicts pair with claims by position, so the counts must match."""
@@ -254,6 +268,8 @@ class RateRelevancy(JudgeRequest[RelevancyRating]):
 
     question: str
     answer: str
+    #: A conversation's earlier turns: a follow-up question is read with them.
+    history: list[Message] = _no_history()
 
 
 class GeneratedQuestions(Reply):
@@ -310,6 +326,8 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     target: str
     against: Literal["reference", "question"]
     chunks: list[str]
+    #: A conversation's earlier turns: a follow-up question is read with them.
+    history: list[Message] = _no_history()
 
     def reply_problem(self, reply: ChunkVerdicts) -> str | None:
         """Every chunk needs exactly one verdict."""

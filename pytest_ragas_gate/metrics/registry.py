@@ -23,6 +23,7 @@ from .alignment import TopDocUsage
 from .base import STAGES, Metric, MetricFacts, missing_fields
 from .citations import CitationPrecision, CitationRecall
 from .context import ContextPrecision, ContextRecall, ContextRelevance
+from .conversation import KnowledgeRetention, TurnFaithfulnessMin
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
 from .relevancy import AnswerRelevancy, Embedder
@@ -61,6 +62,8 @@ _BUILTIN_CLASSES: tuple[type[Metric], ...] = (
     TopDocUsage,
     CitationPrecision,
     CitationRecall,
+    KnowledgeRetention,
+    TurnFaithfulnessMin,
     ToolSelection,
 )
 

@@ -372,7 +372,7 @@ class OfflineJudge:
                     reason=support.reason,
                 )
             verdicts.append(verdict)
-        return ClaimVerdicts(verdicts=verdicts)
+        return ClaimVerdicts(verdicts=_with_retention(verdicts, request))
 
     def _verify_citations(self, request: VerifyCitations) -> CitationVerdicts:
         # A sentence is factual when claim extraction finds a claim in it; a cited context
@@ -484,7 +484,58 @@ def _asked(question: str) -> list[Token]:
     return [token for token in content_tokens(question) if token.text != SPEAKER_TOKEN]
 
 
+def _with_retention(verdicts: list[ClaimVerdict], request: VerifyClaims) -> list[ClaimVerdict]:
+    """Mark the claims an earlier assistant turn plainly contradicts.
+
+    Plainly: one earlier turn holds every word of the claim but gives another value for
+    it ("costs 15 dollars" after "costs 10 dollars"). A claim about something else that
+    merely carries another number ("the Max plan has 10 TB" after "the Pro plan has 2 TB")
+    lacks some of the words, so it is not marked.
+    """
+    said = [turn.content for turn in request.history if turn.role == "assistant"]
+    if not said:
+        return verdicts
+    marked = []
+    for verdict in verdicts:
+        earlier = None
+        for text in said:
+            evidence = Evidence.of([text])
+            support = check_support(verdict.claim, evidence)
+            if support.missing_numbers and not support.missing_tokens:
+                earlier = find_contradiction(verdict.claim, [text], evidence.numbers)
+            if earlier is not None:
+                break
+        if earlier is not None:
+            verdict = verdict.model_copy(
+                update={
+                    "contradicts_history": True,
+                    "reason": f"{verdict.reason}; an earlier turn said otherwise: {earlier}",
+                }
+            )
+        marked.append(verdict)
+    return marked
+
+
 def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
+    """The rubric rating; a follow-up is also read with the user turn before it.
+
+    A follow-up ("and the second one?") leaves its topic to the earlier turn, so with a
+    history the question is rated a second time with the last user turn's words added,
+    and the better reading counts: the history can only explain an answer, not fault it.
+    """
+    alone = _rate_one(request.question, request.answer)
+    asked = [turn.content for turn in request.history if turn.role == "user"]
+    if not asked or alone.noncommittal:
+        return alone
+    read_with_history = _rate_one(f"{asked[-1]} {request.question}", request.answer)
+    if read_with_history.rating <= alone.rating:
+        return alone
+    reason = f"{read_with_history.reason} (read with the previous user turn)"
+    return read_with_history.model_copy(update={"reason": reason})
+
+
+def _rate_one(question: str, answer: str) -> RelevancyRating:
+    request = RateRelevancy(question=question, answer=answer)
     if not request.answer.strip() or is_noncommittal(request.answer):
         return RelevancyRating(
             rating=1, noncommittal=True, reason="the answer is noncommittal or empty"
