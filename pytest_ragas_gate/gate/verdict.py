@@ -211,6 +211,8 @@ class GateVerdict(BaseModel):
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
     # Under ``repeats: auto``: which cases were judged again and what that cost.
     auto_repeats: str | None = None
+    # With conversation cases: how many, over how many turns, and which turns broke.
+    conversations: str | None = None
 
     @property
     def headline(self) -> str:
@@ -714,7 +716,29 @@ def evaluate_gate(
         partial_coverage=bool(partial_reasons),
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
+        conversations=_conversations_line(ordered, below_own),
     )
+
+
+def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str]) -> str | None:
+    """``conversations: 2 with 6 turns, …``; None when the run has no conversation."""
+    groups = [group for group in conversation_groups(ordered) if group[0].conversation]
+    if not groups:
+        return None
+    turns = sum(len(group) for group in groups)
+    line = (
+        f"conversations: {len(groups)} with {turns} turns, each conversation counted once "
+        "in the metric means"
+    )
+    broken = [
+        result.id
+        for group in groups
+        for result in group
+        if result.errored or result.id in below_own
+    ]
+    if broken:
+        line += f"; turns that broke: {_named(broken)}"
+    return line
 
 
 #: Why a ``min_judge_agreement`` floor checked nothing.
