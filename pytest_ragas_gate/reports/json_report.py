@@ -151,6 +151,8 @@ def build_report(
         "oracle_gaps": [gap.model_dump(mode="json") for gap in verdict.oracle_gaps],
         # Checks asked for that checked nothing (they make the run partial).
         "not_evaluated": list(verdict.not_evaluated),
+        # Conversations, their turns and the turns that broke (null without conversations).
+        "conversations": verdict.conversations,
         # Judge–human agreement per labelled metric (figures with intervals, floors,
         # verdict); the PPI estimate of each metric sits under metrics.<name>.ppi.
         "agreement": {
