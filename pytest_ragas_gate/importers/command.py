@@ -165,7 +165,9 @@ def _rows(imported: list[Imported], format_name: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: Counter[str] = Counter()
     for case in imported:
-        base = case.source_id or _question_id(str(case.fields["question"]))
+        # A conversation is named after its first user turn, as the golden loader does.
+        asked = case.fields.get("question") or case.fields["turns"][0]["content"]
+        base = case.source_id or _question_id(str(asked))
         seen[base] += 1
         case_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
         metadata = {**case.metadata, "import": case.place.provenance(format_name)}
