@@ -255,10 +255,12 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "extract_claims":
         # As the prompt defines it: a sentence that only says the answer cannot tell is
         # no claim, so a refusal has none.
+        # Inline citations ("[2]", "【2】") say where a claim came from; they are not part of it.
+        answer = re.sub(r"\s*(\[[\w.:#, -]{1,40}\]|【[^】]{1,40}】)", "", one("answer"))
         return {
             "claims": [
                 sentence
-                for sentence in sentences(one("answer"))
+                for sentence in sentences(answer)
                 if not any(cue in sentence.lower() for cue in _NONCOMMITTAL)
             ]
         }

@@ -192,7 +192,7 @@ def test_the_report_holds_both_metrics_reported_not_gated(
         "--rag-gate-judge",
         judge,
         "--rag-gate-metrics",
-        "citation_precision,citation_recall",
+        "faithfulness,citation_precision,citation_recall",
         "--rag-gate-report",
         "report.json",
         "-p",
@@ -206,6 +206,8 @@ def test_the_report_holds_both_metrics_reported_not_gated(
     assert precision["threshold"] is None and precision["passed"] is None
     scores = {case["id"]: case["scores"] for case in report["cases"]}
     assert scores["wrong-context"]["citation_precision"] == 0.5
+    # A marker is no part of a claim: its number is not a value the contexts must hold.
+    assert scores["right-context"]["faithfulness"] == 1.0
     assert scores["uncited"]["citation_recall"] is None
     details = {case["id"]: case["details"] for case in report["cases"]}
     wrong = details["wrong-context"]["citation_precision"]

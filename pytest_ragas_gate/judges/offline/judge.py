@@ -262,6 +262,13 @@ _YES_NO = re.compile(
 )
 
 
+#: An inline citation (``[2]``, ``[1, 3]``, ``[doc-7]``, ``【2】``): where a claim came from,
+#: not part of it, so its number is never read as a value the contexts must hold.
+_CITATION_MARKER = re.compile(
+    r"\s*(?:\[\s*[\w.:#-]+(?:\s*,\s*[\w.:#-]+)*\s*\]|【[^【】\n]{1,80}】)"
+)
+
+
 def extract_claims(question: str, answer: str) -> list[str]:
     """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
 
@@ -274,8 +281,10 @@ def extract_claims(question: str, answer: str) -> list[str]:
     []
     >>> extract_claims("When did it open?", "I'm not sure. It opened in 1990.")
     ['It opened in 1990.']
+    >>> extract_claims("When did it open?", "It opened in 1990 [2].")
+    ['It opened in 1990.']
     """
-    claims = split_claims(answer)
+    claims = split_claims(_CITATION_MARKER.sub("", answer))
     refusals = [claim for claim in claims if is_refusal(claim)]
     if refusals:
         # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
