@@ -158,6 +158,11 @@ def test_the_worked_examples_on_every_judge(
     retention = [cases[f"price-chat#{n}"]["scores"]["knowledge_retention"] for n in (1, 2, 3)]
     assert retention == [None, 1.0, 0.0]
     assert metrics["knowledge_retention"]["mean"] == pytest.approx((1.0 + 0.5) / 2)
+    # Diagnosis per turn: the claim that broke with an earlier turn is named.
+    broken = cases["price-chat#3"]["details"]["knowledge_retention"]
+    assert [(d["claim"], d["contradicts_history"]) for d in broken] == [
+        ("The Pro plan costs 15 dollars per month.", True)
+    ]
 
     with_history = cases["plan-chat#2"]["scores"]["answer_relevancy"]
     alone = cases["follow-up-alone"]["scores"]["answer_relevancy"]

@@ -170,7 +170,13 @@ def build_report(
 #: why a case failed (claims, chunks, reference statements). Other metrics' details derive
 #: from these or from the scores, and ``report_details: full`` keeps them too.
 CORE_DETAILS = frozenset(
-    {"faithfulness", "context_precision", "context_recall", "citation_precision"}
+    {
+        "faithfulness",
+        "context_precision",
+        "context_recall",
+        "citation_precision",
+        "knowledge_retention",
+    }
 )
 
 
