@@ -185,3 +185,29 @@ def test_a_turn_error_errors_its_conversation_and_an_all_na_conversation_is_na()
     aggregate = aggregate_metric(results, "faithfulness", GateConfig())
     assert (aggregate.n, aggregate.errors, aggregate.not_applicable) == (1, 1, 1)
     assert aggregate.mean == 0.5
+
+
+def test_a_trailing_user_turn_is_a_case_for_the_live_target_and_ids_never_clash(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {
+            "id": "chat",
+            "turns": [
+                {"role": "user", "content": "Hi."},
+                {"role": "user", "content": "Which plans are there?"},
+                {"role": "assistant", "content": PLAN, "contexts": [PLAN]},
+                {"role": "user", "content": "And the price?"},
+            ],
+        },
+        {"id": "chat#2", "question": "A case whose id a turn would take.", "answer": "x"},
+    ]
+    loaded = load_golden_file(write_in(tmp_path, "jsonl", rows), display_path="golden.jsonl")
+    first, second = loaded.cases
+    # Two user turns in a row are one question; the last one awaits a live answer.
+    assert (first.question, first.answer) == ("Hi.\nWhich plans are there?", PLAN)
+    assert (second.id, second.question, second.answer) == ("chat#2", "And the price?", None)
+    assert [problem.message for problem in loaded.problems] == [
+        "golden.jsonl:2: field 'id': duplicate id 'chat#2' (first at golden.jsonl:1); ids "
+        "must be unique within a file"
+    ]

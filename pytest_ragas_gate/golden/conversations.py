@@ -20,11 +20,12 @@ it. The conversation's tags, thresholds, labels and metadata apply to every exch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .cases import Context, GoldenCase, Message, turn_id
 
-__all__ = ["is_conversation", "read_turns", "split_conversation"]
+__all__ = ["TurnRow", "is_conversation", "read_turns", "split_conversation"]
 
 #: A turn's role and the names each shape gives it.
 _ROLES: dict[str, str] = {
@@ -48,13 +49,15 @@ def is_conversation(given: Mapping[str, tuple[str, Any]]) -> bool:
     return "turns" in given or messages
 
 
-class _Turn:
-    def __init__(self, index: int, role: str, content: str) -> None:
-        self.index = index
-        self.role = role
-        self.content = content
-        self.contexts: list[Context] | None = None
-        self.reference: str | None = None
+@dataclass
+class TurnRow:
+    """One turn as read: its index in the file's list, role, text, contexts and reference."""
+
+    index: int
+    role: str
+    content: str
+    contexts: list[Context] | None = None
+    reference: str | None = None
 
 
 def read_turns(
@@ -64,7 +67,7 @@ def read_turns(
     *,
     contexts: Converter,
     reference: Converter,
-) -> list[_Turn] | None:
+) -> list[TurnRow] | None:
     """The turns of a conversation, checked; None (with ``errors``) when malformed.
 
     Each problem names the field as ``turns[i].field`` (``i`` from 0, as in the file).
@@ -72,7 +75,7 @@ def read_turns(
     if not isinstance(value, list) or not value:
         errors.append(f"field {name!r}: expected a non-empty list of turns, got {_kind(value)}")
         return None
-    turns: list[_Turn] = []
+    turns: list[TurnRow] = []
     for index, item in enumerate(value):
         where = f"{name}[{index}]"
         if not isinstance(item, Mapping):
@@ -95,7 +98,7 @@ def read_turns(
             got = "an empty string" if isinstance(content, str) else _kind(content)
             errors.append(f"field '{where}.content': expected a non-empty string, got {got}")
             return None
-        turn = _Turn(index, role, content)
+        turn = TurnRow(index, role, content)
         for key in _CONTEXT_KEYS:
             if item.get(key) is not None:
                 if role != "assistant":
@@ -116,9 +119,9 @@ def read_turns(
     return _ordered(name, turns, errors)
 
 
-def _ordered(name: str, turns: list[_Turn], errors: list[str]) -> list[_Turn] | None:
+def _ordered(name: str, turns: list[TurnRow], errors: list[str]) -> list[TurnRow] | None:
     """Fold tool messages into the next reply's contexts and check the turn order."""
-    folded: list[_Turn] = []
+    folded: list[TurnRow] = []
     retrieved: list[Context] = []
     for turn in turns:
         if turn.role == "tool":
@@ -149,7 +152,7 @@ def _ordered(name: str, turns: list[_Turn], errors: list[str]) -> list[_Turn] | 
 
 def split_conversation(
     conversation: str,
-    turns: list[_Turn],
+    turns: list[TurnRow],
     *,
     reference: str | None,
     common: dict[str, Any],
@@ -158,7 +161,7 @@ def split_conversation(
 
     Two user turns in a row are one question, joined by a line break.
     """
-    exchanges: list[tuple[str, _Turn | None, list[Message]]] = []
+    exchanges: list[tuple[str, TurnRow | None, list[Message]]] = []
     history: list[Message] = []
     asked: list[str] = []
     for turn in turns:
