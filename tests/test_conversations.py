@@ -211,3 +211,27 @@ def test_a_trailing_user_turn_is_a_case_for_the_live_target_and_ids_never_clash(
         "golden.jsonl:2: field 'id': duplicate id 'chat#2' (first at golden.jsonl:1); ids "
         "must be unique within a file"
     ]
+
+
+def test_a_shard_holds_whole_conversations(pytester: pytest.Pytester) -> None:
+    rows = [{**CONVERSATION, "id": f"chat-{index}"} for index in range(6)]
+    write_in(pytester.path, "jsonl", rows)
+    kept: list[str] = []
+    for shard in ("1/2", "2/2"):
+        result = pytester.runpytest(
+            "--rag-gate",
+            "--rag-gate-judge",
+            "offline",
+            "--rag-gate-shard",
+            shard,
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        )
+        names = [line.split("::")[1] for line in result.outlines if "::" in line]
+        kept += names
+        conversations = {name.split("#")[0] for name in names}
+        # Every conversation of the shard with all three of its turns.
+        assert len(names) == 3 * len(conversations)
+    assert sorted(kept) == sorted(f"chat-{i}#{n}" for i in range(6) for n in (1, 2, 3))

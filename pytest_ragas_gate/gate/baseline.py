@@ -487,4 +487,6 @@ def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseRes
     """
     if shard is None:
         return list(results)
-    return [result for result in results if shard.holds(result.file, result.id)]
+    return [
+        result for result in results if shard.holds(result.file, result.conversation or result.id)
+    ]
