@@ -4,7 +4,7 @@ Writes a Phoenix span export (``openinference``, JSON Lines or one JSON document
 OTLP/JSON file (``otlp``) of about ``--megabytes`` MB — each trace a CHAIN root, a RETRIEVER
 span with five documents and an LLM span whose prompt repeats them, as instrumented RAG
 applications record — then imports it in a fresh process and reports the wall time and the
-process's peak resident memory (its own ``ru_maxrss``)::
+process's peak resident memory (its own ``VmHWM``)::
 
     python benchmarks/import_memory.py --megabytes 200
     python benchmarks/import_memory.py --megabytes 200 --format otlp --json
@@ -156,11 +156,15 @@ def write_export(
 
 #: Runs the import in the child and reports the child's own peak RSS on stderr's last line
 #: (RUSAGE_CHILDREN would report the largest of every child this process ever waited for).
+# The peak RSS of this process alone: getrusage's ru_maxrss is kept across execve, so a
+# child of a large process (a test worker) would report its parent's peak.
 _CHILD = """
-import resource, sys
+import sys
 from pytest_ragas_gate.cli import main
 status = main(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+with open("/proc/self/status", encoding="ascii") as status_file:
+    peak = next(line.split()[1] for line in status_file if line.startswith("VmHWM:"))
+print(peak, file=sys.stderr)
 sys.exit(status)
 """
 

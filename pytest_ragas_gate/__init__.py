@@ -24,10 +24,12 @@ _LAZY = {
     "GoldenCase": "pytest_ragas_gate.golden.cases",
     "JudgeChunks": "pytest_ragas_gate.judges.requests",
     "JudgeRequest": "pytest_ragas_gate.judges.requests",
+    "Message": "pytest_ragas_gate.golden.cases",
     "Metric": "pytest_ragas_gate.metrics.base",
     "MetricResult": "pytest_ragas_gate.metrics.base",
     "RateRelevancy": "pytest_ragas_gate.judges.requests",
     "ReviewContexts": "pytest_ragas_gate.judges.requests",
+    "VerifyCitations": "pytest_ragas_gate.judges.requests",
     "VerifyClaims": "pytest_ragas_gate.judges.requests",
 }
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     # What type checkers see of the lazy names above (each ``as`` itself re-exports it).
     from .golden.cases import Context as Context
     from .golden.cases import GoldenCase as GoldenCase
+    from .golden.cases import Message as Message
     from .judges.base import CaseJudge as CaseJudge
     from .judges.requests import AttributeAnswer as AttributeAnswer
     from .judges.requests import AttributeStatements as AttributeStatements
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
     from .judges.requests import JudgeRequest as JudgeRequest
     from .judges.requests import RateRelevancy as RateRelevancy
     from .judges.requests import ReviewContexts as ReviewContexts
+    from .judges.requests import VerifyCitations as VerifyCitations
     from .judges.requests import VerifyClaims as VerifyClaims
     from .metrics.base import Metric as Metric
     from .metrics.base import MetricResult as MetricResult

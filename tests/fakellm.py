@@ -255,10 +255,12 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "extract_claims":
         # As the prompt defines it: a sentence that only says the answer cannot tell is
         # no claim, so a refusal has none.
+        # Inline citations ("[2]", "【2】") say where a claim came from; they are not part of it.
+        answer = re.sub(r"\s*(\[[\w.:#, -]{1,40}\]|【[^】]{1,40}】)", "", one("answer"))
         return {
             "claims": [
                 sentence
-                for sentence in sentences(one("answer"))
+                for sentence in sentences(answer)
                 if not any(cue in sentence.lower() for cue in _NONCOMMITTAL)
             ]
         }
@@ -270,6 +272,8 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
                     "claim": claim,
                     "verdict": claim_verdict(claim, contexts),
                     "reason": "overlap",
+                    "contradicts_history": bool(data.get("assistant_turn"))
+                    and claim_verdict(claim, data["assistant_turn"]) == "contradicted",
                 }
                 for claim in data.get("claim", [])
             ]
@@ -300,7 +304,13 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         reference = one("reference")
         return {
             "verdicts": [
-                {"claim": claim, "verdict": claim_verdict(claim, contexts), "reason": "overlap"}
+                {
+                    "claim": claim,
+                    "verdict": claim_verdict(claim, contexts),
+                    "reason": "overlap",
+                    "contradicts_history": bool(data.get("assistant_turn"))
+                    and claim_verdict(claim, data["assistant_turn"]) == "contradicted",
+                }
                 for claim in data.get("claim", [])
             ],
             "chunks": [
@@ -322,7 +332,9 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
     if call.kind == "rate_relevancy":
         answer = one("answer")
         noncommittal = any(cue in answer.lower() for cue in _NONCOMMITTAL)
-        relevant = _overlaps(one("question"), answer) and not noncommittal
+        # A follow-up is read with the user turns before it (a conversation's history).
+        asked = " ".join([*data.get("user_turn", []), one("question")])
+        relevant = _overlaps(asked, answer) and not noncommittal
         return {"rating": 5 if relevant else 1, "noncommittal": noncommittal, "reason": "fake"}
     if call.kind == "generate_questions":
         answer = one("answer")
@@ -342,6 +354,24 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         documents = data.get("context", data.get("document", []))
         used = [i for i, doc in enumerate(documents) if _overlaps(doc, answer)]
         return {"used_documents": used}
+    if call.kind == "verify_citations":
+        contexts = data.get("context", [])
+        cites = [
+            [int(rank) for rank in re.findall(r"\d+", line)]
+            for line in re.findall(r"Cites contexts: ([^\n]*)", call.user)
+        ]
+        return {
+            "sentences": [
+                {
+                    "index": index,
+                    "factual": not any(cue in sentence.lower() for cue in _NONCOMMITTAL),
+                    "supporting": [
+                        rank for rank in cites[index] if supported_by(sentence, [contexts[rank]])
+                    ],
+                }
+                for index, sentence in enumerate(data.get("sentence", []))
+            ]
+        }
     if call.kind in ("synth_questions", "synth_critique"):
         return synth_reply(call)
     return {}

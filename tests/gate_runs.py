@@ -36,6 +36,7 @@ from pytest_ragas_gate.judges.requests import (
     JudgeRequest,
     RateRelevancy,
     ReviewContexts,
+    VerifyCitations,
     VerifyClaims,
 )
 from pytest_ragas_gate.judges.transport import RetryPolicy
@@ -194,6 +195,11 @@ EVERY_KIND: list[JudgeRequest[Any]] = [
         question="Who founded Apple?",
         reference="Apple was founded by Steve Jobs. It was founded in Paris.",
         contexts=["Apple founders: Steve Jobs.", "Bananas are yellow."],
+    ),
+    VerifyCitations(
+        sentences=["Steve Jobs founded Apple.", "Bananas are yellow."],
+        cited=[[0], [0]],
+        contexts=["Steve Jobs founded Apple.", "Bananas are yellow."],
     ),
 ]
 

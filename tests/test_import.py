@@ -14,6 +14,7 @@ import pytest
 from gate_runs import GOOD, HALLUCINATED
 
 from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.golden.loading import load_golden_file
 
 Case = dict[str, Any]
 Writer = Callable[[Path, list[Case]], list[str]]
@@ -609,3 +610,44 @@ def test_langsmith_run_trees_nested_or_flat(
     assert (second["id"], second["question"], second["contexts"]) == ("run-2", "Who?", ["A."])
     assert f"{source} item 4: run run-3 failed: Timeout" in out
     assert f"{source} item 5: no retriever run" in out
+
+
+def test_a_deepeval_conversational_golden_imports_as_a_conversation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        {
+            "scenario": "A customer asks about plans.",
+            "turns": [
+                {"role": "user", "content": "Which plans are there?"},
+                {
+                    "role": "assistant",
+                    "content": "There is the Pro plan with 2 TB.",
+                    "retrieval_context": ["The Pro plan gives 2 TB."],
+                },
+                {"role": "user", "content": "What does it cost?"},
+                {"role": "assistant", "content": "10 dollars a month."},
+            ],
+        },
+        {"turns": [{"role": "system", "content": "Be nice."}]},
+    ]
+    source = tmp_path / "dataset.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    output = tmp_path / "golden.jsonl"
+
+    status, out, err = run_import(
+        capsys, "deepeval", str(source), "-o", str(output), "--skip-invalid"
+    )
+
+    assert status == 0, err
+    assert f"{source} item 2: field 'turns[0].role': expected 'user' or 'assistant'" in out
+    loaded = load_golden_file(output)
+    assert loaded.problems == []
+    first, second = loaded.cases
+    assert (first.conversation, first.turn, second.turn) == (first.id[:-2], 1, 2)
+    assert first.context_texts == ["The Pro plan gives 2 TB."]
+    assert [turn.content for turn in second.history] == [
+        "Which plans are there?",
+        "There is the Pro plan with 2 TB.",
+    ]
+    assert first.metadata["scenario"] == "A customer asks about plans."

@@ -556,8 +556,8 @@ def test_csv_header_needs_a_question_column(tmp_path: Path) -> None:
 
     assert message == (
         "golden.csv:1: the CSV file needs a header row with a 'question' column (also "
-        "accepted: 'user_input', 'query', 'input'); the first row is 'What is RAG?', "
-        "'An architecture'."
+        "accepted: 'user_input', 'query', 'input'; or 'turns' for conversations); the "
+        "first row is 'What is RAG?', 'An architecture'."
     )
 
 

@@ -667,11 +667,12 @@ def test_required_fields_decide_the_applicable_metrics() -> None:
         "top_doc_usage",
     ]
     full = make_case(
-        answer="a",
+        answer="a [1]",
         contexts=[Context(id="A", text="c")],
         reference="r",
         relevant_context_ids=["A"],
         metadata={"expected_tool": "search"},
+        conversation="chat",
     )
     assert applicable_metrics(full, metrics) == list(BUILTIN_METRIC_NAMES)
     blank = make_case(answer="  ", contexts=[], reference="r")

@@ -29,6 +29,7 @@ from pytest_ragas_gate.judges.requests import (
     RateRelevancy,
     ReviewCase,
     ReviewContexts,
+    VerifyCitations,
     VerifyClaims,
 )
 from pytest_ragas_gate.metrics.faithfulness import Faithfulness
@@ -258,6 +259,7 @@ SAMPLE_REQUESTS: list[JudgeRequest[Any]] = [
         claims=["Apple was founded in 1976."],
         contexts=[APPLE_CONTEXT, "Bananas."],
     ),
+    VerifyCitations(sentences=[APPLE_CONTEXT], cited=[[0]], contexts=[APPLE_CONTEXT]),
 ]
 
 

@@ -15,7 +15,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..scoring.gated_metrics import not_applicable_reasons, too_few_cases
-from ..scoring.results import CaseResult, canonical_order
+from ..scoring.results import (
+    CaseResult,
+    canonical_order,
+    conversation_groups,
+    conversation_score,
+)
 from ..settings.bounds import Bound, Direction, default_direction, own_bound
 from ..settings.config import GateConfig, Rule
 from ..stats import bootstrap_ci, mean, sample_std
@@ -87,19 +92,25 @@ def _errored_for(result: CaseResult, metric: str) -> bool:
 
 
 def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], int, int]:
-    """The applicable scores of ``metric``, its not-applicable count and its error count."""
+    """The applicable scores of ``metric``, its not-applicable count and its error count.
+
+    A conversation counts once: its score is its turns' mean (the worst turn for
+    ``turn_faithfulness_min``), n/a when no turn was scored, an error when any turn
+    errored (fail closed).
+    """
     scores: list[float] = []
     not_applicable = 0
     errors = 0
-    for result in results:
-        if _errored_for(result, metric):
+    for group in conversation_groups(results):
+        if any(_errored_for(result, metric) for result in group):
             errors += 1
-        elif metric in result.scores:
-            score = result.scores[metric]
-            if score is None:
-                not_applicable += 1
-            else:
-                scores.append(score)
+            continue
+        judged = [result.scores[metric] for result in group if metric in result.scores]
+        numbers = [score for score in judged if score is not None]
+        if numbers:
+            scores.append(conversation_score(metric, numbers))
+        elif judged:
+            not_applicable += 1
     return scores, not_applicable, errors
 
 
@@ -175,8 +186,11 @@ def aggregate_metric(
 
     n = len(scores)
     average = mean(scores)
-    # With repeats, the interval carries the judge's within-case noise as well.
-    ci_low, ci_high = noise_aware_ci(ordered, metric, scores, config) or bootstrap_ci(
+    # With repeats, the interval carries the judge's within-case noise as well; its
+    # resampling is per case, so conversations (per-conversation units) use the plain one.
+    conversations = any(result.conversation is not None for result in ordered)
+    noisy_ci = None if conversations else noise_aware_ci(ordered, metric, scores, config)
+    ci_low, ci_high = noisy_ci or bootstrap_ci(
         scores,
         confidence=config.confidence,
         resamples=config.bootstrap_resamples,

@@ -26,9 +26,10 @@ from statistics import NormalDist
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
-from ..scoring.results import CaseResult, canonical_order
+from ..scoring.results import CaseResult, canonical_order, conversation_score
 from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
 from ..stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
@@ -202,28 +203,51 @@ def _repeats(result: CaseResult, metric: str) -> list[float]:
 def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> list[CaseDelta]:
     """The per-case changes of ``metric`` over the pairs scored in both runs.
 
+    A conversation is one paired unit, as the gate counts it: the change of its score
+    (:func:`conversation_score`) over the turns scored in both runs.
+
     Args:
         pairs: (baseline, new) case pairs from :func:`pair_cases`.
         metric: The metric.
 
     Returns:
-        One delta per pair where both runs have a number, in pair order.
+        One delta per pair (or conversation) where both runs have a number, in pair order.
     """
     deltas = []
+    conversations: dict[str, list[tuple[float, float]]] = {}
     for base_result, new_result in pairs:
         base_score, new_score = _score(base_result, metric), _score(new_result, metric)
-        if base_score is not None and new_score is not None:
-            deltas.append(
-                CaseDelta(
-                    case=new_result.key,
-                    metric=metric,
-                    base=base_score,
-                    new=new_score,
-                    base_repeats=_repeats(base_result, metric),
-                    new_repeats=_repeats(new_result, metric),
-                )
+        if base_score is None or new_score is None:
+            continue
+        if new_result.conversation is not None:
+            key = case_identity(new_result.file, new_result.conversation)
+            if key not in conversations:
+                conversations[key] = []
+                deltas.append(CaseDelta(case=key, metric=metric, base=0.0, new=0.0))
+            conversations[key].append((base_score, new_score))
+            continue
+        deltas.append(
+            CaseDelta(
+                case=new_result.key,
+                metric=metric,
+                base=base_score,
+                new=new_score,
+                base_repeats=_repeats(base_result, metric),
+                new_repeats=_repeats(new_result, metric),
             )
-    return deltas
+        )
+    folded = []
+    for delta in deltas:
+        turns = conversations.get(delta.case)
+        if turns is not None:
+            delta = CaseDelta(
+                case=delta.case,
+                metric=metric,
+                base=conversation_score(metric, [base for base, _ in turns]),
+                new=conversation_score(metric, [new for _, new in turns]),
+            )
+        folded.append(delta)
+    return folded
 
 
 def _signed(value: float) -> str:
@@ -463,4 +487,6 @@ def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseRes
     """
     if shard is None:
         return list(results)
-    return [result for result in results if shard.holds(result.file, result.id)]
+    return [
+        result for result in results if shard.holds(result.file, result.conversation or result.id)
+    ]

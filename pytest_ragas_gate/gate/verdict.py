@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..live.latency import LatencyVerdict, evaluate_latency
 from ..live.oracle_gaps import OracleGap, paired_oracle_gaps
-from ..scoring.results import CaseResult, canonical_order
+from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..settings.config import GateConfig
 from ..trust.agreement import MetricAgreement
 from .aggregates import (
@@ -52,7 +52,7 @@ from .run_checks import (
     ungated_check,
     unreadable_files_check,
 )
-from .run_facts import RunFacts, fold_golden_files, gate_scope, nothing_gated
+from .run_facts import RunFacts, fold_golden_files, gate_scope, named, nothing_gated
 from .unevaluated import not_evaluated_checks
 
 __all__ = [
@@ -120,6 +120,8 @@ class GateVerdict(BaseModel):
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
     # Under ``repeats: auto``: which cases were judged again and what that cost.
     auto_repeats: str | None = None
+    # With conversation cases: how many, over how many turns, and which turns broke.
+    conversations: str | None = None
 
     @property
     def headline(self) -> str:
@@ -283,7 +285,29 @@ def evaluate_gate(
         agreement=agreement,
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
+        conversations=_conversations_line(ordered, below_own),
     )
+
+
+def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str]) -> str | None:
+    """``conversations: 2 with 6 turns, …``; None when the run has no conversation."""
+    groups = [group for group in conversation_groups(ordered) if group[0].conversation]
+    if not groups:
+        return None
+    turns = sum(len(group) for group in groups)
+    line = (
+        f"conversations: {len(groups)} with {turns} turns, each conversation counted once "
+        "in the metric means"
+    )
+    broken = [
+        result.id
+        for group in groups
+        for result in group
+        if result.errored or result.id in below_own
+    ]
+    if broken:
+        line += f"; turns that broke: {named(broken)}"
+    return line
 
 
 def _status(

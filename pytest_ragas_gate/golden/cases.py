@@ -33,6 +33,24 @@ class Context(BaseModel):
     text: str
 
 
+class Message(BaseModel):
+    """One earlier turn of a conversation, as a case's history holds it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+def turn_id(conversation: str, turn: int) -> str:
+    """The id of a conversation's ``turn``-th exchange (1-based).
+
+    >>> turn_id("refund-chat", 3)
+    'refund-chat#3'
+    """
+    return f"{conversation}#{turn}"
+
+
 class GoldenCase(BaseModel):
     """A validated golden case.
 
@@ -56,6 +74,12 @@ class GoldenCase(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     file: str = ""
     line: int = 0
+    # A turn of a conversation (``turns``): the conversation's id, the exchange's 1-based
+    # number, and the turns before its user turn. The question is the user turn, the
+    # answer the assistant's reply; the gate aggregates such cases per conversation.
+    conversation: str | None = None
+    turn: int | None = None
+    history: list[Message] = Field(default_factory=list)
 
     @property
     def source(self) -> str:

@@ -30,6 +30,7 @@ from ..config_values import check_number
 from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
+from .conversations import is_conversation, read_turns, split_conversation
 
 __all__ = [
     "FIELD_ALIASES",
@@ -52,6 +53,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "tags": ("tags",),
     "thresholds": ("thresholds",),
     "human": ("human", "human_labels"),
+    "turns": ("turns",),
 }
 _FIELD_OF_NAME: dict[str, str] = {
     alias: name for name, aliases in FIELD_ALIASES.items() for alias in aliases
@@ -160,6 +162,14 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
     for raw in rows:
         errors = list(raw.errors)
         built, case_id, derived = _build_case(shown, raw, errors)
+        # A conversation's exchanges (``id#n``) must not clash with another row's ids.
+        for turn in built or []:
+            if turn.conversation is not None and turn.id in first_line_of_id:
+                errors.append(
+                    f"field 'id': the turn id {turn.id!r} is taken "
+                    f"(first at {shown}:{first_line_of_id[turn.id]}); ids must be unique "
+                    "within a file"
+                )
         if case_id is not None:
             if case_id in first_line_of_id:
                 origin = " derived from the question" if derived else ""
@@ -178,18 +188,20 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
             message = f"{shown}:{raw.line}: " + "; ".join(errors)
             problems.append(CaseProblem(shown, raw.line, case_id, message))
         else:
-            cases.append(built)
+            for turn in built:
+                first_line_of_id.setdefault(turn.id, raw.line)
+            cases.extend(built)
     return cases, problems
 
 
 def _build_case(
     shown: str, raw: RawCase, errors: list[str]
-) -> tuple[GoldenCase | None, str | None, bool]:
+) -> tuple[list[GoldenCase] | None, str | None, bool]:
     """Validate one raw case, appending what is wrong to ``errors``.
 
     Returns:
-        The case (None when it is invalid), its id when known, and whether that id was
-        derived from the question.
+        The case, or a conversation's exchanges (None when it is invalid), its id when
+        known, and whether that id was derived from the question.
     """
     if raw.value is None and errors:
         return None, None, False
@@ -215,6 +227,8 @@ def _build_case(
             return None
         return converter(name, value, errors)
 
+    if is_conversation(given):
+        return _build_conversation(shown, raw, given, metadata, errors, convert)
     question = convert("question", _question)
     explicit_id = convert("id", _case_id)
     case_id: str | None = explicit_id
@@ -246,7 +260,51 @@ def _build_case(
     except ValidationError as error:
         errors.append(f"the case is invalid: {error}")
         return None, case_id, derived
-    return case, case_id, derived
+    return [case], case_id, derived
+
+
+def _build_conversation(
+    shown: str,
+    raw: RawCase,
+    given: dict[str, tuple[str, Any]],
+    metadata: dict[str, Any],
+    errors: list[str],
+    convert: Callable[[str, Callable[[str, Any, list[str]], Any]], Any],
+) -> tuple[list[GoldenCase] | None, str | None, bool]:
+    """A conversation row (see :mod:`.conversations`): one case per exchange."""
+    turns_key = "turns" if "turns" in given else "question"
+    single: list[str] = [key for key in ("answer", "contexts") if key in given]
+    if turns_key == "turns" and "question" in given:
+        single.insert(0, "question")
+    if single:
+        errors.append(
+            f"field {given[single[0]][0]!r}: a conversation row holds its turns in "
+            f"{given[turns_key][0]!r}; move the question, answer and contexts into its turns"
+        )
+    name, value = given[turns_key]
+    turns = read_turns(name, value, errors, contexts=_contexts, reference=_reference)
+    explicit_id = convert("id", _case_id)
+    derived = "id" not in given and turns is not None
+    case_id = stable_case_id(turns[0].content) if derived and turns else explicit_id
+    common = {
+        "tags": convert("tags", _tags),
+        "thresholds": convert("thresholds", _thresholds),
+        "human": convert("human", human_labels),
+        "metadata": metadata,
+        "file": shown,
+        "line": raw.line,
+    }
+    reference = convert("reference", _reference)
+    _check_review(metadata, errors)
+    _check_sampled_by(metadata, errors)
+    if errors or turns is None or case_id is None:
+        return None, case_id, derived
+    try:
+        cases = split_conversation(case_id, turns, reference=reference, common=common)
+    except ValidationError as error:
+        errors.append(f"the conversation is invalid: {error}")
+        return None, case_id, derived
+    return cases, case_id, derived
 
 
 def _sort_fields(

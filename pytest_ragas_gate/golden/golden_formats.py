@@ -547,11 +547,11 @@ def _csv_header(shown: str, line: int, cells: list[str]) -> list[str | None]:
                 f"{seen[name]} and {number}); rename one of them."
             )
         seen[name] = number
-    if not any(canonical_field(name) == "question" for name in seen):
+    if not any(canonical_field(name) in ("question", "turns") for name in seen):
         raise GoldenFileError(
             f"{shown}:{line}: the CSV file needs a header row with a 'question' column (also "
-            "accepted: 'user_input', 'query', 'input'); the first row is "
-            f"{_quoted_list(list(seen))}."
+            "accepted: 'user_input', 'query', 'input'; or 'turns' for conversations); the "
+            f"first row is {_quoted_list(list(seen))}."
         )
     return header
 
@@ -566,7 +566,20 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
         if name is None or not cell.strip():
             continue
         canonical = canonical_field(name)
-        if canonical in _CSV_LIST_FIELDS or _is_ground_truths(name):
+        conversation = canonical == "turns" or (
+            canonical == "question" and cell.lstrip().startswith("[{")
+        )
+        if conversation:
+            # A conversation's turns (or RAGAS's message list) as a JSON array of objects.
+            parsed = _parse_cell(cell, list)
+            if parsed is None:
+                errors.append(
+                    f"field {name!r} (column {number}): expected a JSON array of turns such as "
+                    f'[{{"role": "user", "content": "…"}}], got {preview(cell)}'
+                )
+                continue
+            value[name] = parsed
+        elif canonical in _CSV_LIST_FIELDS or _is_ground_truths(name):
             if _is_ground_truths(name) and not cell.lstrip().startswith("["):
                 value[name] = cell
                 continue

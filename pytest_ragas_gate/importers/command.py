@@ -314,7 +314,9 @@ class _Ids:
         self.seen: Counter[str] = Counter()
 
     def row(self, case: Imported) -> dict[str, Any]:
-        base = case.source_id or _question_id(str(case.fields["question"]))
+        # A conversation is named after its first user turn, as the golden loader does.
+        asked = case.fields.get("question") or case.fields["turns"][0]["content"]
+        base = case.source_id or _question_id(str(asked))
         self.seen[base] += 1
         case_id = base if self.seen[base] == 1 else f"{base}-{self.seen[base]}"
         metadata = {**case.metadata, "import": case.place.provenance(self.format_name)}

@@ -3,9 +3,11 @@
 Each golden or test case has ``input`` (the question), ``actual_output`` (the answer),
 ``expected_output`` (the reference), ``retrieval_context`` (the retrieved chunks, in rank
 order), ``context`` (the ideal context, kept as ``reference_contexts``) and
-``additional_metadata``. In CSV, a list column is a JSON array or texts joined by
-DeepEval's delimiter: ``save_as`` joins with ``|`` (the default here), while DeepEval's
-CSV loaders default to ``;`` for hand-made files (``--list-delimiter ';'``).
+``additional_metadata``. A conversational golden or test case (``turns`` of ``{role,
+content, retrieval_context}``) becomes a conversation case with those turns. In CSV, a
+list column is a JSON array or texts joined by DeepEval's delimiter: ``save_as`` joins
+with ``|`` (the default here), while DeepEval's CSV loaders default to ``;`` for
+hand-made files (``--list-delimiter ';'``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ def _from_csv(row: Mapping[str, str], delimiter: str) -> dict[str, object]:
 def _case(place: Place, record: object) -> Outcome:
     if not isinstance(record, Mapping):
         return Malformed(place, "(record)", f"expected an object, got {type(record).__name__}")
+    if "input" not in record and isinstance(record.get("turns"), list):
+        return _conversation(place, record, record["turns"])
     try:
         question = pick_text(record.get("input"), "input", required=True)
         fields: dict[str, object] = {"question": question}
@@ -96,3 +100,37 @@ def _case(place: Place, record: object) -> Outcome:
         if record.get(key) not in (None, ""):
             metadata[key] = record[key]
     return Imported(place, fields, source_id=own_id(record), metadata=metadata)
+
+
+#: A ``ConversationalGolden`` / ``ConversationalTestCase``'s fields kept as metadata.
+_CONVERSATION_METADATA = ("scenario", "expected_outcome", "chatbot_role", "user_description")
+
+
+def _conversation(place: Place, record: Mapping[str, object], turns: list[object]) -> Outcome:
+    """A DeepEval conversational case: its ``turns`` as the golden file's ``turns``."""
+    kept: list[dict[str, object]] = []
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, Mapping):
+            return Malformed(place, f"turns[{index}]", "expected an object {role, content}")
+        role, content = turn.get("role"), turn.get("content")
+        if role not in ("user", "assistant"):
+            return Malformed(place, f"turns[{index}].role", "expected 'user' or 'assistant'")
+        if not isinstance(content, str) or not content.strip():
+            return Malformed(place, f"turns[{index}].content", "expected a non-empty string")
+        entry: dict[str, object] = {"role": role, "content": content}
+        try:
+            contexts = text_list(turn.get("retrieval_context"), f"turns[{index}].retrieval_context")
+        except Invalid as error:
+            return Malformed(place, error.field, error.expected)
+        if contexts:
+            entry["contexts"] = contexts
+        kept.append(entry)
+    if not kept:
+        return Malformed(place, "turns", "expected a non-empty list of turns")
+    metadata = {
+        key: record[key] for key in _CONVERSATION_METADATA if record.get(key) not in (None, "")
+    }
+    extra = record.get("additional_metadata")
+    if isinstance(extra, Mapping):
+        metadata.update(extra)
+    return Imported(place, {"turns": kept}, source_id=own_id(record), metadata=metadata)

@@ -81,6 +81,7 @@ from .requests import (
     RateRelevancy,
     ReviewCase,
     ReviewContexts,
+    VerifyCitations,
     VerifyClaims,
 )
 
@@ -162,6 +163,11 @@ contexts imply the statement; a short reason for each.""",
     AttributeAnswer.kind: """\
 List the 0-based indices (0 = top-ranked), ascending, of the retrieved contexts \
 the answer takes information from (empty if none), with a short reason.""",
+    VerifyCitations.kind: """\
+For each answer sentence, in order, with its index: factual is true when it states \
+a fact that needs a source (not a greeting, hedge or question); supporting lists those \
+of the contexts it cites (only those) that alone imply it (numbers, dates, names must \
+match; your own knowledge does not count). A short reason.""",
 }
 
 
@@ -368,7 +374,44 @@ def _request_data(request: JudgeRequest[Any], nonce: str) -> tuple[list[str], st
         return question, " Judge relevance to the question."
     if isinstance(request, AttributeAnswer):
         return ["The answer:", one(request.answer, "answer")], ""
+    if isinstance(request, VerifyCitations):
+        # The cited ranks are computed by the gate from the markers, so they are not data.
+        sentences = [
+            fence(text, nonce=nonce, field="sentence", index=index)
+            + f"\nCites contexts: {', '.join(map(str, cited)) or 'none'}"
+            for index, (text, cited) in enumerate(
+                zip(request.sentences, request.cited, strict=True)
+            )
+        ]
+        return [f"The answer's {len(sentences)} sentences, in order:", "\n".join(sentences)], ""
     raise TypeError(f"no prompt for judge request kind {request.kind!r}")
+
+
+def _history_blocks(request: JudgeRequest[Any], nonce: str) -> list[str]:
+    """A conversation's earlier turns, fenced like every other untrusted text; none if absent.
+
+    Only requests of a conversation's later turns hold them, so single-turn prompts stay
+    byte for byte as they were.
+    """
+    history = getattr(request, "history", None)
+    if not history:
+        return []
+    turns = [
+        fence(turn.content, nonce=nonce, field=f"{turn.role}_turn", index=index)
+        for index, turn in enumerate(history)
+    ]
+    if isinstance(request, VerifyClaims | ReviewCase):
+        heading = (
+            "The conversation before this turn, oldest first. Verdicts stay against the "
+            "contexts alone; set contradicts_history for a claim that contradicts what the "
+            "assistant said there."
+        )
+    else:
+        heading = (
+            "The conversation before this turn, oldest first; read the question and the "
+            "answer with it (it says what 'it' or 'the second one' refer to)."
+        )
+    return [heading, "\n".join(turns)]
 
 
 #: Fences one untrusted text with the request's nonce: ``block(text, field, index)``.
@@ -469,6 +512,7 @@ def build_prompt(
         )
         head = []
     data, parameters = _request_data(request, nonce)
+    data = [*_history_blocks(request, nonce), *data]
     reply_through = f"the {tool} tool" if channel.startswith("the tool") else channel
     # The request's own task and schema come last, after its data: no request pays for
     # another kind's, and the shared prefix (rules, then contexts) is left unchanged.

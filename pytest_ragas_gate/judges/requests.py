@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..golden.cases import Message
+
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
@@ -83,6 +85,11 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
     )
 
 
+def _no_history() -> Any:
+    # A single-turn request dumps (and so caches) exactly as before conversations existed.
+    return Field(default_factory=list, exclude_if=lambda turns: not turns)
+
+
 class Reply(BaseModel):
     """Base of every reply model."""
 
@@ -106,6 +113,8 @@ class ExtractClaims(JudgeRequest[Claims]):
 
     question: str
     answer: str
+    #: A conversation's earlier turns, so "it" resolves to what they named.
+    history: list[Message] = _no_history()
 
 
 #: A claim's verdict against the contexts. A *contradicted* claim (the contexts say
@@ -125,6 +134,8 @@ class ClaimVerdict(Reply):
     claim: str
     verdict: ClaimStatus
     reason: str = ""
+    #: With a conversation's history: the claim contradicts what the assistant said in it.
+    contradicts_history: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -163,6 +174,9 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
 
     claims: list[str]
     contexts: list[str]
+    #: A conversation's earlier turns: each verdict also says whether the claim
+    #: contradicts what the assistant said there (knowledge retention), in this request.
+    history: list[Message] = _no_history()
 
     def reply_problem(self, reply: ClaimVerdicts) -> str | None:
         """Verdicts pair with claims by position, so the counts must match."""
@@ -254,6 +268,8 @@ class RateRelevancy(JudgeRequest[RelevancyRating]):
 
     question: str
     answer: str
+    #: A conversation's earlier turns: a follow-up question is read with them.
+    history: list[Message] = _no_history()
 
 
 class GeneratedQuestions(Reply):
@@ -310,6 +326,8 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     target: str
     against: Literal["reference", "question"]
     chunks: list[str]
+    #: A conversation's earlier turns: a follow-up question is read with them.
+    history: list[Message] = _no_history()
 
     def reply_problem(self, reply: ChunkVerdicts) -> str | None:
         """Every chunk needs exactly one verdict."""
@@ -380,6 +398,8 @@ class ReviewCase(JudgeRequest[CaseReview]):
     reference: str
     claims: list[str]
     contexts: list[str]
+    #: A conversation's earlier turns, as the claim verification holds them.
+    history: list[Message] = _no_history()
 
     @classmethod
     def of(cls, verify: VerifyClaims, review: ReviewContexts) -> ReviewCase:
@@ -389,11 +409,12 @@ class ReviewCase(JudgeRequest[CaseReview]):
             reference=review.reference,
             claims=verify.claims,
             contexts=review.contexts,
+            history=verify.history,
         )
 
     def reply_problem(self, reply: CaseReview) -> str | None:
         """One verdict per claim, in order, and one relevance verdict per chunk."""
-        verify = VerifyClaims(claims=self.claims, contexts=self.contexts)
+        verify = VerifyClaims(claims=self.claims, contexts=self.contexts, history=self.history)
         review = ReviewContexts(
             question=self.question, reference=self.reference, contexts=self.contexts
         )
@@ -429,6 +450,56 @@ class AttributeAnswer(JudgeRequest[DocumentUsage]):
         )
 
 
+# --- citations ----------------------------------------------------------------------------
+
+
+class SentenceCitations(Reply):
+    """One answer sentence: whether it states a fact, and which of its cited contexts back it."""
+
+    index: int = Field(ge=0)
+    factual: bool
+    supporting: list[int] = Field(default_factory=list)
+    reason: str = ""
+
+
+class CitationVerdicts(Reply):
+    """One entry per answer sentence."""
+
+    sentences: list[SentenceCitations]
+
+
+class VerifyCitations(JudgeRequest[CitationVerdicts]):
+    """Check each answer sentence against the contexts it cites, in one request.
+
+    ``cited[i]`` holds the 0-based ranks of the contexts sentence ``i`` cites (empty when
+    it cites none); a sentence without citations still gets a verdict, since citation
+    recall asks whether each factual sentence carries a supporting citation.
+    """
+
+    kind: ClassVar[str] = "verify_citations"
+    reply_type: ClassVar[type[BaseModel]] = CitationVerdicts
+
+    sentences: list[str]
+    cited: list[list[int]]
+    contexts: list[str]
+
+    def reply_problem(self, reply: CitationVerdicts) -> str | None:
+        """Every sentence once; a supporting context must be one the sentence cites."""
+        problem = _index_problem(
+            [v.index for v in reply.sentences], len(self.sentences), "sentence"
+        )
+        if problem is not None:
+            return problem
+        for verdict in reply.sentences:
+            uncited = sorted(set(verdict.supporting) - set(self.cited[verdict.index]))
+            if uncited:
+                return (
+                    f"sentence {verdict.index} names supporting context(s) "
+                    f"{', '.join(map(str, uncited))} it does not cite; list only cited contexts"
+                )
+        return None
+
+
 ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     ExtractClaims,
     VerifyClaims,
@@ -440,4 +511,5 @@ ALL_REQUEST_TYPES: tuple[type[JudgeRequest[Any]], ...] = (
     ReviewContexts,
     ReviewCase,
     AttributeAnswer,
+    VerifyCitations,
 )

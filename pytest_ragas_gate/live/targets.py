@@ -276,6 +276,7 @@ class LiveTarget:
         self.timeout_s = timeout_s
         self._call, self.is_async = self._bind()
         self._passes_case = _accepts_case(target) if kind == "function" else False
+        self._takes_history = kind == "function" and _accepts_keyword(target, "history")
         self._threads: asyncio.Semaphore | None = None
 
     def describe(self) -> str:
@@ -298,13 +299,24 @@ class LiveTarget:
         return target, is_async
 
     def _arguments(self, case: GoldenCase) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if case.history and not (self._takes_history or self._passes_case):
+            # A follow-up ("and the second one?") means nothing without the turns before it.
+            raise CaseError(
+                f"target {self.name} takes no history= parameter, so it cannot answer turn "
+                f"{case.turn} of conversation {case.conversation!r} ({case.source}); give it "
+                "a history parameter (a list of {role, content} turns) or a case parameter "
+                "(case.history)."
+            )
+        extra: dict[str, Any] = {}
+        if self._takes_history and case.conversation is not None:
+            extra["history"] = [turn.model_dump() for turn in case.history]
         if self.kind == "runnable":
             return (_runnable_input(self.target, case.question),), {}
         if not self._passes_case:
-            return (case.question,), {}
+            return (case.question,), extra
         if self._passes_case == "keyword":
-            return (case.question,), {"case": case}
-        return (case.question, case), {}
+            return (case.question,), {"case": case, **extra}
+        return (case.question, case), extra
 
     async def call(
         self, case: GoldenCase, *, contexts: Sequence[str] | None = None
@@ -470,9 +482,29 @@ def _accepts_case(function: Callable[..., Any]) -> Literal["keyword", "positiona
         in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     ]
     # A second parameter with a default is an option of the target (top_k=5), not the case.
-    if len(positional) >= 2 and positional[1].default is inspect.Parameter.empty:
+    # Nor is a second parameter that names what the gate passes by keyword (history=).
+    if (
+        len(positional) >= 2
+        and positional[1].default is inspect.Parameter.empty
+        and positional[1].name not in ("history", "contexts")
+    ):
         return "positional"
     return False
+
+
+def _accepts_keyword(function: Callable[..., Any], name: str) -> bool:
+    """Whether ``function`` takes ``name=`` (by name, or through ``**kwargs``)."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return False
+    parameter = signature.parameters.get(name)
+    if parameter is not None:
+        return parameter.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        )
+    return any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
 
 
 def _runnable_input(runnable: object, question: str) -> Any:

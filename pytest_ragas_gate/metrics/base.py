@@ -136,5 +136,14 @@ def _declared_requests(metric: Any) -> tuple[str, ...] | None:
 
 
 def missing_fields(metric: Metric, case: GoldenCase) -> list[str]:
-    """The metric's required fields that ``case`` lacks; empty when the metric applies."""
-    return [field for field in metric.required_fields if not case.has(field)]
+    """The metric's required fields that ``case`` lacks; empty when the metric applies.
+
+    A metric may also name fields read out of the case's text (``citations`` in the
+    answer) through an ``absent_fields(case)`` method; it is asked only when the declared
+    fields are all there.
+    """
+    missing = [field for field in metric.required_fields if not case.has(field)]
+    absent_fields = getattr(metric, "absent_fields", None)
+    if not missing and callable(absent_fields):
+        missing.extend(absent_fields(case))
+    return missing

@@ -159,6 +159,7 @@ async def judge_chunks(
         target=target,
         against=against,
         chunks=[context.text for context in contexts],
+        history=case.history if against == "question" else [],
     )
     reply = await judge.ask(request)
     return chunk_details(case, contexts, reply.verdicts, JudgeChunks.kind)

@@ -42,7 +42,7 @@ class AnswerCorrectness(Metric):
         """Score one case; see the class docstring."""
         answer = required_text(case, "answer", self.name)
         reference = required_text(case, "reference", self.name)
-        claims = await extract_claims(case.question, answer, judge)
+        claims = await extract_claims(case.question, answer, judge, history=case.history)
         if unanswerable(case, reference):
             return _score_unanswerable(claims)
         reply = await judge.ask(

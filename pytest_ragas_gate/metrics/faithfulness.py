@@ -8,10 +8,11 @@ send the identical two requests, which the judge scheduler answers once per case
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import JudgeReplyError
-from ..golden.cases import GoldenCase
+from ..golden.cases import GoldenCase, Message
 from ..judges.base import CaseJudge
 from ..judges.requests import ClaimVerdict, ExtractClaims, VerifyClaims
 from ._case_fields import required_contexts, required_text
@@ -89,11 +90,15 @@ async def verify_answer_claims(
     """
     answer = required_text(case, "answer", metric)
     contexts = required_contexts(case, metric)
-    claims = await extract_claims(case.question, answer, judge)
+    claims = await extract_claims(case.question, answer, judge, history=case.history)
     if not claims:
         return []
     reply = await judge.ask(
-        VerifyClaims(claims=claims, contexts=[context.text for context in contexts])
+        VerifyClaims(
+            claims=claims,
+            contexts=[context.text for context in contexts],
+            history=case.history,
+        )
     )
     if len(reply.verdicts) != len(claims):
         # Pairing verdicts with claims by position is only sound when the counts match.
@@ -118,7 +123,9 @@ def claim_details(verified: list[tuple[str, ClaimVerdict]]) -> list[dict[str, An
     ]
 
 
-async def extract_claims(question: str, answer: str, judge: CaseJudge) -> list[str]:
+async def extract_claims(
+    question: str, answer: str, judge: CaseJudge, *, history: Sequence[Message] = ()
+) -> list[str]:
     """The answer's non-blank atomic claims, as the judge extracted them.
 
     Faithfulness and answer correctness send the identical request, so the judge
@@ -128,9 +135,10 @@ async def extract_claims(question: str, answer: str, judge: CaseJudge) -> list[s
         question: The case's question, which gives the claims their context.
         answer: The answer to split.
         judge: The judge of this case.
+        history: A conversation's earlier turns, which resolve "it" in the claims.
 
     Returns:
         The claims, stripped, blanks dropped.
     """
-    reply = await judge.ask(ExtractClaims(question=question, answer=answer))
+    reply = await judge.ask(ExtractClaims(question=question, answer=answer, history=list(history)))
     return [claim.strip() for claim in reply.claims if claim.strip()]

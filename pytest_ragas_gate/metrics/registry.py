@@ -21,7 +21,9 @@ from ..exceptions import ConfigError
 from ..golden.cases import GoldenCase
 from .alignment import TopDocUsage
 from .base import STAGES, Metric, MetricFacts, missing_fields
+from .citations import CitationPrecision, CitationRecall
 from .context import ContextPrecision, ContextRecall, ContextRelevance
+from .conversation import KnowledgeRetention, TurnFaithfulnessMin
 from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
 from .relevancy import AnswerRelevancy, Embedder
@@ -58,6 +60,10 @@ _BUILTIN_CLASSES: tuple[type[Metric], ...] = (
     IdPrecision,
     MeanReciprocalRank,
     TopDocUsage,
+    CitationPrecision,
+    CitationRecall,
+    KnowledgeRetention,
+    TurnFaithfulnessMin,
     ToolSelection,
 )
 
@@ -152,13 +158,18 @@ class MetricRegistry:
 
     @classmethod
     def installed(
-        cls, *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
+        cls,
+        *,
+        answer_relevancy_strategy: str = "judge",
+        embedder: Embedder | None = None,
+        citation_pattern: str | None = None,
     ) -> MetricRegistry:
         """The built-in metrics, then those of installed packages.
 
         Args:
             answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
             embedder: The embedder ``reverse_questions`` needs.
+            citation_pattern: The citation-marker regex (None: the default markers).
 
         Returns:
             The registry.
@@ -168,7 +179,9 @@ class MetricRegistry:
         """
         registry = cls()
         registry.register_builtins(
-            answer_relevancy_strategy=answer_relevancy_strategy, embedder=embedder
+            answer_relevancy_strategy=answer_relevancy_strategy,
+            embedder=embedder,
+            citation_pattern=citation_pattern,
         )
         registry.register_entry_points()
         return registry
@@ -232,23 +245,33 @@ class MetricRegistry:
             self.register(candidate, source)
 
     def register_builtins(
-        self, *, answer_relevancy_strategy: str = "judge", embedder: Embedder | None = None
+        self,
+        *,
+        answer_relevancy_strategy: str = "judge",
+        embedder: Embedder | None = None,
+        citation_pattern: str | None = None,
     ) -> None:
         """Register fresh instances of every built-in metric, in display order.
 
         Args:
             answer_relevancy_strategy: ``judge`` or ``reverse_questions``.
             embedder: The embedder ``reverse_questions`` needs.
+            citation_pattern: The citation-marker regex (None: the default markers).
 
         Raises:
             ConfigError: When the answer relevancy strategy is unknown or lacks an embedder.
         """
         for metric_class in _BUILTIN_CLASSES:
-            metric = (
-                AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder)
-                if metric_class is AnswerRelevancy
-                else metric_class()
-            )
+            metric: Metric
+            if metric_class is AnswerRelevancy:
+                metric = AnswerRelevancy(strategy=answer_relevancy_strategy, embedder=embedder)
+            elif metric_class in (CitationPrecision, CitationRecall):
+                try:
+                    metric = metric_class(citation_pattern)
+                except ValueError as error:
+                    raise ConfigError(str(error)) from error
+            else:
+                metric = metric_class()
             self.register(metric, BUILTIN)
 
     def register_entry_points(self) -> None:

@@ -77,7 +77,9 @@ class AnswerRelevancy(Metric):
     async def _score_by_rating(
         self, case: GoldenCase, answer: str, judge: CaseJudge
     ) -> MetricResult:
-        reply = await judge.ask(RateRelevancy(question=case.question, answer=answer))
+        reply = await judge.ask(
+            RateRelevancy(question=case.question, answer=answer, history=case.history)
+        )
         details: list[dict[str, Any]] = [
             {"rating": reply.rating, "noncommittal": reply.noncommittal, "reason": reply.reason}
         ]

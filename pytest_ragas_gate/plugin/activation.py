@@ -142,4 +142,5 @@ def available_metrics(config: GateConfig) -> dict[str, Metric]:
     return MetricRegistry.installed(
         answer_relevancy_strategy=config.answer_relevancy_strategy,
         embedder=deferred_embedder(config),
+        citation_pattern=config.citation_pattern,
     ).metrics

@@ -256,9 +256,13 @@ def attached_result(report: pytest.TestReport) -> CaseResult | None:
 
 
 def _case_key(item: pytest.Item) -> tuple[str, str] | None:
-    """(golden file, id) of a golden-case item; None for any other item."""
+    """(golden file, id) of a golden-case item; None for any other item.
+
+    A conversation's turn is keyed by its conversation, so its turns share a shard and
+    each shard gates whole conversations.
+    """
     if isinstance(item, CaseItem):
-        return item.case.file, item.case.id
+        return item.case.file, item.case.conversation or item.case.id
     if isinstance(item, BadCaseItem):
         problem = item.problem
         return problem.file, problem.label

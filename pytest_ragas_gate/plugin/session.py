@@ -41,6 +41,7 @@ from ..golden.loading import (
 from ..judges.base import Judge
 from ..judges.cache import JudgeCache
 from ..judges.cache_signing import CacheIntegrity
+from ..live.conversation_replay import ConversationReplay
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics
@@ -81,6 +82,28 @@ WORKER_INTEGRITY_KEY = "rag_gate_cache_integrity"
 # How long a worker waits for another worker's results before it gives up on them; the
 # clock restarts whenever the other worker shows progress, so slow judges are fine.
 STALLED_WORKER_S = 300.0
+
+
+def _unit_positions(items: Sequence[CaseItem]) -> list[int]:
+    """Each item's unit number: a conversation's turns share one, so one worker scores them.
+
+    A live conversation replays its turns in order, each after the target answered the
+    ones before it; split across workers, a turn would wait for an answer elsewhere.
+    """
+    conversations: dict[tuple[str, str], int] = {}
+    positions: list[int] = []
+    units = 0
+    for item in items:
+        case = item.case
+        key = None if case.conversation is None else (case.file, case.conversation)
+        if key is not None and key in conversations:
+            positions.append(conversations[key])
+            continue
+        if key is not None:
+            conversations[key] = units
+        positions.append(units)
+        units += 1
+    return positions
 
 
 def run_dir_of(testrunuid: str) -> Path:
@@ -367,7 +390,7 @@ class GateRun:
             _warn_pending_review([item.case for item in case_items], self.pytest_config)
         mine = [
             item
-            for position, item in enumerate(case_items)
+            for position, item in zip(_unit_positions(case_items), case_items, strict=True)
             if position % self.worker.count == self.worker.index
         ]
         started = time.monotonic()
@@ -448,7 +471,7 @@ class GateRun:
                 ),
                 on_progress=show_progress,
                 into=into,
-                target=self.target,
+                target=None if self.target is None else ConversationReplay(self.target),
                 **self._repeat_settings(cases),
             )
         )

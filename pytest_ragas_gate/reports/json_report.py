@@ -160,6 +160,8 @@ def build_report(
         "oracle_gaps": [gap.model_dump(mode="json") for gap in verdict.oracle_gaps],
         # Checks asked for that checked nothing (they make the run partial).
         "not_evaluated": list(verdict.not_evaluated),
+        # Conversations, their turns and the turns that broke (null without conversations).
+        "conversations": verdict.conversations,
         # Judge–human agreement per labelled metric (figures with intervals, floors,
         # verdict); the PPI estimate of each metric sits under metrics.<name>.ppi.
         "agreement": {
@@ -176,7 +178,15 @@ def build_report(
 #: The metrics whose per-item details a ``core`` report keeps: what a person reads to see
 #: why a case failed (claims, chunks, reference statements). Other metrics' details derive
 #: from these or from the scores, and ``report_details: full`` keeps them too.
-CORE_DETAILS = frozenset({"faithfulness", "context_precision", "context_recall"})
+CORE_DETAILS = frozenset(
+    {
+        "faithfulness",
+        "context_precision",
+        "context_recall",
+        "citation_precision",
+        "knowledge_retention",
+    }
+)
 
 
 #: Keys of a case record derived from the result and the settings, not read back.

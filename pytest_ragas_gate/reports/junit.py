@@ -81,6 +81,8 @@ def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tu
         properties.append(("diagnosis", found.component))
     properties += [(metric, "error") for metric in result.errors if metric not in result.scores]
     properties.append(("source", result.source))
+    if result.conversation is not None:
+        properties += [("conversation", result.conversation), ("turn", str(result.turn))]
     if result.tags:
         properties.append(("tags", ",".join(result.tags)))
     if result.latency_s is not None:
@@ -92,9 +94,13 @@ def _case_testcase(
     result: CaseResult, failure_lines: Mapping[str, list[str]], bounds: Mapping[str, Bound]
 ) -> Any:
     path, line = split_source(result.source)
+    classname = _classname(path)
+    if result.conversation is not None:
+        # A conversation's turns group as one class, as the CI view lists a test class.
+        classname += "." + result.conversation.replace(".", "_")
     testcase = junit_xml.TestCase(
         name=result.id,
-        classname=_classname(path),
+        classname=classname,
         elapsed_sec=result.scoring_s,
         file=path,
         line=None if line is None else str(line),

@@ -9,7 +9,7 @@ from ..gate.diagnosis import COMPONENTS, DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
-from ..scoring.results import CaseResult, canonical_order
+from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..settings.bounds import Bound, default_direction
 from ..trust.agreement import Figure
 from ..usage import Usage
@@ -240,6 +240,54 @@ def _latency_rows(verdict: GateVerdict) -> list[str]:
     return rows
 
 
+#: How many conversations the Markdown summary shows as a chat; the rest are in the reports.
+MAX_CHATS = 3
+#: How much of a turn's text a chat line quotes.
+_CHAT_TEXT = 160
+
+
+def _short(text: str | None) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= _CHAT_TEXT else flat[: _CHAT_TEXT - 1] + "…"
+
+
+def _conversation_chats(results: Sequence[CaseResult], verdict: GateVerdict) -> list[str]:
+    """The conversations with a broken turn, as chats: each turn with its scores.
+
+    A turn that fails (below a threshold, or errored) is marked ❌ with its worst metric,
+    so the reader sees where the conversation went wrong and why.
+    """
+    broken = [
+        group
+        for group in conversation_groups(canonical_order(results))
+        if group[0].conversation is not None
+        and any(_worst(result, verdict) is not None for result in group)
+    ]
+    if not broken:
+        return []
+    lines = [f"### Conversations with a broken turn ({len(broken)})", ""]
+    for group in broken[:MAX_CHATS]:
+        lines += [f"**`{_cell(group[0].conversation or '')}`** · `{_cell(group[0].source)}`", ""]
+        for result in group:
+            worst = _worst(result, verdict)
+            scores = " · ".join(
+                f"{metric} {'n/a' if score is None else f'{score:.2f}'}"
+                for metric, score in result.scores.items()
+            )
+            mark = f"❌ {_cell(worst[1])}" if worst is not None else "✅"
+            lines += [
+                f"> 🧑 **{result.turn}.** {_cell(_short(result.question))}",
+                ">",
+                f"> 🤖 {_cell(_short(result.answer))}",
+                ">",
+                f"> {mark} — {_cell(scores) or 'no scores'}",
+                "",
+            ]
+    if len(broken) > MAX_CHATS:
+        lines += [f"… and {len(broken) - MAX_CHATS} more in the JSON report.", ""]
+    return lines
+
+
 def render_markdown(
     verdict: GateVerdict,
     *,
@@ -318,6 +366,7 @@ def render_markdown(
     failing = _failing_cases(results, verdict)
     if failing:
         lines += [*failing, ""]
+    lines += _conversation_chats(results, verdict)
 
     lines += [
         "### Judge usage",

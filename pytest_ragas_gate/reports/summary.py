@@ -139,6 +139,8 @@ def summary_lines(
         lines.append(verdict.auto_repeats)
     scored = verdict.total_cases - verdict.errored_cases
     lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
+    if verdict.conversations is not None:
+        lines.append(verdict.conversations)
     lines += diagnosis_lines(verdict.diagnosis)
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:

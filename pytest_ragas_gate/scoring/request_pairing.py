@@ -43,6 +43,7 @@ CONTEXT_KINDS = frozenset(
         ReviewCase.kind,
         "judge_chunks",
         "attribute_answer",
+        "verify_citations",
     }
 )
 

@@ -81,6 +81,10 @@ class CaseResult(BaseModel):
     # that misbehaved.
     budget_spent: bool = False
     scoring_s: float = 0.0
+    # A conversation's exchange: the conversation's id and the exchange's number (from 1).
+    # The gate aggregates such results per conversation (see conversation_groups).
+    conversation: str | None = None
+    turn: int | None = None
 
     @classmethod
     def of_case(
@@ -110,6 +114,8 @@ class CaseResult(BaseModel):
             metrics=list(metrics),
             error=error,
             incomplete=incomplete,
+            conversation=case.conversation,
+            turn=case.turn,
         )
 
     @classmethod
@@ -204,6 +210,49 @@ def canonical_order(results: Sequence[CaseResult]) -> list[CaseResult]:
         A new, sorted list.
     """
     return sorted(results, key=lambda result: (result.source, result.id))
+
+
+#: Conversation metrics whose conversation score is the worst turn's, not the mean.
+WORST_TURN_METRICS = frozenset({"turn_faithfulness_min"})
+
+
+def conversation_groups(results: Sequence[CaseResult]) -> list[list[CaseResult]]:
+    """``results`` as the gate's units: a conversation's turns together, other cases alone.
+
+    Groups keep the order of their first result, so canonical order in gives canonical
+    order out; a conversation is one unit however many turns it has, so long chats do
+    not outweigh short ones.
+
+    >>> turn = lambda n: CaseResult(id=f"chat#{n}", source="g.jsonl:1", conversation="chat")
+    >>> single = CaseResult(id="plain", source="g.jsonl:2")
+    >>> [[r.id for r in group] for group in conversation_groups([turn(1), single, turn(2)])]
+    [['chat#1', 'chat#2'], ['plain']]
+    """
+    groups: dict[tuple[str, str], list[CaseResult]] = {}
+    units: list[list[CaseResult]] = []
+    for result in results:
+        if result.conversation is None:
+            units.append([result])
+            continue
+        key = (result.file, result.conversation)
+        if key not in groups:
+            groups[key] = []
+            units.append(groups[key])
+        groups[key].append(result)
+    return units
+
+
+def conversation_score(metric: str, turn_scores: Sequence[float]) -> float:
+    """A conversation's score from its turns' scores: their mean, or the worst turn's.
+
+    >>> conversation_score("faithfulness", [1.0, 1.0, 0.0])
+    0.6666666666666666
+    >>> conversation_score("turn_faithfulness_min", [1.0, 1.0, 0.0])
+    0.0
+    """
+    if metric in WORST_TURN_METRICS:
+        return min(turn_scores)
+    return sum(turn_scores) / len(turn_scores)
 
 
 def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, Usage]:

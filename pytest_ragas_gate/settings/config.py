@@ -26,6 +26,7 @@ from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
+from ..metrics.citations import compile_citation_pattern
 from ..metrics.registry import BUILTIN_FACTS, did_you_mean
 from .bounds import Bound, parse_bound
 from .config_names import check_config_names
@@ -111,6 +112,8 @@ class GateConfig(BaseModel):
     seed: int = 0
     answer_relevancy_strategy: Literal["judge", "reverse_questions"] = "judge"
     embedding_model: str | None = None
+    # The regex of inline citation markers (citation_precision, citation_recall).
+    citation_pattern: str | None = None
     cache: CacheMode = "readwrite"
     cache_dir: str = ".rag_gate_cache"
     # The team's Ed25519 public key (rag-gate keygen): only entries it verifies are replayed.
@@ -176,6 +179,13 @@ class GateConfig(BaseModel):
                         f"min_agreement {statistic} for {metric!r} is {floor}; "
                         "expected a number from -1 to 1"
                     )
+        return value
+
+    @field_validator("citation_pattern")
+    @classmethod
+    def _citation_pattern_compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            compile_citation_pattern(value)
         return value
 
     @field_validator("repeats", mode="before")

@@ -39,6 +39,7 @@ from ..requests import (
     CaseReview,
     ChunkVerdict,
     ChunkVerdicts,
+    CitationVerdicts,
     Claims,
     ClaimVerdict,
     ClaimVerdicts,
@@ -56,8 +57,10 @@ from ..requests import (
     RelevancyRating,
     ReviewCase,
     ReviewContexts,
+    SentenceCitations,
     StatementVerdict,
     StatementVerdicts,
+    VerifyCitations,
     VerifyClaims,
 )
 from .contradiction import find_contradiction
@@ -261,6 +264,13 @@ _YES_NO = re.compile(
 )
 
 
+#: An inline citation (``[2]``, ``[1, 3]``, ``[doc-7]``, ``【2】``): where a claim came from,
+#: not part of it, so its number is never read as a value the contexts must hold.
+_CITATION_MARKER = re.compile(
+    r"\s*(?:\[\s*[\w.:#-]+(?:\s*,\s*[\w.:#-]+)*\s*\]|【[^【】\n]{1,80}】)"
+)
+
+
 def extract_claims(question: str, answer: str) -> list[str]:
     """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
 
@@ -273,8 +283,10 @@ def extract_claims(question: str, answer: str) -> list[str]:
     []
     >>> extract_claims("When did it open?", "I'm not sure. It opened in 1990.")
     ['It opened in 1990.']
+    >>> extract_claims("When did it open?", "It opened in 1990 [2].")
+    ['It opened in 1990.']
     """
-    claims = split_claims(answer)
+    claims = split_claims(_CITATION_MARKER.sub("", answer))
     refusals = [claim for claim in claims if is_refusal(claim)]
     if refusals:
         # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
@@ -343,6 +355,8 @@ class OfflineJudge:
             return self._review_case(request)
         if isinstance(request, AttributeAnswer):
             return _attribute_answer(request)
+        if isinstance(request, VerifyCitations):
+            return self._verify_citations(request)
         kind = getattr(request, "kind", type(request).__name__)
         raise JudgeError(
             f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
@@ -371,7 +385,34 @@ class OfflineJudge:
                     reason=support.reason,
                 )
             verdicts.append(verdict)
-        return ClaimVerdicts(verdicts=verdicts)
+        return ClaimVerdicts(verdicts=_with_retention(verdicts, request))
+
+    def _verify_citations(self, request: VerifyCitations) -> CitationVerdicts:
+        # A sentence is factual when claim extraction finds a claim in it; a cited context
+        # supports it by the same coverage test as a claim against all the contexts.
+        verdicts = []
+        for index, (sentence, cited) in enumerate(
+            zip(request.sentences, request.cited, strict=True)
+        ):
+            factual = bool(extract_claims("", sentence))
+            supporting = []
+            reasons = []
+            for rank in cited:
+                support = check_support(
+                    sentence, Evidence.of([request.contexts[rank]]), self._threshold
+                )
+                if support.supported:
+                    supporting.append(rank)
+                reasons.append(f"context {rank}: {support.reason}")
+            verdicts.append(
+                SentenceCitations(
+                    index=index,
+                    factual=factual,
+                    supporting=supporting,
+                    reason="; ".join(reasons) or "cites no context",
+                )
+            )
+        return CitationVerdicts(sentences=verdicts)
 
     def _attribute_statements(self, request: AttributeStatements) -> StatementVerdicts:
         evidence = Evidence.of(request.contexts)
@@ -404,7 +445,9 @@ class OfflineJudge:
         return ContextReview(chunks=chunks.verdicts, statements=statements.verdicts)
 
     def _review_case(self, request: ReviewCase) -> CaseReview:
-        verdicts = self._verify(VerifyClaims(claims=request.claims, contexts=request.contexts))
+        verdicts = self._verify(
+            VerifyClaims(claims=request.claims, contexts=request.contexts, history=request.history)
+        )
         review = self._review_contexts(
             ReviewContexts(
                 question=request.question, reference=request.reference, contexts=request.contexts
@@ -467,7 +510,58 @@ def _asked(question: str) -> list[Token]:
     return [token for token in content_tokens(question) if token.text != SPEAKER_TOKEN]
 
 
+def _with_retention(verdicts: list[ClaimVerdict], request: VerifyClaims) -> list[ClaimVerdict]:
+    """Mark the claims an earlier assistant turn plainly contradicts.
+
+    Plainly: one earlier turn holds every word of the claim but gives another value for
+    it ("costs 15 dollars" after "costs 10 dollars"). A claim about something else that
+    merely carries another number ("the Max plan has 10 TB" after "the Pro plan has 2 TB")
+    lacks some of the words, so it is not marked.
+    """
+    said = [turn.content for turn in request.history if turn.role == "assistant"]
+    if not said:
+        return verdicts
+    marked = []
+    for verdict in verdicts:
+        earlier = None
+        for text in said:
+            evidence = Evidence.of([text])
+            support = check_support(verdict.claim, evidence)
+            if support.missing_numbers and not support.missing_tokens:
+                earlier = find_contradiction(verdict.claim, [text], evidence.numbers)
+            if earlier is not None:
+                break
+        if earlier is not None:
+            verdict = verdict.model_copy(
+                update={
+                    "contradicts_history": True,
+                    "reason": f"{verdict.reason}; an earlier turn said otherwise: {earlier}",
+                }
+            )
+        marked.append(verdict)
+    return marked
+
+
 def _rate_relevancy(request: RateRelevancy) -> RelevancyRating:
+    """The rubric rating; a follow-up is also read with the user turn before it.
+
+    A follow-up ("and the second one?") leaves its topic to the earlier turn, so with a
+    history the question is rated a second time with the last user turn's words added,
+    and the better reading counts: the history can only explain an answer, not fault it.
+    """
+    alone = _rate_one(request.question, request.answer)
+    asked = [turn.content for turn in request.history if turn.role == "user"]
+    if not asked or alone.noncommittal:
+        return alone
+    read_with_history = _rate_one(f"{asked[-1]} {request.question}", request.answer)
+    if read_with_history.rating <= alone.rating:
+        return alone
+    reason = f"{read_with_history.reason} (read with the previous user turn)"
+    return read_with_history.model_copy(update={"reason": reason})
+
+
+def _rate_one(question: str, answer: str) -> RelevancyRating:
+    request = RateRelevancy(question=question, answer=answer)
     if not request.answer.strip() or is_noncommittal(request.answer):
         return RelevancyRating(
             rating=1, noncommittal=True, reason="the answer is noncommittal or empty"

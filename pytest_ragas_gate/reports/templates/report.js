@@ -701,6 +701,33 @@
     return wrapper;
   }
 
+  // A conversation's turns, oldest first, as a chat: each user turn, the reply and its
+  // scores; the turn this panel is about is marked, the others link to their own panel.
+  function conversationSection(item) {
+    var file = item.source.replace(/:\d+$/, "");
+    var turns = cases.filter(function (other) {
+      return other.conversation === item.conversation && other.source.replace(/:\d+$/, "") === file;
+    }).sort(function (a, b) { return (a.turn || 0) - (b.turn || 0); });
+    var chat = element("ol", "chat");
+    turns.forEach(function (turn) {
+      var entry = element("li", "chat-turn status-" + turn.status + (turn === item ? " chat-current" : ""));
+      var asked = element("p", "chat-user");
+      var label = turn === item ? element("strong", "", turn.turn + ".") : element("a", "", turn.turn + ".");
+      if (turn !== item) { label.setAttribute("href", "#" + turn.anchor); }
+      append(asked, [label, document.createTextNode(" " + (turn.question || ""))]);
+      var scores = Object.keys(turn.scores || {}).map(function (name) {
+        return name + " " + formatScore(turn.scores[name]);
+      });
+      append(entry, [
+        asked,
+        element("p", "chat-assistant", turn.answer === null || turn.answer === undefined ? "(no answer)" : turn.answer),
+        element("p", "muted", (STATUS_LABELS[turn.status] || turn.status) + (scores.length ? " · " + scores.join(" · ") : ""))
+      ]);
+      chat.appendChild(entry);
+    });
+    return section("Conversation " + item.conversation, [chat]);
+  }
+
   function renderPanel(item) {
     var content = document.getElementById("panel-content");
     content.textContent = "";
@@ -726,6 +753,7 @@
     if (changes) { content.appendChild(changes); }
     if (item.error) { content.appendChild(section("Error", [element("pre", "error", item.error)])); }
 
+    if (item.conversation) { content.appendChild(conversationSection(item)); }
     content.appendChild(section("Question", [element("p", "text", item.question || "")]));
     var claims = Array.isArray(details.faithfulness) ? details.faithfulness : [];
     if (item.answer !== null && item.answer !== undefined) {

@@ -1,0 +1,39 @@
+"""The HTML report's case panel shows a conversation's turns as a chat (headless Chromium)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_conversation_metrics import PLAN_CHAT
+from test_html_browser import console_problems, gate_page, open_case, rows, start_browser, wait_for
+
+
+def test_a_turns_panel_shows_its_conversation_as_a_chat(tmp_path: Path) -> None:
+    page = gate_page(tmp_path / "chat", [PLAN_CHAT])
+    driver = start_browser()
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        panel = open_case(driver, "plan-chat#3")
+        section = next(
+            element
+            for element in panel.find_elements("css selector", "section.panel-section")
+            if element.find_elements("css selector", "ol.chat")
+        )
+        assert section.find_element("css selector", "h3").text.lower() == ("conversation plan-chat")
+        turns = section.find_elements("css selector", "li.chat-turn")
+        assert len(turns) == 3
+        assert "And the other one?" in turns[1].text
+        assert "The Max plan of Zorblax gives 10 TB of storage." in turns[1].text
+        # The broken turn is the current one, failed; the others link to their panels.
+        current = section.find_element("css selector", "li.chat-current")
+        assert "status-fail" in (current.get_attribute("class") or "")
+        assert "The Pro plan has a free trial of 90 days." in current.text
+        assert "faithfulness 0.000" in current.text
+        links = section.find_elements("css selector", "li.chat-turn a")
+        assert [link.text for link in links] == ["1.", "2."]
+        links[0].click()
+        assert wait_for(lambda: "plan-chat#1" in panel.text)
+        assert console_problems(driver) == []
+    finally:
+        driver.quit()
