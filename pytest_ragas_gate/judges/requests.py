@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from ..golden.cases import Message
 
@@ -28,6 +35,14 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
 
     kind: ClassVar[str]
     reply_type: ClassVar[type[BaseModel]]
+
+    @model_serializer(mode="wrap")
+    def _without_empty_history(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Field(exclude_if=...) would say this, but only from pydantic 2.12 on.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("history") == []:
+            del data["history"]
+        return data
 
     def parse_reply(self, data: object) -> ReplyT:
         """Validate a raw reply against the reply model and this request.
@@ -86,8 +101,9 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
 
 
 def _no_history() -> Any:
-    # A single-turn request dumps (and so caches) exactly as before conversations existed.
-    return Field(default_factory=list, exclude_if=lambda turns: not turns)
+    # Left out of a dump when empty (JudgeRequest's serializer), so a single-turn request
+    # dumps, and so caches, exactly as before conversations existed.
+    return Field(default_factory=list)
 
 
 class Reply(BaseModel):
