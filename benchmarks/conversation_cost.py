@@ -17,10 +17,10 @@ and ``turn_faithfulness_min`` read the verification faithfulness already asks fo
 history only adds prompt tokens, and only to the requests that read it (claim extraction
 and verification, relevancy), growing with the turn's position in the conversation.
 
-Measured with 5 conversations of 4 turns: 4.00 calls per turn and per single-turn case
-with both judges; prompt tokens per turn 8,848 against 8,400 per case with the anthropic
-judge (+5%: its requests all carry the tool definitions) and 2,576 against 2,127 with the
-openai judge (+21%).
+Measured with 5 conversations of 4 turns (prompt version 7): 3.00 calls per turn and per
+single-turn case with both judges; prompt tokens per turn 8,026 against 7,578 per case with
+the anthropic judge (+6%: its requests all carry the tool definitions) and 2,189 against
+1,740 with the openai judge (+26%).
 """
 
 from __future__ import annotations
