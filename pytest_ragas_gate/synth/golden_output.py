@@ -183,6 +183,21 @@ def _split_id(chunk_id: str) -> tuple[str, str, str] | None:
     return document, position, digest
 
 
+def _retarget_turns(row: dict[str, Any], chunks: Mapping[str, Chunk]) -> None:
+    """Point a conversation's turn contexts at ``chunks`` (old id → the chunk now there)."""
+    turns = row.get("turns")
+    if not isinstance(turns, list):
+        return
+    for turn in turns:
+        contexts = turn.get("contexts") if isinstance(turn, dict) else None
+        if not isinstance(contexts, list):
+            continue
+        for index, context in enumerate(contexts):
+            if isinstance(context, dict) and str(context.get("id")) in chunks:
+                chunk = chunks[str(context.get("id"))]
+                contexts[index] = {"id": chunk.id, "text": chunk.text}
+
+
 def carry_reviewed(previous: Sequence[Mapping[str, Any]], chunks: Sequence[Chunk]) -> Carried:
     """Match the reviewed cases of ``previous`` to ``chunks`` (see the module docstring)."""
     by_text = {(chunk.document, chunk.id.rsplit("-", 1)[1]): chunk for chunk in chunks}
@@ -209,10 +224,14 @@ def carry_reviewed(previous: Sequence[Mapping[str, Any]], chunks: Sequence[Chunk
             if new_ids != ids:
                 carried.moved += 1
                 row["relevant_context_ids"] = new_ids
+                _retarget_turns(row, dict(zip(ids, same, strict=True)))
             carried.rows.append(row)
         elif len(placed) == len(ids):
             row["relevant_context_ids"] = [chunk.id for chunk in placed]
-            row["reference_contexts"] = [chunk.text for chunk in placed]
+            if "turns" in row:
+                _retarget_turns(row, dict(zip(ids, placed, strict=True)))
+            else:
+                row["reference_contexts"] = [chunk.text for chunk in placed]
             row["review"] = "pending"
             carried.stale.append(row)
         else:

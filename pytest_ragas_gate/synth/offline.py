@@ -16,8 +16,12 @@ sentence is the reference. Never a fill-in-the-blank, never a quoted sentence.
 - ``unanswerable``: a near-miss — a property the corpus never states (a price, a release
   date, a maintainer …) of an entity the chunk names.
 
+- ``conversation``: two or three turns about one subject — the first names it, each
+  follow-up refers back with a pronoun or an ellipsis ("And day passes?", "那日票呢？").
+
 The critic checks each kind against these definitions, drops questions that copy a long
-run of their chunk, are not standalone, not supported, or (unanswerable ones) answered.
+run of their chunk, are not standalone, not supported, or (unanswerable ones) answered,
+and conversations whose follow-up would not need the earlier turns.
 
 >>> import asyncio
 >>> from pytest_ragas_gate.synth.requests import WriteQuestions
