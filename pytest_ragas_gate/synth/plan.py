@@ -10,7 +10,9 @@ language (most shared content words, names counting most), preferring another do
 >>> parse_mix("single=0.5,multi=0.25,reasoning=0.15,unanswerable=0.1")["multi"]
 0.25
 >>> kind_counts(10, {"single": 0.5, "multi": 0.25, "reasoning": 0.15, "unanswerable": 0.1})
-{'single': 5, 'multi': 3, 'reasoning': 1, 'unanswerable': 1}
+{'single': 5, 'multi': 3, 'reasoning': 1, 'unanswerable': 1, 'conversation': 0}
+>>> parse_kinds("single,conversation", None)
+{'single': 0.5, 'conversation': 0.5}
 """
 
 from __future__ import annotations
