@@ -59,6 +59,20 @@ def test_offline_follow_ups_refer_back_with_a_pronoun_or_an_ellipsis() -> None:
         "In River Valley Rail, how long are season cards valid?",
         "And how much do they cost?",
     ]
+    # Three facts of one subject: a three-turn chat.
+    plan = (
+        "Plans\nThe Team plan costs $12 per user. The Team plan keeps versions for 90 days. "
+        "The Team plan was launched in 2019."
+    )
+    assert write(plan, "Skyfile") == [
+        "In Skyfile, how much does the Team plan cost per user?",
+        "And how long does it keep versions?",
+        "And when was it launched?",
+    ]
+    assert write("季票\n季票自购买起30天内有效。季票的价格是90元。", "河谷铁路", True) == [
+        "季票自购买起多少天内有效？",
+        "那它的价格是多少元？",
+    ]
     # Two subjects with parallel facts: the follow-up leaves the question out.
     assert write(TICKETS, "River Valley Rail") == [
         "In River Valley Rail, how long are single tickets valid after purchase?",
