@@ -381,16 +381,26 @@ def synth_reply(call: FakeCall) -> dict[str, Any]:
     """rag-gate synth's requests: questions from the chunks' sentences, and their critique.
 
     Every fifth question refers to "this section" instead of naming its subject, and the
-    critic drops exactly those (not_standalone), so runs show a critic drop share.
+    critic drops exactly those (not_standalone), so runs show a critic drop share. A
+    conversation's follow-up refers back ("And how long does it last?") to the first turn;
+    every fifth names its subject again instead, and the critic drops it (not_standalone).
     """
     chunks, titles = call.data.get("chunk", []), call.data.get("title", [])
     if call.kind == "synth_critique":
+        # A follow-up that repeats the subject in quotes does not need the earlier turn.
+        named_again = {
+            int(match.group(1))
+            for match in re.finditer(r'field="follow_up" index="(\d+)">\n([^\n]*)', call.user)
+            if "'" in match.group(2)
+        }
         return {
             "verdicts": [
                 {
                     "index": i,
-                    "keep": "this section" not in q,
-                    "problem": "ok" if "this section" not in q else "not_standalone",
+                    "keep": "this section" not in q and i not in named_again,
+                    "problem": "ok"
+                    if "this section" not in q and i not in named_again
+                    else "not_standalone",
                     "reason": "fake",
                 }
                 for i, q in enumerate(call.data.get("question", []))
@@ -406,14 +416,19 @@ def synth_reply(call: FakeCall) -> dict[str, Any]:
         subject = " ".join(" ".join(parts).split()[:8]) or "its launch on the moon"
         salt = int(hashlib.md5(f"{chunks}{slot}".encode()).hexdigest(), 16) % 5
         about = "this section" if salt == 0 else f"'{titles[0] if titles else ''}'"
-        questions.append(
-            {
-                "kind": kind,
-                "question": f"What does {about} say about {subject}? ({kind} {slot})",
-                "reference": " ".join(parts) or "The documents do not say.",
-                "chunks": cited,
-            }
-        )
+        question = {
+            "kind": kind,
+            "question": f"What does {about} say about {subject}? ({kind} {slot})",
+            "reference": " ".join(parts) or "The documents do not say.",
+            "chunks": cited,
+        }
+        if kind == "conversation":
+            later = found[0][(taken + 1) % len(found[0])]
+            again = f"'{titles[0] if titles else ''}'" if salt == 1 else "it"
+            question["follow_ups"] = [
+                {"question": f"And what else about {again}?", "reference": later, "chunks": [0]}
+            ]
+        questions.append(question)
     return {"questions": questions}
 
 

@@ -38,7 +38,7 @@ from .golden_output import (
 )
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
-from .plan import DEFAULT_MIX, kind_counts, parse_mix
+from .plan import DEFAULT_MIX, kind_counts, parse_kinds
 from .prose import NON_PROSE
 from .requests import KINDS
 from .review import review_file
@@ -91,9 +91,17 @@ def build_synth_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--mix",
-        default=mix,
+        default=None,
         metavar="KIND=SHARE,...",
-        help=f"shares of single, multi, reasoning, unanswerable (default: {mix})",
+        help=f"shares of {', '.join(KINDS)} (default: {mix})",
+    )
+    parser.add_argument(
+        "--kinds",
+        default=None,
+        metavar="KIND,...",
+        help="write only these kinds, in equal shares (or their --mix shares); "
+        "conversation (2-3 turns whose follow-ups need the earlier turns) is written only "
+        "when listed here or given a --mix share",
     )
     parser.add_argument(
         "--chunk-tokens",
@@ -258,7 +266,7 @@ def _progress(stream: TextIO) -> object:
 
 def _synth(options: argparse.Namespace) -> int:
     started = time.monotonic()
-    mix = parse_mix(options.mix)
+    mix = parse_kinds(options.kinds, options.mix)
     targets = kind_counts(options.n, mix)
     documents = read_documents(options.paths)
     where = ", ".join(options.paths)

@@ -6,6 +6,11 @@ Each case::
      "relevant_context_ids": ["billing.md#2-a1b2c3"], "reference_contexts": ["…"],
      "tags": ["synth", "single", "billing.md"], "review": "pending"}
 
+A ``conversation`` case holds ``turns`` instead of ``question`` and ``reference`` (the
+golden conversation shape): each user turn, then an assistant turn whose ``content`` and
+``reference`` are the reference answer and whose ``contexts`` are its chunks as ``{id,
+text}``; ``relevant_context_ids`` lists the chunks of every turn.
+
 The id is a hash of the kind, the chunk ids and the question, so the same documents and
 replies give the same ids. Cases are written in document order.
 
@@ -38,6 +43,7 @@ __all__ = [
     "carry_reviewed",
     "case_id",
     "case_rows",
+    "conversation_fields",
     "read_rows",
     "write_jsonl",
 ]
@@ -63,18 +69,44 @@ def case_rows(kept: Sequence[Kept], chunks: Sequence[Chunk]) -> list[dict[str, A
     for item in kept:
         question = item.question
         relevant = item.relevant
-        row: dict[str, Any] = {
-            "id": case_id(question.kind, [chunk.id for chunk in item.chunks], question.question),
-            "question": question.question,
-            "reference": question.reference,
-            "relevant_context_ids": [chunk.id for chunk in relevant],
-            "reference_contexts": [chunk.text for chunk in relevant],
-            "tags": ["synth", question.kind, *item.documents],
-            "review": "pending",
-        }
+        identifier = case_id(question.kind, [chunk.id for chunk in item.chunks], question.question)
+        row: dict[str, Any]
+        if question.kind == "conversation":
+            row = {"id": identifier, **conversation_fields(item)}
+        else:
+            row = {
+                "id": identifier,
+                "question": question.question,
+                "reference": question.reference,
+                "relevant_context_ids": [chunk.id for chunk in relevant],
+                "reference_contexts": [chunk.text for chunk in relevant],
+            }
+        row |= {"tags": ["synth", question.kind, *item.documents], "review": "pending"}
         order = (position.get(item.chunks[0].id, 0), KINDS.index(question.kind), row["id"])
         rows.append((order, row))
     return [row for _, row in sorted(rows, key=lambda pair: pair[0])]
+
+
+def conversation_fields(item: Kept) -> dict[str, Any]:
+    """The ``turns`` of a generated conversation, and the ids of every turn's chunks."""
+    question = item.question
+    turns: list[dict[str, Any]] = []
+    used: list[str] = []
+    asked = [(question.question, question.reference, question.chunks)]
+    asked += [(turn.question, turn.reference, turn.chunks) for turn in question.follow_ups]
+    for text, reference, cited in asked:
+        chunks = [item.chunks[index] for index in dict.fromkeys(cited)]
+        used += [chunk.id for chunk in chunks]
+        turns.append({"role": "user", "content": text})
+        turns.append(
+            {
+                "role": "assistant",
+                "content": reference,
+                "reference": reference,
+                "contexts": [{"id": chunk.id, "text": chunk.text} for chunk in chunks],
+            }
+        )
+    return {"turns": turns, "relevant_context_ids": list(dict.fromkeys(used))}
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -151,6 +183,21 @@ def _split_id(chunk_id: str) -> tuple[str, str, str] | None:
     return document, position, digest
 
 
+def _retarget_turns(row: dict[str, Any], chunks: Mapping[str, Chunk]) -> None:
+    """Point a conversation's turn contexts at ``chunks`` (old id → the chunk now there)."""
+    turns = row.get("turns")
+    if not isinstance(turns, list):
+        return
+    for turn in turns:
+        contexts = turn.get("contexts") if isinstance(turn, dict) else None
+        if not isinstance(contexts, list):
+            continue
+        for index, context in enumerate(contexts):
+            if isinstance(context, dict) and str(context.get("id")) in chunks:
+                chunk = chunks[str(context.get("id"))]
+                contexts[index] = {"id": chunk.id, "text": chunk.text}
+
+
 def carry_reviewed(previous: Sequence[Mapping[str, Any]], chunks: Sequence[Chunk]) -> Carried:
     """Match the reviewed cases of ``previous`` to ``chunks`` (see the module docstring)."""
     by_text = {(chunk.document, chunk.id.rsplit("-", 1)[1]): chunk for chunk in chunks}
@@ -177,10 +224,14 @@ def carry_reviewed(previous: Sequence[Mapping[str, Any]], chunks: Sequence[Chunk
             if new_ids != ids:
                 carried.moved += 1
                 row["relevant_context_ids"] = new_ids
+                _retarget_turns(row, dict(zip(ids, same, strict=True)))
             carried.rows.append(row)
         elif len(placed) == len(ids):
             row["relevant_context_ids"] = [chunk.id for chunk in placed]
-            row["reference_contexts"] = [chunk.text for chunk in placed]
+            if "turns" in row:
+                _retarget_turns(row, dict(zip(ids, placed, strict=True)))
+            else:
+                row["reference_contexts"] = [chunk.text for chunk in placed]
             row["review"] = "pending"
             carried.stale.append(row)
         else:

@@ -16,8 +16,12 @@ sentence is the reference. Never a fill-in-the-blank, never a quoted sentence.
 - ``unanswerable``: a near-miss — a property the corpus never states (a price, a release
   date, a maintainer …) of an entity the chunk names.
 
+- ``conversation``: two or three turns about one subject — the first names it, each
+  follow-up refers back with a pronoun or an ellipsis ("And day passes?", "那日票呢？").
+
 The critic checks each kind against these definitions, drops questions that copy a long
-run of their chunk, are not standalone, not supported, or (unanswerable ones) answered.
+run of their chunk, are not standalone, not supported, or (unanswerable ones) answered,
+and conversations whose follow-up would not need the earlier turns.
 
 >>> import asyncio
 >>> from pytest_ragas_gate.synth.requests import WriteQuestions
@@ -52,11 +56,12 @@ from .requests import (
     QuestionKind,
     SynthQuestion,
     SynthQuestions,
+    SynthTurn,
     WriteQuestions,
 )
 from .wh_english import Fact, longest_shared_run, short_name
 
-__all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run"]
+__all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run", "needs_history"]
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -525,6 +530,8 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
                 written = _reasoning(chunk, title, chinese, slot, names)
             elif kind == "multi":
                 written = _multi(request.chunks, request.titles, chinese, slot, names)
+            elif kind == "conversation":
+                written = _conversation(chunk, title, chinese, slot, names)
             else:
                 written = _unanswerable(chunk, title, chinese, slot, corpus)
             if written is None:
@@ -582,6 +589,10 @@ class OfflineSynthJudge:
             problem, reason = self._problem(
                 request, candidate.kind, candidate.question, candidate.reference, candidate.chunks
             )
+            for follow_up in candidate.follow_ups if problem == "ok" else []:
+                problem, reason = self._follow_up_problem(request, candidate.question, follow_up)
+                if problem != "ok":
+                    break
             verdicts.append(
                 Critique(index=index, keep=problem == "ok", problem=problem, reason=reason)
             )
@@ -628,6 +639,23 @@ class OfflineSynthJudge:
         if given.supported and numbers(reference) <= numbers(question):
             return "trivial", "the question already holds its answer"
         return "ok", "standalone, supported by its chunks, of its kind"
+
+    def _follow_up_problem(
+        self, request: CritiqueQuestions, first: str, follow_up: SynthTurn
+    ) -> tuple[Any, str]:
+        """A conversation's later turn: it needs the history, and its chunks support it."""
+        missing = needs_history(follow_up.question, first)
+        if missing is not None:
+            return "not_standalone", missing
+        cited = follow_up.chunks
+        if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
+            return "not_answerable", "a follow-up cites no valid chunk"
+        evidence = Evidence.of([request.chunks[index] for index in cited])
+        for sentence in split_sentences(follow_up.reference) or [follow_up.reference]:
+            support = check_support(sentence, evidence)
+            if not support.supported:
+                return "not_answerable", f"a follow-up's reference: {support.reason}"
+        return "ok", "each follow-up needs the earlier turns and is supported by its chunks"
 
     def _unanswerable_problem(self, request: CritiqueQuestions, question: str) -> tuple[Any, str]:
         corpus = self._texts or list(request.chunks)
@@ -705,4 +733,107 @@ def _multi_problem(
     asked = {token.text for token in content_tokens(question)}
     if not first & second & asked:
         return "wrong_kind", "its two chunks share no entity the question names"
+    return None
+
+
+# --- conversations ---------------------------------------------------------------------
+
+#: A follow-up that refers back: a pronoun standing for the earlier turn's subject, or an
+#: ellipsis ("And day passes?", "那日票呢？") that borrows the earlier question.
+_BACK_REFERENCE = re.compile(
+    r"\b(?:it|its|they|them|their|that one|those)\b|^And [^?]{1,40}\?$|它|其|^那.{1,12}呢？$",
+    re.IGNORECASE,
+)
+_CJK_SUBJECT = re.compile(
+    r"^(?!该|这|此)(?P<subject>[\u4e00-\u9fff]{2,6}?)(?:在|自|由|的|是|可|需|须|保存|为|每)"
+)
+
+
+def _subject_of(fact: Fact, chinese: bool) -> str:
+    if chinese:
+        match = _CJK_SUBJECT.match(fact.sentence)
+        return match.group("subject") if match else ""
+    return re.sub(r"^(?:the|a|an) ", "", (fact.subject or "").lower()).strip()
+
+
+def _pronoun_follow_up(fact: Fact, subject: str, chinese: bool) -> str | None:
+    """``fact``'s question with its subject replaced by a pronoun: "And how much do they cost?"."""
+    question = _strip_context(fact.question)
+    if chinese:
+        if not question.startswith(subject):
+            return None
+        return "那它" + question[len(subject) :]
+    pattern = re.compile(rf"\b(?:the |a |an )?{re.escape(subject)}\b", re.IGNORECASE)
+    if not pattern.search(question):
+        return None
+    plural = subject.endswith("s") and not subject.endswith("ss")
+    replaced = pattern.sub("they" if plural else "it", question, count=1)
+    return "And " + replaced
+
+
+def _conversation(
+    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
+) -> SynthQuestion | None:
+    """Two or three turns about one subject: the first names it, the follow-ups refer back.
+
+    Facts about the same subject give pronoun follow-ups ("How long are season cards
+    valid?" → "And how much do they cost?"); parallel facts of two subjects (same kind of
+    question, shared words) give an ellipsis ("… single tickets valid?" → "And day passes?").
+    """
+    facts = chunk_facts(chunk, title, chinese, names)
+    chats: list[list[tuple[Fact, str]]] = []
+    for index, first in enumerate(facts):
+        subject = _subject_of(first, chinese)
+        if not subject:
+            continue
+        same: list[tuple[Fact, str]] = []
+        parallel: list[tuple[Fact, str]] = []
+        for other in facts[:index] + facts[index + 1 :]:
+            if other.sentence == first.sentence and other.answer == first.answer:
+                continue
+            other_subject = _subject_of(other, chinese)
+            if other_subject == subject:
+                follow_up = _pronoun_follow_up(other, subject, chinese)
+                if follow_up is not None:
+                    same.append((other, follow_up))
+            elif (
+                other_subject
+                and other.wh == first.wh
+                and _question_words(first) - set(subject.split()) & _question_words(other)
+            ):
+                parallel.append(
+                    (other, f"那{other_subject}呢？" if chinese else f"And {other_subject}?")
+                )
+        if same:
+            chats.append([(first, first.question), *same[:2]])
+        elif parallel:
+            chats.append([(first, first.question), *parallel[:2]])
+    if not chats:
+        return None
+    chat = chats[slot % len(chats)]
+    (first, question), rest = chat[0], chat[1:]
+    return SynthQuestion(
+        kind="conversation",
+        question=question,
+        reference=first.sentence,
+        chunks=[0],
+        follow_ups=[
+            SynthTurn(question=follow_up, reference=fact.sentence, chunks=[0])
+            for fact, follow_up in rest
+        ],
+    )
+
+
+def needs_history(follow_up: str, first_question: str) -> str | None:
+    """Why ``follow_up`` does not depend on the earlier turn, or None when it does.
+
+    It must refer back (a pronoun or an ellipsis) and must not name again what the first
+    question named: a follow-up that does is a standalone question, not a conversation.
+    """
+    if not _BACK_REFERENCE.search(follow_up.strip()):
+        return "the follow-up neither refers back nor leaves anything out: it stands alone"
+    named = {token.text for token in content_tokens(_strip_context(first_question))}
+    again = named & {token.text for token in content_tokens(follow_up)} - _WH_WORDS
+    if again:
+        return f"the follow-up names {sorted(again)[0]!r} again: it does not need the earlier turn"
     return None

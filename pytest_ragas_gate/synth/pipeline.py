@@ -152,6 +152,16 @@ def _invalid(question: SynthQuestion, unit: Unit) -> str | None:
         return "cites no chunk"
     if question.kind == "multi" and len(cited) < 2:
         return "a multi question cites one chunk"
+    if question.kind == "conversation":
+        if not 1 <= len(question.follow_ups) <= 2:
+            return "a conversation needs one or two follow-up turns"
+        for turn in question.follow_ups:
+            if not turn.question.strip() or not turn.reference.strip():
+                return "a follow-up has an empty question or reference"
+            if not turn.chunks or any(not 0 <= i < len(unit.chunks) for i in turn.chunks):
+                return "a follow-up cites no chunk, or one that was not given"
+    elif question.follow_ups:
+        return f"a {question.kind} question has follow-up turns"
     return None
 
 
@@ -231,6 +241,7 @@ class _Round:
                     question=question.question,
                     reference=question.reference,
                     chunks=list(question.chunks),
+                    follow_ups=list(question.follow_ups),
                 )
                 for question in valid
             ],
@@ -286,6 +297,11 @@ def _merge(
                 written.setdefault(chunk.id, []).append(item.question.question)
             # An unanswerable case's reference is the same refusal for all: no fact to compare.
             fact = None if item.question.kind == "unanswerable" else item.question.reference
+            if item.question.follow_ups:
+                # The same facts asked in another order are the same conversation.
+                references = [item.question.reference]
+                references += [turn.reference for turn in item.question.follow_ups]
+                fact = " ".join(sorted(references))
             if seen.add(f"{item.question.kind}: {item.question.question}", fact=fact):
                 pool[item.question.kind].append(item)
             else:

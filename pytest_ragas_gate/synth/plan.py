@@ -10,7 +10,9 @@ language (most shared content words, names counting most), preferring another do
 >>> parse_mix("single=0.5,multi=0.25,reasoning=0.15,unanswerable=0.1")["multi"]
 0.25
 >>> kind_counts(10, {"single": 0.5, "multi": 0.25, "reasoning": 0.15, "unanswerable": 0.1})
-{'single': 5, 'multi': 3, 'reasoning': 1, 'unanswerable': 1}
+{'single': 5, 'multi': 3, 'reasoning': 1, 'unanswerable': 1, 'conversation': 0}
+>>> parse_kinds("single,conversation", None)
+{'single': 0.5, 'conversation': 0.5}
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .requests import KINDS, QuestionKind
 
 __all__ = [
     "DEFAULT_MIX",
+    "parse_kinds",
     "Unit",
     "interleaved",
     "kind_counts",
@@ -69,6 +72,30 @@ def parse_mix(text: str) -> dict[QuestionKind, float]:
     total = sum(shares.values())
     if total <= 0:
         raise UsageError("--mix: at least one kind needs a share above 0.")
+    return {kind: share / total for kind, share in shares.items()}
+
+
+def parse_kinds(text: str | None, mix_text: str | None) -> dict[QuestionKind, float]:
+    """The shares to write: ``--mix`` (default :data:`DEFAULT_MIX`) over the ``--kinds`` listed.
+
+    ``--kinds conversation`` writes only conversations; ``--kinds single,conversation``
+    splits ``--n`` evenly between the two, or by their ``--mix`` shares when ``--mix`` is
+    given too.
+    """
+    if text is None:
+        return parse_mix(mix_text) if mix_text is not None else dict(DEFAULT_MIX)
+    listed: list[QuestionKind] = []
+    for part in (part.strip() for part in text.split(",")):
+        kind = next((kind for kind in KINDS if kind == part), None)
+        if kind is None:
+            raise UsageError(f"--kinds: {part!r} is not one of {', '.join(KINDS)}.")
+        listed.append(kind)
+    if mix_text is None:
+        return {kind: 1 / len(listed) for kind in dict.fromkeys(listed)}
+    shares = {kind: share for kind, share in parse_mix(mix_text).items() if kind in listed}
+    total = sum(shares.values())
+    if total <= 0:
+        raise UsageError(f"--mix gives no share to the --kinds listed ({', '.join(listed)}).")
     return {kind: share / total for kind, share in shares.items()}
 
 

@@ -30,13 +30,14 @@ __all__ = [
     "QuestionKind",
     "SynthQuestion",
     "SynthQuestions",
+    "SynthTurn",
     "WriteQuestions",
 ]
 
-SYNTH_PROMPT_VERSION = "2"
+SYNTH_PROMPT_VERSION = "3"
 
-QuestionKind = Literal["single", "multi", "reasoning", "unanswerable"]
-KINDS: tuple[QuestionKind, ...] = ("single", "multi", "reasoning", "unanswerable")
+QuestionKind = Literal["single", "multi", "reasoning", "unanswerable", "conversation"]
+KINDS: tuple[QuestionKind, ...] = ("single", "multi", "reasoning", "unanswerable", "conversation")
 
 #: Why the critic drops a question.
 Problem = Literal[
@@ -44,13 +45,25 @@ Problem = Literal[
 ]
 
 
+class SynthTurn(Reply):
+    """A later user turn of a conversation, its reference answer and the chunks it needs."""
+
+    question: str
+    reference: str
+    chunks: list[int] = Field(default_factory=list)
+
+
 class SynthQuestion(Reply):
-    """One generated question, its reference answer and the chunks (0-based) it needs."""
+    """One generated question, its reference answer and the chunks (0-based) it needs.
+
+    A ``conversation`` is its first turn here and its later turns in ``follow_ups``.
+    """
 
     kind: QuestionKind
     question: str
     reference: str
     chunks: list[int] = Field(default_factory=list)
+    follow_ups: list[SynthTurn] = Field(default_factory=list)
 
 
 class SynthQuestions(Reply):
@@ -64,7 +77,12 @@ single: one fact of one chunk. reasoning: a comparison or computation over two f
 (which is larger, how long between, how many in total, are both true) whose reference \
 shows the step; a look-up of one or two sentences is not reasoning. multi: two chunks \
 linked by an entity they share, and the question needs a fact from each (its chunks names \
-both). unanswerable: a near miss: asks a property the documents never give about an \
+both). conversation: a chat of two or three user turns: question, reference and chunks \
+are the first turn, standalone; follow_ups holds one or two later turns, each with its own \
+question, reference and chunks, asking another fact about the same entity while referring \
+back to it with a pronoun or an ellipsis ("And a day pass?", "How much does it cost?", \
+"它多少钱？"), never naming it, so the follow-up means nothing without the earlier turns. \
+unanswerable: a near miss: asks a property the documents never give about an \
 entity they do name (its chunks is [] and its reference says the documents do not say \
 it)."""
 
@@ -88,7 +106,10 @@ keep is true only if all hold: the question is standalone (no "the document", "t
 an unnamed "it"); it is phrased as a user would ask, not a fill-in-the-blank and not a \
 copy of a chunk's sentence; it is of its kind as defined above; for single, multi and \
 reasoning, the reference is correct and follows from the chunks it names alone; for \
-unanswerable, the chunks do not answer it; and it is not trivial (the question does not \
+unanswerable, the chunks do not answer it; for conversation, each follow-up \
+does not name the entity of the first turn (it needs the history, else not_standalone \
+means "the follow-up does not need the earlier turns") and its reference follows from the \
+chunks it names; and it is not trivial (the question does not \
 already contain its answer). Otherwise keep is false and problem names the first rule \
 broken: not_standalone, copied, wrong_kind, not_answerable, answered (an unanswerable \
 question the chunks do answer) or trivial. One verdict per candidate, in order, with its \
@@ -143,6 +164,7 @@ class Candidate(BaseModel):
     question: str
     reference: str
     chunks: list[int] = Field(default_factory=list)
+    follow_ups: list[SynthTurn] = Field(default_factory=list)
 
 
 class Critique(Reply):
@@ -185,4 +207,8 @@ class CritiqueQuestions(JudgeRequest[Critiques]):
             )
             parts.append(block(candidate.question, "question", index))
             parts.append(block(candidate.reference, "reference", index))
+            for turn, follow_up in enumerate(candidate.follow_ups, 2):
+                parts.append(f"Candidate {index}, turn {turn}: cites chunks {follow_up.chunks}")
+                parts.append(block(follow_up.question, "follow_up", index))
+                parts.append(block(follow_up.reference, "follow_up_reference", index))
         return parts

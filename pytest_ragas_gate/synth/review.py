@@ -51,10 +51,12 @@ def _show(row: dict[str, Any], number: int, total: int, out: TextIO) -> None:
         f"\n[{number}/{total}] {row.get('id')}  {kind} · {', '.join(documents) or '-'}"
         f"  (review: {row.get('review', 'pending')})\n"
     )
-    out.write(f"question:  {row.get('question', '')}\n")
-    out.write(f"reference: {row.get('reference', '')}\n")
-    ids = row.get("relevant_context_ids") or []
-    texts = row.get("reference_contexts") or []
+    if isinstance(row.get("turns"), list):
+        _show_chat(row["turns"], out)
+    else:
+        out.write(f"question:  {row.get('question', '')}\n")
+        out.write(f"reference: {row.get('reference', '')}\n")
+    ids, texts = _case_chunks(row)
     if not ids:
         out.write("chunks:    none (the documents should not answer this question)\n")
     for chunk_id, text in zip(ids, texts, strict=False):
@@ -63,9 +65,37 @@ def _show(row: dict[str, Any], number: int, total: int, out: TextIO) -> None:
         out.write(textwrap.indent(textwrap.fill(preview, width=96), "  ") + "\n")
 
 
+def _show_chat(turns: list[Any], out: TextIO) -> None:
+    """A conversation as a chat: each user turn, then the reference reply and its chunks."""
+    number = 0
+    for turn in turns:
+        if not isinstance(turn, dict):
+            continue
+        if turn.get("role") == "user":
+            number += 1
+            out.write(f"turn {number} user:      {turn.get('content', '')}\n")
+            continue
+        cited = [str(c.get("id")) for c in turn.get("contexts") or [] if isinstance(c, dict)]
+        out.write(f"       reference: {turn.get('reference') or turn.get('content', '')}\n")
+        out.write(f"       chunks:    {', '.join(cited) or 'none'}\n")
+
+
+def _case_chunks(row: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The chunk ids and texts of a case (a conversation's from its turns' contexts)."""
+    if not isinstance(row.get("turns"), list):
+        return list(row.get("relevant_context_ids") or []), list(
+            row.get("reference_contexts") or []
+        )
+    chunks: dict[str, str] = {}
+    for turn in row["turns"]:
+        for context in turn.get("contexts") or [] if isinstance(turn, dict) else []:
+            if isinstance(context, dict):
+                chunks.setdefault(str(context.get("id")), str(context.get("text", "")))
+    return list(chunks), list(chunks.values())
+
+
 def _show_full(row: dict[str, Any], out: TextIO) -> None:
-    ids = row.get("relevant_context_ids") or []
-    texts = row.get("reference_contexts") or []
+    ids, texts = _case_chunks(row)
     if not ids:
         out.write("no chunks: the documents should not answer this question\n")
     for chunk_id, text in zip(ids, texts, strict=False):
@@ -197,6 +227,12 @@ def review_file(
             choice = choice.strip().lower()[:1]
             if choice == "f":
                 _show_full(row, out)
+                continue
+            if choice == "e" and isinstance(row.get("turns"), list):
+                out.write(
+                    "a conversation is edited in the file itself (its turns); accept or "
+                    "reject it here\n"
+                )
                 continue
             if choice == "e":
                 outcome = _edit(row, answers, out, known)
