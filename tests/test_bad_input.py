@@ -423,6 +423,26 @@ def test_deselecting_every_case_is_no_tests_collected(pytester: pytest.Pytester)
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["nosuch.jsonl"], "file or directory not found: nosuch.jsonl", id="path"),
+        pytest.param(["-k", "case#1"], "Wrong expression passed to '-k'", id="k-expression"),
+    ],
+)
+def test_a_pytest_usage_error_is_its_message_not_a_gate_verdict(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    (pytester.path / "golden.jsonl").write_text(json.dumps(good(1)) + "\n", encoding="utf-8")
+    result = pytester.runpytest("--rag-gate", "--rag-gate-report", "report.json", *args)
+    assert_no_traceback(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
+    # Not "RAG gate: FAILED — Block deployment" over cases the typo kept from running.
+    assert "RAG gate" not in result.stdout.str()
+    assert not (pytester.path / "report.json").exists()
+
+
+@pytest.mark.parametrize(
     "extra",
     [
         pytest.param([], id="serial"),

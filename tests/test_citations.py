@@ -226,3 +226,34 @@ def test_a_bad_citation_pattern_in_the_config_exits_4(pytester: pytest.Pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "citation_pattern '[(' is not a regular expression" in result.stderr.str()
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_configured_marker_is_no_part_of_a_claim_for_the_offline_judge(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    row = {
+        "id": "source-markers",
+        "question": "How long is a day ticket valid, and who travels free?",
+        "answer": "A day ticket is valid for 3 hours from its first use (source 1). "
+        "Children under 6 travel free on every line (source 2).",
+        "contexts": [TICKET, CHILDREN],
+    }
+    write_rows(pytester.path, [row])
+    (pytester.path / "rag_gate.yaml").write_text(
+        "citation_pattern: '\\(source (\\d+)\\)'\n", encoding="utf-8"
+    )
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-metrics",
+        "faithfulness,citation_precision",
+        "-v",
+        "-p",
+        "no:cacheprovider",
+        *workers,
+    )
+    # "(source 1)" says where a claim came from: its 1 is not a value the contexts lack.
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*PASSED*faithfulness=1.00 citation_precision=1.00*"])

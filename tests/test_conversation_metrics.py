@@ -226,6 +226,23 @@ def test_terminal_and_markdown_show_the_conversation_and_its_broken_turn(
     assert "> ❌ `faithfulness` 0.00 < 0.80 — faithfulness 0.00" in chat
 
 
+def test_a_one_turn_conversation_is_counted_as_one_turn(pytester: pytest.Pytester) -> None:
+    chat = {
+        "id": "one-turn",
+        "turns": [
+            {"role": "user", "content": "Which plans are there?"},
+            {"role": "assistant", "content": "Pro gives 2 TB.", "contexts": ["Pro gives 2 TB."]},
+        ],
+    }
+    (pytester.path / "golden.jsonl").write_text(json.dumps(chat) + "\n", encoding="utf-8")
+    result = pytester.runpytest(
+        "--rag-gate", "--rag-gate-judge", "offline", "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(
+        ["conversations: 1 with 1 turn, each conversation counted once in the metric means"]
+    )
+
+
 def test_a_baseline_pairs_conversations_not_turns(pytester: pytest.Pytester) -> None:
     first = run_gate(pytester, "offline")
     assert first.ret == pytest.ExitCode.TESTS_FAILED

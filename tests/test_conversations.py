@@ -142,8 +142,20 @@ def test_a_ragas_multi_turn_sample_loads_unchanged(tmp_path: Path) -> None:
             "golden.jsonl:2: field 'turns[0].role': expected user or assistant (RAGAS: human, "
             "ai or tool), got 'system'",
         ),
+        (
+            [{"role": "user", "content": "Hi"}, {"role": "asistant", "content": "Hello"}],
+            "golden.jsonl:2: field 'turns[1].role': expected user or assistant (RAGAS: human, "
+            "ai or tool), got 'asistant' — did you mean 'assistant'?",
+        ),
     ],
-    ids=["starts-with-assistant", "two-assistants", "empty-content", "contexts-not-list", "role"],
+    ids=[
+        "starts-with-assistant",
+        "two-assistants",
+        "empty-content",
+        "contexts-not-list",
+        "role",
+        "role-typo",
+    ],
 )
 def test_a_bad_conversation_names_file_line_turn_and_field(
     tmp_path: Path, turns: list[dict[str, Any]], expected: str
@@ -152,6 +164,23 @@ def test_a_bad_conversation_names_file_line_turn_and_field(
     loaded = load_golden_file(write_in(tmp_path, "jsonl", rows), display_path="golden.jsonl")
     assert len(loaded.cases) == 3  # the good conversation still loads
     assert [problem.message for problem in loaded.problems] == [expected]
+
+
+def test_a_ragas_message_type_typo_names_the_ragas_types_and_the_nearest(
+    tmp_path: Path,
+) -> None:
+    messages = [
+        {"type": "human", "content": "Which plans are there?"},
+        {"type": "ai", "content": "Pro, with 2 TB."},
+        {"type": "humna", "content": "And the cost?"},
+        {"type": "ai", "content": "10 dollars a month."},
+    ]
+    rows = [CONVERSATION, {"id": "ragas", "user_input": messages}]
+    loaded = load_golden_file(write_in(tmp_path, "jsonl", rows), display_path="golden.jsonl")
+    assert [problem.message for problem in loaded.problems] == [
+        "golden.jsonl:2: field 'user_input[2].type': expected human, ai or tool, got 'humna' "
+        "— did you mean 'human'?"
+    ]
 
 
 # --- the gate counts conversations, not turns ------------------------------------------------

@@ -90,6 +90,22 @@ def test_each_kind_of_span_gets_its_question_word_and_the_answer_stays_out(
     assert answer not in matching[0]["question"]
 
 
+def test_a_by_agent_longer_than_its_capitalised_words_is_not_cut_into_the_question() -> None:
+    from pytest_ragas_gate.synth.wh_english import sentence_facts
+
+    sentence = (
+        "The Jansson port in vcpkg is kept up to date by Microsoft team members and "
+        "community contributors."
+    )
+    questions = [fact.question for fact in sentence_facts(sentence, "Jansson")]
+    # Not "Who is the Jansson port in vcpkg kept up to date team members by?"
+    assert not any("team members" in question for question in questions), questions
+    debian = sentence_facts(
+        "Debian was founded by Ian Murdock in 1993.", "", proper=frozenset({"Debian"})
+    )
+    assert "Who was Debian founded in 1993 by?" in [fact.question for fact in debian]
+
+
 def test_the_informative_span_is_asked_not_a_version_or_pr_number(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

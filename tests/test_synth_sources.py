@@ -179,6 +179,21 @@ def test_titles_are_the_documents_own_and_pdf_headers_are_stripped(
     assert "carries 120 passengers" in pdf_text and "under every seat" in pdf_text
 
 
+def test_a_first_heading_naming_a_section_is_no_title(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "httplib2.md").write_text(
+        "Introduction\n============\n\n"
+        "The module can handle any HTTP request method, not just GET and POST. "
+        "It keeps a private cache that understands the Cache-Control header.\n",
+        encoding="utf-8",
+    )
+    _, rows, chunks = run(tmp_path, folder, "--n", "2", "--mix", "single=1")
+
+    assert {chunk["title"] for chunk in chunks} == {"httplib2"}
+    assert rows and not any("Introduction" in row["question"] for row in rows)
+
+
 def test_hard_wrapped_chinese_is_joined_and_identifiers_do_not_flip_the_language(
     tmp_path: Path, docs: Path
 ) -> None:

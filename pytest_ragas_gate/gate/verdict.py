@@ -296,7 +296,8 @@ def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str])
         return None
     turns = sum(len(group) for group in groups)
     line = (
-        f"conversations: {len(groups)} with {turns} turns, each conversation counted once "
+        f"conversations: {len(groups)} with {turns} turn{'' if turns == 1 else 's'}, each "
+        "conversation counted once "
         "in the metric means"
     )
     broken = [

@@ -19,6 +19,7 @@ it. The conversation's tags, thresholds, labels and metadata apply to every exch
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,16 @@ _ROLES: dict[str, str] = {
     "tool": "tool",
 }
 _CONTEXT_KEYS = ("contexts", "retrieval_context", "retrieved_contexts")
+
+
+def _did_you_mean(raw_role: object) -> str:
+    """`` — did you mean 'assistant'?`` for a role one or two edits from a known one."""
+    if not isinstance(raw_role, str):
+        return ""
+    close = difflib.get_close_matches(raw_role.strip().lower(), list(_ROLES), n=1, cutoff=0.75)
+    return f" — did you mean {close[0]!r}?" if close else ""
+
+
 _REFERENCE_KEYS = ("reference", "expected_output")
 
 #: Converts one field's value, appending what is wrong: ``(name, value, errors)``.
@@ -87,9 +98,14 @@ def read_turns(
         raw_role = item.get(role_key)
         role = _ROLES.get(raw_role.strip().lower()) if isinstance(raw_role, str) else None
         if role is None:
+            expected = (
+                "human, ai or tool"
+                if role_key == "type"
+                else "user or assistant (RAGAS: human, ai or tool)"
+            )
             errors.append(
-                f"field '{where}.{role_key}': expected user or assistant (RAGAS: human, ai or "
-                f"tool), got {raw_role!r}"
+                f"field '{where}.{role_key}': expected {expected}, got {raw_role!r}"
+                + _did_you_mean(raw_role)
             )
             return None
         content = item.get("content")

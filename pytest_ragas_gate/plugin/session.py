@@ -645,6 +645,10 @@ class GateRun:
             if _is_controller(self.pytest_config):
                 sys.stderr.write(f"ERROR: {self.usage_stop}\n")
             return
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR and not self.reported:
+            # pytest's own usage error (a path that does not exist, a bad -k expression)
+            # ended the run before any case: its message is the answer, not a verdict.
+            return
         # pytest says INTERRUPTED both for Ctrl-C and for a plugin that stopped the run
         # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop

@@ -131,7 +131,7 @@ def create_judge(
     if kind == "offline":
         from ..judges.offline.judge import OfflineJudge
 
-        inner = OfflineJudge()
+        inner = OfflineJudge(citation_pattern=config.citation_pattern)
         metered = MeteredJudge(
             inner, cache=None, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
         )

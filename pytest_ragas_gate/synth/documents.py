@@ -481,9 +481,34 @@ def clean_title(title: str) -> str:
     return text.strip() or title.strip()
 
 
+#: Section names that open many READMEs and manuals: a question prefixed "In Introduction,"
+#: names nothing, so such a first heading is no title and the file name is used instead.
+_SECTION_NAMES = frozenset(
+    {
+        "introduction",
+        "overview",
+        "about",
+        "readme",
+        "contents",
+        "table of contents",
+        "summary",
+        "getting started",
+        "description",
+        "简介",
+        "介绍",
+        "概述",
+        "前言",
+        "目录",
+    }
+)
+
+
 def _first_heading(blocks: Sequence[Block]) -> str | None:
     heading = next((b.text for b in blocks if b.heading and b.skip is None), None)
-    return clean_title(heading) if heading else None
+    if not heading:
+        return None
+    title = clean_title(heading)
+    return None if title.lower().rstrip(".:：") in _SECTION_NAMES else title
 
 
 def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:

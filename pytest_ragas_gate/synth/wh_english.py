@@ -122,6 +122,12 @@ _YEAR = re.compile(
 _AGENT = re.compile(
     r"\bby\s+(?P<name>(?:the\s+)?(?:[A-Z][\w&.'-]*)(?:\s+(?:of\s+|and\s+|&\s+)?[A-Z][\w&.'-]*){0,4})"
 )
+#: Words that may follow a ``by`` agent's capitalised name and end it (a preposition or
+#: a clause opener); any other lowercase word continues the agent's noun phrase.
+_AFTER_AGENT = frozenset(
+    "in on at for with from during since to as when while after before because until "
+    "through under over into which who that using via per each every".split()
+)
 _LOCATION_VERBS = re.compile(
     r"\b(?:stored|located|based|held|hosted|born|headquartered|situated|kept|processed|lives?"
     r"|live|opened|built|founded|runs?|takes? place|took place)\b"
@@ -591,6 +597,11 @@ def _year_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str
 def _agent_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
     match = _AGENT.search(clause.predicate)
     if match is None or clause.aux not in ("is", "are", "was", "were", "has", "have"):
+        return []
+    following = re.match(r"\s*(?:(?:and|or|&)\s+)?([a-z][\w-]*)", clause.predicate[match.end() :])
+    if following and following.group(1) not in _AFTER_AGENT:
+        # "by Microsoft team members": the agent goes on past its capitalised words, so
+        # cutting it there would leave "team members" stranded in the question.
         return []
     predicate = _remove(clause.predicate, match.start(), match.end())
     question = _question("who", clause, _trim(predicate) + " by", name, proper)

@@ -271,8 +271,32 @@ _CITATION_MARKER = re.compile(
 )
 
 
-def extract_claims(question: str, answer: str) -> list[str]:
+def strip_markers(text: str, markers: re.Pattern[str] | None) -> str:
+    r"""``text`` without the inline citations: the default markers, then ``markers``' own.
+
+    >>> strip_markers("Pro gives 2 TB (source 1).", re.compile(r"\(source (\d+)\)"))
+    'Pro gives 2 TB.'
+    """
+    text = _CITATION_MARKER.sub("", text)
+    if markers is None:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for match in markers.finditer(text):
+        if match.end() == match.start():
+            continue
+        # The space before a marker goes with it, as for the default markers.
+        pieces.append(text[last : match.start()].rstrip())
+        last = match.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def extract_claims(question: str, answer: str, markers: re.Pattern[str] | None = None) -> list[str]:
     """The answer's atomic claims; a bare yes/no asserts the question's own proposition.
+
+    ``markers`` is a configured ``citation_pattern``: its markers, like the default ones,
+    say where a claim came from and are no part of it.
 
     A clause that only says the answer cannot tell is no claim, as the LLM judges are
     told (:mod:`~pytest_ragas_gate.judges.offline.refusal`), so a refusal has none.
@@ -286,7 +310,7 @@ def extract_claims(question: str, answer: str) -> list[str]:
     >>> extract_claims("When did it open?", "It opened in 1990 [2].")
     ['It opened in 1990.']
     """
-    claims = split_claims(_CITATION_MARKER.sub("", answer))
+    claims = split_claims(strip_markers(answer, markers))
     refusals = [claim for claim in claims if is_refusal(claim)]
     if refusals:
         # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
@@ -304,10 +328,15 @@ class OfflineJudge:
 
     Args:
         threshold: Weighted token coverage a claim needs to count as supported.
+        citation_pattern: The configured ``citation_pattern`` (None: the default markers
+            only), whose markers are left out of an answer's claims.
     """
 
-    def __init__(self, threshold: float = SUPPORT_THRESHOLD) -> None:
+    def __init__(
+        self, threshold: float = SUPPORT_THRESHOLD, citation_pattern: str | None = None
+    ) -> None:
         self._threshold = threshold
+        self._markers = None if citation_pattern is None else re.compile(citation_pattern)
 
     @property
     def kind(self) -> str:
@@ -336,7 +365,7 @@ class OfflineJudge:
             JudgeError: When the request type is not one the offline judge knows.
         """
         if isinstance(request, ExtractClaims):
-            return Claims(claims=extract_claims(request.question, request.answer))
+            return Claims(claims=extract_claims(request.question, request.answer, self._markers))
         if isinstance(request, VerifyClaims):
             return self._verify(request)
         if isinstance(request, AttributeStatements):
@@ -394,7 +423,7 @@ class OfflineJudge:
         for index, (sentence, cited) in enumerate(
             zip(request.sentences, request.cited, strict=True)
         ):
-            factual = bool(extract_claims("", sentence))
+            factual = bool(extract_claims("", sentence, self._markers))
             supporting = []
             reasons = []
             for rank in cited:
