@@ -236,8 +236,10 @@ class AnthropicJudge(SdkJudge):
         # The tools and system block open every request: the run's first request writes
         # them to the cache while the others wait, instead of every request of the first
         # wave paying the write.
+        # A tool's name stands for its definition (one fixed schema per request kind), so
+        # the names are hashed, not the definitions serialised again on every request.
         shared_key = PrefixOrder.key(
-            json.dumps(first["tools"], sort_keys=True), first["system"][0]["text"]
+            *(tool["name"] for tool in first["tools"]), first["system"][0]["text"]
         )
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
