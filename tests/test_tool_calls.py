@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from gate_runs import GOOD, gate_run, read_report
+from gate_runs import GOOD, gate_run
 
 from pytest_ragas_gate.gate.diagnosis import diagnose, summarise_diagnoses
 from pytest_ragas_gate.golden.cases import GoldenCase
@@ -108,7 +108,8 @@ def test_tool_calls_by_name_and_openai_style_arguments() -> None:
         ),
         (
             {"tools_called": [{"input_parameters": {}}]},
-            "agent.jsonl:4: field 'tools_called': item 1: 'name' expected the tool's name, got None",
+            "agent.jsonl:4: field 'tools_called': item 1: 'name' expected the tool's name, "
+            "got None",
         ),
         (
             {"tools_called": [{"name": "a", "args": {}}]},
