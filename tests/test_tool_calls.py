@@ -351,3 +351,126 @@ def test_a_live_target_reports_its_tool_calls(pytester: pytest.Pytester) -> None
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert report is not None
     assert report["cases"][0]["scores"] == {"tool_correctness": 0.5, "tool_call_precision": 0.5}
+
+
+# --- trace imports --------------------------------------------------------------------------
+
+
+def span(span_id: str, start: int, kind: str, **attributes: Any) -> dict[str, Any]:
+    """A span as Phoenix exports it: nested context and attributes."""
+    return {
+        "name": f"{kind.lower()}-{span_id}",
+        "context": {"trace_id": "trace-1", "span_id": span_id},
+        "parent_id": None if span_id == "root" else "root",
+        "start_time": start,
+        "attributes": {"openinference": {"span": {"kind": kind}}, **attributes},
+    }
+
+
+def documents(*texts: str) -> dict[str, Any]:
+    return {"retrieval": {"documents": [{"document": {"content": text}} for text in texts]}}
+
+
+def imported(capsys: pytest.CaptureFixture[str], format_name: str, source: Path) -> dict[str, Any]:
+    from pytest_ragas_gate.cli import main
+
+    output = source.with_name("golden.jsonl")
+    status = main(["import", format_name, str(source), "-o", str(output)])
+    assert (status, capsys.readouterr().err) == (0, "")
+    (row,) = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    cases, problems = validate_rows("golden.jsonl", [RawCase(1, row)])
+    assert problems == []
+    return {"row": row, "case": cases[0]}
+
+
+def test_an_openinference_trace_gives_its_tool_calls_in_order_and_its_hops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spans = [
+        span("root", 0, "CHAIN", input={"value": GOOD["question"]}, output={"value": "Jobs."}),
+        span(
+            "lookup",
+            30,
+            "TOOL",
+            tool={"name": "lookup_order"},
+            input={"value": '{"order_id": 42}'},
+            output={"value": '{"status": "shipped"}'},
+        ),
+        span("retr-1", 20, "RETRIEVER", **documents(GOOD["contexts"][0])),
+        span("search", 10, "TOOL", tool={"name": "search_docs"}, input={"value": '{"q": "x"}'}),
+        span("retr-2", 40, "RETRIEVER", **documents(GOOD["contexts"][1])),
+        span("notify", 50, "TOOL", input={"value": "send the customer a note"}),
+        span("llm", 60, "LLM", input={"value": "PROMPT " * 20}),
+    ]
+    source = tmp_path / "spans.jsonl"
+    source.write_text("".join(json.dumps(item) + "\n" for item in spans), encoding="utf-8")
+    found = imported(capsys, "openinference", source)
+    assert found["row"]["tools_called"] == [
+        {"name": "search_docs", "input_parameters": {"q": "x"}},
+        {
+            "name": "lookup_order",
+            "input_parameters": {"order_id": 42},
+            "output": {"status": "shipped"},
+        },
+        {"name": "tool-notify", "input_parameters": {"input": "send the customer a note"}},
+    ]
+    assert found["row"]["contexts"] == [
+        {"text": GOOD["contexts"][0], "hop": 1},
+        {"text": GOOD["contexts"][1], "hop": 2},
+    ]
+    assert [call.name for call in found["case"].tools_called] == [
+        "search_docs",
+        "lookup_order",
+        "tool-notify",
+    ]
+
+
+def test_otlp_genai_tool_executions_and_langfuse_tool_observations_are_tool_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_import_traces import langfuse_traces, otlp_span, request
+
+    trace = "0" * 31 + "1"
+    genai = [
+        otlp_span(trace, "root", None, 0, {"gen_ai.operation.name": "invoke_agent",
+                                           "gen_ai.input.messages": json.dumps(
+                                               [{"role": "user", "content": GOOD["question"]}]),
+                                           "gen_ai.output.messages": json.dumps(
+                                               [{"role": "assistant", "content": "Jobs."}])}),
+        otlp_span(trace, "tool", "root", 1, {"gen_ai.operation.name": "execute_tool",
+                                             "gen_ai.tool.name": "search_docs",
+                                             "gen_ai.tool.call.arguments": '{"q": "founders"}',
+                                             "gen_ai.tool.call.result": "[]"}),
+        otlp_span(trace, "retr", "root", 2, {"gen_ai.operation.name": "retrieval",
+                                             "gen_ai.retrieval.documents": json.dumps(
+                                                 [{"content": GOOD["contexts"][0]}])}),
+    ]  # fmt: skip
+    source = tmp_path / "otlp" / "traces.jsonl"
+    source.parent.mkdir()
+    source.write_text(json.dumps(request(genai)) + "\n", encoding="utf-8")
+    assert imported(capsys, "otlp", source)["row"]["tools_called"] == [
+        {"name": "search_docs", "input_parameters": {"q": "founders"}, "output": []}
+    ]
+    directory = tmp_path / "langfuse"
+    directory.mkdir()
+    langfuse_traces(directory, [GOOD])
+    document = json.loads((directory / "traces.json").read_text(encoding="utf-8"))
+    document["data"][0]["observations"].append(
+        {
+            "id": "obs-tool",
+            "traceId": "lf-trace-0",
+            "type": "TOOL",
+            "name": "lookup_order",
+            "startTime": "2026-11-25T18:00:00Z",
+            "input": {"order_id": 42},
+            "output": {"status": "shipped"},
+        }
+    )
+    (directory / "traces.json").write_text(json.dumps(document), encoding="utf-8")
+    assert imported(capsys, "langfuse", directory / "traces.json")["row"]["tools_called"] == [
+        {
+            "name": "lookup_order",
+            "input_parameters": {"order_id": 42},
+            "output": {"status": "shipped"},
+        }
+    ]
