@@ -474,3 +474,23 @@ def test_otlp_genai_tool_executions_and_langfuse_tool_observations_are_tool_call
             "output": {"status": "shipped"},
         }
     ]
+
+
+def test_rag_gate_import_deepeval_keeps_the_tool_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "agent.json"
+    shutil.copy(DEEPEVAL_GOLDENS, source)
+    from pytest_ragas_gate.cli import main
+
+    output = tmp_path / "golden.jsonl"
+    assert main(["import", "deepeval", str(source), "-o", str(output)]) == 0
+    rows = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    cases, problems = validate_rows("golden.jsonl", [RawCase(n, row) for n, row in enumerate(rows)])
+    assert problems == []
+    assert [call.name for call in cases[1].tools_called or []] == ["search_docs", "lookup_order"]
+    assert [tool.name for tool in cases[2].expected_tools or []] == [
+        "lookup_order",
+        "issue_refund",
+        "search_docs",
+    ]
