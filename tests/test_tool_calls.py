@@ -494,3 +494,44 @@ def test_rag_gate_import_deepeval_keeps_the_tool_calls(
         "issue_refund",
         "search_docs",
     ]
+
+
+# --- per-hop retrieval ----------------------------------------------------------------------
+
+
+def test_the_retrieval_metrics_of_a_multi_hop_case_are_read_per_hop(
+    pytester: pytest.Pytester,
+) -> None:
+    row = {
+        **GOOD,
+        "contexts": [
+            {"id": "a", "text": GOOD["contexts"][0], "hop": 1},
+            {"id": "x", "text": "Bananas are yellow.", "hop": 2},
+            {"id": "b", "text": "Steve Jobs and Steve Wozniak founded Apple in 1976.", "hop": 2},
+        ],
+        "relevant_context_ids": ["a", "b"],
+    }
+    write_jsonl(pytester.path / "golden.jsonl", [row])
+    result, report = gate_run(
+        pytester,
+        "golden.jsonl",
+        judge="offline",
+        metrics="context_precision,id_precision,id_recall",
+        threshold="id_recall=0.5",
+        html="report.html",
+        cache="off",
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert report is not None
+    (scored_case,) = report["cases"]
+    assert scored_case["context_hops"] == [1, 2, 2]
+    hops = scored_case["retrieval_hops"]
+    assert [(hop["hop"], hop["contexts"]) for hop in hops] == [(1, 1), (2, 2)]
+    assert [(hop["id_precision"], hop["id_recall"]) for hop in hops] == [(1.0, 0.5), (0.5, 0.5)]
+    relevant = [bool(detail["relevant"]) for detail in scored_case["details"]["context_precision"]]
+    assert relevant == [True, False, True]
+    assert [hop["context_precision"] for hop in hops] == [1.0, 0.5]
+    assert [hop["context_relevance"] for hop in hops] == [1.0, 0.5]
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert '"retrieval_hops"' in page
+    assert "Retrieval per hop" in page
