@@ -535,3 +535,10 @@ def test_the_retrieval_metrics_of_a_multi_hop_case_are_read_per_hop(
     page = (pytester.path / "report.html").read_text(encoding="utf-8")
     assert '"retrieval_hops"' in page
     assert "Retrieval per hop" in page
+
+
+def test_a_step_budget_that_could_not_be_checked_fails_the_case(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester.path / "golden.jsonl", [{**GOOD, "id": "silent", "max_steps": 3}])
+    result, _ = gate_run(pytester, "golden.jsonl", judge="offline", cache="off")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    result.stdout.fnmatch_lines(["*1 case(s) below their own thresholds: silent*"])

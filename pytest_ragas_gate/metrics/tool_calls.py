@@ -33,10 +33,15 @@ __all__ = [
     "ordered_expectations",
 ]
 
-#: What a case that lacks ``tools_called`` is told.
-NO_CALLS_REPORTED = (
-    "the system reported no tool calls; give 'tools_called' (or return it from the target)"
-)
+
+def _no_calls() -> MetricResult:
+    """A case whose system reported no calls lacks a field, as one without an answer does.
+
+    A case threshold on such a metric (``max_steps``) is then unchecked, which fails the
+    case rather than passing it unseen.
+    """
+    return MetricResult.lacking(["tools_called"])
+
 
 _HINT = (
     "Check the agent's tool descriptions and routing prompt against the expected tools "
@@ -162,7 +167,7 @@ class ToolCorrectness(_ToolMetric, Metric):
         """Score one case; see the class docstring."""
         calls = self._calls(case)
         if calls is None:
-            return MetricResult.not_applicable(NO_CALLS_REPORTED)
+            return _no_calls()
         expected = list(case.expected_tools or [])
         paired = match_calls(expected, calls)
         details: list[dict[str, Any]] = []
@@ -210,7 +215,7 @@ class ToolOrder(_ToolMetric, Metric):
         """Score one case; see the class docstring."""
         calls = self._calls(case)
         if calls is None:
-            return MetricResult.not_applicable(NO_CALLS_REPORTED)
+            return _no_calls()
         expected = ordered_expectations(case.expected_tools or [])
         if len(expected) < 2:
             return MetricResult.not_applicable("fewer than two expected tools to order")
@@ -238,7 +243,7 @@ class ToolCallPrecision(_ToolMetric, Metric):
         """Score one case; see the class docstring."""
         calls = self._calls(case)
         if calls is None:
-            return MetricResult.not_applicable(NO_CALLS_REPORTED)
+            return _no_calls()
         if not calls:
             return MetricResult.not_applicable("no tool calls made")
         paired = match_calls(case.expected_tools or [], calls)
@@ -268,7 +273,7 @@ class MaxSteps(_ToolMetric, Metric):
         """Score one case; see the class docstring."""
         calls = self._calls(case)
         if calls is None:
-            return MetricResult.not_applicable(NO_CALLS_REPORTED)
+            return _no_calls()
         limit = case.max_steps if case.max_steps is not None else 0
         within = len(calls) <= limit
         details: list[dict[str, Any]] = [{"steps": len(calls), "max_steps": limit}]
