@@ -291,6 +291,12 @@ def test_deepeval_saved_goldens_with_tool_calls_gate_unconverted(
         "issue_refund(order_id=7) (not called)"
     )
     assert report["cases"][1]["scores"]["tool_call_precision"] == 0.5
+    # Each expected call's verdict is kept in the report, for the case panel.
+    assert [detail["called"] for detail in refund["details"]["tool_correctness"]] == [
+        False,
+        False,
+        True,
+    ]
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

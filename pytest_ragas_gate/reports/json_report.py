@@ -186,6 +186,8 @@ CORE_DETAILS = frozenset(
         "context_recall",
         "citation_precision",
         "knowledge_retention",
+        # Each expected tool call, whether it was made and, if not, why: what to fix.
+        "tool_correctness",
     }
 )
 
