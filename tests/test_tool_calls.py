@@ -142,6 +142,15 @@ def test_tool_calls_by_name_and_openai_style_arguments() -> None:
             "whole number, 0 or more), got -1",
         ),
         (
+            {
+                "turns": [{"role": "user", "content": "Q?"}, {"role": "assistant", "content": "A"}],
+                "tools_called": ["search"],
+            },
+            "agent.jsonl:4: field 'tools_called': tool calls are checked on single-question "
+            "cases, not on a conversation row; give the exchange that calls tools a case of its "
+            "own",
+        ),
+        (
             {"contexts": [{"text": "a", "hop": 0}]},
             "agent.jsonl:4: field 'contexts': item 1: 'hop' expected the 1-based number of the "
             "retrieval call that returned it, got 0",
@@ -151,7 +160,7 @@ def test_tool_calls_by_name_and_openai_style_arguments() -> None:
 def test_a_malformed_tool_field_is_an_error_naming_file_line_and_field(
     row: dict[str, Any], message: str
 ) -> None:
-    cases, problems = load({"question": "Q?", **row})
+    cases, problems = load(row if "turns" in row else {"question": "Q?", **row})
     assert (cases, problems) == ([], [message])
 
 

@@ -291,6 +291,12 @@ def _build_conversation(
             f"field {given[single[0]][0]!r}: a conversation row holds its turns in "
             f"{given[turns_key][0]!r}; move the question, answer and contexts into its turns"
         )
+    tools = [key for key in ("tools_called", "expected_tools", "max_steps") if key in given]
+    if tools:
+        errors.append(
+            f"field {given[tools[0]][0]!r}: tool calls are checked on single-question cases, "
+            "not on a conversation row; give the exchange that calls tools a case of its own"
+        )
     name, value = given[turns_key]
     turns = read_turns(name, value, errors, contexts=_contexts, reference=_reference)
     explicit_id = convert("id", _case_id)
