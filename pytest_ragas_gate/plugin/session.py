@@ -663,19 +663,33 @@ class GateRun:
         )
         self._write_reports()
         from ..reports.gate_inputs import gate_inputs_markdown
-        from ..reports.github import write_step_summary
+        from ..reports.github import summary_markdown, write_step_summary
 
+        extra = gate_inputs_markdown(
+            self.run_facts.gate_changes,
+            self.run_facts.cache_integrity,
+            cache_mode=self.config.cache,
+        )
         write_step_summary(
             self.verdict,
             results=self.collected,
             judge=self.judge_info,
             usage=self.total_usage(),
-            extra=gate_inputs_markdown(
-                self.run_facts.gate_changes,
-                self.run_facts.cache_integrity,
-                cache_mode=self.config.cache,
-            ),
+            extra=extra,
         )
+        if self.config.markdown:
+            from ..atomic_files import write_text_atomic
+
+            write_text_atomic(
+                self.pytest_config.invocation_params.dir / self.config.markdown,
+                summary_markdown(
+                    self.verdict,
+                    results=self.collected,
+                    judge=self.judge_info,
+                    usage=self.total_usage(),
+                    extra=extra,
+                ),
+            )
         session.exitstatus = exit_status(
             session.exitstatus,
             gate_failed=not self.verdict.passed,
@@ -715,7 +729,12 @@ class GateRun:
 
     def report_paths(self) -> dict[str, str | None]:
         """The report files this run writes, by kind, as configured."""
-        return {"JSON": self.config.report, "JUnit": self.config.junit, "HTML": self.config.html}
+        return {
+            "JSON": self.config.report,
+            "JUnit": self.config.junit,
+            "HTML": self.config.html,
+            "Markdown": self.config.markdown,
+        }
 
     def _write_reports(self) -> None:
         assert self.verdict is not None

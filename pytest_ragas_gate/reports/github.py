@@ -26,6 +26,7 @@ __all__ = [
     "escape_data",
     "escape_property",
     "publish_annotations",
+    "summary_markdown",
     "write_step_summary",
 ]
 
@@ -156,6 +157,21 @@ def annotation_lines(
     return lines
 
 
+def summary_markdown(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    usage: Usage,
+    extra: Sequence[str] = (),
+) -> str:
+    """The Markdown summary of a run, with ``extra`` lines after it."""
+    text = render_markdown(verdict, results=results, judge=judge, usage=usage)
+    if extra:
+        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n"
+    return text
+
+
 def write_step_summary(
     verdict: GateVerdict,
     *,
@@ -182,9 +198,7 @@ def write_step_summary(
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
-    text = render_markdown(verdict, results=results, judge=judge, usage=usage)
-    if extra:
-        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n"
+    text = summary_markdown(verdict, results=results, judge=judge, usage=usage, extra=extra)
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:
             summary.write(text + "\n")
