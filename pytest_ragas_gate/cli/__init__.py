@@ -1,8 +1,12 @@
-"""The ``rag-gate`` command: work on saved JSON reports without calling a judge.
+"""The ``rag-gate`` command: the gate's saved reports, labels and golden sets.
 
-``regate`` applies the gate again with other thresholds, ``compare`` shows what changed
-between two runs, ``merge`` recombines the reports of a sharded CI matrix and gates the
-whole, ``summary`` prints the Markdown summary of a report and ``html`` writes its page.
+``gate`` applies the gate again to a saved report with other thresholds, or merges the
+reports of a sharded CI matrix and gates the whole; ``render`` prints a report's Markdown
+summary or writes its HTML page; ``compare`` shows what changed between two runs;
+``comment`` posts the pull-request comment; ``label``, ``synth``, ``import`` and
+``keygen`` work on labels, golden sets and the cache's signing key. The old command names
+(``regate``, ``merge``, ``summary``, ``html``, ``history``, ``agreement``) are hidden
+aliases that print a deprecation line.
 
 Exit statuses follow pytest's: 0 the gate passed (or no regression), 1 it failed, 4 the
 command line or a report is unusable (one line on stderr, no traceback).
@@ -50,10 +54,13 @@ from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
 from ..usage import Usage
+from .comment import register_command as register_comment
 from .history import print_history_warnings
 from .history import register_command as register_history
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
+from .report_commands import register_commands as register_gate_and_render
+from .report_commands import warn_old_command
 
 __all__ = ["main"]
 
@@ -100,15 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``rag-gate`` argument parser."""
     parser = CommandParser(
         prog="rag-gate",
-        description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
-        "(written by --rag-gate-report) without calling a judge.",
+        description="Work with pytest-ragas-gate's saved JSON reports (written by "
+        "--rag-gate-output json=PATH), human labels and golden sets, without running "
+        "pytest: synth may ask the judge's LLM to write golden cases and comment calls the "
+        "GitHub API; the other commands read and write local files only.",
         epilog="Exit status: 0 passed, 1 failed or regressed, 4 bad command line or report.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    # The old names carry no help: argparse then leaves them out of the command list.
     regate = commands.add_parser(
         "regate",
-        help="apply the gate again to a saved report, e.g. with new thresholds",
         description="Apply the gate again to a saved report with no judge calls. A stored "
         "baseline comparison still counts unless --baseline names another report.",
     )
@@ -144,7 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     merge = commands.add_parser(
         "merge",
-        help="merge shard reports into one report and gate it",
         description="Merge the reports of a sharded run (--rag-gate-shard K/N) into one "
         "report and gate it. The reports must share judge and settings, every shard must "
         "be present once, and no case may appear twice.",
@@ -160,7 +168,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     summary = commands.add_parser(
         "summary",
-        help="print a report's Markdown summary",
         description="Print the Markdown summary of a report, as written to the GitHub "
         "step summary.",
     )
@@ -174,7 +181,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     html = commands.add_parser(
         "html",
-        help="write a report's self-contained HTML page",
         description="Write the HTML page of a report (merged shard reports included): "
         "one file with no network access, to open from disk or a CI artifact.",
     )
@@ -193,12 +199,24 @@ def build_parser() -> argparse.ArgumentParser:
         "metric's trend over the last runs (default: the report's history setting, when "
         "its file is there)",
     )
+    register_gate_and_render(commands)
     register_commands(commands)
+    register_comment(commands)
     register_synth(commands)
+    register_import(commands)
     register_keygen(commands)
     register_history(commands)
-    register_import(commands)
+    _order_command_list(commands)
     return parser
+
+
+#: The order of ``rag-gate --help``: the commands of a report first.
+COMMAND_ORDER = ("gate", "render", "compare", "comment", "label", "synth", "import", "keygen")
+
+
+def _order_command_list(commands: argparse._SubParsersAction[Any]) -> None:
+    listed = {action.dest: action for action in commands._choices_actions}
+    commands._choices_actions[:] = [listed[name] for name in COMMAND_ORDER if name in listed]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -211,6 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 passed, 1 failed, 4 usage error.
     """
     arguments = build_parser().parse_args(argv)
+    warn_old_command(arguments.command)
     handlers = {
         "regate": _regate,
         "compare": _compare,

@@ -59,27 +59,26 @@ _SHOWN_ITEMS = 20
 
 
 def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
-    """Add ``agreement`` and ``label`` to the ``rag-gate`` parser, each with its ``handler``."""
-    agreement = commands.add_parser(
-        "agreement",
-        help="judge-human agreement and PPI estimates of a saved report",
-        description="Print how far the judge is from the human labels of a saved report "
-        "(bias, MAE, Spearman, AUROC, accuracy and Cohen's kappa, with bootstrap intervals) "
-        "and the prediction-powered estimate of each metric. Exits 1 when a min_agreement "
-        "floor fails.",
-    )
-    agreement.add_argument("report", metavar="REPORT", help="a JSON report")
-    agreement.add_argument(
-        "--labels", metavar="PATH", help="a labels file laid over the report's own labels"
-    )
+    """Add ``label`` (and the old ``agreement``) to the ``rag-gate`` parser, with handlers."""
+    # No help: ``agreement`` is an old name, hidden from the list (rag-gate label agreement).
+    agreement = commands.add_parser("agreement", description=_AGREEMENT)
+    _agreement_arguments(agreement)
 
     label = commands.add_parser(
         "label",
-        help="export cases to label, import the labels",
+        help="export cases to label, import the labels, measure judge-human agreement",
         description="The labelling loop: export the cases worth labelling from a report, "
-        "fill in the human_<metric> columns, import them back.",
+        "fill in the human_<metric> columns, import them back, and see how far the judge "
+        "agrees with them.",
     )
     steps = label.add_subparsers(dest="label_command", metavar="STEP", required=True)
+    _agreement_arguments(
+        steps.add_parser(
+            "agreement",
+            help="judge-human agreement and PPI estimates of a saved report",
+            description=_AGREEMENT,
+        )
+    )
     export = steps.add_parser(
         "export",
         help="write the cases worth labelling first",
@@ -166,7 +165,24 @@ def _read_labels_file(path: str, metrics: Sequence[str] | None) -> LabelSet:
 def _label(arguments: argparse.Namespace) -> int:
     if arguments.label_command == "export":
         return _export(arguments)
+    if arguments.label_command == "agreement":
+        return _agreement(arguments)
     return _import(arguments)
+
+
+_AGREEMENT = (
+    "Print how far the judge is from the human labels of a saved report (bias, MAE, "
+    "Spearman, AUROC, accuracy and Cohen's kappa, with bootstrap intervals) and the "
+    "prediction-powered estimate of each metric. Exits 1 when a trust.agreement.human "
+    "floor fails."
+)
+
+
+def _agreement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("report", metavar="REPORT", help="a JSON report")
+    parser.add_argument(
+        "--labels", metavar="PATH", help="a labels file laid over the report's own labels"
+    )
 
 
 def _export(arguments: argparse.Namespace) -> int:
