@@ -263,7 +263,7 @@ def fake_python(
         f"    os.execv({sys.executable!r}, [{sys.executable!r}, *arguments])\n"
         f"sys.stderr.write({output!r})\n"
         f"if {report is not None!r}:\n"
-        "    target = arguments[arguments.index('--rag-gate-report') + 1]\n"
+        "    target = arguments[arguments.index('--rag-gate-output') + 1].removeprefix('json=')\n"
         f"    shutil.copyfile({str(canned)!r}, target)\n"
         f"sys.exit({status})\n",
         encoding="utf-8",
