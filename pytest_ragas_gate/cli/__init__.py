@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     html.add_argument(
         "--history",
         metavar="PATH",
-        help="a run history file (rag-gate history, --rag-gate-history): draw each gated "
+        help="a run history file (--rag-gate-output history=PATH): draw each gated "
         "metric's trend over the last runs (default: the report's history setting, when "
         "its file is there)",
     )

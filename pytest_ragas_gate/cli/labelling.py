@@ -360,14 +360,14 @@ def _import(arguments: argparse.Namespace) -> int:
         raise UsageError(
             f"{arguments.into}: labels merge into a .csv or .jsonl labels file, or into a "
             ".jsonl golden file; YAML and JSON golden files would lose their comments and "
-            "layout, so keep their labels in a labels file (--rag-gate-labels)."
+            "layout, so keep their labels in a labels file (trust.labels)."
         )
     existing = read_labels(target, arguments.into).rows if target.is_file() else []
     rows = merge_rows(existing, incoming.rows)
     write_text_atomic(target, _labels_text(rows, csv_format=target.suffix.lower() == ".csv"))
     print(
         f"{arguments.into}: {len(rows)} labelled case(s) ({len(incoming.rows)} imported); "
-        f"use it with --rag-gate-labels {arguments.into}"
+        f"use it with --rag-gate-set trust.labels={arguments.into}"
     )
     return EXIT_PASSED
 

@@ -124,13 +124,13 @@ def import_target(spec: str, *, search_paths: Iterable[Path] = ()) -> Any:
     >>> import_target("os.path")
     Traceback (most recent call last):
     ...
-    pytest_ragas_gate.exceptions.ConfigError: Live-mode target 'os.path' is not MODULE:FUNCTION (for example my_rag.app:answer); set --rag-gate-target or 'target' in the config to that form.
+    pytest_ragas_gate.exceptions.ConfigError: Live-mode target 'os.path' is not MODULE:FUNCTION (for example my_rag.app:answer); set live.target to that form.
     """  # noqa: E501
     module_name, separator, attribute = spec.strip().partition(":")
     if not separator or not module_name or not attribute:
         raise ConfigError(
             f"Live-mode target {spec!r} is not MODULE:FUNCTION (for example "
-            "my_rag.app:answer); set --rag-gate-target or 'target' in the config to that form."
+            "my_rag.app:answer); set live.target to that form."
         )
     for path in search_paths:
         if str(path) not in sys.path:

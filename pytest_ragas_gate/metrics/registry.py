@@ -369,7 +369,7 @@ def _protocol_problems(candidate: object) -> list[str]:
     elif name.startswith(RESERVED_PREFIX):
         problems.append(
             f"its name starts with {RESERVED_PREFIX!r}, which is reserved for the gold-context "
-            "scores of --rag-gate-oracle both; give it another name"
+            "scores of live.oracle: both; give it another name"
         )
     fields = candidate.required_fields
     if not isinstance(fields, tuple) or not all(isinstance(item, str) for item in fields):

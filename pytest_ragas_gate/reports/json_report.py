@@ -305,19 +305,19 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"The report {source} is not JSON: line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}. Pass a file written by --rag-gate-report."
+            f"{exc.msg}. Pass a file written by --rag-gate-output json=PATH."
         ) from exc
     if not isinstance(raw, dict):
         raise ReportError(
             f"The report {source} holds a JSON {type(raw).__name__}, not an object; "
-            "pass a file written by --rag-gate-report."
+            "pass a file written by --rag-gate-output json=PATH."
         )
 
     version = raw.get("schema_version")
     if version is None:
         raise ReportError(
             f"The report {source} has no 'schema_version'; it was not written by "
-            "pytest-ragas-gate. Pass a file written by --rag-gate-report."
+            "pytest-ragas-gate. Pass a file written by --rag-gate-output json=PATH."
         )
     if version not in READABLE_VERSIONS:
         raise ReportError(
