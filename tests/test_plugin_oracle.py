@@ -178,7 +178,7 @@ def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
     assert case["error"] == (
         "golden.jsonl:1: case 'by-id' has no gold contexts for oracle retrieval; give it "
         "'reference_contexts', or pass the corpus its relevant_context_ids name with "
-        "--rag-gate-corpus."
+        "live.corpus."
     )
     assert report["verdict"] == "failed"
 

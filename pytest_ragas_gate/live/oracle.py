@@ -277,8 +277,8 @@ def apply_oracle(
     if target is None:
         raise ConfigError(
             "live.oracle needs live mode: name the RAG system with live.target "
-            "MODULE:FUNCTION (--rag-gate-set live.target=MODULE:FUNCTION) so it can be called with the gold "
-            "contexts."
+            "(--rag-gate-set live.target=MODULE:FUNCTION) so it can be called with the "
+            "gold contexts."
         )
     if target.kind != "function":
         raise ConfigError(
