@@ -125,6 +125,7 @@ _KNOWN_BLOCKS = frozenset(
         "timing",
         "shard",
         "baseline",
+        "pairwise",
         "diagnosis",
         "oracle_gaps",
         "agreement",

@@ -140,6 +140,7 @@ _FAILURE_TYPES: dict[CheckKind, str] = {
     "latency": "RagGateLatency",
     "agreement": "RagGateJudgeAgreement",
     "judge_noise": "RagGateJudgeNoise",
+    "pairwise": "RagGatePairwise",
 }
 #: Checks that decided nothing read as skipped, so no CI view shows them green.
 _SKIPPED_KINDS = frozenset({"coverage", "gated_metrics", "not_evaluated"})

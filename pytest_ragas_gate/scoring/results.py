@@ -12,6 +12,7 @@ from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_
 from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
+from .pairwise_verdict import PairwiseVerdict
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
 
@@ -85,6 +86,8 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
+    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
+    pairwise: PairwiseVerdict | None = None
 
     @classmethod
     def of_case(
