@@ -21,6 +21,8 @@ from gate_runs import (
 from pytest_ragas_gate.judges.compare import CompareAnswers
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
+from pytest_ragas_gate.reports.json_report import load_report
+from pytest_ragas_gate.reports.pr_comment import comment_body
 from pytest_ragas_gate.scoring.pairwise import pairwise_outcome
 
 CASES = 30
@@ -90,7 +92,9 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", rows(worse_every=3))
     # The faithfulness threshold alone would pass: only the comparison catches the losses.
-    outcome = pairwise_run(pytester, max_loss_rate=0.1, threshold="faithfulness=0.5")
+    outcome = pairwise_run(
+        pytester, max_loss_rate=0.1, threshold="faithfulness=0.5", html="report.html"
+    )
     assert outcome.ret == pytest.ExitCode.TESTS_FAILED, outcome.stdout.str()
     pairwise = outcome.report["pairwise"]
     assert (pairwise["compared"], pairwise["changed"], pairwise["losses"]) == (30, 30, 10)
@@ -116,6 +120,22 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
     assert worst["baseline_answer"].endswith("opened in 1900 and has 3 floors.")
     failure = outcome.junit.find(".//testcase[@name='pairwise_loss_rate']/failure")
     assert failure is not None and failure.get("type") == "RagGatePairwise"
+
+    # The HTML page names the losses and links each to its panel, which holds both answers.
+    page = (pytester.path / "report.html").read_text("utf-8")
+    assert "pairwise: the new answers lose to the baseline&#39;s on 10 of 30" in page
+    assert page.count("lost to the baseline's answer</li>") == 5
+    assert '<a href="#case=golden.jsonl%3A%3Amuseum-0">golden.jsonl::museum-0</a>' in page
+    assert "function pairwiseSection(item)" in page
+
+    # The pull-request comment shows the first losses with both answers side by side.
+    body = comment_body(load_report(pytester.path / "report.json"))
+    assert "### Head to head with the baseline" in body
+    assert (
+        "| `golden.jsonl::museum-0` | Halden museum number 0 opened in 1900 and has 3 floors. | "
+        "Halden museum number 0 opened in 1950. |"
+    ) in body
+    assert "Showing 5 of 10" in body
 
 
 @pytest.mark.usefixtures("baseline")

@@ -27,11 +27,13 @@ from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+from pydantic import ValidationError
 
 from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
 from ..gate.baseline import case_deltas, pair_cases
 from ..gate.judge_noise import JudgeNoise
+from ..gate.pairwise import PairwiseSummary
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig
@@ -740,6 +742,7 @@ def page_context(
         "usage": _usage_table(report),
         "agreement": _with_confusion(_agreement_table(report), views),
         "changed_count": len(changes),
+        "pairwise": _pairwise_view(report),
         "baseline_commit": (baseline_stamp or {}).get("commit"),
         "baseline_run": (baseline_stamp or {}).get("run_url"),
         # Only a metric some case can be below is worth a filter entry: a gated one, or
@@ -754,6 +757,21 @@ def page_context(
         "case_count": len(views),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
+
+
+def _pairwise_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The head-to-head line and the first losses, linked to their case panels."""
+    block = report.get("pairwise")
+    if not isinstance(block, Mapping):
+        return None
+    try:
+        summary = PairwiseSummary.model_validate(block)
+    except ValidationError:
+        return None
+    losses = [
+        {"case": loss.case, "anchor": case_anchor(loss.case)} for loss in summary.worst_losses
+    ]
+    return {"line": summary.line(), "failed": summary.passed is False, "losses": losses}
 
 
 def _packed(data: dict[str, Any]) -> dict[str, Any]:
