@@ -509,8 +509,8 @@ def flip_verdicts(reply: dict[str, Any], probability: float, rng: random.Random)
     for key, value in reply.items():
         noisy[key] = [item(entry) for entry in value] if isinstance(value, list) else value
     if noisy.get("better") in ("A", "B", "tie") and flips():
-        # A slip in a comparison: the preference moves to one of the two other answers.
-        noisy["better"] = {"A": "B", "B": "tie", "tie": "A"}[noisy["better"]]
+        # A slip in a comparison: the preference moves to one of the two other choices.
+        noisy["better"] = rng.choice([c for c in ("A", "B", "tie") if c != noisy["better"]])
     rating = noisy.get("rating")
     if isinstance(rating, int) and not isinstance(rating, bool) and flips():
         noisy["rating"] = 1 if rating >= 3 else 5
