@@ -633,6 +633,21 @@ def _usage_table(report: Mapping[str, Any]) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
+def _pairwise_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The head-to-head line and the first losses, linked to their case panels."""
+    block = report.get("pairwise")
+    if not isinstance(block, Mapping):
+        return None
+    try:
+        summary = PairwiseSummary.model_validate(block)
+    except ValidationError:
+        return None
+    losses = [
+        {"case": loss.case, "anchor": case_anchor(loss.case)} for loss in summary.worst_losses
+    ]
+    return {"line": summary.line(), "failed": summary.passed is False, "losses": losses}
+
+
 def page_context(
     report: Mapping[str, Any],
     results: Sequence[CaseResult],
@@ -757,21 +772,6 @@ def page_context(
         "case_count": len(views),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
-
-
-def _pairwise_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The head-to-head line and the first losses, linked to their case panels."""
-    block = report.get("pairwise")
-    if not isinstance(block, Mapping):
-        return None
-    try:
-        summary = PairwiseSummary.model_validate(block)
-    except ValidationError:
-        return None
-    losses = [
-        {"case": loss.case, "anchor": case_anchor(loss.case)} for loss in summary.worst_losses
-    ]
-    return {"line": summary.line(), "failed": summary.passed is False, "losses": losses}
 
 
 def _packed(data: dict[str, Any]) -> dict[str, Any]:

@@ -163,35 +163,6 @@ def _showing(shown: int, total: int) -> list[str]:
     return ["", f"Showing {shown} of {total}; the HTML report in the run's artifacts lists all."]
 
 
-def _regressed_cases(
-    verdict: GateVerdict, results: Sequence[CaseResult], baseline: Sequence[CaseResult] | None
-) -> list[str]:
-    """The largest per-case drops against the baseline, worst first."""
-    if baseline is None:
-        return []
-    pairs, _, _, _ = pair_cases(baseline, results)
-    drops = []
-    for name, aggregate in verdict.metrics.items():
-        for change in case_deltas(pairs, name):
-            worse = -change.delta if aggregate.direction == "min" else change.delta
-            if worse > 1e-9:
-                drops.append((-worse, change.case, name, change.base, change.new))
-    if not drops:
-        return []
-    drops.sort()
-    lines = [
-        f"### Worst regressed cases ({len(drops)} case-metric drops)",
-        "",
-        "| case | metric | baseline | now | Δ |",
-        "|---|---|---|---|---|",
-    ]
-    for _, case, metric, base, new in drops[:MAX_CASES]:
-        lines.append(
-            f"| {_code(case)} | {_code(metric)} | {base:.2f} | {new:.2f} | {new - base:+.2f} |"
-        )
-    return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
-
-
 #: How much of each answer a row of the head-to-head table quotes.
 _ANSWER_CHARS = 240
 
@@ -220,6 +191,35 @@ def _pairwise_losses(verdict: GateVerdict) -> list[str]:
         ]
         lines += _showing(len(summary.worst_losses), summary.losses)
     return lines
+
+
+def _regressed_cases(
+    verdict: GateVerdict, results: Sequence[CaseResult], baseline: Sequence[CaseResult] | None
+) -> list[str]:
+    """The largest per-case drops against the baseline, worst first."""
+    if baseline is None:
+        return []
+    pairs, _, _, _ = pair_cases(baseline, results)
+    drops = []
+    for name, aggregate in verdict.metrics.items():
+        for change in case_deltas(pairs, name):
+            worse = -change.delta if aggregate.direction == "min" else change.delta
+            if worse > 1e-9:
+                drops.append((-worse, change.case, name, change.base, change.new))
+    if not drops:
+        return []
+    drops.sort()
+    lines = [
+        f"### Worst regressed cases ({len(drops)} case-metric drops)",
+        "",
+        "| case | metric | baseline | now | Δ |",
+        "|---|---|---|---|---|",
+    ]
+    for _, case, metric, base, new in drops[:MAX_CASES]:
+        lines.append(
+            f"| {_code(case)} | {_code(metric)} | {base:.2f} | {new:.2f} | {new - base:+.2f} |"
+        )
+    return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
 
 
 def _failing_cases(

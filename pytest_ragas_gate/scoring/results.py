@@ -69,6 +69,8 @@ class CaseResult(BaseModel):
     repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
     # Under ``repeats: auto``: why this case was judged again, and what that cost.
     auto_repeat: AutoRepeat | None = None
+    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
+    pairwise: PairwiseVerdict | None = None
     # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
     # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
     judge_errors: list[str] = Field(default_factory=list)
@@ -86,8 +88,6 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
-    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
-    pairwise: PairwiseVerdict | None = None
 
     @classmethod
     def of_case(
