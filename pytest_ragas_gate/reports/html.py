@@ -33,7 +33,6 @@ from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
 from ..gate.baseline import case_deltas, pair_cases
 from ..gate.judge_noise import JudgeNoise
-from ..gate.pairwise import PairwiseSummary
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig
@@ -635,6 +634,8 @@ def _usage_table(report: Mapping[str, Any]) -> dict[str, Any]:
 
 def _pairwise_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
     """The head-to-head line and the first losses, linked to their case panels."""
+    from ..gate.pairwise import PairwiseSummary
+
     block = report.get("pairwise")
     if not isinstance(block, Mapping):
         return None
