@@ -65,7 +65,7 @@ def baseline(pytester: pytest.Pytester) -> None:
 
 
 def pairwise_run(
-    pytester: pytest.Pytester, max_loss_rate: float | None = None, **options: object
+    pytester: pytest.Pytester, *args: str, max_loss_rate: float | None = None, **options: object
 ) -> Any:
     """A run with ``--rag-gate-pairwise`` against ``base.json``; a maximum goes in the config."""
     config = pytester.path / "rag_gate.yaml"
@@ -75,6 +75,7 @@ def pairwise_run(
     return gate_run(
         pytester,
         "--rag-gate-baseline=base.json",
+        *args,
         disable=["randomly"],
         pairwise=True,
         junit="junit.xml",
@@ -93,7 +94,11 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
     write_jsonl(pytester, "golden.jsonl", rows(worse_every=3))
     # The faithfulness threshold alone would pass: only the comparison catches the losses.
     outcome = pairwise_run(
-        pytester, max_loss_rate=0.1, threshold="faithfulness=0.5", html="report.html"
+        pytester,
+        max_loss_rate=0.1,
+        threshold="faithfulness=0.5",
+        html="report.html",
+        markdown="summary.md",
     )
     assert outcome.ret == pytest.ExitCode.TESTS_FAILED, outcome.stdout.str()
     pairwise = outcome.report["pairwise"]
@@ -120,6 +125,9 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
     assert worst["baseline_answer"].endswith("opened in 1900 and has 3 floors.")
     failure = outcome.junit.find(".//testcase[@name='pairwise_loss_rate']/failure")
     assert failure is not None and failure.get("type") == "RagGatePairwise"
+
+    assert outcome.markdown is not None
+    assert "❌ pairwise: the new answers lose to the baseline's on 10 of 30" in outcome.markdown
 
     # The HTML page names the losses and links each to its panel, which holds both answers.
     page = (pytester.path / "report.html").read_text("utf-8")
@@ -342,3 +350,34 @@ def test_outcomes_count_only_a_preference_both_positions_give() -> None:
     assert pairwise_outcome(["tie", "tie"]) == ("tie", True)
     assert pairwise_outcome(["new", "tie"]) == ("tie", False)
     assert pairwise_outcome(["new", "baseline"]) == ("tie", False)
+
+
+def test_batch_mode_sends_every_comparison_in_one_batch(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = {"judge": "anthropic", "model": "fake-model", "batch_poll_s": 0.05}
+    write_config(pytester.path, **settings, **FAST_RETRIES)
+    with FakeLLM() as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [museum(index) for index in range(6)])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        write_jsonl(pytester, "golden.jsonl", [museum(index, "worse") for index in range(6)])
+        before = len(server.batch_creates())
+        outcome = pairwise_run(pytester, batch=True)
+        created = server.batch_creates()[before:]
+    assert outcome.report["pairwise"]["losses"] == 6, outcome.stdout.str()
+    # The metrics' requests go in batches first; the 12 comparisons then in one of their own.
+    sizes = [len(request.body["requests"]) for request in created]
+    assert sizes[-1] == 12, sizes
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("baseline")
+def test_xdist_workers_compare_their_own_cases_with_the_same_figures(
+    pytester: pytest.Pytester,
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", rows(worse_every=3))
+    serial = pairwise_run(pytester, max_loss_rate=0.1, report="serial.json")
+    parallel = pairwise_run(pytester, "-n", "2", max_loss_rate=0.1, report="parallel.json")
+    assert parallel.ret == serial.ret == pytest.ExitCode.TESTS_FAILED
+    assert parallel.report["pairwise"] == serial.report["pairwise"]

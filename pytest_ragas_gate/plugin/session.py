@@ -509,7 +509,8 @@ class GateRun:
             pairs,
             {case.key: case for case in cases},
             self.judge,
-            concurrency=self.config.concurrency,
+            # Batch mode: every comparison in flight at once, so one batch job holds them.
+            concurrency=len(pairs) if self.config.batch else self.config.concurrency,
         )
 
     def _repeat_settings(self, cases: Sequence[GoldenCase]) -> dict[str, Any]:
