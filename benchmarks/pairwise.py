@@ -36,8 +36,21 @@ Reproduce with (from the repository root)::
     python benchmarks/pairwise.py --part cost --cases 100
     python benchmarks/pairwise.py --part power --runs 200
 
-Measured on a shared 2-core machine, with the defaults (see docs/gate.md, "Head to head
-with the baseline", for the table it prints).
+Measured on a shared 2-core machine, with the defaults (``--cases 60 --runs 200``; quoted
+in docs/gate.md, "Head to head with the baseline")::
+
+    judge      changed  calls/changed  prompt tok/changed  of them cache reads  output tok/changed
+    anthropic  30       2.00           3,104               1,186                28
+    openai     30       2.00           3,089               1,280                28
+    (0 calls on the 30 unchanged cases, both judges)
+
+    flip  method    cases for 80% power  false detection
+    0.0   absolute  20                   0.0%
+    0.0   pairwise  20                   0.0%
+    0.1   absolute  80                   4.0%
+    0.1   pairwise  20                   0.0%
+    0.2   absolute  300                  1.0%
+    0.2   pairwise  30                   0.0%
 """
 
 from __future__ import annotations
@@ -124,6 +137,7 @@ class CostRow:
     unchanged_calls: int
     input_tokens: int
     output_tokens: int
+    cache_read_tokens: int
     seconds: float
 
 
@@ -159,6 +173,7 @@ def measure_cost(api: str, count: int, seed: int) -> CostRow:
         ),
         input_tokens=sum(record.input_tokens for record in usage),
         output_tokens=sum(record.output_tokens for record in usage),
+        cache_read_tokens=sum(record.cache_read_tokens for record in usage),
         seconds=seconds,
     )
 
@@ -272,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     met = True
     if args.part in ("cost", "both"):
         print(
-            "judge      changed  calls/changed  prompt tok/changed  output tok/changed  "
+            "judge      changed  calls/changed  prompt tok/changed  of them cache reads  "
+            "output tok/changed  "
             "calls on unchanged  wall"
         )
         for api in ("anthropic", "openai"):
@@ -280,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             per = max(1, row.changed)
             print(
                 f"{row.judge:<10} {row.changed:<8} {row.calls / per:<14.2f} "
-                f"{row.input_tokens / per:<19,.0f} {row.output_tokens / per:<19,.0f} "
+                f"{row.input_tokens / per:<19,.0f} {row.cache_read_tokens / per:<21,.0f} "
+                f"{row.output_tokens / per:<19,.0f} "
                 f"{row.unchanged_calls:<19} {row.seconds:.2f} s"
             )
             met = met and row.calls <= 2 * row.changed and row.unchanged_calls == 0

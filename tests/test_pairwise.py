@@ -23,7 +23,8 @@ from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
-from pytest_ragas_gate.scoring.pairwise import pairwise_outcome
+from pytest_ragas_gate.scoring.pairwise import judge_pairs, pairwise_outcome
+from pytest_ragas_gate.scoring.results import CaseResult
 
 CASES = 30
 
@@ -381,3 +382,37 @@ def test_xdist_workers_compare_their_own_cases_with_the_same_figures(
     parallel = pairwise_run(pytester, "-n", "2", max_loss_rate=0.1, report="parallel.json")
     assert parallel.ret == serial.ret == pytest.ExitCode.TESTS_FAILED
     assert parallel.report["pairwise"] == serial.report["pairwise"]
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_the_second_order_reads_the_contexts_from_the_provider_cache(api: str) -> None:
+    contexts = [
+        f"Section {index}. " + "The museum keeps its archive in the cellar. " * 60
+        for index in range(3)
+    ]
+    base = CaseResult(
+        id="c",
+        source="golden.jsonl:1",
+        question="Where is the archive?",
+        answer="In the cellar.",
+        contexts=contexts,
+    )
+    new = base.model_copy(update={"answer": "The archive is in the attic."})
+    with FakeLLM() as server:
+        judge: Any = (
+            make_judge(server)
+            if api == "anthropic"
+            else OpenAIJudge("gpt-test", api_key=TEST_KEY, base_url=server.openai_url)
+        )
+
+        async def run() -> None:
+            try:
+                await judge_pairs([(base, new)], {}, judge, concurrency=4)
+            finally:
+                await judge.aclose()
+
+        asyncio.run(run())
+    spent = new.usage["pairwise"]
+    assert spent.calls == 2
+    # The contexts open both prompts; the second call reads them instead of paying again.
+    assert spent.cache_read_tokens > 1000

@@ -9,7 +9,9 @@ with the answers swapped, so a judge that favours a position is caught (see
 
 It is an :class:`~.prompts.ExternalPrompt` kind: it has a system prompt and a tool of its
 own, so the shared system prompt and tool list of the per-answer kinds, and the provider
-prompt caches built on them, stay as they are. Every untrusted text (question, reference,
+prompt caches built on them, stay as they are. The case's contexts open the user message
+(:class:`~.prompts.SharedPrefix`), so the second order reads them from the provider's
+prompt cache when they are long enough to be cached. Every untrusted text (question, reference,
 contexts, both answers, earlier turns) goes through the request's fence.
 
 ``version`` is part of every request, hence of every cache key: bump
@@ -75,12 +77,15 @@ class CompareAnswers(JudgeRequest[Comparison]):
         """The task paragraph of the system prompt."""
         return _TASK
 
-    def prompt_data(self, block: Block) -> list[str]:
-        """The fenced contexts, earlier turns, question, reference and both answers."""
+    def prompt_prefix(self, block: Block) -> list[str]:
+        """The fenced contexts: the two orders of one comparison share them, cached."""
         parts = [f"The {len(self.contexts)} retrieved contexts, in rank order:"]
         parts += [block(text, "context", index) for index, text in enumerate(self.contexts)]
-        if not self.contexts:
-            parts.append("(none)")
+        return parts if self.contexts else [*parts, "(none)"]
+
+    def prompt_data(self, block: Block) -> list[str]:
+        """The fenced earlier turns, question, reference and both answers."""
+        parts: list[str] = []
         if self.history:
             parts.append("The conversation before this question, oldest first:")
             parts += [
