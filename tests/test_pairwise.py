@@ -18,6 +18,7 @@ from gate_runs import (
     write_jsonl,
 )
 
+from pytest_ragas_gate.gate.pairwise import pairwise_check, summarise_pairwise
 from pytest_ragas_gate.judges.compare import CompareAnswers
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
@@ -25,6 +26,7 @@ from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 from pytest_ragas_gate.scoring.pairwise import judge_pairs, pairwise_outcome
 from pytest_ragas_gate.scoring.results import CaseResult
+from pytest_ragas_gate.settings.config import GateConfig
 
 CASES = 30
 
@@ -416,3 +418,37 @@ def test_the_second_order_reads_the_contexts_from_the_provider_cache(api: str) -
     assert spent.calls == 2
     # The contexts open both prompts; the second call reads them instead of paying again.
     assert spent.cache_read_tokens > 1000
+
+
+def judged(case_id: str, outcome: str, faithfulness: float) -> CaseResult:
+    """A case result carrying a pairwise verdict, as a saved report holds it."""
+    return CaseResult.model_validate(
+        {
+            "id": case_id,
+            "source": f"golden.jsonl:{case_id[-1]}",
+            "answer": f"new {case_id}",
+            "scores": {"faithfulness": faithfulness},
+            "pairwise": {
+                "outcome": outcome,
+                "changed": True,
+                "seen": ["baseline", "baseline"] if outcome == "loss" else ["tie", "tie"],
+                "consistent": True,
+                "baseline_answer": f"old {case_id}",
+            },
+        }
+    )
+
+
+def test_the_worst_losses_come_first_and_too_few_cases_check_nothing() -> None:
+    results = [judged("c1", "loss", 0.8), judged("c2", "tie", 1.0), judged("c3", "loss", 0.1)]
+    summary = summarise_pairwise(results, GateConfig(pairwise_max_loss_rate=0.5))
+    assert summary is not None
+    assert [loss.case for loss in summary.worst_losses] == ["golden.jsonl::c3", "golden.jsonl::c1"]
+    assert summary.worst_losses[0].baseline_answer == "old c3"
+    check = pairwise_check(summary)
+    assert check is not None and check.passed is False  # 2 of 3 lost > 50%
+
+    few = summarise_pairwise(results, GateConfig(pairwise_max_loss_rate=0.9, min_paired=5))
+    skipped = pairwise_check(few)
+    assert skipped is not None and skipped.kind == "not_evaluated"
+    assert skipped.message.startswith("pairwise check not evaluated: 3 case(s) compared")

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..scoring.pairwise import PAIRWISE_USAGE
 from ..scoring.results import CaseResult
+from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
 from ..stats import bootstrap_ci
 from .checks import GateCheck
@@ -143,6 +144,22 @@ def _rate(
     return sum(values) / len(values), (low, high)
 
 
+def _badness(result: CaseResult) -> float:
+    """How a loss ranks among the worst: the lower the case's mean score, the earlier.
+
+    Every loss is one the judge was sure of in both orders, so the case's own scores
+    (mean over its scored metrics, a lower-is-better one turned round, 1.0 without any)
+    put the worst first; a stable sort
+    keeps canonical order among equals.
+    """
+    scores = [
+        score if default_direction(metric) == "min" else 1.0 - score
+        for metric, score in result.scores.items()
+        if score is not None
+    ]
+    return sum(scores) / len(scores) if scores else 1.0
+
+
 def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> PairwiseSummary | None:
     """The run's head-to-head figures; None when no case carries a pairwise verdict.
 
@@ -160,7 +177,10 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
     loss_rate, loss_ci = _rate([o == "loss" for o in outcomes], config)
     tie_rate, tie_ci = _rate([o == "tie" for o in outcomes], config)
     consistent = [verdict.consistent for verdict in changed if verdict.consistent is not None]
-    losses = [r for r in compared if r.pairwise is not None and r.pairwise.outcome == "loss"]
+    losses = sorted(
+        (r for r in compared if r.pairwise is not None and r.pairwise.outcome == "loss"),
+        key=_badness,
+    )
     return PairwiseSummary(
         compared=len(compared),
         changed=sum(1 for r in judged if r.pairwise is not None and r.pairwise.changed),
