@@ -452,3 +452,48 @@ def test_the_worst_losses_come_first_and_too_few_cases_check_nothing() -> None:
     skipped = pairwise_check(few)
     assert skipped is not None and skipped.kind == "not_evaluated"
     assert skipped.message.startswith("pairwise check not evaluated: 3 case(s) compared")
+
+
+CHAT: dict[str, Any] = {
+    "id": "plan-chat",
+    "turns": [
+        {"role": "user", "content": "Which storage plans does Zorblax offer?"},
+        {
+            "role": "assistant",
+            "content": "Zorblax offers the Pro plan with 2 TB of storage.",
+            "contexts": ["Zorblax offers the Pro plan with 2 TB of storage."],
+        },
+        {"role": "user", "content": "Is there a free trial?"},
+        {
+            "role": "assistant",
+            "content": "The Pro plan has a free trial of 30 days.",
+            "contexts": ["The Pro plan has a free trial of 30 days."],
+        },
+    ],
+}
+
+
+def test_each_turn_of_a_conversation_is_compared_with_its_earlier_turns_shown(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[FakeCall] = []
+
+    def record(call: FakeCall) -> dict[str, Any]:
+        if call.kind == "compare_answers":
+            seen.append(call)
+        return default_reply(call)
+
+    write_config(pytester.path, judge="anthropic", model="fake-model", **FAST_RETRIES)
+    with FakeLLM(responder=record) as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [CHAT])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        worse = json.loads(json.dumps(CHAT))
+        worse["turns"][3]["content"] = "The Pro plan has a free trial of 90 days."
+        write_jsonl(pytester, "golden.jsonl", [worse])
+        outcome = pairwise_run(pytester)
+    pairwise = outcome.report["pairwise"]
+    assert (pairwise["compared"], pairwise["changed"], pairwise["losses"]) == (2, 1, 1)
+    assert len(seen) == 2
+    # The judge reads the follow-up with the turns before it, fenced like the rest.
+    assert seen[0].data["user_turn"] == ["Which storage plans does Zorblax offer?"]
