@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ from ..scoring.case_checks import check_threshold_metrics
 from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
 from ..scoring.interruption import fill_unscored, is_incomplete
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
-from ..scoring.scheduler import Progress, score_cases
+from ..scoring.scheduler import Progress, ProgressCallback, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
@@ -462,8 +462,8 @@ class GateRun:
     async def _score_and_compare(
         self,
         cases: Sequence[GoldenCase],
-        metric_names_for: Any,
-        show_progress: Any,
+        metric_names_for: Callable[[GoldenCase], list[str]],
+        show_progress: ProgressCallback | None,
         into: dict[str, CaseResult] | None,
     ) -> dict[str, CaseResult]:
         """Score the cases, then (``pairwise: true``) judge their answers against the baseline's.
