@@ -345,6 +345,8 @@ def test_a_judge_that_cannot_compare_fails_the_gate_closed(
     assert outcome.report["verdict"] == "error"
     assert len(outcome.report["pairwise"]["errors"]) == 3
     outcome.stdout.fnmatch_lines(["*3 changed case(s) could not be compared with the baseline*"])
+    error = outcome.junit.find(".//testcase[@name='pairwise_loss_rate']/error")
+    assert error is not None and error.get("type") == "RagGateJudgeUnavailable"
 
 
 def test_outcomes_count_only_a_preference_both_positions_give() -> None:
