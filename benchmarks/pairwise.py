@@ -11,7 +11,8 @@ the real SDKs). Half the answers changed (a third of those for the worse: a numb
 changed), half did not. The script prints the judge calls and the prompt and output
 tokens per changed case (the fake server's estimate: one token per CJK character, one per
 four other characters), and the calls spent on unchanged cases (goal: none, and at most
-2 per changed case; the exit status says).
+2 per changed case; the exit status says), and the judge's position-consistency (with
+``--flip``, the fake judge errs on that share of its comparisons).
 
 **Power.** How many paired cases the gate needs to detect a 10-point drop in faithfulness,
 with absolute paired scores (the baseline test: per-case faithfulness in both runs, a
@@ -42,7 +43,8 @@ in docs/gate.md, "Head to head with the baseline")::
     judge      changed  calls/changed  prompt tok/changed  of them cache reads  output tok/changed
     anthropic  30       2.00           3,104               1,186                28
     openai     30       2.00           3,089               1,280                28
-    (0 calls on the 30 unchanged cases, both judges)
+    (0 calls on the 30 unchanged cases, both judges; position-consistency 100%, and with
+    --flip 0.1, a judge that errs on one comparison in ten, 87% and 80%)
 
     flip  method    cases for 80% power  false detection
     0.0   absolute  20                   0.0%
@@ -138,13 +140,14 @@ class CostRow:
     input_tokens: int
     output_tokens: int
     cache_read_tokens: int
+    consistency: float
     seconds: float
 
 
-def measure_cost(api: str, count: int, seed: int) -> CostRow:
+def measure_cost(api: str, count: int, seed: int, flip: float = 0.0) -> CostRow:
     """Judge ``count`` pairs with one judge on the fake server; what it cost."""
     pairs, cases = _pairs(count, seed)
-    with FakeLLM() as server:
+    with FakeLLM(flip_probability=flip, seed=seed) as server:
         judge: Any = (
             AnthropicJudge("claude-sonnet-4-6", api_key=KEY, base_url=server.url)
             if api == "anthropic"
@@ -174,6 +177,8 @@ def measure_cost(api: str, count: int, seed: int) -> CostRow:
         input_tokens=sum(record.input_tokens for record in usage),
         output_tokens=sum(record.output_tokens for record in usage),
         cache_read_tokens=sum(record.cache_read_tokens for record in usage),
+        consistency=sum(1 for new in changed if new.pairwise and new.pairwise.consistent)
+        / max(1, len(changed)),
         seconds=seconds,
     )
 
@@ -280,6 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["cost", "power", "both"], default="both")
     parser.add_argument("--cases", type=int, default=60, help="cases of the cost part")
+    parser.add_argument(
+        "--flip", type=float, default=0.0, help="the fake judge's flip rate in the cost part"
+    )
     parser.add_argument("--runs", type=int, default=200, help="simulated pairs of runs per n")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -289,16 +297,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "judge      changed  calls/changed  prompt tok/changed  of them cache reads  "
             "output tok/changed  "
-            "calls on unchanged  wall"
+            "calls on unchanged  position-consistency  wall"
         )
         for api in ("anthropic", "openai"):
-            row = measure_cost(api, args.cases, args.seed)
+            row = measure_cost(api, args.cases, args.seed, args.flip)
             per = max(1, row.changed)
             print(
                 f"{row.judge:<10} {row.changed:<8} {row.calls / per:<14.2f} "
                 f"{row.input_tokens / per:<19,.0f} {row.cache_read_tokens / per:<21,.0f} "
                 f"{row.output_tokens / per:<19,.0f} "
-                f"{row.unchanged_calls:<19} {row.seconds:.2f} s"
+                f"{row.unchanged_calls:<19} {row.consistency:<21.0%} {row.seconds:.2f} s"
             )
             met = met and row.calls <= 2 * row.changed and row.unchanged_calls == 0
     if args.part in ("power", "both"):
