@@ -97,8 +97,9 @@ def test_context_outside_a_deepeval_row_is_still_a_misspelt_contexts(
         json.dumps([{**row, "context": GOOD["contexts"]}]), encoding="utf-8"
     )
     result = pytester.runpytest("--rag-gate", "golden.json", "--rag-gate-judge", "offline")
-    assert result.ret == 4
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*every case has the key 'context'*did you mean 'contexts'?*"])
+    assert "Safe to deploy" not in result.stdout.str()
 
 
 def test_a_deepeval_csv_list_cell_says_how_to_convert(pytester: pytest.Pytester) -> None:
