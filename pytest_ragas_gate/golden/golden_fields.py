@@ -73,6 +73,9 @@ _SHARED_CONTEXTS = "conversation_contexts"
 _DEEPEVAL_FIELDS = frozenset(
     {"input", "actual_output", "expected_output", "retrieval_context", *CONVERSATION_FIELDS}
 )
+#: DeepEval's list fields that its JSONL and CSV files write as texts joined by ``|``.
+_DEEPEVAL_JOINED = frozenset({"retrieval_context", "context"})
+DEEPEVAL_LIST_DELIMITER = "|"
 #: DeepEval's ``additional_metadata`` is merged into the metadata, as ``metadata`` is.
 _METADATA_MAPPINGS = frozenset({"metadata", "additional_metadata"})
 
@@ -356,6 +359,8 @@ def _sort_fields(
     for key, value in row.items():
         name = str(key)
         canonical = canonical_field(name)
+        if deepeval and isinstance(value, str) and name.strip().lower() in _DEEPEVAL_JOINED:
+            value = [part for part in value.split(DEEPEVAL_LIST_DELIMITER) if part.strip()]
         problem = lone_surrogate_problem(name, in_name=True) or lone_surrogate_problem(value)
         if problem is not None:
             errors.append(f"field {name!r}: {problem}")
@@ -396,8 +401,7 @@ def _ideal_context(name: str, value: Any, metadata: dict[str, Any], errors: list
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         errors.append(
             f"field {name!r}: DeepEval's ideal context, expected a list of strings, got "
-            f"{kind_of(value)} (a DeepEval CSV joins it with '|': convert that file with "
-            "'rag-gate import deepeval')"
+            f"{kind_of(value)}"
         )
         return
     if "reference_contexts" in metadata:

@@ -35,6 +35,11 @@ _DEEPEVAL_GOLDEN = (
     "source_file",
     "name",
     "custom_column_key_values",
+    "token_cost",
+    "input_token_count",
+    "output_token_count",
+    "expectations",
+    "expected_labels",
     "multimodal",
     "images_mapping",
 )
