@@ -188,3 +188,31 @@ def test_a_misspelt_column_in_one_file_never_stops_the_other_files(
     assert faithfulness_by_question(outcome.report) == SINGLE_TURN
     assert outcome.report["error_rate"]["errored_cases"] == 1
     outcome.stdout.fnmatch_lines(["*gated 4 of 4 collected golden case(s); 3 scored, 1 errored"])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "deepeval_goldens.json",
+        "deepeval_goldens.jsonl",
+        "deepeval_goldens.csv",
+        "deepeval_conversations.json",
+        "deepeval_goldens_tools.json",
+    ],
+)
+def test_rag_gate_import_deepeval_reads_the_files_as_the_loader_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    output = tmp_path / "golden.jsonl"
+    status = main(["import", "deepeval", str(PEERS / name), "-o", str(output)])
+    assert (status, capsys.readouterr().err) == (0, "")
+    imported = load_golden_file(output)
+    unconverted = load_golden_file(PEERS / name)
+    assert imported.problems == unconverted.problems == []
+
+    def fields(case: Any) -> tuple[Any, ...]:
+        return (case.id, case.question, case.answer, case.context_texts, case.reference)
+
+    assert [fields(case) for case in imported.cases] == [fields(case) for case in unconverted.cases]
+    for before, after in zip(unconverted.cases, imported.cases, strict=True):
+        assert {key: after.metadata.get(key) for key in before.metadata} == before.metadata

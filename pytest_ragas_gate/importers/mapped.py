@@ -161,8 +161,10 @@ def _where_it_stops(steps: Path, end: DeadEnd) -> str:
     """The key the path wanted, the keys found there, and the nearest of them."""
     at = show_path(end.reached)
     wanted = steps[len(end.reached)] if len(end.reached) < len(steps) else None
+    if isinstance(wanted, int) or wanted is None:
+        return f"{at} holds no list with an item {show_path((wanted,))}"
     if not end.keys:
-        return f"{at} holds no object with keys"
+        return f"no key {wanted!r}: {at} holds no object"
     found = ", ".join(repr(key) for key in end.keys[:_KEYS_SHOWN])
     more = f" and {len(end.keys) - _KEYS_SHOWN} more" if len(end.keys) > _KEYS_SHOWN else ""
     where = f"under {at}" if end.reached else "at the top"
