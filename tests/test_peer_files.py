@@ -121,13 +121,14 @@ def test_a_deepeval_conversational_golden_keeps_its_scenario_and_shares_its_cont
     assert len(conversations) == 2  # both open with "Hi", yet are two conversations
 
 
-def test_deepeval_tool_calls_are_known_fields_kept_for_the_tool_metrics() -> None:
+def test_deepeval_tool_calls_load_as_the_cases_tool_calls() -> None:
     loaded = load_golden_file(PEERS / "deepeval_goldens_tools.json")
     assert loaded.problems == []
-    first = loaded.cases[0]
-    called = first.metadata["tools_called"]
-    assert [call["name"] for call in called] == ["search_docs"]
-    assert first.metadata["expected_tools"][0]["inputParameters"] == {"query": "Apple founders"}
+    first, second = loaded.cases
+    assert [call.name for call in first.tools_called or []] == ["search_docs"]
+    assert (first.expected_tools or [])[0].input_parameters == {"query": "Apple founders"}
+    assert [call.name for call in second.tools_called or []] == ["web_search"]
+    assert "tools_called" not in first.metadata and "expected_tools" not in first.metadata
 
 
 def test_the_promptfoo_results_file_imports_with_its_rendered_reference_and_gates(
@@ -211,7 +212,15 @@ def test_rag_gate_import_deepeval_reads_the_files_as_the_loader_does(
     assert imported.problems == unconverted.problems == []
 
     def fields(case: Any) -> tuple[Any, ...]:
-        return (case.id, case.question, case.answer, case.context_texts, case.reference)
+        return (
+            case.id,
+            case.question,
+            case.answer,
+            case.context_texts,
+            case.reference,
+            case.tools_called,
+            case.expected_tools,
+        )
 
     assert [fields(case) for case in imported.cases] == [fields(case) for case in unconverted.cases]
     for before, after in zip(unconverted.cases, imported.cases, strict=True):

@@ -47,11 +47,11 @@ __all__ = ["SUPPORTED_EXTENSIONS", "read_rows"]
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset({".jsonl", ".json", ".yaml", ".yml", ".csv"})
 
-_CSV_LIST_FIELDS = frozenset({"contexts", "relevant_context_ids", "tags"})
-#: DeepEval CSV columns whose cells hold JSON (an object or a list of tool calls).
-_DEEPEVAL_JSON_CELLS = frozenset(
-    {"additional_metadata", "custom_column_key_values", "tools_called", "expected_tools"}
+_CSV_LIST_FIELDS = frozenset(
+    {"contexts", "relevant_context_ids", "tags", "tools_called", "expected_tools"}
 )
+#: DeepEval CSV columns whose cells hold a JSON object.
+_DEEPEVAL_JSON_CELLS = frozenset({"additional_metadata", "custom_column_key_values"})
 _CSV_DELIMITERS = ",;\t|"
 _JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 # Python's csv module refuses cells over 128 KiB by default; retrieved contexts of a long
@@ -627,8 +627,8 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
         elif canonical == "id":
             value[name] = cell.strip()
         elif deepeval and name.strip().lower() in _DEEPEVAL_JSON_CELLS:
-            # DeepEval writes its metadata and tool calls as JSON text.
-            parsed = _parse_cell(cell, dict) or _parse_cell(cell, list)
+            # DeepEval writes its metadata as JSON text.
+            parsed = _parse_cell(cell, dict)
             value[name] = cell if parsed is None else parsed
         elif name.strip().lower() == "context" and cell.lstrip().startswith("["):
             # DeepEval's ideal context, when a list: golden_fields decides what it means.

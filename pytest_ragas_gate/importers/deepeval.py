@@ -105,6 +105,10 @@ def _case(place: Place, record: object) -> Outcome:
         fields["contexts"] = contexts
     if reference is not None:
         fields["reference"] = reference
+    # Tool calls keep DeepEval's shape, which golden files read as it is (tool_calls.py).
+    for key in ("tools_called", "expected_tools"):
+        if isinstance(record.get(key), list):
+            fields[key] = record[key]
     metadata: dict[str, object] = dict(extra or {})
     if ideal:
         metadata["reference_contexts"] = ideal
@@ -124,8 +128,8 @@ _CONVERSATION_METADATA = (
     "name",
     "comments",
 )
-#: A ``Golden``'s fields kept as metadata (tool calls as DeepEval wrote them).
-_KEPT = ("name", "source_file", "comments", "tools_called", "expected_tools")
+#: A ``Golden``'s fields kept as metadata.
+_KEPT = ("name", "source_file", "comments")
 
 
 def _conversation(place: Place, record: Mapping[str, object], turns: list[object]) -> Outcome:
