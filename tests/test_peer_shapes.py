@@ -257,3 +257,40 @@ def test_a_mapped_list_that_is_empty_is_no_miss(
         str(tmp_path / "golden.jsonl"),
     )
     assert status == 0 and "warning" not in out
+
+
+# --- DeepEval's conversational goldens --------------------------------------------------------
+
+
+def test_a_conversational_golden_without_turns_says_it_is_a_simulator_scenario(
+    tmp_path: Path,
+) -> None:
+    golden = {
+        "scenario": "A customer asks for a refund.",
+        "expected_outcome": "The refund is issued.",
+        "user_description": None,
+        "context": None,
+        "turns": None,
+    }
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([golden]), encoding="utf-8")
+    (problem,) = load_golden_file(path).problems
+    assert problem.message == (
+        f"{path}:1: field 'turns': a DeepEval conversational golden without turns is a "
+        "scenario for DeepEval's simulator, with nothing to score; give it the "
+        "conversation's turns"
+    )
+
+
+def test_null_peer_fields_are_left_out_and_filled_ones_kept(tmp_path: Path) -> None:
+    row = {
+        "user_input": GOOD["question"],
+        "response": GOOD["answer"],
+        "retrieved_contexts": GOOD["contexts"],
+        "rubrics": None,
+        "persona_name": "",
+        "query_style": "PERFECT_GRAMMAR",
+        "comments": None,
+    }
+    (case,) = load_golden_file(write_jsonl(tmp_path / "golden.jsonl", [row])).cases
+    assert case.metadata == {"query_style": "PERFECT_GRAMMAR"}

@@ -5,7 +5,7 @@ the tools wrote them. Run it again when a tool's major version changes, in a scr
 environment that has the tools (they are no dependency of the project)::
 
     python -m venv /tmp/peers && /tmp/peers/bin/pip install deepeval ragas
-    (cd /tmp/promptfoo && npm install promptfoo)
+    (cd /tmp/promptfoo && npm install node@22 promptfoo)
     /tmp/peers/bin/python tests/data/peers/make_peer_files.py --promptfoo /tmp/promptfoo
 
 promptfoo needs no network: the system under test is a local provider that answers from
@@ -294,6 +294,8 @@ def promptfoo_files(directory: Path, promptfoo: Path) -> dict[str, str]:
         (work / "provider.js").write_text(_PROVIDER_JS, "utf-8")
         environment = {
             **os.environ,
+            # A Node installed beside promptfoo (npm install node@22) comes first.
+            "PATH": f"{promptfoo / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
             "PROMPTFOO_DISABLE_TELEMETRY": "1",
             "PROMPTFOO_DISABLE_UPDATE": "1",
             "PROMPTFOO_CONFIG_DIR": str(work / ".promptfoo"),
@@ -327,8 +329,12 @@ def main() -> int:
         written.update(promptfoo_files(arguments.out, arguments.promptfoo))
         package = arguments.promptfoo / "node_modules" / "promptfoo" / "package.json"
         versions["promptfoo"] = json.loads(package.read_text("utf-8"))["version"]
+    node = "node"
+    if arguments.promptfoo is not None:
+        local = arguments.promptfoo / "node_modules" / ".bin" / "node"
+        node = str(local) if local.exists() else node
     versions["node"] = subprocess.run(
-        ["node", "--version"], capture_output=True, text=True, check=False
+        [node, "--version"], capture_output=True, text=True, check=False
     ).stdout.strip()
     versions["python"] = sys.version.split()[0]
     manifest = {"versions": versions, "files": written}
