@@ -189,13 +189,22 @@ def ragas_files(directory: Path) -> dict[str, str]:
 
 # --- promptfoo ---------------------------------------------------------------------------
 
-#: What the local grader answers every grading prompt: each reply parses as a pass in
-#: promptfoo's context-recall ([Attributed]), context-faithfulness (the verdicts) and
-#: context-relevance (one relevant sentence) graders; answer-relevance's questions are it.
+#: What the local grader answers a grading prompt: it parses as a pass in promptfoo's
+#: context-recall ([Attributed]) and context-faithfulness (the verdicts) graders, and
+#: answer-relevance's generated questions are it; context-relevance gets the context back.
 _GRADE = (
     "1. The answer is supported by the context. [Attributed]\n"
     "Final verdict for each statement in order: Yes. Yes."
 )
+
+
+def _grade(request: dict[str, Any]) -> str:
+    """The canned grade; context-relevance (promptfoo 0.123) must quote the context itself."""
+    prompt = "\n".join(str(message.get("content")) for message in request.get("messages", []))
+    start, end = prompt.find("\ncontext: "), prompt.find("\ncandidate sentences:")
+    if 0 <= start < end:
+        return prompt[start + len("\ncontext: ") : end].strip()
+    return _GRADE
 
 
 class _Grader(BaseHTTPRequestHandler):
@@ -203,7 +212,7 @@ class _Grader(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (the handler's name is http.server's)
         length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
+        request = json.loads(self.rfile.read(length) or b"{}")
         if self.path.endswith("/embeddings"):
             body: dict[str, Any] = {
                 "object": "list",
@@ -220,7 +229,7 @@ class _Grader(BaseHTTPRequestHandler):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": _GRADE},
+                        "message": {"role": "assistant", "content": _grade(request)},
                         "finish_reason": "stop",
                     }
                 ],
