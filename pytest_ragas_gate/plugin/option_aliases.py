@@ -44,6 +44,12 @@ ALIASES: tuple[OptionAlias, ...] = (
     ),
     OptionAlias("--rag-gate-html", "html", "--rag-gate-output html=PATH"),
     OptionAlias("--rag-gate-history", "history", "--rag-gate-output history=PATH"),
+    OptionAlias(
+        "--rag-gate-pairwise",
+        "pairwise",
+        "--rag-gate-set pairwise=true",
+        {"action": "store_true"},
+    ),
     OptionAlias("--rag-gate-labels", "labels", "--rag-gate-set trust.labels=PATH"),
     OptionAlias(
         "--rag-gate-cache",

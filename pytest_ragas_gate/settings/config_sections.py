@@ -42,6 +42,8 @@ SECTIONED: dict[tuple[str, ...], str] = {
     ("rules",): "rules",
     ("max_error_rate",): "max_error_rate",
     ("min_cases",): "min_cases",
+    ("pairwise",): "pairwise",
+    ("pairwise_max_loss_rate",): "pairwise_max_loss_rate",
     ("statistics", "confidence"): "confidence",
     ("statistics", "bootstrap_resamples"): "bootstrap_resamples",
     ("statistics", "seed"): "seed",
