@@ -72,6 +72,7 @@ OPERATIONAL_SETTINGS = frozenset(
         "report",
         "report_details",
         "html",
+        "markdown",
         "history",
         "junit",
         "cache",
@@ -265,6 +266,8 @@ def _settings(
         loaded = load_config(
             rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
         )
+        for warning in loaded.warnings:
+            print(f"rag-gate: deprecated: {warning}", file=sys.stderr)
         # Messages name the file as the user wrote it, not its resolved path.
         origins = {
             key: config_file if origin == str(path.resolve()) else origin
