@@ -287,7 +287,9 @@ def test_merge_refuses_mismatched_or_overlapping_reports(tmp_path: Path) -> None
         "judge offline, model heuristic-v1",
     )
     assert_in_process_usage_error(
-        tmp_path, merge("a.json", "strict.json"), "setting 'rule' differs ('mean' vs 'ci_lower')"
+        tmp_path,
+        merge("a.json", "strict.json"),
+        "setting 'rules.default' differs ('mean' vs 'ci_lower')",
     )
     assert_in_process_usage_error(tmp_path, merge("s1.json", "s2.json"), "Shard(s) 3/3 missing")
     assert_in_process_usage_error(tmp_path, merge("s1.json", "s1.json"), "both shard 1/3")

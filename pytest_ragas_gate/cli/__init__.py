@@ -50,6 +50,7 @@ from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
+from ..settings.config_sections import public_key
 from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
@@ -504,7 +505,7 @@ def _check_compatible(reports: Sequence[SavedReport]) -> None:
             if key in OPERATIONAL_SETTINGS or reference[key] == settings.get(key):
                 continue
             raise CommandError(
-                f"Cannot merge {first.path} with {other.path}: setting {key!r} differs "
+                f"Cannot merge {first.path} with {other.path}: setting {public_key(key)!r} differs "
                 f"({reference[key]!r} vs {settings.get(key)!r}); shards must share settings."
             )
 
