@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -38,6 +37,7 @@ from ..settings.bounds import Bound
 from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
+from .anchors import case_anchor
 from .gate_inputs import gate_inputs_context
 from .history import HistoryEntry, entry_from_report, recent_runs, trend_chart
 from .json_report import (
@@ -168,15 +168,6 @@ def script_json(data: Any) -> Markup:
     for character, escape in _SCRIPT_ESCAPES.items():
         text = text.replace(character, escape)
     return Markup(text)
-
-
-def case_anchor(key: str) -> str:
-    """The URL fragment that opens a case's panel: ``case=`` and its percent-encoded key.
-
-    >>> case_anchor("golden/qa.jsonl::refund <1>")
-    'case=golden%2Fqa.jsonl%3A%3Arefund%20%3C1%3E'
-    """
-    return "case=" + quote(key, safe="")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..gate.verdict import GateVerdict
 from ..plugin.items import attached_result
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound, own_bound
-from .html import case_anchor
+from .anchors import case_anchor
 from .html_summary import verdict_prefix, verdict_summary
 
 __all__ = ["PytestHtmlRows"]
