@@ -33,7 +33,6 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePath
 from typing import Any
 
-from ..cli.comment import COMMENT_DESCRIPTION, add_comment_arguments
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
 from ..gate.baseline import case_deltas, pair_cases
@@ -42,6 +41,7 @@ from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound
 from ..settings.config_sections import REMOVED_IN
+from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
 from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
