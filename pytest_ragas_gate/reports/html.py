@@ -79,6 +79,10 @@ _CARD_KEYS = frozenset(
         "message",
         "direction",
         "judge_noise",
+        "baseline_mean",
+        "baseline_paired",
+        "baseline_passed",
+        "newly_failing",
     }
 )
 
@@ -689,6 +693,7 @@ def page_context(
                 "aggregate": aggregate,
                 "chart": _histogram(scores, column),
                 "delta": delta,
+                "newly_failing": aggregate.get("newly_failing") is True,
                 "noise": _noise_text(aggregate.get("judge_noise")),
                 "labelled": aggregate.get("labelled") or 0,
                 "ppi": ppi,
@@ -731,6 +736,11 @@ def page_context(
         "latency": _percentiles(report, latencies),
         "drops": drops,
         "comparison": comparison,
+        "newly_failing": [
+            name
+            for name, aggregate in metrics.items()
+            if isinstance(aggregate, Mapping) and aggregate.get("newly_failing") is True
+        ],
         "more": {
             key: value
             for key, value in report.items()

@@ -347,6 +347,9 @@ def comment_body(
             "",
         ]
     lines += _metric_table(verdict)
+    newly = [verdict.metrics[name].message for name in verdict.newly_failing]
+    if newly:
+        lines += ["", *(f"> ❌ {_text(message)}" for message in newly)]
     if trend:
         lines += ["", "**Trend** (recorded runs, oldest first):", "", *(f"- {t}" for t in trend)]
     if verdict.baseline is not None:
