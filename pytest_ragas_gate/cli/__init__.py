@@ -357,7 +357,7 @@ def _write(
     )
     document.update(extra)
     try:
-        write_report(output, document, results=results)
+        write_report(output, document, results=results, verdicts=verdict.cases)
     except OSError as error:
         raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
 

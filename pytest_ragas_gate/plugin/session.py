@@ -740,7 +740,9 @@ class GateRun:
                 include_cases=False,
             )
             if self.config.report:
-                write_report(root / self.config.report, report, results=ordered)
+                write_report(
+                    root / self.config.report, report, results=ordered, verdicts=self.verdict.cases
+                )
             runs = self._record_history(root, report)
             if self.config.html:
                 from ..reports.html import write_html
@@ -760,6 +762,7 @@ class GateRun:
                     baseline=baseline,
                     history=runs,
                     baseline_stamp=stamp,
+                    cases=self.verdict.cases,
                 )
         if self.config.junit:
             write_junit(

@@ -31,6 +31,7 @@ from markupsafe import Markup
 from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
 from ..gate.baseline import case_deltas, pair_cases
+from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound
@@ -44,6 +45,7 @@ from .json_report import (
     baseline_report,
     load_report,
     report_cases,
+    saved_case_verdicts,
     saved_stamp,
 )
 from .judge_noise_view import noise_cell
@@ -139,10 +141,18 @@ _KNOWN_BLOCKS = frozenset(
 )
 
 #: Case-record keys the page never uses; left out to keep a 1,000-case page small.
-_UNUSED_CASE_KEYS = ("metrics", "scoring_s")
+_UNUSED_CASE_KEYS = ("metrics", "scoring_s", "verdict")
 
 #: Order of case statuses, worst first.
 _STATUS_ORDER = {"error": 0, "fail": 1, "below": 2, "pass": 3}
+
+#: The page's word for each case status the gate decides.
+_STATUS_WORDS: dict[CaseStatus, str] = {
+    "errored": "error",
+    "failed": "fail",
+    "below": "below",
+    "passed": "pass",
+}
 
 # Characters that could end a <script> element or open an HTML comment inside it, or
 # end a JavaScript string (U+2028/9 in older engines); JSON escapes keep their meaning.
@@ -193,10 +203,7 @@ class _MetricColumn:
         """Whether ``score`` is on the failing side of ``threshold``."""
         if threshold is None:
             return False
-        # The gate's own float slack: a score equal to its threshold on paper passes.
-        if self.direction == "max":
-            return score - 1e-9 > threshold
-        return score + 1e-9 < threshold
+        return not Bound(threshold, "max" if self.direction == "max" else "min").met_by(score)
 
     def margin(self, score: float, threshold: float) -> float:
         """How far ``score`` is on the passing side of ``threshold`` (negative: failing)."""
@@ -300,12 +307,10 @@ def _case_view(
     result: CaseResult,
     record: dict[str, Any],
     columns: Sequence[_MetricColumn],
-    bounds: Mapping[str, Bound],
+    case: CaseVerdict,
 ) -> _CaseView:
-    """Status, missed thresholds and worst margin of one case."""
-    misses: list[str] = []
+    """The case's status and missed thresholds as the gate decided them, and its worst margin."""
     margins: list[float] = []
-    own_failure = False
     for column in columns:
         score = result.scores.get(column.name)
         if score is None or column.name in result.errors:
@@ -314,18 +319,9 @@ def _case_view(
         threshold = own if own is not None else column.threshold
         if threshold is not None:
             margins.append(column.margin(score, threshold))
-            if column.misses(score, threshold):
-                misses.append(column.name)
-                own_failure = own_failure or own is not None
-    status = (
-        "error"
-        if result.errored
-        else "fail"
-        if own_failure or result.case_threshold_failures(bounds)
-        else "below"
-        if misses
-        else "pass"
-    )
+    shown = {column.name for column in columns}
+    misses = [metric for metric in case.missed_metrics if metric in shown]
+    status = _STATUS_WORDS[case.status]
     record["key"] = result.key
     record["anchor"] = case_anchor(result.key)
     claims = record.get("details", {}).get("faithfulness")
@@ -641,6 +637,7 @@ def page_context(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, from the report's blocks and its case records.
 
@@ -650,6 +647,8 @@ def page_context(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report's config and
+            baseline comparison decide them).
 
     Returns:
         The template's context.
@@ -657,10 +656,11 @@ def page_context(
     config = GateConfig.model_validate(report.get("config") or {})
     columns = _columns(report)
     ordered = canonical_order(results)
-    bounds = config.bounds()
+    verdicts = saved_case_verdicts(report, ordered) if cases is None else cases
+    decided = {case.key: case for case in verdicts}
     views = [
-        _case_view(result, record, columns, bounds)
-        for result, record in zip(ordered, report_cases(ordered, config), strict=True)
+        _case_view(result, record, columns, decided[result.key])
+        for result, record in zip(ordered, report_cases(ordered, config, verdicts), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)
     changes = _baseline_changes(ordered, baseline)
@@ -840,6 +840,7 @@ def render_html(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> str:
     """The whole page as one string.
 
@@ -849,6 +850,7 @@ def render_html(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report decides them).
 
     Returns:
         A self-contained HTML document.
@@ -856,7 +858,12 @@ def render_html(
     script = _asset("report.js")
     style = _asset("report.css")
     context = page_context(
-        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+        report,
+        results,
+        baseline=baseline,
+        history=history,
+        baseline_stamp=baseline_stamp,
+        cases=cases,
     )
     page = (
         _environment()
@@ -881,6 +888,7 @@ def write_html(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> None:
     """Render the page and write it to ``path`` atomically.
 
@@ -891,9 +899,15 @@ def write_html(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report decides them).
     """
     page = render_html(
-        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+        report,
+        results,
+        baseline=baseline,
+        history=history,
+        baseline_stamp=baseline_stamp,
+        cases=cases,
     )
     write_text_atomic(path, page)
 
