@@ -661,21 +661,9 @@ class GateRun:
         self.verdict = evaluate_gate(
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
+        # The summary, step summary and annotations follow in the terminal summary
+        # (terminal.write_summary), by the path `rag-gate regate` and `merge` take too.
         self._write_reports()
-        from ..reports.gate_inputs import gate_inputs_markdown
-        from ..reports.github import write_step_summary
-
-        write_step_summary(
-            self.verdict,
-            results=self.collected,
-            judge=self.judge_info,
-            usage=self.total_usage(),
-            extra=gate_inputs_markdown(
-                self.run_facts.gate_changes,
-                self.run_facts.cache_integrity,
-                cache_mode=self.config.cache,
-            ),
-        )
         session.exitstatus = exit_status(
             session.exitstatus,
             gate_failed=not self.verdict.passed,
