@@ -33,6 +33,7 @@ PYTEST_MODULES = {
     f"{NAME}.live.targets",
     f"{NAME}.plugin.terminal",
     f"{NAME}.plugin.html_rows",
+    f"{NAME}.plugin.xdist_exchange",
 }
 
 #: The pipeline's layers, in order: the modules at the package's top level (the foundation),
