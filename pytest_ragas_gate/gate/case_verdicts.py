@@ -23,10 +23,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..golden.cases import is_missing_fields_reason
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound, Direction, own_bound
 
-__all__ = ["CaseStatus", "CaseVerdict", "MetricMiss", "case_verdict", "case_verdicts"]
+__all__ = [
+    "CaseStatus",
+    "CaseVerdict",
+    "MetricMiss",
+    "case_misses",
+    "case_verdict",
+    "case_verdicts",
+    "own_threshold_misses",
+]
 
 #: ``errored``: the case or a metric of it errored; ``failed``: it misses a threshold of its
 #: own; ``below``: it is below the gate's threshold of a gated metric; else ``passed``.
@@ -152,6 +161,29 @@ def case_misses(result: CaseResult, bounds: Mapping[str, Bound]) -> list[MetricM
     return found
 
 
+def own_threshold_misses(result: CaseResult, bounds: Mapping[str, Bound]) -> list[str]:
+    """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
+
+    A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
+    minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate`` or a
+    custom metric that declares ``lower_is_better``. A threshold on a metric the case lacks
+    the fields for is not met either: it could not be checked.
+    """
+    missed = {miss.metric: miss for miss in case_misses(result, bounds) if miss.own}
+    lines: list[str] = []
+    for metric, value in result.thresholds.items():
+        miss = missed.get(metric)
+        if miss is not None:
+            lines.append(miss.line)
+            continue
+        reason = result.reasons.get(metric, "")
+        unscored = metric in result.scores and result.scores[metric] is None
+        if unscored and is_missing_fields_reason(reason):
+            direction = own_bound(metric, value, bounds).direction
+            lines.append(f"{metric} n/a: {reason} (case {direction} {value:.2f} unchecked)")
+    return lines
+
+
 def case_verdict(
     result: CaseResult,
     bounds: Mapping[str, Bound],
@@ -173,7 +205,7 @@ def case_verdict(
         error_metric, message = sorted(result.errors.items())[0]
         error = _first_line(message)
     misses = case_misses(result, bounds)
-    own = result.case_threshold_failures(bounds)
+    own = own_threshold_misses(result, bounds)
     status: CaseStatus = (
         "errored"
         if result.errored
