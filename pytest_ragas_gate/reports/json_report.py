@@ -24,6 +24,7 @@ from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order
+from ..scoring.retrieval_hops import retrieval_hops
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig
 from ..text_safety import json_text
@@ -183,12 +184,14 @@ CORE_DETAILS = frozenset(
         "context_recall",
         "citation_precision",
         "knowledge_retention",
+        # Each expected tool call, whether it was made and, if not, why: what to fix.
+        "tool_correctness",
     }
 )
 
 
 #: Keys of a case record derived from the result and the settings, not read back.
-DERIVED_CASE_KEYS = ("diagnosis", "verdict")
+DERIVED_CASE_KEYS = ("diagnosis", "retrieval_hops", "verdict")
 
 #: The fields of the gate's case verdict a case record keeps under ``verdict``.
 _VERDICT_FIELDS = {"status", "misses", "own_misses", "newly_failing", "newly_passing"}
@@ -199,10 +202,11 @@ def _case_record(
 ) -> dict[str, Any]:
     """One case of the report; an errored metric always keeps its details (its traceback).
 
-    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`) and
+    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`),
     ``verdict`` (the gate's verdict of the case: status, thresholds missed, newly failing
-    or passing against the baseline) are derived from the scores and thresholds, so a
-    re-gate with other thresholds derives them afresh.
+    or passing against the baseline) and ``retrieval_hops`` (a multi-hop case's retrieval
+    metrics per hop, see :mod:`pytest_ragas_gate.scoring.retrieval_hops`) are derived from
+    the scores and thresholds, so a re-gate with other thresholds derives them afresh.
     """
     record = result.model_dump(mode="json")
     if not full:
@@ -214,6 +218,9 @@ def _case_record(
     found = diagnose(result, bounds)
     record["diagnosis"] = None if found is None else found.model_dump()
     record["verdict"] = verdict.model_dump(mode="json", include=_VERDICT_FIELDS)
+    hops = retrieval_hops(result)
+    if hops is not None:
+        record["retrieval_hops"] = hops
     return record
 
 
