@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,7 @@ from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
-from ..settings.bounds import default_direction
+from ..settings.bounds import Direction, default_direction
 from ..settings.config import GateConfig
 from ..stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
 from .aggregates import MetricAggregate, aggregate_metric
@@ -42,6 +42,7 @@ __all__ = [
     "CaseDelta",
     "MetricDelta",
     "case_deltas",
+    "case_drops",
     "compare_to_baseline",
     "pair_cases",
     "in_shard",
@@ -151,6 +152,10 @@ class CaseDelta(BaseModel):
         """New minus baseline."""
         return self.new - self.base
 
+    def worsening(self, direction: Direction) -> float:
+        """How far the case moved to the worse side: down for a minimum, up for a maximum."""
+        return -self.delta if direction == "min" else self.delta
+
 
 def pair_cases(
     base: Sequence[CaseResult], new: Sequence[CaseResult]
@@ -257,6 +262,33 @@ def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> 
             )
         folded.append(delta)
     return folded
+
+
+def case_drops(
+    base: Sequence[CaseResult], new: Sequence[CaseResult], directions: Mapping[str, Direction]
+) -> list[CaseDelta]:
+    """Every paired case's move to the worse side, per metric, the largest first.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+        directions: The metrics to look at, each with its direction.
+    """
+    pairs, _, _, _ = pair_cases(base, new)
+    drops = [
+        change
+        for metric, direction in directions.items()
+        for change in case_deltas(pairs, metric)
+        if change.worsening(direction) > _TOLERANCE
+    ]
+    drops.sort(
+        key=lambda change: (
+            -change.worsening(directions[change.metric]),
+            change.case,
+            change.metric,
+        )
+    )
+    return drops
 
 
 def _signed(value: float) -> str:

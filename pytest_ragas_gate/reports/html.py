@@ -30,11 +30,11 @@ from markupsafe import Markup
 
 from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
-from ..gate.baseline import case_deltas, pair_cases
+from ..gate.baseline import case_deltas, case_drops, pair_cases
 from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
 from ..scoring.results import CaseResult, canonical_order
-from ..settings.bounds import Bound
+from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
@@ -401,23 +401,22 @@ def _baseline_deltas(
         return {}, []
     pairs, _, _, _ = pair_cases(baseline, results)
     per_case: dict[str, dict[str, list[float]]] = {}
-    drops: list[dict[str, Any]] = []
     for column in columns:
         for change in case_deltas(pairs, column.name):
             per_case.setdefault(change.case, {})[column.name] = [change.base, change.new]
-            worse = -change.delta if column.direction == "min" else change.delta
-            if worse > 1e-9:
-                drops.append(
-                    {
-                        "case": change.case,
-                        "anchor": case_anchor(change.case),
-                        "metric": column.name,
-                        "base": change.base,
-                        "new": change.new,
-                        "worse": worse,
-                    }
-                )
-    drops.sort(key=lambda drop: (-drop["worse"], drop["case"], drop["metric"]))
+    directions: dict[str, Direction] = {
+        column.name: "max" if column.direction == "max" else "min" for column in columns
+    }
+    drops: list[dict[str, Any]] = [
+        {
+            "case": change.case,
+            "anchor": case_anchor(change.case),
+            "metric": change.metric,
+            "base": change.base,
+            "new": change.new,
+        }
+        for change in case_drops(baseline, results, directions)
+    ]
     # One line per case, at its largest drop: ten lines naming one case thrice say less.
     listed: set[str] = set()
     largest = []

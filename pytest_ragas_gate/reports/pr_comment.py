@@ -35,7 +35,7 @@ from typing import Any
 
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
-from ..gate.baseline import case_deltas, pair_cases
+from ..gate.baseline import case_drops
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
@@ -168,25 +168,20 @@ def _regressed_cases(
     """The largest per-case drops against the baseline, worst first."""
     if baseline is None:
         return []
-    pairs, _, _, _ = pair_cases(baseline, results)
-    drops = []
-    for name, aggregate in verdict.metrics.items():
-        for change in case_deltas(pairs, name):
-            worse = -change.delta if aggregate.direction == "min" else change.delta
-            if worse > 1e-9:
-                drops.append((-worse, change.case, name, change.base, change.new))
+    directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
+    drops = case_drops(baseline, results, directions)
     if not drops:
         return []
-    drops.sort()
     lines = [
         f"### Worst regressed cases ({len(drops)} case-metric drops)",
         "",
         "| case | metric | baseline | now | Δ |",
         "|---|---|---|---|---|",
     ]
-    for _, case, metric, base, new in drops[:MAX_CASES]:
+    for drop in drops[:MAX_CASES]:
         lines.append(
-            f"| {_code(case)} | {_code(metric)} | {base:.2f} | {new:.2f} | {new - base:+.2f} |"
+            f"| {_code(drop.case)} | {_code(drop.metric)} | {drop.base:.2f} | {drop.new:.2f} | "
+            f"{drop.delta:+.2f} |"
         )
     return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
 
