@@ -60,8 +60,10 @@ def test_a_metric_that_newly_fails_inside_the_noise_is_named_in_every_report(
             "Block deployment — 1 metric(s) below threshold: faithfulness*",
         ]
     )
-    assert "No regression" not in (run.markdown or "")
-    assert NEWLY in (run.markdown or "")
+    summary = run.markdown or ""
+    assert "No regression" not in summary
+    assert "| `faithfulness` | 1.00 | 0.90 | -0.10 |" in summary
+    assert f"| 10 | ❌ {NEWLY} |" in summary
 
     page = (pytester.path / "new.html").read_text(encoding="utf-8")
     assert "No regression." not in page

@@ -152,7 +152,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     return lines
 
 
-def _baseline_section(comparison: BaselineComparison) -> list[str]:
+def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[str]) -> list[str]:
     confidence = f"{round(comparison.confidence * 100, 6):g}%"
     lines = [
         f"### Baseline `{_cell(comparison.path)}`",
@@ -163,7 +163,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
         "",
         *(f"> ⚠️ {_cell(warning)}" for warning in comparison.warnings),
         *([""] if comparison.warnings else []),
-        f"| metric | baseline | new | Δ | {confidence} CI of Δ | n paired | verdict |",
+        f"| metric | baseline (paired cases) | new | Δ | {confidence} CI of Δ | n paired "
+        "| verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     for delta in comparison.metrics.values():
@@ -184,6 +185,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
             str(delta.n_paired),
             ("❌ regressed" if delta.gated else "⚠️ regressed (not gated)")
             if delta.regressed
+            else "❌ newly failing since the baseline"
+            if delta.metric in newly_failing
             else "✅ ok",
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -342,7 +345,7 @@ def render_markdown(
         lines.append("")
 
     if verdict.baseline is not None:
-        lines += [*_baseline_section(verdict.baseline), ""]
+        lines += [*_baseline_section(verdict.baseline, verdict.newly_failing), ""]
     lines += _judge_noise_section(verdict)
 
     lines += _diagnosis_section(verdict.diagnosis)
