@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from gate_runs import GOOD, HALLUCINATED, gate_run, write_jsonl
 
+from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 
@@ -74,6 +75,37 @@ def test_a_metric_that_newly_fails_inside_the_noise_is_named_in_every_report(
     assert f"{NEWLY}" in comment
     # The one failing case is named as newly failing too.
     assert "`golden.jsonl::case-0`" in comment
+
+
+def test_a_regated_report_says_newly_failing_as_the_run_did(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", ROWS)
+    assert gate_run(pytester, *THRESHOLD, report="base.json").ret == pytest.ExitCode.OK
+    write_jsonl(pytester, "golden.jsonl", [{**HALLUCINATED, "id": "case-0"}, *ROWS[1:]])
+    run = gate_run(pytester, *THRESHOLD, "--rag-gate-baseline", "base.json", report="new.json")
+    # The baseline file is gone: the comparison saved in the report is what re-gates.
+    (pytester.path / "base.json").unlink()
+
+    capsys.readouterr()
+    status = cli.main(["regate", str(pytester.path / "new.json"), "-o", "again.json"])
+    printed = capsys.readouterr().out
+
+    assert status == 1
+    newly = [line for line in run.stdout.lines if NEWLY in line]
+    assert newly and all(line in printed for line in newly)
+    again = load_report(pytester.path / "again.json").raw
+    assert again["metrics"]["faithfulness"]["newly_failing"] is True
+    verdicts = {case["id"]: case["verdict"] for case in again["cases"]}
+    assert verdicts["case-0"]["newly_failing"] == ["faithfulness"]
+    assert verdicts["case-0"]["status"] == "below"
+    assert verdicts["case-1"] == {
+        "status": "passed",
+        "misses": [],
+        "own_misses": [],
+        "newly_failing": [],
+        "newly_passing": [],
+    }
 
 
 def test_a_metric_that_failed_in_the_baseline_too_is_not_newly_failing(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ..golden.cases import is_missing_fields_reason
 from ..scoring.results import CaseResult
@@ -53,6 +53,7 @@ class MetricMiss(BaseModel):
     direction: Direction = "min"
     own: bool = False
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def shortfall(self) -> float:
         """How far the score is on the failing side of the threshold (positive)."""
