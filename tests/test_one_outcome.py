@@ -205,3 +205,32 @@ def test_a_case_meeting_its_own_threshold_is_judged_by_it_not_the_gates() -> Non
     assert below.status == "below"
     assert below.why == "faithfulness 0.50 < 0.85"
     assert below.worst is not None and round(below.worst.shortfall, 2) == 0.35
+
+
+def _scored(case_id: str, score: float) -> CaseResult:
+    return CaseResult(
+        id=case_id,
+        source=f"golden.jsonl:{case_id[-1]}",
+        metrics=["faithfulness"],
+        scores={"faithfulness": score},
+    )
+
+
+def test_cases_say_what_they_newly_fail_or_pass_against_the_baseline() -> None:
+    config = GateConfig(thresholds={"faithfulness": 0.85}, bootstrap_resamples=200)
+    base = [_scored("c1", 0.9), _scored("c2", 0.5), _scored("c3", 0.9)]
+    new = [_scored("c1", 0.5), _scored("c2", 0.9), _scored("c3", 0.9), _scored("c4", 0.5)]
+    comparison = compare_to_baseline(base, new, ["faithfulness"], config, path="base.json")
+    verdict = evaluate_gate(new, ["faithfulness"], config, RunFacts(baseline=comparison))
+
+    by_id = {case.id: case for case in verdict.cases}
+    assert by_id["c1"].newly_failing == ["faithfulness"]
+    assert by_id["c2"].newly_passing == ["faithfulness"]
+    assert (by_id["c3"].newly_failing, by_id["c3"].newly_passing) == ([], [])
+    # A case new to the baseline was not there to fail or pass.
+    assert (by_id["c4"].status, by_id["c4"].newly_failing) == ("below", [])
+
+    # A report written before the baseline's case misses were kept says nothing per case.
+    older = comparison.model_copy(update={"case_misses": None})
+    again = evaluate_gate(new, ["faithfulness"], config, RunFacts(baseline=older))
+    assert all(not case.newly_failing and not case.newly_passing for case in again.cases)

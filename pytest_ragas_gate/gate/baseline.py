@@ -94,9 +94,10 @@ class BaselineComparison(BaseModel):
     min_paired: int = 1
     # How the baseline was scored differently (judge, model, prompt version, metrics).
     warnings: list[str] = Field(default_factory=list)
-    # Per paired case (by this run's key), the metrics it missed a threshold of in the
-    # baseline, under this run's thresholds: what "newly failing" is measured against.
-    case_misses: dict[str, list[str]] = Field(default_factory=dict)
+    # Per paired case (by this run's key) that missed any, the metrics it missed a
+    # threshold of in the baseline, under this run's thresholds: what a case's "newly
+    # failing" is measured against (None: a report written before this was recorded).
+    case_misses: dict[str, list[str]] | None = None
 
     @property
     def evaluated(self) -> bool:
@@ -459,15 +460,16 @@ def compare_to_baseline(
         min_paired=config.min_paired,
         warnings=list(warnings),
         case_misses={
-            new_result.key: [miss.metric for miss in case_misses(base_result, bounds)]
+            new_result.key: missed
             for base_result, new_result in pairs
+            if (missed := [miss.metric for miss in case_misses(base_result, bounds)])
         },
     )
 
 
 def _base_passed(base: Sequence[CaseResult], metric: str, config: GateConfig) -> bool | None:
     """Whether ``metric`` passed this run's threshold over the baseline's cases."""
-    if not any(metric in result.scores for result in base):
+    if metric not in config.bounds() or not any(metric in result.scores for result in base):
         return None
     return aggregate_metric(base, metric, config).passed
 

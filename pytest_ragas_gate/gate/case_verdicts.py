@@ -18,7 +18,7 @@ reaches the same words.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -189,14 +189,17 @@ def case_verdict(
     result: CaseResult,
     bounds: Mapping[str, Bound],
     baseline_misses: Mapping[str, list[str]] | None = None,
+    unpaired: Collection[str] = (),
 ) -> CaseVerdict:
     """The gate's verdict on one case.
 
     Args:
         result: The case result.
         bounds: The gate's thresholds of the metrics it gates.
-        baseline_misses: Per paired case key, the metrics it missed in the baseline; a
-            case absent from it was not paired (nothing is newly failing or passing).
+        baseline_misses: Per paired case key, the metrics it missed in the baseline (a
+            paired case absent from it missed none); None without a baseline.
+        unpaired: The keys of the cases new to the baseline: nothing is newly failing or
+            passing on them.
     """
     error: str | None = None
     error_metric: str | None = None
@@ -218,8 +221,8 @@ def case_verdict(
     )
     newly_failing: list[str] = []
     newly_passing: list[str] = []
-    before = None if baseline_misses is None else baseline_misses.get(result.key)
-    if before is not None:
+    if baseline_misses is not None and result.key not in unpaired:
+        before = baseline_misses.get(result.key, [])
         now = {miss.metric for miss in misses}
         scored = {metric for metric, score in result.scores.items() if score is not None}
         newly_failing = [miss.metric for miss in misses if miss.metric not in before]
@@ -242,6 +245,8 @@ def case_verdicts(
     results: Iterable[CaseResult],
     bounds: Mapping[str, Bound],
     baseline_misses: Mapping[str, list[str]] | None = None,
+    unpaired: Collection[str] = (),
 ) -> list[CaseVerdict]:
     """:func:`case_verdict` of each result, in the order given."""
-    return [case_verdict(result, bounds, baseline_misses) for result in results]
+    new = frozenset(unpaired)
+    return [case_verdict(result, bounds, baseline_misses, new) for result in results]

@@ -222,8 +222,11 @@ def evaluate_gate(
     ]
     latency = evaluate_latency(ordered, config.latency)
     bounds = config.bounds()
-    cases = case_verdicts(
-        ordered, bounds, None if facts.baseline is None else facts.baseline.case_misses
+    baseline = facts.baseline
+    cases = (
+        case_verdicts(ordered, bounds)
+        if baseline is None
+        else case_verdicts(ordered, bounds, baseline.case_misses, baseline.new_cases)
     )
     below_own = [case.id for case in cases if case.own_misses]
     coverage, partial_reasons = gate_scope(len(ordered), facts)

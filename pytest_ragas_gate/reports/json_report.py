@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from ..atomic_files import write_lines_atomic, write_text_atomic
 from ..exceptions import ReportError, UsageError
+from ..gate.baseline import BaselineComparison
 from ..gate.case_verdicts import CaseVerdict, case_verdicts
 from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict, RunFacts
@@ -233,11 +234,16 @@ def saved_case_verdicts(
     missed them in the baseline, as when the run decided them.
     """
     config = GateConfig.model_validate(report.get("config") or {})
+    ordered = canonical_order(results)
     baseline = report.get("baseline")
-    misses = baseline.get("case_misses") if isinstance(baseline, Mapping) else None
-    return case_verdicts(
-        canonical_order(results), config.bounds(), misses if isinstance(misses, dict) else None
-    )
+    if not isinstance(baseline, Mapping):
+        return case_verdicts(ordered, config.bounds())
+    try:
+        comparison = BaselineComparison.model_validate(baseline)
+    except ValidationError:
+        # Not a comparison this version wrote: the cases are judged without it.
+        return case_verdicts(ordered, config.bounds())
+    return case_verdicts(ordered, config.bounds(), comparison.case_misses, comparison.new_cases)
 
 
 def _records(
