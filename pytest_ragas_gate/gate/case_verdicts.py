@@ -170,7 +170,13 @@ def own_threshold_misses(result: CaseResult, bounds: Mapping[str, Bound]) -> lis
     custom metric that declares ``lower_is_better``. A threshold on a metric the case lacks
     the fields for is not met either: it could not be checked.
     """
-    missed = {miss.metric: miss for miss in case_misses(result, bounds) if miss.own}
+    return _own_lines(result, bounds, case_misses(result, bounds))
+
+
+def _own_lines(
+    result: CaseResult, bounds: Mapping[str, Bound], misses: Iterable[MetricMiss]
+) -> list[str]:
+    missed = {miss.metric: miss for miss in misses if miss.own}
     lines: list[str] = []
     for metric, value in result.thresholds.items():
         miss = missed.get(metric)
@@ -209,7 +215,7 @@ def case_verdict(
         error_metric, message = sorted(result.errors.items())[0]
         error = _first_line(message)
     misses = case_misses(result, bounds)
-    own = own_threshold_misses(result, bounds)
+    own = _own_lines(result, bounds, misses)
     status: CaseStatus = (
         "errored"
         if result.errored
