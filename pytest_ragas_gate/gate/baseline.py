@@ -471,6 +471,9 @@ def _base_passed(base: Sequence[CaseResult], metric: str, config: GateConfig) ->
     """Whether ``metric`` passed this run's threshold over the baseline's cases."""
     if metric not in config.bounds() or not any(metric in result.scores for result in base):
         return None
+    if config.rule_for(metric) == "mean":
+        # The mean decides alone: the interval the aggregate also draws needs no precision.
+        config = config.model_copy(update={"bootstrap_resamples": 100})
     return aggregate_metric(base, metric, config).passed
 
 
