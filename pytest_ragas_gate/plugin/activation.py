@@ -22,7 +22,8 @@ from ..settings.config import GateConfig, LoadedConfig, load_config
 from ..settings.config_checks import check_metric_names
 from ..settings.config_location import locate_config
 from ..settings.options import typed_value
-from .session import GateRun, WorkerInfo
+from .session import GateRun
+from .xdist_exchange import WorkerInfo
 
 if TYPE_CHECKING:
     from ..reports.json_report import SavedReport
