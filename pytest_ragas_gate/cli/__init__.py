@@ -657,7 +657,7 @@ def _html(arguments: argparse.Namespace) -> int:
     path = arguments.history or load_report(arguments.report).config.history
     if path and (arguments.history or Path(path).is_file()):
         history, warnings = read_history(path)
-        print_history_warnings("rag-gate html", warnings)
+        print_history_warnings("rag-gate render", warnings)
     saved = write_saved_report_html(
         arguments.report, arguments.output, baseline=arguments.baseline, history=history
     )

@@ -27,7 +27,7 @@ def register_command(commands: argparse._SubParsersAction[Any]) -> None:
         description="Append one compact JSON line per report (time, commit, verdict, "
         "per-metric mean, interval and n) to a history file, oldest run first. A run already "
         "in the file is skipped; lines of the file that are not history entries are kept "
-        "and named in a warning. The HTML report (rag-gate html --history) and the "
+        "and named in a warning. The HTML report (rag-gate render --history) and the "
         "pull-request comment draw each gated metric's trend from it.",
     )
     history.add_argument("reports", nargs="+", metavar="REPORT", help="JSON reports")
