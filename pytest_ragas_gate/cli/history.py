@@ -1,7 +1,7 @@
 """``rag-gate history REPORT… -o history.jsonl``: saved reports into the run history.
 
 For a team that keeps its reports as CI artifacts rather than running with
-``--rag-gate-history``: each report becomes one line (time, commit, verdict, per-metric
+``outputs.history``: each report becomes one line (time, commit, verdict, per-metric
 mean/CI/n), appended in the order the runs happened; a run already in the file is not added
 twice. See :mod:`pytest_ragas_gate.reports.history`.
 """

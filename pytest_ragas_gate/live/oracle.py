@@ -4,11 +4,11 @@ A low faithfulness can be the generator's fault or the retriever's (the facts we
 retrieved). Oracle mode tells them apart: the target is called with the gold contexts,
 through a ``contexts=`` keyword, instead of retrieving. The gold contexts are the case's
 ``reference_contexts`` (texts), else the chunks its ``relevant_context_ids`` name in the
-corpus file given with ``--rag-gate-corpus`` (JSON Lines of ``{"id", "text"}``).
+corpus file given as ``live.corpus`` (JSON Lines of ``{"id", "text"}``).
 
-* ``--rag-gate-oracle`` (``only``): every case is answered from its gold contexts and
+* ``live.oracle: only``: every case is answered from its gold contexts and
   the retrieval metrics are not scored — the generator's quality with perfect retrieval.
-* ``--rag-gate-oracle both``: each case is answered twice; the generation metrics are
+* ``live.oracle: both``: each case is answered twice; the generation metrics are
   scored on both answers, the oracle ones as ``oracle_<metric>`` (gateable like any
   metric), and the summary prints the per-metric gap: what retrieval costs.
 """

@@ -1,7 +1,7 @@
 """Live mode's target adapter: call the RAG system under test and read what it returned.
 
 The target is found once, at start-up, so a typo is a usage error before any case runs:
-``--rag-gate-target MODULE:FUNCTION`` (or ``target:`` in the config) names it, else a
+``live.target: MODULE:FUNCTION`` (or ``--rag-gate-set live.target=…``) names it, else a
 conftest's ``pytest_rag_gate_target(config)`` hook returns it. It may be
 
 * a function or any callable, sync or async, taking the question (and the case, when it

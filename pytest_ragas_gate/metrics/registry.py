@@ -83,7 +83,7 @@ BUILTIN_METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_FACTS)
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
 
-#: ``--rag-gate-oracle both`` names each metric's gold-context score ``oracle_<metric>``; a
+#: ``live.oracle: both`` names each metric's gold-context score ``oracle_<metric>``; a
 #: metric of such a name would be silently replaced by it (oracle.ORACLE_PREFIX).
 RESERVED_PREFIX = "oracle_"
 

@@ -2,7 +2,7 @@
 
 The page is rendered from the JSON report's data — its top-level blocks and its case
 records (:func:`~pytest_ragas_gate.reports.json_report.report_cases`) — so
-``--rag-gate-html`` at the end of a run and ``rag-gate html REPORT`` on a saved (or
+``outputs.html`` at the end of a run and ``rag-gate render REPORT`` on a saved (or
 merged) report write the same page.
 
 One file, nothing fetched: the CSS, the script and the charts are inline, and a Content

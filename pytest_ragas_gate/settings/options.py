@@ -82,7 +82,7 @@ def parse_positive_int(text: str) -> int:
 
 
 def parse_repeats(text: str) -> int | str:
-    """Parse ``--rag-gate-repeats``: a whole number from 1 to 20, or ``auto``.
+    """Parse ``judge.repeats``: a whole number from 1 to 20, or ``auto``.
 
     >>> parse_repeats("3"), parse_repeats("auto")
     (3, 'auto')
