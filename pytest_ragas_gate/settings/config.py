@@ -26,6 +26,7 @@ from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
+from ..judges.structured_output import StructuredOutput
 from ..metrics.citations import compile_citation_pattern
 from ..metrics.registry import BUILTIN_FACTS, did_you_mean
 from .bounds import Bound, parse_bound
@@ -97,6 +98,8 @@ class GateConfig(BaseModel):
 
     judge: JudgeKind = "auto"
     model: str | None = None
+    # How the openai judge asks for replies that fit the schema; auto probes a local server.
+    structured_output: StructuredOutput = "auto"
     metrics: list[str] | None = None
     thresholds: dict[str, float | str | None] = Field(default_factory=dict)
     rule: Rule = "mean"
