@@ -61,6 +61,10 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
         check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)
+        if loaded.config.otel:
+            from ..reports.otel import require_otel
+
+            require_otel()
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from ..scoring.judge_factory import create_judge

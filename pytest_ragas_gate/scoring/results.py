@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from ..golden.trace_origin import trace_origin
 from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
@@ -85,6 +86,9 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
+    # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
+    # its results can be sent back beside it (--rag-gate-otel).
+    trace: dict[str, str] | None = None
 
     @classmethod
     def of_case(
@@ -116,6 +120,7 @@ class CaseResult(BaseModel):
             incomplete=incomplete,
             conversation=case.conversation,
             turn=case.turn,
+            trace=trace_origin(case.metadata),
         )
 
     @classmethod

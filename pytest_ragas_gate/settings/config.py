@@ -145,6 +145,9 @@ class GateConfig(BaseModel):
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
     html: str | None = None
+    # The results as OpenTelemetry gen_ai.evaluation.result log records: an OTLP/JSON
+    # file, or an OTLP/HTTP collector's URL.
+    otel: str | None = None
     history: str | None = None
     baseline: str | None = None
     oracle: Literal["off", "only", "both"] = "off"
