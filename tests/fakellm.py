@@ -169,7 +169,8 @@ DIALECTS: dict[str, Dialect] = {
                 "'ctx': {'expected': \"'text' or 'json_object'\"}}]",
             )
         },
-        honours=frozenset({"json_object_schema"}),
+        # A named tool_choice gets a grammar from the tool's parameters.
+        honours=frozenset({"json_object_schema", "tools"}),
     ),
     "llama.cpp": Dialect(honours=frozenset({"json_schema", "json_object_schema"})),
     "lm-studio": Dialect(

@@ -7,7 +7,7 @@ Servers that speak Chat Completions differ in the structured output they accept:
 - ``json_object_schema``: ``{"type": "json_object", "schema": {…}}`` — llama-cpp-python's
   dialect (and llama.cpp's server); also constrained to the schema.
 - ``tools``: the schema as a function the request names in ``tool_choice``; servers that
-  constrain a named tool call (vLLM) fill its arguments to the schema.
+  constrain a named tool call (vLLM, llama-cpp-python) fill its arguments to the schema.
 - ``json_object``: ``{"type": "json_object"}`` — any JSON object, the schema only in the
   prompt. Right for OpenAI's own API, whose prompt cache a per-kind schema would break
   (it renders the schema before the system message), and the choice of ``auto`` there.
