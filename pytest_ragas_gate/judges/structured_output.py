@@ -98,7 +98,7 @@ _PROBE_MESSAGES = [
     {"role": "user", "content": "Say hello."},
 ]
 #: Enough for the whole probe object in any current tokenizer, little enough to be quick.
-_PROBE_MAX_TOKENS = 24
+_PROBE_MAX_TOKENS = 48
 
 #: Statuses that are never a refused format: credentials, rate limits, timeouts.
 _NOT_A_REFUSAL = frozenset({401, 403, 408, 409, 429})
