@@ -164,12 +164,32 @@ def _model_path(server_python: str, given: str | None, scratch: Path) -> str:
     return completed.stdout.strip()
 
 
-def _start_server(server_python: str, model: str, threads: int, log: Path) -> tuple[Any, str]:
+#: Runs llama-cpp-python's server with the CPU backend's extra weight buffers (AMX tiles,
+#: repacked layouts) off: some virtual machines advertise AMX but fault on its first tile
+#: instruction (``ldtilecfg``), which kills the server on its first request.
+_WITHOUT_EXTRA_BUFFERS = """
+import runpy, sys
+import llama_cpp, llama_cpp.llama
+default = llama_cpp.llama_model_default_params
+def without_extra_buffers():
+    params = default()
+    params.use_extra_bufts = False
+    return params
+llama_cpp.llama_model_default_params = without_extra_buffers
+llama_cpp.llama.llama_cpp.llama_model_default_params = without_extra_buffers
+sys.argv[0] = "llama_cpp.server"
+runpy.run_module("llama_cpp.server", run_name="__main__")
+"""
+
+
+def _start_server(
+    server_python: str, model: str, threads: int, log: Path, *, extra_buffers: bool
+) -> tuple[Any, str]:
     port = _free_port()
+    launch = ["-m", "llama_cpp.server"] if extra_buffers else ["-c", _WITHOUT_EXTRA_BUFFERS]
     command = [
         server_python,
-        "-m",
-        "llama_cpp.server",
+        *launch,
         "--model",
         model,
         "--model_alias",
@@ -276,12 +296,22 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=12, help="the first N example cases")
     parser.add_argument("--structured-output", default="auto")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument(
+        "--no-extra-buffers",
+        action="store_true",
+        help="run the server without the CPU backend's AMX and repacked weight buffers "
+        "(for a machine that advertises AMX and faults on it)",
+    )
     arguments = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="rag-gate-local-judge-"))
     model = _model_path(arguments.server_python, arguments.model, scratch)
     process, upstream = _start_server(
-        arguments.server_python, model, arguments.threads, scratch / "server.log"
+        arguments.server_python,
+        model,
+        arguments.threads,
+        scratch / "server.log",
+        extra_buffers=not arguments.no_extra_buffers,
     )
     traffic = Traffic()
     proxy = _proxy(upstream, traffic)
