@@ -25,8 +25,8 @@ The second command forces the format the judge sent to every server before
 retries, refused formats, probes, wall time, and the cases scored; the exit status is 0
 when every case is scored with no retry and at most one re-ask per request on average.
 
-Measured on a shared 2-core machine (llama-cpp-python 0.3.36, ``--n_threads 2``): see
-``docs/local-judges.md`` for the figures quoted there.
+Measured on a shared 2-core machine (llama-cpp-python 0.3.36, ``--n_threads 2``,
+``--no-extra-buffers``): see ``docs/local-judges.md`` for the figures quoted there.
 """
 
 from __future__ import annotations
@@ -321,7 +321,12 @@ def main() -> int:
     finally:
         proxy.shutdown()
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # A generation in progress holds the server in native code past SIGTERM.
+            process.kill()
+            process.wait()
 
     cases = report["cases"]
     scored = sum(
