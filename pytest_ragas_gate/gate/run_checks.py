@@ -78,11 +78,17 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
     else:
         properties["threshold"] = f"{aggregate.threshold:.4f}"
         properties["threshold_kind"] = aggregate.direction
+    properties["cases"] = str(aggregate.cases)
+    if aggregate.coverage is not None:
+        properties["coverage"] = f"{aggregate.coverage:.4f}"
+    if aggregate.min_coverage is not None:
+        properties["min_coverage"] = f"{aggregate.min_coverage:.4f}"
     unmeasured = aggregate.n < config.min_cases
     failed = aggregate.passed is False
+    uncovered = failed and not unmeasured and aggregate.coverage_passed is False
     return GateCheck(
         name=aggregate.metric,
-        kind="min_cases" if failed and unmeasured else "metric",
+        kind="min_cases" if failed and unmeasured else "min_coverage" if uncovered else "metric",
         passed=aggregate.passed,
         message=aggregate.message,
         cause=(
@@ -90,9 +96,11 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
             if not failed
             else f"gated metric(s) computed on fewer than min_cases {config.min_cases} case(s)"
             if unmeasured
+            else "gated metric(s) computed on too few of their cases (min_coverage)"
+            if uncovered
             else "metric(s) below threshold"
         ),
-        hint=hint_for(aggregate.metric) if failed and not unmeasured else None,
+        hint=hint_for(aggregate.metric) if failed and not unmeasured and not uncovered else None,
         subject=aggregate.metric,
         properties=properties,
         # Too few cases scored because the judge errored on the rest: retry, not a failure.

@@ -11,10 +11,16 @@ from collections.abc import Collection
 
 from ..golden.loading import CaseProblem, LoadedFile
 from ..metrics.registry import unknown_metric_message
+from ..settings.config_checks import not_selected_message
 
 
-def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> LoadedFile:
+def check_threshold_metrics(
+    loaded: LoadedFile, known: Collection[str], selected: Collection[str] | None = None
+) -> LoadedFile:
     """Move the cases whose ``thresholds`` name an unknown metric to the file's problems.
+
+    With ``selected`` (the run's ``metrics:``), a threshold on a metric the run leaves out
+    is a problem too: it would gate nothing.
 
     >>> from pytest_ragas_gate.golden.cases import GoldenCase
     >>> case = GoldenCase(id="a", question="Q?", thresholds={"faithfulnes": 0.8},
@@ -34,6 +40,12 @@ def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> Loade
             for field, named in (("thresholds", case.thresholds), ("human", case.human))
             if (unknown := [metric for metric in named if metric not in known])
         ]
+        if selected is not None:
+            faults += [
+                f"field 'thresholds': {not_selected_message(metric, list(selected))}"
+                for metric in case.thresholds
+                if metric in known and metric not in selected
+            ]
         if not faults:
             cases.append(case)
             continue

@@ -9,11 +9,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from ..golden.golden_fields import canonical_field
 from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
+from .unknown_fields import closest_field, known_field_names
 
 
 def _a_score(value: object) -> object:
@@ -85,6 +87,9 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
+    # Golden fields the case lacks but has a key one edit away from (``contexts`` →
+    # ``context``): the gate names the key when the field's absence leaves metrics n/a.
+    misspelt: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def of_case(
@@ -116,6 +121,7 @@ class CaseResult(BaseModel):
             incomplete=incomplete,
             conversation=case.conversation,
             turn=case.turn,
+            misspelt=misspelt_fields(case),
         )
 
     @classmethod
@@ -175,6 +181,27 @@ class CaseResult(BaseModel):
                 kind = "min" if bound.direction == "min" else "max"
                 failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")
         return failures
+
+
+_KNOWN_FIELDS = known_field_names({})
+
+
+def misspelt_fields(case: GoldenCase) -> dict[str, str]:
+    """The golden fields ``case`` lacks, each with the unknown key one edit from it.
+
+    >>> case = GoldenCase(id="a", question="q?", metadata={"context": ["text"]})
+    >>> misspelt_fields(case)
+    {'contexts': 'context'}
+    """
+    found: dict[str, str] = {}
+    for key in case.metadata:
+        match = closest_field(key, _KNOWN_FIELDS)
+        if match is None or match[1] != 1:
+            continue
+        field = canonical_field(match[0]) or match[0]
+        if not case.has(field):
+            found.setdefault(field, key)
+    return found
 
 
 def split_source(source: str) -> tuple[str, int | None]:

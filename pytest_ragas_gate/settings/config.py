@@ -105,6 +105,10 @@ class GateConfig(BaseModel):
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     # A gated metric computed on fewer cases than this fails the gate (fail closed).
     min_cases: int = Field(default=1, ge=1)
+    # A gated metric scored on a smaller share of the cases it was meant to judge (those
+    # n/a for lack of a field count against it) fails the gate: one share for every
+    # metric, or a mapping of metric → share with ``default`` for the rest.
+    min_coverage: float | dict[str, float] = 0.9
     # Every unknown key of a golden row is an error of its case, not kept as metadata.
     strict_fields: bool = False
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
@@ -248,6 +252,29 @@ class GateConfig(BaseModel):
                         "expected a number from 0 to 1"
                     )
         return value
+
+    @field_validator("min_coverage")
+    @classmethod
+    def _coverage_shares(cls, value: float | dict[str, float]) -> float | dict[str, float]:
+        shares = value if isinstance(value, dict) else {"min_coverage": value}
+        for name, share in shares.items():
+            if not 0.0 <= share <= 1.0:
+                where = "" if name == "min_coverage" else f" for {name!r}"
+                raise ValueError(f"min_coverage{where} is {share}; expected a share from 0 to 1")
+        return value
+
+    def coverage_floor(self, metric: str) -> float:
+        """The share of its cases ``metric`` must be scored on (``min_coverage``).
+
+        >>> config = GateConfig(min_coverage={"default": 0.8, "context_recall": 0.5})
+        >>> config.coverage_floor("context_recall"), config.coverage_floor("faithfulness")
+        (0.5, 0.8)
+        >>> GateConfig().coverage_floor("faithfulness")
+        0.9
+        """
+        if not isinstance(self.min_coverage, dict):
+            return self.min_coverage
+        return self.min_coverage.get(metric, self.min_coverage.get("default", 0.9))
 
     def effective_thresholds(self) -> dict[str, float]:
         """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
