@@ -22,7 +22,7 @@ from ..scoring.results import (
     conversation_groups,
     conversation_score,
 )
-from ..settings.bounds import Bound, Direction, default_direction, own_bound
+from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
 from ..stats import bootstrap_ci, mean, sample_std
 from ..trust.agreement import MetricAgreement, check_floors, measure_agreement, no_labels
@@ -243,7 +243,7 @@ def aggregate_metric(
     noise = measure_judge_noise(ordered, metric)
     bound = config.bounds().get(metric)
     threshold = None if bound is None else bound.value
-    direction = default_direction(metric) if bound is None else bound.direction
+    direction = config.direction_of(metric) if bound is None else bound.direction
     rule = config.rule_for(metric)
     ci = confidence_label(config.confidence)
 

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..scoring.results import CaseResult
-from ..settings.bounds import Bound, default_direction, own_bound
+from ..settings.bounds import Bound, own_bound
 from ..settings.config import DEFAULT_THRESHOLDS
 from .hints import hint_for
 
@@ -110,7 +110,7 @@ def _bound(metric: str, result: CaseResult, bounds: Mapping[str, Bound]) -> Boun
     if metric in bounds:
         return bounds[metric]
     fallback = _FALLBACK.get(metric)
-    return None if fallback is None else Bound(fallback, default_direction(metric))
+    return None if fallback is None else own_bound(metric, fallback, bounds)
 
 
 def _misses(

@@ -98,7 +98,7 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
             if unmeasured
             else "gated metric(s) computed on too few of their cases (min_coverage)"
             if uncovered
-            else "metric(s) below threshold"
+            else f"metric(s) {'below' if aggregate.direction == 'min' else 'above'} threshold"
         ),
         hint=hint_for(aggregate.metric) if failed and not unmeasured and not uncovered else None,
         subject=aggregate.metric,
@@ -116,7 +116,9 @@ def tag_check(tag: TagVerdict, results: Sequence[CaseResult]) -> GateCheck:
         kind="tag",
         passed=tag.passed,
         message=tag.message,
-        cause=None if tag.passed else f"tag {tag.tag!r} below threshold",
+        cause=None
+        if tag.passed
+        else f"tag {tag.tag!r} {'below' if tag.direction == 'min' else 'above'} threshold",
         hint=None if tag.passed else hint_for(tag.metric),
         subject=tag.metric,
         properties={

@@ -263,7 +263,9 @@ class GateRun:
         if self.worker.index == 0:
             # Every xdist worker reads every golden file; one of them says it once.
             checked.warn()
-        loaded = check_threshold_metrics(checked.loaded, self.metrics, self.config.metrics)
+        loaded = check_threshold_metrics(
+            checked.loaded, self.metrics, self.config.metrics, self.config.direction_of
+        )
         loaded = self._unique_ids(skip_rejected(loaded))
         loaded = apply_labels(loaded, self.labels)
         self.loaded_keys.update((case.file, case.id) for case in loaded.cases)

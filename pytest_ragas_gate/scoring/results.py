@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from ..config_values import read_threshold
 from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
 from ..golden.golden_fields import canonical_field
 from ..settings.bounds import Bound, own_bound
@@ -113,7 +114,10 @@ class CaseResult(BaseModel):
             question=case.question,
             answer=case.answer,
             contexts=case.context_texts if case.contexts is not None else None,
-            thresholds=dict(case.thresholds),
+            thresholds={
+                metric: read_threshold(metric, value)[0]
+                for metric, value in case.thresholds.items()
+            },
             human=dict(case.human),
             sampled_by=case.sampled_by if case.human else None,
             metrics=list(metrics),

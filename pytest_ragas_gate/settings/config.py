@@ -21,14 +21,15 @@ from ..config_values import (
     check_repeats,
     check_tag_thresholds,
     check_thresholds,
+    read_threshold,
 )
 from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
 from ..metrics.citations import compile_citation_pattern
-from ..metrics.registry import BUILTIN_FACTS, did_you_mean
-from .bounds import Bound, parse_bound
+from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
+from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
@@ -99,6 +100,10 @@ class GateConfig(BaseModel):
     model: str | None = None
     metrics: list[str] | None = None
     thresholds: dict[str, float | str | None] = Field(default_factory=dict)
+    # Metrics whose threshold is a maximum besides the built-in ones (contradiction_rate):
+    # a custom metric's ``lower_is_better = True`` lands here, so a saved report re-gates
+    # every threshold of the metric (case, tag, config) in the same direction.
+    lower_is_better: list[str] = Field(default_factory=list)
     rule: Rule = "mean"
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
@@ -234,10 +239,31 @@ class GateConfig(BaseModel):
             if threshold is None:
                 normalised[metric] = None
                 continue
-            bound = parse_bound(metric, threshold)
-            explicit = isinstance(threshold, str) and threshold.strip()[:2] in (">=", "<=")
-            normalised[metric] = f"{bound.symbol}{bound.value:g}" if explicit else bound.value
+            number, stated = read_threshold(metric, threshold)
+            symbol = {"min": ">=", "max": "<=", None: ""}[stated]
+            normalised[metric] = f"{symbol}{number:g}" if stated else number
         return normalised
+
+    @model_validator(mode="after")
+    def _thresholds_in_their_metrics_direction(self) -> GateConfig:
+        # A custom metric's direction is known once its class is (check_metric_directions
+        # runs then); a built-in's, or one named under lower_is_better, is known now.
+        for metric, threshold in self.thresholds.items():
+            if threshold is not None and self.knows_direction(metric):
+                Bound.parse(metric, threshold, self.direction_of(metric))
+        return self
+
+    def knows_direction(self, metric: str) -> bool:
+        """Whether the settings alone say which way ``metric``'s thresholds point."""
+        return (
+            metric in self.lower_is_better
+            or metric in BUILTIN_FACTS
+            or metric.removeprefix(RESERVED_PREFIX) in BUILTIN_FACTS
+        )
+
+    def direction_of(self, metric: str) -> Direction:
+        """Which way every threshold of ``metric`` points (see :class:`Bounds`)."""
+        return Bounds(lower_is_better=self.lower_is_better).direction_of(metric)
 
     @field_validator("tag_thresholds")
     @classmethod
@@ -280,14 +306,17 @@ class GateConfig(BaseModel):
         """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
         return {metric: bound.value for metric, bound in self.bounds().items()}
 
-    def bounds(self) -> dict[str, Bound]:
-        """Every effective threshold with its direction (minimum or maximum)."""
+    def bounds(self) -> Bounds:
+        """Every effective threshold, each in its metric's direction (minimum or maximum)."""
         merged: dict[str, float | str | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
-        return {
-            metric: parse_bound(metric, value)
-            for metric, value in merged.items()
-            if value is not None
-        }
+        return Bounds(
+            {
+                metric: Bound(read_threshold(metric, value)[0], self.direction_of(metric))
+                for metric, value in merged.items()
+                if value is not None
+            },
+            lower_is_better=self.lower_is_better,
+        )
 
     def rule_for(self, metric: str) -> Rule:
         """The decision rule of ``metric`` (its own, else the global one)."""

@@ -11,10 +11,12 @@ from collections.abc import Collection, Iterable, Mapping
 
 from ..exceptions import ConfigError
 from ..metrics.registry import MetricRegistry, unknown_metric_error
+from .bounds import Bound
 from .config import GateConfig
 
 __all__ = [
     "check_metric_names",
+    "check_threshold_directions",
     "check_thresholds_selected",
     "not_selected_message",
     "report_metric_names",
@@ -58,6 +60,31 @@ def check_metric_names(
                     f"{unknown_metric_error(name, known)}"
                 )
     check_thresholds_selected(config, origins)
+    check_threshold_directions(config, origins)
+
+
+def check_threshold_directions(
+    config: GateConfig, origins: Mapping[str, str] | None = None
+) -> None:
+    """Every threshold's operator agrees with its metric's direction.
+
+    Run once every metric's direction is known (a custom metric's ``lower_is_better``
+    included): ``>=`` on a lower-is-better metric, or ``<=`` on a higher-is-better one,
+    would gate the wrong side.
+
+    Raises:
+        ConfigError: Naming the metric, the setting and the metric's direction.
+    """
+    for metric, threshold in config.thresholds.items():
+        if threshold is None:
+            continue
+        try:
+            Bound.parse(metric, threshold, config.direction_of(metric))
+        except ValueError as error:
+            origin = (origins or {}).get("thresholds", "the settings")
+            raise ConfigError(
+                f"Invalid rag-gate configuration: setting 'thresholds' from {origin}: {error}"
+            ) from None
 
 
 def not_selected_message(metric: str, selected: Collection[str]) -> str:
