@@ -116,8 +116,8 @@ def test_a_case_threshold_against_its_metrics_direction_fails_its_case(
     assert outcome.ret == pytest.ExitCode.TESTS_FAILED
     outcome.stdout.fnmatch_lines(
         [
-            "*golden.jsonl:2: field 'thresholds': threshold for 'hallu_rate' is '>=0.1', a minimum, "
-            "but for hallu_rate lower is better*"
+            "*golden.jsonl:2: field 'thresholds': threshold for 'hallu_rate' is '>=0.1', a "
+            "minimum, but for hallu_rate lower is better*"
         ]
     )
 
