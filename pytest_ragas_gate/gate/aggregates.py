@@ -160,9 +160,13 @@ def _coverage_line(
         )
     by_nature = sum(lacking.by_nature.values())
     nature = f"; {by_nature} n/a by nature" if by_nature else ""
+    # Whole percentages, or one decimal when they would print a failing pair as equal.
+    shown, limit = f"{share:.0%}", f"{floor:.0%}"
+    if shown == limit:
+        shown, limit = f"{share:.1%}", f"{floor:.1%}"
     return (
         f"{metric} computed on {scored} of {cases} cases ({missing} n/a: {reasons}{nature}); "
-        f"coverage {share:.0%} < min_coverage {floor:.0%}: give the cases the fields it "
+        f"coverage {shown} < min_coverage {limit}: give the cases the fields it "
         "needs, lower min_coverage, or set its threshold to null"
     )
 
