@@ -235,10 +235,10 @@ class _CitationMetric(Metric):
     def absent_fields(self, case: GoldenCase) -> list[str]:
         """``["citations"]`` when the answer carries no citation marker.
 
-        ``citation_precision`` then runs only on cases that cite when report-only, as a
-        metric without a threshold runs only on cases that have its fields; selected or
-        gated, it makes an uncited case not applicable (``no citations``): there is no
-        citation to be precise about. ``citation_recall`` overrides this: uncited is 0.
+        A report-only metric then runs only on cases that cite, as a metric without a
+        threshold runs only on cases that have its fields; selected or gated,
+        ``citation_precision`` makes an uncited case not applicable (``no citations``):
+        there is no citation to be precise about, while ``citation_recall`` scores it 0.
         """
         found = find_citations(case.answer or "", case.contexts or [], self.pattern)
         return ["citations"] if found is None else []
@@ -280,9 +280,9 @@ class CitationRecall(_CitationMetric):
 
     name: str = "citation_recall"
 
-    def absent_fields(self, case: GoldenCase) -> list[str]:
-        """None: an answer that cites nothing has cited nothing it should have, and scores 0."""
-        return []
+    #: Chosen for a case (selected or gated), an uncited answer scores 0, not n/a; as a
+    #: report-only metric it still runs only on the cases that cite.
+    scored_when_absent: tuple[str, ...] = ("citations",)
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""

@@ -182,6 +182,9 @@ class Bounds(dict[str, Bound]):
 
     def direction_of(self, metric: str) -> Direction:
         """The direction of ``metric``: the one place it is read."""
+        gate = self.get(metric)
+        if gate is not None:
+            return gate.direction
         if metric in self.lower_is_better:
             return "max"
         return default_direction(metric)

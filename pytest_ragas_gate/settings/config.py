@@ -309,14 +309,17 @@ class GateConfig(BaseModel):
     def bounds(self) -> Bounds:
         """Every effective threshold, each in its metric's direction (minimum or maximum)."""
         merged: dict[str, float | str | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
-        return Bounds(
-            {
-                metric: Bound(read_threshold(metric, value)[0], self.direction_of(metric))
-                for metric, value in merged.items()
-                if value is not None
-            },
-            lower_is_better=self.lower_is_better,
-        )
+        bounds: dict[str, Bound] = {}
+        for metric, value in merged.items():
+            if value is None:
+                continue
+            number, stated = read_threshold(metric, value)
+            # The metric's direction; an operator speaks only for a metric whose direction
+            # these settings cannot know (a custom metric checked when its class is loaded).
+            if stated is None or self.knows_direction(metric):
+                stated = self.direction_of(metric)
+            bounds[metric] = Bound(number, stated)
+        return Bounds(bounds, lower_is_better=self.lower_is_better)
 
     def rule_for(self, metric: str) -> Rule:
         """The decision rule of ``metric`` (its own, else the global one)."""
