@@ -57,13 +57,15 @@ def test_a_null_threshold_on_an_unselected_metric_is_fine(pytester: pytest.Pytes
     assert gate_run(pytester, **OPTIONS).ret == pytest.ExitCode.OK
 
 
-def test_a_case_threshold_on_an_unselected_metric_fails_its_case(
+def test_a_case_threshold_on_an_unselected_metric_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
     rows = [GOOD, {**GOOD, "id": "own", "thresholds": {"answer_relevancy": 0.99}}]
     write_jsonl(pytester, "golden.jsonl", rows)
     outcome = gate_run(pytester, metrics="faithfulness", **OPTIONS)
-    assert outcome.ret == pytest.ExitCode.TESTS_FAILED
+    # The reports still say which case asked for what: the case is an error, the gate fails.
+    assert outcome.ret == pytest.ExitCode.USAGE_ERROR
+    assert outcome.report["verdict"] == "failed"
     outcome.stdout.fnmatch_lines(
         [
             "*golden.jsonl:2: field 'thresholds': a threshold for 'answer_relevancy', which "

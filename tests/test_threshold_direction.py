@@ -102,7 +102,7 @@ def test_a_maximum_on_a_higher_is_better_metric_is_a_usage_error(
     configured.stderr.fnmatch_lines(["*threshold for 'faithfulness' is '<=0.5', a maximum*"])
 
 
-def test_a_case_threshold_against_its_metrics_direction_fails_its_case(
+def test_a_case_threshold_against_its_metrics_direction_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
     setup(
@@ -113,7 +113,7 @@ def test_a_case_threshold_against_its_metrics_direction_fails_its_case(
         ],
     )
     outcome = gate_run(pytester, metrics="hallu_rate", **OPTIONS)
-    assert outcome.ret == pytest.ExitCode.TESTS_FAILED
+    assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stdout.fnmatch_lines(
         [
             "*golden.jsonl:2: field 'thresholds': threshold for 'hallu_rate' is '>=0.1', a "

@@ -14,6 +14,27 @@ from ..metrics.registry import unknown_metric_message
 from ..settings.bounds import Bound, Direction
 from ..settings.config_checks import not_selected_message
 
+__all__ = ["check_threshold_metrics", "is_threshold_usage_problem"]
+
+
+#: How a case's problem says its thresholds ask for what the run cannot gate (a metric left
+#: out of the run, a direction against the metric's): a usage error of the run, exit 4.
+_ASKED_WRONGLY = ("which is not among the run's metrics", "but for ")
+
+
+def is_threshold_usage_problem(message: str | None) -> bool:
+    """Whether a case's error says its thresholds ask what the run cannot gate.
+
+    >>> is_threshold_usage_problem("g.jsonl:2: field 'thresholds': a threshold for 'x', "
+    ...                            "which is not among the run's metrics (y): add it …")
+    True
+    """
+    return (
+        message is not None
+        and "field 'thresholds': " in message
+        and any(phrase in message for phrase in _ASKED_WRONGLY)
+    )
+
 
 def check_threshold_metrics(
     loaded: LoadedFile,
