@@ -196,6 +196,9 @@ class CaseResult(BaseModel):
 
 
 _KNOWN_FIELDS = known_field_names({})
+#: The golden fields whose absence leaves metrics n/a: a key one edit from one of these, on
+#: a row without it, is most likely that field misspelt.
+_SCORED_FIELDS = frozenset({"question", "answer", "contexts", "reference", "relevant_context_ids"})
 
 
 def misspelt_fields(case: GoldenCase) -> dict[str, str]:
@@ -211,7 +214,7 @@ def misspelt_fields(case: GoldenCase) -> dict[str, str]:
         if match is None or match[1] != 1:
             continue
         field = canonical_field(match[0]) or match[0]
-        if not case.has(field):
+        if field in _SCORED_FIELDS and not case.has(field):
             found.setdefault(field, key)
     return found
 
