@@ -57,6 +57,7 @@ CheckKind = Literal[
     "tag",
     "agreement",
     "judge_noise",
+    "pairwise",
 ]
 
 #: The order of the failure lines.
@@ -71,6 +72,7 @@ FAILURE_ORDER: tuple[CheckKind, ...] = (
     "latency",
     "error_rate",
     "baseline",
+    "pairwise",
     "agreement",
     "judge_noise",
     "other_tests",
@@ -88,6 +90,7 @@ CAUSE_ORDER: tuple[CheckKind, ...] = (
     "tag",
     "latency",
     "baseline",
+    "pairwise",
     "agreement",
     "judge_noise",
     "other_tests",
