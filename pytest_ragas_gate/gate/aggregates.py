@@ -91,6 +91,13 @@ class MetricAggregate(BaseModel):
     not_applicable_missing_fields: dict[str, int] = Field(default_factory=dict)
     not_applicable_by_nature: dict[str, int] = Field(default_factory=dict)
     misspelt_keys: list[MisspeltKey] = Field(default_factory=list)
+    # Against a baseline: its mean on the cases paired with this run (``baseline_paired``
+    # of them), whether the metric passed this run's threshold in the baseline, and
+    # whether it passed there and fails now, whatever the paired test says of the drop.
+    baseline_mean: float | None = None
+    baseline_paired: int | None = None
+    baseline_passed: bool | None = None
+    newly_failing: bool = False
 
 
 class TagVerdict(BaseModel):

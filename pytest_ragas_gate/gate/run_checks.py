@@ -83,6 +83,10 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
         properties["coverage"] = f"{aggregate.coverage:.4f}"
     if aggregate.min_coverage is not None:
         properties["min_coverage"] = f"{aggregate.min_coverage:.4f}"
+    if aggregate.baseline_mean is not None:
+        properties["baseline_mean"] = f"{aggregate.baseline_mean:.4f}"
+    if aggregate.newly_failing:
+        properties["newly_failing"] = "true"
     unmeasured = aggregate.n < config.min_cases
     failed = aggregate.passed is False
     uncovered = failed and not unmeasured and aggregate.coverage_passed is False
