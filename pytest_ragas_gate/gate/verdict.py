@@ -32,13 +32,15 @@ from .aggregates import (
     tag_verdict,
 )
 from .auto_repeats import auto_summary
-from .baseline import BaselineComparison
+from .baseline import BaselineComparison, against_baseline
+from .case_verdicts import CaseVerdict, case_verdicts
 from .checks import GateCheck, failed_checks, hints_of, recommendation_causes
 from .coverage import coverage_check
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
 from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided
+from .pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from .run_checks import (
     agreement_checks,
     alignment_check,
@@ -56,6 +58,7 @@ from .run_facts import RunFacts, fold_golden_files, gate_scope, named, nothing_g
 from .unevaluated import not_evaluated_checks
 
 __all__ = [
+    "CaseVerdict",
     "GateCheck",
     "GateStatus",
     "GateVerdict",
@@ -73,7 +76,7 @@ GateStatus = Literal["passed", "failed", "partial", "ungated", "error"]
 
 #: Failing checks of the run itself rather than of a metric, by name in ``run_checks``.
 _RUN_LEVEL = frozenset(
-    {"unreadable_files", "case_thresholds", "agreement", "judge_noise", "other_tests"}
+    {"unreadable_files", "case_thresholds", "agreement", "judge_noise", "other_tests", "pairwise"}
 )
 
 
@@ -115,6 +118,8 @@ class GateVerdict(BaseModel):
     unreadable_files: list[str] = Field(default_factory=list)
     other_failures: list[str] = Field(default_factory=list)
     baseline: BaselineComparison | None = None
+    # With pairwise judging: the new answers against the baseline's (win, loss, tie rates).
+    pairwise: PairwiseSummary | None = None
     diagnosis: DiagnosisSummary | None = None
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
@@ -122,6 +127,13 @@ class GateVerdict(BaseModel):
     auto_repeats: str | None = None
     # With conversation cases: how many, over how many turns, and which turns broke.
     conversations: str | None = None
+    # Each case's verdict, in canonical order: what every report lists as failing.
+    cases: list[CaseVerdict] = Field(default_factory=list)
+    # Cases not errored on which a gated metric was scored (every case not errored when
+    # nothing is gated); None in verdicts of reports written before it was counted.
+    scored_cases: int | None = None
+    # Keys of golden rows one edit from a field those rows lack, said beside the verdict.
+    misspelt_keys: list[str] = Field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -142,6 +154,16 @@ class GateVerdict(BaseModel):
     def failing_metrics(self) -> list[str]:
         """The metrics whose aggregate fails its threshold, in display order."""
         return [metric for metric, agg in self.metrics.items() if agg.passed is False]
+
+    @property
+    def newly_failing(self) -> list[str]:
+        """The gated metrics that passed in the baseline and fail now, in display order."""
+        return [metric for metric, agg in self.metrics.items() if agg.newly_failing]
+
+    @property
+    def failing_cases(self) -> list[CaseVerdict]:
+        """The cases the reports list as failing, in canonical order."""
+        return [case for case in self.cases if case.failing]
 
     @property
     def hints(self) -> dict[str, str]:
@@ -197,7 +219,10 @@ def evaluate_gate(
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)
-    aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
+    aggregates = {
+        metric: against_baseline(aggregate_metric(ordered, metric, config), facts.baseline)
+        for metric in metrics
+    }
     tags = [
         tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()
@@ -205,13 +230,20 @@ def evaluate_gate(
     ]
     latency = evaluate_latency(ordered, config.latency)
     bounds = config.bounds()
-    below_own = [result.id for result in ordered if result.case_threshold_failures(bounds)]
+    baseline = facts.baseline
+    cases = (
+        case_verdicts(ordered, bounds)
+        if baseline is None
+        else case_verdicts(ordered, bounds, baseline.case_misses, baseline.new_cases)
+    )
+    below_own = [case.id for case in cases if case.own_misses]
     coverage, partial_reasons = gate_scope(len(ordered), facts)
     agreement = measure_agreements(ordered, metrics, config)
     top = aggregates.get("top_doc_usage")
     alignment = None if top is None else ignored_top_ranked(top.mean, top.n)
 
     errored = sum(1 for result in ordered if result.errored)
+    pairwise = summarise_pairwise(ordered, config)
     error_rate = error_rate_check(ordered, config, nothing_gated(facts))
     checks = [
         *(metric_check(aggregate, config) for aggregate in aggregates.values()),
@@ -225,10 +257,15 @@ def evaluate_gate(
     ]
     repeated = any(aggregate.judge_noise for aggregate in aggregates.values())
     not_evaluated = not_evaluated_checks(config, facts.baseline, repeated=repeated)
+    head_to_head = pairwise_check(pairwise)
+    if head_to_head is not None and head_to_head.kind == "not_evaluated":
+        not_evaluated = [*not_evaluated, head_to_head]
+        head_to_head = None
     run_level = [
         unreadable_files_check(facts.unreadable_files),
         case_thresholds_check(below_own),
         *baseline_checks(facts.baseline),
+        head_to_head,
         other_tests_check(facts.other_failures),
         *latency_checks(latency),
         alignment_check(alignment),
@@ -248,6 +285,7 @@ def evaluate_gate(
     gated = (
         any(aggregate.threshold is not None for aggregate in aggregates.values())
         or bool(tags or latency or facts.baseline)
+        or (pairwise is not None and pairwise.max_loss_rate is not None)
         or any(figures.passed is False for figures in agreement.values())
         or any(result.thresholds for result in ordered)
     )
@@ -281,12 +319,41 @@ def evaluate_gate(
         unreadable_files=list(facts.unreadable_files),
         other_failures=list(facts.other_failures),
         baseline=facts.baseline,
+        pairwise=pairwise,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
         conversations=_conversations_line(ordered, below_own),
+        cases=cases,
+        scored_cases=_scored_cases(ordered, aggregates),
+        misspelt_keys=_misspelt_key_lines(ordered),
     )
+
+
+def _scored_cases(ordered: Sequence[CaseResult], aggregates: dict[str, MetricAggregate]) -> int:
+    """Cases not errored on which at least one gated metric was scored."""
+    gated = [metric for metric, aggregate in aggregates.items() if aggregate.threshold is not None]
+    return sum(
+        1
+        for result in ordered
+        if not result.errored
+        and (not gated or any(result.scores.get(metric) is not None for metric in gated))
+    )
+
+
+def _misspelt_key_lines(ordered: Sequence[CaseResult]) -> list[str]:
+    """Per golden file and misspelt key, how many rows have it: said beside the verdict."""
+    rows: dict[tuple[str, str, str], int] = {}
+    for result in ordered:
+        for field, key in result.misspelt.items():
+            rows[(result.file, key, field)] = rows.get((result.file, key, field), 0) + 1
+    return [
+        f"{file}: {count} row{'s' if count != 1 else ''} "
+        f"{'have' if count != 1 else 'has'} the key {key!r} and no {field!r} — did you mean "
+        f"{field!r}?"
+        for (file, key, field), count in rows.items()
+    ]
 
 
 def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str]) -> str | None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from collections.abc import Iterable
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -73,7 +75,8 @@ class GoldenCase(BaseModel):
     reference: str | None = None
     relevant_context_ids: list[str] | None = None
     tags: list[str] = Field(default_factory=list)
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    # A number takes the metric's direction; ``"<=0.1"`` / ``">=0.8"`` states it too.
+    thresholds: dict[str, float | str] = Field(default_factory=dict)
     # Human labels per metric, in [0, 1]: what people scored this case (see agreement.py).
     human: dict[str, float] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -132,6 +135,24 @@ def stable_case_id(question: str) -> str:
     """
     digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()
     return f"q-{digest[:10]}"
+
+
+def conversation_case_id(turns: Iterable[tuple[str, str]]) -> str:
+    """A short id derived from every turn of a conversation (role and text), stable across runs.
+
+    Chat logs often open alike ("Hi"), so the first question alone would name two
+    conversations the same; a role and a text are hashed as JSON, so no separator in a text
+    can make two different conversations hash alike.
+
+    >>> hi = ("user", "Hi")
+    >>> conversation_case_id([hi, ("assistant", "Hello")])
+    'c-de615ee0a7'
+    >>> conversation_case_id([hi, ("assistant", "Hey")]) == conversation_case_id([hi])
+    False
+    """
+    text = json.dumps([[role, content.strip()] for role, content in turns], ensure_ascii=False)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"c-{digest[:10]}"
 
 
 def missing_fields_reason(fields: list[str] | tuple[str, ...]) -> str:

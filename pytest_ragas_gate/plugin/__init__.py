@@ -140,6 +140,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="A previous JSON report to compare against (default: none).",
     )
     group.addoption(
+        "--rag-gate-pairwise",
+        dest="rag_gate_pairwise",
+        action="store_true",
+        default=None,
+        help="Judge each answer that changed against the baseline's answer to the same case "
+        "(twice, positions swapped; needs --rag-gate-baseline) and report win, loss and tie "
+        "rates (default: off).",
+    )
+    group.addoption(
         "--rag-gate-labels",
         dest="rag_gate_labels",
         default=None,
@@ -239,6 +248,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "otel": option.rag_gate_otel,
         "history": option.rag_gate_history,
         "baseline": option.rag_gate_baseline,
+        "pairwise": option.rag_gate_pairwise,
         "labels": option.rag_gate_labels,
         "oracle": option.rag_gate_oracle,
         "corpus": option.rag_gate_corpus,
@@ -267,7 +277,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)
     if config.pluginmanager.hasplugin("html"):
-        from ..reports.html_rows import PytestHtmlRows
+        from .html_rows import PytestHtmlRows
 
         html = run.config.html
         page = config.invocation_params.dir / html if html else None
@@ -293,7 +303,7 @@ class GateHooks:
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """Say which judge, model, thresholds, cache and config are in force."""
-        from ..reports.terminal import header_lines
+        from .terminal import header_lines
 
         return header_lines(self.run)
 
@@ -348,7 +358,7 @@ class GateHooks:
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
         """Show each case's scores on its verbose line."""
-        from ..reports.terminal import teststatus
+        from .terminal import teststatus
 
         return teststatus(report)
 
@@ -359,7 +369,7 @@ class GateHooks:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the per-metric table and the verdict."""
-        from ..reports.terminal import write_summary
+        from .terminal import write_summary
 
         write_summary(self.run, terminalreporter)
 

@@ -91,7 +91,7 @@ def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tu
 
 
 def _case_testcase(
-    result: CaseResult, failure_lines: Mapping[str, list[str]], bounds: Mapping[str, Bound]
+    result: CaseResult, failure_lines: Mapping[str, list[str]], own_misses: Mapping[str, list[str]]
 ) -> Any:
     path, line = split_source(result.source)
     classname = _classname(path)
@@ -105,7 +105,7 @@ def _case_testcase(
         file=path,
         line=None if line is None else str(line),
     )
-    lines = failure_lines.get(result.id) or result.case_threshold_failures(bounds)
+    lines = failure_lines.get(result.id) or own_misses.get(result.key, [])
     if lines:
         testcase.add_failure_info(
             message=_clean(lines[0]),
@@ -130,6 +130,7 @@ def _case_testcase(
 _FAILURE_TYPES: dict[CheckKind, str] = {
     "metric": "RagGateThreshold",
     "min_cases": "RagGateThreshold",
+    "min_coverage": "RagGateThreshold",
     "tag": "RagGateThreshold",
     "error_rate": "RagGateErrorRate",
     "no_cases": "RagGateErrorRate",
@@ -140,7 +141,12 @@ _FAILURE_TYPES: dict[CheckKind, str] = {
     "latency": "RagGateLatency",
     "agreement": "RagGateJudgeAgreement",
     "judge_noise": "RagGateJudgeNoise",
+    "pairwise": "RagGatePairwise",
 }
+#: Checks of one gated metric, whose failure output carries the hint.
+_METRIC_KINDS = frozenset({"metric", "min_cases", "min_coverage"})
+#: Checks whose failure in a run the judge could not decide is an error, not a failure.
+_UNDECIDED_KINDS = frozenset({"metric", "min_cases", "min_coverage", "pairwise"})
 #: Checks that decided nothing read as skipped, so no CI view shows them green.
 _SKIPPED_KINDS = frozenset({"coverage", "gated_metrics", "not_evaluated"})
 
@@ -157,7 +163,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             testcase.add_error_info(
                 message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
             )
-        elif check.passed is False and undecided and check.kind in ("metric", "min_cases"):
+        elif check.passed is False and undecided and check.kind in _UNDECIDED_KINDS:
             testcase.add_error_info(
                 message=_clean(check.message), error_type="RagGateJudgeUnavailable"
             )
@@ -165,7 +171,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             output = check.message + (f"\nHint: {check.hint}" if check.hint else "")
             testcase.add_failure_info(
                 message=_clean(check.message),
-                output=_clean(output) if check.kind in ("metric", "min_cases") else None,
+                output=_clean(output) if check.kind in _METRIC_KINDS else None,
                 failure_type=_FAILURE_TYPES[check.kind],
             )
         elif check.passed is None and check.kind in _SKIPPED_KINDS:
@@ -231,7 +237,8 @@ def write_junit(
     ET.indent(gate_element, level=1)
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        case_totals = _spool_case_suite(ordered, failure_lines, spool, bounds or {})
+        own_misses = {case.key: case.own_misses for case in verdict.cases}
+        case_totals = _spool_case_suite(ordered, failure_lines, own_misses, spool, bounds or {})
         suite_attributes = {"name": CASES_SUITE, **case_totals}
         totals = {
             key: str(int(case_totals.get(key, "0")) + int(gate_element.get(key, "0")))
@@ -266,6 +273,7 @@ _CASES_PER_BATCH = 500
 def _spool_case_suite(
     ordered: Sequence[CaseResult],
     failure_lines: Mapping[str, list[str]],
+    own_misses: Mapping[str, list[str]],
     spool: IO[str],
     bounds: Mapping[str, Bound],
 ) -> dict[str, str]:
@@ -275,7 +283,7 @@ def _spool_case_suite(
     for start in range(0, len(ordered), _CASES_PER_BATCH):
         batch = ordered[start : start + _CASES_PER_BATCH]
         suite = junit_xml.TestSuite(
-            CASES_SUITE, [_case_testcase(result, failure_lines, bounds) for result in batch]
+            CASES_SUITE, [_case_testcase(result, failure_lines, own_misses) for result in batch]
         ).build_xml_doc()
         _attach_properties(suite, [_case_properties(result, bounds) for result in batch])
         _make_xml_safe(suite)

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
+from ..config_values import read_threshold
+from ..golden.cases import GoldenCase, LabelSampling, case_identity
+from ..golden.golden_fields import canonical_field
 from ..golden.trace_origin import trace_origin
-from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
+from .pairwise_verdict import PairwiseVerdict
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
+from .unknown_fields import closest_field, known_field_names
 
 
 def _a_score(value: object) -> object:
@@ -72,6 +75,8 @@ class CaseResult(BaseModel):
     repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
     # Under ``repeats: auto``: why this case was judged again, and what that cost.
     auto_repeat: AutoRepeat | None = None
+    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
+    pairwise: PairwiseVerdict | None = None
     # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
     # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
     judge_errors: list[str] = Field(default_factory=list)
@@ -89,6 +94,9 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
+    # Golden fields the case lacks but has a key one edit away from (``contexts`` →
+    # ``context``): the gate names the key when the field's absence leaves metrics n/a.
+    misspelt: dict[str, str] = Field(default_factory=dict)
     # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
     # its results can be sent back beside it (--rag-gate-otel).
     trace: dict[str, str] | None = None
@@ -120,7 +128,10 @@ class CaseResult(BaseModel):
                 if case.contexts and any(context.hop is not None for context in case.contexts)
                 else None
             ),
-            thresholds=dict(case.thresholds),
+            thresholds={
+                metric: read_threshold(metric, value)[0]
+                for metric, value in case.thresholds.items()
+            },
             human=dict(case.human),
             sampled_by=case.sampled_by if case.human else None,
             metrics=list(metrics),
@@ -128,6 +139,7 @@ class CaseResult(BaseModel):
             incomplete=incomplete,
             conversation=case.conversation,
             turn=case.turn,
+            misspelt=misspelt_fields(case),
             trace=trace_origin(case.metadata),
         )
 
@@ -167,27 +179,29 @@ class CaseResult(BaseModel):
         """Whether the case or any of its metrics errored."""
         return self.error is not None or bool(self.errors)
 
-    def case_threshold_failures(self, bounds: Mapping[str, Bound]) -> list[str]:
-        """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
 
-        A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
-        minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate``
-        or a custom metric that declares ``lower_is_better``.
-        """
-        failures = []
-        for metric, value in self.thresholds.items():
-            score = self.scores.get(metric)
-            bound = own_bound(metric, value, bounds)
-            reason = self.reasons.get(metric, "")
-            if score is None and metric in self.scores and is_missing_fields_reason(reason):
-                # The case asked for this metric but lacks its fields: unchecked is not met.
-                kind = "min" if bound.direction == "min" else "max"
-                failures.append(f"{metric} n/a: {reason} (case {kind} {value:.2f} unchecked)")
-                continue
-            if score is not None and not bound.met_by(score):
-                kind = "min" if bound.direction == "min" else "max"
-                failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")
-        return failures
+_KNOWN_FIELDS = known_field_names({})
+#: The golden fields whose absence leaves metrics n/a: a key one edit from one of these, on
+#: a row without it, is most likely that field misspelt.
+_SCORED_FIELDS = frozenset({"question", "answer", "contexts", "reference", "relevant_context_ids"})
+
+
+def misspelt_fields(case: GoldenCase) -> dict[str, str]:
+    """The golden fields ``case`` lacks, each with the unknown key one edit from it.
+
+    >>> case = GoldenCase(id="a", question="q?", metadata={"context": ["text"]})
+    >>> misspelt_fields(case)
+    {'contexts': 'context'}
+    """
+    found: dict[str, str] = {}
+    for key in case.metadata:
+        match = closest_field(key, _KNOWN_FIELDS)
+        if match is None or match[1] != 1:
+            continue
+        field = canonical_field(match[0]) or match[0]
+        if field in _SCORED_FIELDS and not case.has(field):
+            found.setdefault(field, key)
+    return found
 
 
 def split_source(source: str) -> tuple[str, int | None]:
