@@ -59,6 +59,8 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
+from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
+from .terms import is_term, term_facts
 from .wh_english import Fact, longest_shared_run, short_name
 
 __all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run", "needs_history"]
@@ -146,9 +148,13 @@ def _heading_and_body(chunk: str) -> tuple[str, str]:
 
 
 def _sentences(body: str) -> list[str]:
+    # A term of a reference list or a heading inside the chunk is a line of its own, not
+    # the start of the sentence after it.
+    lines = [line for line in body.split("\n") if not is_term(line)]
     return [
         sentence.strip()
-        for sentence in split_sentences(body)
+        for line in lines
+        for sentence in split_sentences(line)
         if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS
     ]
 
@@ -166,9 +172,13 @@ def chunk_facts(
     heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(chunk) | names
-    facts: list[Fact] = []
+    facts: list[Fact] = [] if chinese else term_facts(chunk, name)
     previous: str | None = None
     for sentence in _sentences(body):
+        if not chinese:
+            sentence = strip_discourse(sentence)
+            if not sentence:
+                continue
         if chinese:
             found = wh_chinese.sentence_facts(sentence, topic or name)
         else:
@@ -186,9 +196,46 @@ def chunk_facts(
                 # The question names the section; the document's name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
         for fact in found:
+            if not chinese:
+                fact = _tidied(fact)
+                if question_problem(fact.question) is not None:
+                    continue
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
     return sorted(facts, key=lambda fact: -fact.score)
+
+
+_OBJECT_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
+    r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
+)
+
+
+def question_problem(question: str) -> str | None:
+    """Why an English question does not stand alone or asks nothing, or None."""
+    reason = dangling(question)
+    if reason is not None:
+        return reason
+    match = _OBJECT_QUESTION.match(question)
+    if match is not None:
+        return empty_predicate(question, match.group("subject"), match.group("verb"))
+    return None
+
+
+def _tidied(fact: Fact) -> Fact:
+    question = tidy(fact.question)
+    if question == fact.question:
+        return fact
+    return Fact(
+        question,
+        fact.answer,
+        fact.sentence,
+        fact.wh,
+        fact.subject,
+        fact.value,
+        fact.unit,
+        fact.score,
+    )
 
 
 def _with_document(fact: Fact, name: str) -> Fact:
@@ -219,7 +266,26 @@ def _single(
     if not facts:
         return None
     fact = facts[slot % len(facts)]
-    return SynthQuestion(kind="single", question=fact.question, reference=fact.sentence, chunks=[0])
+    return SynthQuestion(
+        kind="single", question=fact.question, reference=_reference(fact), chunks=[0]
+    )
+
+
+def _reference(fact: Fact) -> str:
+    """What answers ``fact``'s question: the clause holding its answer."""
+    return answering_clause(fact.sentence, fact.answer)
+
+
+def _references(a: Fact, b: Fact, chinese: bool) -> str:
+    """The references of two facts, once each (two facts of one sentence repeat nothing)."""
+    first, second = _reference(a), _reference(b)
+    if first == second or second in first:
+        return first
+    if first in second:
+        return second
+    if a.sentence == b.sentence:
+        return a.sentence
+    return f"{first}{'' if chinese else ' '}{second}"
 
 
 def _strip_context(question: str) -> str:
@@ -248,11 +314,11 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
         if chinese:
             return (
                 both.rstrip("？") + "？哪个更早，相差几年？",
-                f"{a.sentence}{b.sentence}{earlier.answer}更早，相差{years}年。",
+                f"{_references(a, b, chinese)}{earlier.answer}更早，相差{years}年。",
             )
         return (
             both.rstrip("?") + "? Which came first, and how many years apart?",
-            f"{a.sentence} {b.sentence} {earlier.answer} came first, {years} years earlier.",
+            f"{_references(a, b, chinese)} {earlier.answer} came first, {years} years earlier.",
         )
     same_unit = re.sub(r"[\d.,$€£\s]", "", larger.answer.split(" of ")[0]) == re.sub(
         r"[\d.,$€£\s]", "", smaller.answer.split(" of ")[0]
@@ -276,7 +342,7 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
         )
     if chinese:
         question = both.rstrip("？") + "？哪个更多，多多少？"
-        reference = f"{a.sentence}{b.sentence}{larger.answer}多于{smaller.answer}" + (
+        reference = f"{_references(a, b, chinese)}{larger.answer}多于{smaller.answer}" + (
             f"，多{gap_text}。" if gap_text else "。"
         )
         return question, reference
@@ -284,7 +350,7 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
     question = both.rstrip("?") + f"? Which is {comparative}, and by how much?"
     more, less = _amount_text(larger), _amount_text(smaller)
     reference = (
-        f"{a.sentence} {b.sentence} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
+        f"{_references(a, b, chinese)} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
         f"than {less} ({smaller.subject})" + (f", by {gap_text}." if gap_text else ".")
     )
     return question, reference
@@ -332,7 +398,10 @@ def _reasoning(
 def _entity_words(fact: Fact) -> set[str]:
     """The names a fact's question is about (capitalised words), and its whole subject."""
     names = {token.text for token in content_tokens(_strip_context(fact.question)) if token.entity}
-    return names | {" ".join((fact.subject or "").lower().split()[-3:])} - {""}
+    subject = (fact.subject or "").lower().split()
+    if all(word in wh_english.GENERIC_NOUNS | {"the", "a", "an"} for word in subject):
+        return names  # "files" links nothing: every document has files
+    return names | {" ".join(subject[-3:])} - {""}
 
 
 def _multi(
@@ -355,11 +424,10 @@ def _multi(
     if not pairs:
         return None
     a, b = pairs[slot % len(pairs)]
-    joiner = "" if chinese else " "
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
-        reference=f"{a.sentence}{joiner}{b.sentence}",
+        reference=_references(a, b, chinese),
         chunks=[0, 1],
     )
 
@@ -608,6 +676,12 @@ class OfflineSynthJudge:
     ) -> tuple[Any, str]:
         if _NOT_STANDALONE.search(question):
             return "not_standalone", "refers to a document it does not name"
+        if not is_chinese(question) and kind != "unanswerable":
+            reason = dangling(question)
+            if reason is not None:
+                return "not_standalone", reason
+            if kind == "single" and (reason := question_problem(question)) is not None:
+                return "trivial", reason
         if _CLOZE.search(question):
             return "copied", "a fill-in-the-blank, not a question a user would ask"
         if copied_run(question, request.chunks) >= COPY_RUN:
@@ -815,10 +889,10 @@ def _conversation(
     return SynthQuestion(
         kind="conversation",
         question=question,
-        reference=first.sentence,
+        reference=_reference(first),
         chunks=[0],
         follow_ups=[
-            SynthTurn(question=follow_up, reference=fact.sentence, chunks=[0])
+            SynthTurn(question=follow_up, reference=_reference(fact), chunks=[0])
             for fact, follow_up in rest
         ],
     )
