@@ -88,6 +88,8 @@ _COMPARISON = re.compile(
     r"|compare|how many years apart|by how much|both)\b|哪个|更|相差|多多少|先|早",
     re.IGNORECASE,
 )
+#: "What is libxslt?": one word, and a fair question when the word is a name.
+_DEFINES = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
 _CJK_NO_ANSWER = "文档中没有提到这一点，无法根据文档回答。"
 _MIN_FACT_TOKENS = 2
@@ -374,25 +376,49 @@ def _amount_text(fact: Fact) -> str:
     )
 
 
-def _reasoning(
-    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
-) -> SynthQuestion | None:
-    facts = chunk_facts(chunk, title, chinese, names)
-    scored: list[tuple[int, int, tuple[str, str]]] = []
-    for index, first in enumerate(facts):
-        for second in facts[index + 1 :]:
+def reasoning_pairs(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    names: frozenset[str] = frozenset(),
+) -> list[tuple[str, str, list[int]]]:
+    """Comparisons of two facts of the given chunks (one document): question, reference, cited.
+
+    Two amounts compare when they count the same unit and their questions share a word
+    ("versions kept on Team" / "on Solo"); two dates always compare (which came first).
+    """
+    facts = [
+        (index, fact)
+        for index, (chunk, title) in enumerate(zip(chunks, titles, strict=False))
+        for fact in chunk_facts(chunk, title, chinese, names)
+        if fact.value is not None
+    ]
+    scored: list[tuple[int, int, tuple[str, str, list[int]]]] = []
+    for position, (at, first) in enumerate(facts):
+        for other_at, second in facts[position + 1 :]:
             if first.sentence == second.sentence and first.answer == second.answer:
                 continue
             made = _comparison(first, second, chinese)
-            # Two facts about the same thing ("versions kept on Team" / "on Solo") compare best.
             alike = len(_question_words(first) & _question_words(second))
-            if made is not None and (alike >= 2 or (alike and first.wh == second.wh)):
-                scored.append((-alike, len(scored), made))
-    if not scored:
+            dated = first.unit == second.unit == "year" and first.subject != second.subject
+            if made is not None and (alike >= 2 or (alike and first.wh == second.wh) or dated):
+                cited = sorted({at, other_at})
+                scored.append((-alike, len(scored), (*made, cited)))
+    return [made for _, _, made in sorted(scored)]
+
+
+def _reasoning(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    slot: int,
+    names: frozenset[str] = frozenset(),
+) -> SynthQuestion | None:
+    pairs = reasoning_pairs(chunks, titles, chinese, names)
+    if not pairs:
         return None
-    pairs = [made for _, _, made in sorted(scored)]
-    question, reference = pairs[slot % len(pairs)]
-    return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=[0])
+    question, reference, cited = pairs[slot % len(pairs)]
+    return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=cited)
 
 
 def _entity_words(fact: Fact) -> set[str]:
@@ -595,7 +621,7 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
             if kind == "single":
                 written = _single(chunk, title, chinese, slot, names)
             elif kind == "reasoning":
-                written = _reasoning(chunk, title, chinese, slot, names)
+                written = _reasoning(request.chunks, request.titles, chinese, slot, names)
             elif kind == "multi":
                 written = _multi(request.chunks, request.titles, chinese, slot, names)
             elif kind == "conversation":
@@ -707,7 +733,7 @@ class OfflineSynthJudge:
                 return "wrong_kind", "asks no comparison or computation"
             if len(numbers(reference)) < 2:
                 return "wrong_kind", "the reference does not combine two facts"
-        if len(content_tokens(_strip_context(question))) < 2:
+        if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
         if given.supported and numbers(reference) <= numbers(question):

@@ -203,6 +203,14 @@ def _partner(
     return best[2] if best is not None else None
 
 
+def _same_document_partner(chunk: Chunk, valued: Sequence[Chunk]) -> Chunk | None:
+    """The next chunk of ``chunk``'s document that states values too, or None."""
+    same = [other for other in valued if other.document == chunk.document]
+    if len(same) < 2:
+        return None
+    return same[(same.index(chunk) + 1) % len(same)]
+
+
 def plan_units(
     chunks: Sequence[Chunk],
     asked: Mapping[QuestionKind, int],
@@ -247,10 +255,13 @@ def plan_units(
             group = tuple(kinds[start : start + size])
             if "reasoning" in group:
                 chunk = valued[number % len(valued)]
+                # Two facts to compare may sit in two chunks of one document.
+                partner = _same_document_partner(chunk, valued)
+                units.append(Unit((chunk,) if partner is None else (chunk, partner), group))
             else:
                 chunk = order[plain % len(order)]
                 plain += 1
-            units.append(Unit((chunk,), group))
+                units.append(Unit((chunk,), group))
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:

@@ -52,6 +52,7 @@ _DANGLING_WORDS = re.compile(
     re.IGNORECASE,
 )
 _GENERIC = wh_english.GENERIC_NOUNS
+_NAMED = re.compile(r"[A-Z0-9_/:.]|-\w")
 _WHAT_A_DOCUMENT_IS_ABOUT = frozenset(
     "module library package program tool tutorial spec specification server client "
     "system project application software command service protocol format".split()
@@ -106,6 +107,9 @@ def dangling(question: str) -> str | None:
         if context and generic == 1 and after[0] in _WHAT_A_DOCUMENT_IS_ABOUT:
             continue  # "In httplib2, what can the module handle?": the module is httplib2
         # "the option timeout" names the option; "the default value" names nothing.
+        named_after = after[generic + 1 : generic + 2]
+        if following in ("of", "for", "in") and named_after and _NAMED.search(named_after[0]):
+            continue  # "the default of DIR_MODE"
         if following in ("?", ",", ";", ":") or following in _ENDS_NOUN_PHRASE:
             return f"'the {' '.join(after[:generic])}' names nothing without its passage"
     return None
