@@ -90,6 +90,11 @@ _COMPARISON = re.compile(
 )
 #: "What is libxslt?": one word, and a fair question when the word is a name.
 _DEFINES = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
+#: A shell command or code fragment inside a sentence: nothing a reader asks about.
+_CODE_IN_PROSE = re.compile(
+    r"(?:^|\s)\$ \S|(?:^|\s)(?:sudo|apt-get|systemctl|pip|git|make) [a-z-]+ |`[^`]+`|\w\(\)\s*;"
+    r"|[{}]\s*$|\s(?:&&|\|\|)\s|@[A-Z][A-Z0-9_]{2,}@|\{\{"
+)
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
 _CJK_NO_ANSWER = "文档中没有提到这一点，无法根据文档回答。"
 _MIN_FACT_TOKENS = 2
@@ -157,7 +162,7 @@ def _sentences(body: str) -> list[str]:
         sentence.strip()
         for line in lines
         for sentence in split_sentences(line)
-        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS
+        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS and not _CODE_IN_PROSE.search(sentence)
     ]
 
 
@@ -275,7 +280,7 @@ def _single(
 
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
-    return answering_clause(fact.sentence, fact.answer)
+    return answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
 
 
 def _references(a: Fact, b: Fact, chinese: bool) -> str:
@@ -684,7 +689,9 @@ class OfflineSynthJudge:
                 request, candidate.kind, candidate.question, candidate.reference, candidate.chunks
             )
             for follow_up in candidate.follow_ups if problem == "ok" else []:
-                problem, reason = self._follow_up_problem(request, candidate.question, follow_up)
+                problem, reason = self._follow_up_problem(
+                    request, candidate.question, follow_up, candidate.reference
+                )
                 if problem != "ok":
                     break
             verdicts.append(
@@ -741,12 +748,14 @@ class OfflineSynthJudge:
         return "ok", "standalone, supported by its chunks, of its kind"
 
     def _follow_up_problem(
-        self, request: CritiqueQuestions, first: str, follow_up: SynthTurn
+        self, request: CritiqueQuestions, first: str, follow_up: SynthTurn, first_reference: str
     ) -> tuple[Any, str]:
         """A conversation's later turn: it needs the history, and its chunks support it."""
         missing = needs_history(follow_up.question, first)
         if missing is not None:
             return "not_standalone", missing
+        if follow_up.reference.strip() == first_reference.strip():
+            return "trivial", "the follow-up asks again what the first turn answered"
         cited = follow_up.chunks
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
             return "not_answerable", "a follow-up cites no valid chunk"
@@ -889,6 +898,8 @@ def _conversation(
         same: list[tuple[Fact, str]] = []
         parallel: list[tuple[Fact, str]] = []
         for other in facts[:index] + facts[index + 1 :]:
+            if other.answer == first.answer or _reference(other) == _reference(first):
+                continue  # a follow-up asks something new, not what turn 1 answered
             if other.sentence == first.sentence and other.answer == first.answer:
                 continue
             other_subject = _subject_of(other, chinese)

@@ -138,11 +138,12 @@ _CLAUSE_JOIN = re.compile(
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 
 
-def answering_clause(sentence: str, answer: str) -> str:
+def answering_clause(sentence: str, answer: str, question: str = "") -> str:
     r"""The part of ``sentence`` that answers: its clause holding ``answer``, not the rest.
 
     A Chinese sentence is split at its clause punctuation (，；：), and a later clause keeps
-    the first one, which names what the sentence is about.
+    the first one, which names what the sentence is about, unless it names what
+    ``question`` asks about itself.
 
     >>> answering_clause("LSB 1.3 lists bin as legacy, and says: 'New apps must not use it.'",
     ...                  "bin as legacy")
@@ -150,13 +151,16 @@ def answering_clause(sentence: str, answer: str) -> str:
     >>> answering_clause("年票可以退款，月票不退款，日票可以改签。", "不退款")
     '年票可以退款，月票不退款。'
     """
-    text = sentence.strip()
+    text = re.sub(r"\s*[;:,]$", ".", sentence.strip())  # "… per month;" split off a sentence
     if re.search(r"[\u4e00-\u9fff]", text):
         parts = [part for part in _CJK_CLAUSE.split(text.rstrip("。！？")) if part]
         holding = next((i for i, part in enumerate(parts) if answer and answer in part), None)
         if holding is None or len(parts) < 2:
             return text
-        kept = parts[:1] + ([parts[holding]] if holding else [])
+        asked = re.sub(r"^在[^，]{1,30}中，", "", question)[:2]
+        # A later clause that names what the question asks about stands on its own.
+        alone = bool(asked) and holding > 0 and asked in parts[holding]
+        kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
     pieces: list[tuple[int, int]] = []
     start = 0
