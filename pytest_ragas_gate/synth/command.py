@@ -319,7 +319,7 @@ def _synth(options: argparse.Namespace) -> int:
         for row in [*carried.rows, *carried.stale]
     ]
     judge, judge_line = _judge(
-        options, [chunk.text for chunk in chunks], [document.title for document in documents]
+        options, [chunk.text for chunk in chunks], [chunk.title for chunk in chunks]
     )
     progress = _progress(sys.stderr)
 

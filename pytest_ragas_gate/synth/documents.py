@@ -534,7 +534,7 @@ def man_page(text: str) -> tuple[str, str] | None:
     ...     "file\n\nOPTIONS\n       MAX_SIZE\n              Largest file size.\n")
     >>> title, [line for line in body.split("\n") if line]  # doctest: +NORMALIZE_WHITESPACE
     ('foo: the foo file',
-     ['## NAME', 'foo - the foo file', '## Options', '### MAX_SIZE', 'Largest file size.'])
+     ['## Name', 'foo - the foo file', '## Options', '### MAX_SIZE', 'Largest file size.'])
     """
     lines = text.replace("\r\n", "\n").expandtabs(8).split("\n")
     first = next((line for line in lines if line.strip()), "")
@@ -554,7 +554,7 @@ def man_page(text: str) -> tuple[str, str] | None:
         indent = len(line) - len(line.lstrip())
         if indent == 0 and _MAN_SECTION.match(stripped):
             section = stripped
-            out += ["", "## " + (stripped if stripped == "NAME" else stripped.capitalize()), ""]
+            out += ["", "## " + stripped.capitalize(), ""]
             continue
         following = next((other for other in lines[index + 1 :] if other.strip()), "")
         deeper = len(following) - len(following.lstrip()) > indent > 0

@@ -70,7 +70,11 @@ class CorpusOffer:
 
 def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS) -> CorpusOffer:
     """Count what the offline writer can ask of ``chunks``, for the kinds ``wanted``."""
-    corpus = Corpus([chunk.text for chunk in chunks], sorted({chunk.title for chunk in chunks}))
+    corpus = Corpus(
+        [chunk.text for chunk in chunks],
+        sorted({chunk.title for chunk in chunks}),
+        [chunk.title for chunk in chunks],
+    )
     names = corpus.names
     counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
     by_document: dict[str, list[Chunk]] = {}

@@ -92,7 +92,8 @@ _COMPARISON = re.compile(
 _DEFINES = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
 #: A shell command or code fragment inside a sentence: nothing a reader asks about.
 _CODE_IN_PROSE = re.compile(
-    r"(?:^|\s)\$ \S|(?:^|\s)(?:sudo|apt-get|systemctl|pip|git|make) [a-z-]+ |`[^`]+`|\w\(\)\s*;"
+    r"(?:^|\s)\$ \S|(?:^|\s)(?:sudo|apt-get|systemctl|pip|git|make) [a-z-]+ "
+    r"|(?<!`)`[^`'\s]+`(?!`)|\w\(\)\s*;"
     r"|[{}]\s*$|\s(?:&&|\|\|)\s|@[A-Z][A-Z0-9_]{2,}@|\{\{"
 )
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
@@ -305,7 +306,11 @@ def _strip_context(question: str) -> str:
 def _joined(first: str, second: str, chinese: bool) -> str:
     if chinese:
         return first.rstrip("？?") + "，" + _strip_context(second).rstrip("？?") + "？"
-    return first.rstrip("?") + ", and " + _strip_context(second)
+    second = _strip_context(second)
+    place = re.search(r" in [^?]{1,60}\?$", first)
+    if place and second.endswith(place.group()):
+        second = second[: -len(place.group())] + "?"  # "… in apt.conf" once is enough
+    return first.rstrip("?") + ", and " + second
 
 
 def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
@@ -500,13 +505,32 @@ _WH_WORDS = frozenset("long much many often old larg big small".split())
 class Corpus:
     """Every chunk of the corpus, for near misses: siblings of an entity, what is stated."""
 
-    def __init__(self, texts: Sequence[str], titles: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        titles: Sequence[str] = (),
+        chunk_titles: Sequence[str] = (),
+    ) -> None:
         self.texts = list(texts)
         self.sentences = [sentence for text in self.texts for sentence in split_sentences(text)]
         self.names = frozenset().union(
             *(wh_english.proper_words(text) for text in [*self.texts, *titles])
         )
         self._kinds: dict[str, set[str]] = {}
+        # Terms of reference lists per document title: whether a default is given.
+        self._terms: dict[str, dict[str, bool]] = {}
+        aligned = list(chunk_titles) if len(chunk_titles) == len(self.texts) else []
+        for number, text in enumerate(self.texts):
+            terms = self._terms.setdefault(aligned[number] if aligned else "", {})
+            lines = text.split("\n")
+            for line, following in zip(lines, lines[1:], strict=False):
+                if not is_term(line.strip()):
+                    continue
+                stated = any(
+                    _TERM_DEFAULT.match(sentence.strip()) for sentence in split_sentences(following)
+                )
+                for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()):
+                    terms[term] = terms.get(term, False) or stated
         self._identifiers: dict[str, set[str]] = {}
         for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
             self._identifiers.setdefault(_family(identifier), set()).add(identifier)
@@ -515,7 +539,14 @@ class Corpus:
                 for match in pattern.finditer(sentence):
                     if pattern is _SIBLING and match.start() == 0:
                         continue  # a capitalised sentence opener names nothing
+                    if match.group("kind") in _NOT_A_KIND:
+                        continue  # "UID_POOL and …": no kind of thing
                     self._kinds.setdefault(match.group("kind"), set()).add(match.group("head"))
+
+    def terms_without_default(self, term: str, title: str = "") -> list[str]:
+        """Other terms of the document's reference lists whose description gives no default."""
+        terms = self._terms.get(title if title in self._terms else "", {})
+        return sorted(other for other, has in terms.items() if not has and other != term)
 
     def siblings(self, head: str, kind: str) -> list[str]:
         """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
@@ -553,10 +584,25 @@ def _family(identifier: str) -> str:
     return "_".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
+_TERM_DEFAULT = re.compile(
+    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)|The default)"
+)
+_DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
+_NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
+
+
 def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
     """Fact questions of the chunk asked of a sibling the corpus says nothing about."""
     found = []
     for fact in chunk_facts(chunk, title, chinese, corpus.names):
+        if re.search(r",| and | or ", fact.subject or ""):
+            continue  # "FIRST_GID and LAST_GID": swapping one of two names asks nonsense
+        default = _DEFAULT_QUESTION.match(fact.question)
+        if default:
+            # An option whose default the documents give, asked of one whose they do not.
+            for term in corpus.terms_without_default(default.group("term"), title):
+                found.append((fact.question.replace(default.group("term"), term, 1), term))
+            continue
         pattern = _CJK_SIBLING if chinese else _SIBLING
         context = re.match(r"In [^,]{1,60}, |在[^，]{1,30}中，", fact.question)
         for match in pattern.finditer(fact.question, context.end() if context else 0):
@@ -647,13 +693,14 @@ class OfflineSynthJudge:
     Args:
         corpus: every chunk text, so the critic can tell that an unanswerable question is
             not answered anywhere in the corpus (an LLM critic sees only the unit's chunks).
-        titles: the documents' titles, where names show capitalised too.
+        titles: the title of each chunk's document (names show capitalised there too; a
+            near miss on an option stays within its document).
     """
 
     def __init__(self, corpus: Sequence[str] = (), titles: Sequence[str] = ()) -> None:
         self._texts = list(corpus)
         self._corpus = Evidence.of(self._texts) if corpus else None
-        self._near = Corpus(self._texts, sorted(set(titles))) if corpus else None
+        self._near = Corpus(self._texts, sorted(set(titles)), titles) if corpus else None
 
     @property
     def kind(self) -> str:

@@ -182,8 +182,8 @@ def join_lines(lines: Sequence[str]) -> str:
             joined = line
         elif _CJK.match(joined[-1]) or _CJK.match(line[0]) or line[0] in "，。；：！？、":
             joined += line
-        elif re.search(r"[a-z]-$", joined) and line[:1].islower():
-            joined = joined[:-1] + line
+        elif re.search(r"[a-z][-\u2010\u00ad]$", joined) and line[:1].islower():
+            joined = joined[:-1] + line  # hyphenated by the typesetter ("De‐" "faults")
         else:
             joined += " " + line
     return joined

@@ -42,7 +42,10 @@ _TRAILER = re.compile(
 )
 _ASIDE = re.compile(r",?\s+(?:on the other hand|after all|of course|however)(?=[\s,])", re.I)
 #: Adverbs that add nothing to a question ("What does the server simply use?").
-_FILLER = re.compile(r"\s+\b(?:simply|just|also|still|now|really|actually|even|then)\b(?=\s)")
+_FILLER = re.compile(
+    r"\s+\b(?:simply|just|also|still|now|really|actually|even|then|generally|usually|typically"
+    r"|normally)\b(?=\s)"
+)
 
 _DANGLING_WORDS = re.compile(
     r"\b(?P<word>such|its|their|these|those|this|said|aforementioned|former|latter"
@@ -162,6 +165,9 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         alone = bool(asked) and holding > 0 and asked in parts[holding]
         kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
+    joined = _joined_verb_phrases(text, answer)
+    if joined is not None:
+        return joined
     pieces: list[tuple[int, int]] = []
     start = 0
     for match in _CLAUSE_JOIN.finditer(text):
@@ -181,3 +187,28 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
                 return clause if clause.endswith((".", "!", "?")) else clause + "."
             break
     return text
+
+
+def _joined_verb_phrases(text: str, answer: str) -> str | None:
+    """The verb phrase of two joined by "and" that holds ``answer``, with the subject.
+
+    "Season cards are valid for 30 days and cost $90" answers the price with "Season
+    cards cost $90."
+    """
+    subject = wh_english.subject_of(text)
+    if not subject or not text.startswith(subject) or not answer:
+        return None
+    rest = text[len(subject) :]
+    match = re.search(r",?\s+and\s+(?P<verb>[a-z]+)\s", rest)
+    if match is None:
+        return None
+    verb = match.group("verb")
+    base = verb[:-1] if verb.endswith("s") else verb
+    if verb not in wh_english.BASE_VERBS and base not in wh_english.BASE_VERBS:
+        return None
+    first, second = rest[: match.start()], rest[match.start("verb") :]
+    if answer in first and answer not in second:
+        return f"{subject}{first}."
+    if answer in second and answer not in first:
+        return f"{subject} {second.rstrip('.')}."
+    return None

@@ -28,7 +28,8 @@ _TERM_WORD = re.compile(
     r"|[A-Z][a-z]+[A-Z][\w]*)$"
 )
 _DEFAULT = re.compile(
-    r"^(?:It |This )?(?:[Dd]efaults? (?:to|is)|The default(?: value)? is|Default:)\s+(?P<value>.+?)"
+    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)|The default(?: value)? is|Default:)"
+    r"\s+(?P<value>.+?)"
     r"\.?$"
 )
 _FINITE = re.compile(

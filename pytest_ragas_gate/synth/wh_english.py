@@ -188,7 +188,8 @@ GENERIC_NOUNS = frozenset(
     "thing things one ones group groups account accounts directory directories message "
     "messages header headers body field marker flag flags object objects number person people "
     "application applications app apps project projects software implementation author authors "
-    "team internal external initial final builtin built-in standard usual".split()
+    "team array element elements string strings pointer buffer node tree struct loop "
+    "internal external initial final builtin built-in standard usual".split()
 )
 #: For telling where a noun phrase ends (see :mod:`.standalone`).
 AUXILIARIES = _AUX
@@ -754,6 +755,33 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
     ]
 
 
+def _attribute_facts(
+    sentence: str, clause: _Clause, name: str, proper: frozenset[str]
+) -> list[Fact]:
+    """An attribute: "The shell of user sync is /bin/sync" asks what that shell is."""
+    subject = clause.subject
+    if clause.aux not in ("is", "are", "was", "were") or clause.verb or clause.front:
+        return []
+    if not re.match(r"^(?:The|the) [a-z][\w-]*(?: [a-z][\w-]*)? (?:of|for) \S", subject):
+        return []
+    value = clause.predicate.strip()
+    if not value or len(value.split()) > 6 or _CLAUSE_END.search(value):
+        return []
+    if value.split()[0].lower() in ("not", "also", "only", "used", "set", "a", "an"):
+        return []
+    question = f"What {clause.aux} {_subject_text(subject, name, proper)}?"
+    return [
+        Fact(
+            _standalone(question, name),
+            value,
+            sentence,
+            "what",
+            _subject_text(subject, name, proper),
+            score=2.2,
+        )
+    ]
+
+
 def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
     """A purpose: "ssh-agent is setgid to _ssh in order to prevent ptrace attacks" asks why."""
     match = _PURPOSE.search(clause.predicate)
@@ -944,6 +972,8 @@ def sentence_facts(
         facts += _agent_facts(text, clause, name, proper)
         facts += _place_facts(text, clause, name, proper)
         facts += _cause_facts(text, clause, name, proper)
+        if not facts:
+            facts += _attribute_facts(text, clause, name, proper)
         if not facts:
             facts += _purpose_facts(text, clause, name, proper)
         if not facts:
