@@ -261,3 +261,64 @@ def test_yield_rises_with_n_until_the_corpus_runs_out(
 
     assert counts == sorted(counts) and counts[0] > 0 and counts[-1] > counts[0]
     assert re.search(r"the documents offer \d+ facts", capsys.readouterr().out)
+
+
+MANUAL = """\
+DEMO.CONF(5)              File Formats Manual              DEMO.CONF(5)
+
+NAME
+       demo.conf - configuration file for demo(8)
+
+DESCRIPTION
+       DHOME
+              The directory in which new home directories should be created.
+              Defaults to /home.
+
+       SKEL_MODE
+              The permissions mode for copied skeleton files.  Defaults to 0644.
+
+       UID_POOL and GID_POOL
+              specify a file or a directory containing UID and GID pool files.
+
+       QUOTA_USER
+              The user whose quotas are copied to new users.
+
+Demo 1.0                         2024-01-01                   DEMO.CONF(5)
+"""
+
+
+def test_a_manual_page_gives_option_and_default_questions_under_its_own_title(
+    tmp_path: Path,
+) -> None:
+    _, rows, chunks = run(
+        tmp_path, folder(tmp_path, {"demo.conf.5.txt": MANUAL}), "--n", "4", "--kinds", "single"
+    )
+
+    assert {chunk["title"] for chunk in chunks} == {"demo.conf: configuration file for demo(8)"}
+    references = {row["question"]: row["reference"] for row in rows}
+    assert (
+        references.get("What is the default of DHOME in demo.conf?") == "DHOME defaults to /home."
+    )
+    assert not any("DEMO.CONF(5)" in chunk["text"] for chunk in chunks)
+    # The option's name is a heading of its own, never glued to its description.
+    assert not any(re.search(r"\bDHOME The directory", chunk["text"]) for chunk in chunks)
+
+
+def test_a_near_miss_asks_the_default_of_an_option_whose_default_is_not_given(
+    tmp_path: Path,
+) -> None:
+    _, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"demo.conf.5.txt": MANUAL}),
+        "--n",
+        "2",
+        "--kinds",
+        "unanswerable",
+    )
+
+    questions = {row["question"] for row in rows}
+    assert questions and questions <= {
+        "What is the default of UID_POOL in demo.conf?",
+        "What is the default of GID_POOL in demo.conf?",
+        "What is the default of QUOTA_USER in demo.conf?",
+    }

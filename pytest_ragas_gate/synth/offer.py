@@ -63,8 +63,8 @@ class CorpusOffer:
         if offered == 0:
             return f"{kind} {kept}/{target}: could not — {WHY_NONE[kind]}"
         return (
-            f"{kind} {kept}/{target}: the documents offer {offered} (the rest are near-"
-            "duplicates or failed the critic)"
+            f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
+            "with their chunk, repeated a kept case, or failed the critic"
         )
 
 

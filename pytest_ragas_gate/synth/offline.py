@@ -526,11 +526,11 @@ class Corpus:
             for line, following in zip(lines, lines[1:], strict=False):
                 if not is_term(line.strip()):
                     continue
-                stated = any(
-                    _TERM_DEFAULT.match(sentence.strip()) for sentence in split_sentences(following)
-                )
+                stated = _TERM_DEFAULT.search(following) is not None
                 for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()):
-                    terms[term] = terms.get(term, False) or stated
+                    # "USERS_GROUP defaults to users" inside the paragraph states it too.
+                    named = re.search(rf"\b{re.escape(term)}\s+defaults?\s+to\b", following)
+                    terms[term] = terms.get(term, False) or stated or named is not None
         self._identifiers: dict[str, set[str]] = {}
         for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
             self._identifiers.setdefault(_family(identifier), set()).add(identifier)
@@ -584,9 +584,8 @@ def _family(identifier: str) -> str:
     return "_".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
-_TERM_DEFAULT = re.compile(
-    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)|The default)"
-)
+#: A term's paragraph that gives its default anywhere (conservative: no near miss on it).
+_TERM_DEFAULT = re.compile(r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b")
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
 

@@ -136,7 +136,7 @@ def empty_predicate(question: str, subject: str, verb: str) -> str | None:
 #: Where an English sentence joins a clause with its own subject to the one before.
 _CLAUSE_JOIN = re.compile(
     r";\s+|\s+[—–]\s+|:\s+(?=[\"“'])|,\s+(?=(?:but|while|whereas|although|though|and says"
-    r"|and so|so that|which means)\b)"
+    r"|and so|so that|which means|allowing|making|enabling|causing)\b)"
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 

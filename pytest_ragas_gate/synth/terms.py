@@ -32,6 +32,7 @@ _DEFAULT = re.compile(
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )
+_DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)")
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
 )
@@ -76,7 +77,7 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
         if not sentences:
             continue
         for sentence in sentences:
-            default = _DEFAULT.match(sentence)
+            default = _DEFAULT.match(sentence) or _DEFAULTING.search(sentence)
             if default and len(default.group("value").split()) <= 8:
                 value = default.group("value").rstrip(".")
                 facts.append(

@@ -830,6 +830,8 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         return []
     if re.search(r"[:;\"“”]|\b(?:below|above|following)\b", subject + " " + obj):
         return []
+    if obj.split()[0].lower() in ("support", "information", "details", "many", "several", "some"):
+        return []  # "contains support for VPN tunneling": the point is in the answer
     if obj.split()[0].lower() in ("precedence", "place", "effect", "care", "part", "advantage"):
         return []  # "takes precedence over …": an idiom, not an object to ask for
     if subject.split()[0].lower().endswith(("ly", "ing")):
