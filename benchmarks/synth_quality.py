@@ -112,7 +112,9 @@ def fact_key(row: dict[str, Any]) -> str:
     return " ".join(re.findall(r"\w+", str(row["reference"]).lower()))
 
 
-def generate(folder: str, n: int) -> tuple[int, str, list[dict[str, Any]], list[dict[str, Any]]]:
+def generate(
+    folder: str, n: int, kinds: str | None = None
+) -> tuple[int, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """Run ``rag-gate synth --judge offline`` on ``folder``: status, printed text, rows, chunks."""
     with tempfile.TemporaryDirectory() as work:
         out, chunks_out = Path(work) / "golden.jsonl", Path(work) / "chunks.jsonl"
@@ -132,6 +134,7 @@ def generate(folder: str, n: int) -> tuple[int, str, list[dict[str, Any]], list[
                     str(chunks_out),
                     "--cache",
                     "off",
+                    *(["--kinds", kinds] if kinds else []),
                 ]
             )
         rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
@@ -149,7 +152,7 @@ def write_sheet(path: Path, rows: list[dict[str, Any]], chunks: list[dict[str, A
             ]
             line = {
                 "kind": row["tags"][1],
-                "question": row.get("question") or row["turns"][0]["content"],
+                "question": question_of(row),
                 "follow_ups": follow_ups,
                 "reference": row.get("reference", ""),
                 "source": [texts[i] for i in row["relevant_context_ids"]],
@@ -161,6 +164,13 @@ def write_sheet(path: Path, rows: list[dict[str, Any]], chunks: list[dict[str, A
 
 
 VERDICTS = ("GOOD", "USABLE", "BAD")
+
+
+def question_of(row: dict[str, Any]) -> str:
+    """A case's question; a conversation's first user turn."""
+    if row.get("question"):
+        return str(row["question"])
+    return str(next(turn["content"] for turn in row["turns"] if turn["role"] == "user"))
 
 
 def report_labels(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -175,7 +185,7 @@ def report_labels(path: Path, rows: list[dict[str, Any]]) -> None:
     unread = []
     for row in rows:
         kind = row["tags"][1]
-        question = row.get("question") or row["turns"][0]["content"]
+        question = question_of(row)
         verdict = str(labels.get(question, {}).get("verdict", "")).upper()
         if verdict not in VERDICTS:
             unread.append(question)
@@ -302,6 +312,7 @@ def run() -> None:
     parser.add_argument("--show", type=int, default=20)
     parser.add_argument("--sheet", type=Path, help="write a reading sheet of the first --n run")
     parser.add_argument("--labels", type=Path, help="a filled reading sheet to report on")
+    parser.add_argument("--kinds", default=None, help="passed to rag-gate synth for the sheet")
     options = parser.parse_args()
     sizes = [int(part) for part in str(options.n).split(",") if part.strip()]
     for folder in options.folders:
@@ -309,7 +320,8 @@ def run() -> None:
         if len(sizes) > 1:
             yield_series(folder, sizes)
         if options.sheet or options.labels:
-            _, _, rows, chunks = generate(folder, sizes[0])
+            _, printed, rows, chunks = generate(folder, sizes[0], options.kinds)
+            print("\n".join(line for line in printed.splitlines() if "short:" in line))
             if options.sheet:
                 write_sheet(options.sheet, rows, chunks)
             if options.labels:

@@ -911,6 +911,14 @@ def _subject_of(fact: Fact, chinese: bool) -> str:
     return re.sub(r"^(?:the|a|an) ", "", (fact.subject or "").lower()).strip()
 
 
+def _as_written(fact: Fact) -> str:
+    """The subject as the text writes it: ``DIR_MODE`` stays in capitals, "Day passes" not."""
+    subject = re.sub(r"^(?:[Tt]he|[Aa]n?) ", "", (fact.subject or "").strip())
+    if re.search(r"[A-Z_:]", subject[1:]) or "_" in subject:
+        return subject
+    return subject.lower()
+
+
 def _pronoun_follow_up(fact: Fact, subject: str, chinese: bool) -> str | None:
     """``fact``'s question with its subject replaced by a pronoun: "And how much do they cost?"."""
     question = _strip_context(fact.question)
@@ -959,7 +967,7 @@ def _conversation(
                 and _question_words(first) - set(subject.split()) & _question_words(other)
             ):
                 parallel.append(
-                    (other, f"那{other_subject}呢？" if chinese else f"And {other_subject}?")
+                    (other, f"那{other_subject}呢？" if chinese else f"And {_as_written(other)}?")
                 )
         if same:
             chats.append([(first, first.question), *same[:2]])
