@@ -322,3 +322,88 @@ def test_a_near_miss_asks_the_default_of_an_option_whose_default_is_not_given(
         "What is the default of GID_POOL in demo.conf?",
         "What is the default of QUOTA_USER in demo.conf?",
     }
+
+
+SSH_MANUAL = """\
+SSH_DEMO(5)               File Formats Manual               SSH_DEMO(5)
+
+NAME
+     ssh_demo - demo client configuration file
+
+DESCRIPTION
+     ForwardAgent
+             Specifies whether the connection to the agent is forwarded.
+             The argument may be yes, no (the default), or a socket path.
+
+     LogLevel
+             Gives the verbosity level of messages.  The default is INFO.
+
+     Port    Specifies the port number to connect on the remote host.  The
+             default is 22.
+
+     RevokedHostKeys
+             Specifies revoked host public keys.
+
+Demo 1.0                         2024-01-01                   SSH_DEMO(5)
+"""
+
+
+def test_a_default_given_in_parentheses_is_asked_and_never_a_near_miss(tmp_path: Path) -> None:
+    docs = folder(tmp_path, {"ssh_demo.5.txt": SSH_MANUAL})
+    _, single, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+    # "Port    Specifies …": the option on the line of its text is a heading of its own.
+    assert any(
+        chunk["text"].startswith("Port\nSpecifies") or "\nPort\nSpecifies" in chunk["text"]
+        for chunk in chunks
+    )
+    _, missing, _ = run(
+        tmp_path, docs, "--n", "3", "--kinds", "unanswerable", out_name="missing.jsonl"
+    )
+
+    references = {row["question"]: row["reference"] for row in single}
+    assert references.get("What is the default of ForwardAgent in ssh_demo?") == (
+        "ForwardAgent defaults to no."
+    )
+    assert references.get("What is RevokedHostKeys in ssh_demo?") == (
+        "RevokedHostKeys specifies revoked host public keys."
+    )
+    assert not any("ForwardAgent" in row["question"] for row in missing)
+
+
+def test_the_following_previous_and_quantified_subjects_are_dropped_by_the_critic() -> None:
+    chunk = (
+        "Benchmarks\nThe following tests were run on a Core i7 server. "
+        "A few other algorithms can produce higher compression ratios."
+    )
+    candidates = [
+        Candidate(kind="single", question=question, reference=reference, chunks=[0])
+        for question, reference in [
+            ("What were the following tests run on?", "The tests were run on a Core i7 server."),
+            (
+                "What can a few other algorithms produce?",
+                "A few other algorithms can produce higher compression ratios.",
+            ),
+        ]
+    ]
+    verdicts = OfflineSynthJudge([chunk]).critique(
+        CritiqueQuestions(chunks=[chunk], titles=["zstd README"], candidates=candidates)
+    )
+
+    assert [(v.keep, v.problem) for v in verdicts.verdicts] == [
+        (False, "not_standalone"),
+        (False, "trivial"),
+    ]
+
+
+def test_a_readme_whose_first_heading_follows_its_prose_is_titled_by_its_file_name(
+    tmp_path: Path,
+) -> None:
+    readme = (
+        "Zstandard, or zstd as short version, is a fast lossless compression algorithm, "
+        "targeting real-time compression scenarios at zlib-level and better ratios.\n\n"
+        "## Benchmarks\n\nThe reference library was released in 2016 by Yann Collet.\n"
+    )
+    _, rows, chunks = run(tmp_path, folder(tmp_path, {"zstd-README.md": readme}), "--n", "2")
+
+    assert {chunk["title"] for chunk in chunks} == {"zstd README"}
+    assert not any(row["question"].startswith("In Benchmarks") for row in rows)

@@ -563,6 +563,11 @@ def man_page(text: str) -> tuple[str, str] | None:
         if deeper and len(stripped.split()) <= 6 and not stripped.endswith((".", ":", ",")):
             out += ["", "### " + stripped]
             continue
+        tagged = re.match(r"^([A-Z][\w:.-]*)\s{2,}(\S.*)$", stripped)
+        if tagged and indent > 0 and len(following) - len(following.lstrip()) > indent:
+            # "Port    Specifies the port …": a short option and its text on one line.
+            out += ["", "### " + tagged.group(1), tagged.group(2)]
+            continue
         out.append(stripped)
     return title or header, "\n".join(out)
 
@@ -598,7 +603,15 @@ _SECTION_NAMES = frozenset(
 
 
 def _first_heading(blocks: Sequence[Block]) -> str | None:
-    heading = next((b.text for b in blocks if b.heading and b.skip is None), None)
+    heading = None
+    for block in blocks:
+        if block.skip is not None:
+            continue
+        if block.heading:
+            heading = block.text
+            break
+        if len(block.text.split()) > 12:
+            return None  # prose before the first heading: that heading names a section
     if not heading:
         return None
     title = clean_title(heading)

@@ -47,6 +47,12 @@ _FILLER = re.compile(
     r"|normally)\b(?=\s)"
 )
 
+#: "the following tests", "previous charts": what they are is on the page, not in the question.
+_ORDINAL_REFERENCE = re.compile(
+    r"\b(?P<word>(?:the )?(?:following|previous|preceding|aforementioned|latter|former)"
+    r"(?: \w+)?)\b",
+    re.IGNORECASE,
+)
 _DANGLING_WORDS = re.compile(
     r"\b(?P<word>such|its|their|these|those|this|said|aforementioned|former|latter"
     r"|above|below|the same"
@@ -60,7 +66,11 @@ _WHAT_A_DOCUMENT_IS_ABOUT = frozenset(
     "module library package program tool tutorial spec specification server client "
     "system project application software command service protocol format".split()
 )
-_QUANTIFIED = re.compile(r"^(?:any|most|many|some|all|several|few|every|no|other)\s", re.I)
+_QUANTIFIED = re.compile(
+    r"^(?:any|most|many|some|all|several|few|a few|every|no|other|a number of|a lot of)\s"
+    r"|\bother\b",
+    re.I,
+)
 #: Verbs whose object is not what the sentence says: its meaning is in what follows.
 _LIGHT_VERBS = frozenset(
     "use take have get make keep give put let do see need want find try read become".split()
@@ -96,7 +106,7 @@ def dangling(question: str) -> str | None:
     """Why ``question`` leans on something it does not name, or None."""
     context = re.match(r"^In [^,]{1,60}, ", question)
     body = question[context.end() :] if context else question
-    match = _DANGLING_WORDS.search(body)
+    match = _DANGLING_WORDS.search(body) or _ORDINAL_REFERENCE.search(body)
     if match:
         return f"leans on {match.group('word').lower()!r}, which the question does not resolve"
     for phrase in re.finditer(r"\bthe\s+", body):
@@ -104,9 +114,20 @@ def dangling(question: str) -> str | None:
         generic = 0
         while generic < len(after) and after[generic] in _GENERIC:
             generic += 1
+        following = after[generic] if generic < len(after) else "?"
+        if not generic and after and re.fullmatch(r"[a-z]{3,}", after[0]):
+            # "the book" is one plain word and names nothing the question resolves.
+            rest = after[1] if len(after) > 1 else "?"
+            last = after[2:3] == ["?"]  # "What does the book include?": the verb ends it
+            lone = rest in ("?", ",", ";") or (
+                rest in _ENDS_NOUN_PHRASE
+                and rest not in ("of", "for")
+                and (last or rest not in wh_english.BASE_VERBS)
+            )
+            if lone and not (context and after[0] in _WHAT_A_DOCUMENT_IS_ABOUT):
+                return f"'the {after[0]}' names nothing without its passage"
         if not generic:
             continue
-        following = after[generic] if generic < len(after) else "?"
         if context and generic == 1 and after[0] in _WHAT_A_DOCUMENT_IS_ABOUT:
             continue  # "In httplib2, what can the module handle?": the module is httplib2
         # "the option timeout" names the option; "the default value" names nothing.

@@ -32,11 +32,16 @@ _DEFAULT = re.compile(
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )
-_DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)")
+_DEFAULTING = re.compile(
+    r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)|(?P<value2>[\w.-]+) \(the default\)"
+)
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
 )
-_VERB_START = re.compile(r"^(?:[a-z]+s|specify|control|set|enable|disable|allow|define)\b")
+_VERB_START = re.compile(
+    r"^(?:[A-Za-z][a-z]+(?<!ss)s|[Ss]pecify|[Cc]ontrol|[Ss]et|[Ee]nable|[Dd]isable|[Aa]llow"
+    r"|[Dd]efine)\b(?! of)"
+)
 
 
 def is_term(line: str) -> bool:
@@ -58,6 +63,7 @@ def _description(term: str, sentence: str) -> str | None:
     if _VERB_START.match(text):
         plural = bool(re.search(r",|\band\b", term))
         verb, _, rest = text.partition(" ")
+        verb = verb.lower()
         if plural and verb.endswith("s") and not verb.endswith("ss"):
             verb = verb[:-1]
         return f"{term} {verb} {rest}"
@@ -78,8 +84,8 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
             continue
         for sentence in sentences:
             default = _DEFAULT.match(sentence) or _DEFAULTING.search(sentence)
-            if default and len(default.group("value").split()) <= 8:
-                value = default.group("value").rstrip(".")
+            if default and len((default.group("value") or default.group("value2")).split()) <= 8:
+                value = (default.group("value") or default.group("value2")).rstrip(".")
                 facts.append(
                     Fact(
                         f"What is the default of {term}{where}?",

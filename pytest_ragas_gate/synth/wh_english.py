@@ -725,6 +725,8 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
         return []
     if all(word.lower() in GENERIC_NOUNS | _DETERMINERS for word in subject.split()):
         return []  # "Files are encrypted at rest": which files?
+    if subject.split()[0].lower() in ("all", "most", "many", "some", "several", "few", "any"):
+        return []  # "All contributed changes are attributed in …": no one thing
     match = _PASSIVE.match(clause.predicate)
     if (
         match is None
@@ -836,7 +838,8 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         return []  # "takes precedence over …": an idiom, not an object to ask for
     if subject.split()[0].lower().endswith(("ly", "ing")):
         return []  # "Automatically adds …": a list item without its subject
-    if subject.split()[0].lower() in _BASE_VERBS | {"try", "see", "note"}:
+    first_word = subject.split()[0].lower()
+    if first_word in _BASE_VERBS | {"try", "see", "note"} or _base_of(first_word) is not None:
         return []  # "Try to download …": an instruction, not a statement about a subject
     if re.search(r"\d", obj):
         return []  # an amount is asked for by the amount questions
