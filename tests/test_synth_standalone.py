@@ -407,3 +407,20 @@ def test_a_readme_whose_first_heading_follows_its_prose_is_titled_by_its_file_na
 
     assert {chunk["title"] for chunk in chunks} == {"zstd README"}
     assert not any(row["question"].startswith("In Benchmarks") for row in rows)
+
+
+def test_asking_for_more_never_gives_fewer_when_few_chunks_state_values(tmp_path: Path) -> None:
+    # One chunk states two values (a reasoning candidate); the rest state one fact each.
+    files = {
+        f"team{number}.md": f"# Team {number}\n\nThe Team{number} service is maintained by "
+        f"Harbor Office {number}.\n"
+        for number in range(10)
+    }
+    files["prices.md"] = "# Prices\n\nA day pass costs $14. A season pass costs $90.\n"
+    docs = folder(tmp_path, files)
+    counts = []
+    for n in (10, 40):
+        _, rows, _ = run(tmp_path, docs, "--n", str(n), out_name=f"golden-{n}.jsonl")
+        counts.append(sum(1 for row in rows if row["tags"][1] == "single"))
+
+    assert counts[1] >= counts[0] >= 5

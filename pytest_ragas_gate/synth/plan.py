@@ -239,8 +239,10 @@ def plan_units(
         order = order[start:] + order[:start]
     units: list[Unit] = []
 
+    # Reasoning gets units of its own: grouped with other kinds it would pull them onto the
+    # few chunks that state values, and asking for more would cover fewer chunks.
     single_counts: dict[QuestionKind, int] = {
-        kind: asked.get(kind, 0) for kind in KINDS if kind != "multi"
+        kind: asked.get(kind, 0) for kind in KINDS if kind not in ("multi", "reasoning")
     }
     kinds = _spread(single_counts)
     if kinds:
@@ -248,20 +250,23 @@ def plan_units(
         # least (cost), ``per_request`` at most unless the chunks run out.
         spread = math.ceil(len(kinds) / len(order))
         size = max(spread, min(per_request, max(2, spread)))
-        # A reasoning question compares two facts: it goes to a chunk that states two values.
-        valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
-        plain = 0
         for number, start in enumerate(range(0, len(kinds), size)):
-            group = tuple(kinds[start : start + size])
-            if "reasoning" in group:
-                chunk = valued[number % len(valued)]
-                # Two facts to compare may sit in two chunks of one document.
-                partner = _same_document_partner(chunk, valued)
-                units.append(Unit((chunk,) if partner is None else (chunk, partner), group))
-            else:
-                chunk = order[plain % len(order)]
-                plain += 1
-                units.append(Unit((chunk,), group))
+            units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
+
+    reasoning = asked.get("reasoning", 0)
+    if reasoning:
+        # A reasoning question compares two facts: it goes to a chunk that states two values,
+        # with the next such chunk of its document (the two facts may sit in either).
+        valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
+        spread = math.ceil(reasoning / len(valued))
+        size = max(spread, min(per_request, max(2, spread)))
+        for number, start in enumerate(range(0, reasoning, size)):
+            chunk = valued[number % len(valued)]
+            partner = _same_document_partner(chunk, valued)
+            group: tuple[QuestionKind, ...] = tuple(
+                "reasoning" for _ in range(min(size, reasoning - start))
+            )
+            units.append(Unit((chunk,) if partner is None else (chunk, partner), group))
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:

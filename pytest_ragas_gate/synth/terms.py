@@ -44,8 +44,18 @@ _VERB_START = re.compile(
 )
 
 
+#: Section names of manual pages: headings, not terms.
+_SECTIONS = frozenset(
+    "NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES EXAMPLE FILES ENVIRONMENT BUGS AUTHOR AUTHORS "
+    "NOTES DIAGNOSTICS COMMANDS USAGE HISTORY CAVEATS WARNINGS OVERVIEW INTRODUCTION TODO "
+    "README LICENSE COPYRIGHT CONTRIBUTING INSTALL INSTALLATION".split()
+)
+
+
 def is_term(line: str) -> bool:
     """Whether ``line`` is a term of a reference list rather than a heading or a sentence."""
+    if line.strip().upper() in _SECTIONS or line.strip().startswith("SEE "):
+        return False
     parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()) if p]
     return 0 < len(parts) <= 4 and all(_TERM_WORD.match(part) for part in parts)
 

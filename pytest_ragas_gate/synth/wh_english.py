@@ -188,7 +188,7 @@ GENERIC_NOUNS = frozenset(
     "thing things one ones group groups account accounts directory directories message "
     "messages header headers body field marker flag flags object objects number person people "
     "application applications app apps project projects software implementation author authors "
-    "team array element elements string strings pointer buffer node tree struct loop "
+    "team optional array element elements string strings pointer buffer node tree struct loop "
     "internal external initial final builtin built-in standard usual".split()
 )
 #: For telling where a noun phrase ends (see :mod:`.standalone`).
