@@ -333,6 +333,7 @@ def _synth(options: argparse.Namespace) -> int:
                 per_request=options.per_request,
                 concurrency=judge_concurrency(judge),
                 on_progress=progress,  # type: ignore[arg-type]
+                pair_reasoning=isinstance(judge.inner, OfflineSynthJudge),
             )
         finally:
             await judge.aclose()

@@ -217,6 +217,7 @@ def plan_units(
     *,
     per_request: int,
     skip: int = 0,
+    pair_reasoning: bool = False,
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -227,6 +228,9 @@ def plan_units(
             questions to ask than chunks, so no chunk is asked twice in one round).
         skip: how many chunks of the round-robin order to pass over first (a later round
             starts where the previous one stopped, to cover new chunks).
+        pair_reasoning: give a reasoning request the next value-stating chunk of the same
+            document too, so two facts a chunk apart can be compared (the offline writer
+            needs it; an LLM finds its comparisons within one chunk, at half the prompt).
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
@@ -239,10 +243,8 @@ def plan_units(
         order = order[start:] + order[:start]
     units: list[Unit] = []
 
-    # Reasoning gets units of its own: grouped with other kinds it would pull them onto the
-    # few chunks that state values, and asking for more would cover fewer chunks.
     single_counts: dict[QuestionKind, int] = {
-        kind: asked.get(kind, 0) for kind in KINDS if kind not in ("multi", "reasoning")
+        kind: asked.get(kind, 0) for kind in KINDS if kind != "multi"
     }
     kinds = _spread(single_counts)
     if kinds:
@@ -250,23 +252,31 @@ def plan_units(
         # least (cost), ``per_request`` at most unless the chunks run out.
         spread = math.ceil(len(kinds) / len(order))
         size = max(spread, min(per_request, max(2, spread)))
-        for number, start in enumerate(range(0, len(kinds), size)):
-            units.append(Unit((order[number % len(order)],), tuple(kinds[start : start + size])))
-
-    reasoning = asked.get("reasoning", 0)
-    if reasoning:
         # A reasoning question compares two facts: it goes to a chunk that states two values,
         # with the next such chunk of its document (the two facts may sit in either).
         valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
-        spread = math.ceil(reasoning / len(valued))
-        size = max(spread, min(per_request, max(2, spread)))
-        for number, start in enumerate(range(0, reasoning, size)):
-            chunk = valued[number % len(valued)]
-            partner = _same_document_partner(chunk, valued)
-            group: tuple[QuestionKind, ...] = tuple(
-                "reasoning" for _ in range(min(size, reasoning - start))
-            )
-            units.append(Unit((chunk,) if partner is None else (chunk, partner), group))
+        plain = 0
+        reasoning_units = 0
+        for start in range(0, len(kinds), size):
+            group = tuple(kinds[start : start + size])
+            others = tuple(kind for kind in group if kind != "reasoning")
+            if "reasoning" in group:
+                chunk = valued[reasoning_units % len(valued)]
+                partner = _same_document_partner(chunk, valued) if pair_reasoning else None
+                pair = (chunk,) if partner is None else (chunk, partner)
+                if reasoning_units < len(valued):
+                    units.append(Unit(pair, group))
+                    reasoning_units += 1
+                    continue
+                # The valued chunks are used up: the other kinds go on to fresh chunks, so
+                # asking for more never piles them onto the same few chunks.
+                units.append(Unit(pair, tuple(k for k in group if k == "reasoning")))
+                reasoning_units += 1
+                if not others:
+                    continue
+                group = others
+            units.append(Unit((order[plain % len(order)],), group))
+            plain += 1
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:
