@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from collections.abc import Iterable
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .tool_calls import ExpectedTool, ToolCall
 
 #: How a case was picked for labelling (``sampled_by``): ``random`` labels are a fair sample
 #: of the golden set, which prediction-powered inference needs; ``near_threshold`` ones
@@ -31,6 +35,9 @@ class Context(BaseModel):
 
     id: str | None = None
     text: str
+    # The 1-based retrieval call (hop) that returned the chunk, when the system retrieved
+    # more than once; the retrieval metrics are then also read per hop.
+    hop: int | None = None
 
 
 class Message(BaseModel):
@@ -80,6 +87,11 @@ class GoldenCase(BaseModel):
     conversation: str | None = None
     turn: int | None = None
     history: list[Message] = Field(default_factory=list)
+    # An agent's tool calls in order, the calls the case expects, and the most calls it
+    # may make (see tool_calls.py and the tool metrics).
+    tools_called: list[ToolCall] | None = None
+    expected_tools: list[ExpectedTool] | None = None
+    max_steps: int | None = None
 
     @property
     def source(self) -> str:
@@ -122,6 +134,24 @@ def stable_case_id(question: str) -> str:
     """
     digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()
     return f"q-{digest[:10]}"
+
+
+def conversation_case_id(turns: Iterable[tuple[str, str]]) -> str:
+    """A short id derived from every turn of a conversation (role and text), stable across runs.
+
+    Chat logs often open alike ("Hi"), so the first question alone would name two
+    conversations the same; a role and a text are hashed as JSON, so no separator in a text
+    can make two different conversations hash alike.
+
+    >>> hi = ("user", "Hi")
+    >>> conversation_case_id([hi, ("assistant", "Hello")])
+    'c-de615ee0a7'
+    >>> conversation_case_id([hi, ("assistant", "Hey")]) == conversation_case_id([hi])
+    False
+    """
+    text = json.dumps([[role, content.strip()] for role, content in turns], ensure_ascii=False)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"c-{digest[:10]}"
 
 
 def missing_fields_reason(fields: list[str] | tuple[str, ...]) -> str:

@@ -12,6 +12,7 @@ from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_
 from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
+from .pairwise_verdict import PairwiseVerdict
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
 
@@ -50,6 +51,9 @@ class CaseResult(BaseModel):
     question: str = ""
     answer: str | None = None
     contexts: list[str] | None = None
+    # The retrieval call (hop, from 1) that returned each context, when the system
+    # retrieved more than once; None otherwise.
+    context_hops: list[int | None] | None = None
     thresholds: dict[str, float] = Field(default_factory=dict)
     # The case's human labels ride with its result, so a saved report re-gates with them.
     human: dict[str, float] = Field(default_factory=dict)
@@ -68,6 +72,8 @@ class CaseResult(BaseModel):
     repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
     # Under ``repeats: auto``: why this case was judged again, and what that cost.
     auto_repeat: AutoRepeat | None = None
+    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
+    pairwise: PairwiseVerdict | None = None
     # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
     # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
     judge_errors: list[str] = Field(default_factory=list)
@@ -108,6 +114,11 @@ class CaseResult(BaseModel):
             question=case.question,
             answer=case.answer,
             contexts=case.context_texts if case.contexts is not None else None,
+            context_hops=(
+                [context.hop for context in case.contexts]
+                if case.contexts and any(context.hop is not None for context in case.contexts)
+                else None
+            ),
             thresholds=dict(case.thresholds),
             human=dict(case.human),
             sampled_by=case.sampled_by if case.human else None,
