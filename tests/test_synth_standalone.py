@@ -424,3 +424,21 @@ def test_asking_for_more_never_gives_fewer_when_few_chunks_state_values(tmp_path
         counts.append(sum(1 for row in rows if row["tags"][1] == "single"))
 
     assert counts[1] >= counts[0] >= 5
+
+
+def test_guessed_verbs_such_objects_and_objectless_passives_give_no_question(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "# Overview\n\nThe routines also manipulate known hosts files using hostfile.c. "
+        "A project normally includes such .gitignore files in its repository. "
+        "Two different file formats are allowed as described in the next two sections.\n\n"
+        "## NIS\n\nSites that use NIS use the host table as input to the NIS database.\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"overview.md": text}), "--n", "4")
+
+    for row in rows:
+        assert not re.search(
+            r"manipulate known host|what does a project include|allowed as\?|What is NIS",
+            row["question"],
+        ), row["question"]

@@ -39,8 +39,9 @@ _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
 )
 _VERB_START = re.compile(
-    r"^(?:[A-Za-z][a-z]+(?<!ss)s|[Ss]pecify|[Cc]ontrol|[Ss]et|[Ee]nable|[Dd]isable|[Aa]llow"
-    r"|[Dd]efine)\b(?! of)"
+    r"^(?:[a-z]+(?<!ss)s|[Ss]pecif(?:y|ies)|[Cc]ontrols?|[Ss]ets?|[Ee]nables?|[Dd]isables?"
+    r"|[Aa]llows?|[Dd]efines?|[Gg]ives|[Ss]elects?|[Ii]ndicates?|[Dd]etermines?|[Cc]auses?)"
+    r"\b(?! of)"
 )
 
 

@@ -734,6 +734,8 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
         and match.group("prep") not in ("for", "by", "as")
     ):
         return []
+    if re.match(r"[a-z]+ed\b", match.group("rest")):
+        return []  # "allowed as described in …": no object follows the preposition
     answer = _trim(match.group("rest"))
     if len(answer.split()) < 1 or answer.split()[0].lower() in _PRONOUNS | {"this", "that"}:
         return []
@@ -832,7 +834,26 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         return []
     if re.search(r"[:;\"“”]|\b(?:below|above|following)\b", subject + " " + obj):
         return []
-    if obj.split()[0].lower() in ("support", "information", "details", "many", "several", "some"):
+    if verb not in _BASE_VERBS or re.search(
+        r"\b(?:also|only|still|then|now|just|\w+ly)\b", subject
+    ):
+        # A verb guessed from its ending is too often a noun, and an adverb inside the
+        # subject ("The routines also manipulate known hosts") shows the verb came earlier.
+        return []
+    if obj.split()[0].lower() in (
+        "support",
+        "information",
+        "details",
+        "many",
+        "several",
+        "some",
+        "such",
+        "its",
+        "their",
+        "these",
+        "those",
+        "this",
+    ):
         return []  # "contains support for VPN tunneling": the point is in the answer
     if obj.split()[0].lower() in ("precedence", "place", "effect", "care", "part", "advantage"):
         return []  # "takes precedence over …": an idiom, not an object to ask for
