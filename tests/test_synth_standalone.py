@@ -344,6 +344,11 @@ DESCRIPTION
      RevokedHostKeys
              Specifies revoked host public keys.
 
+     SendEnv
+             Specifies which variables from the local environ are sent.
+
+             Variables are matched by name.  The default is not to send any.
+
 Demo 1.0                         2024-01-01                   SSH_DEMO(5)
 """
 
@@ -367,7 +372,8 @@ def test_a_default_given_in_parentheses_is_asked_and_never_a_near_miss(tmp_path:
     assert references.get("What is RevokedHostKeys in ssh_demo?") == (
         "RevokedHostKeys specifies revoked host public keys."
     )
-    assert not any("ForwardAgent" in row["question"] for row in missing)
+    # A default stated in a later paragraph of the option's description counts too.
+    assert not any(re.search("ForwardAgent|SendEnv", row["question"]) for row in missing)
 
 
 def test_the_following_previous_and_quantified_subjects_are_dropped_by_the_critic() -> None:

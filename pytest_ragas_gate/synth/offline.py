@@ -523,9 +523,16 @@ class Corpus:
         for number, text in enumerate(self.texts):
             terms = self._terms.setdefault(aligned[number] if aligned else "", {})
             lines = text.split("\n")
-            for line, following in zip(lines, lines[1:], strict=False):
+            for at, line in enumerate(lines):
                 if not is_term(line.strip()):
                     continue
+                # The term's description runs to the next term: a default may be stated in
+                # any of its paragraphs.
+                end = next(
+                    (i for i in range(at + 1, len(lines)) if is_term(lines[i].strip())),
+                    len(lines),
+                )
+                following = " ".join(lines[at + 1 : end])
                 stated = _TERM_DEFAULT.search(following) is not None
                 for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()):
                     # "USERS_GROUP defaults to users" inside the paragraph states it too.
