@@ -448,3 +448,12 @@ def test_guessed_verbs_such_objects_and_objectless_passives_give_no_question(
             r"manipulate known host|what does a project include|allowed as\?|What is NIS",
             row["question"],
         ), row["question"]
+
+
+def test_a_present_perfect_passive_asks_what_it_was_changed_to(tmp_path: Path) -> None:
+    text = "# Forwarding\n\nThe ForwardX11 default of OpenSSH has been changed to no.\n"
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"forwarding.md": text}), "--n", "1")
+
+    assert [row["question"] for row in rows] == [
+        "What has the ForwardX11 default of OpenSSH been changed to?"
+    ]

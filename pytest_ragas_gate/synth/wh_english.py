@@ -718,7 +718,12 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
 
     "Group adm is used for monitoring" asks what the group is used for.
     """
-    if clause.aux not in ("is", "are", "was", "were") or clause.verb:
+    predicate = clause.predicate
+    been = ""
+    if clause.aux in ("has", "have", "had") and predicate.startswith("been "):
+        # "ssh's default has been changed to no" asks what it has been changed to.
+        been, predicate = "been ", predicate[len("been ") :]
+    elif clause.aux not in ("is", "are", "was", "were") or clause.verb:
         return []
     subject = clause.subject
     if not subject or len(subject.split()) > 6 or subject.split()[0].lower() in _PRONOUNS:
@@ -727,7 +732,7 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
         return []  # "Files are encrypted at rest": which files?
     if subject.split()[0].lower() in ("all", "most", "many", "some", "several", "few", "any"):
         return []  # "All contributed changes are attributed in …": no one thing
-    match = _PASSIVE.match(clause.predicate)
+    match = _PASSIVE.match(predicate)
     if (
         match is None
         or match.group("participle") in ("used", "needed")
@@ -745,7 +750,7 @@ def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
     prep = match.group("prep")
     question = (
         f"What {clause.aux} {_subject_text(subject, name, proper)} "
-        f"{match.group('participle')} {prep}?"
+        f"{been}{match.group('participle')} {prep}?"
     )
     return [
         Fact(
