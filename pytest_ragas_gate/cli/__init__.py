@@ -11,7 +11,6 @@ command line or a report is unusable (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -42,7 +41,6 @@ from ..reports.json_report import (
     saved_stamp,
     write_report,
 )
-from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
@@ -293,33 +291,20 @@ def _print_and_publish(
     verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
-    from ..reports.gate_inputs import gate_inputs_markdown, gate_inputs_text
-    from ..reports.github import annotation_lines, write_step_summary
-    from ..reports.integrity import cache_integrity_lines
+    from ..reports.publish import Outputs, publish
 
-    by_metric = usage_by_metric(results)
-    print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
-    facts, mode = report.facts, report.config.cache
-    for line in gate_inputs_text(facts.gate_changes) + cache_integrity_lines(
-        facts.cache_integrity, cache_mode=mode
-    ):
-        print(line)
-    write_step_summary(
+    publish(
         verdict,
-        results=results,
-        judge=report.judge,
-        usage=sum(by_metric.values(), Usage()),
-        extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
-    )
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in annotation_lines(
-            verdict,
+        Outputs(
+            write=lambda line, _style: print(line),
             results=results,
             judge=report.judge,
+            usage_by_metric=usage_by_metric(results),
+            facts=report.facts,
+            cache_mode=report.config.cache,
             rootdir=Path.cwd(),
-            workspace=os.environ.get("GITHUB_WORKSPACE"),
-        ):
-            print(line)
+        ),
+    )
 
 
 def _timing(report: SavedReport) -> Mapping[str, Any]:
@@ -357,7 +342,7 @@ def _write(
     )
     document.update(extra)
     try:
-        write_report(output, document, results=results)
+        write_report(output, document, results=results, verdicts=verdict.cases)
     except OSError as error:
         raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
 
