@@ -719,7 +719,7 @@ class OfflineSynthJudge:
     @property
     def model(self) -> str:
         """The heuristics' version."""
-        return "synth-heuristic-v2"
+        return "synth-heuristic-v3"
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
         """Answer ``request`` at once."""
