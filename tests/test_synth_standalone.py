@@ -457,3 +457,22 @@ def test_a_present_perfect_passive_asks_what_it_was_changed_to(tmp_path: Path) -
     assert [row["question"] for row in rows] == [
         "What has the ForwardX11 default of OpenSSH been changed to?"
     ]
+
+
+def test_multi_pairs_the_chunks_whose_facts_share_an_entity(tmp_path: Path) -> None:
+    files = {
+        "boats.md": "# Boats\n\nThe Sea Dragon was built in 1846 in Bristol.\n",
+        "tours.md": "# Tours\n\nThe Sea Dragon is maintained by the Harbor Trust.\n",
+    }
+    # Chunks that share many words with the first but no entity with a fact in it.
+    for number in range(4):
+        files[f"notes{number}.md"] = (
+            f"# Notes {number}\n\nBoats built in Bristol harbor docks were built of oak in the "
+            f"old docks of Bristol, and old harbor boats of oak {number} were kept afloat.\n"
+        )
+    status, rows, _ = run(tmp_path, folder(tmp_path, files), "--n", "2", "--kinds", "multi")
+
+    assert status == 0 and rows
+    for row in rows:
+        assert "Sea Dragon" in row["question"]
+        assert {i.split("#")[0] for i in row["relevant_context_ids"]} == {"boats.md", "tours.md"}

@@ -36,7 +36,7 @@ from .golden_output import (
     read_rows,
     write_jsonl,
 )
-from .offer import CorpusOffer, corpus_offer
+from .offer import CorpusOffer, corpus_offer, linked_chunk_pairs
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_kinds
@@ -322,6 +322,7 @@ def _synth(options: argparse.Namespace) -> int:
         options, [chunk.text for chunk in chunks], [chunk.title for chunk in chunks]
     )
     progress = _progress(sys.stderr)
+    offline = isinstance(judge.inner, OfflineSynthJudge)
 
     async def generate() -> SynthOutcome:
         try:
@@ -333,7 +334,8 @@ def _synth(options: argparse.Namespace) -> int:
                 per_request=options.per_request,
                 concurrency=judge_concurrency(judge),
                 on_progress=progress,  # type: ignore[arg-type]
-                pair_reasoning=isinstance(judge.inner, OfflineSynthJudge),
+                pair_reasoning=offline,
+                linked=linked_chunk_pairs(chunks) if offline and needed.get("multi") else (),
             )
         finally:
             await judge.aclose()

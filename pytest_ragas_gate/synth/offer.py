@@ -17,7 +17,7 @@ from .chunking import Chunk
 from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
 from .requests import KINDS, QuestionKind
 
-__all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer"]
+__all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer", "linked_chunk_pairs"]
 
 #: Why the documents support none of a kind, as the summary says it.
 WHY_NONE: dict[QuestionKind, str] = {
@@ -105,3 +105,26 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                 )
             )
     return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted))
+
+
+def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
+    """Pairs of chunk ids whose facts name one entity: where a ``multi`` question can be.
+
+    The offline writer links two chunks only through an entity their facts share; pairing
+    chunks by overall word overlap would mostly miss them.
+    """
+    names = Corpus([chunk.text for chunk in chunks]).names
+    holders: dict[tuple[bool, str], list[int]] = {}
+    for index, chunk in enumerate(chunks):
+        for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, names):
+            for entity in _entity_words(fact):
+                held = holders.setdefault((chunk.chinese, entity), [])
+                if index not in held:
+                    held.append(index)
+    pairs: list[tuple[str, str]] = []
+    for held in holders.values():
+        for first, second in zip(held, held[1:], strict=False):
+            pair = (chunks[first].id, chunks[second].id)
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs

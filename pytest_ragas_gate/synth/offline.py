@@ -431,9 +431,17 @@ def _reasoning(
     return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=cited)
 
 
+#: Units written in capitals ("GB", "USD") name no entity two facts could share.
+_UNIT_NAME = re.compile(r"[kmgtp]i?b|bytes?|usd|eur|gbp|cpu|ram|\d[\w.]*", re.IGNORECASE)
+
+
 def _entity_words(fact: Fact) -> set[str]:
     """The names a fact's question is about (capitalised words), and its whole subject."""
-    names = {token.text for token in content_tokens(_strip_context(fact.question)) if token.entity}
+    names = {
+        token.text
+        for token in content_tokens(_strip_context(fact.question))
+        if token.entity and not _UNIT_NAME.fullmatch(token.text)
+    }
     subject = (fact.subject or "").lower().split()
     if all(word in wh_english.GENERIC_NOUNS | {"the", "a", "an"} for word in subject):
         return names  # "files" links nothing: every document has files
@@ -455,7 +463,8 @@ def _multi(
     for a in first:
         for b in second:
             shared = _entity_words(a) & _entity_words(b)
-            if shared and a.sentence != b.sentence:
+            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
+            if shared and a.sentence != b.sentence and not same:
                 pairs.append((a, b))
     if not pairs:
         return None

@@ -356,6 +356,7 @@ async def synthesize(
     on_progress: Progress | None = None,
     known: Sequence[tuple[str, str, str]] = (),
     pair_reasoning: bool = False,
+    linked: Sequence[tuple[str, str]] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -369,6 +370,7 @@ async def synthesize(
         known: (kind, question, reference) of cases already in the golden file (reviewed
             ones): new questions must not repeat them or their source facts.
         pair_reasoning: see :func:`~.plan.plan_units`.
+        linked: see :func:`~.plan.plan_units`.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -390,7 +392,12 @@ async def synthesize(
         factor = OVERSHOOT if round_number == 1 else _top_up_factor(outcome, pool)
         asked = {kind: math.ceil(missing * factor) for kind, missing in short.items()}
         units = plan_units(
-            chunks, asked, per_request=per_request, skip=skip, pair_reasoning=pair_reasoning
+            chunks,
+            asked,
+            per_request=per_request,
+            skip=skip,
+            pair_reasoning=pair_reasoning,
+            linked=linked,
         )
         skip += len(units)
         if not units:

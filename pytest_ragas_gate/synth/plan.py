@@ -218,6 +218,7 @@ def plan_units(
     per_request: int,
     skip: int = 0,
     pair_reasoning: bool = False,
+    linked: Sequence[tuple[str, str]] = (),
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -231,6 +232,8 @@ def plan_units(
         pair_reasoning: give a reasoning request the next value-stating chunk of the same
             document too, so two facts a chunk apart can be compared (the offline writer
             needs it; an LLM finds its comparisons within one chunk, at half the prompt).
+        linked: chunk id pairs known to share an entity; ``multi`` requests take them first
+            (from ``skip`` on), then pairs by word overlap.
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
@@ -286,13 +289,19 @@ def plan_units(
         pairs = math.ceil(multi / size)
         # Pair anchors start half-way round, so they are not the chunks the single kinds used.
         offset = len(order) // 2
+        by_id = {chunk.id: chunk for chunk in chunks}
+        known = [(by_id[a], by_id[b]) for a, b in linked if a in by_id and b in by_id]
         for number in range(pairs):
-            anchor = order[(offset + number) % len(order)]
-            partner = _partner(anchor, chunks, words)
-            if partner is None:
+            if known:
+                anchor, linked_partner = known[(skip + number) % len(known)]
+                other: Chunk | None = linked_partner
+            else:
+                anchor = order[(offset + number) % len(order)]
+                other = _partner(anchor, chunks, words)
+            if other is None:
                 continue
             count = min(size, multi - number * size)
             multi_kind: QuestionKind = "multi"
             kinds_of_pair = tuple(multi_kind for _ in range(count))
-            units.append(Unit((anchor, partner), kinds_of_pair))
+            units.append(Unit((anchor, other), kinds_of_pair))
     return units

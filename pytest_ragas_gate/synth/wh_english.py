@@ -391,6 +391,15 @@ def _split_clause(sentence: str) -> _Clause | None:
     if verb_at is None:
         return None
     index, aux, base = verb_at
+    if aux == "did":
+        # "Boats built in Bristol were kept afloat": a past participle modifying the subject,
+        # the sentence's own verb comes later.
+        for following_token in tokens[index + 1 :]:
+            word = following_token.group().lower()
+            if word.endswith((",", ";", ":")):
+                break
+            if word in ("is", "are", "was", "were", "has", "have", "will", "can", "must"):
+                return None
     token = tokens[index]
     subject = body[: token.start()].strip()
     if aux == "do" and _singular_subject(subject):
