@@ -603,7 +603,7 @@ def _family(identifier: str) -> str:
 #: A term's paragraph that gives its default anywhere (conservative: no near miss on it).
 _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
-    r"|\b[Bb]y default\b|\(default[:\s]"
+    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, "
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())

@@ -32,9 +32,8 @@ _DEFAULT = re.compile(
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )
-_DEFAULTING = re.compile(
-    r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)|(?P<value2>[\w.-]+) \(the default\)"
-)
+_DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)(?P<value2>)")
+_THE_DEFAULT = re.compile(r"(?P<value>)(?P<value2>[\w.-]+) \(the default\)")
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
 )
@@ -93,8 +92,14 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
         sentences = [s.strip() for s in split_sentences(lines[index + 1]) if s.strip()]
         if not sentences:
             continue
-        for sentence in sentences:
-            default = _DEFAULT.match(sentence) or _DEFAULTING.search(sentence)
+        for number, sentence in enumerate(sentences):
+            # "defaulting to" later in a description is often another thing's default
+            # ("… on the requested file descriptor, defaulting to standard input").
+            default = (
+                _DEFAULT.match(sentence)
+                or _THE_DEFAULT.search(sentence)
+                or (_DEFAULTING.search(sentence) if number == 0 else None)
+            )
             if default and len((default.group("value") or default.group("value2")).split()) <= 8:
                 value = (default.group("value") or default.group("value2")).rstrip(".")
                 facts.append(
