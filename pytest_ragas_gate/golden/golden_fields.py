@@ -36,7 +36,12 @@ from .conversations import (
     read_turns,
     split_conversation,
 )
-from .peer_fields import CONVERSATION_FIELDS, is_conversational_golden, is_empty, is_peer_field
+from .peer_fields import (
+    CONVERSATION_FIELDS,
+    carries_nothing,
+    is_conversational_golden,
+    is_peer_field,
+)
 from .tool_calls import expected_tool_list, tool_call_list
 
 __all__ = [
@@ -384,7 +389,7 @@ def _sort_fields(
                 unreadable.add(canonical)
             continue
         if canonical is None:
-            if is_peer_field(name) and is_empty(value):
+            if is_peer_field(name) and carries_nothing(name, value):
                 # DeepEval saves every field of a golden, most of them null.
                 continue
             if name.strip().lower() in _METADATA_MAPPINGS and isinstance(value, Mapping):
