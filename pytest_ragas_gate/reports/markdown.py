@@ -106,7 +106,7 @@ def _metric_row(aggregate: MetricAggregate) -> str:
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
         + _number(aggregate.threshold),
         aggregate.rule if aggregate.threshold is not None else "—",
-        str(aggregate.n),
+        f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
         _verdict_cell(aggregate.passed),
@@ -297,6 +297,8 @@ def render_markdown(
         verdict.status
     ]
     lines = [f"## {mark} {verdict.headline}", ""]
+    if verdict.misspelt_keys:
+        lines += [*(f"> ⚠️ {_cell(line)}" for line in verdict.misspelt_keys), ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]
     judge_line = f"Judge: `{_cell(judge.kind)}` · model `{_cell(judge.model)}`"
