@@ -32,6 +32,7 @@ from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
 from ..gate.baseline import case_deltas, pair_cases
 from ..gate.judge_noise import JudgeNoise
+from ..gate.judge_outage import ErrorCause, error_cause, outage_cause, outage_remedy
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig
@@ -324,6 +325,9 @@ def _case_view(
     )
     record["key"] = result.key
     record["anchor"] = case_anchor(result.key)
+    cause = error_cause(result)
+    if cause is not None and cause != "error":
+        record["cause"] = cause
     claims = record.get("details", {}).get("faithfulness")
     if isinstance(result.answer, str) and isinstance(claims, list) and claims:
         record["segments"] = claim_segments(result.answer, claims)
@@ -751,7 +755,33 @@ def page_context(
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),
+        "outage": _outage(report, results),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
+    }
+
+
+#: How the page names each cause of an ``error`` verdict in its header.
+_CAUSE_TITLES: dict[ErrorCause, str] = {
+    "cache miss": "The read-only judge cache had no reply for {n} case(s)",
+    "budget": "The judge budget ran out: {n} case(s) left unscored",
+    "timeout": "The judge timed out on {n} case(s)",
+    "error": "The judge gave no usable answer for {n} case(s)",
+}
+
+
+def _outage(report: Mapping[str, Any], results: Sequence[CaseResult]) -> dict[str, str] | None:
+    """What an ``error`` verdict's header says: its cause and the remedy for that cause.
+
+    Such a run decided nothing, so the page shows no quality verdict, hint or advice.
+    """
+    if report.get("verdict") != "error":
+        return None
+    cause = outage_cause(results)
+    count = sum(1 for result in results if error_cause(result) == cause)
+    return {
+        "cause": cause or "error",
+        "title": _CAUSE_TITLES[cause or "error"].format(n=count),
+        "remedy": outage_remedy(cause),
     }
 
 

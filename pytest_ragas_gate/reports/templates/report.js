@@ -11,6 +11,10 @@
     below: "below threshold",
     pass: "passed"
   };
+  // An errored case says why (cache miss, timeout, budget) where it can.
+  function statusLabel(item) {
+    return item.cause || STATUS_LABELS[item.status] || item.status;
+  }
   var CORE_DETAILS = ["faithfulness", "context_precision", "context_recall"];
 
   // A large page carries its cases gzipped; the browser inflates them before the table
@@ -265,7 +269,7 @@
     var cell;
     if (column.key === "rank") {
       cell = element("td");
-      cell.appendChild(element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status));
+      cell.appendChild(element("span", "status status-" + item.status, statusLabel(item)));
     } else if (column.key === "id") {
       cell = element("td", "case-cell");
       var link = element("a", "case-link", item.id);
@@ -736,7 +740,7 @@
     title.id = "panel-title";
     var meta = element("p", "muted");
     append(meta, [
-      element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status),
+      element("span", "status status-" + item.status, statusLabel(item)),
       document.createTextNode(" " + item.source + " ")
     ]);
     (item.tags || []).forEach(function (tag) { meta.appendChild(element("span", "tag", tag)); });

@@ -1,0 +1,138 @@
+"""What a reviewer meets first on the HTML report, in headless Chromium at 1400×900 and 390×844.
+
+A run its judge could not decide must never read as a quality failure; the page must read
+as one document with a header that stays in view; the case panel steps through the
+filtered cases; a phone shows the verdict, the baseline and the first failing cases
+without cutting a word.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gate_runs import case, write  # noqa: E402
+from test_html_browser import (  # noqa: E402
+    console_problems,
+    panel_hidden,
+    phone_browser,
+    rows,
+    start_browser,
+    wait_for,
+)
+
+from pytest_ragas_gate import cli  # noqa: E402
+from pytest_ragas_gate.scoring.results import CaseResult  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+SIZES = {"laptop": (1400, 900), "phone": (390, 844)}
+
+CACHE_MISS = (
+    "cache miss in read mode for claims (judge anthropic, model claude-test, key 0123456789ab…, "
+    "cache .rag_gate_cache) — run once with a key in readwrite mode to record this request"
+)
+
+
+def browser_of(size: str) -> Any:
+    if size == "phone":
+        return phone_browser()
+    width, height = SIZES[size]
+    driver = start_browser(width=width, height=height)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    return driver
+
+
+@pytest.fixture(params=list(SIZES), scope="module")
+def driver(request: pytest.FixtureRequest) -> Iterator[Any]:
+    browser = browser_of(request.param)
+    browser.size_name = request.param
+    yield browser
+    browser.quit()
+
+
+def html_of(report: Path) -> Path:
+    page = report.with_suffix(".html")
+    assert cli.main(["html", str(report), "-o", str(page)]) == 0
+    return page
+
+
+def shown(driver: Any, page: Path) -> Any:
+    driver.get("about:blank")
+    console_problems(driver)
+    driver.get(page.as_uri())
+    wait_for(lambda: rows(driver))
+    return driver
+
+
+def cache_missed(case_id: str, line: int) -> CaseResult:
+    result = case(case_id, None, None, line=line)
+    result.scores = {}
+    result.errors = {"faithfulness": CACHE_MISS, "context_recall": CACHE_MISS}
+    result.judge_errors = ["faithfulness", "context_recall"]
+    return result
+
+
+@pytest.fixture(scope="module")
+def outage_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every case a miss of the read-only judge cache: a run that decided nothing."""
+    results = [cache_missed(f"c{index}", index + 1) for index in range(6)]
+    timed_out = case("slow", None, None, line=7)
+    timed_out.scores = {}
+    timed_out.errors = {"faithfulness": "the request timed out (tried 3 times)"}
+    timed_out.judge_errors = ["faithfulness"]
+    report = write(tmp_path_factory.mktemp("outage") / "report.json", [*results, timed_out])
+    return html_of(report)
+
+
+# --- 2. an error looks like an error -------------------------------------------------------
+
+
+def test_an_outage_shows_its_cause_and_remedy_and_no_quality_verdict(
+    driver: Any, outage_page: Path
+) -> None:
+    shown(driver, outage_page)
+
+    header = driver.find_element("id", "verdict").text
+    assert "RAG gate: ERROR" in header
+    outage = driver.find_element("css selector", "#verdict .outage").text
+    assert "read-only judge cache had no reply for 6 case(s)" in outage
+    assert "refresh the cache on the default branch" in outage and "readwrite" in outage
+    assert "run the gate again once the judge answers" not in header
+    badges = [badge.text for badge in driver.find_elements("css selector", ".card .badge")]
+    assert badges and "FAIL" not in badges and "PASS" not in badges
+    assert set(badges) == {"not judged"}
+    assert not driver.find_elements("css selector", "#verdict .hints")
+    assert not driver.find_elements("id", "what-to-fix")
+    assert "–––" not in driver.find_element("id", "metrics").text
+    statuses = [
+        row.find_element("css selector", "td .status").text.strip() for row in rows(driver)
+    ]
+    assert statuses.count("cache miss") == 6 and statuses.count("timeout") == 1
+    assert console_problems(driver) == []
+
+
+def test_a_spent_budget_says_to_raise_the_budget(driver: Any, tmp_path: Path) -> None:
+    results = []
+    for index in range(3):
+        result = case(f"b{index}", None, None, line=index + 1)
+        result.scores = {}
+        result.error = "The judge cost budget is spent: max_cost=$0.0100 and $0.0100 was spent"
+        result.budget_spent = True
+        results.append(result)
+    shown(driver, html_of(write(tmp_path / "report.json", results)))
+
+    outage = driver.find_element("css selector", "#verdict .outage").text
+    assert "budget ran out" in outage and "raise max_cost" in outage
+    statuses = {row.find_element("css selector", "td .status").text for row in rows(driver)}
+    assert statuses == {"budget"}
+    assert panel_hidden(driver)
