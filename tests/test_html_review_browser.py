@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gate_runs import case, write  # noqa: E402
+from gate_runs import case, cases, write  # noqa: E402
 from test_html_browser import (  # noqa: E402
     console_problems,
     panel_hidden,
@@ -136,3 +136,76 @@ def test_a_spent_budget_says_to_raise_the_budget(driver: Any, tmp_path: Path) ->
     statuses = {row.find_element("css selector", "td .status").text for row in rows(driver)}
     assert statuses == {"budget"}
     assert panel_hidden(driver)
+
+
+# --- 6. one reading flow ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def failing_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """40 cases, 16 below the faithfulness threshold, compared with a baseline of 0.95 each."""
+    directory = tmp_path_factory.mktemp("failing")
+    scores = [0.2 + 0.04 * index if index < 16 else 0.95 for index in range(40)]
+    base = write(directory / "base.json", cases([0.95] * 40))
+    raw = write(directory / "raw.json", cases(scores))
+    report = directory / "report.json"
+    cli.main(["regate", str(raw), "--baseline", str(base), "-o", str(report)])
+    page = directory / "report.html"
+    assert cli.main(["html", str(report), "-o", str(page), "--baseline", str(base)]) == 0
+    return page
+
+
+def panel_title(driver: Any) -> str:
+    return str(driver.find_element("id", "panel-title").text)
+
+
+def test_the_page_scrolls_as_one_document_with_the_table_header_in_view(
+    driver: Any, failing_page: Path
+) -> None:
+    shown(driver, failing_page)
+    wrap_scrolls_itself = driver.execute_script(
+        "var wrap = document.querySelector('.table-wrap');"
+        "return wrap.scrollHeight > wrap.clientHeight + 1;"
+    )
+    assert not wrap_scrolls_itself  # no inner box traps the mouse wheel
+    driver.execute_script(
+        "var table = document.getElementById('case-table');"
+        "window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY + 600);"
+    )
+    if driver.size_name == "phone":
+        return  # a phone shows each case as a card, with no header row
+    assert wait_for(
+        lambda: abs(
+            driver.execute_script(
+                "return document.querySelector('#case-head th').getBoundingClientRect().top"
+            )
+        )
+        <= 1
+    )
+
+
+def test_the_case_panel_steps_through_the_filtered_cases(
+    driver: Any, failing_page: Path
+) -> None:
+    shown(driver, failing_page)
+    Select = pytest.importorskip("selenium.webdriver.support.select").Select
+    Select(driver.find_element("id", "filter-status")).select_by_value("problem")
+    assert wait_for(lambda: len(rows(driver)) == 16)
+    first, second = [
+        row.find_element("css selector", "a.case-link").text for row in rows(driver)[:2]
+    ]
+    driver.execute_script("document.querySelector('#case-rows a.case-link').click()")
+    assert wait_for(lambda: not panel_hidden(driver))
+    assert panel_title(driver) == first
+    assert driver.find_element("id", "panel-position").text == "1 of 16 shown"
+    assert not driver.find_element("id", "panel-prev").is_enabled()
+
+    driver.find_element("id", "panel-next").click()
+    assert wait_for(lambda: panel_title(driver) == second)
+    driver.switch_to.active_element.send_keys("k")
+    assert wait_for(lambda: panel_title(driver) == first)
+    for _ in range(15):
+        driver.switch_to.active_element.send_keys("j")
+    assert wait_for(lambda: driver.find_element("id", "panel-position").text == "16 of 16 shown")
+    assert not driver.find_element("id", "panel-next").is_enabled()
+    assert console_problems(driver) == []

@@ -357,6 +357,7 @@
         state.range.metric + " from " + state.range.low.toFixed(1) + " to " + state.range.high.toFixed(1);
     }
     writeUrl();
+    if (typeof queueHead === "function") { queueHead(); }
   }
 
   // --- filter and sort in the URL -----------------------------------------------------
@@ -863,9 +864,48 @@
     }
     openAnchor = hash;
     renderPanel(item);
+    renderPanelNav(item);
     panel.hidden = false;
     panel.querySelector(".panel-body").scrollTop = 0;
     document.getElementById("panel-close").focus();
+  }
+
+  // Previous and next step through the cases the current filter shows, in the table's
+  // order; the table turns to the page of the case shown, so closing lands on its row.
+  function panelNeighbours(item) {
+    var shown = visibleCases();
+    var index = shown.indexOf(item);
+    return {
+      shown: shown,
+      index: index,
+      previous: index > 0 ? shown[index - 1] : null,
+      next: index >= 0 && index < shown.length - 1 ? shown[index + 1] : null
+    };
+  }
+
+  function renderPanelNav(item) {
+    var around = panelNeighbours(item);
+    document.getElementById("panel-prev").disabled = !around.previous;
+    document.getElementById("panel-next").disabled = !around.next;
+    document.getElementById("panel-position").textContent = around.index >= 0
+      ? (around.index + 1) + " of " + around.shown.length + " shown"
+      : "not in the current filter";
+    if (around.index >= 0) {
+      var page = Math.floor(around.index / PAGE_SIZE);
+      if (page !== state.page) { state.page = page; render(); }
+    }
+  }
+
+  function stepPanel(offset) {
+    var item = caseByAnchor[openAnchor];
+    if (!item) { return; }
+    var around = panelNeighbours(item);
+    var target = offset < 0 ? around.previous : around.next;
+    if (!target) { return; }
+    opener = null;
+    // Keys pressed before the hashchange arrives step on from the new case, not the old.
+    openAnchor = target.anchor;
+    window.location.hash = target.anchor;
   }
 
   // Focus goes back where it came from: the row's link that opened the panel, or, when the
@@ -958,10 +998,36 @@
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
   panel.addEventListener("click", function (event) { if (event.target === panel) { closePanel(); } });
+  bind("panel-prev", "click", function () { stepPanel(-1); });
+  bind("panel-next", "click", function () { stepPanel(1); });
   document.addEventListener("keydown", function (event) {
     if (panel.hidden) { return; }
-    if (event.key === "Escape") { closePanel(); } else if (event.key === "Tab") { trapFocus(event); }
+    var typing = event.target.closest && event.target.closest("input, select, textarea");
+    if (event.key === "Escape") {
+      closePanel();
+    } else if (event.key === "Tab") {
+      trapFocus(event);
+    } else if (!typing && !event.altKey && !event.ctrlKey && !event.metaKey && (event.key === "j" || event.key === "k")) {
+      event.preventDefault();
+      stepPanel(event.key === "j" ? 1 : -1);
+    }
   });
+  // The header row follows the top of the viewport while the table passes under it.
+  var caseWrap = document.querySelector(".table-wrap");
+  var headPending = false;
+  function placeHead() {
+    headPending = false;
+    var box = caseWrap.getBoundingClientRect();
+    var head = document.getElementById("case-head");
+    var room = Math.max(0, box.height - head.getBoundingClientRect().height);
+    var offset = Math.min(room, Math.max(0, -box.top));
+    caseWrap.style.setProperty("--head-top", offset.toFixed(0) + "px");
+  }
+  function queueHead() {
+    if (!headPending) { headPending = true; window.requestAnimationFrame(placeHead); }
+  }
+  window.addEventListener("scroll", queueHead, { passive: true });
+  window.addEventListener("resize", queueHead);
   window.addEventListener("hashchange", showFromHash);
 
   readUrl();
