@@ -99,6 +99,29 @@
     return parent;
   }
 
+  // A metric name may break after an underscore, never inside a word.
+  function metricName(tag, className, name) {
+    var node = element(tag, className);
+    String(name).split("_").forEach(function (part, index) {
+      if (index) { append(node, [document.createTextNode("_"), document.createElement("wbr")]); }
+      node.appendChild(document.createTextNode(part));
+    });
+    return node;
+  }
+
+  // Whether a human label and the judge's score disagree: on opposite sides of the
+  // threshold when there is one, else half the scale apart.
+  function disagrees(score, label, threshold, metric) {
+    if (typeof score !== "number" || typeof label !== "number") { return false; }
+    if (threshold) {
+      var max = metric && metric.direction === "max";
+      var judged = max ? score <= threshold.value + 1e-9 : score + 1e-9 >= threshold.value;
+      var labelled = max ? label <= threshold.value + 1e-9 : label + 1e-9 >= threshold.value;
+      return judged !== labelled;
+    }
+    return Math.abs(score - label) >= 0.5;
+  }
+
   function formatScore(value) {
     return typeof value === "number" ? value.toFixed(3) : "–";
   }
@@ -217,7 +240,21 @@
     return keyed.map(function (entry) { return entry.item; });
   }
 
+  // On a phone the table is a list of cards with no header row to click: a select sorts.
+  function renderSortSelect() {
+    var select = document.getElementById("sort-select");
+    select.textContent = "";
+    columns().forEach(function (column) {
+      if (column.fixed || column.key === "id") { return; }
+      var option = element("option", "", column.key === "rank" ? "worst first" : column.label);
+      option.value = column.key;
+      option.selected = state.sort === column.key;
+      select.appendChild(option);
+    });
+  }
+
   function renderHead() {
+    renderSortSelect();
     var row = document.getElementById("case-head");
     row.textContent = "";
     columns().forEach(function (column) {
@@ -541,20 +578,31 @@
       var missed = (item.misses || []).indexOf(name) >= 0;
       var verdict = errored ? "error" : score === null ? "n/a" : !threshold ? "reported" : missed ? "below" : "ok";
       var metric = metricByName[name];
+      var reason = element("td", "reason", (item.reasons && item.reasons[name]) || "");
+      reason.setAttribute("data-label", "reason");
       append(row, [
-        element("th", "", name),
+        metricName("th", "", name),
         element("td", missed ? "miss" : "", errored ? "error" : score === null ? "n/a" : formatScore(score)),
         element("td", "", threshold ? (metric && metric.direction === "max" ? "≤ " : "≥ ") + threshold.value.toFixed(2) + (threshold.own ? " (case)" : "") : "–"),
         element("td", missed ? "alarm" : "", verdict),
-        element("td", "", (item.reasons && item.reasons[name]) || "")
+        reason
       ]);
       if (human) {
         var label = human[name];
-        row.appendChild(element("td", "human", typeof label === "number" ? formatScore(label) : "–"));
+        var humanCell = element("td", "human", typeof label === "number" ? formatScore(label) : "–");
+        humanCell.setAttribute("data-label", "human label");
+        if (!errored && disagrees(score, label, threshold, metric)) {
+          humanCell.className += " disagree";
+          row.className = "disagree";
+          humanCell.appendChild(element("span", "disagree-note", " judge and human disagree"));
+        }
+        row.appendChild(humanCell);
       }
       if (item.deltas) {
         var pair = item.deltas[name];
-        row.appendChild(element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–"));
+        var change = element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–");
+        change.setAttribute("data-label", "vs baseline");
+        row.appendChild(change);
       }
       body.appendChild(row);
     });
@@ -994,6 +1042,18 @@
       if (event.key === "Enter" || event.key === " ") { event.preventDefault(); pickBar(bar); }
     });
   });
+  bind("sort-select", "change", function (event) {
+    state.sort = event.target.value;
+    state.descending = event.target.value === "rank" ? false : worstFirstIsDescending(state.sort);
+    state.page = 0;
+    render();
+  });
+  bind("sort-reverse", "click", function () { state.descending = !state.descending; state.page = 0; render(); });
+  bind("cards-toggle", "click", function (event) {
+    var expanded = document.getElementById("metric-cards").classList.toggle("expanded");
+    event.target.setAttribute("aria-expanded", expanded ? "true" : "false");
+    event.target.textContent = expanded ? "Fold the metrics to one line each" : "Show each metric's details";
+  });
   bind("page-prev", "click", function () { state.page -= 1; render(); });
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
@@ -1020,8 +1080,8 @@
     var box = caseWrap.getBoundingClientRect();
     var head = document.getElementById("case-head");
     var room = Math.max(0, box.height - head.getBoundingClientRect().height);
-    var offset = Math.min(room, Math.max(0, -box.top));
-    caseWrap.style.setProperty("--head-top", offset.toFixed(0) + "px");
+    var offset = Math.min(room, Math.max(0, -box.top - caseWrap.clientTop));
+    caseWrap.style.setProperty("--head-top", offset.toFixed(2) + "px");
   }
   function queueHead() {
     if (!headPending) { headPending = true; window.requestAnimationFrame(placeHead); }
