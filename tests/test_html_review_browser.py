@@ -299,3 +299,22 @@ def test_a_judge_human_disagreement_is_highlighted(driver: Any, failing_page: Pa
     assert wait_for(lambda: panel_title(driver) == "c1")
     row = driver.find_element("css selector", '#panel-content tr[data-metric="faithfulness"]')
     assert "disagree" not in (row.get_attribute("class") or "")
+
+
+# --- charts ---------------------------------------------------------------------------------
+
+
+def test_the_mean_marker_never_sits_on_the_threshold_label(driver: Any, failing_page: Path) -> None:
+    shown(driver, failing_page)
+    if driver.size_name == "phone":
+        driver.find_element("id", "cards-toggle").click()
+    overlaps = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#metrics svg.chart'), function (chart) {"
+        " var mark = chart.querySelector('.mean-mark'), label = chart.querySelector("
+        "'.threshold-label');"
+        " if (!mark || !label) { return false; }"
+        " var a = mark.getBoundingClientRect(), b = label.getBoundingClientRect();"
+        " return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;"
+        "});"
+    )
+    assert overlaps and not any(overlaps)

@@ -127,6 +127,7 @@ _KNOWN_BLOCKS = frozenset(
         "shard",
         "baseline",
         "diagnosis",
+        "conversations",
         "oracle_gaps",
         "agreement",
         "cases",
@@ -756,6 +757,8 @@ def page_context(
         "data": script_json(data),
         "case_count": len(views),
         "outage": _outage(report, results),
+        # A conversation run's means count conversations, its histograms count turns.
+        "turns": sum(1 for result in results if result.conversation),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
     }
 
