@@ -312,7 +312,7 @@ def test_a_case_panel_shows_claims_with_verdicts_contexts_and_statements(opened:
     contexts = panel.find_elements("css selector", "li[data-relevant]")
     assert [context.get_attribute("data-relevant") for context in contexts] == ["true"]
     # Labels are upper-cased by the style sheet, and Selenium reads the text as shown.
-    assert "ATTRIBUTED" in panel.text and "Scores and thresholds" in panel.text
+    assert "IN THE CONTEXTS" in panel.text and "Scores and thresholds" in panel.text
     assert "faithfulness 0.00 < 0.85 (gate threshold)" in panel.text
 
     opened.find_element("id", "panel-close").click()

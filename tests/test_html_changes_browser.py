@@ -130,7 +130,11 @@ def test_a_drifted_case_shows_old_and_new_answer_side_by_side_and_the_claim_that
         "This run",
     ]
     assert [d.text for d in sides[0].find_elements("css selector", "del.diff-removed")] == ["1889."]
-    assert [i.text for i in sides[1].find_elements("css selector", "ins.diff-added")] == ["1925."]
+    [added] = sides[1].find_elements("css selector", "ins.diff-added")
+    assert added.text == "1925."
+    # The added year is in a contradicted claim: coloured as a contradiction, not in green.
+    assert added.get_attribute("data-verdict") == "contradicted"
+    assert "added-contradicted" in (added.get_attribute("class") or "")
     [claim] = changes.find_elements("css selector", "ol.items li")
     # The reworded claim is paired with the one it replaced: the claim that broke.
     assert claim.find_element("css selector", ".label").text.lower() == "supported → contradicted"

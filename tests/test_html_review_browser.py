@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gate_runs import case, cases, write  # noqa: E402
 from test_html_browser import (  # noqa: E402
     console_problems,
+    gate_page,
     panel_hidden,
     phone_browser,
     rows,
@@ -148,6 +149,16 @@ def failing_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = cases(scores)
     run[0].human = {"faithfulness": 1.0}  # the judge says 0.20: they disagree
     run[1].human = {"faithfulness": 0.0}  # the judge says 0.24: they agree
+    run[2].details = {
+        "context_recall": [
+            {"statement": "It opened in 1889.", "attributed": True},
+            {"statement": "It was built for the World's Fair.", "attributed": True},
+        ],
+        "answer_correctness": [
+            {"statement": "It opened in 1889.", "classification": "TP", "reason": "said"},
+            {"statement": "It was built for the World's Fair", "classification": "FN"},
+        ],
+    }
     raw = write(directory / "raw.json", run)
     report = directory / "report.json"
     cli.main(["regate", str(raw), "--baseline", str(base), "-o", str(report)])
@@ -301,6 +312,24 @@ def test_a_judge_human_disagreement_is_highlighted(driver: Any, failing_page: Pa
     assert "disagree" not in (row.get_attribute("class") or "")
 
 
+def test_reference_statements_the_answer_omitted_are_marked(
+    driver: Any, failing_page: Path
+) -> None:
+    shown(driver, failing_page)
+    driver.get(failing_page.as_uri() + "#case=golden.jsonl%3A%3Ac2")
+    assert wait_for(lambda: not panel_hidden(driver))
+    section = next(
+        part
+        for part in driver.find_elements("css selector", "#panel-content section.panel-section")
+        if part.find_element("css selector", "h3").text == "Reference statements"
+    )
+    items = section.find_elements("css selector", "ol.items li")
+    assert [item.get_attribute("data-omitted") for item in items] == [None, "true"]
+    label = items[1].find_element("css selector", ".label").text.lower()
+    assert label == "in the contexts · omitted by the answer"
+    assert "item-good" not in (items[1].get_attribute("class") or "")
+
+
 # --- charts ---------------------------------------------------------------------------------
 
 
@@ -318,3 +347,24 @@ def test_the_mean_marker_never_sits_on_the_threshold_label(driver: Any, failing_
         "});"
     )
     assert overlaps and not any(overlaps)
+
+
+def test_a_malformed_row_keeps_every_field_it_had(driver: Any, tmp_path: Path) -> None:
+    row = {
+        "id": "bad-human",
+        "question": "When was the Eiffel Tower completed?",
+        "answer": "It was completed in 1889.",
+        "contexts": ["The Eiffel Tower was completed in 1889."],
+        "tags": ["landmarks"],
+        "thresholds": {"faithfulness": "high"},
+    }
+    page = gate_page(tmp_path, [row])
+    shown(driver, page)
+    driver.execute_script("document.querySelector('#case-rows a.case-link').click()")
+    assert wait_for(lambda: not panel_hidden(driver))
+    panel = driver.find_element("id", "panel-content").text
+    assert "field 'thresholds'" in panel
+    assert "When was the Eiffel Tower completed?" in panel
+    assert "It was completed in 1889." in panel
+    assert "The Eiffel Tower was completed in 1889." in panel
+    assert "landmarks" in panel

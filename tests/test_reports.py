@@ -566,7 +566,8 @@ def test_a_core_report_keeps_the_details_people_read_and_every_error() -> None:
         },
     )
     core = report_for([result], make_config(tag_thresholds={}))["cases"][0]["details"]
-    assert set(core) == {"faithfulness", "context_relevance"}
+    # answer_correctness's statements say what the answer left out (its FNs).
+    assert set(core) == {"faithfulness", "answer_correctness", "context_relevance"}
     full_config = make_config(tag_thresholds={}, report_details="full")
     full = report_for([result], full_config)["cases"][0]["details"]
     assert set(full) == {"faithfulness", "answer_correctness", "mrr", "context_relevance"}

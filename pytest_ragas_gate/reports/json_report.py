@@ -185,6 +185,8 @@ CORE_DETAILS = frozenset(
         "context_recall",
         "citation_precision",
         "knowledge_retention",
+        # Its false negatives are the reference statements the answer left out.
+        "answer_correctness",
     }
 )
 

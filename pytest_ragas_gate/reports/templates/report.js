@@ -519,6 +519,10 @@
     return { verdict: verdict, tone: "unknown", label: claim.verdict ? String(verdict).replace(/_/g, " ") : "unsupported" };
   }
 
+  function normalStatement(text) {
+    return String(text || "").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  }
+
   function highlightedAnswer(item, claims) {
     var answer = item.answer || "";
     var paragraph = element("p", "text answer");
@@ -650,13 +654,38 @@
     return runs;
   }
 
-  function diffSide(runs, keep, title) {
+  // The verdict of the claims an added run of the new answer falls in, worst first: an
+  // added hallucination is coloured as one, not as a welcome addition.
+  var VERDICT_RANK = { contradicted: 0, not_in_context: 1, supported: 2 };
+  function addedVerdict(item, start, end) {
+    var claims = item && item.details && Array.isArray(item.details.faithfulness) ? item.details.faithfulness : [];
+    var worst = null;
+    (item && item.segments || []).forEach(function (segment) {
+      var claim = claims[segment[2]];
+      if (!claim || segment[1] <= start || segment[0] >= end) { return; }
+      var verdict = claimTone(claim).verdict;
+      if (!(verdict in VERDICT_RANK)) { verdict = "not_in_context"; }
+      if (worst === null || VERDICT_RANK[verdict] < VERDICT_RANK[worst]) { worst = verdict; }
+    });
+    return worst || "unjudged";
+  }
+
+  function diffSide(runs, keep, title, item) {
     var box = element("div", "diff-side");
     box.appendChild(element("h4", "", title));
     var paragraph = element("p", "text answer-diff");
+    var offset = 0;
     runs.forEach(function (run) {
       if (run.kind === "same") { paragraph.appendChild(document.createTextNode(run.text)); }
-      else if (run.kind === keep) { paragraph.appendChild(element(keep === "removed" ? "del" : "ins", "diff-" + keep, run.text)); }
+      else if (run.kind === keep && keep === "removed") { paragraph.appendChild(element("del", "diff-removed", run.text)); }
+      else if (run.kind === keep) {
+        var verdict = addedVerdict(item, offset, offset + run.text.length);
+        var added = element("ins", "diff-added added-" + verdict, run.text);
+        added.setAttribute("data-verdict", verdict);
+        added.title = "added; " + (verdict === "unjudged" ? "in no judged claim" : verdict.replace(/_/g, " "));
+        paragraph.appendChild(added);
+      }
+      if (run.kind === "same" || run.kind === "added") { offset += run.text.length; }
     });
     box.appendChild(paragraph);
     return box;
@@ -731,7 +760,7 @@
       var runs = wordDiff(base.answer, item.answer || "");
       var grid = element("div", "diff-grid");
       if (runs) {
-        append(grid, [diffSide(runs, "removed", "Baseline answer"), diffSide(runs, "added", "This run")]);
+        append(grid, [diffSide(runs, "removed", "Baseline answer"), diffSide(runs, "added", "This run", item)]);
       } else {
         append(grid, [
           append(element("div", "diff-side"), [element("h4", "", "Baseline answer"), element("p", "text", base.answer)]),
@@ -843,15 +872,32 @@
       }))]));
     }
 
+    // Reference statements the answer left out: answer_correctness's false negatives.
+    var omitted = {};
+    (Array.isArray(details.answer_correctness) ? details.answer_correctness : []).forEach(function (entry) {
+      if (entry && entry.classification === "FN") { omitted[normalStatement(entry.statement)] = entry; }
+    });
     var statements = Array.isArray(details.context_recall) ? details.context_recall : [];
-    if (statements.length) {
-      content.appendChild(section("Reference statements", [itemList(statements.map(function (statement) {
-        var attributed = Boolean(statement.attributed);
-        return {
-          tone: attributed ? "good" : "bad", label: attributed ? "attributed" : "not attributed",
-          text: statement.statement || "", reason: statement.reason || ""
-        };
-      }))]));
+    var statementItems = statements.map(function (statement) {
+      var attributed = Boolean(statement.attributed);
+      var key = normalStatement(statement.statement);
+      var left = key in omitted;
+      delete omitted[key];
+      return {
+        tone: left ? "unknown" : attributed ? "good" : "bad",
+        label: (attributed ? "in the contexts" : "not in the contexts") + (left ? " · omitted by the answer" : ""),
+        text: statement.statement || "", reason: statement.reason || "",
+        attributes: left ? { "data-omitted": "true" } : null
+      };
+    });
+    Object.keys(omitted).forEach(function (key) {
+      statementItems.push({
+        tone: "unknown", label: "omitted by the answer", text: omitted[key].statement || "",
+        reason: omitted[key].reason || "", attributes: { "data-omitted": "true" }
+      });
+    });
+    if (statementItems.length) {
+      content.appendChild(section("Reference statements", [itemList(statementItems)]));
     }
 
     content.appendChild(section("Scores and thresholds", [append(element("div", "scores-wrap"), [scoresTable(item)])]));
