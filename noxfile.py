@@ -4,7 +4,7 @@
 pytest (the lowest pytest that ``pyproject.toml`` admits, with the dev plugins at their declared
 floors, and the newest release); ``minimums`` installs every direct dependency at exactly its
 declared floor, so a floor that no longer works is caught the day it stops working.
-``.ci/run`` runs ``minimums`` and the newest combination that the machine has;
+``.ci/run`` runs ``minimums`` (the suite itself already ran there on current releases);
 ``.github/workflows/ci.yml`` runs the whole matrix.
 """
 

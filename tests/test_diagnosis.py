@@ -81,7 +81,7 @@ def test_a_contradiction_maximum_is_a_generation_check() -> None:
 def test_errored_and_unmeasured_cases_are_not_diagnosed() -> None:
     errored = scored(faithfulness=0.1).model_copy(update={"error": "target raised"})
     assert diagnose(errored, NO_BOUNDS) is None
-    assert diagnose(scored(tool_selection=0.0), NO_BOUNDS) is None
+    assert diagnose(scored(answer_correctness=0.0), NO_BOUNDS) is None
 
 
 def test_the_dominant_component_is_the_one_to_fix_first() -> None:

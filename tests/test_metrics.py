@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from pytest_ragas_gate.exceptions import CaseError, ConfigError, JudgeError, JudgeReplyError
 from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.golden.tool_calls import ExpectedTool
 from pytest_ragas_gate.judges.requests import (
     AttributeAnswer,
     ClassifyCorrectness,
@@ -627,7 +628,7 @@ def test_builtin_metrics_follow_the_display_order_and_the_protocol() -> None:
         assert metric.name == name
         assert metric.default_threshold == DEFAULT_THRESHOLDS.get(name)
         assert "question" in metric.required_fields or name.startswith(
-            ("id_", "mrr", "top", "tool")
+            ("id_", "mrr", "top", "tool", "max_steps")
         )
 
 
@@ -641,7 +642,7 @@ def test_a_metric_declaring_facts_of_the_wrong_kind_is_refused() -> None:
         MetricRegistry().register(Odd(), HOOK)
     assert (
         "its lower_is_better must be True or False; its stage must be one of retrieval, "
-        "generation, end-to-end; its hint must be a string." in str(raised.value)
+        "generation, end-to-end, tool call; its hint must be a string." in str(raised.value)
     )
 
 
@@ -673,6 +674,8 @@ def test_required_fields_decide_the_applicable_metrics() -> None:
         relevant_context_ids=["A"],
         metadata={"expected_tool": "search"},
         conversation="chat",
+        expected_tools=[ExpectedTool(name="search")],
+        max_steps=2,
     )
     assert applicable_metrics(full, metrics) == list(BUILTIN_METRIC_NAMES)
     blank = make_case(answer="  ", contexts=[], reference="r")

@@ -1,8 +1,13 @@
-"""What to fix: each case's failure attributed to the retriever, the generator, or ranking.
+"""What to fix: each case's failure put down to tool calls, retriever, generator or ranking.
 
 A per-metric table says *that* quality dropped; a team needs to know *which component*
 to fix. Each scored case gets one diagnosis from the metrics already computed:
 
+- ``tool call``: an agent called a wrong tool, missed one, or called too many before it
+  retrieved — ``tool_selection``, ``tool_correctness``, ``tool_order`` or ``max_steps``
+  below 1 (or below its threshold), or ``tool_call_precision`` below its threshold where
+  one is set; it comes ahead of retrieval and generation, whose failures a wrong call
+  upstream explains;
 - ``retrieval``: the facts the answer needs were not retrieved — ``context_recall`` or
   ``id_recall`` below its threshold;
 - ``generation``: retrieval was fine but the answer is not — ``faithfulness`` or
@@ -17,8 +22,9 @@ Each check uses the case's own threshold, else the gate's, else a fallback: the 
 defaults (recall 0.80, faithfulness 0.85, relevancy 0.75, precision 0.70), recall's for
 ``id_recall``, and 0.5 for ``mrr`` (the first relevant chunk below rank 2). A case that
 errored, or has none of these metrics, is not diagnosed. The run's dominant component is
-the one to fix first: the retriever when retrieval (with ``both``) failures are at least
-as many as generation ones, since a generator cannot be judged on missing facts.
+the one to fix first: the tool calls when their failures are at least as many as either
+other kind, else the retriever when retrieval (with ``both``) failures are at least as
+many as generation ones, since a generator cannot be judged on missing facts.
 """
 
 from __future__ import annotations
@@ -43,11 +49,28 @@ __all__ = [
     "summarise_diagnoses",
 ]
 
-Component = Literal["retrieval", "generation", "both", "ranking", "ok"]
+Component = Literal["tool call", "retrieval", "generation", "both", "ranking", "ok"]
 
 #: Display order of the components.
-COMPONENTS: tuple[Component, ...] = ("retrieval", "generation", "both", "ranking", "ok")
+COMPONENTS: tuple[Component, ...] = (
+    "tool call",
+    "retrieval",
+    "generation",
+    "both",
+    "ranking",
+    "ok",
+)
 
+#: Components every table shows; ``tool call`` only in a run that has such failures.
+_ALWAYS_SHOWN = frozenset(COMPONENTS) - {"tool call"}
+
+_TOOL_CALL = (
+    "tool_selection",
+    "tool_correctness",
+    "tool_order",
+    "max_steps",
+    "tool_call_precision",
+)
 _RETRIEVAL = ("context_recall", "id_recall")
 _GENERATION = ("faithfulness", "answer_relevancy", "contradiction_rate")
 _RANKING = ("context_precision", "mrr")
@@ -56,10 +79,16 @@ _FALLBACK: dict[str, float] = {
     **DEFAULT_THRESHOLDS,
     "id_recall": DEFAULT_THRESHOLDS["context_recall"],
     "mrr": 0.5,
+    # Deterministic checks of the agent's calls: any miss is a wrong or missing call.
+    "tool_selection": 1.0,
+    "tool_correctness": 1.0,
+    "tool_order": 1.0,
+    "max_steps": 1.0,
 }
 
 #: What to fix first, by dominant component, and the metric whose hint says how.
 _ADVICE: dict[str, tuple[str, str]] = {
+    "tool call": ("fix the tool calls first", "tool_correctness"),
     "retrieval": ("fix the retriever first", "context_recall"),
     "generation": ("fix the generator first", "faithfulness"),
     "ranking": ("fix the ranking first", "context_precision"),
@@ -82,9 +111,14 @@ class DiagnosisSummary(BaseModel):
 
     counts: dict[str, int]
     diagnosed: int
-    dominant: Literal["retrieval", "generation", "ranking"] | None
+    dominant: Literal["tool call", "retrieval", "generation", "ranking"] | None
     advice: str
     hint: str
+
+    @property
+    def components(self) -> tuple[Component, ...]:
+        """The components a table shows: ``tool call`` only when some case failed there."""
+        return tuple(name for name in COMPONENTS if name in self.counts)
 
     @property
     def failures(self) -> str:
@@ -144,6 +178,7 @@ def diagnose(result: CaseResult, bounds: Mapping[str, Bound]) -> Diagnosis | Non
     """
     if result.errored:
         return None
+    tool, tool_checked = _misses(_TOOL_CALL, result, bounds)
     retrieval, retrieval_checked = _misses(_RETRIEVAL, result, bounds)
     generation, generation_checked = _misses(_GENERATION, result, bounds)
     ranking, ranking_checked = _misses(_RANKING, result, bounds)
@@ -152,8 +187,10 @@ def diagnose(result: CaseResult, bounds: Mapping[str, Bound]) -> Diagnosis | Non
         ranking_checked = True
         if top == 0.0:
             ranking.append("top-ranked chunk not used by the answer")
-    if not (retrieval_checked or generation_checked or ranking_checked):
+    if not (tool_checked or retrieval_checked or generation_checked or ranking_checked):
         return None
+    if tool:
+        return Diagnosis(component="tool call", reasons=tool + retrieval + generation)
     if retrieval and generation:
         return Diagnosis(component="both", reasons=retrieval + generation)
     if retrieval:
@@ -176,11 +213,20 @@ def summarise_diagnoses(diagnoses: Iterable[Diagnosis | None]) -> DiagnosisSumma
     'fix the retriever first'
     """
     counter = Counter(diagnosis.component for diagnosis in diagnoses if diagnosis is not None)
-    counts: dict[str, int] = {component: counter.get(component, 0) for component in COMPONENTS}
+    # ``tool call`` is counted only in a run that has such failures, so the counts of a
+    # run without tools read as they always have.
+    counts: dict[str, int] = {
+        component: counter.get(component, 0)
+        for component in COMPONENTS
+        if component in _ALWAYS_SHOWN or counter.get(component, 0)
+    }
+    tools = counts.get("tool call", 0)
     retriever = counts["retrieval"] + counts["both"]
     generator = counts["generation"] + counts["both"]
-    dominant: Literal["retrieval", "generation", "ranking"] | None
-    if retriever and retriever >= generator:
+    dominant: Literal["tool call", "retrieval", "generation", "ranking"] | None
+    if tools and tools >= max(retriever, generator):
+        dominant = "tool call"
+    elif retriever and retriever >= generator:
         dominant = "retrieval"
     elif generator:
         dominant = "generation"

@@ -8,6 +8,8 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .tool_calls import ExpectedTool, ToolCall
+
 #: How a case was picked for labelling (``sampled_by``): ``random`` labels are a fair sample
 #: of the golden set, which prediction-powered inference needs; ``near_threshold`` ones
 #: were chosen for where the judge is least sure, and PPI leaves them out.
@@ -31,6 +33,9 @@ class Context(BaseModel):
 
     id: str | None = None
     text: str
+    # The 1-based retrieval call (hop) that returned the chunk, when the system retrieved
+    # more than once; the retrieval metrics are then also read per hop.
+    hop: int | None = None
 
 
 class Message(BaseModel):
@@ -80,6 +85,11 @@ class GoldenCase(BaseModel):
     conversation: str | None = None
     turn: int | None = None
     history: list[Message] = Field(default_factory=list)
+    # An agent's tool calls in order, the calls the case expects, and the most calls it
+    # may make (see tool_calls.py and the tool metrics).
+    tools_called: list[ToolCall] | None = None
+    expected_tools: list[ExpectedTool] | None = None
+    max_steps: int | None = None
 
     @property
     def source(self) -> str:

@@ -31,6 +31,7 @@ from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
 from .conversations import is_conversation, read_turns, split_conversation
+from .tool_calls import expected_tool_list, tool_call_list
 
 __all__ = [
     "FIELD_ALIASES",
@@ -55,6 +56,9 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "thresholds": ("thresholds",),
     "human": ("human", "human_labels"),
     "turns": ("turns",),
+    "tools_called": ("tools_called",),
+    "expected_tools": ("expected_tools",),
+    "max_steps": ("max_steps",),
 }
 _FIELD_OF_NAME: dict[str, str] = {
     alias: name for name, aliases in FIELD_ALIASES.items() for alias in aliases
@@ -280,11 +284,17 @@ def _build_case(
         "tags": convert("tags", _tags),
         "thresholds": convert("thresholds", _thresholds),
         "human": convert("human", human_labels),
+        "tools_called": convert("tools_called", tool_call_list),
+        "expected_tools": convert("expected_tools", expected_tool_list),
+        "max_steps": convert("max_steps", _max_steps),
     }
     _check_review(metadata, errors)
     _check_sampled_by(metadata, errors)
     if errors or question is None or case_id is None:
         return None, case_id, derived
+    if fields["max_steps"] is not None:
+        # A step budget is a case threshold of the max_steps metric (met: 1, broken: 0).
+        fields["thresholds"] = {"max_steps": 1.0, **fields["thresholds"]}
     try:
         case = GoldenCase(
             id=case_id,
@@ -317,6 +327,12 @@ def _build_conversation(
         errors.append(
             f"field {given[single[0]][0]!r}: a conversation row holds its turns in "
             f"{given[turns_key][0]!r}; move the question, answer and contexts into its turns"
+        )
+    tools = [key for key in ("tools_called", "expected_tools", "max_steps") if key in given]
+    if tools:
+        errors.append(
+            f"field {given[tools[0]][0]!r}: tool calls are checked on single-question cases, "
+            "not on a conversation row; give the exchange that calls tools a case of its own"
         )
     name, value = given[turns_key]
     turns = read_turns(name, value, errors, contexts=_contexts, reference=_reference)
@@ -533,8 +549,32 @@ def _contexts(name: str, value: Any, errors: list[str]) -> list[Context] | None:
                     f"number, got {_describe(context_id)}"
                 )
                 return None
-        contexts.append(Context(id=None if context_id is None else str(context_id), text=text))
+        hop = item.get("hop")
+        if hop is not None and (isinstance(hop, bool) or not isinstance(hop, int) or hop < 1):
+            errors.append(
+                f"field {name!r}: item {number}: 'hop' expected the 1-based number of the "
+                f"retrieval call that returned it, got {_describe(hop)}"
+            )
+            return None
+        contexts.append(
+            Context(id=None if context_id is None else str(context_id), text=text, hop=hop)
+        )
     return contexts
+
+
+def _max_steps(name: str, value: Any, errors: list[str]) -> int | None:
+    """The most tool calls the case may make: a whole number, 0 or more."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        errors.append(
+            f"field {name!r}: expected the most tool calls the case may make (a whole number, "
+            f"0 or more), got {_describe(value)}"
+        )
+        return None
+    return value
 
 
 def _reference(name: str, value: Any, errors: list[str]) -> str | None:

@@ -40,7 +40,9 @@ __all__ = ["SUPPORTED_EXTENSIONS", "read_rows"]
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset({".jsonl", ".json", ".yaml", ".yml", ".csv"})
 
-_CSV_LIST_FIELDS = frozenset({"contexts", "relevant_context_ids", "tags"})
+_CSV_LIST_FIELDS = frozenset(
+    {"contexts", "relevant_context_ids", "tags", "tools_called", "expected_tools"}
+)
 _CSV_DELIMITERS = ",;\t|"
 _JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 # Python's csv module refuses cells over 128 KiB by default; retrieved contexts of a long

@@ -93,6 +93,10 @@ def _case(place: Place, record: object) -> Outcome:
         fields["contexts"] = contexts
     if reference is not None:
         fields["reference"] = reference
+    # Tool calls keep DeepEval's shape, which golden files read as it is (tool_calls.py).
+    for key in ("tools_called", "expected_tools"):
+        if isinstance(record.get(key), list):
+            fields[key] = record[key]
     metadata: dict[str, object] = dict(extra or {})
     if ideal:
         metadata["reference_contexts"] = ideal

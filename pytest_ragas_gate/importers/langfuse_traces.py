@@ -8,8 +8,11 @@ records). The question is the trace's ``input`` (text, an object's ``question``/
 (else the root observation's). The retriever observations (``type: RETRIEVER``, or a name
 that says ``retriev``), in ``startTime`` order, give the contexts: their ``output`` as a
 list of texts or documents (``page_content``, ``content``, ``text``), or under
-``documents``. A trace with an ``ERROR``-level observation, no retriever or an empty
-output is skipped with the reason. The trace id is the case id.
+``documents`` (each one's ``hop``, when there are several, names the retriever that
+returned it). The ``TOOL`` observations, in ``startTime`` order, give the case's
+``tools_called``: their ``name``, ``input`` (an object's members are the arguments) and
+``output``. A trace with an ``ERROR``-level observation, no retriever or an empty output
+is skipped with the reason. The trace id is the case id.
 """
 
 from __future__ import annotations
@@ -110,11 +113,14 @@ def trace_case(
         if answer_source is None:
             answer_source, field = root.get("output"), f"output of observation {root.get('id')}"
         answer = _message_text(answer_source, ANSWER_KEYS, "assistant", field)
-        contexts: list[str] = []
-        for retriever in retrievers:
-            contexts.extend(_documents(retriever))
+        hops = [_documents(retriever) for retriever in retrievers]
     except Invalid as invalid:
         return Malformed(place, invalid.field, invalid.expected)
+    contexts: list[Any] = [text for found in hops for text in found]
+    if len(hops) > 1:
+        contexts = [
+            {"text": text, "hop": hop} for hop, found in enumerate(hops, 1) for text in found
+        ]
     if question is None:
         return Malformed(place, "input", "expected the question")
     if answer is None:
@@ -128,6 +134,12 @@ def trace_case(
     if isinstance(trace.get("metadata"), Mapping):
         metadata.update(trace["metadata"])
     fields: dict[str, Any] = {"question": question, "answer": answer, "contexts": contexts}
+    tools = sorted(
+        (item for item in observations if str(item.get("type") or "").upper() == "TOOL"),
+        key=lambda item: str(item.get("startTime") or ""),
+    )
+    if tools:
+        fields["tools_called"] = [_tool_call(item) for item in tools]
     tags = trace.get("tags")
     if isinstance(tags, list) and all(isinstance(tag, str) for tag in tags) and tags:
         fields["tags"] = tags
@@ -135,6 +147,19 @@ def trace_case(
     return Imported(
         place, fields, source_id=str(place.number), metadata=metadata, timestamp=timestamp
     )
+
+
+def _tool_call(observation: Mapping[str, Any]) -> dict[str, Any]:
+    """A TOOL observation as a call: its name, its input as arguments, its output."""
+    call: dict[str, Any] = {"name": str(observation.get("name") or "tool")}
+    given = observation.get("input")
+    if isinstance(given, Mapping):
+        call["input_parameters"] = {str(key): value for key, value in given.items()}
+    elif given is not None:
+        call["input_parameters"] = {"input": given}
+    if observation.get("output") is not None:
+        call["output"] = observation["output"]
+    return call
 
 
 class TraceGroups:

@@ -8,7 +8,10 @@ the root span (no parent in the trace) gives the question (``input.value``) and 
 (``output.value``; a JSON value gives its ``query``/``question``/``input`` or
 ``answer``/``output``/``response`` member), and the ``RETRIEVER`` spans, in start order,
 give the contexts from ``retrieval.documents.N.document.content`` (and ``…id``) in rank
-order. The trace id is the case id, the root span's start its timestamp, and its
+order (each one's ``hop``, when there are several, names the retriever that returned it).
+The ``TOOL`` spans, in start order, give the case's ``tools_called``: ``tool.name`` (else
+the span's name), the arguments from ``input.value`` (a JSON object) and the result from
+``output.value``. The trace id is the case id, the root span's start its timestamp, and its
 ``session.id``, ``user.id``, ``tag.tags`` and ``metadata`` attributes its metadata. A trace
 with no root or retriever span, an error status or an empty output is skipped with the
 reason.
@@ -58,6 +61,8 @@ _KEPT = frozenset(
         "status.status_code",
         "status.code",
         "name",
+        "tool.name",
+        "tool.description",
         # Set by the OTLP reader from GenAI semantic-convention attributes (see otlp.py).
         GENAI_QUESTION,
         GENAI_QUERY,
@@ -215,9 +220,7 @@ def _trace(place: Place, spans: list[Span]) -> Outcome:
         answer = _member(
             root.get("output.value"), ANSWER_KEYS, f"output.value of span {root.span_id}"
         )
-        contexts: list[Any] = []
-        for retriever in retrievers:
-            contexts.extend(_documents(retriever))
+        hops = [_documents(retriever) for retriever in retrievers]
     except Invalid as invalid:
         return Malformed(root.line, invalid.field, invalid.expected)
     in_order = sorted(spans, key=lambda span: (span.start, span.order))
@@ -227,17 +230,53 @@ def _trace(place: Place, spans: list[Span]) -> Outcome:
         return Malformed(root.line, f"input.value of span {root.span_id}", "expected the question")
     if answer is None:
         return Skipped(place, "empty output")
+    contexts: list[Any] = [context for found in hops for context in found]
     if not contexts:
         return Skipped(place, "the retriever returned no documents")
+    if len(hops) > 1:
+        contexts = [
+            {**(context if isinstance(context, dict) else {"text": context}), "hop": hop}
+            for hop, found in enumerate(hops, 1)
+            for context in found
+        ]
     metadata: dict[str, Any] = {"root_span_id": root.span_id, "root_span": str(root.line)}
     if root.get("name"):
         metadata["span_name"] = root.get("name")
     metadata.update(_span_metadata(root))
-    fields = {"question": question, "answer": answer, "contexts": contexts}
+    fields: dict[str, Any] = {"question": question, "answer": answer, "contexts": contexts}
+    tools = [span for span in in_order if span.kind == "TOOL"]
+    if tools:
+        fields["tools_called"] = [_tool_call(span) for span in tools]
     timestamp = root.get("start_time", "startTime")
     return Imported(
         place, fields, source_id=str(place.number), metadata=metadata, timestamp=timestamp
     )
+
+
+def _tool_call(span: Span) -> dict[str, Any]:
+    """A TOOL span as a call: its tool's name, its arguments and its result."""
+    call: dict[str, Any] = {"name": str(span.get("tool.name", "name") or "tool")}
+    arguments = _json_value(span.get("input.value"))
+    if isinstance(arguments, Mapping):
+        call["input_parameters"] = dict(arguments)
+    elif arguments is not None:
+        call["input_parameters"] = {"input": arguments}
+    output = _json_value(span.get("output.value"))
+    if output is not None:
+        call["output"] = output
+    if isinstance(span.get("tool.description"), str):
+        call["description"] = span.get("tool.description")
+    return call
+
+
+def _json_value(value: object) -> object:
+    """A span's input or output: the JSON value its text holds, else the text itself."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return None if value == "" else value
 
 
 def _first(spans: list[Span], key: str) -> str | None:

@@ -14,7 +14,8 @@ semantic conventions: a ``gen_ai.operation.name`` of ``retrieval`` (or a
 (or ``text``) become the contexts in rank order; the question is the last user message of
 ``gen_ai.input.messages`` (or ``gen_ai.prompt``), else ``gen_ai.retrieval.query.text``;
 the answer is the last assistant message of ``gen_ai.output.messages`` (or
-``gen_ai.completion``) of the trace's last model call.
+``gen_ai.completion``) of the trace's last model call; an ``execute_tool`` span is a tool
+call (``gen_ai.tool.name``, ``gen_ai.tool.call.arguments``, ``gen_ai.tool.call.result``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ __all__ = ["attribute_values", "read_otlp"]
 _SPANS = "resourceSpans.item.scopeSpans.item.spans.item"
 _RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve"})
 _MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+#: GenAI tool-execution attributes and the OpenInference TOOL-span attributes they become.
+_TOOL_ATTRIBUTES = (
+    ("gen_ai.tool.name", "tool.name"),
+    ("gen_ai.tool.description", "tool.description"),
+    ("gen_ai.tool.call.arguments", "input.value"),
+    ("gen_ai.tool.call.result", "output.value"),
+)
 
 
 def _value(value: object) -> Any:
@@ -155,6 +163,13 @@ def _genai(attributes: dict[str, Any]) -> None:
         query = attributes.get("gen_ai.retrieval.query.text")
         if isinstance(query, str):
             attributes[GENAI_QUERY] = query
+        return
+    if operation == "execute_tool":
+        attributes["openinference.span.kind"] = "TOOL"
+        for source, target in _TOOL_ATTRIBUTES:
+            value = attributes.get(source)
+            if value is not None:
+                attributes[target] = value if isinstance(value, str) else json.dumps(value)
         return
     if operation in _MODEL_OPERATIONS:
         attributes["openinference.span.kind"] = "LLM"

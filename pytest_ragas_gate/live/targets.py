@@ -11,9 +11,11 @@ conftest's ``pytest_rag_gate_target(config)`` hook returns it. It may be
 
 Whatever it returns — a dict, an ``(answer, contexts)`` tuple, a pydantic model or
 dataclass, a LangChain output or a LlamaIndex ``Response`` — becomes the case's answer,
-its ranked contexts and, for agents, the tool it chose. This module never scores: the
-scheduler asks :meth:`LiveTarget.answer` for the filled-in case and then runs the case's
-metrics exactly as in static mode. An exception in the target is an error of that case only.
+its ranked contexts and, for agents, the tool it chose and the tool calls it made
+(``tools_called``; a context's ``hop`` names the retrieval call that returned it). This
+module never scores: the scheduler asks :meth:`LiveTarget.answer` for the filled-in case
+and then runs the case's metrics exactly as in static mode. An exception in the target is
+an error of that case only.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..exceptions import CaseError, ConfigError, TargetFailed
 from ..golden.cases import Context, GoldenCase
+from ..golden.tool_calls import ToolCall, tool_call_list
 from ..metrics.registry import did_you_mean
 
 if TYPE_CHECKING:
@@ -79,14 +82,21 @@ class TargetOutput:
     contexts: list[Context] | None
     tool: str | None = None
     tool_reported: bool = False
+    #: The agent's tool calls in order; None when the target returned no ``tools_called``.
+    tools_called: list[ToolCall] | None = None
 
     def fill(self, case: GoldenCase) -> GoldenCase:
-        """The case with the target's answer, contexts and tool in place of any saved ones."""
+        """The case with the target's answer, contexts and tools in place of any saved ones."""
         metadata = {key: value for key, value in case.metadata.items() if key != "tool"}
         if self.tool_reported:
             metadata["tool"] = self.tool
         return case.model_copy(
-            update={"answer": self.answer, "contexts": self.contexts, "metadata": metadata}
+            update={
+                "answer": self.answer,
+                "contexts": self.contexts,
+                "metadata": metadata,
+                "tools_called": self.tools_called,
+            }
         )
 
 
@@ -566,11 +576,13 @@ def normalize_output(value: Any, case: GoldenCase) -> TargetOutput:
             "or an object with those fields."
         )
     raw_tool = _first_field(value, ("tool",))
+    raw_calls = _first_field(value, ("tools_called",))
     return TargetOutput(
         answer=None if raw_answer is _MISSING else _answer_text(raw_answer, case),
         contexts=None if raw_contexts is _MISSING else _contexts(raw_contexts, case),
         tool=None if raw_tool is _MISSING else _tool_name(raw_tool, case),
         tool_reported=raw_tool is not _MISSING,
+        tools_called=None if raw_calls is _MISSING else _tool_calls(raw_calls, case),
     )
 
 
@@ -636,7 +648,13 @@ def _context(item: Any, rank: int, case: GoldenCase) -> Context:
         )
         if isinstance(metadata, Mapping):
             identifier = _field_text(metadata, _ID_FIELDS, allow_numbers=True)
-    return Context(id=identifier, text=text)
+    hop = item.get("hop") if isinstance(item, Mapping) else getattr(item, "hop", None)
+    if hop is not None and (isinstance(hop, bool) or not isinstance(hop, int) or hop < 1):
+        raise CaseError(
+            f"The target's context at rank {rank} for case {case.id!r} ({case.source}) has "
+            f"hop {hop!r}; give the 1-based number of the retrieval call that returned it."
+        )
+    return Context(id=identifier, text=text, hop=hop)
 
 
 def _field_text(item: Any, names: Sequence[str], *, allow_numbers: bool = False) -> str | None:
@@ -660,3 +678,35 @@ def _tool_name(value: Any, case: GoldenCase) -> str | None:
         f"The target's tool for case {case.id!r} ({case.source}) is a "
         f"{type(value).__name__}; return the tool's name as a string."
     )
+
+
+#: The attributes of a tool-call object (DeepEval's ``ToolCall``, a dataclass …) read as one.
+_CALL_ATTRIBUTES = ("name", "input_parameters", "arguments", "output", "description", "reasoning")
+
+
+def _tool_calls(value: Any, case: GoldenCase) -> list[ToolCall] | None:
+    """The agent's calls in order: names, mappings or objects shaped like DeepEval's ToolCall."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise CaseError(
+            f"The target's tools_called for case {case.id!r} ({case.source}) are a "
+            f"{type(value).__name__}; return them as a list of calls in the order made."
+        )
+    items = [
+        item
+        if isinstance(item, (str, Mapping))
+        else {
+            name: getattr(item, name)
+            for name in _CALL_ATTRIBUTES
+            if getattr(item, name, None) is not None
+        }
+        for item in value
+    ]
+    errors: list[str] = []
+    calls = tool_call_list("tools_called", items, errors)
+    if errors:
+        raise CaseError(
+            f"The target's tools_called for case {case.id!r} ({case.source}): {errors[0]}."
+        )
+    return calls

@@ -39,8 +39,9 @@ class MetricResult:
 
 #: The pipeline stage a metric measures: what to fix when it fails, and whether gold
 #: contexts (``--rag-gate-oracle``) make it perfect by construction (``retrieval``) or
-#: leave it a measure of the generator (``generation``).
-Stage = Literal["retrieval", "generation", "end-to-end"]
+#: leave it a measure of the generator (``generation``). ``tool call`` is an agent's
+#: choice of tools and arguments, made before it retrieves.
+Stage = Literal["retrieval", "generation", "end-to-end", "tool call"]
 STAGES: tuple[Stage, ...] = get_args(Stage)
 
 #: The hint of a metric that declares none.

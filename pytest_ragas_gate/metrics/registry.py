@@ -28,6 +28,7 @@ from .correctness import AnswerCorrectness
 from .faithfulness import ContradictionRate, Faithfulness
 from .relevancy import AnswerRelevancy, Embedder
 from .retrieval_ids import IdPrecision, IdRecall, MeanReciprocalRank
+from .tool_calls import MaxSteps, ToolCallPrecision, ToolCorrectness, ToolOrder
 from .tool_selection import ToolSelection
 
 __all__ = [
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 #: Built-in metrics in display order: generation first, then LLM-judged retrieval, then
-#: id-based retrieval, then alignment, then the agent's tool choice.
+#: id-based retrieval, then alignment, then the agent's tool choice and tool calls.
 _BUILTIN_CLASSES: tuple[type[Metric], ...] = (
     Faithfulness,
     ContradictionRate,
@@ -65,6 +66,10 @@ _BUILTIN_CLASSES: tuple[type[Metric], ...] = (
     KnowledgeRetention,
     TurnFaithfulnessMin,
     ToolSelection,
+    ToolCorrectness,
+    ToolOrder,
+    ToolCallPrecision,
+    MaxSteps,
 )
 
 #: Every table of built-in metrics (default thresholds, directions, hints, stages) is

@@ -61,7 +61,7 @@ class IdPrecision(Metric):
         retrieved, gold = _retrieved_and_gold(case, self.name)
         if not retrieved:
             return _no_ids()
-        details = _ranked_details(retrieved, gold)
+        details = _ranked_details(retrieved, gold, _hops(case))
         hits = sum(1 for detail in details if detail["relevant"])
         return MetricResult(
             score=id_precision(retrieved, gold),
@@ -117,12 +117,31 @@ def _retrieved_and_gold(case: GoldenCase, metric: str) -> tuple[list[str], list[
     return retrieved, gold
 
 
-def _ranked_details(retrieved: list[str], gold: list[str]) -> list[dict[str, Any]]:
+def _ranked_details(
+    retrieved: list[str], gold: list[str], hops: dict[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """Per retrieved id: its rank, whether it is relevant and, on a multi-hop case, its hop."""
     gold_set = set(gold)
-    return [
-        {"rank": rank, "id": context_id, "relevant": context_id in gold_set}
-        for rank, context_id in enumerate(retrieved, start=1)
-    ]
+    details: list[dict[str, Any]] = []
+    for rank, context_id in enumerate(retrieved, start=1):
+        detail: dict[str, Any] = {
+            "rank": rank,
+            "id": context_id,
+            "relevant": context_id in gold_set,
+        }
+        if hops and context_id in hops:
+            detail["hop"] = hops[context_id]
+        details.append(detail)
+    return details
+
+
+def _hops(case: GoldenCase) -> dict[str, int]:
+    """The hop that first returned each context id (empty when no context has a hop)."""
+    found: dict[str, int] = {}
+    for context in case.contexts or []:
+        if context.id and context.hop is not None:
+            found.setdefault(context.id, context.hop)
+    return found
 
 
 def _no_ids() -> MetricResult:

@@ -23,6 +23,7 @@ from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order
+from ..scoring.retrieval_hops import retrieval_hops
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig
 from ..text_safety import json_text
@@ -187,12 +188,14 @@ CORE_DETAILS = frozenset(
         "knowledge_retention",
         # Its false negatives are the reference statements the answer left out.
         "answer_correctness",
+        # Each expected tool call, whether it was made and, if not, why: what to fix.
+        "tool_correctness",
     }
 )
 
 
 #: Keys of a case record derived from the result and the settings, not read back.
-DERIVED_CASE_KEYS = ("diagnosis",)
+DERIVED_CASE_KEYS = ("diagnosis", "retrieval_hops")
 
 
 def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound]) -> dict[str, Any]:
@@ -200,7 +203,8 @@ def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound])
 
     ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`) is
     derived from the scores and thresholds, so a re-gate with other thresholds derives
-    it afresh.
+    it afresh; so is ``retrieval_hops`` (a multi-hop case's retrieval metrics per hop,
+    see :mod:`pytest_ragas_gate.scoring.retrieval_hops`).
     """
     record = result.model_dump(mode="json")
     if not full:
@@ -211,6 +215,9 @@ def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound])
         }
     found = diagnose(result, bounds)
     record["diagnosis"] = None if found is None else found.model_dump()
+    hops = retrieval_hops(result)
+    if hops is not None:
+        record["retrieval_hops"] = hops
     return record
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..gate.baseline import BaselineComparison
-from ..gate.diagnosis import COMPONENTS, DiagnosisSummary
+from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
@@ -50,9 +50,11 @@ def _diagnosis_section(diagnosis: DiagnosisSummary | None) -> list[str]:
     return [
         "### What to fix",
         "",
-        "| " + " | ".join(COMPONENTS) + " |",
-        "|" + "---|" * len(COMPONENTS),
-        "| " + " | ".join(str(diagnosis.counts.get(name, 0)) for name in COMPONENTS) + " |",
+        "| " + " | ".join(diagnosis.components) + " |",
+        "|" + "---|" * len(diagnosis.components),
+        "| "
+        + " | ".join(str(diagnosis.counts.get(name, 0)) for name in diagnosis.components)
+        + " |",
         "",
         f"**{_cell(diagnosis.advice.capitalize())}:** {_cell(diagnosis.hint)}",
         "",

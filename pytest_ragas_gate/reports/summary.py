@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..gate.diagnosis import COMPONENTS, DiagnosisSummary
+from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
@@ -96,8 +96,8 @@ def diagnosis_lines(diagnosis: DiagnosisSummary | None) -> list[str]:
     """
     if diagnosis is None or not diagnosis.failures:
         return []
-    names = ["what to fix", *COMPONENTS]
-    counts = ["cases", *(str(diagnosis.counts.get(name, 0)) for name in COMPONENTS)]
+    names = ["what to fix", *diagnosis.components]
+    counts = ["cases", *(str(diagnosis.counts.get(name, 0)) for name in diagnosis.components)]
     return [*_aligned([names, counts]), f"{diagnosis.advice}: {diagnosis.hint}"]
 
 

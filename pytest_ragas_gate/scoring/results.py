@@ -50,6 +50,9 @@ class CaseResult(BaseModel):
     question: str = ""
     answer: str | None = None
     contexts: list[str] | None = None
+    # The retrieval call (hop, from 1) that returned each context, when the system
+    # retrieved more than once; None otherwise.
+    context_hops: list[int | None] | None = None
     thresholds: dict[str, float] = Field(default_factory=dict)
     # The case's human labels ride with its result, so a saved report re-gates with them.
     human: dict[str, float] = Field(default_factory=dict)
@@ -108,6 +111,11 @@ class CaseResult(BaseModel):
             question=case.question,
             answer=case.answer,
             contexts=case.context_texts if case.contexts is not None else None,
+            context_hops=(
+                [context.hop for context in case.contexts]
+                if case.contexts and any(context.hop is not None for context in case.contexts)
+                else None
+            ),
             thresholds=dict(case.thresholds),
             human=dict(case.human),
             sampled_by=case.sampled_by if case.human else None,

@@ -862,7 +862,8 @@
       content.appendChild(section("Contexts, in rank order", [itemList(contexts.map(function (text, index) {
         var detail = judged[index];
         var known = detail && typeof detail.relevant === "boolean";
-        var label = "#" + (index + 1) + " " + (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
+        var hop = Array.isArray(item.context_hops) && item.context_hops[index] ? " hop " + item.context_hops[index] : "";
+        var label = "#" + (index + 1) + hop + " " + (known ? (detail.relevant ? "relevant" : "not relevant") : "not judged");
         return {
           tone: known ? (detail.relevant ? "good" : "bad") : "unknown", label: label,
           id: detail && detail.id ? String(detail.id) : "",
@@ -870,6 +871,10 @@
           attributes: { "data-relevant": known ? String(detail.relevant) : "unknown" }
         };
       }))]));
+    }
+
+    if (Array.isArray(item.retrieval_hops) && item.retrieval_hops.length) {
+      content.appendChild(section("Retrieval per hop", [genericDetails(item.retrieval_hops)]));
     }
 
     // Reference statements the answer left out: answer_correctness's false negatives.
