@@ -377,6 +377,7 @@ def _histogram(scores: Sequence[float], column: _MetricColumn) -> dict[str, Any]
         "width": width,
         "height": height,
         "bars": bars,
+        "total": len(scores),
         "threshold_x": (None if column.threshold is None else round(column.threshold * width, 2)),
     }
 

@@ -792,7 +792,9 @@
     }).sort(function (a, b) { return (a.turn || 0) - (b.turn || 0); });
     var chat = element("ol", "chat");
     turns.forEach(function (turn) {
-      var entry = element("li", "chat-turn status-" + turn.status + (turn === item ? " chat-current" : ""));
+      // A turn below its own thresholds, or errored, is the one that broke the conversation.
+      var broke = turn.status === "fail" || turn.status === "error";
+      var entry = element("li", "chat-turn status-" + turn.status + (turn === item ? " chat-current" : "") + (broke ? " chat-broke" : ""));
       var asked = element("p", "chat-user");
       var label = turn === item ? element("strong", "", turn.turn + ".") : element("a", "", turn.turn + ".");
       if (turn !== item) { label.setAttribute("href", "#" + turn.anchor); }
@@ -803,8 +805,12 @@
       append(entry, [
         asked,
         element("p", "chat-assistant", turn.answer === null || turn.answer === undefined ? "(no answer)" : turn.answer),
-        element("p", "muted", (STATUS_LABELS[turn.status] || turn.status) + (scores.length ? " · " + scores.join(" · ") : ""))
+        element("p", "muted", statusLabel(turn) + (scores.length ? " · " + scores.join(" · ") : ""))
       ]);
+      if (broke) {
+        var why = (turn.misses || []).join(", ");
+        entry.insertBefore(element("p", "turn-broke", "This turn broke the conversation" + (why ? ": " + why : "")), entry.firstChild);
+      }
       chat.appendChild(entry);
     });
     return section("Conversation " + item.conversation, [chat]);
