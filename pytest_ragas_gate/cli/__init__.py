@@ -310,6 +310,7 @@ def _print_and_publish(
         judge=report.judge,
         usage=sum(by_metric.values(), Usage()),
         extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
+        gate_changes=facts.gate_changes,
     )
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in annotation_lines(
@@ -622,7 +623,11 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
 
 
 def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
+    from ..reports.gate_inputs import (
+        changed_thresholds,
+        changes_in_report_scope,
+        gate_inputs_markdown,
+    )
     from ..reports.markdown import render_markdown
 
     report = load_report(arguments.report)
@@ -631,11 +636,19 @@ def _summary(arguments: argparse.Namespace) -> int:
     changes = report.facts.gate_changes
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
-    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     extra = gate_inputs_markdown(
         changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
-    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
+    sys.stdout.write(
+        render_markdown(
+            verdict,
+            results=report.results,
+            judge=report.judge,
+            usage=usage,
+            lead=extra,
+            changed_thresholds=changed_thresholds(changes),
+        )
+    )
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

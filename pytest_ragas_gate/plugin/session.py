@@ -675,6 +675,7 @@ class GateRun:
                 self.run_facts.cache_integrity,
                 cache_mode=self.config.cache,
             ),
+            gate_changes=self.run_facts.gate_changes,
         )
         session.exitstatus = exit_status(
             session.exitstatus,

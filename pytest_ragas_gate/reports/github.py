@@ -13,10 +13,12 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict
 from ..scoring.results import CaseResult, canonical_order, split_source
 from ..settings.bounds import Bound
 from ..usage import Usage
+from .gate_inputs import changed_thresholds
 from .json_report import JudgeInfo
 from .markdown import render_markdown
 
@@ -164,6 +166,7 @@ def write_step_summary(
     usage: Usage,
     env: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
+    gate_changes: GateChanges | None = None,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
 
@@ -173,8 +176,9 @@ def write_step_summary(
         judge: The judge that scored the run.
         usage: Judge usage over the run.
         env: The environment (default: ``os.environ``).
-        extra: Markdown lines after the summary (the gate's changed inputs, the cache's
-            verification).
+        extra: Markdown lines right after the decision (the gate's changed inputs, the
+            cache's verification).
+        gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
 
     Returns:
         Whether a summary was written.
@@ -182,9 +186,14 @@ def write_step_summary(
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
-    text = render_markdown(verdict, results=results, judge=judge, usage=usage)
-    if extra:
-        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n"
+    text = render_markdown(
+        verdict,
+        results=results,
+        judge=judge,
+        usage=usage,
+        lead=extra,
+        changed_thresholds=changed_thresholds(gate_changes),
+    )
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:
             summary.write(text + "\n")

@@ -40,7 +40,12 @@ from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound
-from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
+from .gate_inputs import (
+    changed_thresholds,
+    changes_in_report_scope,
+    gate_inputs_markdown,
+    threshold_change_note,
+)
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
 from .run_stamp import commit_url, short_sha
@@ -106,7 +111,9 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _metric_row(name: str, verdict: GateVerdict) -> str:
+def _metric_row(
+    name: str, verdict: GateVerdict, changed: Mapping[str, tuple[str, str]] | None = None
+) -> str:
     aggregate = verdict.metrics[name]
     comparison = verdict.baseline
     interval = (
@@ -126,21 +133,27 @@ def _metric_row(name: str, verdict: GateVerdict) -> str:
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
     state = "reported" if not gated else "✅ pass" if aggregate.passed else "❌ fail"
+    state += threshold_change_note(name, changed or {})
     return (
         f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
         f"{change} | {state} |"
     )
 
 
-def _metric_table(verdict: GateVerdict) -> list[str]:
-    """Gated metrics in the table; metrics only reported folded below it."""
+def _metric_table(
+    verdict: GateVerdict, changed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """Gated metrics in the table; metrics only reported folded below it.
+
+    A metric whose threshold this change moved says so beside its verdict, both ways.
+    """
     header = [
         "| metric | mean | CI | threshold | Δ vs baseline | verdict |",
         "|---|---|---|---|---|---|",
     ]
     gated = [name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None]
     reported = [name for name in verdict.metrics if name not in gated]
-    lines = [*header, *(_metric_row(name, verdict) for name in gated)] if gated else []
+    lines = [*header, *(_metric_row(name, verdict, changed) for name in gated)] if gated else []
     if reported:
         count = len(reported)
         lines += [
@@ -150,7 +163,7 @@ def _metric_table(verdict: GateVerdict) -> list[str]:
             "</summary>",
             "",
             *header,
-            *(_metric_row(name, verdict) for name in reported),
+            *(_metric_row(name, verdict, changed) for name in reported),
             "",
             "</details>",
         ]
@@ -347,7 +360,14 @@ def comment_body(
             "> ⚠️ Scored by the offline heuristic judge: a smoke test, not an LLM judgement.",
             "",
         ]
-    lines += _metric_table(verdict)
+    # What this change does to the gate itself is part of the decision: it comes first.
+    changes = gate_changes or report.facts.gate_changes
+    lead = gate_inputs_markdown(
+        changes, report.facts.cache_integrity, cache_mode=report.config.cache
+    )
+    if lead:
+        lines += [*lead[1:], ""]
+    lines += _metric_table(verdict, changed_thresholds(changes))
     if trend:
         lines += ["", "**Trend** (recorded runs, oldest first):", "", *(f"- {t}" for t in trend)]
     if verdict.baseline is not None:
@@ -362,11 +382,6 @@ def comment_body(
     unchecked = verdict.not_evaluated_checks
     if unchecked:
         lines += ["", *(f"> ⚠️ Not evaluated: {_text(check.message)}" for check in unchecked)]
-    lines += gate_inputs_markdown(
-        gate_changes or report.facts.gate_changes,
-        report.facts.cache_integrity,
-        cache_mode=report.config.cache,
-    )
     for section in (
         _regressed_cases(verdict, report.results, baseline),
         _failing_cases(verdict, report.results, report.config.bounds()),
