@@ -368,3 +368,12 @@ def test_a_malformed_row_keeps_every_field_it_had(driver: Any, tmp_path: Path) -
     assert "It was completed in 1889." in panel
     assert "The Eiffel Tower was completed in 1889." in panel
     assert "landmarks" in panel
+
+
+def test_empty_histogram_bars_take_no_focus(driver: Any, failing_page: Path) -> None:
+    shown(driver, failing_page)
+    empty = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#metrics rect[data-count=\"0\"]'),"
+        " function (bar) { return [bar.getAttribute('tabindex'), bar.getAttribute('role')]; });"
+    )
+    assert empty and all(pair == [None, None] for pair in empty)

@@ -32,7 +32,7 @@ from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
 from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
-from ..stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
+from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
 
 __all__ = [
     "BaselineComparison",
@@ -312,7 +312,7 @@ def _metric_delta(
     shown_noise = "" if noise is None else f", judge noise ±{noise:.2f}"
     message = (
         f"{metric} {status}: mean {new_mean:.2f} vs baseline {base_mean:.2f} "
-        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}{shown_noise}, "
+        f"(Δ {_signed(change)}, {label} CI {interval_text(ci_low, ci_high)}{shown_noise}, "
         f"n={len(deltas)} paired)"
     )
     return MetricDelta(

@@ -11,6 +11,7 @@ from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..settings.bounds import Bound, default_direction
+from ..stats import interval_text
 from ..trust.agreement import Figure
 from ..usage import Usage
 from .gate_inputs import threshold_change_note
@@ -189,7 +190,7 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
         interval = (
             "—"
             if delta.ci_low is None or delta.ci_high is None
-            else f"{delta.ci_low:+.2f}–{delta.ci_high:+.2f}"
+            else interval_text(delta.ci_low, delta.ci_high, "+.2f")
         )
         change = "—" if delta.delta is None else f"{delta.delta:+.2f}"
         if delta.judge_noise is not None:
