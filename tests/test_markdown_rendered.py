@@ -116,16 +116,28 @@ def test_the_pr_comment_renders_with_its_marker_hidden(failing_report: Path) -> 
     assert any("pipe | in id" in cell for cell in cells)
 
 
-def test_an_outage_renders_as_error_with_its_remedy(tmp_path: Path) -> None:
+def test_an_outage_renders_as_error_with_its_remedy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missed = case("c0", None, None)
     missed.scores = {}
     miss = "cache miss in read mode for claims (judge anthropic)"
     missed.errors = {"faithfulness": miss, "context_recall": miss}
     missed.judge_errors = ["faithfulness", "context_recall"]
-    body = comment_body(load_report(write(tmp_path / "report.json", [missed])))
+    report = write(tmp_path / "report.json", [missed])
+    capsys.readouterr()
+    cli.main(["summary", str(report)])
+    summary = Rendered(github_html(capsys.readouterr().out))
+    assert summary.headings[0] == "🛑 RAG gate: ERROR"
+    assert {row[-1] for row in summary.tables[0][1:]} == {"⚪ not judged"}
+    assert "Hints" not in summary.headings
+    body = comment_body(load_report(report))
     page = Rendered(github_html(body))
 
     assert page.headings[0] == "🛑 RAG gate: ERROR"
+    # Nothing was judged: no metric reads as failed.
+    verdicts = [row[-1] for row in page.tables[0][1:]]
+    assert verdicts and set(verdicts) == {"⚪ not judged"}
     text = "".join(page.text)
     assert "refresh the cache on the default branch" in text
     assert "once the judge answers" not in text

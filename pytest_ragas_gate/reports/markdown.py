@@ -97,7 +97,13 @@ def _agreement_section(verdict: GateVerdict) -> list[str]:
     return [*lines, ""]
 
 
-def _metric_row(aggregate: MetricAggregate, changed: Mapping[str, tuple[str, str]]) -> str:
+#: A gated metric's verdict cell in a run the judge could not decide: no quality verdict.
+NOT_JUDGED = "⚪ not judged"
+
+
+def _metric_row(
+    aggregate: MetricAggregate, changed: Mapping[str, tuple[str, str]], *, undecided: bool = False
+) -> str:
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
@@ -112,7 +118,12 @@ def _metric_row(aggregate: MetricAggregate, changed: Mapping[str, tuple[str, str
         str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
-        _verdict_cell(aggregate.passed) + threshold_change_note(aggregate.metric, changed),
+        (
+            NOT_JUDGED
+            if undecided and aggregate.threshold is not None
+            else _verdict_cell(aggregate.passed)
+        )
+        + threshold_change_note(aggregate.metric, changed),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -339,7 +350,8 @@ def render_markdown(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        _metric_row(aggregate, changed_thresholds or {}) for aggregate in verdict.metrics.values()
+        _metric_row(aggregate, changed_thresholds or {}, undecided=verdict.status == "error")
+        for aggregate in verdict.metrics.values()
     ]
     lines += _latency_rows(verdict)
     lines.append("")

@@ -48,6 +48,7 @@ from .gate_inputs import (
 )
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
+from .markdown import NOT_JUDGED
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -132,7 +133,15 @@ def _metric_row(
         change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed and gated else "")
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
-    state = "reported" if not gated else "✅ pass" if aggregate.passed else "❌ fail"
+    state = (
+        "reported"
+        if not gated
+        else NOT_JUDGED
+        if verdict.status == "error"
+        else "✅ pass"
+        if aggregate.passed
+        else "❌ fail"
+    )
     state += threshold_change_note(name, changed or {})
     return (
         f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
