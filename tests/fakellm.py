@@ -374,7 +374,45 @@ def default_reply(call: FakeCall) -> dict[str, Any]:
         }
     if call.kind in ("synth_questions", "synth_critique"):
         return synth_reply(call)
+    if call.kind == "compare_answers":
+        return compare_reply(call)
     return {}
+
+
+def answer_quality(answer: str, contexts: list[str], reference: str | None) -> float:
+    """How the fake judge rates one answer in a comparison, from 0 to 1.
+
+    Faithfulness (a supported sentence counts 1, a contradicted one -1, over the answer's
+    sentences) weighs double; completeness is the share of the reference's sentences the
+    answer supports.
+    """
+    said = sentences(answer)
+    points = []
+    for sentence in said:
+        verdict = claim_verdict(sentence, contexts)
+        points.append(1.0 if verdict == "supported" else -1.0 if verdict == "contradicted" else 0.0)
+    faithfulness = max(0.0, sum(points) / len(points)) if points else 0.0
+    parts = [faithfulness, faithfulness]
+    if reference:
+        statements = sentences(reference)
+        if statements:
+            parts.append(sum(supported_by(s, [answer]) for s in statements) / len(statements))
+    return sum(parts) / len(parts)
+
+
+def compare_reply(call: FakeCall) -> dict[str, Any]:
+    """``compare_answers``: the answer the fake rates better, or a tie within 0.05.
+
+    It reads the answers by their block fields, never by the order they are shown in, so
+    it is position-consistent (noise aside, see :func:`flip_verdicts`).
+    """
+    data = call.data
+    contexts = data.get("context", [])
+    reference = data.get("reference", [None])[0]
+    a = answer_quality(data.get("answer_a", [""])[0], contexts, reference)
+    b = answer_quality(data.get("answer_b", [""])[0], contexts, reference)
+    better = "tie" if abs(a - b) < 0.05 else "A" if a > b else "B"
+    return {"better": better, "reason": f"fake: A {a:.2f}, B {b:.2f}"}
 
 
 def synth_reply(call: FakeCall) -> dict[str, Any]:
@@ -470,6 +508,9 @@ def flip_verdicts(reply: dict[str, Any], probability: float, rng: random.Random)
     noisy: dict[str, Any] = {}
     for key, value in reply.items():
         noisy[key] = [item(entry) for entry in value] if isinstance(value, list) else value
+    if noisy.get("better") in ("A", "B", "tie") and flips():
+        # A slip in a comparison: the preference moves to one of the two other choices.
+        noisy["better"] = rng.choice([c for c in ("A", "B", "tie") if c != noisy["better"]])
     rating = noisy.get("rating")
     if isinstance(rating, int) and not isinstance(rating, bool) and flips():
         noisy["rating"] = 1 if rating >= 3 else 5

@@ -104,7 +104,7 @@ def test_a_ragas_multi_turn_sample_loads_unchanged(tmp_path: Path) -> None:
         [PRICE],
     )
     assert first.reference is None and second.reference == "It costs 10 dollars per month."
-    assert first.id.startswith("q-") and second.id == first.id.replace("#1", "#2")
+    assert first.id.startswith("c-") and second.id == first.id.replace("#1", "#2")
 
 
 @pytest.mark.parametrize(

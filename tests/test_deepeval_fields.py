@@ -10,6 +10,7 @@ import pytest
 from gate_runs import GOOD, HALLUCINATED, read_report
 
 from pytest_ragas_gate.golden.golden_fields import RawCase, validate_rows
+from pytest_ragas_gate.golden.loading import load_golden_file
 
 
 def deepeval_golden(case: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -65,7 +66,9 @@ def test_a_good_deepeval_dataset_passes(pytester: pytest.Pytester) -> None:
 def test_a_deepeval_context_that_is_no_list_is_an_error_of_its_case(
     pytester: pytest.Pytester,
 ) -> None:
-    rows = [deepeval_golden(GOOD), deepeval_golden(GOOD, input="Other?", context="one text")]
+    # A text is DeepEval's own '|'-joined list (its JSONL and CSV write lists so); an
+    # object is no list at all.
+    rows = [deepeval_golden(GOOD), deepeval_golden(GOOD, input="Other?", context={"a": "b"})]
     result = run_gate(pytester, rows)
     assert result.ret == 1
     result.stdout.fnmatch_lines(
@@ -97,19 +100,28 @@ def test_context_outside_a_deepeval_row_is_still_a_misspelt_contexts(
         json.dumps([{**row, "context": GOOD["contexts"]}]), encoding="utf-8"
     )
     result = pytester.runpytest("--rag-gate", "golden.json", "--rag-gate-judge", "offline")
-    assert result.ret == 4
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*every case has the key 'context'*did you mean 'contexts'?*"])
+    assert "Safe to deploy" not in result.stdout.str()
 
 
-def test_a_deepeval_csv_list_cell_says_how_to_convert(pytester: pytest.Pytester) -> None:
+def test_a_deepeval_csv_list_cell_joined_with_a_bar_loads_as_its_chunks(
+    pytester: pytest.Pytester,
+) -> None:
     path: Path = pytester.path / "dataset.csv"
     path.write_text(
         "input,actual_output,retrieval_context\n"
         f'"{GOOD["question"]}","{GOOD["answer"]}","{"|".join(GOOD["contexts"])}"\n',
         encoding="utf-8",
     )
-    result = pytester.runpytest("--rag-gate", "dataset.csv", "--rag-gate-judge", "offline")
-    assert result.ret == 1
-    result.stdout.fnmatch_lines(
-        ["*dataset.csv:2: field 'retrieval_context'*rag-gate import deepeval*"]
+    (case,) = load_golden_file(path).cases
+    assert case.context_texts == GOOD["contexts"]
+    result = pytester.runpytest(
+        "--rag-gate",
+        "dataset.csv",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-metrics",
+        "faithfulness",
     )
+    assert result.ret == 0, result.stdout.str()

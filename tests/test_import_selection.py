@@ -82,7 +82,11 @@ def test_a_map_that_finds_no_question_names_the_path(
         tmp_path, capsys, "--map", "question=request.messages[5].content", count=1
     )
     assert status == 4
-    assert "logs.jsonl:1: field 'request.messages[5].content': expected non-empty text" in err
+    assert (
+        "--map question=request.messages[5].content matches nothing in any of the 1 "
+        "record(s)" in err
+    )
+    assert "request.messages holds no list with an item [5]" in err
 
 
 @pytest.mark.parametrize(

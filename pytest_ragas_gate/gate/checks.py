@@ -55,6 +55,7 @@ CheckKind = Literal[
     "tag",
     "agreement",
     "judge_noise",
+    "pairwise",
 ]
 
 #: The order of the failure lines.
@@ -68,6 +69,7 @@ FAILURE_ORDER: tuple[CheckKind, ...] = (
     "latency",
     "error_rate",
     "baseline",
+    "pairwise",
     "agreement",
     "judge_noise",
     "other_tests",
@@ -84,6 +86,7 @@ CAUSE_ORDER: tuple[CheckKind, ...] = (
     "tag",
     "latency",
     "baseline",
+    "pairwise",
     "agreement",
     "judge_noise",
     "other_tests",

@@ -39,6 +39,7 @@ from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
 from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided, outage_cause, outage_remedy
+from .pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from .run_checks import (
     agreement_checks,
     alignment_check,
@@ -73,7 +74,7 @@ GateStatus = Literal["passed", "failed", "partial", "ungated", "error"]
 
 #: Failing checks of the run itself rather than of a metric, by name in ``run_checks``.
 _RUN_LEVEL = frozenset(
-    {"unreadable_files", "case_thresholds", "agreement", "judge_noise", "other_tests"}
+    {"unreadable_files", "case_thresholds", "agreement", "judge_noise", "other_tests", "pairwise"}
 )
 
 
@@ -115,6 +116,8 @@ class GateVerdict(BaseModel):
     unreadable_files: list[str] = Field(default_factory=list)
     other_failures: list[str] = Field(default_factory=list)
     baseline: BaselineComparison | None = None
+    # With pairwise judging: the new answers against the baseline's (win, loss, tie rates).
+    pairwise: PairwiseSummary | None = None
     diagnosis: DiagnosisSummary | None = None
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
     oracle_gaps: list[OracleGap] = Field(default_factory=list)
@@ -212,6 +215,7 @@ def evaluate_gate(
     alignment = None if top is None else ignored_top_ranked(top.mean, top.n)
 
     errored = sum(1 for result in ordered if result.errored)
+    pairwise = summarise_pairwise(ordered, config)
     error_rate = error_rate_check(ordered, config, nothing_gated(facts))
     checks = [
         *(metric_check(aggregate, config) for aggregate in aggregates.values()),
@@ -225,10 +229,15 @@ def evaluate_gate(
     ]
     repeated = any(aggregate.judge_noise for aggregate in aggregates.values())
     not_evaluated = not_evaluated_checks(config, facts.baseline, repeated=repeated)
+    head_to_head = pairwise_check(pairwise)
+    if head_to_head is not None and head_to_head.kind == "not_evaluated":
+        not_evaluated = [*not_evaluated, head_to_head]
+        head_to_head = None
     run_level = [
         unreadable_files_check(facts.unreadable_files),
         case_thresholds_check(below_own),
         *baseline_checks(facts.baseline),
+        head_to_head,
         other_tests_check(facts.other_failures),
         *latency_checks(latency),
         alignment_check(alignment),
@@ -248,6 +257,7 @@ def evaluate_gate(
     gated = (
         any(aggregate.threshold is not None for aggregate in aggregates.values())
         or bool(tags or latency or facts.baseline)
+        or (pairwise is not None and pairwise.max_loss_rate is not None)
         or any(figures.passed is False for figures in agreement.values())
         or any(result.thresholds for result in ordered)
     )
@@ -281,6 +291,7 @@ def evaluate_gate(
         unreadable_files=list(facts.unreadable_files),
         other_failures=list(facts.other_failures),
         baseline=facts.baseline,
+        pairwise=pairwise,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
         oracle_gaps=paired_oracle_gaps(ordered, metrics),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from collections.abc import Iterable
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,6 +134,24 @@ def stable_case_id(question: str) -> str:
     """
     digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()
     return f"q-{digest[:10]}"
+
+
+def conversation_case_id(turns: Iterable[tuple[str, str]]) -> str:
+    """A short id derived from every turn of a conversation (role and text), stable across runs.
+
+    Chat logs often open alike ("Hi"), so the first question alone would name two
+    conversations the same; a role and a text are hashed as JSON, so no separator in a text
+    can make two different conversations hash alike.
+
+    >>> hi = ("user", "Hi")
+    >>> conversation_case_id([hi, ("assistant", "Hello")])
+    'c-de615ee0a7'
+    >>> conversation_case_id([hi, ("assistant", "Hey")]) == conversation_case_id([hi])
+    False
+    """
+    text = json.dumps([[role, content.strip()] for role, content in turns], ensure_ascii=False)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"c-{digest[:10]}"
 
 
 def missing_fields_reason(fields: list[str] | tuple[str, ...]) -> str:

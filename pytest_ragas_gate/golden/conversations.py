@@ -24,9 +24,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cases import Context, GoldenCase, Message, turn_id
+from .cases import Context, GoldenCase, Message, conversation_case_id, turn_id
 
-__all__ = ["TurnRow", "is_conversation", "read_turns", "split_conversation"]
+__all__ = [
+    "TurnRow",
+    "derived_conversation_id",
+    "is_conversation",
+    "read_turns",
+    "split_conversation",
+]
 
 #: A turn's role and the names each shape gives it.
 _ROLES: dict[str, str] = {
@@ -116,7 +122,7 @@ def read_turns(
             return None
         turn = TurnRow(index, role, content)
         for key in _CONTEXT_KEYS:
-            if item.get(key) is not None:
+            if item.get(key) not in (None, []):
                 if role != "assistant":
                     errors.append(
                         f"field '{where}.{key}': only an assistant turn carries the contexts "
@@ -166,16 +172,30 @@ def _ordered(name: str, turns: list[TurnRow], errors: list[str]) -> list[TurnRow
     return folded
 
 
+def derived_conversation_id(value: list[Mapping[str, Any]]) -> str:
+    """The id of a conversation without one, from every turn :func:`read_turns` accepted.
+
+    Each turn counts with its role (named as either tool names it) and its text, tool
+    messages included, so two conversations that open alike still differ.
+    """
+    return conversation_case_id(
+        (_ROLES[str(item.get("role", item.get("type"))).strip().lower()], str(item["content"]))
+        for item in value
+    )
+
+
 def split_conversation(
     conversation: str,
     turns: list[TurnRow],
     *,
     reference: str | None,
     common: dict[str, Any],
+    shared_contexts: list[Context] | None = None,
 ) -> list[GoldenCase]:
     """One case per exchange of ``turns`` (already checked by :func:`read_turns`).
 
-    Two user turns in a row are one question, joined by a line break.
+    Two user turns in a row are one question, joined by a line break. ``shared_contexts``
+    (a DeepEval conversational golden's ``context``) follow each reply's own contexts.
     """
     exchanges: list[tuple[str, TurnRow | None, list[Message]]] = []
     history: list[Message] = []
@@ -202,7 +222,7 @@ def split_conversation(
                 id=turn_id(conversation, number),
                 question=question,
                 answer=reply.content if reply is not None else None,
-                contexts=reply.contexts if reply is not None else None,
+                contexts=_with_shared(reply.contexts, shared_contexts) if reply else None,
                 reference=own_reference if own_reference is not None or not last else reference,
                 conversation=conversation,
                 turn=number,
@@ -211,6 +231,14 @@ def split_conversation(
             )
         )
     return cases
+
+
+def _with_shared(own: list[Context] | None, shared: list[Context] | None) -> list[Context] | None:
+    """A reply's own contexts, then the conversation's shared ones it does not already have."""
+    if not shared:
+        return own
+    texts = {context.text for context in own or []}
+    return [*(own or []), *(context for context in shared if context.text not in texts)]
 
 
 def _kind(value: Any) -> str:

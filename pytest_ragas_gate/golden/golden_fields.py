@@ -30,7 +30,13 @@ from ..config_values import check_number
 from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
-from .conversations import is_conversation, read_turns, split_conversation
+from .conversations import (
+    derived_conversation_id,
+    is_conversation,
+    read_turns,
+    split_conversation,
+)
+from .peer_fields import CONVERSATION_FIELDS, is_conversational_golden, is_empty, is_peer_field
 from .tool_calls import expected_tool_list, tool_call_list
 
 __all__ = [
@@ -64,10 +70,17 @@ _FIELD_OF_NAME: dict[str, str] = {
     alias: name for name, aliases in FIELD_ALIASES.items() for alias in aliases
 }
 _CONTEXT_TEXT_KEYS = ("text", "content", "page_content")
+#: A DeepEval ``ConversationalGolden``'s ``context``: contexts every exchange shares.
+_SHARED_CONTEXTS = "conversation_contexts"
 
-#: DeepEval's own names of golden fields (``LLMTestCase`` / ``Golden``): a row that uses one
-#: of them is a DeepEval test case.
-_DEEPEVAL_FIELDS = frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
+#: DeepEval's own names of golden fields (``LLMTestCase`` / ``Golden``, and a
+#: ``ConversationalGolden``'s scenario fields): a row that uses one is a DeepEval test case.
+_DEEPEVAL_FIELDS = frozenset(
+    {"input", "actual_output", "expected_output", "retrieval_context", *CONVERSATION_FIELDS}
+)
+#: DeepEval's list fields that its JSONL and CSV files write as texts joined by ``|``.
+_DEEPEVAL_JOINED = frozenset({"retrieval_context", "context"})
+DEEPEVAL_LIST_DELIMITER = "|"
 #: DeepEval's ``additional_metadata`` is merged into the metadata, as ``metadata`` is.
 _METADATA_MAPPINGS = frozenset({"metadata", "additional_metadata"})
 
@@ -85,14 +98,22 @@ def is_deepeval_row(keys: Iterable[object]) -> bool:
 
 
 def read_as_metadata(key: str, keys: Iterable[object]) -> bool:
-    """Whether ``key`` of a row with ``keys`` is a known metadata field of another tool.
+    """Whether ``key`` of a row with ``keys`` is a known field of another tool (DeepEval, RAGAS).
 
     >>> read_as_metadata("context", ["input"]), read_as_metadata("context", ["question"])
     (True, False)
+    >>> read_as_metadata("token_cost", ["question"])
+    True
     """
     name = key.strip().lower()
-    return name == "additional_metadata" or (name == "context" and is_deepeval_row(keys))
+    if name == "context":
+        return is_deepeval_row(keys)
+    return is_peer_field(name)
 
+
+#: What an id not given was derived from, as the message about a duplicate says it.
+_FROM_QUESTION = "the question"
+_FROM_TURNS = "its turns"
 
 #: The longest text a golden field may hold (a question, an answer, one context …).
 MAX_FIELD_CHARS = 1_000_000
@@ -213,12 +234,14 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
                 )
         if case_id is not None:
             if case_id in first_line_of_id:
-                origin = " derived from the question" if derived else ""
-                advice = (
-                    "; two cases ask the same question, so give them distinct 'id's"
-                    if derived
-                    else "; ids must be unique within a file"
-                )
+                origin = f" derived from {derived}" if derived else ""
+                advice = {
+                    None: "; ids must be unique within a file",
+                    _FROM_QUESTION: "; two cases ask the same question, so give them distinct "
+                    "'id's",
+                    _FROM_TURNS: "; two conversations have the same turns, so give them "
+                    "distinct 'id's",
+                }[derived]
                 errors.append(
                     f"field 'id': duplicate id {case_id!r}{origin} "
                     f"(first at {shown}:{first_line_of_id[case_id]}){advice}"
@@ -237,18 +260,19 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
 
 def _build_case(
     shown: str, raw: RawCase, errors: list[str]
-) -> tuple[list[GoldenCase] | None, str | None, bool]:
+) -> tuple[list[GoldenCase] | None, str | None, str | None]:
     """Validate one raw case, appending what is wrong to ``errors``.
 
     Returns:
         The case, or a conversation's exchanges (None when it is invalid), its id when
-        known, and whether that id was derived from the question.
+        known, and what that id was derived from (:data:`_FROM_QUESTION`,
+        :data:`_FROM_TURNS`), None when given.
     """
     if raw.value is None and errors:
-        return None, None, False
+        return None, None, None
     if not isinstance(raw.value, Mapping):
         errors.append(f"expected an object with a 'question' field, got {kind_of(raw.value)}")
-        return None, None, False
+        return None, None, None
     given, metadata, unreadable = _sort_fields(raw.value, errors)
 
     def convert(canonical: str, converter: Callable[[str, Any, list[str]], Any]) -> Any:
@@ -270,12 +294,18 @@ def _build_case(
 
     if is_conversation(given):
         return _build_conversation(shown, raw, given, metadata, errors, convert)
+    if "question" not in given and is_conversational_golden(raw.value):
+        errors.append(
+            "field 'turns': a DeepEval conversational golden without turns is a scenario for "
+            "DeepEval's simulator, with nothing to score; give it the conversation's turns"
+        )
+        return None, None, None
     question = convert("question", _question)
     explicit_id = convert("id", _case_id)
     case_id: str | None = explicit_id
-    derived = False
+    derived: str | None = None
     if "id" not in given and "id" not in unreadable and question is not None:
-        case_id, derived = stable_case_id(question), True
+        case_id, derived = stable_case_id(question), _FROM_QUESTION
     fields = {
         "answer": convert("answer", _text),
         "contexts": convert("contexts", _contexts),
@@ -317,7 +347,7 @@ def _build_conversation(
     metadata: dict[str, Any],
     errors: list[str],
     convert: Callable[[str, Callable[[str, Any, list[str]], Any]], Any],
-) -> tuple[list[GoldenCase] | None, str | None, bool]:
+) -> tuple[list[GoldenCase] | None, str | None, str | None]:
     """A conversation row (see :mod:`.conversations`): one case per exchange."""
     turns_key = "turns" if "turns" in given else "question"
     single: list[str] = [key for key in ("answer", "contexts") if key in given]
@@ -337,8 +367,8 @@ def _build_conversation(
     name, value = given[turns_key]
     turns = read_turns(name, value, errors, contexts=_contexts, reference=_reference)
     explicit_id = convert("id", _case_id)
-    derived = "id" not in given and turns is not None
-    case_id = stable_case_id(turns[0].content) if derived and turns else explicit_id
+    derived = _FROM_TURNS if "id" not in given and turns else None
+    case_id = derived_conversation_id(value) if derived else explicit_id
     common = {
         "tags": convert("tags", _tags),
         "thresholds": convert("thresholds", _thresholds),
@@ -348,12 +378,15 @@ def _build_conversation(
         "line": raw.line,
     }
     reference = convert("reference", _reference)
+    shared = convert(_SHARED_CONTEXTS, _contexts)
     _check_review(metadata, errors)
     _check_sampled_by(metadata, errors)
     if errors or turns is None or case_id is None:
         return None, case_id, derived
     try:
-        cases = split_conversation(case_id, turns, reference=reference, common=common)
+        cases = split_conversation(
+            case_id, turns, reference=reference, common=common, shared_contexts=shared
+        )
     except ValidationError as error:
         errors.append(f"the conversation is invalid: {error}")
         return None, case_id, derived
@@ -374,10 +407,13 @@ def _sort_fields(
     metadata: dict[str, Any] = {}
     unreadable: set[str] = set()
     deepeval = is_deepeval_row(row)
+    conversational = deepeval and ("turns" in row or is_conversational_golden(row))
     ideal_context: tuple[str, Any] | None = None
     for key, value in row.items():
         name = str(key)
         canonical = canonical_field(name)
+        if deepeval and isinstance(value, str) and name.strip().lower() in _DEEPEVAL_JOINED:
+            value = [part for part in value.split(DEEPEVAL_LIST_DELIMITER) if part.strip()]
         problem = lone_surrogate_problem(name, in_name=True) or lone_surrogate_problem(value)
         if problem is not None:
             errors.append(f"field {name!r}: {problem}")
@@ -385,8 +421,13 @@ def _sort_fields(
                 unreadable.add(canonical)
             continue
         if canonical is None:
+            if is_peer_field(name) and is_empty(value):
+                # DeepEval saves every field of a golden, most of them null.
+                continue
             if name.strip().lower() in _METADATA_MAPPINGS and isinstance(value, Mapping):
                 metadata.update({str(inner): item for inner, item in value.items()})
+            elif conversational and name.strip().lower() == "context":
+                given[_SHARED_CONTEXTS] = (name, value)
             elif deepeval and name.strip().lower() == "context":
                 ideal_context = (name, value)
             else:
@@ -413,8 +454,7 @@ def _ideal_context(name: str, value: Any, metadata: dict[str, Any], errors: list
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         errors.append(
             f"field {name!r}: DeepEval's ideal context, expected a list of strings, got "
-            f"{kind_of(value)} (a DeepEval CSV joins it with '|': convert that file with "
-            "'rag-gate import deepeval')"
+            f"{kind_of(value)}"
         )
         return
     if "reference_contexts" in metadata:

@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import GoldenFileError
-from .golden_fields import RawCase, canonical_field, kind_of, nul_message, preview
+from .golden_fields import (
+    RawCase,
+    canonical_field,
+    is_deepeval_row,
+    kind_of,
+    nul_message,
+    preview,
+)
 
 if TYPE_CHECKING:
     import yaml
@@ -43,6 +50,8 @@ SUPPORTED_EXTENSIONS: frozenset[str] = frozenset({".jsonl", ".json", ".yaml", ".
 _CSV_LIST_FIELDS = frozenset(
     {"contexts", "relevant_context_ids", "tags", "tools_called", "expected_tools"}
 )
+#: DeepEval CSV columns whose cells hold a JSON object.
+_DEEPEVAL_JSON_CELLS = frozenset({"additional_metadata", "custom_column_key_values"})
 _CSV_DELIMITERS = ",;\t|"
 _JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 # Python's csv module refuses cells over 128 KiB by default; retrieved contexts of a long
@@ -561,6 +570,8 @@ def _csv_header(shown: str, line: int, cells: list[str]) -> list[str | None]:
 def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
     value: dict[str, Any] = {}
     errors: list[str] = []
+    # DeepEval's save_as joins a list cell with '|'; golden_fields splits it again.
+    deepeval = is_deepeval_row(name for name in header if name is not None)
     extra = [cell for cell in cells[len(header) :] if cell.strip()]
     if extra:
         errors.append(f"the row has {len(cells)} cells but the header names {len(header)} columns")
@@ -594,16 +605,13 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
                     "write each list in full, e.g. as JSON with json.dumps"
                 )
                 continue
+            if parsed is None and deepeval and name.strip().lower() == "retrieval_context":
+                value[name] = cell
+                continue
             if parsed is None:
-                deepeval = (
-                    " (DeepEval's CSV joins the chunks with '|': convert that file with "
-                    "'rag-gate import deepeval')"
-                    if name.strip().lower() == "retrieval_context"
-                    else ""
-                )
                 errors.append(
                     f"field {name!r} (column {number}): expected a JSON array such as "
-                    f'["first", "second"], got {preview(cell)}{deepeval}'
+                    f'["first", "second"], got {preview(cell)}'
                 )
                 continue
             value[name] = parsed
@@ -618,6 +626,10 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
             value[name] = parsed
         elif canonical == "id":
             value[name] = cell.strip()
+        elif deepeval and name.strip().lower() in _DEEPEVAL_JSON_CELLS:
+            # DeepEval writes its metadata as JSON text.
+            parsed = _parse_cell(cell, dict)
+            value[name] = cell if parsed is None else parsed
         elif name.strip().lower() == "context" and cell.lstrip().startswith("["):
             # DeepEval's ideal context, when a list: golden_fields decides what it means.
             parsed = _parse_cell(cell, list)

@@ -23,6 +23,7 @@ from ..atomic_files import write_lines_atomic
 from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
 from ..golden.cases import stable_case_id
+from ..golden.conversations import derived_conversation_id
 from .datasets import read_langfuse, read_langsmith
 from .deepeval import read_deepeval
 from .mapped import parse_mapping, read_mapped
@@ -30,7 +31,7 @@ from .openinference import read_openinference
 from .otlp import read_otlp
 from .paths import parse_path
 from .promptfoo import read_promptfoo
-from .records import Imported, Malformed, Outcome, Skipped
+from .records import Imported, Malformed, Notice, Outcome, Skipped
 from .selection import CaseFilter, Sampler, parse_time, parse_where
 
 __all__ = ["FORMATS", "register_command"]
@@ -158,6 +159,7 @@ class _Tally:
     skipped_count: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     malformed: list[Malformed] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
 
     def skip(self, skip: Skipped) -> None:
         self.read += 1
@@ -240,12 +242,15 @@ def _lines(
     ids = _Ids(arguments.format)
     for source in sources:
         for outcome in reader(source, arguments):
-            if isinstance(outcome, Skipped):
+            if isinstance(outcome, Notice):
+                tally.notices.append(outcome)
+            elif isinstance(outcome, Skipped):
                 tally.skip(outcome)
             elif isinstance(outcome, Malformed):
                 tally.read += 1
                 tally.malformed.append(outcome)
             else:
+                tally.notices += [Notice(f"{outcome.place}: {text}") for text in outcome.warnings]
                 row = ids.row(outcome)
                 reason = case_filter.rejects(row, outcome.timestamp)
                 if reason is not None:
@@ -304,6 +309,10 @@ def _summarise(
     listed = min(dropped, LISTED)
     if dropped > listed:
         print(f"  … and {dropped - listed} more")
+    for notice in tally.notices[:LISTED]:
+        print(f"  warning: {notice.text}")
+    if len(tally.notices) > LISTED:
+        print(f"  … and {len(tally.notices) - LISTED} more warning(s)")
 
 
 class _Ids:
@@ -314,9 +323,12 @@ class _Ids:
         self.seen: Counter[str] = Counter()
 
     def row(self, case: Imported) -> dict[str, Any]:
-        # A conversation is named after its first user turn, as the golden loader does.
-        asked = case.fields.get("question") or case.fields["turns"][0]["content"]
-        base = case.source_id or _question_id(str(asked))
+        # A conversation is named after all its turns, as the golden loader does.
+        base = case.source_id or (
+            _question_id(str(case.fields["question"]))
+            if "question" in case.fields
+            else derived_conversation_id(case.fields["turns"])
+        )
         self.seen[base] += 1
         case_id = base if self.seen[base] == 1 else f"{base}-{self.seen[base]}"
         metadata = {**case.metadata, "import": case.place.provenance(self.format_name)}

@@ -41,7 +41,19 @@ def read_deepeval(path: Path, list_delimiter: str = "|") -> Iterator[Outcome]:
             yield _case(place, _from_csv(row, list_delimiter))
     else:
         for place, record in stream_records(path, _LIST_KEYS):
+            if isinstance(record, Mapping):
+                # save_as("jsonl") writes the list fields as texts joined with '|' too.
+                record = {
+                    key: _split(value, key, list_delimiter)
+                    if key in _JOINED and isinstance(value, str)
+                    else value
+                    for key, value in record.items()
+                }
             yield _case(place, record)
+
+
+#: The list fields DeepEval's CSV and JSONL write as texts joined by a delimiter.
+_JOINED = ("retrieval_context", "context")
 
 
 def _split(cell: str, name: str, delimiter: str) -> object:
@@ -58,7 +70,7 @@ def _split(cell: str, name: str, delimiter: str) -> object:
 
 def _from_csv(row: Mapping[str, str], delimiter: str) -> dict[str, object]:
     record: dict[str, object] = {key: value for key, value in row.items() if value != ""}
-    for name in ("retrieval_context", "context"):
+    for name in _JOINED:
         if name in row:
             record[name] = _split(row[name], name, delimiter)
     raw = row.get("additional_metadata", "").strip()
@@ -100,18 +112,36 @@ def _case(place: Place, record: object) -> Outcome:
     metadata: dict[str, object] = dict(extra or {})
     if ideal:
         metadata["reference_contexts"] = ideal
-    for key in ("name", "source_file", "comments"):
-        if record.get(key) not in (None, ""):
+    for key in _KEPT:
+        if record.get(key) not in (None, "", []):
             metadata[key] = record[key]
     return Imported(place, fields, source_id=own_id(record), metadata=metadata)
 
 
 #: A ``ConversationalGolden`` / ``ConversationalTestCase``'s fields kept as metadata.
-_CONVERSATION_METADATA = ("scenario", "expected_outcome", "chatbot_role", "user_description")
+_CONVERSATION_METADATA = (
+    "scenario",
+    "expected_outcome",
+    "chatbot_role",
+    "user_description",
+    "persona",
+    "name",
+    "comments",
+)
+#: A ``Golden``'s fields kept as metadata.
+_KEPT = ("name", "source_file", "comments")
 
 
 def _conversation(place: Place, record: Mapping[str, object], turns: list[object]) -> Outcome:
-    """A DeepEval conversational case: its ``turns`` as the golden file's ``turns``."""
+    """A DeepEval conversational case: its ``turns`` as the golden file's ``turns``.
+
+    The conversation's ``context`` is shared by its turns: each assistant turn gets it
+    after its own retrieved contexts.
+    """
+    try:
+        shared = text_list(record.get("context"), "context")
+    except Invalid as error:
+        return Malformed(place, error.field, error.expected)
     kept: list[dict[str, object]] = []
     for index, turn in enumerate(turns):
         if not isinstance(turn, Mapping):
@@ -126,6 +156,11 @@ def _conversation(place: Place, record: Mapping[str, object], turns: list[object
             contexts = text_list(turn.get("retrieval_context"), f"turns[{index}].retrieval_context")
         except Invalid as error:
             return Malformed(place, error.field, error.expected)
+        if role == "assistant" and shared:
+            contexts = [
+                *(contexts or []),
+                *(text for text in shared if text not in (contexts or [])),
+            ]
         if contexts:
             entry["contexts"] = contexts
         kept.append(entry)

@@ -6,17 +6,31 @@ field — ``question``, ``answer``, ``contexts``, ``reference``, ``id``, ``tags`
 ``timestamp`` (for ``--since``/``--until``) or ``metadata.NAME``; ``PATH`` is a dotted path
 with ``[N]`` and ``[*]`` (see :mod:`.paths`). A field not mapped is read from the record's
 key of the same name. A record whose question path leads nowhere is malformed, named by
-its line or item and the path.
+its line or item and the path. A mapped path that leads nowhere in every record is an
+error naming the keys found where it stopped (a misspelt path must not read as "no
+contexts"); one that misses some records is counted in the summary.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
 
-from .paths import MISSING, Path, parse_path, resolve
-from .records import Imported, Invalid, Malformed, Outcome, own_id, pick_text, text_list
+from ..exceptions import CommandError
+from .paths import MISSING, DeadEnd, Path, dead_end, parse_path, resolve, show_path
+from .records import (
+    Imported,
+    Invalid,
+    Malformed,
+    Notice,
+    Outcome,
+    own_id,
+    pick_text,
+    text_list,
+)
 from .streaming import stream_records
 
 __all__ = ["MAPPABLE", "parse_mapping", "read_mapped"]
@@ -53,11 +67,18 @@ def parse_mapping(entries: list[str]) -> dict[str, tuple[str, Path]]:
 
 
 def read_mapped(path: FilePath, mapping: Mapping[str, tuple[str, Path]]) -> Iterator[Outcome]:
-    """One case per record, its fields where ``mapping`` says."""
+    """One case per record, its fields where ``mapping`` says.
+
+    Raises:
+        CommandError: a mapped path leads nowhere in any record of the file.
+    """
+    misses = {name: _Misses() for name in mapping}
     for place, record in stream_records(path, _LIST_KEYS):
         if not isinstance(record, Mapping):
             yield Malformed(place, "(record)", "expected an object")
             continue
+        for name, (_, steps) in mapping.items():
+            misses[name].count(str(place), dead_end(record, steps))
 
         def get(name: str, record: Mapping[str, Any] = record) -> tuple[str, Any]:
             shown, steps = mapping.get(name, (name, (name,)))
@@ -95,3 +116,65 @@ def read_mapped(path: FilePath, mapping: Mapping[str, tuple[str, Path]]) -> Iter
             metadata=metadata,
             timestamp=get("timestamp")[1],
         )
+    for name, (shown, steps) in mapping.items():
+        notice = misses[name].verdict(path, f"{name}={shown}", steps)
+        if notice is not None:
+            yield notice
+
+
+@dataclass
+class _Misses:
+    """How often one mapped path led nowhere, and where it stopped the first time."""
+
+    records: int = 0
+    missed: int = 0
+    first: tuple[str, DeadEnd] | None = None
+
+    def count(self, place: str, end: DeadEnd | None) -> None:
+        self.records += 1
+        if end is not None:
+            self.missed += 1
+            if self.first is None:
+                self.first = (place, end)
+
+    def verdict(self, path: FilePath, entry: str, steps: Path) -> Notice | None:
+        """Nothing when the path always led somewhere; a notice when only sometimes.
+
+        Raises:
+            CommandError: it never led anywhere: a misspelt path must not pass as "no data".
+        """
+        if self.first is None:
+            return None
+        place, end = self.first
+        if self.missed < self.records:
+            return Notice(
+                f"--map {entry} matched nothing in {self.missed} of {self.records} record(s) "
+                f"(first {place}); those cases have no {entry.partition('=')[0]}"
+            )
+        raise CommandError(
+            f"--map {entry} matches nothing in any of the {self.records} record(s) of "
+            f"{path}: {_where_it_stops(steps, end)}. Fix the path."
+        )
+
+
+def _where_it_stops(steps: Path, end: DeadEnd) -> str:
+    """The key the path wanted, the keys found there, and the nearest of them."""
+    at = show_path(end.reached)
+    wanted = steps[len(end.reached)] if len(end.reached) < len(steps) else None
+    if isinstance(wanted, int) or wanted is None:
+        return f"{at} holds no list with an item {show_path((wanted,))}"
+    if not end.keys:
+        return f"no key {wanted!r}: {at} holds no object"
+    found = ", ".join(repr(key) for key in end.keys[:_KEYS_SHOWN])
+    more = f" and {len(end.keys) - _KEYS_SHOWN} more" if len(end.keys) > _KEYS_SHOWN else ""
+    where = f"under {at}" if end.reached else "at the top"
+    text = f"no key {wanted!r} {where}; the keys found there are {found}{more}"
+    if isinstance(wanted, str):
+        close = difflib.get_close_matches(wanted, end.keys, n=1, cutoff=0.6)
+        if close:
+            nearest = show_path((*end.reached, close[0], *steps[len(end.reached) + 1 :]))
+            text += f" — did you mean {nearest!r}?"
+    return text
+
+
+_KEYS_SHOWN = 10

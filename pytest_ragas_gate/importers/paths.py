@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MISSING", "Path", "parse_path", "resolve"]
+__all__ = ["MISSING", "DeadEnd", "Path", "dead_end", "parse_path", "resolve", "show_path"]
 
 #: One step: a plain key, ``[N]``, ``[*]`` or ``["quoted.key"]``.
 _STEP = re.compile(r"""\.?(?:\[(?:(\*)|(-?\d+)|"([^"]*)"|'([^']*)')\]|([^.\[\]]+))""")
@@ -94,3 +95,71 @@ def resolve(value: object, path: Path) -> Any:
             if joined in value:
                 return resolve(value[joined], rest[length:])
     return MISSING
+
+
+@dataclass(frozen=True)
+class DeadEnd:
+    """Where a path stops leading anywhere in a record: the steps it took, the keys there."""
+
+    reached: Path
+    keys: tuple[str, ...]
+
+
+def dead_end(value: object, path: Path) -> DeadEnd | None:
+    """Where ``path`` stops in ``value``, or None when it leads to a value or an empty list.
+
+    >>> record = {"hits": [{"text": "a", "score": 1}]}
+    >>> dead_end(record, parse_path("hits[*].txt"))
+    DeadEnd(reached=('hits', None), keys=('score', 'text'))
+    >>> dead_end(record, parse_path("hits[*].text")) is None
+    True
+    """
+    if resolve(value, path) is not MISSING and not _empty_star(value, path):
+        return None
+    return _stop(value, path, ())
+
+
+def _empty_star(value: object, path: Path) -> bool:
+    """Whether a ``[*]`` of ``path`` found items but none of them held the rest of it."""
+    if not path:
+        return False
+    step, rest = path[0], path[1:]
+    if step is None:
+        return isinstance(value, list) and bool(value) and not resolve(value, path)
+    found = resolve(value, path[:1])
+    return found is not MISSING and _empty_star(found, rest)
+
+
+def _stop(value: object, path: Path, taken: Path) -> DeadEnd:
+    step, rest = path[0], path[1:]
+    if step is None and isinstance(value, list):
+        within = {str(key) for item in value if isinstance(item, Mapping) for key in item}
+        deeper = [_stop(item, rest, (*taken, None)) for item in value if rest]
+        stops = [end for end in deeper if end.reached != (*taken, None)]
+        if stops:
+            return stops[0]
+        return DeadEnd((*taken, None), tuple(sorted(within)))
+    found = resolve(value, path[:1])
+    if found is MISSING or not rest:
+        keys = tuple(sorted(str(key) for key in value)) if isinstance(value, Mapping) else ()
+        return DeadEnd(taken, keys)
+    return _stop(found, rest, (*taken, step))
+
+
+def show_path(path: Path) -> str:
+    """``path`` written as the options take it.
+
+    >>> show_path(("hits", None, "text")), show_path(()), show_path(("a.b", 0))
+    ('hits[*].text', '(the record)', '["a.b"][0]')
+    """
+    text = ""
+    for step in path:
+        if step is None:
+            text += "[*]"
+        elif isinstance(step, int):
+            text += f"[{step}]"
+        elif "." in step or "[" in step:
+            text += f'["{step}"]'
+        else:
+            text += f".{step}" if text else step
+    return text or "(the record)"

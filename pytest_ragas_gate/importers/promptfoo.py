@@ -2,8 +2,10 @@
 
 A result gives the question and contexts from its ``vars`` (``query``/``question``/
 ``input``/``prompt``; ``context``/``contexts``), the answer from the provider's
-``response.output``, the reference from a ``context-recall`` assert's ``value`` (or a
-``reference``/``expected_output``/``ground_truth`` var), and per-case thresholds from the
+``response.output``, the reference from a ``context-recall`` assert's ``value`` rendered
+with the test's vars (``{{reference}}`` is the ``reference`` var; a template the vars
+cannot render is left out with a warning), else a ``reference``/``expected_output``/
+``ground_truth`` var, and per-case thresholds from the
 ``context-faithfulness``, ``context-recall``, ``answer-relevance`` and
 ``context-relevance`` asserts. The ``tests:`` of a ``promptfooconfig.yaml`` (inline, or
 ``file://`` YAML or CSV beside it), or a tests CSV, become live-mode cases: no answer.
@@ -12,6 +14,7 @@ A result gives the question and contexts from its ``vars`` (``query``/``question
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -92,8 +95,14 @@ def _vars(test: Mapping[str, Any], field: str) -> dict[str, Any]:
     return dict(variables)
 
 
-def _fields(variables: Mapping[str, Any], asserts: list[Any], prefix: str) -> dict[str, Any]:
-    """Question, contexts, reference and thresholds from a test's vars and asserts."""
+def _fields(
+    variables: Mapping[str, Any], asserts: list[Any], prefix: str, notes: list[str]
+) -> dict[str, Any]:
+    """Question, contexts, reference and thresholds from a test's vars and asserts.
+
+    What could not be taken as data (a template no variable renders) is appended to
+    ``notes``, a sentence each.
+    """
     name = next((key for key in QUESTION_VARS if key in variables), None)
     if name is None:
         texts = [key for key, value in variables.items() if isinstance(value, str)]
@@ -127,16 +136,63 @@ def _fields(variables: Mapping[str, Any], asserts: list[Any], prefix: str) -> di
                 )
             thresholds[metric] = float(threshold)
         if metric == "context_recall" and isinstance(check.get("value"), str):
-            reference = check["value"].strip() or None
+            reference = _rendered(check["value"], variables, f"{prefix}assert[{index}]", notes)
     if reference is None:
         key = next((key for key in REFERENCE_VARS if key in variables), None)
         if key is not None:
             reference = pick_text(variables[key], f"{prefix}vars.{key}")
+            if reference is not None and _TEMPLATE_START in reference:
+                notes.append(
+                    f"{prefix}vars.{key}: the value {reference!r} is a template promptfoo did "
+                    "not render; no reference taken from it"
+                )
+                reference = None
     if reference:
         fields["reference"] = reference
     if thresholds:
         fields["thresholds"] = thresholds
     return fields
+
+
+_TEMPLATE_START = "{{"
+#: A Nunjucks expression that only names a variable: ``{{reference}}``, ``{{ vars.answer }}``.
+_VARIABLE = re.compile(r"\{\{-?\s*(?:vars\.)?([A-Za-z_][\w]*)\s*-?\}\}")
+
+
+def _rendered(value: str, variables: Mapping[str, Any], where: str, notes: list[str]) -> str | None:
+    """An assert's value with the test's variables put in, as promptfoo renders it.
+
+    The results file keeps each assert as written, so a ``context-recall`` value is often
+    ``{{reference}}``: the reference is the variable it names. A template that the
+    variables cannot render (a missing variable, a filter, a tag) is never data.
+    """
+    missing: list[str] = []
+
+    def put(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = variables.get(name)
+        if isinstance(found, str):
+            return found
+        if isinstance(found, list) and all(isinstance(item, str) for item in found):
+            return "\n".join(found)
+        missing.append(name)
+        return match.group(0)
+
+    text = _VARIABLE.sub(put, value).strip()
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        notes.append(
+            f"{where}: the value {value!r} names the variable {names}, which the test's vars "
+            "do not give as text; no reference taken from it"
+        )
+        return None
+    if _TEMPLATE_START in text:
+        notes.append(
+            f"{where}: the value {value!r} is a template the test's vars do not render; no "
+            "reference taken from it"
+        )
+        return None
+    return text or None
 
 
 def _asserts(test: Mapping[str, Any], field: str) -> list[Any]:
@@ -156,9 +212,10 @@ def _result(place: Place, result: object) -> Outcome:
         first_line = str(error).splitlines()[0][:120] if str(error) else ""
         return Skipped(place, f"the provider failed: {first_line}", "the provider failed")
     test = result.get("testCase") if isinstance(result.get("testCase"), Mapping) else {}
+    notes: list[str] = []
     try:
         variables = {**_vars(test or {}, "testCase.vars"), **_vars(result, "vars")}
-        fields = _fields(variables, _asserts(test or {}, "testCase.assert"), "")
+        fields = _fields(variables, _asserts(test or {}, "testCase.assert"), "testCase.", notes)
         answer = pick_text(output, "response.output")
     except Invalid as invalid:
         return Malformed(place, invalid.field, invalid.expected)
@@ -173,7 +230,20 @@ def _result(place: Place, result: object) -> Outcome:
     }
     if isinstance(test, Mapping) and test.get("description"):
         metadata["description"] = test["description"]
-    return Imported(place, fields, metadata={k: v for k, v in metadata.items() if v is not None})
+    return Imported(
+        place,
+        fields,
+        metadata={k: v for k, v in metadata.items() if v is not None},
+        warnings=_named(test, notes),
+    )
+
+
+def _named(test: object, notes: list[str]) -> list[str]:
+    """``notes`` naming the test by its description, as promptfoo's own report does."""
+    description = test.get("description") if isinstance(test, Mapping) else None
+    if not description:
+        return notes
+    return [f"test {str(description)!r}: {note}" for note in notes]
 
 
 def _config_tests(path: Path, document: object) -> Iterator[Outcome]:
@@ -204,15 +274,16 @@ def _config_tests(path: Path, document: object) -> Iterator[Outcome]:
 def _test(place: Place, test: object, defaults: list[Any]) -> Outcome:
     if not isinstance(test, Mapping):
         return Malformed(place, "(test)", "expected an object with vars")
+    notes: list[str] = []
     try:
-        fields = _fields(_vars(test, "vars"), [*defaults, *_asserts(test, "assert")], "")
+        fields = _fields(_vars(test, "vars"), [*defaults, *_asserts(test, "assert")], "", notes)
     except Invalid as invalid:
         return Malformed(place, invalid.field, invalid.expected)
     metadata = {"description": test["description"]} if test.get("description") else {}
     extra = test.get("metadata")
     if isinstance(extra, Mapping):
         metadata.update(extra)
-    return Imported(place, fields, metadata=metadata)
+    return Imported(place, fields, metadata=metadata, warnings=_named(test, notes))
 
 
 def _tests_csv(path: Path, defaults: list[Any]) -> Iterator[Outcome]:

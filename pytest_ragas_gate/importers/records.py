@@ -6,7 +6,9 @@ A reader turns one source file into a stream of outcomes, in file order:
 * :class:`Skipped` — a record that is well-formed but is not a case (an archived item,
   a trace with no retriever span, an errored run), with the reason;
 * :class:`Malformed` — a record that should be a case but a field is wrong, naming the
-  field and what was expected.
+  field and what was expected;
+* :class:`Notice` — what the summary must tell besides its counts (data left out of a
+  case, a mapped path that missed some records).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "Imported",
     "Invalid",
     "Malformed",
+    "Notice",
     "own_id",
     "Outcome",
     "Place",
@@ -62,6 +65,8 @@ class Imported:
     metadata: dict[str, Any] = field(default_factory=dict)
     #: When the source recorded it (a trace's start, an item's creation), for --since/--until.
     timestamp: object = None
+    #: What of the record was not taken as data, and why: a sentence each, for the summary.
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,14 @@ class Malformed:
         return f"{self.place}: field '{self.field}': {self.expected}"
 
 
-Outcome = Imported | Skipped | Malformed
+@dataclass(frozen=True)
+class Notice:
+    """A warning the import summary prints: it names the record or the path it is about."""
+
+    text: str
+
+
+Outcome = Imported | Skipped | Malformed | Notice
 
 
 class Invalid(Exception):

@@ -436,6 +436,20 @@ class ExternalPrompt(Protocol):
         ...
 
 
+@runtime_checkable
+class SharedPrefix(Protocol):
+    """An external kind whose requests come in groups that share their opening data.
+
+    What :meth:`prompt_prefix` returns opens the user message as :attr:`Prompt.prefix`,
+    so the judges mark it for the provider's prompt cache and send the group's requests
+    one after the other (the two orders of a comparison share the case's contexts).
+    """
+
+    def prompt_prefix(self, block: Block) -> list[str]:
+        """The shared opening of the user message: plain instructions and fenced blocks."""
+        ...
+
+
 def _external_prompt(
     request: JudgeRequest[Any], prompt: ExternalPrompt, channel: str, schema_in_prompt: bool
 ) -> Prompt:
@@ -454,6 +468,10 @@ def _external_prompt(
     data = prompt.prompt_data(block)
     reply_through = f"the {tool} tool" if channel.startswith("the tool") else channel
     ending = f"Request kind: {request.kind}. Do the task now; reply through {reply_through}."
+    declaration = f'The data blocks of this request carry id="{nonce}".'
+    shared = prompt.prompt_prefix(block) if isinstance(prompt, SharedPrefix) else []
+    prefix = "\n\n".join([declaration, *shared]) if shared else ""
+    head = [] if shared else [declaration]
     definition = {
         "name": tool,
         "description": f"Record the {request.kind} result.",
@@ -461,8 +479,8 @@ def _external_prompt(
     }
     return Prompt(
         system=system,
-        prefix="",
-        rest="\n\n".join([f'The data blocks of this request carry id="{nonce}".', *data, ending]),
+        prefix=prefix,
+        rest="\n\n".join([*head, *data, ending]),
         tool_name=tool,
         schema=schema,
         nonce=nonce,

@@ -131,6 +131,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="A previous JSON report to compare against (default: none).",
     )
     group.addoption(
+        "--rag-gate-pairwise",
+        dest="rag_gate_pairwise",
+        action="store_true",
+        default=None,
+        help="Judge each answer that changed against the baseline's answer to the same case "
+        "(twice, positions swapped; needs --rag-gate-baseline) and report win, loss and tie "
+        "rates (default: off).",
+    )
+    group.addoption(
         "--rag-gate-labels",
         dest="rag_gate_labels",
         default=None,
@@ -229,6 +238,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "html": option.rag_gate_html,
         "history": option.rag_gate_history,
         "baseline": option.rag_gate_baseline,
+        "pairwise": option.rag_gate_pairwise,
         "labels": option.rag_gate_labels,
         "oracle": option.rag_gate_oracle,
         "corpus": option.rag_gate_corpus,

@@ -17,7 +17,7 @@ import pytest
 from ..exceptions import UsageError
 from ..metrics.base import Metric
 from ..metrics.registry import MetricRegistry
-from ..settings.config import GateConfig, load_config
+from ..settings.config import GateConfig, LoadedConfig, load_config
 from ..settings.config_checks import check_metric_names
 from ..settings.config_location import locate_config
 from .session import GateRun, WorkerInfo
@@ -61,6 +61,7 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
         check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)
+        _check_pairwise(loaded)
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from ..scoring.judge_factory import create_judge
@@ -104,6 +105,24 @@ def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
     problems = output_paths_problems(outputs, config.invocation_params.dir)
     if problems:
         raise UsageError("Cannot write the reports: " + "; ".join(problems) + ".")
+
+
+def _check_pairwise(loaded: LoadedConfig) -> None:
+    """``--rag-gate-pairwise`` asks for a comparison only a baseline makes possible.
+
+    ``pairwise: true`` in a config file stays quiet without one, as ``max_regression``
+    does: the same file serves the runs on the main branch, which have no baseline.
+    """
+    settings = loaded.config
+    if (
+        settings.pairwise
+        and not settings.baseline
+        and loaded.origins.get("pairwise") == ("command line")
+    ):
+        raise UsageError(
+            "--rag-gate-pairwise judges the answers against a baseline's; name the baseline "
+            "report with --rag-gate-baseline=PATH (or baseline: PATH in the config)."
+        )
 
 
 def _read_baseline(settings: GateConfig, config: pytest.Config) -> SavedReport | None:

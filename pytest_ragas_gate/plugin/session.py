@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ from ..scoring.case_checks import check_threshold_metrics
 from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
 from ..scoring.interruption import fill_unscored, is_incomplete
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
-from ..scoring.scheduler import Progress, score_cases
+from ..scoring.scheduler import Progress, ProgressCallback, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
@@ -457,8 +457,22 @@ class GateRun:
             return metrics_for_case(case, self.metrics, self.config)
 
         show_progress = self._progress_printer()
-        return asyncio.run(
-            score_cases(
+        return asyncio.run(self._score_and_compare(cases, metric_names_for, show_progress, into))
+
+    async def _score_and_compare(
+        self,
+        cases: Sequence[GoldenCase],
+        metric_names_for: Callable[[GoldenCase], list[str]],
+        show_progress: ProgressCallback | None,
+        into: dict[str, CaseResult] | None,
+    ) -> dict[str, CaseResult]:
+        """Score the cases, then (``pairwise: true``) judge their answers against the baseline's.
+
+        One event loop and one open judge for both, so the comparisons share its cache,
+        batching, budgets and connections; the judge is closed once, at the end.
+        """
+        try:
+            results = await score_cases(
                 cases,
                 metric_names_for,
                 self.metrics,
@@ -472,8 +486,31 @@ class GateRun:
                 on_progress=show_progress,
                 into=into,
                 target=None if self.target is None else ConversationReplay(self.target),
+                close_judge=False,
                 **self._repeat_settings(cases),
             )
+            if self.config.pairwise and self.baseline is not None:
+                await self._compare_with_baseline(cases, results)
+            return results
+        finally:
+            await self.judge.aclose()
+
+    async def _compare_with_baseline(
+        self, cases: Sequence[GoldenCase], results: Mapping[str, CaseResult]
+    ) -> None:
+        """Judge each scored case's answer against the baseline's answer to it."""
+        assert self.baseline is not None
+        from ..gate.baseline import pair_cases
+        from ..scoring.pairwise import judge_pairs
+
+        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard)
+        pairs, _, _, _ = pair_cases(baseline, list(results.values()))
+        await judge_pairs(
+            pairs,
+            {case.key: case for case in cases},
+            self.judge,
+            # Batch mode: every comparison in flight at once, so one batch job holds them.
+            concurrency=len(pairs) if self.config.batch else self.config.concurrency,
         )
 
     def _repeat_settings(self, cases: Sequence[GoldenCase]) -> dict[str, Any]:

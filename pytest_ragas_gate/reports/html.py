@@ -27,6 +27,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+from pydantic import ValidationError
 
 from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
@@ -126,6 +127,7 @@ _KNOWN_BLOCKS = frozenset(
         "timing",
         "shard",
         "baseline",
+        "pairwise",
         "diagnosis",
         "conversations",
         "oracle_gaps",
@@ -636,6 +638,23 @@ def _usage_table(report: Mapping[str, Any]) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
+def _pairwise_view(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The head-to-head line and the first losses, linked to their case panels."""
+    from ..gate.pairwise import PairwiseSummary
+
+    block = report.get("pairwise")
+    if not isinstance(block, Mapping):
+        return None
+    try:
+        summary = PairwiseSummary.model_validate(block)
+    except ValidationError:
+        return None
+    losses = [
+        {"case": loss.case, "anchor": case_anchor(loss.case)} for loss in summary.worst_losses
+    ]
+    return {"line": summary.line(), "failed": summary.passed is False, "losses": losses}
+
+
 def page_context(
     report: Mapping[str, Any],
     results: Sequence[CaseResult],
@@ -745,6 +764,7 @@ def page_context(
         "usage": _usage_table(report),
         "agreement": _with_confusion(_agreement_table(report), views),
         "changed_count": len(changes),
+        "pairwise": _pairwise_view(report),
         "baseline_commit": (baseline_stamp or {}).get("commit"),
         "baseline_run": (baseline_stamp or {}).get("run_url"),
         # Only a metric some case can be below is worth a filter entry: a gated one, or

@@ -156,6 +156,9 @@ def build_report(
         "timing": {"wall_s": wall_s, "scoring_s": scoring_s},
         "shard": shard,
         "baseline": None if facts.baseline is None else facts.baseline.model_dump(mode="json"),
+        # The new answers judged against the baseline's (pairwise: true): rates, intervals,
+        # position-consistency, the first losses side by side; null otherwise.
+        "pairwise": None if verdict.pairwise is None else verdict.pairwise.model_dump(mode="json"),
         "diagnosis": None if verdict.diagnosis is None else verdict.diagnosis.model_dump(),
         # Each gap over the cases scored both ways, with their number n.
         "oracle_gaps": [gap.model_dump(mode="json") for gap in verdict.oracle_gaps],

@@ -140,7 +140,10 @@ _FAILURE_TYPES: dict[CheckKind, str] = {
     "latency": "RagGateLatency",
     "agreement": "RagGateJudgeAgreement",
     "judge_noise": "RagGateJudgeNoise",
+    "pairwise": "RagGatePairwise",
 }
+#: Checks whose failure in a run the judge could not decide is an error, not a failure.
+_UNDECIDED_KINDS = frozenset({"metric", "min_cases", "pairwise"})
 #: Checks that decided nothing read as skipped, so no CI view shows them green.
 _SKIPPED_KINDS = frozenset({"coverage", "gated_metrics", "not_evaluated"})
 
@@ -157,7 +160,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             testcase.add_error_info(
                 message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
             )
-        elif check.passed is False and undecided and check.kind in ("metric", "min_cases"):
+        elif check.passed is False and undecided and check.kind in _UNDECIDED_KINDS:
             testcase.add_error_info(
                 message=_clean(check.message), error_type="RagGateJudgeUnavailable"
             )

@@ -390,6 +390,9 @@ def render_markdown(
     if verdict.baseline is not None:
         lines += [*_baseline_section(verdict.baseline), ""]
     lines += _judge_noise_section(verdict)
+    if verdict.pairwise is not None:
+        mark = "❌" if verdict.pairwise.passed is False else "🆚"
+        lines += [f"{mark} {_cell(verdict.pairwise.line())}", ""]
 
     lines += _diagnosis_section(verdict.diagnosis)
     lines += _agreement_section(verdict)

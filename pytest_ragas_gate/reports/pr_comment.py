@@ -186,6 +186,36 @@ def _showing(shown: int, total: int) -> list[str]:
     return ["", f"Showing {shown} of {total}; the HTML report in the run's artifacts lists all."]
 
 
+#: How much of each answer a row of the head-to-head table quotes.
+_ANSWER_CHARS = 240
+
+
+def _quoted(answer: str) -> str:
+    flat = " ".join(answer.split())
+    return _text(flat if len(flat) <= _ANSWER_CHARS else flat[: _ANSWER_CHARS - 1] + "…")
+
+
+def _pairwise_losses(verdict: GateVerdict) -> list[str]:
+    """The head-to-head line and the first losses, both answers side by side."""
+    summary = verdict.pairwise
+    if summary is None:
+        return []
+    lines = ["### Head to head with the baseline", "", _text(summary.line())]
+    if summary.worst_losses:
+        lines += [
+            "",
+            "| case | baseline's answer | this run's answer | why |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {_code(loss.case)} | {_quoted(loss.baseline_answer)} | "
+            f"{_quoted(loss.new_answer)} | {_quoted(next(iter(loss.reasons), ''))} |"
+            for loss in summary.worst_losses
+        ]
+        lines += _showing(len(summary.worst_losses), summary.losses)
+    return lines
+
+
 def _regressed_cases(
     verdict: GateVerdict, results: Sequence[CaseResult], baseline: Sequence[CaseResult] | None
 ) -> list[str]:
@@ -392,6 +422,7 @@ def comment_body(
     if unchecked:
         lines += ["", *(f"> ⚠️ Not evaluated: {_text(check.message)}" for check in unchecked)]
     for section in (
+        _pairwise_losses(verdict),
         _regressed_cases(verdict, report.results, baseline),
         _failing_cases(verdict, report.results, report.config.bounds()),
     ):

@@ -152,6 +152,8 @@ def summary_lines(
             if delta.judge_noise is not None
         ]
         lines += [f"baseline warning: {warning}" for warning in verdict.baseline.warnings]
+    if verdict.pairwise is not None:
+        lines.append(verdict.pairwise.line())
     lines += [check.message for check in verdict.not_evaluated_checks]
     failing = verdict.failed_checks
     if failing:

@@ -12,6 +12,7 @@ from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_
 from ..settings.bounds import Bound, own_bound
 from ..text_safety import json_text
 from ..usage import Usage
+from .pairwise_verdict import PairwiseVerdict
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
 
@@ -71,6 +72,8 @@ class CaseResult(BaseModel):
     repeat_agreement: dict[str, ItemAgreement] = Field(default_factory=dict)
     # Under ``repeats: auto``: why this case was judged again, and what that cost.
     auto_repeat: AutoRepeat | None = None
+    # With ``pairwise: true``: this case's answer judged against the baseline's answer.
+    pairwise: PairwiseVerdict | None = None
     # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
     # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
     judge_errors: list[str] = Field(default_factory=list)

@@ -307,6 +307,7 @@ async def score_cases(
     target: Target | None = None,
     repeats: int = 1,
     again: RepeatChooser | None = None,
+    close_judge: bool = True,
 ) -> dict[str, CaseResult]:
     """Score all cases concurrently; returns results keyed by ``GoldenCase.source``+id.
 
@@ -317,6 +318,7 @@ async def score_cases(
     Finished cases are also stored in ``into`` as they finish, so a caller whose scoring is
     interrupted (Ctrl-C cancels the event loop) still holds every result that was complete.
     With a live-mode ``target``, each case first calls it and is scored on what it returned.
+    ``close_judge`` False leaves the judge open for the caller, which then closes it.
     """
     progress = Progress(total_cases=len(cases))
     results: dict[str, CaseResult] = {} if into is None else into
@@ -391,7 +393,8 @@ async def score_cases(
         reporter.cancel()
         if target is not None:
             target.close()
-        await judge.aclose()
+        if close_judge:
+            await judge.aclose()
         for key, (case, shared) in in_flight.items():
             if key not in results and shared.usage_by_metric:
                 interrupted = unscored(case, INTERRUPTED_MESSAGE)

@@ -8,7 +8,8 @@ This check runs on each golden file once it is read:
   warning naming ``file:line``, the key and the field it resembles;
 - under ``strict_fields: true`` every unknown key is an error of its case;
 - a file where every row has the same unknown key one edit from a known field that no row
-  has is an error of the whole file: nothing in it could be scored as the user meant.
+  has is an error of each of its cases: nothing in it could be scored as the user meant
+  (the other golden files of the run are still collected and scored).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..exceptions import GoldenFileError
 from ..golden.golden_fields import FIELD_ALIASES, canonical_field, read_as_metadata
 from ..golden.loading import CaseProblem, LoadedFile
 from ..metrics.base import Metric
@@ -134,9 +134,8 @@ def check_field_names(
 ) -> FieldCheck:
     """Warn about (or, under ``strict``, refuse) unknown keys of ``loaded``'s rows.
 
-    Raises:
-        GoldenFileError: Every row of the file has the same unknown key, one edit from a
-            known field that no row gives.
+    Every row of the file with the same unknown key, one edit from a known field that no
+    row gives, makes every case of the file an error (a misspelt column).
     """
     known = known_field_names(metrics)
     unknown_by_line: dict[int, list[str]] = {}
@@ -148,7 +147,9 @@ def check_field_names(
             unknown_by_line[line] = unknown
     if not unknown_by_line:
         return FieldCheck(loaded, [])
-    _refuse_a_misspelt_column(loaded, unknown_by_line, known)
+    refused = _refuse_a_misspelt_column(loaded, unknown_by_line, known)
+    if refused is not None:
+        return FieldCheck(refused, [])
     if strict:
         return FieldCheck(_strict_problems(loaded, unknown_by_line, known), [])
     return FieldCheck(loaded, _warnings(loaded, unknown_by_line, known))
@@ -156,21 +157,35 @@ def check_field_names(
 
 def _refuse_a_misspelt_column(
     loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
-) -> None:
+) -> LoadedFile | None:
+    """``loaded`` with every case errored when all share one misspelt key, else None.
+
+    Each case errors with the file's message, rather than the file failing to collect:
+    one file's misspelt column must not stop the other golden files of the run.
+    """
     rows = [keys for _, keys in loaded.row_keys]
     if len(unknown_by_line) != len(rows):
-        return
+        return None
     shared = set.intersection(*(set(unknown) for unknown in unknown_by_line.values()))
     for key in sorted(shared):
         match = closest_field(key, known)
         if match is None or match[1] != 1 or any(_present(match[0], keys) for keys in rows):
             continue
-        raise GoldenFileError(
+        message = (
             f"{loaded.path}: every case has the key {key!r}, which is no golden field — did "
             f"you mean {match[0]!r}? No case has {match[0]!r}, so the metrics that need it "
             f"could not be computed on any case. Rename the key to {match[0]!r} (or keep "
             "your own fields under 'metadata')."
         )
+        problems = [
+            CaseProblem(loaded.path, case.line, case.id, message) for case in loaded.cases
+        ] + [
+            CaseProblem(p.file, p.line, p.case_id, f"{p.message}; {message}")
+            for p in loaded.problems
+        ]
+        problems.sort(key=lambda problem: problem.line)
+        return LoadedFile(loaded.path, [], problems, loaded.row_keys)
+    return None
 
 
 def _description(key: str, known: Sequence[str]) -> str:

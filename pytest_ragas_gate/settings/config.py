@@ -154,6 +154,11 @@ class GateConfig(BaseModel):
     min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
     # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
     min_paired: int = Field(default=1, ge=0)
+    # Judge each changed answer against the baseline's (twice, positions swapped).
+    pairwise: bool = False
+    # The pairwise rule: the share of compared cases the new answers lose must stay at or
+    # below this (None: the figures are reported, nothing is gated on them).
+    pairwise_max_loss_rate: float | None = Field(default=None, ge=0.0, le=1.0)
     labels: str | None = None
     # Problems of a labels file (unknown ids, unmatched files, conflicting rows) stop the run.
     strict_labels: bool = False

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from ...exceptions import JudgeError
 from ...usage import Usage
 from ..base import Answer
+from ..compare import CompareAnswers, Comparison
 from ..requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -386,6 +387,8 @@ class OfflineJudge:
             return _attribute_answer(request)
         if isinstance(request, VerifyCitations):
             return self._verify_citations(request)
+        if isinstance(request, CompareAnswers):
+            return self._compare(request)
         kind = getattr(request, "kind", type(request).__name__)
         raise JudgeError(
             f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
@@ -486,6 +489,43 @@ class OfflineJudge:
             verdicts=verdicts.verdicts, chunks=review.chunks, statements=review.statements
         )
 
+    def _compare(self, request: CompareAnswers) -> Comparison:
+        """Prefer the answer whose own verdicts score better; near-equal ones tie.
+
+        Each answer is scored as the per-answer requests would score it: the share of its
+        claims the contexts support (a contradicted claim counts against it), the share of
+        the reference's statements it covers, and its relevancy rating. The scores do not
+        depend on the position, so the offline judge is position-consistent by design.
+        """
+        a = self._answer_quality(request, request.answer_a)
+        b = self._answer_quality(request, request.answer_b)
+        shown = f"A {_figures(a)}; B {_figures(b)}"
+        if abs(a.total - b.total) < COMPARE_TIE_MARGIN:
+            return Comparison(better="tie", reason=f"tie within {COMPARE_TIE_MARGIN}: {shown}")
+        return Comparison(better="A" if a.total > b.total else "B", reason=shown)
+
+    def _answer_quality(self, request: CompareAnswers, answer: str) -> _Quality:
+        claims = extract_claims(request.question, answer, self._markers)
+        faithfulness = None
+        if claims:
+            verdicts = self._verify(VerifyClaims(claims=claims, contexts=request.contexts))
+            points = [
+                1.0 if v.supported else -1.0 if v.contradicted else 0.0 for v in verdicts.verdicts
+            ]
+            faithfulness = max(0.0, sum(points) / len(points))
+        completeness = None
+        if request.reference is not None:
+            statements = split_claims(request.reference)
+            if statements:
+                covered = Evidence.of([answer])
+                found = [check_support(s, covered, self._threshold).supported for s in statements]
+                completeness = sum(found) / len(found)
+        rating = _rate_relevancy(
+            RateRelevancy(question=request.question, answer=answer, history=request.history)
+        )
+        relevance = (rating.rating - 1) / 4
+        return _Quality(faithfulness, completeness, relevance)
+
     def _classify(self, request: ClassifyCorrectness) -> CorrectnessClasses:
         reference = Evidence.of([request.reference])
         answer = Evidence.of(request.answer_claims)
@@ -500,6 +540,39 @@ class OfflineJudge:
                 reason = support.reason.replace("the contexts", "the answer")
                 classes.fn.append(CorrectnessItem(statement=statement, reason=reason))
         return classes
+
+
+COMPARE_TIE_MARGIN = 0.05
+"""Two answers whose scores differ by less than this tie (the same facts, other words)."""
+
+
+@dataclass(frozen=True)
+class _Quality:
+    """One answer's scores in a comparison; None where nothing could be scored."""
+
+    faithfulness: float | None
+    completeness: float | None
+    relevance: float
+
+    @property
+    def total(self) -> float:
+        """The mean of the scores there are; faithfulness weighs double."""
+        parts = [self.relevance]
+        if self.faithfulness is not None:
+            parts += [self.faithfulness, self.faithfulness]
+        if self.completeness is not None:
+            parts.append(self.completeness)
+        return sum(parts) / len(parts)
+
+
+def _figures(quality: _Quality) -> str:
+    def shown(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    return (
+        f"(faithfulness {shown(quality.faithfulness)}, completeness "
+        f"{shown(quality.completeness)}, relevance {quality.relevance:.2f})"
+    )
 
 
 _QUESTION_CUES: tuple[tuple[tuple[str, ...], str], ...] = (

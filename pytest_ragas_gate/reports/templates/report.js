@@ -783,6 +783,27 @@
     return wrapper;
   }
 
+  // The answer judged against the baseline's (pairwise: true), both side by side.
+  function pairwiseSection(item) {
+    var pair = item.pairwise;
+    if (!pair || !pair.changed) { return null; }
+    var said = {win: "Better than the baseline's answer", loss: "Worse than the baseline's answer", tie: "Neither better nor worse than the baseline's answer"};
+    var line = pair.error ? "Not compared: " + pair.error : said[pair.outcome] + (pair.consistent === false ? " (the judgement changed when the answers swapped places)" : "");
+    var parts = [element("p", pair.outcome === "loss" ? "alarm" : "", line)];
+    (pair.reasons || []).forEach(function (reason, index) {
+      if (reason) { parts.push(element("p", "muted", (index === 0 ? "This run shown first: " : "Baseline shown first: ") + reason)); }
+    });
+    if (!item.base && typeof pair.baseline_answer === "string") {
+      parts.push(append(element("div", "diff-grid"), [
+        append(element("div", "diff-side"), [element("h4", "", "Baseline answer"), element("p", "text", pair.baseline_answer)]),
+        append(element("div", "diff-side"), [element("h4", "", "This run"), element("p", "text", item.answer || "")])
+      ]));
+    }
+    var wrapper = section("Head to head with the baseline", parts);
+    wrapper.id = "panel-pairwise";
+    return wrapper;
+  }
+
   // A conversation's turns, oldest first, as a chat: each user turn, the reply and its
   // scores; the turn this panel is about is marked, the others link to their own panel.
   function conversationSection(item) {
@@ -839,6 +860,8 @@
     if (item.incomplete) { content.appendChild(element("p", "warning", "The run stopped before this case was fully scored.")); }
     var changes = changeSection(item);
     if (changes) { content.appendChild(changes); }
+    var pairwise = pairwiseSection(item);
+    if (pairwise) { content.appendChild(pairwise); }
     if (item.error) { content.appendChild(section("Error", [element("pre", "error", item.error)])); }
 
     if (item.conversation) { content.appendChild(conversationSection(item)); }

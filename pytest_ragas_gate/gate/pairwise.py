@@ -1,0 +1,300 @@
+"""The head-to-head figures of a run against its baseline, and the gate rule on them.
+
+Each case paired with the baseline carries a :class:`~..scoring.pairwise_verdict.PairwiseVerdict`
+(:mod:`pytest_ragas_gate.scoring.pairwise`): a win, a loss or a tie of the new answer
+against the baseline's. Over the compared cases — every paired case whose verdict the
+judge gave, unchanged answers counting as ties — the run reports the win, loss and tie
+rates, each with a percentile-bootstrap interval at the run's confidence, and the judge's
+position-consistency: the share of changed cases on which both positions gave the same
+judgement.
+
+The rule ``pairwise_loss_rate <= pairwise_max_loss_rate`` fails the run when the loss
+rate is above the setting. A changed case the judge could not compare is an error of the
+check (the gate fails closed, as for any judge failure); a comparison of fewer than
+``min_paired`` cases checked nothing. Pure: a re-gated report reaches the same figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..scoring.pairwise import PAIRWISE_USAGE
+from ..scoring.results import CaseResult
+from ..settings.bounds import default_direction
+from ..settings.config import GateConfig
+from ..stats import bootstrap_ci
+from .checks import GateCheck
+
+__all__ = ["PairwiseLoss", "PairwiseSummary", "pairwise_check", "summarise_pairwise"]
+
+#: How many of the worst losses the reports show side by side.
+WORST_LOSSES_SHOWN = 5
+
+
+class PairwiseLoss(BaseModel):
+    """One case whose new answer lost to the baseline's, as the reports show it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    question: str
+    new_answer: str
+    baseline_answer: str
+    reasons: list[str] = Field(default_factory=list)
+
+
+class PairwiseSummary(BaseModel):
+    """Win, loss and tie rates of the new answers against the baseline's, with intervals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    compared: int
+    changed: int
+    wins: int
+    losses: int
+    ties: int
+    # Ties because the two positions disagreed (a subset of ``ties``).
+    position_ties: int
+    win_rate: float | None
+    loss_rate: float | None
+    tie_rate: float | None
+    win_ci: tuple[float, float] | None = None
+    loss_ci: tuple[float, float] | None = None
+    tie_ci: tuple[float, float] | None = None
+    # Share of the changed cases judged alike in both positions; None with none changed.
+    position_consistency: float | None = None
+    # Changed cases the judge could not compare (each named with its error).
+    errors: dict[str, str] = Field(default_factory=dict)
+    # Judgements asked (two per changed case), and what they cost.
+    comparisons: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    confidence: float = 0.95
+    max_loss_rate: float | None = None
+    min_paired: int = 1
+    worst_losses: list[PairwiseLoss] = Field(default_factory=list)
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether enough cases were compared for the loss rate to have checked anything."""
+        return self.compared >= max(1, self.min_paired)
+
+    @property
+    def passed(self) -> bool | None:
+        """False above the maximum loss rate or with a case not compared; None: no rule."""
+        if self.errors:
+            return False
+        if self.max_loss_rate is None or self.loss_rate is None:
+            return None
+        return self.loss_rate <= self.max_loss_rate + 1e-9
+
+    def line(self) -> str:
+        """``pairwise: the new answers lose to the baseline's on 9 of 40 …``, with its costs."""
+        if not self.compared:
+            return "pairwise: no case compared with the baseline"
+
+        def rate(value: float | None, ci: tuple[float, float] | None, label: str = "") -> str:
+            shown = "n/a" if value is None else f"{value:.0%}"
+            if ci is None:
+                return shown
+            return f"{shown}, {label}CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
+
+        percent = f"{round(self.confidence * 100)}% "
+        consistency = (
+            ""
+            if self.position_consistency is None
+            else f"; judge position-consistency {self.position_consistency:.0%}"
+        )
+        return (
+            f"pairwise: the new answers lose to the baseline's on {self.losses} of "
+            f"{self.compared} compared case(s) ({rate(self.loss_rate, self.loss_ci, percent)}), "
+            f"win on {self.wins} ({rate(self.win_rate, self.win_ci)}), tie on {self.ties} "
+            f"({rate(self.tie_rate, self.tie_ci)}; {self.position_ties} because the judgement "
+            f"changed with the position); {self.changed} changed{consistency}; "
+            f"{self.comparisons} comparison(s), at most 2 per changed case: {self.calls} judge "
+            f"call(s), {self.cache_hits} cache hit(s)"
+        )
+
+    def short(self) -> str:
+        """The loss rate alone: ``10 of 30 compared case(s) (33%, 95% CI 17–50%)``."""
+        interval = (
+            ""
+            if self.loss_ci is None
+            else f", {round(self.confidence * 100)}% CI "
+            f"{self.loss_ci[0] * 100:.0f}–{self.loss_ci[1] * 100:.0f}%"
+        )
+        shown = "n/a" if self.loss_rate is None else f"{self.loss_rate:.0%}"
+        return f"{self.losses} of {self.compared} compared case(s) ({shown}{interval})"
+
+
+def _rate(
+    flags: Sequence[bool], config: GateConfig
+) -> tuple[float | None, tuple[float, float] | None]:
+    if not flags:
+        return None, None
+    values = [1.0 if flag else 0.0 for flag in flags]
+    low, high = bootstrap_ci(
+        values,
+        confidence=config.confidence,
+        resamples=config.bootstrap_resamples,
+        seed=config.seed,
+    )
+    return sum(values) / len(values), (low, high)
+
+
+def _badness(result: CaseResult) -> float:
+    """How a loss ranks among the worst: the lower the case's mean score, the earlier.
+
+    Every loss is one the judge was sure of in both orders, so the case's own scores
+    (mean over its scored metrics, a lower-is-better one turned round, 1.0 without any)
+    put the worst first; a stable sort
+    keeps canonical order among equals.
+    """
+    scores = [
+        score if default_direction(metric) == "min" else 1.0 - score
+        for metric, score in result.scores.items()
+        if score is not None
+    ]
+    return sum(scores) / len(scores) if scores else 1.0
+
+
+def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> PairwiseSummary | None:
+    """The run's head-to-head figures; None when no case carries a pairwise verdict.
+
+    Args:
+        results: The run's case results, in canonical order.
+        config: The settings (confidence, resamples, seed, ``pairwise_max_loss_rate``).
+    """
+    judged = [result for result in results if result.pairwise is not None]
+    if not judged:
+        return None
+    compared = [r for r in judged if r.pairwise is not None and r.pairwise.error is None]
+    outcomes = [r.pairwise.outcome for r in compared if r.pairwise is not None]
+    changed = [r.pairwise for r in compared if r.pairwise is not None and r.pairwise.changed]
+    win_rate, win_ci = _rate([o == "win" for o in outcomes], config)
+    loss_rate, loss_ci = _rate([o == "loss" for o in outcomes], config)
+    tie_rate, tie_ci = _rate([o == "tie" for o in outcomes], config)
+    consistent = [verdict.consistent for verdict in changed if verdict.consistent is not None]
+    losses = sorted(
+        (r for r in compared if r.pairwise is not None and r.pairwise.outcome == "loss"),
+        key=_badness,
+    )
+    return PairwiseSummary(
+        compared=len(compared),
+        changed=sum(1 for r in judged if r.pairwise is not None and r.pairwise.changed),
+        wins=outcomes.count("win"),
+        losses=outcomes.count("loss"),
+        ties=outcomes.count("tie"),
+        position_ties=sum(1 for verdict in changed if verdict.consistent is False),
+        win_rate=win_rate,
+        loss_rate=loss_rate,
+        tie_rate=tie_rate,
+        win_ci=win_ci,
+        loss_ci=loss_ci,
+        tie_ci=tie_ci,
+        position_consistency=(sum(consistent) / len(consistent)) if consistent else None,
+        errors={
+            r.key: r.pairwise.error
+            for r in judged
+            if r.pairwise is not None and r.pairwise.error is not None
+        },
+        comparisons=sum(len(r.pairwise.seen) for r in judged if r.pairwise is not None),
+        calls=sum(r.usage[PAIRWISE_USAGE].calls for r in judged if PAIRWISE_USAGE in r.usage),
+        cache_hits=sum(
+            r.usage[PAIRWISE_USAGE].cache_hits for r in judged if PAIRWISE_USAGE in r.usage
+        ),
+        confidence=config.confidence,
+        max_loss_rate=config.pairwise_max_loss_rate,
+        min_paired=config.min_paired,
+        worst_losses=[
+            PairwiseLoss(
+                case=r.key,
+                question=r.question,
+                new_answer=r.answer or "",
+                baseline_answer=r.pairwise.baseline_answer or "",
+                reasons=list(r.pairwise.reasons),
+            )
+            for r in losses[:WORST_LOSSES_SHOWN]
+            if r.pairwise is not None
+        ],
+    )
+
+
+def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
+    """The rule ``pairwise_loss_rate <= pairwise_max_loss_rate``; None without a summary."""
+    if summary is None:
+        return None
+    properties = {
+        "compared": str(summary.compared),
+        "changed": str(summary.changed),
+        "wins": str(summary.wins),
+        "losses": str(summary.losses),
+        "ties": str(summary.ties),
+        "calls": str(summary.calls),
+    }
+    for name in ("win", "loss", "tie"):
+        value = getattr(summary, f"{name}_rate")
+        interval = getattr(summary, f"{name}_ci")
+        if value is not None:
+            properties[f"{name}_rate"] = f"{value:.4f}"
+        if interval is not None:
+            properties[f"{name}_ci_low"] = f"{interval[0]:.4f}"
+            properties[f"{name}_ci_high"] = f"{interval[1]:.4f}"
+    if summary.position_consistency is not None:
+        properties["position_consistency"] = f"{summary.position_consistency:.4f}"
+    if summary.max_loss_rate is not None:
+        properties["max_loss_rate"] = f"{summary.max_loss_rate:.4f}"
+    if summary.errors:
+        first = next(iter(summary.errors.items()))
+        message = (
+            f"pairwise: {len(summary.errors)} changed case(s) could not be compared with the "
+            f"baseline (first: {first[0]}: {first[1]})"
+        )
+        return GateCheck(
+            name="pairwise_loss_rate",
+            kind="pairwise",
+            passed=False,
+            message=message,
+            cause="pairwise comparison incomplete",
+            properties={**properties, "verdict": message},
+            judge_unavailable=True,
+        )
+    if not summary.evaluated:
+        message = (
+            f"pairwise check not evaluated: {summary.compared} case(s) compared with the "
+            f"baseline (min_paired {summary.min_paired})"
+        )
+        return GateCheck(
+            name="pairwise_loss_rate",
+            kind="not_evaluated",
+            passed=None,
+            message=message,
+            properties={**properties, "verdict": message},
+        )
+    passed = summary.passed
+    lost = f"the new answers lose to the baseline's on {summary.short()}"
+    if summary.max_loss_rate is None:
+        message = (
+            f"pairwise_loss_rate reported only: {lost}; set pairwise_max_loss_rate to gate on it"
+        )
+    else:
+        relation = ">" if passed is False else "≤"
+        message = (
+            f"pairwise_loss_rate {summary.loss_rate or 0.0:.0%} {relation} "
+            f"pairwise_max_loss_rate {summary.max_loss_rate:.0%}: {lost}"
+        )
+    return GateCheck(
+        name="pairwise_loss_rate",
+        kind="pairwise",
+        passed=passed,
+        message=message,
+        cause=None if passed is not False else "the new answers lose to the baseline's",
+        hint=(
+            None
+            if passed is not False
+            else "read the worst losses side by side in the HTML report or PR comment"
+        ),
+        properties={**properties, "verdict": message},
+    )

@@ -1,0 +1,37 @@
+"""One case's head-to-head result against the baseline's answer, as a case result keeps it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["PairwiseOutcome", "PairwiseVerdict", "PreferenceSeen"]
+
+#: The new answer against the baseline's: better, worse, or neither.
+PairwiseOutcome = Literal["win", "loss", "tie"]
+
+#: What the judge said in one position, read from the new answer's side.
+PreferenceSeen = Literal["new", "baseline", "tie"]
+
+
+class PairwiseVerdict(BaseModel):
+    """The new answer of a case judged against the baseline's answer to it.
+
+    ``seen`` holds what the judge preferred in each position (the new answer shown
+    first, then second); a judgement that changes with the position is a tie, and
+    ``consistent`` says whether the two agreed. An unchanged answer is a tie without a
+    judge call (``changed`` False, ``seen`` empty). ``error`` is set when the judge gave
+    no usable answer: the case was not compared.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: PairwiseOutcome
+    changed: bool
+    seen: list[PreferenceSeen] = Field(default_factory=list)
+    consistent: bool | None = None
+    reasons: list[str] = Field(default_factory=list)
+    # The baseline's answer, kept for a changed case so reports show both side by side.
+    baseline_answer: str | None = None
+    error: str | None = None
