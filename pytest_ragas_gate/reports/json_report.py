@@ -189,12 +189,22 @@ CORE_DETAILS = frozenset(
         "context_recall",
         "citation_precision",
         "knowledge_retention",
-        # Its false negatives are the reference statements the answer left out.
-        "answer_correctness",
         # Each expected tool call, whether it was made and, if not, why: what to fix.
         "tool_correctness",
     }
 )
+
+
+def _omitted_statements(details: Any) -> list[Any]:
+    """answer_correctness's false negatives: the reference statements the answer left out.
+
+    A ``core`` report keeps only these of its details, for the case panel to mark them.
+    """
+    if not isinstance(details, list):
+        return []
+    return [
+        item for item in details if isinstance(item, dict) and item.get("classification") == "FN"
+    ]
 
 
 #: Keys of a case record derived from the result and the settings, not read back.
@@ -211,11 +221,15 @@ def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound])
     """
     record = result.model_dump(mode="json")
     if not full:
-        record["details"] = {
+        kept = {
             metric: details
             for metric, details in record["details"].items()
             if metric in CORE_DETAILS or metric in result.errors
         }
+        omitted = _omitted_statements(record["details"].get("answer_correctness"))
+        if omitted and "answer_correctness" not in kept:
+            kept["answer_correctness"] = omitted
+        record["details"] = kept
     found = diagnose(result, bounds)
     record["diagnosis"] = None if found is None else found.model_dump()
     hops = retrieval_hops(result)
