@@ -241,23 +241,30 @@
   }
 
   // On a phone the table is a list of cards with no header row to click: a select sorts.
-  function renderSortSelect() {
+  var sortOptionsFor = null;
+  function renderSortSelect(shownColumns) {
     var select = document.getElementById("sort-select");
-    select.textContent = "";
-    columns().forEach(function (column) {
-      if (column.fixed || column.key === "id") { return; }
-      var option = element("option", "", column.key === "rank" ? "worst first" : column.label);
-      option.value = column.key;
-      option.selected = state.sort === column.key;
-      select.appendChild(option);
-    });
+    var sortable = shownColumns.filter(function (column) { return !column.fixed && column.key !== "id"; });
+    var key = sortable.map(function (column) { return column.key; }).join(",");
+    // The options change only with the columns shown; each render just selects one.
+    if (key !== sortOptionsFor) {
+      sortOptionsFor = key;
+      select.textContent = "";
+      sortable.forEach(function (column) {
+        var option = element("option", "", column.key === "rank" ? "worst first" : column.label);
+        option.value = column.key;
+        select.appendChild(option);
+      });
+    }
+    if (select.value !== state.sort) { select.value = state.sort; }
   }
 
   function renderHead() {
-    renderSortSelect();
+    var shownColumns = columns();
+    renderSortSelect(shownColumns);
     var row = document.getElementById("case-head");
     row.textContent = "";
-    columns().forEach(function (column) {
+    shownColumns.forEach(function (column) {
       var cell = element("th", column.key === "id" ? "case-cell" : "");
       cell.setAttribute("scope", "col");
       if (column.fixed) {
@@ -1160,8 +1167,11 @@
     var box = caseWrap.getBoundingClientRect();
     var head = document.getElementById("case-head");
     var room = Math.max(0, box.height - head.getBoundingClientRect().height);
-    var offset = Math.min(room, Math.max(0, -box.top - caseWrap.clientTop));
-    caseWrap.style.setProperty("--head-top", offset.toFixed(2) + "px");
+    var offset = Math.min(room, Math.max(0, -box.top - caseWrap.clientTop)).toFixed(2) + "px";
+    // Setting the same value again would still cost a style pass on every scroll frame.
+    if (caseWrap.style.getPropertyValue("--head-top") !== offset) {
+      caseWrap.style.setProperty("--head-top", offset);
+    }
   }
   function queueHead() {
     if (!headPending) { headPending = true; window.requestAnimationFrame(placeHead); }
