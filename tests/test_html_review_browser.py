@@ -30,6 +30,7 @@ from test_html_browser import (  # noqa: E402
 
 from pytest_ragas_gate import cli  # noqa: E402
 from pytest_ragas_gate.scoring.results import CaseResult  # noqa: E402
+from pytest_ragas_gate.settings.config import GateConfig  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -377,3 +378,30 @@ def test_empty_histogram_bars_take_no_focus(driver: Any, failing_page: Path) -> 
         " function (bar) { return [bar.getAttribute('tabindex'), bar.getAttribute('role')]; });"
     )
     assert empty and all(pair == [None, None] for pair in empty)
+
+
+# --- 3. gated metrics first -----------------------------------------------------------------
+
+
+def test_the_worst_delta_column_reads_gated_metrics_only(driver: Any, tmp_path: Path) -> None:
+    config = GateConfig(
+        judge="anthropic", bootstrap_resamples=200, thresholds={"context_recall": None}
+    )
+    base = write(tmp_path / "base.json", cases([0.95, 0.95]), config=config)
+    run = cases([0.9, 0.95])
+    run[0].scores["context_recall"] = 0.1  # a report-only metric's large drop
+    raw = write(tmp_path / "raw.json", run, config=config)
+    report = tmp_path / "report.json"
+    cli.main(["regate", str(raw), "--baseline", str(base), "-o", str(report)])
+    page = tmp_path / "report.html"
+    assert cli.main(["html", str(report), "-o", str(page), "--baseline", str(base)]) == 0
+    shown(driver, page)
+
+    cell = driver.execute_script(
+        "var heads = Array.from(document.querySelectorAll('#case-head th'), function (th) {"
+        " return th.textContent; });"
+        "var column = heads.indexOf('worst gated Δ');"
+        "var row = document.querySelector('#case-rows tr[data-key=\"golden.jsonl::c0\"]');"
+        "return column < 0 ? null : [row.children[column].textContent, row.children[column].title];"
+    )
+    assert cell == ["−0.050", "faithfulness"]  # not context_recall's −0.800

@@ -59,15 +59,22 @@
       item.id, item.source, item.question || "", item.answer || "", item.error || "",
       (item.tags || []).join(" "), errors.join(" ")
     ].join("\n").toLowerCase();
+  });
+
+  // "worst Δ" is the largest drop of a gated metric when some metric is gated: a metric
+  // only reported, hidden by default, must not put its drop in the column.
+  var gatedByThreshold = metrics.filter(function (metric) { return typeof metric.threshold === "number"; })
+    .map(function (metric) { return metric.name; });
+  cases.forEach(function (item) {
     item.drop = null;
-    if (item.deltas) {
-      Object.keys(item.deltas).forEach(function (name) {
-        var pair = item.deltas[name];
-        var metric = metricByName[name];
-        var worse = metric && metric.direction === "max" ? pair[1] - pair[0] : pair[0] - pair[1];
-        if (item.drop === null || worse > item.drop) { item.drop = worse; }
-      });
-    }
+    item.dropMetric = null;
+    Object.keys(item.deltas || {}).forEach(function (name) {
+      if (gatedByThreshold.length && gatedByThreshold.indexOf(name) < 0) { return; }
+      var pair = item.deltas[name];
+      var metric = metricByName[name];
+      var worse = metric && metric.direction === "max" ? pair[1] - pair[0] : pair[0] - pair[1];
+      if (item.drop === null || worse > item.drop) { item.drop = worse; item.dropMetric = name; }
+    });
   });
 
   var hasLatency = cases.some(function (item) { return typeof item.latency_s === "number"; });
@@ -157,7 +164,7 @@
     var gated = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) >= 0; });
     var reported = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) < 0; });
     gated.forEach(function (metric) { list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric }); });
-    if (hasDeltas) { list.push({ key: "drop", label: "worst Δ" }); }
+    if (hasDeltas) { list.push({ key: "drop", label: gatedByThreshold.length ? "worst gated Δ" : "worst Δ" }); }
     list.push({ key: "tags", label: "tags", fixed: true });
     reported.forEach(function (metric) {
       list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric, hiddenByDefault: gated.length > 0 });
@@ -330,6 +337,7 @@
     } else if (column.key === "drop") {
       cell = element("td", "score", item.drop === null ? "" : signed(-item.drop));
       if (item.drop !== null && item.drop > 1e-9) { cell.className += " miss"; }
+      if (item.dropMetric) { cell.title = item.dropMetric; }
     } else {
       cell = element("td", "", diagnosisText(item.diagnosis));
     }
