@@ -31,7 +31,9 @@ PYTEST_MODULES = {
     f"{NAME}.plugin.collection_census",
     f"{NAME}.plugin.custom_metrics",
     f"{NAME}.live.targets",
-    f"{NAME}.reports.terminal",
+    f"{NAME}.plugin.terminal",
+    f"{NAME}.plugin.html_rows",
+    f"{NAME}.plugin.xdist_exchange",
 }
 
 #: The pipeline's layers, in order: the modules at the package's top level (the foundation),
@@ -56,16 +58,10 @@ LAYER_ORDER = (
     "public names",
 )
 
-#: The two renderers that read the results pytest's items carry: they rank with the plugin.
-PLUGIN_SIDE_RENDERERS = {f"{NAME}.reports.terminal", f"{NAME}.reports.html_rows"}
-
-
 def package_of(module: str, path: Path) -> str:
     """A module's layer: its sub-package, ``foundation`` at the top, or ``public names``."""
     if module == NAME:
         return "public names"
-    if module in PLUGIN_SIDE_RENDERERS:
-        return "plugin"
     if path.parent == PACKAGE:
         return "foundation"
     return path.relative_to(PACKAGE).parts[0]

@@ -330,7 +330,7 @@ def test_baseline_deltas_per_metric_and_per_case(pytester: pytest.Pytester) -> N
     gate(pytester, "--rag-gate-baseline", "base.json", "--rag-gate-html", "page.html")
 
     text, page = read_page(pytester.path / "page.html")
-    assert "vs baseline 1.000 → 0.500" in text
+    assert "baseline on the same 2 paired cases 1.000 → 0.500" in text
     assert "Largest per-case drops" in text
     assert f'<a href="#{case_anchor("golden.jsonl::good-1")}">golden.jsonl::good-1</a>' in text
     by_id = {case["id"]: case for case in page.data()["cases"]}

@@ -18,9 +18,9 @@ import pytest_ragas_gate.metrics.tool_selection  # noqa: F401
 import pytest_ragas_gate.plugin.activation  # noqa: F401
 import pytest_ragas_gate.plugin.custom_metrics  # noqa: F401
 import pytest_ragas_gate.plugin.items  # noqa: F401
+import pytest_ragas_gate.plugin.terminal  # noqa: F401
 import pytest_ragas_gate.reports.json_report  # noqa: F401
 import pytest_ragas_gate.reports.junit  # noqa: F401
-import pytest_ragas_gate.reports.terminal  # noqa: F401
 import pytest_ragas_gate.scoring.judge_factory  # noqa: F401
 
 # pytester's in-process runs drop every module first imported during a run; imported once

@@ -11,7 +11,6 @@ command line or a report is unusable (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -42,7 +41,6 @@ from ..reports.json_report import (
     saved_stamp,
     write_report,
 )
-from ..reports.summary import summary_lines
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
@@ -293,34 +291,20 @@ def _print_and_publish(
     verdict: GateVerdict, results: Sequence[CaseResult], report: SavedReport
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
-    from ..reports.gate_inputs import gate_inputs_markdown, gate_inputs_text
-    from ..reports.github import annotation_lines, write_step_summary
-    from ..reports.integrity import cache_integrity_lines
+    from ..reports.publish import Outputs, publish
 
-    by_metric = usage_by_metric(results)
-    print("\n".join(summary_lines(verdict, judge=report.judge, usage_by_metric=by_metric)))
-    facts, mode = report.facts, report.config.cache
-    for line in gate_inputs_text(facts.gate_changes) + cache_integrity_lines(
-        facts.cache_integrity, cache_mode=mode
-    ):
-        print(line)
-    write_step_summary(
+    publish(
         verdict,
-        results=results,
-        judge=report.judge,
-        usage=sum(by_metric.values(), Usage()),
-        extra=gate_inputs_markdown(facts.gate_changes, facts.cache_integrity, cache_mode=mode),
-        gate_changes=facts.gate_changes,
-    )
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in annotation_lines(
-            verdict,
+        Outputs(
+            write=lambda line, _style: print(line),
             results=results,
             judge=report.judge,
+            usage_by_metric=usage_by_metric(results),
+            facts=report.facts,
+            cache_mode=report.config.cache,
             rootdir=Path.cwd(),
-            workspace=os.environ.get("GITHUB_WORKSPACE"),
-        ):
-            print(line)
+        ),
+    )
 
 
 def _timing(report: SavedReport) -> Mapping[str, Any]:
@@ -358,7 +342,7 @@ def _write(
     )
     document.update(extra)
     try:
-        write_report(output, document, results=results)
+        write_report(output, document, results=results, verdicts=verdict.cases)
     except OSError as error:
         raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
 
@@ -623,11 +607,7 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
 
 
 def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import (
-        changed_thresholds,
-        changes_in_report_scope,
-        gate_inputs_markdown,
-    )
+    from ..reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
     from ..reports.markdown import render_markdown
 
     report = load_report(arguments.report)
@@ -636,19 +616,11 @@ def _summary(arguments: argparse.Namespace) -> int:
     changes = report.facts.gate_changes
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     extra = gate_inputs_markdown(
         changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
-    sys.stdout.write(
-        render_markdown(
-            verdict,
-            results=report.results,
-            judge=report.judge,
-            usage=usage,
-            lead=extra,
-            changed_thresholds=changed_thresholds(changes),
-        )
-    )
+    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

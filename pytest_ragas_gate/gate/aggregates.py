@@ -65,6 +65,13 @@ class MetricAggregate(BaseModel):
     ppi: PpiEstimate | None = None
     # With repeated judgements: how much the judge disagrees with itself on this metric.
     judge_noise: JudgeNoise | None = None
+    # Against a baseline: its mean on the cases paired with this run (``baseline_paired``
+    # of them), whether the metric passed this run's threshold in the baseline, and
+    # whether it passed there and fails now, whatever the paired test says of the drop.
+    baseline_mean: float | None = None
+    baseline_paired: int | None = None
+    baseline_passed: bool | None = None
+    newly_failing: bool = False
 
 
 class TagVerdict(BaseModel):

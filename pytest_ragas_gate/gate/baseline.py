@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,15 +30,19 @@ from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
-from ..settings.bounds import default_direction
+from ..settings.bounds import Direction, default_direction
 from ..settings.config import GateConfig
 from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
+from .aggregates import MetricAggregate, aggregate_metric
+from .case_verdicts import case_misses
 
 __all__ = [
+    "against_baseline",
     "BaselineComparison",
     "CaseDelta",
     "MetricDelta",
     "case_deltas",
+    "case_drops",
     "compare_to_baseline",
     "pair_cases",
     "in_shard",
@@ -68,6 +72,9 @@ class MetricDelta(BaseModel):
     # With repeated judgements: the half-width of the band a change of the mean stays in
     # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
     judge_noise: float | None = None
+    # Whether the metric passed this run's threshold in the baseline, over all its cases
+    # (None: not gated, or a report written before this was recorded).
+    base_passed: bool | None = None
 
 
 class BaselineComparison(BaseModel):
@@ -87,6 +94,10 @@ class BaselineComparison(BaseModel):
     min_paired: int = 1
     # How the baseline was scored differently (judge, model, prompt version, metrics).
     warnings: list[str] = Field(default_factory=list)
+    # Per paired case (by this run's key) that missed any, the metrics it missed a
+    # threshold of in the baseline, under this run's thresholds: what a case's "newly
+    # failing" is measured against (None: a report written before this was recorded).
+    case_misses: dict[str, list[str]] | None = None
 
     @property
     def evaluated(self) -> bool:
@@ -141,6 +152,10 @@ class CaseDelta(BaseModel):
     def delta(self) -> float:
         """New minus baseline."""
         return self.new - self.base
+
+    def worsening(self, direction: Direction) -> float:
+        """How far the case moved to the worse side: down for a minimum, up for a maximum."""
+        return -self.delta if direction == "min" else self.delta
 
 
 def pair_cases(
@@ -248,6 +263,33 @@ def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> 
             )
         folded.append(delta)
     return folded
+
+
+def case_drops(
+    base: Sequence[CaseResult], new: Sequence[CaseResult], directions: Mapping[str, Direction]
+) -> list[CaseDelta]:
+    """Every paired case's move to the worse side, per metric, the largest first.
+
+    Args:
+        base: The baseline's case results.
+        new: The new run's case results.
+        directions: The metrics to look at, each with its direction.
+    """
+    pairs, _, _, _ = pair_cases(base, new)
+    drops = [
+        change
+        for metric, direction in directions.items()
+        for change in case_deltas(pairs, metric)
+        if change.worsening(direction) > _TOLERANCE
+    ]
+    drops.sort(
+        key=lambda change: (
+            -change.worsening(directions[change.metric]),
+            change.case,
+            change.metric,
+        )
+    )
+    return drops
 
 
 def _signed(value: float) -> str:
@@ -395,10 +437,12 @@ def compare_to_baseline(
     gated = set(config.effective_thresholds())
     for tag_thresholds in config.tag_thresholds.values():
         gated.update(tag_thresholds)
+    bounds = config.bounds()
+    base_results = canonical_order(base)
     deltas = {
         metric: _metric_delta(
             metric, case_deltas(pairs, metric), config, label, gated=metric in gated
-        )
+        ).model_copy(update={"base_passed": _base_passed(base_results, metric, config)})
         for metric in metrics
     }
     return BaselineComparison(
@@ -415,7 +459,22 @@ def compare_to_baseline(
         ],
         min_paired=config.min_paired,
         warnings=list(warnings),
+        case_misses={
+            new_result.key: missed
+            for base_result, new_result in pairs
+            if (missed := [miss.metric for miss in case_misses(base_result, bounds)])
+        },
     )
+
+
+def _base_passed(base: Sequence[CaseResult], metric: str, config: GateConfig) -> bool | None:
+    """Whether ``metric`` passed this run's threshold over the baseline's cases."""
+    if metric not in config.bounds() or not any(metric in result.scores for result in base):
+        return None
+    if config.rule_for(metric) == "mean":
+        # The mean decides alone: the interval the aggregate also draws needs no precision.
+        config = config.model_copy(update={"bootstrap_resamples": 100})
+    return aggregate_metric(base, metric, config).passed
 
 
 def scoring_differences(
@@ -490,3 +549,36 @@ def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseRes
     return [
         result for result in results if shard.holds(result.file, result.conversation or result.id)
     ]
+
+
+def against_baseline(
+    aggregate: MetricAggregate, comparison: BaselineComparison | None
+) -> MetricAggregate:
+    """``aggregate`` with its baseline facts: the paired baseline mean, and newly failing.
+
+    A gated metric that passed this run's threshold in the baseline and fails it now is
+    *newly failing since the baseline*, whether or not the paired test finds the drop
+    significant: its verdict line says so.
+    """
+    delta = None if comparison is None else comparison.metrics.get(aggregate.metric)
+    if delta is None:
+        return aggregate
+    newly = delta.base_passed is True and aggregate.passed is False
+    message = aggregate.message
+    if newly:
+        paired = (
+            ""
+            if delta.base_mean is None
+            else f"; baseline mean {delta.base_mean:.2f} on the same {delta.n_paired} "
+            f"paired case{'' if delta.n_paired == 1 else 's'}"
+        )
+        message += f" — newly failing since the baseline (passed there{paired})"
+    return aggregate.model_copy(
+        update={
+            "baseline_mean": delta.base_mean,
+            "baseline_paired": delta.n_paired,
+            "baseline_passed": delta.base_passed,
+            "newly_failing": newly,
+            "message": message,
+        }
+    )

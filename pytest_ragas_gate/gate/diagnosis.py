@@ -36,8 +36,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..scoring.results import CaseResult
-from ..settings.bounds import Bound, default_direction, own_bound
+from ..settings.bounds import Bound, default_direction
 from ..settings.config import DEFAULT_THRESHOLDS
+from .case_verdicts import MetricMiss, case_misses
 from .hints import hint_for
 
 __all__ = [
@@ -137,30 +138,36 @@ class DiagnosisSummary(BaseModel):
         return ", ".join(parts)
 
 
-def _bound(metric: str, result: CaseResult, bounds: Mapping[str, Bound]) -> Bound | None:
-    own = result.thresholds.get(metric)
-    if own is not None:
-        return own_bound(metric, own, bounds)
-    if metric in bounds:
-        return bounds[metric]
-    fallback = _FALLBACK.get(metric)
-    return None if fallback is None else Bound(fallback, default_direction(metric))
+def _with_fallbacks(bounds: Mapping[str, Bound]) -> dict[str, Bound]:
+    """The gate's thresholds, and a fallback for each diagnosed metric it does not gate."""
+    fallbacks = {
+        metric: Bound(value, default_direction(metric)) for metric, value in _FALLBACK.items()
+    }
+    return {**fallbacks, **bounds}
 
 
 def _misses(
-    metrics: Iterable[str], result: CaseResult, bounds: Mapping[str, Bound]
+    metrics: Iterable[str],
+    result: CaseResult,
+    misses: Mapping[str, MetricMiss],
+    bounds: Mapping[str, Bound],
 ) -> tuple[list[str], bool]:
-    """The failed checks among ``metrics``, and whether any check could be made."""
+    """The failed checks among ``metrics``, and whether any check could be made.
+
+    A check is made where the metric has a score and a threshold: the case's own, else
+    ``bounds`` (the gate's, with the fallbacks).
+    """
     failed: list[str] = []
     checked = False
     for metric in metrics:
-        score = result.scores.get(metric)
-        bound = _bound(metric, result, bounds)
-        if score is None or bound is None:
+        if result.scores.get(metric) is None:
+            continue
+        if metric not in result.thresholds and metric not in bounds:
             continue
         checked = True
-        if not bound.met_by(score):
-            failed.append(f"{metric} {score:.2f} {bound.broken} {bound.value:.2f}")
+        miss = misses.get(metric)
+        if miss is not None:
+            failed.append(f"{metric} {miss.score:.2f} {miss.relation} {miss.threshold:.2f}")
     return failed, checked
 
 
@@ -178,10 +185,14 @@ def diagnose(result: CaseResult, bounds: Mapping[str, Bound]) -> Diagnosis | Non
     """
     if result.errored:
         return None
-    tool, tool_checked = _misses(_TOOL_CALL, result, bounds)
-    retrieval, retrieval_checked = _misses(_RETRIEVAL, result, bounds)
-    generation, generation_checked = _misses(_GENERATION, result, bounds)
-    ranking, ranking_checked = _misses(_RANKING, result, bounds)
+    # The case's misses as the gate decides them, with a fallback threshold for each
+    # diagnosed metric the gate does not gate.
+    effective = _with_fallbacks(bounds)
+    misses = {miss.metric: miss for miss in case_misses(result, effective)}
+    tool, tool_checked = _misses(_TOOL_CALL, result, misses, effective)
+    retrieval, retrieval_checked = _misses(_RETRIEVAL, result, misses, effective)
+    generation, generation_checked = _misses(_GENERATION, result, misses, effective)
+    ranking, ranking_checked = _misses(_RANKING, result, misses, effective)
     top = result.scores.get("top_doc_usage")
     if top is not None:
         ranking_checked = True

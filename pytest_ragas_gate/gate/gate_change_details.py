@@ -21,6 +21,7 @@ from ..golden.loading import load_golden_file
 from ..judges.cache_signing import check_public_key, fingerprint
 from ..scoring.results import CaseResult
 from ..settings.config import GateConfig
+from .case_verdicts import case_verdicts
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -229,22 +230,17 @@ def _addopts(text: str | None) -> str | None:
 def failing_cases(results: Sequence[CaseResult], config: GateConfig) -> dict[str, str]:
     """Case id → why it failed, for the cases of a baseline that errored or scored low.
 
-    A case "failed" when it errored, missed its own thresholds, or scored below the gate's
-    threshold of a metric: the cases whose removal would raise a mean.
+    A case "failed" when the gate's case verdict says so: it errored, missed its own
+    thresholds, or scored below the gate's threshold of a metric — the cases whose removal
+    would raise a mean.
     """
-    bounds = config.bounds()
     failing: dict[str, str] = {}
-    for result in results:
-        reasons: list[str] = []
-        if result.error is not None or result.errors:
-            reasons.append("errored")
-        reasons += result.case_threshold_failures(bounds)
-        for metric, score in sorted(result.scores.items()):
-            bound = bounds.get(metric)
-            if isinstance(score, float | int) and bound is not None and not bound.met_by(score):
-                reasons.append(f"{metric} {score:.2f} {bound.broken} {bound.value:.2f}")
-        if reasons:
-            failing[result.id] = ", ".join(dict.fromkeys(reasons))
+    for case in case_verdicts(results, config.bounds()):
+        if not case.failing:
+            continue
+        reasons = ["errored"] if case.status == "errored" else []
+        reasons += case.own_misses + [miss.line for miss in case.gate_misses]
+        failing[case.id] = ", ".join(dict.fromkeys(reasons))
     return failing
 
 

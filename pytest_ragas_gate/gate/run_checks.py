@@ -78,6 +78,10 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
     else:
         properties["threshold"] = f"{aggregate.threshold:.4f}"
         properties["threshold_kind"] = aggregate.direction
+    if aggregate.baseline_mean is not None:
+        properties["baseline_mean"] = f"{aggregate.baseline_mean:.4f}"
+    if aggregate.newly_failing:
+        properties["newly_failing"] = "true"
     unmeasured = aggregate.n < config.min_cases
     failed = aggregate.passed is False
     return GateCheck(

@@ -32,7 +32,8 @@ from .aggregates import (
     tag_verdict,
 )
 from .auto_repeats import auto_summary
-from .baseline import BaselineComparison
+from .baseline import BaselineComparison, against_baseline
+from .case_verdicts import CaseVerdict, case_verdicts
 from .checks import GateCheck, failed_checks, hints_of, recommendation_causes
 from .coverage import coverage_check
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
@@ -57,6 +58,7 @@ from .run_facts import RunFacts, fold_golden_files, gate_scope, named, nothing_g
 from .unevaluated import not_evaluated_checks
 
 __all__ = [
+    "CaseVerdict",
     "GateCheck",
     "GateStatus",
     "GateVerdict",
@@ -125,6 +127,8 @@ class GateVerdict(BaseModel):
     auto_repeats: str | None = None
     # With conversation cases: how many, over how many turns, and which turns broke.
     conversations: str | None = None
+    # Each case's verdict, in canonical order: what every report lists as failing.
+    cases: list[CaseVerdict] = Field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -145,6 +149,16 @@ class GateVerdict(BaseModel):
     def failing_metrics(self) -> list[str]:
         """The metrics whose aggregate fails its threshold, in display order."""
         return [metric for metric, agg in self.metrics.items() if agg.passed is False]
+
+    @property
+    def newly_failing(self) -> list[str]:
+        """The gated metrics that passed in the baseline and fail now, in display order."""
+        return [metric for metric, agg in self.metrics.items() if agg.newly_failing]
+
+    @property
+    def failing_cases(self) -> list[CaseVerdict]:
+        """The cases the reports list as failing, in canonical order."""
+        return [case for case in self.cases if case.failing]
 
     @property
     def hints(self) -> dict[str, str]:
@@ -200,7 +214,10 @@ def evaluate_gate(
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)
-    aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
+    aggregates = {
+        metric: against_baseline(aggregate_metric(ordered, metric, config), facts.baseline)
+        for metric in metrics
+    }
     tags = [
         tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()
@@ -208,7 +225,13 @@ def evaluate_gate(
     ]
     latency = evaluate_latency(ordered, config.latency)
     bounds = config.bounds()
-    below_own = [result.id for result in ordered if result.case_threshold_failures(bounds)]
+    baseline = facts.baseline
+    cases = (
+        case_verdicts(ordered, bounds)
+        if baseline is None
+        else case_verdicts(ordered, bounds, baseline.case_misses, baseline.new_cases)
+    )
+    below_own = [case.id for case in cases if case.own_misses]
     coverage, partial_reasons = gate_scope(len(ordered), facts)
     agreement = measure_agreements(ordered, metrics, config)
     top = aggregates.get("top_doc_usage")
@@ -297,6 +320,7 @@ def evaluate_gate(
         oracle_gaps=paired_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
         conversations=_conversations_line(ordered, below_own),
+        cases=cases,
     )
 
 

@@ -267,7 +267,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)
     if config.pluginmanager.hasplugin("html"):
-        from ..reports.html_rows import PytestHtmlRows
+        from .html_rows import PytestHtmlRows
 
         html = run.config.html
         page = config.invocation_params.dir / html if html else None
@@ -293,7 +293,7 @@ class GateHooks:
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """Say which judge, model, thresholds, cache and config are in force."""
-        from ..reports.terminal import header_lines
+        from .terminal import header_lines
 
         return header_lines(self.run)
 
@@ -348,7 +348,7 @@ class GateHooks:
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
         """Show each case's scores on its verbose line."""
-        from ..reports.terminal import teststatus
+        from .terminal import teststatus
 
         return teststatus(report)
 
@@ -359,7 +359,7 @@ class GateHooks:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the per-metric table and the verdict."""
-        from ..reports.terminal import write_summary
+        from .terminal import write_summary
 
         write_summary(self.run, terminalreporter)
 

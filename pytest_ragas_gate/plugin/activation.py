@@ -20,7 +20,8 @@ from ..metrics.registry import MetricRegistry
 from ..settings.config import GateConfig, LoadedConfig, load_config
 from ..settings.config_checks import check_metric_names
 from ..settings.config_location import locate_config
-from .session import GateRun, WorkerInfo
+from .session import GateRun
+from .xdist_exchange import WorkerInfo
 
 if TYPE_CHECKING:
     from ..reports.json_report import SavedReport

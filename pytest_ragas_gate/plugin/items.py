@@ -18,6 +18,7 @@ from _pytest._code.code import (
 )
 
 from ..exceptions import GoldenFileError
+from ..gate.case_verdicts import own_threshold_misses
 from ..golden.cases import GoldenCase
 from ..golden.loading import CaseProblem, LoadedFile
 from ..golden.sharding import Shard
@@ -102,7 +103,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         """Fail when the case misses its own per-case thresholds."""
         assert self.result is not None
-        failures = self.result.case_threshold_failures(self.run.bounds())
+        failures = own_threshold_misses(self.result, self.run.bounds())
         if failures:
             raise CaseFailure("\n".join(failures))
 

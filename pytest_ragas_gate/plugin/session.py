@@ -1,20 +1,16 @@
 """The active gate run: which files are golden, the scoring pass, results and the verdict.
 
 Scoring happens once collection is done, for every selected case of this process at once.
-Under pytest-xdist each worker collects every case; worker *k* of *N* scores the cases
-``k, k+N, …`` and publishes them in a run directory shared by the workers, so each case is
-judged exactly once whichever worker ends up running its item. The controller gathers
-the results from the item reports and applies the gate, exactly as a serial run does.
+Under pytest-xdist the workers share the scoring (:mod:`.xdist_exchange`); the controller
+gathers the results from the item reports and applies the gate, exactly as a serial run does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
-import json
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..atomic_files import write_text_atomic
 from ..gate.baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from ..gate.coverage import Census, CoverageLedger, build_ledger
 from ..gate.gate_changes import BASE_REF_ENV, GateChanges, failing_cases, find_gate_changes
@@ -52,12 +47,25 @@ from ..scoring.scheduler import Progress, ProgressCallback, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
-from ..text_safety import json_text
 from ..trust.labels import LabelSet, apply_labels
 from ..usage import Usage
 from .collection_census import CensusTaker, deselecting_options, stop_reason
 from .items import CaseItem, attached_result
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
+from .xdist_exchange import (
+    USAGE_STOP_KEY,
+    WORKER_CENSUS_KEY,
+    WORKER_INTEGRITY_KEY,
+    WORKER_OUTPUT_KEY,
+    WORKER_SCORING_KEY,
+    WorkerInfo,
+    hand_over,
+    is_controller,
+    publish_results,
+    run_dir_of,
+    unit_positions,
+    wait_for_results,
+)
 
 if TYPE_CHECKING:
     from ..live.oracle import OracleTarget
@@ -67,80 +75,6 @@ if TYPE_CHECKING:
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
 RERUN_OUTCOME = "rerun"
-
-#: The key under which an xdist worker hands a usage stop (strict_labels) to the controller.
-USAGE_STOP_KEY = "rag_gate_usage_stop"
-
-#: The key under which an xdist worker hands its collection counts to the controller.
-WORKER_OUTPUT_KEY = "rag_gate_golden_files"
-#: The keys under which a worker hands over its census of golden files and its scoring time.
-WORKER_CENSUS_KEY = "rag_gate_census"
-WORKER_SCORING_KEY = "rag_gate_scoring_s"
-#: The key under which a worker hands over what its judge cache verified, rejected, signed.
-WORKER_INTEGRITY_KEY = "rag_gate_cache_integrity"
-
-# How long a worker waits for another worker's results before it gives up on them; the
-# clock restarts whenever the other worker shows progress, so slow judges are fine.
-STALLED_WORKER_S = 300.0
-
-
-def _unit_positions(items: Sequence[CaseItem]) -> list[int]:
-    """Each item's unit number: a conversation's turns share one, so one worker scores them.
-
-    A live conversation replays its turns in order, each after the target answered the
-    ones before it; split across workers, a turn would wait for an answer elsewhere.
-    """
-    conversations: dict[tuple[str, str], int] = {}
-    positions: list[int] = []
-    units = 0
-    for item in items:
-        case = item.case
-        key = None if case.conversation is None else (case.file, case.conversation)
-        if key is not None and key in conversations:
-            positions.append(conversations[key])
-            continue
-        if key is not None:
-            conversations[key] = units
-        positions.append(units)
-        units += 1
-    return positions
-
-
-def run_dir_of(testrunuid: str) -> Path:
-    """The directory the workers of one xdist run share."""
-    return Path(tempfile.gettempdir()) / f"rag-gate-{testrunuid}"
-
-
-@dataclass
-class WorkerInfo:
-    """This process's place in an xdist run (``index`` 0 of ``count`` 1 when serial)."""
-
-    index: int = 0
-    count: int = 1
-    worker_id: str | None = None
-    run_dir: Path | None = None
-
-    @classmethod
-    def of(cls, config: pytest.Config) -> WorkerInfo:
-        """Read xdist's worker input, if this process is an xdist worker."""
-        workerinput: Mapping[str, Any] | None = getattr(config, "workerinput", None)
-        if workerinput is None:
-            return cls()
-        worker_id = str(workerinput["workerid"])
-        run_dir = run_dir_of(str(workerinput["testrunuid"]))
-        run_dir.mkdir(parents=True, exist_ok=True)
-        digits = worker_id.removeprefix("gw")
-        return cls(
-            index=int(digits) if digits.isdigit() else -1,
-            count=int(workerinput["workercount"]),
-            worker_id=worker_id,
-            run_dir=run_dir,
-        )
-
-    @property
-    def is_worker(self) -> bool:
-        """Whether this is an xdist worker (not the controller or a serial run)."""
-        return self.worker_id is not None
 
 
 @dataclass
@@ -390,7 +324,7 @@ class GateRun:
             _warn_pending_review([item.case for item in case_items], self.pytest_config)
         mine = [
             item
-            for position, item in zip(_unit_positions(case_items), case_items, strict=True)
+            for position, item in zip(unit_positions(case_items), case_items, strict=True)
             if position % self.worker.count == self.worker.index
         ]
         started = time.monotonic()
@@ -421,7 +355,7 @@ class GateRun:
                 item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
             }
         if self.worker.run_dir is not None and self.worker.worker_id is not None:
-            _publish(self.worker.run_dir, self.worker.worker_id, self.results)
+            publish_results(self.worker.run_dir, self.worker.worker_id, self.results)
 
     def _check_labels(self) -> None:
         """Warn about labels that name no case or one case two ways; stop when strict."""
@@ -591,7 +525,7 @@ class GateRun:
                     "scoring. Fix them and run the gate again."
                 ),
             )
-        self.results.update(_wait_for(self.worker.run_dir, item.nodeid))
+        self.results.update(wait_for_results(self.worker.run_dir, item.nodeid))
         found = self.results.get(item.nodeid)
         if found is None:
             return CaseResult.of_case(
@@ -627,7 +561,7 @@ class GateRun:
         return RunFacts(
             # An xdist controller that heard from no worker knows nothing of what was
             # collected; a serial run or worker counted its own collection.
-            counted=self.workers_counted > 0 or not _is_controller(self.pytest_config),
+            counted=self.workers_counted > 0 or not is_controller(self.pytest_config),
             case_files=list(self.config.case_files),
             golden_files=dict(self.golden_files),
             unreadable_files=list(self.golden_file_errors),
@@ -666,7 +600,7 @@ class GateRun:
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""
         if self.worker.is_worker:
-            _hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
+            hand_over(self.pytest_config, self.golden_files, self.scoring_s, self.usage_stop)
             integrity = self.cache_integrity()
             output: dict[str, Any] | None = getattr(self.pytest_config, "workeroutput", None)
             if output is not None and integrity is not None:
@@ -679,7 +613,7 @@ class GateRun:
         if self.usage_stop is not None:
             # Nothing was scored: a verdict over nothing would only hide the reason.
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
-            if _is_controller(self.pytest_config):
+            if is_controller(self.pytest_config):
                 sys.stderr.write(f"ERROR: {self.usage_stop}\n")
             return
         if session.exitstatus == pytest.ExitCode.USAGE_ERROR and not self.reported:
@@ -698,22 +632,9 @@ class GateRun:
         self.verdict = evaluate_gate(
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
+        # The summary, step summary and annotations follow in the terminal summary
+        # (terminal.write_summary), by the path `rag-gate regate` and `merge` take too.
         self._write_reports()
-        from ..reports.gate_inputs import gate_inputs_markdown
-        from ..reports.github import write_step_summary
-
-        write_step_summary(
-            self.verdict,
-            results=self.collected,
-            judge=self.judge_info,
-            usage=self.total_usage(),
-            extra=gate_inputs_markdown(
-                self.run_facts.gate_changes,
-                self.run_facts.cache_integrity,
-                cache_mode=self.config.cache,
-            ),
-            gate_changes=self.run_facts.gate_changes,
-        )
         session.exitstatus = exit_status(
             session.exitstatus,
             gate_failed=not self.verdict.passed,
@@ -778,7 +699,9 @@ class GateRun:
                 include_cases=False,
             )
             if self.config.report:
-                write_report(root / self.config.report, report, results=ordered)
+                write_report(
+                    root / self.config.report, report, results=ordered, verdicts=self.verdict.cases
+                )
             runs = self._record_history(root, report)
             if self.config.html:
                 from ..reports.html import write_html
@@ -798,6 +721,7 @@ class GateRun:
                     baseline=baseline,
                     history=runs,
                     baseline_stamp=stamp,
+                    cases=self.verdict.cases,
                 )
         if self.config.junit:
             write_junit(
@@ -879,11 +803,6 @@ def selection_options(config: pytest.Config) -> list[str]:
     return chosen
 
 
-def _is_controller(config: pytest.Config) -> bool:
-    """Whether this process is an xdist controller (it runs no collection of its own)."""
-    return config.pluginmanager.has_plugin("dsession")
-
-
 def exit_status(
     status: int | pytest.ExitCode, *, gate_failed: bool, unreadable_golden_files: bool
 ) -> int | pytest.ExitCode:
@@ -899,50 +818,3 @@ def exit_status(
     if gate_failed and status == pytest.ExitCode.OK:
         return pytest.ExitCode.TESTS_FAILED
     return status
-
-
-def _hand_over(
-    config: pytest.Config,
-    golden_files: Mapping[str, int | None],
-    scoring_s: float,
-    usage_stop: str | None,
-) -> None:
-    """Give the xdist controller this worker's collection counts, scoring time, usage stop."""
-    output: dict[str, Any] | None = getattr(config, "workeroutput", None)
-    if output is not None:
-        output[WORKER_OUTPUT_KEY] = dict(golden_files)
-        output[WORKER_SCORING_KEY] = scoring_s
-        if usage_stop is not None:
-            output[USAGE_STOP_KEY] = usage_stop
-
-
-def _publish(run_dir: Path, worker_id: str, results: Mapping[str, CaseResult]) -> None:
-    payload = {nodeid: result.model_dump(mode="json") for nodeid, result in results.items()}
-    # The temporary name holds no "-gw", which would make waiting workers read it.
-    write_text_atomic(
-        run_dir / f"results-{worker_id}.json",
-        json_text(payload),
-        durable=False,
-        temporary_prefix=".results.",
-    )
-
-
-def _wait_for(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:
-    """Wait until some worker publishes ``nodeid``'s result; gives up on a stalled run."""
-    seen: dict[str, int] = {}
-    last_change = time.monotonic()
-    while True:
-        for path in sorted(run_dir.glob("*-gw*")):
-            stamp = path.stat().st_mtime_ns
-            if seen.get(path.name) == stamp:
-                continue
-            seen[path.name] = stamp
-            last_change = time.monotonic()
-            if not path.name.startswith("results-"):
-                continue
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if nodeid in data:
-                return {key: CaseResult.model_validate(value) for key, value in data.items()}
-        if time.monotonic() - last_change > STALLED_WORKER_S:
-            return {}
-        time.sleep(0.05)

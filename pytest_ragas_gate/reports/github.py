@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..gate.gate_changes import GateChanges
-from ..gate.verdict import GateVerdict
-from ..scoring.results import CaseResult, canonical_order, split_source
-from ..settings.bounds import Bound
+from ..gate.verdict import CaseVerdict, GateVerdict
+from ..scoring.results import CaseResult, split_source
 from ..usage import Usage
 from .gate_inputs import changed_thresholds
 from .json_report import JudgeInfo
@@ -72,35 +71,18 @@ def _repo_path(file: str, rootdir: Path | None, workspace: str | None) -> str:
         return file
 
 
-def _case_problem(result: CaseResult, verdict: GateVerdict) -> str | None:
+def _case_problem(case: CaseVerdict, verdict: GateVerdict) -> str | None:
     """Why a case deserves an annotation: an error, a case minimum, a failing metric."""
-    if result.error is not None:
-        return f"errored: {result.error.strip().splitlines()[0] if result.error.strip() else ''}"
-    if result.errors:
-        metric, message = sorted(result.errors.items())[0]
-        first = message.strip().splitlines()[0] if message.strip() else ""
-        return f"{metric} errored: {first}"
-    own = result.case_threshold_failures(
-        {
-            metric: Bound(aggregate.threshold, aggregate.direction)
-            for metric, aggregate in verdict.metrics.items()
-            if aggregate.threshold is not None
-        }
-    )
-    if own:
-        return "; ".join(own)
+    if case.error is not None:
+        if case.error_metric is None:
+            return f"errored: {case.error}"
+        return f"{case.error_metric} errored: {case.error}"
+    if case.own_misses:
+        return "; ".join(case.own_misses)
     if verdict.passed:
         return None
-    below = []
-    for metric in verdict.failing_metrics:
-        score = result.scores.get(metric)
-        aggregate = verdict.metrics[metric]
-        if score is None or aggregate.threshold is None:
-            continue
-        bound = Bound(aggregate.threshold, aggregate.direction)
-        if not bound.met_by(score):
-            below.append(f"{metric} {score:.2f} {bound.broken} {bound.value:.2f}")
-    return "; ".join(below) or None
+    failing = set(verdict.failing_metrics)
+    return "; ".join(miss.line for miss in case.gate_misses if miss.metric in failing) or None
 
 
 def annotation_lines(
@@ -136,17 +118,17 @@ def annotation_lines(
             )
         )
     problems = [
-        (result, problem)
-        for result in canonical_order(results)
-        if (problem := _case_problem(result, verdict)) is not None
+        (case, problem)
+        for case in verdict.failing_cases
+        if (problem := _case_problem(case, verdict)) is not None
     ]
-    for result, problem in problems[:MAX_CASE_ANNOTATIONS]:
-        file, line = split_source(result.source)
+    for case, problem in problems[:MAX_CASE_ANNOTATIONS]:
+        file, line = split_source(case.source)
         properties = {"file": _repo_path(file, rootdir, workspace)}
         if line is not None:
             properties["line"] = str(line)
-        properties["title"] = f"RAG case {result.id}"
-        lines.append(_command("error", f"{result.id}: {problem}", **properties))
+        properties["title"] = f"RAG case {case.id}"
+        lines.append(_command("error", f"{case.id}: {problem}", **properties))
     if len(problems) > MAX_CASE_ANNOTATIONS:
         lines.append(
             _command(

@@ -31,11 +31,12 @@ from pydantic import ValidationError
 
 from ..atomic_files import write_text_atomic
 from ..exceptions import ReportError
-from ..gate.baseline import case_deltas, pair_cases
+from ..gate.baseline import case_deltas, case_drops, pair_cases
+from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
 from ..gate.judge_outage import ErrorCause, error_cause, outage_cause, outage_remedy
 from ..scoring.results import CaseResult, canonical_order
-from ..settings.bounds import Bound
+from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
@@ -46,6 +47,7 @@ from .json_report import (
     baseline_report,
     load_report,
     report_cases,
+    saved_case_verdicts,
     saved_stamp,
 )
 from .judge_noise_view import noise_cell
@@ -81,6 +83,10 @@ _CARD_KEYS = frozenset(
         "message",
         "direction",
         "judge_noise",
+        "baseline_mean",
+        "baseline_paired",
+        "baseline_passed",
+        "newly_failing",
     }
 )
 
@@ -139,10 +145,18 @@ _KNOWN_BLOCKS = frozenset(
 )
 
 #: Case-record keys the page never uses; left out to keep a 1,000-case page small.
-_UNUSED_CASE_KEYS = ("metrics", "scoring_s")
+_UNUSED_CASE_KEYS = ("metrics", "scoring_s", "verdict")
 
 #: Order of case statuses, worst first.
 _STATUS_ORDER = {"error": 0, "fail": 1, "below": 2, "pass": 3}
+
+#: The page's word for each case status the gate decides.
+_STATUS_WORDS: dict[CaseStatus, str] = {
+    "errored": "error",
+    "failed": "fail",
+    "below": "below",
+    "passed": "pass",
+}
 
 # Characters that could end a <script> element or open an HTML comment inside it, or
 # end a JavaScript string (U+2028/9 in older engines); JSON escapes keep their meaning.
@@ -193,10 +207,7 @@ class _MetricColumn:
         """Whether ``score`` is on the failing side of ``threshold``."""
         if threshold is None:
             return False
-        # The gate's own float slack: a score equal to its threshold on paper passes.
-        if self.direction == "max":
-            return score - 1e-9 > threshold
-        return score + 1e-9 < threshold
+        return not Bound(threshold, "max" if self.direction == "max" else "min").met_by(score)
 
     def margin(self, score: float, threshold: float) -> float:
         """How far ``score`` is on the passing side of ``threshold`` (negative: failing)."""
@@ -300,12 +311,10 @@ def _case_view(
     result: CaseResult,
     record: dict[str, Any],
     columns: Sequence[_MetricColumn],
-    bounds: Mapping[str, Bound],
+    case: CaseVerdict,
 ) -> _CaseView:
-    """Status, missed thresholds and worst margin of one case."""
-    misses: list[str] = []
+    """The case's status and missed thresholds as the gate decided them, and its worst margin."""
     margins: list[float] = []
-    own_failure = False
     for column in columns:
         score = result.scores.get(column.name)
         if score is None or column.name in result.errors:
@@ -314,18 +323,9 @@ def _case_view(
         threshold = own if own is not None else column.threshold
         if threshold is not None:
             margins.append(column.margin(score, threshold))
-            if column.misses(score, threshold):
-                misses.append(column.name)
-                own_failure = own_failure or own is not None
-    status = (
-        "error"
-        if result.errored
-        else "fail"
-        if own_failure or result.case_threshold_failures(bounds)
-        else "below"
-        if misses
-        else "pass"
-    )
+    shown = {column.name for column in columns}
+    misses = [metric for metric in case.missed_metrics if metric in shown]
+    status = _STATUS_WORDS[case.status]
     record["key"] = result.key
     record["anchor"] = case_anchor(result.key)
     cause = error_cause(result)
@@ -409,23 +409,22 @@ def _baseline_deltas(
         return {}, []
     pairs, _, _, _ = pair_cases(baseline, results)
     per_case: dict[str, dict[str, list[float]]] = {}
-    drops: list[dict[str, Any]] = []
     for column in columns:
         for change in case_deltas(pairs, column.name):
             per_case.setdefault(change.case, {})[column.name] = [change.base, change.new]
-            worse = -change.delta if column.direction == "min" else change.delta
-            if worse > 1e-9:
-                drops.append(
-                    {
-                        "case": change.case,
-                        "anchor": case_anchor(change.case),
-                        "metric": column.name,
-                        "base": change.base,
-                        "new": change.new,
-                        "worse": worse,
-                    }
-                )
-    drops.sort(key=lambda drop: (-drop["worse"], drop["case"], drop["metric"]))
+    directions: dict[str, Direction] = {
+        column.name: "max" if column.direction == "max" else "min" for column in columns
+    }
+    drops: list[dict[str, Any]] = [
+        {
+            "case": change.case,
+            "anchor": case_anchor(change.case),
+            "metric": change.metric,
+            "base": change.base,
+            "new": change.new,
+        }
+        for change in case_drops(baseline, results, directions)
+    ]
     # One line per case, at its largest drop: ten lines naming one case thrice say less.
     listed: set[str] = set()
     largest = []
@@ -662,6 +661,7 @@ def page_context(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, from the report's blocks and its case records.
 
@@ -671,6 +671,8 @@ def page_context(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report's config and
+            baseline comparison decide them).
 
     Returns:
         The template's context.
@@ -678,10 +680,11 @@ def page_context(
     config = GateConfig.model_validate(report.get("config") or {})
     columns = _columns(report)
     ordered = canonical_order(results)
-    bounds = config.bounds()
+    verdicts = saved_case_verdicts(report, ordered) if cases is None else cases
+    decided = {case.key: case for case in verdicts}
     views = [
-        _case_view(result, record, columns, bounds)
-        for result, record in zip(ordered, report_cases(ordered, config), strict=True)
+        _case_view(result, record, columns, decided[result.key])
+        for result, record in zip(ordered, report_cases(ordered, config, verdicts), strict=True)
     ]
     per_case, drops = _baseline_deltas(ordered, baseline, columns)
     changes = _baseline_changes(ordered, baseline)
@@ -714,6 +717,7 @@ def page_context(
                 "aggregate": aggregate,
                 "chart": _histogram(scores, column),
                 "delta": delta,
+                "newly_failing": aggregate.get("newly_failing") is True,
                 "noise": _noise_text(aggregate.get("judge_noise")),
                 "labelled": aggregate.get("labelled") or 0,
                 "ppi": ppi,
@@ -756,6 +760,11 @@ def page_context(
         "latency": _percentiles(report, latencies),
         "drops": drops,
         "comparison": comparison,
+        "newly_failing": [
+            name
+            for name, aggregate in metrics.items()
+            if isinstance(aggregate, Mapping) and aggregate.get("newly_failing") is True
+        ],
         "more": {
             key: value
             for key, value in report.items()
@@ -884,6 +893,7 @@ def render_html(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> str:
     """The whole page as one string.
 
@@ -893,6 +903,7 @@ def render_html(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report decides them).
 
     Returns:
         A self-contained HTML document.
@@ -900,7 +911,12 @@ def render_html(
     script = _asset("report.js")
     style = _asset("report.css")
     context = page_context(
-        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+        report,
+        results,
+        baseline=baseline,
+        history=history,
+        baseline_stamp=baseline_stamp,
+        cases=cases,
     )
     page = (
         _environment()
@@ -925,6 +941,7 @@ def write_html(
     baseline: Sequence[CaseResult] | None = None,
     history: Sequence[HistoryEntry] = (),
     baseline_stamp: Mapping[str, str | None] | None = None,
+    cases: Sequence[CaseVerdict] | None = None,
 ) -> None:
     """Render the page and write it to ``path`` atomically.
 
@@ -935,9 +952,15 @@ def write_html(
         baseline: The baseline's case results, for per-case deltas; None without one.
         history: The recent runs, this one last, for each gated metric's trend.
         baseline_stamp: The baseline's ``{"commit", "run_url"}``, to name it by them.
+        cases: The gate's verdict of each case (default: as the report decides them).
     """
     page = render_html(
-        report, results, baseline=baseline, history=history, baseline_stamp=baseline_stamp
+        report,
+        results,
+        baseline=baseline,
+        history=history,
+        baseline_stamp=baseline_stamp,
+        cases=cases,
     )
     write_text_atomic(path, page)
 

@@ -19,6 +19,8 @@ from pydantic import ValidationError
 
 from ..atomic_files import write_lines_atomic, write_text_atomic
 from ..exceptions import ReportError, UsageError
+from ..gate.baseline import BaselineComparison
+from ..gate.case_verdicts import CaseVerdict, case_verdicts
 from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
@@ -39,6 +41,7 @@ __all__ = [
     "load_report",
     "read_baseline",
     "report_cases",
+    "saved_case_verdicts",
     "write_report",
     "baseline_report",
     "saved_stamp",
@@ -107,7 +110,6 @@ def build_report(
     """
     total = sum(usage_by_metric.values(), Usage())
     facts = facts or RunFacts()
-    bounds = config.bounds()
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": verdict.status,
@@ -172,10 +174,7 @@ def build_report(
             metric: figures.model_dump(mode="json", exclude={"metric"})
             for metric, figures in verdict.agreement.items()
         },
-        "cases": [
-            _case_record(result, full=config.report_details == "full", bounds=bounds)
-            for result in (canonical_order(results) if include_cases else [])
-        ],
+        "cases": list(_records(results, config, verdict.cases)) if include_cases else [],
     }
 
 
@@ -208,16 +207,22 @@ def _omitted_statements(details: Any) -> list[Any]:
 
 
 #: Keys of a case record derived from the result and the settings, not read back.
-DERIVED_CASE_KEYS = ("diagnosis", "retrieval_hops")
+DERIVED_CASE_KEYS = ("diagnosis", "retrieval_hops", "verdict")
+
+#: The fields of the gate's case verdict a case record keeps under ``verdict``.
+_VERDICT_FIELDS = {"status", "misses", "own_misses", "newly_failing", "newly_passing"}
 
 
-def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound]) -> dict[str, Any]:
+def _case_record(
+    result: CaseResult, *, full: bool, bounds: Mapping[str, Bound], verdict: CaseVerdict
+) -> dict[str, Any]:
     """One case of the report; an errored metric always keeps its details (its traceback).
 
-    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`) is
-    derived from the scores and thresholds, so a re-gate with other thresholds derives
-    it afresh; so is ``retrieval_hops`` (a multi-hop case's retrieval metrics per hop,
-    see :mod:`pytest_ragas_gate.scoring.retrieval_hops`).
+    ``diagnosis`` (the component to fix, see :mod:`pytest_ragas_gate.gate.diagnosis`),
+    ``verdict`` (the gate's verdict of the case: status, thresholds missed, newly failing
+    or passing against the baseline) and ``retrieval_hops`` (a multi-hop case's retrieval
+    metrics per hop, see :mod:`pytest_ragas_gate.scoring.retrieval_hops`) are derived from
+    the scores and thresholds, so a re-gate with other thresholds derives them afresh.
     """
     record = result.model_dump(mode="json")
     if not full:
@@ -232,18 +237,49 @@ def _case_record(result: CaseResult, *, full: bool, bounds: Mapping[str, Bound])
         record["details"] = kept
     found = diagnose(result, bounds)
     record["diagnosis"] = None if found is None else found.model_dump()
+    record["verdict"] = verdict.model_dump(mode="json", include=_VERDICT_FIELDS)
     hops = retrieval_hops(result)
     if hops is not None:
         record["retrieval_hops"] = hops
     return record
 
 
-def report_cases(results: Sequence[CaseResult], config: GateConfig) -> Iterator[dict[str, Any]]:
-    """Each case as a report with ``config`` writes it, in canonical order (for the HTML page)."""
+def saved_case_verdicts(
+    report: Mapping[str, Any], results: Sequence[CaseResult]
+) -> list[CaseVerdict]:
+    """The gate's verdict of each case of a saved report, in canonical order.
+
+    The report's config gives the thresholds and its baseline comparison the cases that
+    missed them in the baseline, as when the run decided them.
+    """
+    config = GateConfig.model_validate(report.get("config") or {})
+    ordered = canonical_order(results)
+    baseline = report.get("baseline")
+    if not isinstance(baseline, Mapping):
+        return case_verdicts(ordered, config.bounds())
+    try:
+        comparison = BaselineComparison.model_validate(baseline)
+    except ValidationError:
+        # Not a comparison this version wrote: the cases are judged without it.
+        return case_verdicts(ordered, config.bounds())
+    return case_verdicts(ordered, config.bounds(), comparison.case_misses, comparison.new_cases)
+
+
+def _records(
+    results: Sequence[CaseResult], config: GateConfig, cases: Sequence[CaseVerdict]
+) -> Iterator[dict[str, Any]]:
     full = config.report_details == "full"
     bounds = config.bounds()
+    decided = {case.key: case for case in cases}
     for result in canonical_order(results):
-        yield _case_record(result, full=full, bounds=bounds)
+        yield _case_record(result, full=full, bounds=bounds, verdict=decided[result.key])
+
+
+def report_cases(
+    results: Sequence[CaseResult], config: GateConfig, cases: Sequence[CaseVerdict]
+) -> Iterator[dict[str, Any]]:
+    """Each case as a report with ``config`` writes it, in canonical order (for the HTML page)."""
+    return _records(results, config, cases)
 
 
 def write_report(
@@ -251,6 +287,7 @@ def write_report(
     report: Mapping[str, Any],
     *,
     results: Sequence[CaseResult] | None = None,
+    verdicts: Sequence[CaseVerdict] | None = None,
 ) -> None:
     """Write a report built by :func:`build_report` to ``path``, atomically.
 
@@ -263,14 +300,13 @@ def write_report(
         path: The destination file.
         report: The report dict.
         results: The case results to write as ``cases``, instead of ``report["cases"]``.
+        verdicts: The gate's verdict of each result (default: as the report's config and
+            baseline comparison decide them).
     """
     if results is not None:
         config = GateConfig.model_validate(report.get("config", {}))
-        full = config.report_details == "full"
-        bounds = config.bounds()
-        cases: Iterable[Any] = (
-            _case_record(result, full=full, bounds=bounds) for result in canonical_order(results)
-        )
+        decided = saved_case_verdicts(report, results) if verdicts is None else verdicts
+        cases: Iterable[Any] = _records(results, config, decided)
         count = len(results)
     else:
         stored = report.get("cases")

@@ -91,7 +91,7 @@ def _case_properties(result: CaseResult, bounds: Mapping[str, Bound]) -> list[tu
 
 
 def _case_testcase(
-    result: CaseResult, failure_lines: Mapping[str, list[str]], bounds: Mapping[str, Bound]
+    result: CaseResult, failure_lines: Mapping[str, list[str]], own_misses: Mapping[str, list[str]]
 ) -> Any:
     path, line = split_source(result.source)
     classname = _classname(path)
@@ -105,7 +105,7 @@ def _case_testcase(
         file=path,
         line=None if line is None else str(line),
     )
-    lines = failure_lines.get(result.id) or result.case_threshold_failures(bounds)
+    lines = failure_lines.get(result.id) or own_misses.get(result.key, [])
     if lines:
         testcase.add_failure_info(
             message=_clean(lines[0]),
@@ -234,7 +234,8 @@ def write_junit(
     ET.indent(gate_element, level=1)
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        case_totals = _spool_case_suite(ordered, failure_lines, spool, bounds or {})
+        own_misses = {case.key: case.own_misses for case in verdict.cases}
+        case_totals = _spool_case_suite(ordered, failure_lines, own_misses, spool, bounds or {})
         suite_attributes = {"name": CASES_SUITE, **case_totals}
         totals = {
             key: str(int(case_totals.get(key, "0")) + int(gate_element.get(key, "0")))
@@ -269,6 +270,7 @@ _CASES_PER_BATCH = 500
 def _spool_case_suite(
     ordered: Sequence[CaseResult],
     failure_lines: Mapping[str, list[str]],
+    own_misses: Mapping[str, list[str]],
     spool: IO[str],
     bounds: Mapping[str, Bound],
 ) -> dict[str, str]:
@@ -278,7 +280,7 @@ def _spool_case_suite(
     for start in range(0, len(ordered), _CASES_PER_BATCH):
         batch = ordered[start : start + _CASES_PER_BATCH]
         suite = junit_xml.TestSuite(
-            CASES_SUITE, [_case_testcase(result, failure_lines, bounds) for result in batch]
+            CASES_SUITE, [_case_testcase(result, failure_lines, own_misses) for result in batch]
         ).build_xml_doc()
         _attach_properties(suite, [_case_properties(result, bounds) for result in batch])
         _make_xml_safe(suite)

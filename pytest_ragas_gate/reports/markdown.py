@@ -6,11 +6,10 @@ from collections.abc import Mapping, Sequence
 
 from ..gate.baseline import BaselineComparison
 from ..gate.diagnosis import DiagnosisSummary
-from ..gate.verdict import GateVerdict, MetricAggregate
+from ..gate.verdict import CaseVerdict, GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
-from ..settings.bounds import Bound, default_direction
 from ..stats import interval_text
 from ..trust.agreement import Figure
 from ..usage import Usage
@@ -128,62 +127,45 @@ def _metric_row(
     return "| " + " | ".join(cells) + " |"
 
 
-def _worst(result: CaseResult, verdict: GateVerdict) -> tuple[float, str] | None:
-    """How badly ``result`` fails, as (shortfall, description); None when it does not.
-
-    Errors rank worst of all; otherwise the metric furthest below its minimum (the case's
-    own, else the gate's threshold) names the case's problem.
-    """
-    if result.error is not None:
-        return (float("inf"), f"error: {result.error.splitlines()[0] if result.error else ''}")
-    if result.errors:
-        metric, message = next(iter(result.errors.items()))
-        return (float("inf"), f"`{metric}` error: {message.splitlines()[0] if message else ''}")
-    worst: tuple[float, str] | None = None
-    for metric, score in result.scores.items():
-        if score is None:
-            continue
-        aggregate = verdict.metrics.get(metric)
-        own = result.thresholds.get(metric)
-        if own is not None:
-            bound: Bound | None = Bound(
-                own, default_direction(metric) if aggregate is None else aggregate.direction
-            )
-        elif aggregate is not None and aggregate.threshold is not None:
-            bound = Bound(aggregate.threshold, aggregate.direction)
-        else:
-            bound = None
-        if bound is None or bound.met_by(score):
-            continue
-        shortfall = abs(bound.value - score)
-        if worst is None or shortfall > worst[0]:
-            worst = (shortfall, f"`{metric}` {score:.2f} {bound.broken} {bound.value:.2f}")
-    return worst
+def _why(case: CaseVerdict) -> str:
+    """What the case's verdict says is wrong with it: its error, else its worst miss."""
+    if case.error is not None:
+        if case.error_metric is None:
+            return f"error: {case.error}"
+        return f"`{case.error_metric}` error: {case.error}"
+    worst = case.worst
+    if worst is None:
+        return "; ".join(case.own_misses)
+    return f"`{worst.metric}` {worst.score:.2f} {worst.relation} {worst.threshold:.2f}"
 
 
-def _failing_cases(results: Sequence[CaseResult], verdict: GateVerdict) -> list[str]:
-    ranked: list[tuple[float, int, CaseResult, str]] = []
-    for position, result in enumerate(canonical_order(results)):
-        worst = _worst(result, verdict)
-        if worst is not None:
-            ranked.append((-worst[0], position, result, worst[1]))
+def _severity(case: CaseVerdict) -> float:
+    """Errors rank worst of all; then the largest shortfall."""
+    if case.error is not None:
+        return float("inf")
+    return 0.0 if case.worst is None else case.worst.shortfall
+
+
+def _failing_cases(verdict: GateVerdict) -> list[str]:
+    ranked = sorted(
+        enumerate(verdict.failing_cases), key=lambda item: (-_severity(item[1]), item[0])
+    )
     if not ranked:
         return []
-    ranked.sort(key=lambda item: (item[0], item[1]))
     lines = [
         f"### Failing cases ({len(ranked)})",
         "",
         "| case | source | worst metric |",
         "|---|---|---|",
     ]
-    for _, _, result, description in ranked[:MAX_FAILING_CASES]:
-        lines.append(f"| `{_cell(result.id)}` | `{_cell(result.source)}` | {_cell(description)} |")
+    for _, case in ranked[:MAX_FAILING_CASES]:
+        lines.append(f"| `{_cell(case.id)}` | `{_cell(case.source)}` | {_cell(_why(case))} |")
     if len(ranked) > MAX_FAILING_CASES:
         lines += ["", f"… and {len(ranked) - MAX_FAILING_CASES} more in the JSON report."]
     return lines
 
 
-def _baseline_section(comparison: BaselineComparison) -> list[str]:
+def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[str]) -> list[str]:
     confidence = f"{round(comparison.confidence * 100, 6):g}%"
     lines = [
         f"### Baseline `{_cell(comparison.path)}`",
@@ -194,7 +176,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
         "",
         *(f"> ⚠️ {_cell(warning)}" for warning in comparison.warnings),
         *([""] if comparison.warnings else []),
-        f"| metric | baseline | new | Δ | {confidence} CI of Δ | n paired | verdict |",
+        f"| metric | baseline (paired cases) | new | Δ | {confidence} CI of Δ | n paired "
+        "| verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     for delta in comparison.metrics.values():
@@ -215,6 +198,8 @@ def _baseline_section(comparison: BaselineComparison) -> list[str]:
             str(delta.n_paired),
             ("❌ regressed" if delta.gated else "⚠️ regressed (not gated)")
             if delta.regressed
+            else "❌ newly failing since the baseline"
+            if delta.metric in newly_failing
             else "✅ ok",
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -272,11 +257,11 @@ def _conversation_chats(results: Sequence[CaseResult], verdict: GateVerdict) -> 
     A turn that fails (below a threshold, or errored) is marked ❌ with its worst metric,
     so the reader sees where the conversation went wrong and why.
     """
+    failing = {case.key: case for case in verdict.failing_cases}
     broken = [
         group
         for group in conversation_groups(canonical_order(results))
-        if group[0].conversation is not None
-        and any(_worst(result, verdict) is not None for result in group)
+        if group[0].conversation is not None and any(result.key in failing for result in group)
     ]
     if not broken:
         return []
@@ -284,12 +269,12 @@ def _conversation_chats(results: Sequence[CaseResult], verdict: GateVerdict) -> 
     for group in broken[:MAX_CHATS]:
         lines += [f"**`{_cell(group[0].conversation or '')}`** · `{_cell(group[0].source)}`", ""]
         for result in group:
-            worst = _worst(result, verdict)
+            case = failing.get(result.key)
             scores = " · ".join(
                 f"{metric} {'n/a' if score is None else f'{score:.2f}'}"
                 for metric, score in result.scores.items()
             )
-            mark = f"❌ {_cell(worst[1])}" if worst is not None else "✅"
+            mark = f"❌ {_cell(_why(case))}" if case is not None else "✅"
             lines += [
                 f"> 🧑 **{result.turn}.** {_cell(_short(result.question))}",
                 ">",
@@ -388,7 +373,7 @@ def render_markdown(
         lines.append("")
 
     if verdict.baseline is not None:
-        lines += [*_baseline_section(verdict.baseline), ""]
+        lines += [*_baseline_section(verdict.baseline, verdict.newly_failing), ""]
     lines += _judge_noise_section(verdict)
     if verdict.pairwise is not None:
         mark = "❌" if verdict.pairwise.passed is False else "🆚"
@@ -396,7 +381,7 @@ def render_markdown(
 
     lines += _diagnosis_section(verdict.diagnosis)
     lines += _agreement_section(verdict)
-    failing = _failing_cases(results, verdict)
+    failing = _failing_cases(verdict)
     if failing:
         lines += [*failing, ""]
     lines += _conversation_chats(results, verdict)

@@ -35,11 +35,10 @@ from typing import Any
 
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
-from ..gate.baseline import case_deltas, pair_cases
+from ..gate.baseline import case_drops
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
-from ..settings.bounds import Bound
 from .gate_inputs import (
     changed_thresholds,
     changes_in_report_scope,
@@ -222,60 +221,37 @@ def _regressed_cases(
     """The largest per-case drops against the baseline, worst first."""
     if baseline is None:
         return []
-    pairs, _, _, _ = pair_cases(baseline, results)
-    drops = []
-    for name, aggregate in verdict.metrics.items():
-        for change in case_deltas(pairs, name):
-            worse = -change.delta if aggregate.direction == "min" else change.delta
-            if worse > 1e-9:
-                drops.append((-worse, change.case, name, change.base, change.new))
+    directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
+    drops = case_drops(baseline, results, directions)
     if not drops:
         return []
-    drops.sort()
     lines = [
         f"### Worst regressed cases ({len(drops)} case-metric drops)",
         "",
         "| case | metric | baseline | now | Δ |",
         "|---|---|---|---|---|",
     ]
-    for _, case, metric, base, new in drops[:MAX_CASES]:
+    for drop in drops[:MAX_CASES]:
         lines.append(
-            f"| {_code(case)} | {_code(metric)} | {base:.2f} | {new:.2f} | {new - base:+.2f} |"
+            f"| {_code(drop.case)} | {_code(drop.metric)} | {drop.base:.2f} | {drop.new:.2f} | "
+            f"{drop.delta:+.2f} |"
         )
     return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
 
 
-def _failing_cases(
-    verdict: GateVerdict, results: Sequence[CaseResult], bounds: Mapping[str, Bound]
-) -> list[str]:
+def _failing_cases(verdict: GateVerdict) -> list[str]:
     """Errored cases, cases below their own thresholds, then cases below the gate's.
 
     The first two groups are listed whatever their number: each of them fails the gate on
     its own, so a reader must find every one here.
     """
+    order = {"errored": 0, "failed": 1, "below": 2}
     failing: list[tuple[int, float, str, str]] = []
-    for result in results:
-        if result.errored:
-            message = result.error or next(iter(result.errors.values()), "")
-            first = message.splitlines()[0] if message else "error"
-            failing.append((0, 0.0, result.key, f"error: {first}"))
-            continue
-        own = result.case_threshold_failures(bounds)
-        if own:
-            failing.append((1, 0.0, result.key, "; ".join(own)))
-            continue
-        worst: tuple[float, str] | None = None
-        for name, score in result.scores.items():
-            aggregate = verdict.metrics.get(name)
-            if score is None or aggregate is None or aggregate.threshold is None:
-                continue
-            threshold = aggregate.threshold
-            shortfall = score - threshold if aggregate.direction == "min" else threshold - score
-            if shortfall < -1e-9 and (worst is None or shortfall < worst[0]):
-                relation = "<" if aggregate.direction == "min" else ">"
-                worst = (shortfall, f"{name} {score:.2f} {relation} {threshold:.2f}")
-        if worst is not None:
-            failing.append((2, worst[0], result.key, worst[1]))
+    for case in verdict.failing_cases:
+        shortfall = 0.0
+        if case.status == "below" and case.worst is not None:
+            shortfall = -case.worst.shortfall
+        failing.append((order[case.status], shortfall, case.key, case.why))
     if not failing:
         return []
     failing.sort()
@@ -407,6 +383,9 @@ def comment_body(
     if lead:
         lines += [*lead[1:], ""]
     lines += _metric_table(verdict, changed_thresholds(changes))
+    newly = [verdict.metrics[name].message for name in verdict.newly_failing]
+    if newly:
+        lines += ["", *(f"> ❌ {_text(message)}" for message in newly)]
     if trend:
         lines += ["", "**Trend** (recorded runs, oldest first):", "", *(f"- {t}" for t in trend)]
     if verdict.baseline is not None:
@@ -424,7 +403,7 @@ def comment_body(
     for section in (
         _pairwise_losses(verdict),
         _regressed_cases(verdict, report.results, baseline),
-        _failing_cases(verdict, report.results, report.config.bounds()),
+        _failing_cases(verdict),
     ):
         if section:
             lines += ["", *section]

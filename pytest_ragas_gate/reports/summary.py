@@ -144,7 +144,11 @@ def summary_lines(
     lines += diagnosis_lines(verdict.diagnosis)
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:
-        lines.append(verdict.baseline.summary_line())
+        newly = verdict.newly_failing
+        lines.append(
+            verdict.baseline.summary_line()
+            + (f"; newly failing since the baseline: {', '.join(newly)}" if newly else "")
+        )
         # With repeats, say per metric whether a change stands clear of the judge's noise.
         lines += [
             f"  {delta.message}"

@@ -8,8 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..golden.cases import GoldenCase, LabelSampling, case_identity, is_missing_fields_reason
-from ..settings.bounds import Bound, own_bound
+from ..golden.cases import GoldenCase, LabelSampling, case_identity
 from ..text_safety import json_text
 from ..usage import Usage
 from .pairwise_verdict import PairwiseVerdict
@@ -182,28 +181,6 @@ class CaseResult(BaseModel):
     def errored(self) -> bool:
         """Whether the case or any of its metrics errored."""
         return self.error is not None or bool(self.errors)
-
-    def case_threshold_failures(self, bounds: Mapping[str, Bound]) -> list[str]:
-        """The case's own thresholds it misses, as verdict lines (``faithfulness 0.62 < 0.80``).
-
-        A case threshold takes its metric's direction as the gate's ``bounds`` read it: a
-        minimum, or a maximum for a lower-is-better metric such as ``contradiction_rate``
-        or a custom metric that declares ``lower_is_better``.
-        """
-        failures = []
-        for metric, value in self.thresholds.items():
-            score = self.scores.get(metric)
-            bound = own_bound(metric, value, bounds)
-            reason = self.reasons.get(metric, "")
-            if score is None and metric in self.scores and is_missing_fields_reason(reason):
-                # The case asked for this metric but lacks its fields: unchecked is not met.
-                kind = "min" if bound.direction == "min" else "max"
-                failures.append(f"{metric} n/a: {reason} (case {kind} {value:.2f} unchecked)")
-                continue
-            if score is not None and not bound.met_by(score):
-                kind = "min" if bound.direction == "min" else "max"
-                failures.append(f"{metric} {score:.2f} {bound.broken} {value:.2f} (case {kind})")
-        return failures
 
 
 def split_source(source: str) -> tuple[str, int | None]:

@@ -2,9 +2,9 @@
 
 Registered by the plugin only when pytest-html is installed and the gate is on, so these
 hooks always have pytest-html's hook specifications to match. The summary section shows the
-gate's verdict, table and recommendation (:mod:`.html_summary`). A golden-case row gets a
-"RAG scores" cell with each metric's score (a missed threshold marked) and, when
-``--rag-gate-html`` writes our page, a link that opens the case's panel there.
+gate's verdict, table and recommendation (:mod:`pytest_ragas_gate.reports.html_summary`). A
+golden-case row gets a "RAG scores" cell with each metric's score (a missed threshold marked)
+and, when ``--rag-gate-html`` writes our page, a link that opens the case's panel there.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from ..gate.case_verdicts import case_verdict
 from ..gate.verdict import GateVerdict
-from ..plugin.items import attached_result
+from ..reports.html import case_anchor
+from ..reports.html_summary import verdict_prefix, verdict_summary
 from ..scoring.results import CaseResult
-from ..settings.bounds import Bound, own_bound
-from .html import case_anchor
-from .html_summary import verdict_prefix, verdict_summary
+from ..settings.bounds import Bound
+from .items import attached_result
 
 __all__ = ["PytestHtmlRows"]
 
@@ -60,13 +61,6 @@ class PytestHtmlRows:
         prefix.append(verdict_prefix(verdict))
         summary.extend(verdict_summary(verdict))
 
-    def _misses(self, result: CaseResult, metric: str, score: float) -> bool:
-        """Whether ``score`` misses the case's own threshold, else the gate's."""
-        own = result.thresholds.get(metric)
-        bound = own_bound(metric, own, self.bounds) if own is not None else None
-        bound = bound or self.bounds.get(metric)
-        return bound is not None and not bound.met_by(score)
-
     def _link(self, result: CaseResult) -> str | None:
         """The link from pytest-html's file to the case's panel in our page."""
         if self.page is None:
@@ -90,12 +84,13 @@ class PytestHtmlRows:
         """The cell of one row, escaped: case ids and metric names are user text."""
         if result is None:
             return Markup('<td class="rag-scores"></td>')
+        missed = set(case_verdict(result, self.bounds).missed_metrics)
         parts = []
         if result.error is not None:
             parts.append(Markup("<strong>error</strong>"))
         for metric, score in result.scores.items():
             text = "n/a" if score is None else f"{score:.2f}"
-            if score is not None and self._misses(result, metric, score):
+            if score is not None and metric in missed:
                 parts.append(Markup("<strong>{} {}</strong>").format(metric, text))
             else:
                 parts.append(escape(f"{metric} {text}"))

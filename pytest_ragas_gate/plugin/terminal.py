@@ -7,17 +7,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..golden.cases import is_missing_fields_reason
-from ..plugin.items import attached_result
+from ..reports.integrity import cache_signing_line
+from ..reports.publish import LineStyle, Outputs, publish
 from ..scoring.gated_metrics import thresholds_in_force
 from ..scoring.results import CaseResult
 from ..settings.output_paths import written_reports_line
-from .gate_inputs import gate_inputs_text
-from .github import publish_annotations
-from .integrity import cache_integrity_lines, cache_signing_line
-from .summary import summary_lines
+from .items import attached_result
 
 if TYPE_CHECKING:
-    from ..plugin.session import GateRun
+    from .session import GateRun
 
 
 def header_lines(run: GateRun) -> list[str]:
@@ -122,11 +120,10 @@ _COLOURS = {
 
 
 def write_summary(run: GateRun, terminal: Any) -> None:
-    """Write the gate's section at the end of the pytest run."""
+    """Write the gate's section at the end of the pytest run, and publish the outcome."""
     verdict = run.verdict
     if verdict is None:
         return
-    lines = summary_lines(verdict, judge=run.judge_info, usage_by_metric=run.usage_by_metric())
     # Like pytest's "generated xml file" line: outside the gate's section, which reads the
     # same here as in `rag-gate regate`.
     written = written_reports_line(run.report_paths())
@@ -134,20 +131,21 @@ def write_summary(run: GateRun, terminal: Any) -> None:
         terminal.write_sep("-", f"rag-gate {written}")
     colour = _COLOURS[verdict.status]
     terminal.write_sep("=", "RAG gate", bold=True, **colour)
-    for line in lines:
-        if line == verdict.headline:
-            terminal.write_line(line, bold=True, **colour)
-        else:
-            terminal.write_line(line)
-    for line in gate_inputs_text(run.run_facts.gate_changes):
-        terminal.write_line(line, yellow=True)
-    integrity = run.run_facts.cache_integrity
-    for line in cache_integrity_lines(integrity, cache_mode=run.config.cache):
-        terminal.write_line(line, red="failed verification" in line)
-    publish_annotations(
+    markup: dict[LineStyle, dict[str, bool]] = {
+        "plain": {},
+        "headline": {"bold": True, **colour},
+        "warning": {"yellow": True},
+        "alarm": {"red": True},
+    }
+    publish(
         verdict,
-        results=run.collected,
-        judge=run.judge_info,
-        rootdir=run.pytest_config.rootpath,
-        write_line=terminal.write_line,
+        Outputs(
+            write=lambda line, style: terminal.write_line(line, **markup[style]),
+            results=run.collected,
+            judge=run.judge_info,
+            usage_by_metric=run.usage_by_metric(),
+            facts=run.run_facts,
+            cache_mode=run.config.cache,
+            rootdir=run.pytest_config.rootpath,
+        ),
     )
