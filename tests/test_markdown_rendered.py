@@ -17,6 +17,7 @@ from gate_runs import case, cases, write
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import MARKER, comment_body
+from pytest_ragas_gate.settings.config import GateConfig
 
 markdown_it = pytest.importorskip("markdown_it", reason="pip install -e '.[dev]'")
 
@@ -194,3 +195,25 @@ def test_the_comment_leads_with_the_decision_and_the_change_to_the_gate(
     page = Rendered(github_html(body))
     [row] = [row for row in page.tables[0] if row[0] == "faithfulness"]
     assert row[-1] == "✅ pass · ⚠️ threshold 0.90 → 0.85 in this change"
+
+
+def test_the_comment_lists_gated_drops_first_and_folds_the_others(tmp_path: Path) -> None:
+    config = GateConfig(
+        judge="anthropic", bootstrap_resamples=200, thresholds={"context_recall": None}
+    )
+    base = write(tmp_path / "base.json", cases([0.95] * 12), config=config)
+    run = cases([0.9] * 12)
+    for result in run:
+        result.scores["context_recall"] = 0.1  # report-only drops, larger than any gated one
+    raw = write(tmp_path / "raw.json", run, config=config)
+    report = tmp_path / "report.json"
+    cli.main(["regate", str(raw), "--baseline", str(base), "-o", str(report)])
+    body = comment_body(load_report(report), baseline=load_report(base).results)
+    page = Rendered(github_html(body))
+
+    section = body.split("### Worst regressed cases", 1)[1]
+    first_table = section.split("<details>", 1)[0]
+    assert "`faithfulness`" in first_table and "`context_recall`" not in first_table
+    assert "12 drops of metrics reported, not gated" in section
+    gated_rows = [row for table in page.tables for row in table if row[1:2] == ["faithfulness"]]
+    assert len(gated_rows) == 10

@@ -415,15 +415,18 @@ def _baseline_deltas(
     directions: dict[str, Direction] = {
         column.name: "max" if column.direction == "max" else "min" for column in columns
     }
+    # Drops of gated metrics first: a metric only reported never crowds them out.
+    gated = {column.name for column in columns if column.threshold is not None}
     drops: list[dict[str, Any]] = [
         {
             "case": change.case,
             "anchor": case_anchor(change.case),
             "metric": change.metric,
+            "gated": change.metric in gated,
             "base": change.base,
             "new": change.new,
         }
-        for change in case_drops(baseline, results, directions)
+        for change in case_drops(baseline, results, directions, gated)
     ]
     # One line per case, at its largest drop: ten lines naming one case thrice say less.
     listed: set[str] = set()

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
-from ..gate.baseline import case_drops
+from ..gate.baseline import CaseDelta, case_drops
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
@@ -222,21 +222,39 @@ def _regressed_cases(
     if baseline is None:
         return []
     directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
-    drops = case_drops(baseline, results, directions)
+    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None}
+    drops = case_drops(baseline, results, directions, gated)
     if not drops:
         return []
-    lines = [
-        f"### Worst regressed cases ({len(drops)} case-metric drops)",
-        "",
-        "| case | metric | baseline | now | Δ |",
-        "|---|---|---|---|---|",
-    ]
-    for drop in drops[:MAX_CASES]:
-        lines.append(
+    header = ["| case | metric | baseline | now | Δ |", "|---|---|---|---|---|"]
+
+    def row(drop: CaseDelta) -> str:
+        return (
             f"| {_code(drop.case)} | {_code(drop.metric)} | {drop.base:.2f} | {drop.new:.2f} | "
             f"{drop.delta:+.2f} |"
         )
-    return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
+
+    # Drops of gated metrics first; those of metrics only reported folded below them.
+    on_gated = [drop for drop in drops if drop.metric in gated]
+    reported = [drop for drop in drops if drop.metric not in gated]
+    lines = [f"### Worst regressed cases ({len(on_gated)} drops of gated metrics)", ""]
+    if on_gated:
+        lines += [*header, *(row(drop) for drop in on_gated[:MAX_CASES])]
+        lines += _showing(min(MAX_CASES, len(on_gated)), len(on_gated))
+    if reported:
+        count = len(reported)
+        lines += [
+            "",
+            f"<details><summary>{count} drop{'' if count == 1 else 's'} of metrics reported, "
+            "not gated</summary>",
+            "",
+            *header,
+            *(row(drop) for drop in reported[:MAX_CASES]),
+            *_showing(min(MAX_CASES, count), count),
+            "",
+            "</details>",
+        ]
+    return lines
 
 
 def _failing_cases(verdict: GateVerdict) -> list[str]:
