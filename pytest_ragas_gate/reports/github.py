@@ -108,20 +108,16 @@ def annotation_lines(
     lines = [_command("error", check.message, title=TITLE) for check in verdict.failed_checks]
     if not verdict.passed:
         lines.append(_command("error", verdict.recommendation, title=TITLE))
-    if judge.kind == "offline":
-        lines.append(
-            _command(
-                "warning",
-                "Scored by the offline heuristic judge, not an LLM: a smoke test, not a "
-                "quality measurement. Set ANTHROPIC_API_KEY to gate with an LLM judge.",
-                title=TITLE,
-            )
-        )
-    problems = [
-        (case, problem)
-        for case in verdict.failing_cases
-        if (problem := _case_problem(case, verdict)) is not None
-    ]
+    # GitHub shows the first ten error annotations of a step: the worst cases come first
+    # (errored, below their own thresholds, then by how far below the gate's threshold).
+    problems = sorted(
+        (
+            (case, problem)
+            for case in verdict.failing_cases
+            if (problem := _case_problem(case, verdict)) is not None
+        ),
+        key=lambda item: _severity(item[0]),
+    )
     for case, problem in problems[:MAX_CASE_ANNOTATIONS]:
         file, line = split_source(case.source)
         properties = {"file": _repo_path(file, rootdir, workspace)}
@@ -137,7 +133,25 @@ def annotation_lines(
                 title=TITLE,
             )
         )
+    if judge.kind == "offline":
+        lines.append(
+            _command(
+                "warning",
+                "Scored by the offline heuristic judge, not an LLM: a smoke test, not a "
+                "quality measurement. Set ANTHROPIC_API_KEY to gate with an LLM judge.",
+                title=TITLE,
+            )
+        )
     return lines
+
+
+_SEVERITY = {"errored": 0, "failed": 1, "below": 2}
+
+
+def _severity(case: CaseVerdict) -> tuple[int, float]:
+    """Errored first, then below their own thresholds, then the largest shortfall."""
+    shortfall = case.worst.shortfall if case.worst is not None else 0.0
+    return (_SEVERITY.get(case.status, 3), -shortfall)
 
 
 def write_step_summary(
