@@ -507,10 +507,10 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     recall = verdict.metrics["context_recall"]
     assert (
         f"| `context_recall` | 0.75 | {recall.ci_low:.2f}–{recall.ci_high:.2f} | 0.80 | mean "
-        "| 6 | 0 | 1 | ❌ fail |"
+        "| 6 of 7 | 0 | 1 | ❌ fail |"
     ) in lines
     assert any(line.startswith("| `context_relevance` | 0.80 |") for line in lines)
-    assert any(line.endswith("| 5 | 1 | 1 | reported |") for line in lines)
+    assert any(line.endswith("| 5 of 7 | 1 | 1 | reported |") for line in lines)
     assert "| `zh` | `context_recall` | 0.50 | 0.80 | 3 | ❌ fail |" in lines
     assert "❌ Errors: judge unreliable: 2 of 8 case(s) errored (25% > max_error_rate 10%)" in lines
     assert "### Failing cases (6)" in lines

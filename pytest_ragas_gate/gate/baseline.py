@@ -30,7 +30,7 @@ from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
-from ..settings.bounds import Direction, default_direction
+from ..settings.bounds import Direction
 from ..settings.config import GateConfig
 from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
 from .aggregates import MetricAggregate, aggregate_metric
@@ -346,7 +346,7 @@ def _metric_delta(
     # A regression is a move to the worse side: down for most metrics, up for a
     # lower-is-better one such as contradiction_rate.
     bound = config.bounds().get(metric)
-    worse = (bound.direction if bound is not None else default_direction(metric)) == "max"
+    worse = (bound.direction if bound is not None else config.direction_of(metric)) == "max"
     dropped_materially = (change if worse else -change) > config.max_regression + _TOLERANCE
     real = ci_low > 0.0 if worse else ci_high < 0.0
     within_judge_noise = noise is not None and abs(change) <= noise + _TOLERANCE

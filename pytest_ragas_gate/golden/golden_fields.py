@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config_values import check_number
+from ..config_values import check_number, read_threshold
 from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
@@ -661,7 +661,7 @@ def _tags(name: str, value: Any, errors: list[str]) -> list[str]:
     return list(value)
 
 
-def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
+def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float | str]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -670,8 +670,18 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
             f"got {kind_of(value)}"
         )
         return {}
-    thresholds: dict[str, float] = {}
+    thresholds: dict[str, float | str] = {}
     for metric, minimum in value.items():
+        if isinstance(minimum, str) and minimum.strip()[:2] in (">=", "<="):
+            # Written with its direction, as on the command line and in the config: kept
+            # so, and checked against the metric's direction once the metrics are known.
+            try:
+                number, stated = read_threshold(str(metric), minimum)
+            except ValueError as error:
+                errors.append(f"field {name!r}: {error}")
+                continue
+            thresholds[str(metric)] = f"{'>=' if stated == 'min' else '<='}{number:g}"
+            continue
         if isinstance(minimum, bool) or _quoted_number(minimum):
             # Typed as strictly as the config's thresholds: no YAML boolean, no quoted number.
             try:

@@ -114,7 +114,7 @@ def _metric_row(
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
         + _number(aggregate.threshold),
         aggregate.rule if aggregate.threshold is not None else "—",
-        str(aggregate.n),
+        f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
         (
@@ -320,6 +320,8 @@ def render_markdown(
     lines = [f"## {mark} {verdict.headline}", "", f"**{_cell(verdict.recommendation)}**", ""]
     if verdict.failed_checks:
         lines += [*(f"- {_cell(check.message)}" for check in verdict.failed_checks), ""]
+    if verdict.misspelt_keys:
+        lines += [*(f"> ⚠️ {_cell(line)}" for line in verdict.misspelt_keys), ""]
     if lead:
         lines += [*(lead[1:] if lead and not lead[0] else lead), ""]
     if judge.kind == "offline":
