@@ -585,3 +585,24 @@ def test_reports_get_the_mode_of_any_new_file(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert (tmp_path / "report.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_core_report_keeps_the_statements_the_answer_omitted() -> None:
+    result = CaseResult(
+        id="q",
+        source="golden.jsonl:1",
+        metrics=["answer_correctness"],
+        scores={"answer_correctness": 0.5},
+        details={
+            "answer_correctness": [
+                {"statement": "Said.", "classification": "TP"},
+                {"statement": "Left out.", "classification": "FN", "reason": "not in answer"},
+            ]
+        },
+    )
+    core = report_for([result], make_config(tag_thresholds={}))["cases"][0]["details"]
+    assert core == {
+        "answer_correctness": [
+            {"statement": "Left out.", "classification": "FN", "reason": "not in answer"}
+        ]
+    }

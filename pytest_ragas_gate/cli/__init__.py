@@ -658,7 +658,11 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
 
 
 def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
+    from ..reports.gate_inputs import (
+        changed_thresholds,
+        changes_in_report_scope,
+        gate_inputs_markdown,
+    )
     from ..reports.markdown import render_markdown
 
     report = load_report(arguments.report)
@@ -667,11 +671,19 @@ def _summary(arguments: argparse.Namespace) -> int:
     changes = report.facts.gate_changes
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
-    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     extra = gate_inputs_markdown(
         changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
-    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
+    sys.stdout.write(
+        render_markdown(
+            verdict,
+            results=report.results,
+            judge=report.judge,
+            usage=usage,
+            lead=extra,
+            changed_thresholds=changed_thresholds(changes),
+        )
+    )
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

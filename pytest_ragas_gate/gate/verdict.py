@@ -39,7 +39,7 @@ from .coverage import coverage_check
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
-from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided
+from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided, outage_cause, outage_remedy
 from .pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from .run_checks import (
     agreement_checks,
@@ -396,8 +396,7 @@ def _status(
     if judge_undecided(checks, results):
         error_rate = next(check for check in checks if check.name == "error_rate")
         return "error", (
-            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; run the gate again once the "
-            "judge answers (replies already received are replayed from the cache)"
+            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; " + outage_remedy(outage_cause(results))
         )
     if failing:
         diagnosed = f"; {diagnosis.failures}: {diagnosis.advice}" if diagnosis.failures else ""

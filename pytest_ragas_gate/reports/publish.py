@@ -78,6 +78,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         extra=gate_inputs_markdown(
             facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
         ),
+        gate_changes=facts.gate_changes,
     )
     if outputs.environ.get("GITHUB_ACTIONS") != "true":
         return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -144,12 +144,30 @@ class CaseResult(BaseModel):
         )
 
     @classmethod
-    def of_problem(cls, file: str, line: int, label: str, message: str) -> CaseResult:
+    def of_problem(
+        cls,
+        file: str,
+        line: int,
+        label: str,
+        message: str,
+        salvaged: Mapping[str, Any] | None = None,
+    ) -> CaseResult:
         """The result of a malformed case, which never reached scoring: an error.
 
-        ``label`` is the case's id, or ``line-N`` when it has none.
+        ``label`` is the case's id, or ``line-N`` when it has none; ``salvaged`` the fields
+        of the row that still read as written (its question, answer, contexts, tags), kept
+        so the reports show the case with every field it had.
         """
-        return cls(id=label, source=f"{file}:{line}", error=message)
+        kept = dict(salvaged or {})
+        return cls(
+            id=label,
+            source=f"{file}:{line}",
+            error=message,
+            question=str(kept.get("question", "")),
+            answer=kept.get("answer"),
+            contexts=kept.get("contexts"),
+            tags=list(kept.get("tags") or []),
+        )
 
     def to_json(self) -> str:
         r"""The result as JSON text that always encodes as UTF-8.
