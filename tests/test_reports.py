@@ -134,6 +134,8 @@ def test_json_report_has_the_spec_keys() -> None:
         "selected_by": "auto: no ANTHROPIC_API_KEY",
         # The offline judge has no prompts; an LLM judge names its prompt version here.
         "prompt_version": "",
+        # The openai judge names its structured-output mode and why.
+        "structured_output": "",
     }
     assert list(report["metrics"]) == METRICS
     for aggregate in report["metrics"].values():

@@ -115,6 +115,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Write the self-contained HTML report here (default: none).",
     )
     group.addoption(
+        "--rag-gate-otel",
+        dest="rag_gate_otel",
+        default=None,
+        metavar="PATH|URL",
+        help="Send each case's scores as OpenTelemetry gen_ai.evaluation.result log records: "
+        "OTLP/JSON to a file, or OTLP/HTTP to a collector's http(s) URL; needs "
+        "pytest-ragas-gate[otel] (default: none).",
+    )
+    group.addoption(
         "--rag-gate-history",
         dest="rag_gate_history",
         default=None,
@@ -236,6 +245,7 @@ def cli_settings(config: pytest.Config) -> dict[str, Any]:
         "report": option.rag_gate_report,
         "report_details": option.rag_gate_report_details,
         "html": option.rag_gate_html,
+        "otel": option.rag_gate_otel,
         "history": option.rag_gate_history,
         "baseline": option.rag_gate_baseline,
         "pairwise": option.rag_gate_pairwise,

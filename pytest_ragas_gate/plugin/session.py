@@ -115,6 +115,8 @@ class GateRun:
     _stopped: str | None = None
     _relay: ProgressRelay | None = None
     _ordered: list[CaseResult] | None = None
+    # Where the OpenTelemetry records went, once sent (--rag-gate-otel).
+    otel_sent: str | None = None
 
     @property
     def config(self) -> GateConfig:
@@ -677,7 +679,12 @@ class GateRun:
 
     def report_paths(self) -> dict[str, str | None]:
         """The report files this run writes, by kind, as configured."""
-        return {"JSON": self.config.report, "JUnit": self.config.junit, "HTML": self.config.html}
+        return {
+            "JSON": self.config.report,
+            "JUnit": self.config.junit,
+            "HTML": self.config.html,
+            "OpenTelemetry": self.otel_sent,
+        }
 
     def _write_reports(self) -> None:
         assert self.verdict is not None
@@ -734,6 +741,12 @@ class GateRun:
                 judge=self.judge_info,
                 failure_lines={},
                 bounds=self.config.bounds(),
+            )
+        if self.config.otel:
+            from ..reports.otel import export_run
+
+            self.otel_sent = export_run(
+                self.config, ordered, root, lambda problem: _notice(problem, self.pytest_config)
             )
 
     def _record_history(self, root: Path, report: dict[str, Any]) -> list[HistoryEntry]:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from ..config_values import read_threshold
 from ..golden.cases import GoldenCase, LabelSampling, case_identity
 from ..golden.golden_fields import canonical_field
+from ..golden.trace_origin import trace_origin
 from ..text_safety import json_text
 from ..usage import Usage
 from .pairwise_verdict import PairwiseVerdict
@@ -96,6 +97,9 @@ class CaseResult(BaseModel):
     # Golden fields the case lacks but has a key one edit away from (``contexts`` →
     # ``context``): the gate names the key when the field's absence leaves metrics n/a.
     misspelt: dict[str, str] = Field(default_factory=dict)
+    # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
+    # its results can be sent back beside it (--rag-gate-otel).
+    trace: dict[str, str] | None = None
 
     @classmethod
     def of_case(
@@ -136,6 +140,7 @@ class CaseResult(BaseModel):
             conversation=case.conversation,
             turn=case.turn,
             misspelt=misspelt_fields(case),
+            trace=trace_origin(case.metadata),
         )
 
     @classmethod

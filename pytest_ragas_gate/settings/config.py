@@ -27,6 +27,7 @@ from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
+from ..judges.structured_output import StructuredOutput
 from ..metrics.citations import compile_citation_pattern
 from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
 from .bounds import Bound, Bounds, Direction
@@ -98,6 +99,8 @@ class GateConfig(BaseModel):
 
     judge: JudgeKind = "auto"
     model: str | None = None
+    # How the openai judge asks for replies that fit the schema; auto probes a local server.
+    structured_output: StructuredOutput = "auto"
     metrics: list[str] | None = None
     thresholds: dict[str, float | str | None] = Field(default_factory=dict)
     # Metrics whose threshold is a maximum besides the built-in ones (contradiction_rate):
@@ -151,6 +154,9 @@ class GateConfig(BaseModel):
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
     html: str | None = None
+    # The results as OpenTelemetry gen_ai.evaluation.result log records: an OTLP/JSON
+    # file, or an OTLP/HTTP collector's URL.
+    otel: str | None = None
     history: str | None = None
     baseline: str | None = None
     oracle: Literal["off", "only", "both"] = "off"
