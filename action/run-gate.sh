@@ -9,6 +9,7 @@ set -uo pipefail
 
 JUDGES="auto anthropic openai offline"
 CACHE_MODES="readwrite read off"
+ALLOWABLE="partial ungated"
 
 output() {
   # name, value: one step output. The heredoc form keeps any character of the value.
@@ -64,6 +65,14 @@ one_of "$judge" "$JUDGES" ||
 cache=${INPUT_CACHE:-readwrite}
 one_of "$cache" "$CACHE_MODES" ||
   usage_error "Input 'cache' is '$cache'; expected one of: ${CACHE_MODES// /, }."
+
+# Verdicts besides `passed` that leave the step green (`allow: partial,ungated`).
+allowed=" "
+for word in ${INPUT_ALLOW//,/ }; do
+  one_of "$word" "$ALLOWABLE" ||
+    usage_error "Input 'allow' has '$word'; expected verdicts from: ${ALLOWABLE// /, } (separated by commas)."
+  allowed+="$word "
+done
 
 report=${INPUT_REPORT_PATH:-rag-gate-report.json}
 junit=${INPUT_JUNIT_PATH:-rag-gate-junit.xml}
@@ -250,4 +259,10 @@ fi
 output summary "$summary"
 output exit-code "$status"
 echo "$summary"
+if [ "$status" -eq 0 ] && [ "$verdict" != passed ] && [[ "$allowed" != *" $verdict "* ]]; then
+  # pytest exits 0 on a partial or ungated run, which is no deploy decision: the step
+  # fails so that a check of its status never deploys one. `exit-code` stays pytest's.
+  echo "::error title=RAG gate::$(escape "The verdict is $verdict, not passed: the step fails. Add 'allow: $verdict' to accept it (e.g. in a shard job whose merge decides).")"
+  exit 1
+fi
 exit "$status"

@@ -20,6 +20,28 @@ the script prints:
 The corpora are documentation nobody here wrote; they are not part of the repository.
 Measured on a Debian machine (see the README section "Building a golden set from your
 documents" for the figures).
+
+**Yield in --n.** ``--n 15,30,60,120`` runs each size and prints the cases written per
+size and whether the count never falls as ``--n`` rises.
+
+**Reading protocol.** Numbers about questions are no substitute for reading them.
+``--sheet FILE`` writes one line per case of the first ``--n``: its kind, question,
+reference and the source chunk text, with an empty ``verdict`` and ``reason``. A reader
+reads each case against its source and fills in
+
+- ``GOOD`` — kept as is: the question stands alone, parses, asks what a user of these
+  documents would ask, and the reference answers it exactly from the source (for
+  ``unanswerable``: the documents really do not say it, and it is a near miss on them);
+- ``USABLE`` — kept after a small edit (a word of the question, a reference trimmed or
+  extended) that a reviewer makes in under a minute;
+- ``BAD`` — rejected: garbled, vague, dangling, wrong kind, or the reference does not
+  answer it; ``reason`` says which.
+
+``--labels FILE`` reads the filled sheet back (cases matched by question) and reports,
+per kind and in total, the GOOD / USABLE / BAD shares against the goal (at least 50%
+GOOD, at most 15% BAD) and the BAD reasons; a case with no verdict is listed as unread.
+The sheet of the Debian corpus read for the README figures is
+``benchmarks/synth_reading_debian.jsonl`` (which documents: see its first line).
 """
 
 from __future__ import annotations
@@ -88,6 +110,110 @@ class BM25:
 def fact_key(row: dict[str, Any]) -> str:
     """What a case asks about: its reference sentence(s), normalised."""
     return " ".join(re.findall(r"\w+", str(row["reference"]).lower()))
+
+
+def generate(
+    folder: str, n: int, kinds: str | None = None
+) -> tuple[int, str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run ``rag-gate synth --judge offline`` on ``folder``: status, printed text, rows, chunks."""
+    with tempfile.TemporaryDirectory() as work:
+        out, chunks_out = Path(work) / "golden.jsonl", Path(work) / "chunks.jsonl"
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            status = main(
+                [
+                    "synth",
+                    folder,
+                    "-o",
+                    str(out),
+                    "--n",
+                    str(n),
+                    "--judge",
+                    "offline",
+                    "--chunks-out",
+                    str(chunks_out),
+                    "--cache",
+                    "off",
+                    *(["--kinds", kinds] if kinds else []),
+                ]
+            )
+        rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        chunks = [json.loads(line) for line in chunks_out.read_text().splitlines()]
+    return status, printed.getvalue(), rows, chunks
+
+
+def write_sheet(path: Path, rows: list[dict[str, Any]], chunks: list[dict[str, Any]]) -> None:
+    """The reading sheet: each case beside its source, verdict and reason to fill in."""
+    texts = {chunk["id"]: chunk["text"] for chunk in chunks}
+    with path.open("w", encoding="utf-8") as sheet:
+        for row in rows:
+            follow_ups = [
+                turn["content"] for turn in row.get("turns", [])[2:] if turn["role"] == "user"
+            ]
+            line = {
+                "kind": row["tags"][1],
+                "question": question_of(row),
+                "follow_ups": follow_ups,
+                "reference": row.get("reference", ""),
+                "source": [texts[i] for i in row["relevant_context_ids"]],
+                "verdict": "",
+                "reason": "",
+            }
+            sheet.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"reading sheet: {len(rows)} cases written to {path}")
+
+
+VERDICTS = ("GOOD", "USABLE", "BAD")
+
+
+def question_of(row: dict[str, Any]) -> str:
+    """A case's question; a conversation's first user turn."""
+    if row.get("question"):
+        return str(row["question"])
+    return str(next(turn["content"] for turn in row["turns"] if turn["role"] == "user"))
+
+
+def report_labels(path: Path, rows: list[dict[str, Any]]) -> None:
+    """GOOD / USABLE / BAD per kind for the cases of this run, from a filled reading sheet."""
+    labels: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if "question" in entry:
+            labels[entry["question"]] = entry
+    tally: dict[str, Counter[str]] = {}
+    bad: Counter[str] = Counter()
+    unread = []
+    for row in rows:
+        kind = row["tags"][1]
+        question = question_of(row)
+        verdict = str(labels.get(question, {}).get("verdict", "")).upper()
+        if verdict not in VERDICTS:
+            unread.append(question)
+            continue
+        tally.setdefault(kind, Counter())[verdict] += 1
+        tally.setdefault("all", Counter())[verdict] += 1
+        if verdict == "BAD":
+            bad[str(labels[question].get("reason", "")).split(":")[0]] += 1
+    print(f"\nreading ({path}):")
+    for kind in [*sorted(k for k in tally if k != "all"), "all"]:
+        if kind not in tally:
+            continue
+        counts = tally[kind]
+        total = sum(counts.values())
+        good, usable, rejected = (counts[v] / total for v in VERDICTS)
+        met = "meets" if good >= 0.5 and rejected <= 0.15 else "misses"
+        print(
+            f"  {kind:<13} {total:>3} read: GOOD {counts['GOOD']} ({good:.0%}), USABLE "
+            f"{counts['USABLE']} ({usable:.0%}), BAD {counts['BAD']} ({rejected:.0%}) — {met} "
+            "the goal (GOOD >= 50%, BAD <= 15%)"
+        )
+    if bad:
+        print(
+            "  BAD because: "
+            + ", ".join(f"{reason} {count}" for reason, count in bad.most_common())
+        )
+    if unread:
+        print(f"  {len(unread)} case(s) have no verdict yet: " + "; ".join(unread[:5]))
 
 
 def measure(folder: str, n: int, show: int) -> None:
@@ -159,20 +285,47 @@ def measure(folder: str, n: int, show: int) -> None:
         )
     )
     print(f"duplicates by source fact: {duplicates}")
+    if show <= 0:
+        return
     step = max(1, len(rows) // show)
     for row in rows[::step][:show]:
         print(f"  [{row['tags'][1]}] {row['question']}")
         print(f"      -> {row['reference'][:160]}")
 
 
+def yield_series(folder: str, sizes: list[int]) -> None:
+    """Cases written per --n, and whether the count never falls as --n rises."""
+    counts = []
+    for n in sizes:
+        _, printed, rows, _ = generate(folder, n)
+        counts.append(len(rows))
+        offered = re.search(r"the documents offer .*", printed)
+        print(f"  --n {n:>4}: {len(rows):>4} cases" + (f"  ({offered.group()})" if offered else ""))
+    monotone = all(a <= b for a, b in zip(counts, counts[1:], strict=False))
+    print(f"  yield monotone in --n: {'yes' if monotone else 'NO'}")
+
+
 def run() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="+")
-    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--n", default="40", help="cases to ask for; a comma list for a series")
     parser.add_argument("--show", type=int, default=20)
+    parser.add_argument("--sheet", type=Path, help="write a reading sheet of the first --n run")
+    parser.add_argument("--labels", type=Path, help="a filled reading sheet to report on")
+    parser.add_argument("--kinds", default=None, help="passed to rag-gate synth for the sheet")
     options = parser.parse_args()
+    sizes = [int(part) for part in str(options.n).split(",") if part.strip()]
     for folder in options.folders:
-        measure(folder, options.n, options.show)
+        measure(folder, sizes[0], options.show)
+        if len(sizes) > 1:
+            yield_series(folder, sizes)
+        if options.sheet or options.labels:
+            _, printed, rows, chunks = generate(folder, sizes[0], options.kinds)
+            print("\n".join(line for line in printed.splitlines() if "short:" in line))
+            if options.sheet:
+                write_sheet(options.sheet, rows, chunks)
+            if options.labels:
+                report_labels(options.labels, rows)
 
 
 if __name__ == "__main__":

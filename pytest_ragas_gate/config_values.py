@@ -14,7 +14,7 @@ what YAML read and how to write it; the config loader names the key and the sour
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "NUMERIC_SETTINGS",
@@ -23,6 +23,7 @@ __all__ = [
     "check_repeats",
     "check_tag_thresholds",
     "check_thresholds",
+    "read_threshold",
     "yaml_boolean",
 ]
 
@@ -106,6 +107,41 @@ def _string_message(value: str, expected: str) -> str:
     if not math.isfinite(number):
         return f"is the string {value!r}; expected {expected}"
     return f"is the string {value!r}; write the number without quotes ({text})"
+
+
+def read_threshold(metric: str, raw: float | str) -> tuple[float, Literal["min", "max"] | None]:
+    """A threshold as written: its value, and the direction its operator states (if any).
+
+    The one reader of threshold text, for the command line, the config and golden files:
+    a number from 0 to 1, or a string ``>=X`` (a minimum) / ``<=X`` (a maximum) / ``X``.
+    Which direction the threshold has is the metric's; the caller checks that a stated
+    one agrees.
+
+    Raises:
+        ValueError: with a message naming the metric and what was expected.
+
+    >>> read_threshold("contradiction_rate", "<=0.02"), read_threshold("faithfulness", 0.85)
+    ((0.02, 'max'), (0.85, None))
+    """
+    stated: Literal["min", "max"] | None = None
+    text: float | str = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        for operator, named in ((">=", "min"), ("<=", "max")):
+            if text.startswith(operator):
+                stated = "min" if named == "min" else "max"
+                text = text[len(operator) :].strip()
+                break
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"threshold for {metric!r} is {raw!r}; expected a number from 0 to 1, "
+            "optionally written as >=X (a minimum) or <=X (a maximum)"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"threshold for {metric!r} is {value}; expected a number from 0 to 1")
+    return value, stated
 
 
 def check_thresholds(value: Any) -> Any:

@@ -40,10 +40,24 @@ __all__ = [
     "paired_bootstrap_ci",
     "percentile",
     "expanded_tail",
+    "interval_text",
     "sample_std",
     "two_level_bootstrap_ci",
     "two_level_paired_bootstrap_ci",
 ]
+
+
+def interval_text(low: float, high: float, spec: str = ".2f") -> str:
+    """An interval as text: ``0.61–0.84``, or ``-0.24 to -0.09`` when a bound is negative.
+
+    A dash between two signed numbers reads as a minus (``-0.24–-0.09``), so an interval
+    with a negative bound is written with "to".
+
+    >>> interval_text(0.61, 0.84), interval_text(-0.24, -0.09), interval_text(-0.1, 0.2, "+.2f")
+    ('0.61–0.84', '-0.24 to -0.09', '-0.10 to +0.20')
+    """
+    joiner = " to " if low < 0 or high < 0 or spec.startswith("+") else "–"
+    return f"{low:{spec}}{joiner}{high:{spec}}"
 
 
 def mean(values: Sequence[float]) -> float:

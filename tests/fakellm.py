@@ -45,6 +45,16 @@ how many of ``prompt_tokens`` were read. Entries live ``cache_ttl_s`` seconds fr
 last use. A request that arrives while the request writing its prefix is still being
 answered misses, as on the real APIs.
 
+Server dialects (``dialect=``): the structured output local OpenAI-compatible servers take,
+as recorded from the real ones (:data:`DIALECTS`): llama-cpp-python constrains
+``json_object`` + ``schema`` and answers ``json_schema`` with HTTP 500; LM Studio answers
+``json_object`` with HTTP 400; vLLM and Ollama constrain ``json_schema``; llama.cpp's own
+server takes both. With a dialect the server also answers like the small model behind it:
+a reply fits the schema only when a mode it honours carried the schema; a bare
+``json_object`` gets ``{}`` and no format gets prose. The judge's one-off probe of the
+structured-output mode (its system message names the probe) is answered in kind but not
+counted as a judge call (``probes`` counts it).
+
 Batch APIs: the Anthropic Message Batches API (``POST /v1/messages/batches``, ``GET
 …/{id}``, ``GET …/{id}/results`` as JSON Lines, ``POST …/{id}/cancel``) and the OpenAI
 Batch API (``POST /v1/files`` multipart upload, ``GET /v1/files/{id}/content``, ``POST
@@ -131,6 +141,83 @@ def status(code: int, retry_after: str | None = None) -> Fault:
 HANG = Fault("hang")
 MALFORMED = Fault("malformed")
 INVALID = Fault("invalid")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one OpenAI-compatible server does with each structured-output mode.
+
+    Attributes:
+        refuses: per refused mode, the HTTP status and error message it answers with.
+        honours: the modes whose schema it constrains decoding to.
+    """
+
+    refuses: dict[str, tuple[int, str]] = field(default_factory=dict)
+    honours: frozenset[str] = frozenset()
+
+
+#: The servers' dialects. The error messages are the servers' own (llama-cpp-python 0.3's
+#: request validation, LM Studio's), shortened.
+DIALECTS: dict[str, Dialect] = {
+    "openai": Dialect(honours=frozenset({"json_schema", "json_object_schema", "tools"})),
+    "llama-cpp-python": Dialect(
+        refuses={
+            "json_schema": (
+                500,
+                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+                "'ctx': {'expected': \"'text' or 'json_object'\"}}]",
+            )
+        },
+        # A named tool_choice gets a grammar from the tool's parameters.
+        honours=frozenset({"json_object_schema", "tools"}),
+    ),
+    "llama.cpp": Dialect(honours=frozenset({"json_schema", "json_object_schema"})),
+    "lm-studio": Dialect(
+        refuses={
+            mode: (400, "'response_format.type' must be 'json_schema' or 'text'")
+            for mode in ("json_object", "json_object_schema")
+        },
+        honours=frozenset({"json_schema"}),
+    ),
+    "vllm": Dialect(honours=frozenset({"json_schema", "tools"})),
+    "ollama": Dialect(honours=frozenset({"json_schema"})),
+}
+
+_PROBE_MARK = "structured output probe"
+
+
+def structured_output_of(body: dict[str, Any]) -> str:
+    """The structured-output mode a Chat Completions body asks for."""
+    if body.get("tools"):
+        return "tools"
+    response_format = body.get("response_format") or {}
+    kind = response_format.get("type")
+    if kind == "json_schema":
+        return "json_schema"
+    if kind == "json_object":
+        return "json_object_schema" if response_format.get("schema") else "json_object"
+    return "none"
+
+
+def _is_probe(body: dict[str, Any]) -> bool:
+    return any(
+        _PROBE_MARK in str(message.get("content", ""))
+        for message in body.get("messages", [])
+        if message.get("role") == "system"
+    )
+
+
+def _probe_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """The one object the probe's schema allows: each property's first enum value."""
+    mode = structured_output_of(body)
+    if mode == "tools":
+        schema = body["tools"][0]["function"]["parameters"]
+    elif mode == "json_schema":
+        schema = body["response_format"]["json_schema"]["schema"]
+    else:
+        schema = body["response_format"]["schema"]
+    return {name: spec["enum"][0] for name, spec in schema["properties"].items()}
 
 
 @dataclass(frozen=True)
@@ -726,6 +813,10 @@ class FakeLLM:
         required_key: when set, requests whose auth headers lack it get HTTP 401.
         reject_forced_tool_choice: answer a forced Anthropic ``tool_choice`` with HTTP 400,
             as some current Claude models do.
+        dialect: the OpenAI-compatible server imitated (a key of :data:`DIALECTS`):
+            which structured-output modes it refuses and which it constrains.
+        probes: structured-output probes answered or refused (not counted in ``calls``).
+        refusals: judge requests refused for their structured-output mode.
         echo_key: quote the presented key in every error body and an ``x-echoed-key``
             header, as careless proxies and gateways do.
     """
@@ -736,6 +827,9 @@ class FakeLLM:
     required_key: str | None = None
     reject_forced_tool_choice: bool = False
     echo_key: bool = False
+    dialect: str = "openai"
+    probes: int = 0
+    refusals: int = 0
     prompt_cache: bool = True
     cache_min_tokens: int = 1024
     cache_ttl_s: float = 300.0
@@ -847,8 +941,13 @@ class FakeLLM:
         ]
 
     def judge_requests(self) -> list[Recorded]:
-        """The recorded judge calls (messages and chat completions)."""
-        return [request for request in self.requests if request.path in CHAT_PATHS]
+        """The recorded judge calls (messages and chat completions), without format probes."""
+        return [
+            request
+            for request in self.requests
+            if request.path in CHAT_PATHS
+            and not (isinstance(request.body, dict) and _is_probe(request.body))
+        ]
 
     @staticmethod
     def kind_of(request: Recorded) -> str | None:
@@ -1051,6 +1150,23 @@ def _call_of(api: str, body: dict[str, Any], number: int) -> FakeCall:
     )
 
 
+def _as_the_model_answers(
+    dialect: str, body: dict[str, Any], reply: dict[str, Any] | Raw
+) -> dict[str, Any] | Raw:
+    """``reply`` as a small local model gives it: fitting the schema only when constrained.
+
+    OpenAI's models follow the schema in the prompt whatever the format; behind a local
+    server a bare ``json_object`` constrains to any object (the model closes it at once,
+    ``{}``) and no format gets prose.
+    """
+    mode = structured_output_of(body)
+    if dialect == "openai" or mode in DIALECTS[dialect].honours:
+        return reply
+    if mode in ("json_object", "json_object_schema"):
+        return {}
+    return Raw("Sure! Here is my assessment of the answer.")
+
+
 def chat_response(
     api: str, body: dict[str, Any], call: FakeCall, reply: dict[str, Any] | Raw, cache: CacheUse
 ) -> dict[str, Any]:
@@ -1088,18 +1204,29 @@ def chat_response(
                 "output_tokens": output_tokens,
             },
         }
+    message: dict[str, Any] = {"role": "assistant", "content": output_text}
+    finish_reason = "stop"
+    tools = body.get("tools") or []
+    if tools and not isinstance(reply, Raw):
+        name = str(tools[0].get("function", {}).get("name", ""))
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_fake_{number}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": output_text},
+                }
+            ],
+        }
+        finish_reason = "tool_calls"
     return {
         "id": f"chatcmpl-fake-{number}",
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": output_text},
-                "finish_reason": "stop",
-            }
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {
             "prompt_tokens": input_tokens,
             "completion_tokens": output_tokens,
@@ -1332,6 +1459,31 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 payload = {"error": {"message": message, "type": "error", "code": str(code)}}
             self._json(code, payload, headers)
 
+        def _structured_output(self, body: dict[str, Any]) -> bool:
+            """Answer a refused format or a probe as the dialect does; True if answered."""
+            dialect = DIALECTS[server.dialect]
+            mode = structured_output_of(body)
+            if mode in dialect.refuses:
+                with server._lock:
+                    if _is_probe(body):
+                        server.probes += 1
+                    else:
+                        server.refusals += 1
+                code, message = dialect.refuses[mode]
+                self._error("openai", code, message, {})
+                return True
+            if not _is_probe(body):
+                return False
+            with server._lock:
+                server.probes += 1
+            reply: dict[str, Any] | Raw = (
+                _probe_reply(body) if mode in dialect.honours else Raw("Hello!")
+            )
+            reply = _as_the_model_answers(server.dialect, body, reply)
+            call = _call_of("openai", body, 0)
+            self._json(200, chat_response("openai", body, call, reply, CacheUse()))
+            return True
+
         def do_GET(self) -> None:
             headers = {name.lower(): value for name, value in self.headers.items()}
             self._request_headers = headers
@@ -1430,6 +1582,8 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
             if self.path not in CHAT_PATHS:
                 self._error(api, 404, f"no route {self.path}", {})
                 return
+            if api == "openai" and self._structured_output(body):
+                return
             number, fault = server._next_call()
             # The provider reads its prompt cache when the request arrives; what it writes
             # is readable once the answer goes out.
@@ -1459,6 +1613,8 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
             call = _call_of(api, body, number)
             reply: dict[str, Any] | Raw
             reply = _SCHEMA_INVALID if fault is not None else server._noisy(server.responder(call))
+            if api == "openai":
+                reply = _as_the_model_answers(server.dialect, body, reply)
             server.cache.store(cache_use)
             self._json(200, chat_response(api, body, call, reply, cache_use))
 

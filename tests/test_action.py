@@ -322,6 +322,11 @@ def test_a_partial_gate_is_neither_passed_nor_failed(runner: Runner, tmp_path: P
     )
     env = fake_python(tmp_path, 0, report)
     result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    # pytest exits 0, but a partial run is no deploy decision: the step fails unless the
+    # workflow allows it.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "::error title=RAG gate::The verdict is partial, not passed" in result.stdout
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow="partial")
     assert result.returncode == 0, result.stdout + result.stderr
     assert runner.outputs["verdict"] == "partial"
     assert runner.outputs["exit-code"] == "0"
@@ -340,6 +345,7 @@ def test_an_ungated_run_is_the_actions_verdict_too(runner: Runner) -> None:
         cache="off",
         working_directory="gate",
         extra_args="--rag-gate-metrics answer_correctness,context_relevance",
+        allow="partial, ungated",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert runner.outputs["verdict"] == "ungated"
@@ -605,3 +611,26 @@ def test_the_workflow_steps_after_the_gate_run_with_its_outputs(runner: Runner) 
             result = runner.run(each, context)
             assert result.returncode == 0, result.stderr
             assert outputs["summary"] in result.stdout
+
+
+@pytest.mark.parametrize("verdict", ["partial", "ungated"])
+def test_the_step_fails_on_any_verdict_but_passed_unless_allowed(
+    runner: Runner, tmp_path: Path, verdict: str
+) -> None:
+    env = fake_python(tmp_path, 0, canned_report(verdict, "Not a deploy decision"))
+    failed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert runner.outputs["verdict"] == verdict
+    # The exit-code output stays pytest's.
+    assert runner.outputs["exit-code"] == "0"
+    other = "ungated" if verdict == "partial" else "partial"
+    still = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=other)
+    assert still.returncode == 1
+    allowed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=verdict)
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+
+
+def test_allow_names_only_partial_and_ungated(runner: Runner) -> None:
+    result = runner.run_gate(paths="golden.jsonl", working_directory="gate", allow="failed")
+    assert result.returncode == 4
+    assert "Input 'allow' has 'failed'; expected verdicts from: partial, ungated" in result.stdout

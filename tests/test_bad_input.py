@@ -303,6 +303,8 @@ CATALOGUE = [
         "golden.yaml",
         yaml_text(
             f"- id: good-2\n  question: {GOOD['question']}\n  answer: {GOOD['answer']}\n"
+            # Every gated metric's fields, so the case counts towards min_coverage.
+            f"  contexts:\n  - {GOOD['contexts'][0]}\n  reference: {GOOD['reference']}\n"
         ).replace(b"\n", b"\r\n"),
         "ok",
     ),

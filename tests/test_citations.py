@@ -46,7 +46,7 @@ RIGHT_CONTEXT = {
     "answer": "A day ticket is valid for 3 hours from its first use [1]. "
     "Children under 6 travel free on every line 【2】.",
 }
-#: No marker at all: both metrics are n/a, never 0.
+#: No marker at all: citation_precision is n/a, citation_recall 0.
 UNCITED = {
     **WRONG_CONTEXT,
     "id": "uncited",
@@ -208,7 +208,8 @@ def test_the_report_holds_both_metrics_reported_not_gated(
     assert scores["wrong-context"]["citation_precision"] == 0.5
     # A marker is no part of a claim: its number is not a value the contexts must hold.
     assert scores["right-context"]["faithfulness"] == 1.0
-    assert scores["uncited"]["citation_recall"] is None
+    # Citing nothing is no recall at all; precision has no citation to judge.
+    assert scores["uncited"]["citation_recall"] == 0.0
     details = {case["id"]: case["details"] for case in report["cases"]}
     wrong = details["wrong-context"]["citation_precision"]
     assert [(d["cited"], d["supported"]) for d in wrong] == [(["[1]"], True), (["[1]"], False)]
@@ -216,7 +217,7 @@ def test_the_report_holds_both_metrics_reported_not_gated(
         kinds = [FakeLLM.kind_of(request) for request in server.judge_requests()]
         # One request per cited case, shared by both metrics; none for the uncited one.
         assert kinds.count("verify_citations") == 2
-    result.stdout.re_match_lines([r"citation_precision +0\.750 .* - +- +2 +1 +0 +report"])
+    result.stdout.re_match_lines([r"citation_precision +0\.750 .* - +- +2 of 3 +1 +0 +report"])
 
 
 def test_a_bad_citation_pattern_in_the_config_exits_4(pytester: pytest.Pytester) -> None:

@@ -93,3 +93,13 @@ def test_step_summary_is_appended_only_when_the_variable_is_set(tmp_path: Path) 
         usage=usage,
         env={"GITHUB_STEP_SUMMARY": str(missing_dir)},
     )
+
+
+def test_case_annotations_come_worst_first() -> None:
+    scores = [0.75, 0.1, 0.7, 0.5]
+    results = cases(scores)
+    lines = annotation_lines(evaluate_gate(results, METRICS, CONFIG), results=results, judge=LLM)
+    shown = [
+        line.split("::")[2].split(":")[0] for line in lines if line.startswith("::error file=")
+    ]
+    assert shown == ["c1", "c3", "c2", "c0"]  # GitHub shows the first ten: the worst

@@ -121,8 +121,9 @@ def test_the_pr_comment_gives_one_trend_line_per_gated_metric(
 
     body = capsys.readouterr().out
     assert "**Trend** (recorded runs, oldest first):" in body
-    assert "- `faithfulness` █▇▁ 0.95 → 0.60 over 3 runs (threshold ≥ 0.85)" in body
-    assert "- `context_recall` ▁▁▁ 0.90 → 0.90 over 3 runs (threshold ≥ 0.80)" in body
+    # One 0–1 scale for every sparkline: a flat 0.90 reads high, not as "▁▁▁".
+    assert "- `faithfulness` █▇▅ 0.95 → 0.60 over 3 runs (threshold ≥ 0.85)" in body
+    assert "- `context_recall` ▇▇▇ 0.90 → 0.90 over 3 runs (threshold ≥ 0.80)" in body
 
 
 def test_rag_gate_html_draws_the_trend_from_a_history_file(

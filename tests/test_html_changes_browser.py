@@ -56,7 +56,8 @@ OLDER_RUN = {
     "time": "2026-01-01T00:00:00+00:00",
     "commit": "0" * 40,
     "verdict": "passed",
-    "metrics": {"faithfulness": {"mean": 0.95, "n": 4, "threshold": 0.85, "passed": True}},
+    # Gated at 0.90 then; today's runs are gated at 0.85.
+    "metrics": {"faithfulness": {"mean": 0.95, "n": 4, "threshold": 0.90, "passed": True}},
 }
 
 
@@ -100,7 +101,16 @@ def test_each_gated_metric_draws_its_trend_with_the_threshold_and_this_run_marke
     assert "this run" in points[-1].find_element("css selector", "title").get_attribute(
         "textContent"
     )
-    assert chart.find_element("css selector", "text.threshold-label").text == "0.85"
+    assert chart.find_element("css selector", "text.threshold-label").text == "≥0.85"
+    # Each run is drawn against its own threshold: a step from 0.90 down to 0.85.
+    steps = chart.find_element("css selector", "path.threshold-line").get_attribute("d")
+    assert steps.count("V") == 1
+    assert "it changed" in chart.find_element(
+        "css selector", "path.threshold-line title"
+    ).get_attribute("textContent")
+    mean = card.find_element("css selector", ".mean").text
+    label = chart.find_element("css selector", "text.value-label").text
+    assert abs(float(label) - float(mean)) <= 0.005
     assert "last 3 runs" in card.find_element("css selector", "figcaption").text
     png = tmp_path / "trend.png"
     card.screenshot(str(png))
@@ -120,7 +130,11 @@ def test_a_drifted_case_shows_old_and_new_answer_side_by_side_and_the_claim_that
         "This run",
     ]
     assert [d.text for d in sides[0].find_elements("css selector", "del.diff-removed")] == ["1889."]
-    assert [i.text for i in sides[1].find_elements("css selector", "ins.diff-added")] == ["1925."]
+    [added] = sides[1].find_elements("css selector", "ins.diff-added")
+    assert added.text == "1925."
+    # The added year is in a contradicted claim: coloured as a contradiction, not in green.
+    assert added.get_attribute("data-verdict") == "contradicted"
+    assert "added-contradicted" in (added.get_attribute("class") or "")
     [claim] = changes.find_elements("css selector", "ol.items li")
     # The reworded claim is paired with the one it replaced: the claim that broke.
     assert claim.find_element("css selector", ".label").text.lower() == "supported → contradicted"

@@ -30,10 +30,23 @@ def test_a_turns_panel_shows_its_conversation_as_a_chat(tmp_path: Path) -> None:
         assert "status-fail" in (current.get_attribute("class") or "")
         assert "The Pro plan has a free trial of 90 days." in current.text
         assert "faithfulness 0.000" in current.text
+        # The broken turn says so, whichever turn's panel is open.
+        [broke] = section.find_elements("css selector", "li.chat-broke")
+        assert broke.find_element("css selector", ".turn-broke").text.startswith(
+            "This turn broke the conversation"
+        )
+        assert "The Pro plan has a free trial of 90 days." in broke.text
         links = section.find_elements("css selector", "li.chat-turn a")
         assert [link.text for link in links] == ["1.", "2."]
         links[0].click()
         assert wait_for(lambda: "plan-chat#1" in panel.text)
+        # Cards count conversations, histograms turns: each said once, in its unit.
+        card = driver.find_element("css selector", '#metrics .card[data-metric="faithfulness"]')
+        counts = card.find_element("css selector", ".counts-line").text
+        assert counts.startswith("n 1 conversation(s); the histogram counts 3 turn(s)")
+        run = driver.find_element("id", "run").text
+        assert "conversations: conversations" not in driver.page_source
+        assert "1 with 3 turns" in run
         assert console_problems(driver) == []
     finally:
         driver.quit()

@@ -190,13 +190,14 @@ def phoenix_spans(directory: Path, cases: list[Case]) -> list[str]:
     return ["spans.jsonl"]
 
 
-#: Sample → (format, writer, the metric gated: datasets without answers gate recall).
+#: Sample → (format, writer, the metrics gated: datasets without answers gate recall; the
+#: promptfoo results carry per-case context_recall thresholds, which gate only when selected).
 WRITERS: dict[str, tuple[str, Writer, str]] = {
     "langsmith-jsonl": ("langsmith", langsmith_jsonl, "context_recall"),
     "langfuse-json": ("langfuse", langfuse_items, "context_recall"),
     "deepeval-json": ("deepeval", deepeval_json, "faithfulness"),
     "deepeval-csv": ("deepeval", deepeval_csv, "faithfulness"),
-    "promptfoo-results": ("promptfoo", promptfoo_results, "faithfulness"),
+    "promptfoo-results": ("promptfoo", promptfoo_results, "faithfulness,context_recall"),
     "openinference-jsonl": ("openinference", phoenix_spans, "faithfulness"),
 }
 #: Unsupported on both counts: the answer and the reference contradict the context.

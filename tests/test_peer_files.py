@@ -154,7 +154,9 @@ def test_the_promptfoo_results_file_imports_with_its_rendered_reference_and_gate
         pytester,
         "golden.jsonl",
         judge="offline",
-        metrics="faithfulness,context_recall",
+        # Every metric the cases threshold: a case threshold on a metric left out of the
+        # run is a usage error.
+        metrics="faithfulness,context_recall,context_relevance,answer_relevancy",
         disable=("randomly",),
         tracebacks=False,
     )

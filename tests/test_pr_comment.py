@@ -32,6 +32,9 @@ class FakeGitHub:
         self.refuse: dict[str, int] = {}
         # (method, status, headers) answered once each, in order, before serving normally.
         self.fail_next: list[tuple[str, int, dict[str, str]]] = []
+        # (method, status) served normally, then answered with that status instead: the
+        # request took effect but the client sees a failure (a 502 from a proxy, say).
+        self.land_then_fail: list[tuple[str, int]] = []
         self._next_id = 1000
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -63,6 +66,8 @@ class FakeGitHub:
             def _reply(
                 self, status: int, payload: Any, headers: dict[str, str] | None = None
             ) -> None:
+                if getattr(self, "lands_as", None) is not None:
+                    status, payload, headers = self.lands_as, {"message": "Bad Gateway"}, {}
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(status)
                 for name, value in (headers or {}).items():
@@ -89,6 +94,11 @@ class FakeGitHub:
                         {"message": "Resource not accessible by integration"},
                     )
                     return
+                landing = next((f for f in github.land_then_fail if f[0] == method), None)
+                self.lands_as: int | None = None
+                if landing is not None:
+                    github.land_then_fail.remove(landing)
+                    self.lands_as = landing[1]
                 listing = re.fullmatch(rf"/repos/{REPOSITORY}/issues/(\d+)/comments", url.path)
                 single = re.fullmatch(rf"/repos/{REPOSITORY}/issues/comments/(\d+)", url.path)
                 if listing and method == "GET":
@@ -103,6 +113,9 @@ class FakeGitHub:
                     comment = next(c for c in github.comments if c["id"] == int(single[1]))
                     comment["body"] = body["body"]
                     self._reply(200, comment)
+                elif single and method == "DELETE":
+                    github.comments = [c for c in github.comments if c["id"] != int(single[1])]
+                    self._reply(204, None)
                 else:
                     self._reply(404, {"message": "Not Found"})
 
@@ -114,6 +127,9 @@ class FakeGitHub:
 
             def do_PATCH(self) -> None:
                 self._handle("PATCH")
+
+            def do_DELETE(self) -> None:
+                self._handle("DELETE")
 
         return Handler
 
@@ -497,6 +513,56 @@ def test_a_failed_update_of_the_same_run_adds_no_outdated_note(
 
     assert "Outdated" not in github.ours()[0]["body"]
     assert [method for method, _ in github.requests].count("PATCH") == 4
+
+
+def test_a_post_that_lands_but_answers_502_is_edited_not_posted_twice(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    github.land_then_fail = [("POST", 502)]
+
+    assert main([str(reports["worse"])], environ, sleep=lambda _: None) == 0
+
+    [comment] = github.ours()
+    assert "## ❌ RAG gate: FAILED" in comment["body"]
+    assert [method for method, _ in github.requests] == ["GET", "POST", "GET", "PATCH"]
+    assert "rag-gate comment: created https://github.example/" in capsys.readouterr().out
+
+    main([str(reports["same"])], environ)  # the next push edits that one comment
+
+    [comment] = github.ours()
+    assert "## ✅ RAG gate: PASSED" in comment["body"]
+
+
+def test_a_second_marked_comment_is_deleted_and_the_first_kept_current(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    first = github.add(PULL_REQUEST, f"{MARKER}\n## ✅ RAG gate: PASSED\nold", "github-actions")
+    github.add(PULL_REQUEST, f"{MARKER}\n## ✅ RAG gate: PASSED\nolder copy", "github-actions")
+
+    main([str(reports["worse"])], environ)
+
+    assert [comment["id"] for comment in github.ours()] == [first["id"]]
+    assert "## ❌ RAG gate: FAILED" in first["body"]
+    assert ("DELETE", f"/repos/{REPOSITORY}/issues/comments/{first['id'] + 1}") in github.requests
+
+
+def test_a_second_marked_comment_that_cannot_be_deleted_is_marked_outdated(
+    github: FakeGitHub, environ: dict[str, str], reports: dict[str, Path]
+) -> None:
+    first = github.add(PULL_REQUEST, f"{MARKER}\n## ✅ RAG gate: PASSED\nold", "github-actions")
+    second = github.add(PULL_REQUEST, f"{MARKER}\n## ✅ RAG gate: PASSED\ncopy", "someone")
+    github.refuse["DELETE"] = 403
+
+    main([str(reports["worse"])], environ, sleep=lambda _: None)
+
+    assert "## ❌ RAG gate: FAILED" in first["body"]
+    lines = second["body"].splitlines()
+    assert lines[0] == MARKER
+    assert lines[1].startswith("> ⚠️ **Outdated**: a second copy of the gate's comment")
+    assert f"#issuecomment-{first['id']}" in lines[1]
 
 
 @pytest.mark.parametrize(

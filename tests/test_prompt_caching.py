@@ -235,7 +235,9 @@ def test_the_summary_and_report_show_prompt_cache_tokens(
         for i in range(3)
     ]
     write_golden(pytester.path, rows)
-    write_config(pytester.path, judge=api, cache="off", thresholds={})
+    # The fake server stands for OpenAI's API, which auto would not probe.
+    formats = {"structured_output": "json_object"} if api == "openai" else {}
+    write_config(pytester.path, judge=api, cache="off", thresholds={}, **formats)
     with FakeLLM() as server:
         use_fake_judge(monkeypatch, server, api)
         result = pytester.runpytest(

@@ -134,6 +134,8 @@ def test_json_report_has_the_spec_keys() -> None:
         "selected_by": "auto: no ANTHROPIC_API_KEY",
         # The offline judge has no prompts; an LLM judge names its prompt version here.
         "prompt_version": "",
+        # The openai judge names its structured-output mode and why.
+        "structured_output": "",
     }
     assert list(report["metrics"]) == METRICS
     for aggregate in report["metrics"].values():
@@ -507,10 +509,10 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     recall = verdict.metrics["context_recall"]
     assert (
         f"| `context_recall` | 0.75 | {recall.ci_low:.2f}–{recall.ci_high:.2f} | 0.80 | mean "
-        "| 6 | 0 | 1 | ❌ fail |"
+        "| 6 of 7 | 0 | 1 | ❌ fail |"
     ) in lines
     assert any(line.startswith("| `context_relevance` | 0.80 |") for line in lines)
-    assert any(line.endswith("| 5 | 1 | 1 | reported |") for line in lines)
+    assert any(line.endswith("| 5 of 7 | 1 | 1 | reported |") for line in lines)
     assert "| `zh` | `context_recall` | 0.50 | 0.80 | 3 | ❌ fail |" in lines
     assert "❌ Errors: judge unreliable: 2 of 8 case(s) errored (25% > max_error_rate 10%)" in lines
     assert "### Failing cases (6)" in lines
@@ -583,3 +585,24 @@ def test_reports_get_the_mode_of_any_new_file(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert (tmp_path / "report.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_core_report_keeps_the_statements_the_answer_omitted() -> None:
+    result = CaseResult(
+        id="q",
+        source="golden.jsonl:1",
+        metrics=["answer_correctness"],
+        scores={"answer_correctness": 0.5},
+        details={
+            "answer_correctness": [
+                {"statement": "Said.", "classification": "TP"},
+                {"statement": "Left out.", "classification": "FN", "reason": "not in answer"},
+            ]
+        },
+    )
+    core = report_for([result], make_config(tag_thresholds={}))["cases"][0]["details"]
+    assert core == {
+        "answer_correctness": [
+            {"statement": "Left out.", "classification": "FN", "reason": "not in answer"}
+        ]
+    }

@@ -158,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
         "be present once, and no case may appear twice.",
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports")
+    merge.add_argument(
+        "--allow-different-sets",
+        action="store_true",
+        help="merge reports of different golden sets (by default refused: shards of one "
+        "split record the same golden-set fingerprint); the merged run holds every case",
+    )
     merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged report")
     _threshold_option(merge)
     merge.add_argument(
@@ -532,11 +538,47 @@ def _check_shards(reports: Sequence[SavedReport]) -> None:
         )
 
 
+def _golden_set_line(report: SavedReport) -> str:
+    """``a.json: golden.jsonl (12 cases)`` — the golden set a report's run collected."""
+    ledger = report.facts.coverage
+    files = {} if ledger is None else ledger.golden_set
+    shown = ", ".join(f"{path} ({found.cases} cases)" for path, found in files.items())
+    return f"{report.path}: {shown or 'no golden file'}"
+
+
+def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
+    """Every report ran the same golden set (files and case ids), as shards of one split do.
+
+    A report written before the fingerprint was recorded is not compared.
+    """
+    recorded = [
+        report
+        for report in reports
+        if report.facts.coverage is not None and report.facts.coverage.golden_set
+    ]
+    if not recorded:
+        return
+    first = recorded[0]
+    assert first.facts.coverage is not None
+    for other in recorded[1:]:
+        assert other.facts.coverage is not None
+        if other.facts.coverage.golden_set == first.facts.coverage.golden_set:
+            continue
+        raise CommandError(
+            f"Cannot merge {first.path} with {other.path}: they ran different golden sets "
+            f"({_golden_set_line(first)}; {_golden_set_line(other)}), so they are no shards "
+            "of one run and the merged gate would not be a verdict on either set. Merge the "
+            "shards of one run, or pass --allow-different-sets to gate every case of both."
+        )
+
+
 def _merge(arguments: argparse.Namespace) -> int:
     _check_output(arguments.output)
     reports = [load_report(path) for path in arguments.reports]
     _check_compatible(reports)
     _check_shards(reports)
+    if not arguments.allow_different_sets:
+        _check_golden_sets(reports)
 
     results: list[CaseResult] = []
     owner: dict[str, Path] = {}
@@ -567,7 +609,11 @@ def _merge(arguments: argparse.Namespace) -> int:
     comparison = None
     if baseline_path is not None:
         comparison = _compare_with(baseline_path, results, metrics, config, first.judge)
-    facts = merge_facts([report.facts for report in reports], baseline=comparison)
+    facts = merge_facts(
+        [report.facts for report in reports],
+        baseline=comparison,
+        different_sets=arguments.allow_different_sets,
+    )
     verdict = evaluate_gate(results, metrics, config, facts)
 
     timings = [_timing(report) for report in reports]
@@ -590,7 +636,12 @@ def _merge(arguments: argparse.Namespace) -> int:
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
 
 
-def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | None) -> RunFacts:
+def merge_facts(
+    shards: Sequence[RunFacts],
+    *,
+    baseline: BaselineComparison | None,
+    different_sets: bool = False,
+) -> RunFacts:
     """The run facts of the whole run that the shards split between them.
 
     Every shard collected the whole golden set, so the merged run collected what the
@@ -612,7 +663,7 @@ def merge_facts(shards: Sequence[RunFacts], *, baseline: BaselineComparison | No
             dict.fromkeys(test for facts in shards for test in facts.other_failures)
         ),
         baseline=baseline,
-        coverage=merge_ledgers([facts.coverage for facts in shards]),
+        coverage=merge_ledgers([facts.coverage for facts in shards], different_sets=different_sets),
         # Each shard's cache checked its own entries; all shards compared the same commits.
         cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
         gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),
@@ -630,7 +681,11 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
 
 
 def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import changes_in_report_scope, gate_inputs_markdown
+    from ..reports.gate_inputs import (
+        changed_thresholds,
+        changes_in_report_scope,
+        gate_inputs_markdown,
+    )
     from ..reports.markdown import render_markdown
 
     report = load_report(arguments.report)
@@ -639,11 +694,19 @@ def _summary(arguments: argparse.Namespace) -> int:
     changes = report.facts.gate_changes
     if arguments.base_ref:
         changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
-    text = render_markdown(verdict, results=report.results, judge=report.judge, usage=usage)
     extra = gate_inputs_markdown(
         changes, report.facts.cache_integrity, cache_mode=report.config.cache
     )
-    sys.stdout.write(text.rstrip("\n") + "\n" + "\n".join(extra) + "\n" if extra else text)
+    sys.stdout.write(
+        render_markdown(
+            verdict,
+            results=report.results,
+            judge=report.judge,
+            usage=usage,
+            lead=extra,
+            changed_thresholds=changed_thresholds(changes),
+        )
+    )
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

@@ -87,6 +87,12 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
         help="write the gated report here (required when merging)",
     )
     gate.add_argument(
+        "--allow-different-sets",
+        action="store_true",
+        help="merging: accept reports of different golden sets (by default refused: shards "
+        "of one split record the same golden-set fingerprint); the merged run holds every case",
+    )
+    gate.add_argument(
         "--history",
         metavar="PATH",
         help="append the gated run to this history file (JSON Lines); the HTML page and "
@@ -153,7 +159,13 @@ def _gate(arguments: argparse.Namespace) -> int:
             raise CommandError(
                 f"Merging {len(arguments.reports)} reports: name the merged report with -o OUT."
             )
-        status = _merge(argparse.Namespace(reports=arguments.reports, **common))
+        status = _merge(
+            argparse.Namespace(
+                reports=arguments.reports,
+                allow_different_sets=arguments.allow_different_sets,
+                **common,
+            )
+        )
     if arguments.history:
         from .history import append_reports
 

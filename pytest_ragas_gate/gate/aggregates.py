@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..golden.cases import is_missing_fields_reason
 from ..scoring.gated_metrics import not_applicable_reasons, too_few_cases
 from ..scoring.results import (
     CaseResult,
@@ -21,7 +22,7 @@ from ..scoring.results import (
     conversation_groups,
     conversation_score,
 )
-from ..settings.bounds import Bound, Direction, default_direction, own_bound
+from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
 from ..stats import bootstrap_ci, mean, sample_std
 from ..trust.agreement import MetricAgreement, check_floors, measure_agreement, no_labels
@@ -30,6 +31,7 @@ from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
 
 __all__ = [
     "MetricAggregate",
+    "MisspeltKey",
     "TagVerdict",
     "aggregate_metric",
     "confidence_label",
@@ -38,10 +40,25 @@ __all__ = [
 ]
 
 
+class MisspeltKey(BaseModel):
+    """Rows that lack a field a metric needs and carry a key one edit from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    field: str
+    rows: int
+
+
 class MetricAggregate(BaseModel):
     """One metric over all cases, and its verdict.
 
     ``passed`` is None when the metric has no threshold: it is reported, not gated.
+    ``cases`` are the cases the metric was meant to judge (scored, n/a or errored);
+    ``coverage`` the share of them it was scored on, leaving out the errored ones (the
+    error rate judges those) and the n/a by nature (a refusal makes no claims): a case
+    n/a for a missing field counts against it. ``coverage_passed`` is False when a gated
+    metric's coverage is below ``min_coverage``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -65,6 +82,15 @@ class MetricAggregate(BaseModel):
     ppi: PpiEstimate | None = None
     # With repeated judgements: how much the judge disagrees with itself on this metric.
     judge_noise: JudgeNoise | None = None
+    cases: int = 0
+    coverage: float | None = None
+    min_coverage: float | None = None
+    coverage_passed: bool | None = None
+    # n/a cases counted by reason: the field is absent, misspelt or empty; or the case
+    # has, by its nature, nothing for the metric to score.
+    not_applicable_missing_fields: dict[str, int] = Field(default_factory=dict)
+    not_applicable_by_nature: dict[str, int] = Field(default_factory=dict)
+    misspelt_keys: list[MisspeltKey] = Field(default_factory=list)
     # Against a baseline: its mean on the cases paired with this run (``baseline_paired``
     # of them), whether the metric passed this run's threshold in the baseline, and
     # whether it passed there and fails now, whatever the paired test says of the drop.
@@ -98,7 +124,63 @@ def _errored_for(result: CaseResult, metric: str) -> bool:
     return result.error is not None and (not result.metrics or metric in result.metrics)
 
 
-def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], int, int]:
+class _NotApplicable:
+    """The n/a cases of a metric, by reason, and the misspelt keys that explain them."""
+
+    def __init__(self) -> None:
+        self.missing_fields: dict[str, int] = {}
+        self.by_nature: dict[str, int] = {}
+        self.misspelt: dict[tuple[str, str], int] = {}
+
+    def count(self, result: CaseResult, metric: str) -> None:
+        reason = result.reasons.get(metric, "")
+        if not is_missing_fields_reason(reason):
+            counts = self.by_nature
+            counts[reason or "not applicable"] = counts.get(reason or "not applicable", 0) + 1
+            return
+        self.missing_fields[reason] = self.missing_fields.get(reason, 0) + 1
+        lacking = {part.removeprefix("no ") for part in reason.split(" and ")}
+        for field, key in result.misspelt.items():
+            if field in lacking:
+                self.misspelt[(key, field)] = self.misspelt.get((key, field), 0) + 1
+
+    @property
+    def keys(self) -> list[MisspeltKey]:
+        ranked = sorted(self.misspelt.items(), key=lambda item: -item[1])
+        return [MisspeltKey(key=key, field=field, rows=rows) for (key, field), rows in ranked]
+
+
+def _coverage_line(
+    metric: str, scored: int, cases: int, lacking: _NotApplicable, floor: float, share: float
+) -> str:
+    """``faithfulness computed on 1 of 12 cases (11 n/a: no contexts — …)``, and the floor."""
+    missing = sum(lacking.missing_fields.values())
+    ranked = sorted(lacking.missing_fields.items(), key=lambda item: -item[1])
+    if len(ranked) == 1:
+        reasons = ranked[0][0]
+    else:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in ranked)
+    for key in lacking.keys:
+        reasons += (
+            f" — {key.rows} row{'s' if key.rows != 1 else ''} "
+            f"{'have' if key.rows != 1 else 'has'} {key.key!r}; did you mean {key.field!r}?"
+        )
+    by_nature = sum(lacking.by_nature.values())
+    nature = f"; {by_nature} n/a by nature" if by_nature else ""
+    # Whole percentages, or one decimal when they would print a failing pair as equal.
+    shown, limit = f"{share:.0%}", f"{floor:.0%}"
+    if shown == limit:
+        shown, limit = f"{share:.1%}", f"{floor:.1%}"
+    return (
+        f"{metric} computed on {scored} of {cases} cases ({missing} n/a: {reasons}{nature}); "
+        f"coverage {shown} < min_coverage {limit}: give the cases the fields it "
+        "needs, lower min_coverage, or set its threshold to null"
+    )
+
+
+def _collect(
+    results: Sequence[CaseResult], metric: str, lacking: _NotApplicable | None = None
+) -> tuple[list[float], int, int]:
     """The applicable scores of ``metric``, its not-applicable count and its error count.
 
     A conversation counts once: its score is its turns' mean (the worst turn for
@@ -118,7 +200,23 @@ def _collect(results: Sequence[CaseResult], metric: str) -> tuple[list[float], i
             scores.append(conversation_score(metric, numbers))
         elif judged:
             not_applicable += 1
+            if lacking is not None:
+                lacking.count(next(r for r in group if metric in r.scores), metric)
     return scores, not_applicable, errors
+
+
+def _coverage_facts(
+    scored: int, not_applicable: int, errors: int, lacking: _NotApplicable
+) -> dict[str, Any]:
+    """The aggregate's coverage fields: cases meant, the share scored, n/a by reason."""
+    judged = scored + sum(lacking.missing_fields.values())
+    return {
+        "cases": scored + not_applicable + errors,
+        "coverage": scored / judged if judged else None,
+        "not_applicable_missing_fields": dict(lacking.missing_fields),
+        "not_applicable_by_nature": dict(lacking.by_nature),
+        "misspelt_keys": lacking.keys,
+    }
 
 
 def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
@@ -151,11 +249,12 @@ def aggregate_metric(
         The aggregate with its verdict line.
     """
     ordered = canonical_order(results)
-    scores, not_applicable, errors = _collect(ordered, metric)
+    lacking = _NotApplicable()
+    scores, not_applicable, errors = _collect(ordered, metric, lacking)
     noise = measure_judge_noise(ordered, metric)
     bound = config.bounds().get(metric)
     threshold = None if bound is None else bound.value
-    direction = default_direction(metric) if bound is None else bound.direction
+    direction = config.direction_of(metric) if bound is None else bound.direction
     rule = config.rule_for(metric)
     ci = confidence_label(config.confidence)
 
@@ -170,6 +269,7 @@ def aggregate_metric(
         "rule": rule,
         "direction": direction,
         "judge_noise": noise,
+        **_coverage_facts(len(scores), not_applicable, errors, lacking),
     }
     too_few = threshold is not None and len(scores) < config.min_cases
     if not scores:
@@ -233,6 +333,14 @@ def aggregate_metric(
         )
     if too_few and passed is not False:
         passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
+    share = counted["coverage"]
+    if bound is not None and not too_few and share is not None:
+        floor = config.coverage_floor(metric)
+        counted["min_coverage"] = floor
+        counted["coverage_passed"] = share + 1e-9 >= floor
+        if not counted["coverage_passed"]:
+            passed = False
+            message = _coverage_line(metric, n, counted["cases"], lacking, floor, share)
     return MetricAggregate(
         **counted,
         mean=average,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from statistics import NormalDist
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,9 +30,9 @@ from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
-from ..settings.bounds import Direction, default_direction
+from ..settings.bounds import Direction
 from ..settings.config import GateConfig
-from ..stats import mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
+from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
 from .aggregates import MetricAggregate, aggregate_metric
 from .case_verdicts import case_misses
 
@@ -266,14 +266,21 @@ def case_deltas(pairs: Sequence[tuple[CaseResult, CaseResult]], metric: str) -> 
 
 
 def case_drops(
-    base: Sequence[CaseResult], new: Sequence[CaseResult], directions: Mapping[str, Direction]
+    base: Sequence[CaseResult],
+    new: Sequence[CaseResult],
+    directions: Mapping[str, Direction],
+    gated: Collection[str] = (),
 ) -> list[CaseDelta]:
     """Every paired case's move to the worse side, per metric, the largest first.
+
+    The drops of ``gated`` metrics come before any other, so a list cut at ten shows the
+    drops that can fail the gate before those of metrics only reported.
 
     Args:
         base: The baseline's case results.
         new: The new run's case results.
         directions: The metrics to look at, each with its direction.
+        gated: The metrics the gate decides on.
     """
     pairs, _, _, _ = pair_cases(base, new)
     drops = [
@@ -284,6 +291,7 @@ def case_drops(
     ]
     drops.sort(
         key=lambda change: (
+            change.metric not in gated,
             -change.worsening(directions[change.metric]),
             change.case,
             change.metric,
@@ -338,7 +346,7 @@ def _metric_delta(
     # A regression is a move to the worse side: down for most metrics, up for a
     # lower-is-better one such as contradiction_rate.
     bound = config.bounds().get(metric)
-    worse = (bound.direction if bound is not None else default_direction(metric)) == "max"
+    worse = (bound.direction if bound is not None else config.direction_of(metric)) == "max"
     dropped_materially = (change if worse else -change) > config.max_regression + _TOLERANCE
     real = ci_low > 0.0 if worse else ci_high < 0.0
     within_judge_noise = noise is not None and abs(change) <= noise + _TOLERANCE
@@ -354,7 +362,7 @@ def _metric_delta(
     shown_noise = "" if noise is None else f", judge noise ±{noise:.2f}"
     message = (
         f"{metric} {status}: mean {new_mean:.2f} vs baseline {base_mean:.2f} "
-        f"(Δ {_signed(change)}, {label} CI {ci_low:.2f}–{ci_high:.2f}{shown_noise}, "
+        f"(Δ {_signed(change)}, {label} CI {interval_text(ci_low, ci_high)}{shown_noise}, "
         f"n={len(deltas)} paired)"
     )
     return MetricDelta(

@@ -35,12 +35,14 @@ __all__ = [
 ]
 
 #: What a check is about. ``min_cases`` is a gated metric computed on too few cases (never
-#: measured, so not "below" its threshold); ``no_cases`` is the error-rate check of a run
+#: measured, so not "below" its threshold); ``min_coverage`` one scored on too small a
+#: share of the cases it was meant to judge; ``no_cases`` is the error-rate check of a run
 #: that scored no case at all; ``not_evaluated`` a check the run asked for that checked
 #: nothing; ``alignment`` the ignored-top-ranked alarm, which never fails the gate.
 CheckKind = Literal[
     "metric",
     "min_cases",
+    "min_coverage",
     "error_rate",
     "no_cases",
     "coverage",
@@ -64,6 +66,7 @@ FAILURE_ORDER: tuple[CheckKind, ...] = (
     "no_cases",
     "metric",
     "min_cases",
+    "min_coverage",
     "case_thresholds",
     "tag",
     "latency",
@@ -81,6 +84,7 @@ CAUSE_ORDER: tuple[CheckKind, ...] = (
     "no_cases",
     "metric",
     "min_cases",
+    "min_coverage",
     "case_thresholds",
     "error_rate",
     "tag",
@@ -93,7 +97,7 @@ CAUSE_ORDER: tuple[CheckKind, ...] = (
 )
 
 #: Causes the recommendation counts and names: "2 metric(s) below threshold: a, b".
-_COUNTED: frozenset[CheckKind] = frozenset({"metric", "min_cases", "baseline"})
+_COUNTED: frozenset[CheckKind] = frozenset({"metric", "min_cases", "min_coverage", "baseline"})
 #: Causes the recommendation names without a count: "latency over budget: p95, max".
 _LISTED: frozenset[CheckKind] = frozenset({"latency", "agreement", "judge_noise"})
 

@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,6 +42,7 @@ __all__ = [
     "CensusCase",
     "CensusFile",
     "CoverageLedger",
+    "GoldenFileFingerprint",
     "NotGated",
     "build_ledger",
     "coverage_check",
@@ -109,11 +111,28 @@ class NotGated(BaseModel):
         return f"{self.file} ({self.reason})"
 
 
+class GoldenFileFingerprint(BaseModel):
+    """One golden file of the set a run collected: its case count and case ids' digest."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cases: int
+    ids_sha256: str
+
+    @classmethod
+    def of(cls, ids: Sequence[str]) -> GoldenFileFingerprint:
+        """The fingerprint of a file holding ``ids`` (in any order)."""
+        digest = hashlib.sha256("\n".join(sorted(ids)).encode("utf-8")).hexdigest()
+        return cls(cases=len(ids), ids_sha256=digest)
+
+
 class CoverageLedger(BaseModel):
     """Where each golden case of the run went; saved as ``run.coverage`` in the JSON report.
 
     ``total_cases`` counts every case in scope (gated or not); cases excluded on purpose
-    by ``exclude:`` are listed under ``excluded`` and not counted in it.
+    by ``exclude:`` are listed under ``excluded`` and not counted in it. ``golden_set`` is
+    the fingerprint of the golden set in scope, per file: every shard of one split
+    records the same one, so ``rag-gate merge`` can tell shards from unrelated runs.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -122,6 +141,7 @@ class CoverageLedger(BaseModel):
     gated_cases: int
     not_gated: list[NotGated] = Field(default_factory=list)
     excluded: list[NotGated] = Field(default_factory=list)
+    golden_set: dict[str, GoldenFileFingerprint] = Field(default_factory=dict)
 
     @property
     def partial(self) -> bool:
@@ -172,6 +192,11 @@ def build_ledger(
     groups: dict[tuple[str, str], NotGated] = {}
     excluded: list[NotGated] = []
     total = gated = 0
+    golden_set = {
+        found.path: GoldenFileFingerprint.of([case.id for case in found.cases])
+        for found in census.files
+        if not found.by_config
+    }
     for found in census.files:
         if found.by_config:
             excluded.append(
@@ -205,6 +230,7 @@ def build_ledger(
         gated_cases=gated,
         not_gated=list(groups.values()),
         excluded=excluded,
+        golden_set=golden_set,
     )
 
 
@@ -218,16 +244,22 @@ def _add(
     return group
 
 
-def merge_ledgers(ledgers: Sequence[CoverageLedger | None]) -> CoverageLedger | None:
+def merge_ledgers(
+    ledgers: Sequence[CoverageLedger | None], *, different_sets: bool = False
+) -> CoverageLedger | None:
     """The ledger of a whole run split into shards (``rag-gate merge``).
 
     Every shard found the same golden files; a case is gated when some shard gated it,
     and left out only when every shard left it out (under the first shard's reason). None
-    when a shard's report holds no ledger.
+    when a shard's report holds no ledger. With ``different_sets`` (reports of different
+    golden sets, merged on purpose) the merged run holds every case of every set: what
+    one left out stays left out.
     """
     if not ledgers or any(ledger is None for ledger in ledgers):
         return None
     known = [ledger for ledger in ledgers if ledger is not None]
+    if different_sets and any(ledger.golden_set != known[0].golden_set for ledger in known):
+        return _union(known)
     left_out: list[set[tuple[str, str]]] = [
         {(group.file, case_id) for group in ledger.not_gated for case_id in group.ids}
         for ledger in known
@@ -253,6 +285,28 @@ def merge_ledgers(ledgers: Sequence[CoverageLedger | None]) -> CoverageLedger | 
         gated_cases=total - sum(group.cases for group in not_gated),
         not_gated=not_gated,
         excluded=list(known[0].excluded),
+        golden_set=dict(known[0].golden_set),
+    )
+
+
+def _union(ledgers: Sequence[CoverageLedger]) -> CoverageLedger:
+    """Ledgers of different golden sets as one: each distinct set counted once, whole."""
+    distinct: list[CoverageLedger] = []
+    for ledger in ledgers:
+        if all(ledger.golden_set != seen.golden_set for seen in distinct):
+            distinct.append(ledger)
+    total = sum(ledger.total_cases for ledger in distinct)
+    not_gated = [group.model_copy() for ledger in distinct for group in ledger.not_gated]
+    golden_set: dict[str, GoldenFileFingerprint] = {}
+    for ledger in distinct:
+        for path, fingerprint in ledger.golden_set.items():
+            golden_set.setdefault(path, fingerprint)
+    return CoverageLedger(
+        total_cases=total,
+        gated_cases=total - sum(group.cases for group in not_gated),
+        not_gated=not_gated,
+        excluded=[group for ledger in distinct for group in ledger.excluded],
+        golden_set=golden_set,
     )
 
 

@@ -36,7 +36,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..scoring.results import CaseResult
-from ..settings.bounds import Bound, default_direction
+from ..settings.bounds import Bound, own_bound
 from ..settings.config import DEFAULT_THRESHOLDS
 from .case_verdicts import MetricMiss, case_misses
 from .hints import hint_for
@@ -140,9 +140,8 @@ class DiagnosisSummary(BaseModel):
 
 def _with_fallbacks(bounds: Mapping[str, Bound]) -> dict[str, Bound]:
     """The gate's thresholds, and a fallback for each diagnosed metric it does not gate."""
-    fallbacks = {
-        metric: Bound(value, default_direction(metric)) for metric, value in _FALLBACK.items()
-    }
+    # Each fallback in its metric's direction, as the gate's bounds read it.
+    fallbacks = {metric: own_bound(metric, value, bounds) for metric, value in _FALLBACK.items()}
     return {**fallbacks, **bounds}
 
 

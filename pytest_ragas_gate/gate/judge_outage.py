@@ -18,12 +18,27 @@ one stays ``failed``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from typing import Literal
 
 from ..scoring.results import CaseResult
 from .checks import GateCheck
 
-__all__ = ["JUDGE_UNAVAILABLE", "judge_errored", "judge_undecided", "only_judge_errors"]
+__all__ = [
+    "JUDGE_UNAVAILABLE",
+    "ErrorCause",
+    "error_cause",
+    "judge_errored",
+    "judge_undecided",
+    "only_judge_errors",
+    "outage_cause",
+    "outage_remedy",
+]
+
+#: Why a case errored, as the reports name it: a miss of a read-only judge cache, a spent
+#: budget, a request that timed out, or any other error.
+ErrorCause = Literal["cache miss", "budget", "timeout", "error"]
 
 #: How the recommendation of an ``error`` verdict opens, in every report.
 JUDGE_UNAVAILABLE = "Judge unavailable, no deploy decision"
@@ -56,4 +71,58 @@ def judge_undecided(checks: Sequence[GateCheck], results: Sequence[CaseResult]) 
         bool(failing)
         and only_judge_errors(results)
         and all(check.judge_unavailable for check in failing)
+    )
+
+
+def error_cause(result: CaseResult) -> ErrorCause | None:
+    """Why ``result`` errored, None when it did not.
+
+    >>> from pytest_ragas_gate.scoring.results import CaseResult
+    >>> error_cause(CaseResult(id="a", source="g.jsonl:1",
+    ...     errors={"faithfulness": "cache miss in read mode for claims (judge openai)"}))
+    'cache miss'
+    """
+    if not result.errored:
+        return None
+    if result.budget_spent:
+        return "budget"
+    texts = [result.error or "", *result.errors.values()]
+    for needle, cause in _CAUSE_WORDS:
+        if any(needle in text for text in texts):
+            return cause
+    return "error"
+
+
+#: Words of the judge's own error messages that name each cause, first match wins.
+_CAUSE_WORDS: tuple[tuple[str, ErrorCause], ...] = (
+    ("cache miss in read mode", "cache miss"),
+    ("failed verification", "cache miss"),
+    ("budget is spent", "budget"),
+    ("timed out", "timeout"),
+    ("timeout", "timeout"),
+)
+
+
+def outage_cause(results: Sequence[CaseResult]) -> ErrorCause | None:
+    """The cause shared by most of the errored cases of a run, None when none errored."""
+    causes = Counter(cause for result in results if (cause := error_cause(result)) is not None)
+    return causes.most_common(1)[0][0] if causes else None
+
+
+def outage_remedy(cause: ErrorCause | None) -> str:
+    """What makes an ``error`` run of this cause decidable; a rerun alone is not always it."""
+    if cause == "cache miss":
+        return (
+            "the read-only judge cache lacks these replies, so running again cannot pass: "
+            "refresh the cache on the default branch (a run with cache.mode readwrite and a "
+            "judge key), or run this one with --rag-gate-set cache.mode=readwrite"
+        )
+    if cause == "budget":
+        return (
+            "the judge budget was spent before every case was scored: raise max_cost (or "
+            "max_calls), or replay a recorded cache"
+        )
+    return (
+        "run the gate again once the judge answers (replies already received are replayed "
+        "from the cache)"
     )

@@ -78,15 +78,21 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
     else:
         properties["threshold"] = f"{aggregate.threshold:.4f}"
         properties["threshold_kind"] = aggregate.direction
+    properties["cases"] = str(aggregate.cases)
+    if aggregate.coverage is not None:
+        properties["coverage"] = f"{aggregate.coverage:.4f}"
+    if aggregate.min_coverage is not None:
+        properties["min_coverage"] = f"{aggregate.min_coverage:.4f}"
     if aggregate.baseline_mean is not None:
         properties["baseline_mean"] = f"{aggregate.baseline_mean:.4f}"
     if aggregate.newly_failing:
         properties["newly_failing"] = "true"
     unmeasured = aggregate.n < config.min_cases
     failed = aggregate.passed is False
+    uncovered = failed and not unmeasured and aggregate.coverage_passed is False
     return GateCheck(
         name=aggregate.metric,
-        kind="min_cases" if failed and unmeasured else "metric",
+        kind="min_cases" if failed and unmeasured else "min_coverage" if uncovered else "metric",
         passed=aggregate.passed,
         message=aggregate.message,
         cause=(
@@ -94,9 +100,11 @@ def metric_check(aggregate: MetricAggregate, config: GateConfig) -> GateCheck:
             if not failed
             else f"gated metric(s) computed on fewer than min_cases {config.min_cases} case(s)"
             if unmeasured
-            else "metric(s) below threshold"
+            else "gated metric(s) computed on too few of their cases (min_coverage)"
+            if uncovered
+            else f"metric(s) {'below' if aggregate.direction == 'min' else 'above'} threshold"
         ),
-        hint=hint_for(aggregate.metric) if failed and not unmeasured else None,
+        hint=hint_for(aggregate.metric) if failed and not unmeasured and not uncovered else None,
         subject=aggregate.metric,
         properties=properties,
         # Too few cases scored because the judge errored on the rest: retry, not a failure.
@@ -112,7 +120,9 @@ def tag_check(tag: TagVerdict, results: Sequence[CaseResult]) -> GateCheck:
         kind="tag",
         passed=tag.passed,
         message=tag.message,
-        cause=None if tag.passed else f"tag {tag.tag!r} below threshold",
+        cause=None
+        if tag.passed
+        else f"tag {tag.tag!r} {'below' if tag.direction == 'min' else 'above'} threshold",
         hint=None if tag.passed else hint_for(tag.metric),
         subject=tag.metric,
         properties={

@@ -39,7 +39,7 @@ from .coverage import coverage_check
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
-from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided
+from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided, outage_cause, outage_remedy
 from .pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from .run_checks import (
     agreement_checks,
@@ -129,6 +129,11 @@ class GateVerdict(BaseModel):
     conversations: str | None = None
     # Each case's verdict, in canonical order: what every report lists as failing.
     cases: list[CaseVerdict] = Field(default_factory=list)
+    # Cases not errored on which a gated metric was scored (every case not errored when
+    # nothing is gated); None in verdicts of reports written before it was counted.
+    scored_cases: int | None = None
+    # Keys of golden rows one edit from a field those rows lack, said beside the verdict.
+    misspelt_keys: list[str] = Field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -321,7 +326,34 @@ def evaluate_gate(
         auto_repeats=auto_summary(ordered),
         conversations=_conversations_line(ordered, below_own),
         cases=cases,
+        scored_cases=_scored_cases(ordered, aggregates),
+        misspelt_keys=_misspelt_key_lines(ordered),
     )
+
+
+def _scored_cases(ordered: Sequence[CaseResult], aggregates: dict[str, MetricAggregate]) -> int:
+    """Cases not errored on which at least one gated metric was scored."""
+    gated = [metric for metric, aggregate in aggregates.items() if aggregate.threshold is not None]
+    return sum(
+        1
+        for result in ordered
+        if not result.errored
+        and (not gated or any(result.scores.get(metric) is not None for metric in gated))
+    )
+
+
+def _misspelt_key_lines(ordered: Sequence[CaseResult]) -> list[str]:
+    """Per golden file and misspelt key, how many rows have it: said beside the verdict."""
+    rows: dict[tuple[str, str, str], int] = {}
+    for result in ordered:
+        for field, key in result.misspelt.items():
+            rows[(result.file, key, field)] = rows.get((result.file, key, field), 0) + 1
+    return [
+        f"{file}: {count} row{'s' if count != 1 else ''} "
+        f"{'have' if count != 1 else 'has'} the key {key!r} and no {field!r} — did you mean "
+        f"{field!r}?"
+        for (file, key, field), count in rows.items()
+    ]
 
 
 def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str]) -> str | None:
@@ -364,8 +396,7 @@ def _status(
     if judge_undecided(checks, results):
         error_rate = next(check for check in checks if check.name == "error_rate")
         return "error", (
-            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; run the gate again once the "
-            "judge answers (replies already received are replayed from the cache)"
+            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; " + outage_remedy(outage_cause(results))
         )
     if failing:
         diagnosed = f"; {diagnosis.failures}: {diagnosis.advice}" if diagnosis.failures else ""

@@ -75,7 +75,8 @@ class GoldenCase(BaseModel):
     reference: str | None = None
     relevant_context_ids: list[str] | None = None
     tags: list[str] = Field(default_factory=list)
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    # A number takes the metric's direction; ``"<=0.1"`` / ``">=0.8"`` states it too.
+    thresholds: dict[str, float | str] = Field(default_factory=dict)
     # Human labels per metric, in [0, 1]: what people scored this case (see agreement.py).
     human: dict[str, float] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config_values import check_number
+from ..config_values import check_number, read_threshold
 from ..exceptions import CaseError
 from ..text_safety import lone_surrogate_problem, texts_in
 from .cases import LABEL_SAMPLINGS, Context, GoldenCase, stable_case_id
@@ -36,7 +36,12 @@ from .conversations import (
     read_turns,
     split_conversation,
 )
-from .peer_fields import CONVERSATION_FIELDS, is_conversational_golden, is_empty, is_peer_field
+from .peer_fields import (
+    CONVERSATION_FIELDS,
+    carries_nothing,
+    is_conversational_golden,
+    is_peer_field,
+)
 from .tool_calls import expected_tool_list, tool_call_list
 
 __all__ = [
@@ -46,6 +51,7 @@ __all__ = [
     "RawCase",
     "is_deepeval_row",
     "read_as_metadata",
+    "salvage",
     "validate_rows",
 ]
 
@@ -143,6 +149,9 @@ class CaseProblem:
     line: int
     case_id: str | None
     message: str
+    #: What the row held that reads as it was written (question, answer, contexts, tags),
+    #: so the reports show the malformed case with every field it had.
+    salvaged: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return self.message
@@ -168,6 +177,39 @@ class RawCase:
     line: int
     value: Any
     errors: list[str] = field(default_factory=list)
+
+
+def salvage(value: Any) -> dict[str, Any]:
+    """The fields of a malformed row that read as text, by their golden names.
+
+    A question, an answer and a reference are kept when they are text; contexts and tags
+    when they are a list of text (a context given as ``{"text": …}`` keeps its text). What
+    does not read so is left out: the error message already says what is wrong with it.
+
+    >>> salvage({"Question": "Why?", "answer": 3, "tags": ["a", "b"], "contexts": [{"text": "c"}]})
+    {'question': 'Why?', 'tags': ['a', 'b'], 'contexts': ['c']}
+    """
+    if not isinstance(value, dict):
+        return {}
+    kept: dict[str, Any] = {}
+    for key, item in value.items():
+        name = canonical_field(str(key))
+        if name in ("question", "answer", "reference") and isinstance(item, str):
+            kept[name] = item
+        elif name in ("contexts", "tags") and isinstance(item, list):
+            texts = [
+                entry
+                if isinstance(entry, str)
+                else next(
+                    (entry[k] for k in _CONTEXT_TEXT_KEYS if isinstance(entry.get(k), str)), None
+                )
+                if isinstance(entry, dict)
+                else None
+                for entry in item
+            ]
+            if texts and all(isinstance(text, str) for text in texts):
+                kept[name] = texts
+    return kept
 
 
 def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], list[CaseProblem]]:
@@ -213,7 +255,7 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
                 first_line_of_id[case_id] = raw.line
         if errors or built is None:
             message = f"{shown}:{raw.line}: " + "; ".join(errors)
-            problems.append(CaseProblem(shown, raw.line, case_id, message))
+            problems.append(CaseProblem(shown, raw.line, case_id, message, salvage(raw.value)))
         else:
             for turn in built:
                 first_line_of_id.setdefault(turn.id, raw.line)
@@ -384,7 +426,7 @@ def _sort_fields(
                 unreadable.add(canonical)
             continue
         if canonical is None:
-            if is_peer_field(name) and is_empty(value):
+            if is_peer_field(name) and carries_nothing(name, value):
                 # DeepEval saves every field of a golden, most of them null.
                 continue
             if name.strip().lower() in _METADATA_MAPPINGS and isinstance(value, Mapping):
@@ -624,7 +666,7 @@ def _tags(name: str, value: Any, errors: list[str]) -> list[str]:
     return list(value)
 
 
-def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
+def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float | str]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -633,8 +675,18 @@ def _thresholds(name: str, value: Any, errors: list[str]) -> dict[str, float]:
             f"got {kind_of(value)}"
         )
         return {}
-    thresholds: dict[str, float] = {}
+    thresholds: dict[str, float | str] = {}
     for metric, minimum in value.items():
+        if isinstance(minimum, str) and minimum.strip()[:2] in (">=", "<="):
+            # Written with its direction, as on the command line and in the config: kept
+            # so, and checked against the metric's direction once the metrics are known.
+            try:
+                number, stated = read_threshold(str(metric), minimum)
+            except ValueError as error:
+                errors.append(f"field {name!r}: {error}")
+                continue
+            thresholds[str(metric)] = f"{'>=' if stated == 'min' else '<='}{number:g}"
+            continue
         if isinstance(minimum, bool) or _quoted_number(minimum):
             # Typed as strictly as the config's thresholds: no YAML boolean, no quoted number.
             try:

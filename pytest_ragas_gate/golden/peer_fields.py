@@ -21,6 +21,7 @@ from typing import Any
 __all__ = [
     "CONVERSATION_FIELDS",
     "is_conversational_golden",
+    "carries_nothing",
     "is_empty",
     "is_peer_field",
 ]
@@ -76,6 +77,23 @@ def is_conversational_golden(keys: Iterable[object]) -> bool:
     """
     names = {str(key).strip().lower() for key in keys}
     return bool(names & set(CONVERSATION_FIELDS))
+
+
+#: Fields whose empty list is data: ``reference_contexts: []`` marks an unanswerable case.
+_EMPTY_IS_DATA = frozenset(("reference_contexts",))
+
+
+def carries_nothing(name: str, value: Any) -> bool:
+    """Whether a peer's field ``name`` holding ``value`` may be left out of a case.
+
+    >>> carries_nothing("comments", None), carries_nothing("reference_contexts", [])
+    (True, False)
+    >>> carries_nothing("reference_contexts", None)
+    True
+    """
+    if name.strip().lower() in _EMPTY_IS_DATA:
+        return value is None
+    return is_empty(value)
 
 
 def is_empty(value: Any) -> bool:

@@ -128,6 +128,9 @@ def trace_case(
     if not contexts:
         return Skipped(place, "the retriever returned no documents")
     metadata: dict[str, Any] = {}
+    if root.get("id"):
+        # Where the gate's results attach when sent back (outputs.otel).
+        metadata["root_span_id"] = str(root["id"])
     for key, name in (("name", "name"), ("sessionId", "session_id"), ("userId", "user_id")):
         if trace.get(key):
             metadata[name] = trace[key]

@@ -40,6 +40,9 @@ class JudgeInfo(BaseModel):
     selected_by: str = ""
     # Empty for the offline judge (no prompts) and in reports written before it was kept.
     prompt_version: str = ""
+    # The openai judge's structured-output mode and why (``structured output json_schema
+    # (auto: …)``); empty for the other judges.
+    structured_output: str = ""
 
 
 #: Where usage spent outside a judge request (embeddings) is charged. The scheduler points

@@ -2,13 +2,15 @@
 
 Any endpoint that speaks the Chat Completions API works through ``base_url`` (or
 ``OPENAI_BASE_URL``): OpenAI, Azure, vLLM, Ollama, the llama.cpp server, a LiteLLM proxy.
-Structured output is ``response_format={"type": "json_object"}`` with the request's own
-reply schema at the end of its prompt, and the reply is validated with pydantic. A
-per-kind ``json_schema`` format would break prompt caching: OpenAI renders the schema
-before the system message, so requests of different kinds would share no prefix. A server that
-rejects ``json_object`` is stepped to ``json_schema`` (LM Studio accepts only that) and
-then to plain prompting; the message content is parsed as JSON either way (a tool call is
-accepted too). ``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
+Structured output is chosen per server (:mod:`.structured_output`): on OpenAI's own API
+``response_format={"type": "json_object"}`` with the request's own reply schema at the end
+of its prompt, since a per-kind ``json_schema`` format would break prompt caching (OpenAI
+renders the schema before the system message, so requests of different kinds would share
+no prefix); on a local server the mode that constrains decoding to the schema. A server
+that refuses the mode in use (any 4xx or 5xx naming ``response_format`` or ``tools``) is
+stepped to the next one at once, without a retry; the reply is validated with pydantic and
+the message content is parsed as JSON either way (a tool call is accepted too).
+``temperature=0`` is sent except to OpenAI reasoning models, which reject it.
 
 OpenAI caches prompt prefixes of 1,024 tokens and more by itself; the layout of
 :mod:`.prompts` (shared rules, then the case's contexts) makes them match, and
@@ -26,6 +28,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +47,12 @@ from .prompts import Prompt, build_prompt
 from .reply_validation import Exchange, Followup, parse_json_text, reask_turns
 from .requests import JudgeRequest
 from .sdk_judge import SdkJudge
+from .structured_output import (
+    StructuredOutputMode,
+    format_arguments,
+    names_refused_format,
+    next_mode,
+)
 from .transport import (
     AdaptiveLimiter,
     Failure,
@@ -66,8 +75,6 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 
 #: Model families that reject ``temperature`` (OpenAI reasoning models).
 _NO_TEMPERATURE_PREFIXES: tuple[str, ...] = ("o1", "o3", "o4", "gpt-5")
-
-_RESPONSE_FORMATS: tuple[str, ...] = ("json_object", "json_schema", "none")
 
 _CHANNEL = "one JSON object (no prose, no code fence)"
 
@@ -103,10 +110,14 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
     return classify_network_error(exc)
 
 
-def _bad_request_error() -> type[openai.BadRequestError]:
+def _status_error() -> type[openai.APIStatusError]:
     import openai
 
-    return openai.BadRequestError
+    return openai.APIStatusError
+
+
+class StructuredOutputWarning(UserWarning):
+    """The server refused the structured-output mode in use; the judge stepped down."""
 
 
 class OpenAIJudge(SdkJudge):
@@ -125,6 +136,8 @@ class OpenAIJudge(SdkJudge):
         retry_policy: backoff settings; overrides ``max_retries`` when given.
         temperature: the sampling temperature; None sends 0 where the model accepts it.
         seed: seeds the backoff jitter.
+        structured_output: the structured-output mode to start with (``auto`` is resolved
+            by :func:`.structured_output.choose_structured_output` before).
     """
 
     kind = "openai"
@@ -144,13 +157,16 @@ class OpenAIJudge(SdkJudge):
         retry_policy: RetryPolicy | None = None,
         temperature: float | None = None,
         seed: int | None = None,
+        structured_output: StructuredOutputMode = "json_object",
     ) -> None:
         self.embedding_model = embedding_model or DEFAULT_EMBEDDING_MODEL
         self.max_reasks = max_reasks
         if temperature is None and not model.startswith(_NO_TEMPERATURE_PREFIXES):
             temperature = 0.0
         self.temperature = temperature
-        self.response_format = _RESPONSE_FORMATS[0]
+        #: The structured-output mode requests are sent with now.
+        self.response_format: StructuredOutputMode = structured_output
+        self._refused: set[StructuredOutputMode] = set()
         require_openai()
         self._api_key = api_key
         transport = judge_transport(
@@ -206,13 +222,7 @@ class OpenAIJudge(SdkJudge):
         arguments: dict[str, Any] = {"model": self._model, "messages": messages}
         if self.temperature is not None:
             arguments["temperature"] = self.temperature
-        if self.response_format == "json_object":
-            arguments["response_format"] = {"type": "json_object"}
-        elif self.response_format == "json_schema":
-            arguments["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": prompt.tool_name, "schema": prompt.schema, "strict": False},
-            }
+        arguments.update(format_arguments(self.response_format, prompt.tool_name, prompt.schema))
         return arguments
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
@@ -223,22 +233,26 @@ class OpenAIJudge(SdkJudge):
         async def attempt(followups: Sequence[Followup]) -> Any:
             client = self._client
             while True:
+                mode = self.response_format
                 try:
                     return await client.chat.completions.create(
                         **self.request_params(request, followups, prompt=prompt)
                     )
-                except _bad_request_error() as exc:
-                    if not self._step_down_format(str(exc)):
+                except _status_error() as exc:
+                    # A refused format is no transient failure, whatever its status: the
+                    # request goes again at once in the next mode, and no retry is spent.
+                    if not self._step_down_format(str(exc), mode, status=exc.status_code):
                         raise
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
             custom_id = batch_custom_id(self.kind, self._model, request, followups)
             while True:
+                mode = self.response_format
                 arguments = self.request_params(request, followups, prompt=prompt)
                 try:
                     completion = await batcher.send(custom_id, arguments, what=request.kind)
                 except BatchRequestError as error:
-                    if not self._step_down_format(error.problem):
+                    if not self._step_down_format(error.problem, mode, status=400):
                         raise
                     continue
                 return self._exchange(completion, 0)
@@ -251,16 +265,33 @@ class OpenAIJudge(SdkJudge):
             exchange=self._exchange,
         )
 
-    def _step_down_format(self, problem: str) -> bool:
-        """After a 400 naming ``response_format``, use the next simpler mode from now on.
+    def _step_down_format(
+        self, problem: str, mode: StructuredOutputMode, *, status: int | None
+    ) -> bool:
+        """After the server refused ``mode``, use the next one from now on.
 
-        Returns False when ``problem`` is about something else or no simpler mode is left.
+        Returns False when ``problem`` is about something else or no mode is left. A
+        request that was sent in a mode another request already stepped down from is
+        simply sent again in the current one.
         """
-        if self.response_format == "none" or "response_format" not in problem:
+        if not names_refused_format(status, problem, mode):
             return False
-        # This server lacks that structured-output mode.
-        next_format = _RESPONSE_FORMATS.index(self.response_format) + 1
-        self.response_format = _RESPONSE_FORMATS[next_format]
+        if mode != self.response_format:
+            return True
+        self._refused.add(mode)
+        following = next_mode(mode, frozenset(self._refused))
+        if following is None:
+            return False
+        self.response_format = following
+        base_url = self._base_url or "the OpenAI API"
+        warnings.warn(
+            StructuredOutputWarning(
+                f"The {self.transport.describe} at {base_url} refused structured output "
+                f"{mode} (HTTP {status}); the judge uses {following} from now on. Set "
+                f"structured_output: {following} to start there."
+            ),
+            stacklevel=2,
+        )
         return True
 
     @staticmethod

@@ -251,7 +251,7 @@ class OracleMetric:
         oracle_case = case.model_copy(
             update={"answer": oracle["answer"], "contexts": oracle["contexts"]}
         )
-        missing = missing_fields(self.inner, oracle_case)
+        missing = missing_fields(self.inner, oracle_case, scoring=True)
         if missing:
             return MetricResult.lacking(missing)
         return await self.inner.score(oracle_case, judge)

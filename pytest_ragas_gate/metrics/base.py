@@ -136,15 +136,20 @@ def _declared_requests(metric: Any) -> tuple[str, ...] | None:
     return None if declared is None else tuple(str(kind) for kind in declared)
 
 
-def missing_fields(metric: Metric, case: GoldenCase) -> list[str]:
+def missing_fields(metric: Metric, case: GoldenCase, *, scoring: bool = False) -> list[str]:
     """The metric's required fields that ``case`` lacks; empty when the metric applies.
 
     A metric may also name fields read out of the case's text (``citations`` in the
     answer) through an ``absent_fields(case)`` method; it is asked only when the declared
-    fields are all there.
+    fields are all there. With ``scoring`` (the metric was chosen for the case: selected
+    or gated), the fields in its ``scored_when_absent`` do not count: the metric scores
+    their absence itself (``citation_recall`` scores an uncited answer 0).
     """
     missing = [field for field in metric.required_fields if not case.has(field)]
     absent_fields = getattr(metric, "absent_fields", None)
     if not missing and callable(absent_fields):
         missing.extend(absent_fields(case))
+    if scoring:
+        scored = getattr(metric, "scored_when_absent", ())
+        missing = [field for field in missing if field not in scored]
     return missing

@@ -236,8 +236,9 @@ class _CitationMetric(Metric):
         """``["citations"]`` when the answer carries no citation marker.
 
         A report-only metric then runs only on cases that cite, as a metric without a
-        threshold runs only on cases that have its fields; selected or gated, it makes
-        an uncited case not applicable (``no citations``), never 0.
+        threshold runs only on cases that have its fields; selected or gated,
+        ``citation_precision`` makes an uncited case not applicable (``no citations``):
+        there is no citation to be precise about, while ``citation_recall`` scores it 0.
         """
         found = find_citations(case.answer or "", case.contexts or [], self.pattern)
         return ["citations"] if found is None else []
@@ -271,15 +272,23 @@ class CitationPrecision(_CitationMetric):
 
 
 class CitationRecall(_CitationMetric):
-    """Share of the answer's factual sentences that carry at least one supporting citation."""
+    """Share of the answer's factual sentences that carry at least one supporting citation.
+
+    An answer with no citation marker scores 0: it cited nothing it should have. (A team
+    whose answers carry no citations on purpose does not gate citations.)
+    """
 
     name: str = "citation_recall"
+
+    #: Chosen for a case (selected or gated), an uncited answer scores 0, not n/a; as a
+    #: report-only metric it still runs only on the cases that cite.
+    scored_when_absent: tuple[str, ...] = ("citations",)
 
     async def score(self, case: GoldenCase, judge: CaseJudge) -> MetricResult:
         """Score one case; see the class docstring."""
         judged = await judge_citations(case, judge, self.name, self.pattern)
         if judged is None:
-            return MetricResult.lacking(["citations"])
+            return MetricResult(score=0.0, reason="the answer carries no citation marker")
         sentences, reply = judged
         factual = [verdict for verdict in reply.sentences if verdict.factual]
         if not factual:

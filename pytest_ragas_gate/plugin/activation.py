@@ -86,6 +86,10 @@ def start_run(
         check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)
         _check_pairwise(loaded)
+        if loaded.config.otel:
+            from ..reports.otel import require_otel
+
+            require_otel()
         baseline = _read_baseline(loaded.config, config)
         labels = _read_labels(loaded.config, config, metrics)
         from ..scoring.judge_factory import create_judge

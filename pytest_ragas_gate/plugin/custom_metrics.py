@@ -47,8 +47,9 @@ def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> G
 
     Built-in metrics keep their defaults of ``DEFAULT_THRESHOLDS``; a configured
     threshold (a number, or ``null`` to leave the metric ungated) always wins. A custom
-    metric that declares ``lower_is_better`` has its threshold, default or configured as
-    a bare number, written as a maximum (``<=X``). The thresholds land in ``thresholds``
+    metric that declares ``lower_is_better`` is named under ``lower_is_better`` (gated or
+    not), and its threshold, default or configured as a bare number, written as a
+    maximum (``<=X``). The thresholds land in ``thresholds``
     so the report's config re-gates to the same verdict, and so per-case and tag
     thresholds, which take the direction of the gate's, read it from the saved report.
 
@@ -61,6 +62,15 @@ def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> G
     """
     selected = set(config.metrics) if config.metrics is not None else None
     settled: dict[str, Any] = {}
+    # Every lower-is-better metric's direction, gated or report-only: its case and tag
+    # thresholds are maxima too.
+    lower = [
+        name
+        for name, metric in metrics.items()
+        if name not in BUILTIN_METRIC_NAMES
+        and MetricFacts.of(metric).lower_is_better
+        and name not in config.lower_is_better
+    ]
     for name, metric in metrics.items():
         if name in BUILTIN_METRIC_NAMES or name in DEFAULT_THRESHOLDS:
             continue
@@ -74,6 +84,11 @@ def with_metric_defaults(config: GateConfig, metrics: Mapping[str, Metric]) -> G
             settled[name] = f"<={threshold}"
         elif not configured and threshold is not None:
             settled[name] = threshold
-    if not settled:
+    if not settled and not lower:
         return config
-    return config.model_copy(update={"thresholds": {**config.thresholds, **settled}})
+    return config.model_copy(
+        update={
+            "thresholds": {**config.thresholds, **settled},
+            "lower_is_better": [*config.lower_is_better, *lower],
+        }
+    )

@@ -241,7 +241,9 @@ def attach_result(item: pytest.Item, report: pytest.TestReport, *, as_json: bool
         result = item.result
     elif isinstance(item, BadCaseItem):
         problem = item.problem
-        result = CaseResult.of_problem(problem.file, problem.line, problem.label, problem.message)
+        result = CaseResult.of_problem(
+            problem.file, problem.line, problem.label, problem.message, problem.salvaged
+        )
     if result is not None:
         setattr(report, RESULT_ATTRIBUTE, result.to_json() if as_json else result)
 

@@ -44,6 +44,7 @@ ALIASES: tuple[OptionAlias, ...] = (
     ),
     OptionAlias("--rag-gate-html", "html", "--rag-gate-output html=PATH"),
     OptionAlias("--rag-gate-history", "history", "--rag-gate-output history=PATH"),
+    OptionAlias("--rag-gate-otel", "otel", "--rag-gate-output otel=PATH|URL"),
     OptionAlias(
         "--rag-gate-pairwise",
         "pairwise",

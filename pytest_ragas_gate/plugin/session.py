@@ -39,7 +39,7 @@ from ..judges.cache_signing import CacheIntegrity
 from ..live.conversation_replay import ConversationReplay
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
-from ..scoring.case_checks import check_threshold_metrics
+from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
 from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
 from ..scoring.interruption import fill_unscored, is_incomplete
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
@@ -115,6 +115,8 @@ class GateRun:
     _stopped: str | None = None
     _relay: ProgressRelay | None = None
     _ordered: list[CaseResult] | None = None
+    # Where the OpenTelemetry records went, once sent (outputs.otel).
+    otel_sent: str | None = None
 
     @property
     def config(self) -> GateConfig:
@@ -197,7 +199,9 @@ class GateRun:
         if self.worker.index == 0:
             # Every xdist worker reads every golden file; one of them says it once.
             checked.warn()
-        loaded = check_threshold_metrics(checked.loaded, self.metrics)
+        loaded = check_threshold_metrics(
+            checked.loaded, self.metrics, self.config.metrics, self.config.direction_of
+        )
         loaded = self._unique_ids(skip_rejected(loaded))
         loaded = apply_labels(loaded, self.labels)
         self.loaded_keys.update((case.file, case.id) for case in loaded.cases)
@@ -638,7 +642,8 @@ class GateRun:
         session.exitstatus = exit_status(
             session.exitstatus,
             gate_failed=not self.verdict.passed,
-            unreadable_golden_files=bool(self.golden_file_errors),
+            bad_golden_input=bool(self.golden_file_errors)
+            or any(is_threshold_usage_problem(result.error) for result in self.collected),
         )
 
     def _baseline_comparison(self) -> BaselineComparison | None:
@@ -679,6 +684,7 @@ class GateRun:
             "JUnit": self.config.junit,
             "HTML": self.config.html,
             "Markdown": self.config.markdown,
+            "OpenTelemetry": self.otel_sent,
         }
 
     def _write_reports(self) -> None:
@@ -736,6 +742,12 @@ class GateRun:
                 judge=self.judge_info,
                 failure_lines={},
                 bounds=self.config.bounds(),
+            )
+        if self.config.otel:
+            from ..reports.otel import export_run
+
+            self.otel_sent = export_run(
+                self.config, ordered, root, lambda problem: _notice(problem, self.pytest_config)
             )
 
     def _record_history(self, root: Path, report: dict[str, Any]) -> list[HistoryEntry]:
@@ -809,16 +821,18 @@ def selection_options(config: pytest.Config) -> list[str]:
 
 
 def exit_status(
-    status: int | pytest.ExitCode, *, gate_failed: bool, unreadable_golden_files: bool
+    status: int | pytest.ExitCode, *, gate_failed: bool, bad_golden_input: bool
 ) -> int | pytest.ExitCode:
     """The run's exit status: pytest's own, except where the gate has something to add.
 
     pytest's statuses stand — 2 for an interruption or a collection error, 5 when
     nothing was collected — so that CI scripts read them as they read any pytest run. A
     failed gate turns an otherwise successful run into 1; a golden file that cannot be
-    read is bad input, a usage error (4), like a bad option or config file.
+    read, or a case whose thresholds ask for what the run cannot gate (a metric it leaves
+    out, a direction against the metric's), is bad input, a usage error (4), like a bad
+    option or config file.
     """
-    if unreadable_golden_files:
+    if bad_golden_input:
         return pytest.ExitCode.USAGE_ERROR
     if gate_failed and status == pytest.ExitCode.OK:
         return pytest.ExitCode.TESTS_FAILED

@@ -34,6 +34,8 @@ def header_lines(run: GateRun) -> list[str]:
         f"rag-gate: thresholds {thresholds}; "
         f"cache {config.cache} ({config.cache_dir}); config {run.loaded.source}",
     ]
+    if judge.structured_output:
+        lines.append(f"rag-gate: {judge.structured_output}")
     shard = run.pytest_config.option.rag_gate_shard
     if shard is not None or config.baseline:
         parts = [f"shard {shard}"] if shard is not None else []

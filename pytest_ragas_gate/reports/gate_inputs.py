@@ -8,6 +8,7 @@ markup, no HTML, no @-mention, no table cell of their own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from .integrity import cache_integrity_lines
 from .json_report import SavedReport, load_report
 
 __all__ = [
+    "changed_thresholds",
+    "threshold_change_note",
     "SECTION_TITLE",
     "changes_in_report_scope",
     "gate_inputs_context",
@@ -52,6 +55,35 @@ def _code(text: str) -> str:
         fence += "`"
     padding = " " if flat.startswith("`") or flat.endswith("`") else ""
     return f"{fence}{padding}{flat}{padding}{fence}"
+
+
+# The change detail "threshold faithfulness 0.85 → 0.80" is written by
+# gate.gate_change_details in this one shape; it is read back here rather than saved twice.
+_THRESHOLD_CHANGE = re.compile(r"threshold (?P<metric>\S+) (?P<before>.+?) → (?P<after>.+)")
+
+
+def changed_thresholds(changes: GateChanges | None) -> dict[str, tuple[str, str]]:
+    """Each metric whose threshold this change moved, as ``(before, after)`` text.
+
+    >>> from pytest_ragas_gate.gate.gate_changes import GateChange
+    >>> changed_thresholds(GateChanges(base_ref="main", changes=[GateChange(
+    ...     kind="config", path="rag_gate.yaml", detail="threshold faithfulness 0.85 → 0.80")]))
+    {'faithfulness': ('0.85', '0.80')}
+    """
+    found: dict[str, tuple[str, str]] = {}
+    for change in changes.changes if changes is not None else []:
+        match = _THRESHOLD_CHANGE.fullmatch(change.detail)
+        if change.kind == "config" and match:
+            found[match["metric"]] = (match["before"], match["after"])
+    return found
+
+
+def threshold_change_note(metric: str, changed: Mapping[str, tuple[str, str]]) -> str:
+    """`` · threshold 0.85 → 0.80 in this change`` beside a verdict, or nothing."""
+    if metric not in changed:
+        return ""
+    before, after = changed[metric]
+    return f" · ⚠️ threshold {before} → {after} in this change"
 
 
 def gate_inputs_markdown(

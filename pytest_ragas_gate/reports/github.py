@@ -13,9 +13,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..gate.gate_changes import GateChanges
 from ..gate.verdict import CaseVerdict, GateVerdict
 from ..scoring.results import CaseResult, split_source
 from ..usage import Usage
+from .gate_inputs import changed_thresholds
 from .json_report import JudgeInfo
 from .markdown import render_markdown
 
@@ -107,20 +109,16 @@ def annotation_lines(
     lines = [_command("error", check.message, title=TITLE) for check in verdict.failed_checks]
     if not verdict.passed:
         lines.append(_command("error", verdict.recommendation, title=TITLE))
-    if judge.kind == "offline":
-        lines.append(
-            _command(
-                "warning",
-                "Scored by the offline heuristic judge, not an LLM: a smoke test, not a "
-                "quality measurement. Set ANTHROPIC_API_KEY to gate with an LLM judge.",
-                title=TITLE,
-            )
-        )
-    problems = [
-        (case, problem)
-        for case in verdict.failing_cases
-        if (problem := _case_problem(case, verdict)) is not None
-    ]
+    # GitHub shows the first ten error annotations of a step: the worst cases come first
+    # (errored, below their own thresholds, then by how far below the gate's threshold).
+    problems = sorted(
+        (
+            (case, problem)
+            for case in verdict.failing_cases
+            if (problem := _case_problem(case, verdict)) is not None
+        ),
+        key=lambda item: _severity(item[0]),
+    )
     for case, problem in problems[:MAX_CASE_ANNOTATIONS]:
         file, line = split_source(case.source)
         properties = {"file": _repo_path(file, rootdir, workspace)}
@@ -136,6 +134,15 @@ def annotation_lines(
                 title=TITLE,
             )
         )
+    if judge.kind == "offline":
+        lines.append(
+            _command(
+                "warning",
+                "Scored by the offline heuristic judge, not an LLM: a smoke test, not a "
+                "quality measurement. Set ANTHROPIC_API_KEY to gate with an LLM judge.",
+                title=TITLE,
+            )
+        )
     return lines
 
 
@@ -146,12 +153,26 @@ def summary_markdown(
     judge: JudgeInfo,
     usage: Usage,
     extra: Sequence[str] = (),
+    gate_changes: GateChanges | None = None,
 ) -> str:
-    """The Markdown summary of a run, with ``extra`` lines after it."""
-    text = render_markdown(verdict, results=results, judge=judge, usage=usage)
-    if extra:
-        text = text.rstrip("\n") + "\n" + "\n".join(extra) + "\n"
-    return text
+    """The Markdown summary of a run, as the step summary and ``outputs.markdown`` hold it."""
+    return render_markdown(
+        verdict,
+        results=results,
+        judge=judge,
+        usage=usage,
+        lead=extra,
+        changed_thresholds=changed_thresholds(gate_changes),
+    )
+
+
+_SEVERITY = {"errored": 0, "failed": 1, "below": 2}
+
+
+def _severity(case: CaseVerdict) -> tuple[int, float]:
+    """Errored first, then below their own thresholds, then the largest shortfall."""
+    shortfall = case.worst.shortfall if case.worst is not None else 0.0
+    return (_SEVERITY.get(case.status, 3), -shortfall)
 
 
 def write_step_summary(
@@ -162,6 +183,7 @@ def write_step_summary(
     usage: Usage,
     env: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
+    gate_changes: GateChanges | None = None,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
 
@@ -171,8 +193,9 @@ def write_step_summary(
         judge: The judge that scored the run.
         usage: Judge usage over the run.
         env: The environment (default: ``os.environ``).
-        extra: Markdown lines after the summary (the gate's changed inputs, the cache's
-            verification).
+        extra: Markdown lines right after the decision (the gate's changed inputs, the
+            cache's verification).
+        gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
 
     Returns:
         Whether a summary was written.
@@ -180,7 +203,14 @@ def write_step_summary(
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
-    text = summary_markdown(verdict, results=results, judge=judge, usage=usage, extra=extra)
+    text = summary_markdown(
+        verdict,
+        results=results,
+        judge=judge,
+        usage=usage,
+        extra=extra,
+        gate_changes=gate_changes,
+    )
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:
             summary.write(text + "\n")

@@ -219,10 +219,14 @@ _BLOCKS = "▁▂▃▄▅▆▇█"
 def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
     """One line on a metric's course: a sparkline, the first and last means, the threshold.
 
+    Every sparkline shares the 0–1 scale, so a flat 0.91 reads high and a flat 0.30 low,
+    and two metrics' lines compare at a glance. A threshold that changed over the runs is
+    shown as it was and as it is.
+
     >>> runs = [HistoryEntry(time=str(i), verdict="passed", metrics={"f": HistoryMetric(
-    ...     mean=m, threshold=0.8)}) for i, m in enumerate([0.9, 0.85, 0.7])]
+    ...     mean=m, threshold=0.8)}) for i, m in enumerate([0.9, 0.85, 0.3])]
     >>> trend_line("f", runs)
-    '`f` █▆▁ 0.90 → 0.70 over 3 runs (threshold ≥ 0.80)'
+    '`f` ▇▇▃ 0.90 → 0.30 over 3 runs (threshold ≥ 0.80)'
     """
     means = [
         (entry.metrics[metric].mean, entry.metrics[metric])
@@ -232,16 +236,15 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
     if len(means) < 2:
         return None
     values = [float(mean) for mean, _ in means if mean is not None]
-    low, high = min(values), max(values)
-    span = high - low
-    spark = "".join(
-        _BLOCKS[0 if span < 1e-9 else round((value - low) / span * (len(_BLOCKS) - 1))]
-        for value in values
-    )
+    top = len(_BLOCKS) - 1
+    spark = "".join(_BLOCKS[min(top, max(0, round(value * top)))] for value in values)
     last = means[-1][1]
     threshold = ""
     if last.threshold is not None:
-        threshold = f" (threshold {'≤' if last.direction == 'max' else '≥'} {last.threshold:.2f})"
+        sign = "≤" if last.direction == "max" else "≥"
+        first = next((f.threshold for _, f in means if f.threshold is not None), None)
+        was = f"{first:.2f} → " if first is not None and abs(first - last.threshold) > 1e-9 else ""
+        threshold = f" (threshold {sign} {was}{last.threshold:.2f})"
     return (
         f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs{threshold}"
     )
@@ -261,14 +264,14 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
     if len(points) < 2:
         return None
     threshold = points[-1][2].threshold
+    thresholds = [figures.threshold for _, _, figures in points]
     values = [
         value
         for _, _, figures in points
         for value in (figures.mean, figures.ci_low, figures.ci_high)
         if value is not None
     ]
-    if threshold is not None:
-        values.append(threshold)
+    values += [value for value in thresholds if value is not None]
     low, high = min(values), max(values)
     margin = max(0.02, (high - low) * 0.1)
     low, high = max(0.0, low - margin), min(1.0, high + margin) if high <= 1.0 else high + margin
@@ -296,18 +299,61 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
                 "failed": figures.passed is False,
             }
         )
+    xs = [round(index * step, 2) for index in range(len(points))]
+    threshold_y = None if threshold is None else y(threshold)
+    # The last mean and the threshold are labelled at the right end; kept 10 units apart.
+    value_label_y: float = y(float(points[-1][2].mean or 0.0)) + 3
+    threshold_label_y = None if threshold_y is None else threshold_y + 3
+    if threshold_label_y is not None and abs(value_label_y - threshold_label_y) < 10:
+        shift = (10 - abs(value_label_y - threshold_label_y)) / 2
+        if value_label_y <= threshold_label_y:
+            value_label_y, threshold_label_y = value_label_y - shift, threshold_label_y + shift
+        else:
+            value_label_y, threshold_label_y = value_label_y + shift, threshold_label_y - shift
     return {
         "width": width,
         "height": height,
         "points": drawn,
+        # Each run's own threshold, as steps half-way between runs: an earlier run that
+        # failed at 0.85 is drawn against 0.85, not against today's 0.80.
+        "threshold_path": _threshold_steps(
+            [(x, None if t is None else y(t)) for x, t in zip(xs, thresholds, strict=True)],
+            step,
+        ),
+        "threshold_changed": len({t for t in thresholds if t is not None}) > 1,
+        "value_label_y": round(value_label_y, 2),
+        "threshold_label_y": None if threshold_label_y is None else round(threshold_label_y, 2),
         "path": " ".join(
             f"{'M' if index == 0 else 'L'}{point['x']} {point['y']}"
             for index, point in enumerate(drawn)
         ),
         "current": drawn[-1],
         "threshold": threshold,
-        "threshold_y": None if threshold is None else y(threshold),
+        "threshold_y": threshold_y,
         "runs": len(drawn),
         "low": round(low, 2),
         "high": round(high, 2),
     }
+
+
+def _threshold_steps(points: Sequence[tuple[float, float | None]], step: float) -> str:
+    """An SVG path through each run's threshold, stepping half-way between two runs.
+
+    >>> _threshold_steps([(0.0, 10.0), (100.0, 10.0), (200.0, 20.0)], 100.0)
+    'M0.0 10.0 H50.0 H150.0 V20.0 H200.0'
+    """
+    parts: list[str] = []
+    previous: float | None = None
+    for index, (x, y) in enumerate(points):
+        left = max(0.0, x - step / 2) if index else 0.0
+        right = x + step / 2 if index < len(points) - 1 else x
+        if y is None:
+            previous = None
+            continue
+        if previous is None:
+            parts.append(f"M{round(left, 2)} {y}")
+        elif previous != y:
+            parts.append(f"V{y}")
+        parts.append(f"H{round(right, 2)}")
+        previous = y
+    return " ".join(parts)

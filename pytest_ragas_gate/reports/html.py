@@ -33,6 +33,7 @@ from ..exceptions import ReportError
 from ..gate.baseline import case_deltas, case_drops, pair_cases
 from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
+from ..gate.judge_outage import ErrorCause, error_cause, outage_cause, outage_remedy
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
@@ -134,6 +135,7 @@ _KNOWN_BLOCKS = frozenset(
         "baseline",
         "pairwise",
         "diagnosis",
+        "conversations",
         "oracle_gaps",
         "agreement",
         "cases",
@@ -317,6 +319,9 @@ def _case_view(
     status = _STATUS_WORDS[case.status]
     record["key"] = result.key
     record["anchor"] = case_anchor(result.key)
+    cause = error_cause(result)
+    if cause is not None and cause != "error":
+        record["cause"] = cause
     claims = record.get("details", {}).get("faithfulness")
     if isinstance(result.answer, str) and isinstance(claims, list) and claims:
         record["segments"] = claim_segments(result.answer, claims)
@@ -365,6 +370,7 @@ def _histogram(scores: Sequence[float], column: _MetricColumn) -> dict[str, Any]
         "width": width,
         "height": height,
         "bars": bars,
+        "total": len(scores),
         "threshold_x": (None if column.threshold is None else round(column.threshold * width, 2)),
     }
 
@@ -400,15 +406,18 @@ def _baseline_deltas(
     directions: dict[str, Direction] = {
         column.name: "max" if column.direction == "max" else "min" for column in columns
     }
+    # Drops of gated metrics first: a metric only reported never crowds them out.
+    gated = {column.name for column in columns if column.threshold is not None}
     drops: list[dict[str, Any]] = [
         {
             "case": change.case,
             "anchor": case_anchor(change.case),
             "metric": change.metric,
+            "gated": change.metric in gated,
             "base": change.base,
             "new": change.new,
         }
-        for change in case_drops(baseline, results, directions)
+        for change in case_drops(baseline, results, directions, gated)
     ]
     # One line per case, at its largest drop: ten lines naming one case thrice say less.
     listed: set[str] = set()
@@ -771,7 +780,35 @@ def page_context(
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),
+        "outage": _outage(report, results),
+        # A conversation run's means count conversations, its histograms count turns.
+        "turns": sum(1 for result in results if result.conversation),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
+    }
+
+
+#: How the page names each cause of an ``error`` verdict in its header.
+_CAUSE_TITLES: dict[ErrorCause, str] = {
+    "cache miss": "The read-only judge cache had no reply for {n} case(s)",
+    "budget": "The judge budget ran out: {n} case(s) left unscored",
+    "timeout": "The judge timed out on {n} case(s)",
+    "error": "The judge gave no usable answer for {n} case(s)",
+}
+
+
+def _outage(report: Mapping[str, Any], results: Sequence[CaseResult]) -> dict[str, str] | None:
+    """What an ``error`` verdict's header says: its cause and the remedy for that cause.
+
+    Such a run decided nothing, so the page shows no quality verdict, hint or advice.
+    """
+    if report.get("verdict") != "error":
+        return None
+    cause = outage_cause(results)
+    count = sum(1 for result in results if error_cause(result) == cause)
+    return {
+        "cause": cause or "error",
+        "title": _CAUSE_TITLES[cause or "error"].format(n=count),
+        "remedy": outage_remedy(cause),
     }
 
 

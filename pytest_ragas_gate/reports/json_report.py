@@ -194,6 +194,18 @@ CORE_DETAILS = frozenset(
 )
 
 
+def _omitted_statements(details: Any) -> list[Any]:
+    """answer_correctness's false negatives: the reference statements the answer left out.
+
+    A ``core`` report keeps only these of its details, for the case panel to mark them.
+    """
+    if not isinstance(details, list):
+        return []
+    return [
+        item for item in details if isinstance(item, dict) and item.get("classification") == "FN"
+    ]
+
+
 #: Keys of a case record derived from the result and the settings, not read back.
 DERIVED_CASE_KEYS = ("diagnosis", "retrieval_hops", "verdict")
 
@@ -214,11 +226,15 @@ def _case_record(
     """
     record = result.model_dump(mode="json")
     if not full:
-        record["details"] = {
+        kept = {
             metric: details
             for metric, details in record["details"].items()
             if metric in CORE_DETAILS or metric in result.errors
         }
+        omitted = _omitted_statements(record["details"].get("answer_correctness"))
+        if omitted and "answer_correctness" not in kept:
+            kept["answer_correctness"] = omitted
+        record["details"] = kept
     found = diagnose(result, bounds)
     record["diagnosis"] = None if found is None else found.model_dump()
     record["verdict"] = verdict.model_dump(mode="json", include=_VERDICT_FIELDS)

@@ -130,6 +130,7 @@ def _case_testcase(
 _FAILURE_TYPES: dict[CheckKind, str] = {
     "metric": "RagGateThreshold",
     "min_cases": "RagGateThreshold",
+    "min_coverage": "RagGateThreshold",
     "tag": "RagGateThreshold",
     "error_rate": "RagGateErrorRate",
     "no_cases": "RagGateErrorRate",
@@ -142,8 +143,10 @@ _FAILURE_TYPES: dict[CheckKind, str] = {
     "judge_noise": "RagGateJudgeNoise",
     "pairwise": "RagGatePairwise",
 }
+#: Checks of one gated metric, whose failure output carries the hint.
+_METRIC_KINDS = frozenset({"metric", "min_cases", "min_coverage"})
 #: Checks whose failure in a run the judge could not decide is an error, not a failure.
-_UNDECIDED_KINDS = frozenset({"metric", "min_cases", "pairwise"})
+_UNDECIDED_KINDS = frozenset({"metric", "min_cases", "min_coverage", "pairwise"})
 #: Checks that decided nothing read as skipped, so no CI view shows them green.
 _SKIPPED_KINDS = frozenset({"coverage", "gated_metrics", "not_evaluated"})
 
@@ -168,7 +171,7 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
             output = check.message + (f"\nHint: {check.hint}" if check.hint else "")
             testcase.add_failure_info(
                 message=_clean(check.message),
-                output=_clean(output) if check.kind in ("metric", "min_cases") else None,
+                output=_clean(output) if check.kind in _METRIC_KINDS else None,
                 failure_type=_FAILURE_TYPES[check.kind],
             )
         elif check.passed is None and check.kind in _SKIPPED_KINDS:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..gate.baseline import BaselineComparison
 from ..gate.diagnosis import DiagnosisSummary
@@ -10,8 +10,10 @@ from ..gate.verdict import CaseVerdict, GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
+from ..stats import interval_text
 from ..trust.agreement import Figure
 from ..usage import Usage
+from .gate_inputs import threshold_change_note
 from .json_report import JudgeInfo
 from .judge_noise_view import has_judge_noise
 
@@ -94,7 +96,13 @@ def _agreement_section(verdict: GateVerdict) -> list[str]:
     return [*lines, ""]
 
 
-def _metric_row(aggregate: MetricAggregate) -> str:
+#: A gated metric's verdict cell in a run the judge could not decide: no quality verdict.
+NOT_JUDGED = "⚪ not judged"
+
+
+def _metric_row(
+    aggregate: MetricAggregate, changed: Mapping[str, tuple[str, str]], *, undecided: bool = False
+) -> str:
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
@@ -106,10 +114,15 @@ def _metric_row(aggregate: MetricAggregate) -> str:
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
         + _number(aggregate.threshold),
         aggregate.rule if aggregate.threshold is not None else "—",
-        str(aggregate.n),
+        f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
-        _verdict_cell(aggregate.passed),
+        (
+            NOT_JUDGED
+            if undecided and aggregate.threshold is not None
+            else _verdict_cell(aggregate.passed)
+        )
+        + threshold_change_note(aggregate.metric, changed),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -171,7 +184,7 @@ def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[st
         interval = (
             "—"
             if delta.ci_low is None or delta.ci_high is None
-            else f"{delta.ci_low:+.2f}–{delta.ci_high:+.2f}"
+            else interval_text(delta.ci_low, delta.ci_high, "+.2f")
         )
         change = "—" if delta.delta is None else f"{delta.delta:+.2f}"
         if delta.judge_noise is not None:
@@ -281,14 +294,22 @@ def render_markdown(
     results: Sequence[CaseResult],
     judge: JudgeInfo,
     usage: Usage,
+    lead: Sequence[str] = (),
+    changed_thresholds: Mapping[str, tuple[str, str]] | None = None,
 ) -> str:
-    """The gate's summary as GitHub-flavoured Markdown.
+    """The gate's summary as GitHub-flavoured Markdown, the decision first.
+
+    The verdict, its reason and the failing checks open the summary, then ``lead`` (what
+    the change does to the gate itself), then the tables.
 
     Args:
         verdict: The gate's verdict (with its baseline comparison, if any).
         results: Every case result of the run.
         judge: The judge that scored the run.
         usage: Judge usage over the whole run.
+        lead: Markdown lines right after the decision (the gate's changed inputs).
+        changed_thresholds: Per metric, the threshold before and after this change,
+            shown beside the metric's verdict.
 
     Returns:
         The Markdown text, ending in a newline.
@@ -296,7 +317,13 @@ def render_markdown(
     mark = {"passed": "✅", "failed": "❌", "error": "🛑", "partial": "⚠️", "ungated": "⚠️"}[
         verdict.status
     ]
-    lines = [f"## {mark} {verdict.headline}", ""]
+    lines = [f"## {mark} {verdict.headline}", "", f"**{_cell(verdict.recommendation)}**", ""]
+    if verdict.failed_checks:
+        lines += [*(f"- {_cell(check.message)}" for check in verdict.failed_checks), ""]
+    if verdict.misspelt_keys:
+        lines += [*(f"> ⚠️ {_cell(line)}" for line in verdict.misspelt_keys), ""]
+    if lead:
+        lines += [*(lead[1:] if lead and not lead[0] else lead), ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]
     judge_line = f"Judge: `{_cell(judge.kind)}` · model `{_cell(judge.model)}`"
@@ -309,7 +336,10 @@ def render_markdown(
         f"| metric | mean | {confidence} CI | threshold | rule | n | n/a | errors | verdict |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    lines += [_metric_row(aggregate) for aggregate in verdict.metrics.values()]
+    lines += [
+        _metric_row(aggregate, changed_thresholds or {}, undecided=verdict.status == "error")
+        for aggregate in verdict.metrics.values()
+    ]
     lines += _latency_rows(verdict)
     lines.append("")
     gaps = oracle_gap_lines(verdict.oracle_gaps)
@@ -364,12 +394,8 @@ def render_markdown(
         f"{usage.calls:,} calls · {usage.input_tokens:,} input + {usage.output_tokens:,} output "
         f"tokens · ${usage.cost_usd:.4f} estimated · {usage.cache_hits:,} cache hits · "
         f"{usage.retries:,} retries",
-        "",
-        f"**{_cell(verdict.recommendation)}**",
     ]
-    if verdict.failed_checks:
-        lines += ["", *(f"- {_cell(check.message)}" for check in verdict.failed_checks)]
-    if verdict.hints:
+    if verdict.hints and verdict.status != "error":
         lines += ["", "### Hints", ""]
         lines += [f"- `{_cell(metric)}`: {_cell(hint)}" for metric, hint in verdict.hints.items()]
     return "\n".join(lines) + "\n"

@@ -35,15 +35,21 @@ from typing import Any
 
 from ..command_line import CommandParser
 from ..exceptions import CommentError, ReportError
-from ..gate.baseline import case_drops
+from ..gate.baseline import CaseDelta, case_drops
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.config_sections import REMOVED_IN
 from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
-from .gate_inputs import changes_in_report_scope, gate_inputs_markdown
+from .gate_inputs import (
+    changed_thresholds,
+    changes_in_report_scope,
+    gate_inputs_markdown,
+    threshold_change_note,
+)
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
+from .markdown import NOT_JUDGED
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -53,6 +59,7 @@ __all__ = [
     "RunStampFacts",
     "comment_body",
     "main",
+    "duplicate_body",
     "outdated_body",
     "post_comment",
     "run_marker",
@@ -106,7 +113,9 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _metric_row(name: str, verdict: GateVerdict) -> str:
+def _metric_row(
+    name: str, verdict: GateVerdict, changed: Mapping[str, tuple[str, str]] | None = None
+) -> str:
     aggregate = verdict.metrics[name]
     comparison = verdict.baseline
     interval = (
@@ -125,22 +134,36 @@ def _metric_row(name: str, verdict: GateVerdict) -> str:
         change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed and gated else "")
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
-    state = "reported" if not gated else "✅ pass" if aggregate.passed else "❌ fail"
+    state = (
+        "reported"
+        if not gated
+        else NOT_JUDGED
+        if verdict.status == "error"
+        else "✅ pass"
+        if aggregate.passed
+        else "❌ fail"
+    )
+    state += threshold_change_note(name, changed or {})
     return (
         f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
         f"{change} | {state} |"
     )
 
 
-def _metric_table(verdict: GateVerdict) -> list[str]:
-    """Gated metrics in the table; metrics only reported folded below it."""
+def _metric_table(
+    verdict: GateVerdict, changed: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """Gated metrics in the table; metrics only reported folded below it.
+
+    A metric whose threshold this change moved says so beside its verdict, both ways.
+    """
     header = [
         "| metric | mean | CI | threshold | Δ vs baseline | verdict |",
         "|---|---|---|---|---|---|",
     ]
     gated = [name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None]
     reported = [name for name in verdict.metrics if name not in gated]
-    lines = [*header, *(_metric_row(name, verdict) for name in gated)] if gated else []
+    lines = [*header, *(_metric_row(name, verdict, changed) for name in gated)] if gated else []
     if reported:
         count = len(reported)
         lines += [
@@ -150,7 +173,7 @@ def _metric_table(verdict: GateVerdict) -> list[str]:
             "</summary>",
             "",
             *header,
-            *(_metric_row(name, verdict) for name in reported),
+            *(_metric_row(name, verdict, changed) for name in reported),
             "",
             "</details>",
         ]
@@ -201,21 +224,39 @@ def _regressed_cases(
     if baseline is None:
         return []
     directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
-    drops = case_drops(baseline, results, directions)
+    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None}
+    drops = case_drops(baseline, results, directions, gated)
     if not drops:
         return []
-    lines = [
-        f"### Worst regressed cases ({len(drops)} case-metric drops)",
-        "",
-        "| case | metric | baseline | now | Δ |",
-        "|---|---|---|---|---|",
-    ]
-    for drop in drops[:MAX_CASES]:
-        lines.append(
+    header = ["| case | metric | baseline | now | Δ |", "|---|---|---|---|---|"]
+
+    def row(drop: CaseDelta) -> str:
+        return (
             f"| {_code(drop.case)} | {_code(drop.metric)} | {drop.base:.2f} | {drop.new:.2f} | "
             f"{drop.delta:+.2f} |"
         )
-    return lines + _showing(min(MAX_CASES, len(drops)), len(drops))
+
+    # Drops of gated metrics first; those of metrics only reported folded below them.
+    on_gated = [drop for drop in drops if drop.metric in gated]
+    reported = [drop for drop in drops if drop.metric not in gated]
+    lines = [f"### Worst regressed cases ({len(on_gated)} drops of gated metrics)", ""]
+    if on_gated:
+        lines += [*header, *(row(drop) for drop in on_gated[:MAX_CASES])]
+        lines += _showing(min(MAX_CASES, len(on_gated)), len(on_gated))
+    if reported:
+        count = len(reported)
+        lines += [
+            "",
+            f"<details><summary>{count} drop{'' if count == 1 else 's'} of metrics reported, "
+            "not gated</summary>",
+            "",
+            *header,
+            *(row(drop) for drop in reported[:MAX_CASES]),
+            *_showing(min(MAX_CASES, count), count),
+            "",
+            "</details>",
+        ]
+    return lines
 
 
 def _failing_cases(verdict: GateVerdict) -> list[str]:
@@ -354,7 +395,14 @@ def comment_body(
             "> ⚠️ Scored by the offline heuristic judge: a smoke test, not an LLM judgement.",
             "",
         ]
-    lines += _metric_table(verdict)
+    # What this change does to the gate itself is part of the decision: it comes first.
+    changes = gate_changes or report.facts.gate_changes
+    lead = gate_inputs_markdown(
+        changes, report.facts.cache_integrity, cache_mode=report.config.cache
+    )
+    if lead:
+        lines += [*lead[1:], ""]
+    lines += _metric_table(verdict, changed_thresholds(changes))
     newly = [verdict.metrics[name].message for name in verdict.newly_failing]
     if newly:
         lines += ["", *(f"> ❌ {_text(message)}" for message in newly)]
@@ -372,11 +420,6 @@ def comment_body(
     unchecked = verdict.not_evaluated_checks
     if unchecked:
         lines += ["", *(f"> ⚠️ Not evaluated: {_text(check.message)}" for check in unchecked)]
-    lines += gate_inputs_markdown(
-        gate_changes or report.facts.gate_changes,
-        report.facts.cache_integrity,
-        cache_mode=report.config.cache,
-    )
     for section in (
         _pairwise_losses(verdict),
         _regressed_cases(verdict, report.results, baseline),
@@ -439,16 +482,16 @@ class GitHub:
             try:
                 return self._request_once(method, path, payload)
             except _Retryable as retry:
-                wait = (
-                    retry.wait_s
-                    if retry.wait_s is not None
-                    else self.backoff_s * 2 ** (attempt - 1)
-                )
-                if attempt == self.attempts or wait > MAX_WAIT_S:
-                    tries = f" (tried {attempt} times)" if attempt > 1 else ""
-                    raise ApiError(f"{retry.error}{tries}", retry.error.status) from None
-                self.sleep(wait)
+                self._wait_or_give_up(retry, attempt)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait_or_give_up(self, retry: _Retryable, attempt: int) -> None:
+        """Sleep before try ``attempt + 1``, or raise when the tries or the wait run out."""
+        wait = retry.wait_s if retry.wait_s is not None else self.backoff_s * 2 ** (attempt - 1)
+        if attempt == self.attempts or wait > MAX_WAIT_S:
+            tries = f" (tried {attempt} times)" if attempt > 1 else ""
+            raise ApiError(f"{retry.error}{tries}", retry.error.status) from None
+        self.sleep(wait)
 
     def _request_once(
         self, method: str, path: str, payload: Mapping[str, Any] | None = None
@@ -489,8 +532,9 @@ class GitHub:
         except json.JSONDecodeError:
             raise ApiError(f"{method} {path} answered with something not JSON") from None
 
-    def find_comment(self, number: int) -> Comment | None:
-        """Our comment on pull request ``number``, found by :data:`MARKER`."""
+    def find_comments(self, number: int) -> list[Comment]:
+        """Every comment on pull request ``number`` that carries :data:`MARKER`, oldest first."""
+        found: list[Comment] = []
         page = 1
         while True:
             comments = self._request(
@@ -499,35 +543,85 @@ class GitHub:
             )
             if not isinstance(comments, list):
                 raise CommentError("the comments of the pull request are not a list")
-            for comment in comments:
-                if isinstance(comment, dict) and MARKER in str(comment.get("body", "")):
-                    return Comment(int(comment["id"]), str(comment.get("body", "")))
+            found += [
+                Comment(int(comment["id"]), str(comment.get("body", "")))
+                for comment in comments
+                if isinstance(comment, dict) and MARKER in str(comment.get("body", ""))
+            ]
             if len(comments) < 100:
-                return None
+                return found
             page += 1
+
+    def find_comment(self, number: int) -> Comment | None:
+        """Our comment on pull request ``number``: the oldest one carrying :data:`MARKER`."""
+        found = self.find_comments(number)
+        return found[0] if found else None
 
     def upsert(self, number: int, body: str) -> tuple[str, str]:
         """Create our comment, or edit it in place; returns ``(created|updated, url)``.
+
+        The pull request keeps one comment whatever the network does: a POST that fails is
+        not blindly tried again, since GitHub may have created the comment before the error
+        reached us; the comments are listed again first and one that landed is edited
+        instead. A second marked comment, found at any time, is deleted (or, when that is
+        refused, marked outdated), so no stale verdict stays on the pull request.
 
         When the edit fails and the comment on the pull request shows another run (its
         verdict or commit differ), a one-line "outdated" note is patched in before the
         error is raised, so no reader takes the old verdict for the latest one.
         """
-        existing = self.find_comment(number)
-        if existing is None:
-            answer = self._request(
-                "POST", f"/repos/{self.repository}/issues/{number}/comments", {"body": body}
-            )
+        found = self.find_comments(number)
+        action = "updated"
+        if not found:
+            answer, found = self._create(number, body)
+            if not found:
+                return "created", _html_url(answer)
             action = "created"
-        else:
-            path = f"/repos/{self.repository}/issues/comments/{existing.id}"
+        kept, extra = found[0], found[1:]
+        path = f"/repos/{self.repository}/issues/comments/{kept.id}"
+        try:
+            answer = self._request("PATCH", path, {"body": body})
+        except ApiError as error:
+            raise self._mark_outdated(path, kept, body, error) from None
+        url = _html_url(answer)
+        for duplicate in extra:
+            self._retire(duplicate, url)
+        return action, url
+
+    def _create(self, number: int, body: str) -> tuple[Any, list[Comment]]:
+        """POST the comment: its answer, or the marked comments found after a failed try.
+
+        Before each new try the comments are listed again: when a try that answered 5xx
+        (or never answered) did create the comment, that comment is returned to be edited
+        rather than a second one posted.
+        """
+        path = f"/repos/{self.repository}/issues/{number}/comments"
+        for attempt in range(1, self.attempts + 1):
             try:
-                answer = self._request("PATCH", path, {"body": body})
-            except ApiError as error:
-                raise self._mark_outdated(path, existing, body, error) from None
-            action = "updated"
-        url = answer.get("html_url", "") if isinstance(answer, dict) else ""
-        return action, str(url)
+                return self._request_once("POST", path, {"body": body}), []
+            except _Retryable as retry:
+                self._wait_or_give_up(retry, attempt)
+                landed = self.find_comments(number)
+                if landed:
+                    return None, landed
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retire(self, duplicate: Comment, kept_url: str) -> None:
+        """Delete a second marked comment, or mark it outdated when it cannot be deleted."""
+        path = f"/repos/{self.repository}/issues/comments/{duplicate.id}"
+        try:
+            self._request("DELETE", path)
+            return
+        except ApiError:
+            pass
+        if any(line.startswith(OUTDATED) for line in duplicate.body.splitlines()[1:2]):
+            return
+        where = f" ({kept_url})" if kept_url else ""
+        note = duplicate_body(duplicate.body, where)
+        try:
+            self._request("PATCH", path, {"body": note})
+        except ApiError as error:
+            _warning(f"a second gate comment on the pull request could not be retired: {error}")
 
     def _mark_outdated(self, path: str, existing: Comment, body: str, error: ApiError) -> ApiError:
         shown, latest = _run_line(existing.body), _run_line(body)
@@ -583,6 +677,21 @@ def _run_line(body: str) -> str | None:
 
 #: The note put on a comment that the latest run could not replace.
 OUTDATED = "> ⚠️ **Outdated**: "
+
+
+def duplicate_body(old: str, where: str) -> str:
+    """``old`` with a note under the marker pointing readers to the gate's one live comment."""
+    kept = [line for line in old.splitlines() if not line.startswith(OUTDATED)]
+    note = (
+        f"{OUTDATED}a second copy of the gate's comment; the comment above{where} shows "
+        "the latest run."
+    )
+    head, rest = kept[:1], kept[1:]
+    return "\n".join([*head, note, "", *rest]) + "\n"
+
+
+def _html_url(answer: Any) -> str:
+    return str(answer.get("html_url", "")) if isinstance(answer, dict) else ""
 
 
 def outdated_body(old: str, latest_marker: str | None) -> str:

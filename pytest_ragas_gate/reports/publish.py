@@ -85,10 +85,16 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         usage=total,
         env=outputs.environ,
         extra=extra,
+        gate_changes=facts.gate_changes,
     )
     if outputs.markdown is not None:
         text = summary_markdown(
-            outcome, results=outputs.results, judge=outputs.judge, usage=total, extra=extra
+            outcome,
+            results=outputs.results,
+            judge=outputs.judge,
+            usage=total,
+            extra=extra,
+            gate_changes=facts.gate_changes,
         )
         write_text_atomic(outputs.markdown, text)
     if outputs.environ.get("GITHUB_ACTIONS") != "true":

@@ -16,7 +16,7 @@ from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
-__all__ = ["human_label_lines", "summary_lines"]
+__all__ = ["cases_line", "human_label_lines", "summary_lines"]
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -69,7 +69,7 @@ def _table(verdict: GateVerdict) -> list[str]:
                 ci,
                 _threshold_cell(aggregate),
                 aggregate.rule if aggregate.threshold is not None else "-",
-                str(aggregate.n),
+                f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
                 {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
@@ -87,6 +87,15 @@ def _aligned(rows: Sequence[Sequence[str]]) -> list[str]:
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in rows
     ]
+
+
+def cases_line(verdict: GateVerdict) -> str:
+    """``cases: gated 5 of 5; 1 scored, 4 with no gated metric scored, 0 errored``."""
+    unscored = verdict.total_cases - verdict.errored_cases
+    scored = unscored if verdict.scored_cases is None else verdict.scored_cases
+    nothing = unscored - scored
+    empty = f", {nothing} with no gated metric scored" if nothing else ""
+    return f"cases: {verdict.coverage}; {scored} scored{empty}, {verdict.errored_cases} errored"
 
 
 def diagnosis_lines(diagnosis: DiagnosisSummary | None) -> list[str]:
@@ -137,8 +146,7 @@ def summary_lines(
     ]
     if verdict.auto_repeats is not None:
         lines.append(verdict.auto_repeats)
-    scored = verdict.total_cases - verdict.errored_cases
-    lines.append(f"cases: {verdict.coverage}; {scored} scored, {verdict.errored_cases} errored")
+    lines.append(cases_line(verdict))
     if verdict.conversations is not None:
         lines.append(verdict.conversations)
     lines += diagnosis_lines(verdict.diagnosis)
@@ -165,7 +173,7 @@ def summary_lines(
         # A judge that did not answer failed no check of the system: its lines are errors.
         word = "ERROR" if verdict.status == "error" else "FAILED"
         lines.extend(f"{word} {check.message}" for check in failing)
-    lines += ["", verdict.headline, verdict.recommendation]
+    lines += ["", *verdict.misspelt_keys, verdict.headline, verdict.recommendation]
     lines += [f"  hint ({metric}): {hint}" for metric, hint in verdict.hints.items()]
     return lines
 

@@ -7,14 +7,46 @@ word and the case would never be held to it. Such a case becomes a problem of it
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from ..golden.loading import CaseProblem, LoadedFile
 from ..metrics.registry import unknown_metric_message
+from ..settings.bounds import Bound, Direction
+from ..settings.config_checks import not_selected_message
+
+__all__ = ["check_threshold_metrics", "is_threshold_usage_problem"]
 
 
-def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> LoadedFile:
+#: How a case's problem says its thresholds ask for what the run cannot gate (a metric left
+#: out of the run, a direction against the metric's): a usage error of the run, exit 4.
+_ASKED_WRONGLY = ("which is not among the run's metrics", "but for ")
+
+
+def is_threshold_usage_problem(message: str | None) -> bool:
+    """Whether a case's error says its thresholds ask what the run cannot gate.
+
+    >>> is_threshold_usage_problem("g.jsonl:2: field 'thresholds': a threshold for 'x', "
+    ...                            "which is not among the run's metrics (y): add it …")
+    True
+    """
+    return (
+        message is not None
+        and "field 'thresholds': " in message
+        and any(phrase in message for phrase in _ASKED_WRONGLY)
+    )
+
+
+def check_threshold_metrics(
+    loaded: LoadedFile,
+    known: Collection[str],
+    selected: Collection[str] | None = None,
+    direction_of: Callable[[str], Direction] | None = None,
+) -> LoadedFile:
     """Move the cases whose ``thresholds`` name an unknown metric to the file's problems.
+
+    With ``selected`` (the run's ``metrics:``), a threshold on a metric the run leaves out
+    is a problem too: it would gate nothing. With ``direction_of`` (each metric's
+    direction), so is a threshold whose ``>=``/``<=`` contradicts its metric's.
 
     >>> from pytest_ragas_gate.golden.cases import GoldenCase
     >>> case = GoldenCase(id="a", question="Q?", thresholds={"faithfulnes": 0.8},
@@ -34,6 +66,20 @@ def check_threshold_metrics(loaded: LoadedFile, known: Collection[str]) -> Loade
             for field, named in (("thresholds", case.thresholds), ("human", case.human))
             if (unknown := [metric for metric in named if metric not in known])
         ]
+        if direction_of is not None:
+            for metric, value in case.thresholds.items():
+                if metric not in known:
+                    continue
+                try:
+                    Bound.parse(metric, value, direction_of(metric))
+                except ValueError as error:
+                    faults.append(f"field 'thresholds': {error}")
+        if selected is not None:
+            faults += [
+                f"field 'thresholds': {not_selected_message(metric, list(selected))}"
+                for metric in case.thresholds
+                if metric in known and metric not in selected
+            ]
         if not faults:
             cases.append(case)
             continue

@@ -9,7 +9,10 @@ Selection rules:
 - ``anthropic`` without ``ANTHROPIC_API_KEY`` is a usage error, except in ``read`` mode.
 - ``openai`` without ``OPENAI_API_KEY`` and without a base URL (``OPENAI_BASE_URL``) is a
   usage error, except in ``read`` mode. With a base URL and no key (a local server such as
-  Ollama or llama.cpp), a placeholder key is sent, since those servers ignore it.
+  Ollama or llama.cpp), a placeholder key is sent, since those servers ignore it. Its
+  structured-output mode comes from ``structured_output`` (``auto`` probes a server other
+  than OpenAI's once and keeps the outcome in the cache directory); the reason is the
+  judge info's ``structured_output``, so the run says once which mode it uses and why.
 - ``offline``: the deterministic heuristics, no key, no network, never cached.
 
 In ``read`` mode without a key, no SDK client is created at all: the judge can only
@@ -128,6 +131,7 @@ def create_judge(
         "seed": config.seed,
     }
     inner: Judge
+    structured_output = ""
     if kind == "offline":
         from ..judges.offline.judge import OfflineJudge
 
@@ -174,19 +178,30 @@ def create_judge(
             inner = ReplayOnlyJudge("openai", model)
             reason += " (no OPENAI_API_KEY: replaying the read-mode cache, nothing is sent)"
         else:
+            from ..judges.structured_output import choose_structured_output
+
+            choice = choose_structured_output(
+                config.structured_output,
+                base_url=base_url,
+                model=model,
+                api_key=openai_key or PLACEHOLDER_OPENAI_KEY,
+                timeout_s=config.timeout_s,
+                cache_dir=_cache_dir(config, rootdir),
+                probe=not replay,
+            )
+            structured_output = choice.reason
             inner = OpenAIJudge(
                 model,
                 api_key=openai_key or PLACEHOLDER_OPENAI_KEY,
                 base_url=base_url,
                 embedding_model=config.embedding_model,
+                structured_output=choice.mode,
                 **transport_settings,
             )
     else:  # pragma: no cover - GateConfig validates the judge name
         raise UsageError(f"unknown judge {kind!r}; expected auto, anthropic, openai or offline")
 
-    cache_dir = Path(config.cache_dir)
-    if not cache_dir.is_absolute():
-        cache_dir = rootdir / cache_dir
+    cache_dir = _cache_dir(config, rootdir)
     cache = _judge_cache(config, cache_dir, env)
     if config.batch:
         _use_batches(inner, cache_dir, config.batch_poll_s)
@@ -194,8 +209,17 @@ def create_judge(
         inner, cache=cache, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
     )
     return metered, JudgeInfo(
-        kind=kind, model=inner.model, selected_by=reason, prompt_version=PROMPT_VERSION
+        kind=kind,
+        model=inner.model,
+        selected_by=reason,
+        prompt_version=PROMPT_VERSION,
+        structured_output=structured_output,
     )
+
+
+def _cache_dir(config: GateConfig, rootdir: Path) -> Path:
+    cache_dir = Path(config.cache_dir)
+    return cache_dir if cache_dir.is_absolute() else rootdir / cache_dir
 
 
 def _judge_cache(config: GateConfig, cache_dir: Path, env: Mapping[str, str]) -> JudgeCache | None:

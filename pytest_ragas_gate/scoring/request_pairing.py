@@ -79,7 +79,7 @@ class CasePlan:
         kinds_by_metric: dict[str, frozenset[str]] = {}
         for name in metric_names:
             metric = metrics[name]
-            if missing_fields(metric, case):
+            if missing_fields(metric, case, scoring=True):
                 continue  # not scored, asks nothing
             declared = MetricFacts.of(metric).judge_requests
             if declared is None:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from ..config_values import read_threshold
 from ..golden.cases import GoldenCase, LabelSampling, case_identity
+from ..golden.golden_fields import canonical_field
+from ..golden.trace_origin import trace_origin
 from ..text_safety import json_text
 from ..usage import Usage
 from .pairwise_verdict import PairwiseVerdict
 from .repeats import AutoRepeat, ItemAgreement
 from .score_checks import EXPECTED_SCORE, score_problem
+from .unknown_fields import closest_field, known_field_names
 
 
 def _a_score(value: object) -> object:
@@ -90,6 +94,12 @@ class CaseResult(BaseModel):
     # The gate aggregates such results per conversation (see conversation_groups).
     conversation: str | None = None
     turn: int | None = None
+    # Golden fields the case lacks but has a key one edit away from (``contexts`` →
+    # ``context``): the gate names the key when the field's absence leaves metrics n/a.
+    misspelt: dict[str, str] = Field(default_factory=dict)
+    # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
+    # its results can be sent back beside it (outputs.otel).
+    trace: dict[str, str] | None = None
 
     @classmethod
     def of_case(
@@ -118,7 +128,10 @@ class CaseResult(BaseModel):
                 if case.contexts and any(context.hop is not None for context in case.contexts)
                 else None
             ),
-            thresholds=dict(case.thresholds),
+            thresholds={
+                metric: read_threshold(metric, value)[0]
+                for metric, value in case.thresholds.items()
+            },
             human=dict(case.human),
             sampled_by=case.sampled_by if case.human else None,
             metrics=list(metrics),
@@ -126,15 +139,35 @@ class CaseResult(BaseModel):
             incomplete=incomplete,
             conversation=case.conversation,
             turn=case.turn,
+            misspelt=misspelt_fields(case),
+            trace=trace_origin(case.metadata),
         )
 
     @classmethod
-    def of_problem(cls, file: str, line: int, label: str, message: str) -> CaseResult:
+    def of_problem(
+        cls,
+        file: str,
+        line: int,
+        label: str,
+        message: str,
+        salvaged: Mapping[str, Any] | None = None,
+    ) -> CaseResult:
         """The result of a malformed case, which never reached scoring: an error.
 
-        ``label`` is the case's id, or ``line-N`` when it has none.
+        ``label`` is the case's id, or ``line-N`` when it has none; ``salvaged`` the fields
+        of the row that still read as written (its question, answer, contexts, tags), kept
+        so the reports show the case with every field it had.
         """
-        return cls(id=label, source=f"{file}:{line}", error=message)
+        kept = dict(salvaged or {})
+        return cls(
+            id=label,
+            source=f"{file}:{line}",
+            error=message,
+            question=str(kept.get("question", "")),
+            answer=kept.get("answer"),
+            contexts=kept.get("contexts"),
+            tags=list(kept.get("tags") or []),
+        )
 
     def to_json(self) -> str:
         r"""The result as JSON text that always encodes as UTF-8.
@@ -163,6 +196,30 @@ class CaseResult(BaseModel):
     def errored(self) -> bool:
         """Whether the case or any of its metrics errored."""
         return self.error is not None or bool(self.errors)
+
+
+_KNOWN_FIELDS = known_field_names({})
+#: The golden fields whose absence leaves metrics n/a: a key one edit from one of these, on
+#: a row without it, is most likely that field misspelt.
+_SCORED_FIELDS = frozenset({"question", "answer", "contexts", "reference", "relevant_context_ids"})
+
+
+def misspelt_fields(case: GoldenCase) -> dict[str, str]:
+    """The golden fields ``case`` lacks, each with the unknown key one edit from it.
+
+    >>> case = GoldenCase(id="a", question="q?", metadata={"context": ["text"]})
+    >>> misspelt_fields(case)
+    {'contexts': 'context'}
+    """
+    found: dict[str, str] = {}
+    for key in case.metadata:
+        match = closest_field(key, _KNOWN_FIELDS)
+        if match is None or match[1] != 1:
+            continue
+        field = canonical_field(match[0]) or match[0]
+        if field in _SCORED_FIELDS and not case.has(field):
+            found.setdefault(field, key)
+    return found
 
 
 def split_source(source: str) -> tuple[str, int | None]:

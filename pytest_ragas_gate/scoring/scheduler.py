@@ -207,7 +207,7 @@ async def score_case(
 
     async def run_one(name: str) -> tuple[str, MetricResult | BaseException]:
         metric = metrics[name]
-        missing = missing_fields(metric, case)
+        missing = missing_fields(metric, case, scoring=True)
         if missing:
             return name, MetricResult.lacking(missing)
         # run_one is its own task under gather, so this binding is this metric's alone.

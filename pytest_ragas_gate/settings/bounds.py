@@ -2,23 +2,26 @@
 
 Most metrics are better when higher (faithfulness, recall), and their threshold is a
 minimum. A few are better when lower — ``contradiction_rate`` is the share of claims the
-contexts contradict — and their threshold is a maximum. A threshold written with an
-operator (``contradiction_rate<=0.02``, ``faithfulness>=0.85``) says its direction
-itself, so a custom lower-is-better metric is gated with ``<=``; a bare number takes the
-metric's own direction.
+contexts contradict — and their threshold is a maximum. The direction is a fact of the
+metric (a built-in's facts, a custom metric's ``lower_is_better``, the ``lower_is_better``
+setting), read in one place, :meth:`Bounds.direction_of`: every threshold of the metric —
+command line, config, tag, case — takes it. An operator (``contradiction_rate<=0.02``,
+``faithfulness>=0.85``) may restate it; one that contradicts it is an error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..config_values import read_threshold
 from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX
 
 __all__ = [
     "LOWER_IS_BETTER",
     "Bound",
+    "Bounds",
     "Direction",
     "default_direction",
     "own_bound",
@@ -54,19 +57,27 @@ def default_direction(metric: str) -> Direction:
 
 
 def own_bound(metric: str, value: float, bounds: Mapping[str, Bound]) -> Bound:
-    """A per-case or per-tag threshold of ``metric``, in the direction the gate reads it.
+    """A per-case or per-tag threshold of ``metric``, in the metric's direction.
 
-    The gate's own threshold says the direction (so a custom lower-is-better metric,
-    whose threshold reads ``<=X``, gets a maximum); a metric the gate does not threshold
-    takes its default direction.
+    ``bounds`` (the config's :class:`Bounds`) knows the direction of every metric, gated
+    or report-only; a plain mapping falls back on the gate's threshold, then the default.
 
-    >>> own_bound("error_rate", 0.1, {"error_rate": Bound(0.2, "max")})
+    >>> own_bound("error_share", 0.1, Bounds({}, lower_is_better=["error_share"]))
     Bound(value=0.1, direction='max')
     >>> own_bound("oracle_contradiction_rate", 0.1, {})
     Bound(value=0.1, direction='max')
     """
+    if isinstance(bounds, Bounds):
+        return Bound(value, bounds.direction_of(metric))
     gate = bounds.get(metric)
     return Bound(value, default_direction(metric) if gate is None else gate.direction)
+
+
+def direction_words(direction: Direction) -> str:
+    """``"higher is better: its threshold is a minimum"`` or the lower-is-better line."""
+    if direction == "min":
+        return "higher is better: its threshold is a minimum (>=)"
+    return "lower is better: its threshold is a maximum (<=)"
 
 
 @dataclass(frozen=True)
@@ -117,9 +128,66 @@ class Bound:
             return "lower", low
         return "upper", high
 
+    @property
+    def side(self) -> str:
+        """Where a failing score lies: ``below`` a minimum, ``above`` a maximum."""
+        return "below" if self.direction == "min" else "above"
+
     def written(self, metric: str) -> str:
         """``faithfulness>=0.85`` / ``contradiction_rate<=0.02``."""
         return f"{metric}{self.symbol}{self.value:.2f}"
+
+    @classmethod
+    def parse(cls, metric: str, raw: float | str, direction: Direction | None = None) -> Bound:
+        """A threshold as written anywhere, in the direction of ``metric``.
+
+        ``direction`` is the metric's (default: a built-in's own); an operator that
+        contradicts it is an error naming the metric's direction.
+
+        Raises:
+            ValueError: naming the metric and what was expected.
+
+        >>> Bound.parse("contradiction_rate", 0.02)
+        Bound(value=0.02, direction='max')
+        >>> Bound.parse("faithfulness", "<=0.3")
+        Traceback (most recent call last):
+        ...
+        ValueError: threshold for 'faithfulness' is '<=0.3', a maximum, but for faithfulness higher is better: its threshold is a minimum (>=); write 0.3 or >=0.3
+        """  # noqa: E501
+        direction = direction or default_direction(metric)
+        value, stated = read_threshold(metric, raw)
+        if stated is not None and stated != direction:
+            kind = "a minimum" if stated == "min" else "a maximum"
+            symbol = ">=" if direction == "min" else "<="
+            raise ValueError(
+                f"threshold for {metric!r} is {raw!r}, {kind}, but for {metric} "
+                f"{direction_words(direction)}; write {value:g} or {symbol}{value:g}"
+            )
+        return cls(value, direction)
+
+
+class Bounds(dict[str, Bound]):
+    """The thresholds in force, and the direction of every metric, gated or not.
+
+    >>> bounds = Bounds({"faithfulness": Bound(0.85)}, lower_is_better=["error_share"])
+    >>> bounds.direction_of("error_share"), bounds.direction_of("faithfulness")
+    ('max', 'min')
+    """
+
+    def __init__(
+        self, bounds: Mapping[str, Bound] | None = None, *, lower_is_better: Iterable[str] = ()
+    ) -> None:
+        super().__init__(bounds or {})
+        self.lower_is_better = frozenset(lower_is_better)
+
+    def direction_of(self, metric: str) -> Direction:
+        """The direction of ``metric``: the one place it is read."""
+        gate = self.get(metric)
+        if gate is not None:
+            return gate.direction
+        if metric in self.lower_is_better:
+            return "max"
+        return default_direction(metric)
 
 
 def parse_bound(metric: str, raw: float | str) -> Bound:
@@ -130,25 +198,5 @@ def parse_bound(metric: str, raw: float | str) -> Bound:
 
     >>> parse_bound("contradiction_rate", 0.02)
     Bound(value=0.02, direction='max')
-    >>> parse_bound("faithfulness", "<=0.3")
-    Bound(value=0.3, direction='max')
     """
-    direction = default_direction(metric)
-    text = raw
-    if isinstance(raw, str):
-        text = raw.strip()
-        for operator, named in ((">=", "min"), ("<=", "max")):
-            if text.startswith(operator):
-                direction = "min" if named == "min" else "max"
-                text = text[len(operator) :].strip()
-                break
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(
-            f"threshold for {metric!r} is {raw!r}; expected a number from 0 to 1, "
-            "optionally written as >=X (a minimum) or <=X (a maximum)"
-        ) from None
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"threshold for {metric!r} is {value}; expected a number from 0 to 1")
-    return Bound(value, direction)
+    return Bound.parse(metric, raw)

@@ -21,14 +21,16 @@ from ..config_values import (
     check_repeats,
     check_tag_thresholds,
     check_thresholds,
+    read_threshold,
 )
 from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
 from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
+from ..judges.structured_output import StructuredOutput
 from ..metrics.citations import compile_citation_pattern
-from ..metrics.registry import BUILTIN_FACTS, did_you_mean
-from .bounds import Bound, parse_bound
+from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
+from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
 from .config_sections import SectionError, dotted_layer, public_key, translate
 
@@ -98,14 +100,24 @@ class GateConfig(BaseModel):
 
     judge: JudgeKind = "auto"
     model: str | None = None
+    # How the openai judge asks for replies that fit the schema; auto probes a local server.
+    structured_output: StructuredOutput = "auto"
     metrics: list[str] | None = None
     thresholds: dict[str, float | str | None] = Field(default_factory=dict)
+    # Metrics whose threshold is a maximum besides the built-in ones (contradiction_rate):
+    # a custom metric's ``lower_is_better = True`` lands here, so a saved report re-gates
+    # every threshold of the metric (case, tag, config) in the same direction.
+    lower_is_better: list[str] = Field(default_factory=list)
     rule: Rule = "mean"
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     # A gated metric computed on fewer cases than this fails the gate (fail closed).
     min_cases: int = Field(default=1, ge=1)
+    # A gated metric scored on a smaller share of the cases it was meant to judge (those
+    # n/a for lack of a field count against it) fails the gate: one share for every
+    # metric, or a mapping of metric → share with ``default`` for the rest.
+    min_coverage: float | dict[str, float] = 0.9
     # Every unknown key of a golden row is an error of its case, not kept as metadata.
     strict_fields: bool = False
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
@@ -145,6 +157,9 @@ class GateConfig(BaseModel):
     html: str | None = None
     # The Markdown summary (as in the GitHub step summary), written to this file.
     markdown: str | None = None
+    # The results as OpenTelemetry gen_ai.evaluation.result log records: an OTLP/JSON
+    # file, or an OTLP/HTTP collector's URL.
+    otel: str | None = None
     history: str | None = None
     baseline: str | None = None
     oracle: Literal["off", "only", "both"] = "off"
@@ -238,10 +253,31 @@ class GateConfig(BaseModel):
             if threshold is None:
                 normalised[metric] = None
                 continue
-            bound = parse_bound(metric, threshold)
-            explicit = isinstance(threshold, str) and threshold.strip()[:2] in (">=", "<=")
-            normalised[metric] = f"{bound.symbol}{bound.value:g}" if explicit else bound.value
+            number, stated = read_threshold(metric, threshold)
+            symbol = {"min": ">=", "max": "<=", None: ""}[stated]
+            normalised[metric] = f"{symbol}{number:g}" if stated else number
         return normalised
+
+    @model_validator(mode="after")
+    def _thresholds_in_their_metrics_direction(self) -> GateConfig:
+        # A custom metric's direction is known once its class is (check_metric_directions
+        # runs then); a built-in's, or one named under lower_is_better, is known now.
+        for metric, threshold in self.thresholds.items():
+            if threshold is not None and self.knows_direction(metric):
+                Bound.parse(metric, threshold, self.direction_of(metric))
+        return self
+
+    def knows_direction(self, metric: str) -> bool:
+        """Whether the settings alone say which way ``metric``'s thresholds point."""
+        return (
+            metric in self.lower_is_better
+            or metric in BUILTIN_FACTS
+            or metric.removeprefix(RESERVED_PREFIX) in BUILTIN_FACTS
+        )
+
+    def direction_of(self, metric: str) -> Direction:
+        """Which way every threshold of ``metric`` points (see :class:`Bounds`)."""
+        return Bounds(lower_is_better=self.lower_is_better).direction_of(metric)
 
     @field_validator("tag_thresholds")
     @classmethod
@@ -257,18 +293,47 @@ class GateConfig(BaseModel):
                     )
         return value
 
+    @field_validator("min_coverage")
+    @classmethod
+    def _coverage_shares(cls, value: float | dict[str, float]) -> float | dict[str, float]:
+        shares = value if isinstance(value, dict) else {"min_coverage": value}
+        for name, share in shares.items():
+            if not 0.0 <= share <= 1.0:
+                where = "" if name == "min_coverage" else f" for {name!r}"
+                raise ValueError(f"min_coverage{where} is {share}; expected a share from 0 to 1")
+        return value
+
+    def coverage_floor(self, metric: str) -> float:
+        """The share of its cases ``metric`` must be scored on (``min_coverage``).
+
+        >>> config = GateConfig(min_coverage={"default": 0.8, "context_recall": 0.5})
+        >>> config.coverage_floor("context_recall"), config.coverage_floor("faithfulness")
+        (0.5, 0.8)
+        >>> GateConfig().coverage_floor("faithfulness")
+        0.9
+        """
+        if not isinstance(self.min_coverage, dict):
+            return self.min_coverage
+        return self.min_coverage.get(metric, self.min_coverage.get("default", 0.9))
+
     def effective_thresholds(self) -> dict[str, float]:
         """Built-in defaults overlaid with the configured ones; ``null`` removes a default."""
         return {metric: bound.value for metric, bound in self.bounds().items()}
 
-    def bounds(self) -> dict[str, Bound]:
-        """Every effective threshold with its direction (minimum or maximum)."""
+    def bounds(self) -> Bounds:
+        """Every effective threshold, each in its metric's direction (minimum or maximum)."""
         merged: dict[str, float | str | None] = {**DEFAULT_THRESHOLDS, **self.thresholds}
-        return {
-            metric: parse_bound(metric, value)
-            for metric, value in merged.items()
-            if value is not None
-        }
+        bounds: dict[str, Bound] = {}
+        for metric, value in merged.items():
+            if value is None:
+                continue
+            number, stated = read_threshold(metric, value)
+            # The metric's direction; an operator speaks only for a metric whose direction
+            # these settings cannot know (a custom metric checked when its class is loaded).
+            if stated is None or self.knows_direction(metric):
+                stated = self.direction_of(metric)
+            bounds[metric] = Bound(number, stated)
+        return Bounds(bounds, lower_is_better=self.lower_is_better)
 
     def rule_for(self, metric: str) -> Rule:
         """The decision rule of ``metric`` (its own, else the global one)."""

@@ -11,9 +11,16 @@ from collections.abc import Collection, Iterable, Mapping
 
 from ..exceptions import ConfigError
 from ..metrics.registry import MetricRegistry, unknown_metric_error
+from .bounds import Bound
 from .config import GateConfig
 
-__all__ = ["check_metric_names", "report_metric_names"]
+__all__ = [
+    "check_metric_names",
+    "check_threshold_directions",
+    "check_thresholds_selected",
+    "not_selected_message",
+    "report_metric_names",
+]
 
 
 def check_metric_names(
@@ -51,6 +58,80 @@ def check_metric_names(
                 raise ConfigError(
                     f"Invalid rag-gate configuration: setting {setting!r} from {origin}: "
                     f"{unknown_metric_error(name, known)}"
+                )
+    check_thresholds_selected(config, origins)
+    check_threshold_directions(config, origins)
+
+
+def check_threshold_directions(
+    config: GateConfig, origins: Mapping[str, str] | None = None
+) -> None:
+    """Every threshold's operator agrees with its metric's direction.
+
+    Run once every metric's direction is known (a custom metric's ``lower_is_better``
+    included): ``>=`` on a lower-is-better metric, or ``<=`` on a higher-is-better one,
+    would gate the wrong side.
+
+    Raises:
+        ConfigError: Naming the metric, the setting and the metric's direction.
+    """
+    for metric, threshold in config.thresholds.items():
+        if threshold is None:
+            continue
+        try:
+            Bound.parse(metric, threshold, config.direction_of(metric))
+        except ValueError as error:
+            origin = (origins or {}).get("thresholds", "the settings")
+            raise ConfigError(
+                f"Invalid rag-gate configuration: setting 'thresholds' from {origin}: {error}"
+            ) from None
+
+
+def not_selected_message(metric: str, selected: Collection[str]) -> str:
+    """Why a threshold on ``metric`` gates nothing, and how to make it gate.
+
+    >>> print(not_selected_message("context_recall", ["faithfulness"]))
+    a threshold for 'context_recall', which is not among the run's metrics (faithfulness): add it to metrics: (or --rag-gate-metrics faithfulness,context_recall), or remove the threshold
+    """  # noqa: E501
+    listed = ",".join([*selected, metric])
+    return (
+        f"a threshold for {metric!r}, which is not among the run's metrics "
+        f"({', '.join(selected) or 'none'}): add it to metrics: (or --rag-gate-metrics "
+        f"{listed}), or remove the threshold"
+    )
+
+
+def check_thresholds_selected(config: GateConfig, origins: Mapping[str, str] | None = None) -> None:
+    """Every configured threshold must be on a metric the run computes.
+
+    A threshold on a metric ``metrics:`` leaves out would be dropped without a word, and
+    the run would pass on what the user did not ask to gate.
+
+    Raises:
+        ConfigError: Naming the metric, the setting and how to add the metric.
+
+    Example:
+        >>> check_thresholds_selected(
+        ...     GateConfig(metrics=["faithfulness"], thresholds={"context_recall": 0.99}),
+        ...     {"thresholds": "command line"},
+        ... )
+        Traceback (most recent call last):
+        ...
+        pytest_ragas_gate.exceptions.ConfigError: Invalid rag-gate configuration: setting 'thresholds' from command line: a threshold for 'context_recall', which is not among the run's metrics (faithfulness): add it to metrics: (or --rag-gate-metrics faithfulness,context_recall), or remove the threshold
+    """  # noqa: E501
+    if config.metrics is None:
+        return
+    named: dict[str, Iterable[str]] = {
+        "thresholds": [name for name, value in config.thresholds.items() if value is not None],
+        "tag_thresholds": [name for by_tag in config.tag_thresholds.values() for name in by_tag],
+    }
+    for setting, names in named.items():
+        for name in names:
+            if name not in config.metrics:
+                origin = (origins or {}).get(setting, "the settings")
+                raise ConfigError(
+                    f"Invalid rag-gate configuration: setting {setting!r} from {origin}: "
+                    + not_selected_message(name, config.metrics)
                 )
 
 

@@ -10,6 +10,8 @@ import argparse
 import difflib
 from typing import Any
 
+from ..config_values import read_threshold
+
 __all__ = [
     "parse_assignment",
     "parse_metric_list",
@@ -44,15 +46,18 @@ def parse_threshold(text: str) -> tuple[str, float | str]:
             f"expected METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE, got {text!r}"
         )
     try:
-        value = float(raw)
+        number = float(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"threshold for {metric.strip()!r} must be a number from 0 to 1, got {raw!r}"
         ) from None
-    if not 0.0 <= value <= 1.0:
+    if not 0.0 <= number <= 1.0:
         raise argparse.ArgumentTypeError(
-            f"threshold for {metric.strip()!r} must be from 0 to 1, got {value}"
+            f"threshold for {metric.strip()!r} must be from 0 to 1, got {number}"
         )
+    # The one reader of thresholds (the config and golden files use it too); the operator
+    # is checked against the metric's direction once the metrics are known.
+    value, _ = read_threshold(metric.strip(), number)
     if operator:
         return metric.strip(), f"{operator}{value:g}"
     return metric.strip(), value

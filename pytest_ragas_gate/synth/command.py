@@ -36,11 +36,12 @@ from .golden_output import (
     read_rows,
     write_jsonl,
 )
+from .offer import CorpusOffer, corpus_offer, linked_chunk_pairs
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_kinds
 from .prose import NON_PROSE
-from .requests import KINDS
+from .requests import KINDS, QuestionKind
 from .review import review_file
 
 __all__ = ["build_synth_parser", "run"]
@@ -320,9 +321,10 @@ def _synth(options: argparse.Namespace) -> int:
         for row in [*carried.rows, *carried.stale]
     ]
     judge, judge_line = _judge(
-        options, [chunk.text for chunk in chunks], [document.title for document in documents]
+        options, [chunk.text for chunk in chunks], [chunk.title for chunk in chunks]
     )
     progress = _progress(sys.stderr)
+    offline = isinstance(judge.inner, OfflineSynthJudge)
 
     async def generate() -> SynthOutcome:
         try:
@@ -334,6 +336,8 @@ def _synth(options: argparse.Namespace) -> int:
                 per_request=options.per_request,
                 concurrency=judge_concurrency(judge),
                 on_progress=progress,  # type: ignore[arg-type]
+                pair_reasoning=offline,
+                linked=linked_chunk_pairs(chunks) if offline and needed.get("multi") else (),
             )
         finally:
             await judge.aclose()
@@ -348,8 +352,12 @@ def _synth(options: argparse.Namespace) -> int:
         write_jsonl(Path(options.chunks_out), chunk_rows(chunks))
     if options.dropped:
         write_jsonl(Path(options.dropped), (drop.as_json() for drop in outcome.dropped))
+    offer = None
+    if isinstance(judge.inner, OfflineSynthJudge):
+        offer = corpus_offer(chunks, [kind for kind, count in targets.items() if count])
     lines = summary_lines(
         outcome,
+        offer=offer,
         output=output if rows else None,
         documents=len(documents),
         skipped=skipped_lines(documents),
@@ -420,6 +428,22 @@ def judge_concurrency(judge: MeteredJudge) -> int:
     return int(getattr(limiter, "max_concurrency", 32))
 
 
+def _why_short(outcome: SynthOutcome, kind: QuestionKind, kept: int, target: int) -> str:
+    """Why a judge's kind is short: what it wrote of the kind, and what was dropped."""
+    drops = [drop for drop in outcome.dropped if drop.kind == kind and drop.stage != "surplus"]
+    written = kept + len(drops)
+    if not written:
+        return (
+            f"{kind} {kept}/{target}: could not — the judge wrote none; the documents seem to "
+            "hold no passage for it"
+        )
+    reasons: dict[str, int] = {}
+    for drop in drops:
+        reasons[drop.reason] = reasons.get(drop.reason, 0) + 1
+    shown = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
+    return f"{kind} {kept}/{target}: {written} written, {len(drops)} dropped ({shown})"
+
+
 def summary_lines(
     outcome: SynthOutcome,
     *,
@@ -432,6 +456,7 @@ def summary_lines(
     wall_s: float,
     skipped: Sequence[str] = (),
     written: int | None = None,
+    offer: CorpusOffer | None = None,
 ) -> list[str]:
     """What the run made, what it dropped and why, and what it cost."""
     counts = outcome.counts()
@@ -469,11 +494,19 @@ def summary_lines(
             + "; ".join(dropped)
             + f" — the critic dropped {outcome.critic_drop_share:.0%} of those it reviewed"
         )
+    if offer is not None:
+        lines.append(offer.line())
     short = [kind for kind in KINDS if counts[kind] < outcome.targets.get(kind, 0)]
+    for kind in short:
+        target = outcome.targets.get(kind, 0)
+        if offer is not None:
+            lines.append("  short: " + offer.why_short(kind, counts[kind], target))
+        else:
+            lines.append("  short: " + _why_short(outcome, kind, counts[kind], target))
     if short:
         lines.append(
-            "  short of the mix for " + ", ".join(short) + ": the documents hold too few "
-            "suitable passages for them (more documents, another --mix, or an LLM judge help)"
+            "  the other kinds are written in full; for more of the short ones add documents "
+            "that state such facts, or use an LLM judge"
         )
     if carried.rows:
         accepted = sum(1 for row in carried.rows if row.get("review") == "accepted")

@@ -28,6 +28,7 @@ ids do not depend on the directory the command runs from.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -228,11 +229,10 @@ def markdown_blocks(text: str) -> list[Block]:
     return _text_blocks(text, atx=True)
 
 
-_NAVIGATION = re.compile(
-    r"sphinxsidebar|related|breadcrumb|navbar|\bnav\b|navigation|\btoc\b|toctree-wrapper|menu"
-    r"|footer|\bheader\b|sidebar|skip-?link|headerlink|cookie",
-    re.IGNORECASE,
-)
+#: Page furniture by class or id that holds no prose even when it has few links.
+_FURNITURE_CLASS = re.compile(r"\bfooter\b|skip-?link|cookie|\bsearch(?:box)?\b", re.IGNORECASE)
+#: A block whose text is mostly link text is navigation (a menu, a table of contents).
+_LINK_DENSITY = 0.6
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 _TITLE_SUFFIX = re.compile(
     r"\s+[—–|·-]\s+[^—–|·]*(?:documentation|docs|manual|wiki)[^—–|·]*$", re.I
@@ -259,6 +259,8 @@ class _BlockParser(HTMLParser):
         self._in_title = False
         self._title_text: list[str] = []
         self.h1: str | None = None
+        self._links = 0  # open <a> elements
+        self._link_chars = 0  # characters of link text in the block being collected
 
     def _mode(self) -> str | None:
         for _, kind in reversed(self._stack):
@@ -282,8 +284,10 @@ class _BlockParser(HTMLParser):
         elif (
             tag in self._FURNITURE
             or values.get("role") in ("navigation", "banner", "contentinfo", "search")
-            or _NAVIGATION.search(marks)
+            or _FURNITURE_CLASS.search(marks)
         ):
+            # A class name alone does not make navigation (a Sphinx ``toctree-wrapper`` may
+            # hold the page's prose): lists of links are found by their link density.
             kind = "navigation"
         elif tag in ("pre", "code") and self._mode() is None and tag == "pre":
             kind = "code"
@@ -291,6 +295,8 @@ class _BlockParser(HTMLParser):
             kind = "table"
         if tag in self._HEADINGS or tag in self._BLOCKS or tag == "pre" or kind is not None:
             self._flush()
+        if tag == "a":
+            self._links += 1
         self._stack.append((tag, kind))
 
     def handle_endtag(self, tag: str) -> None:
@@ -300,6 +306,8 @@ class _BlockParser(HTMLParser):
             return
         if not any(open_tag == tag for open_tag, _ in self._stack):
             return
+        if tag == "a":
+            self._links = max(0, self._links - 1)
         if tag in self._HEADINGS and self._mode() is None:
             text = " ".join("".join(self._text).split())
             self._text.clear()
@@ -322,10 +330,13 @@ class _BlockParser(HTMLParser):
             self._title_text.append(data)
         elif self._mode() != "drop":
             self._text.append(data)
+            if self._links:
+                self._link_chars += len("".join(data.split()))
 
     def _flush(self, kind: str | None = None) -> None:
         raw = "".join(self._text)
         self._text.clear()
+        linked, self._link_chars = self._link_chars, 0
         mode = kind or self._mode()
         if mode == "drop":
             return
@@ -339,6 +350,8 @@ class _BlockParser(HTMLParser):
             return
         if mode is not None:
             self.blocks.append(Block(text, skip=mode))
+        elif linked >= _LINK_DENSITY * len("".join(text.split())):
+            self.blocks.append(Block(text, skip="navigation"))
         else:
             self.blocks.append(_classified([text]))
 
@@ -462,15 +475,101 @@ def pdf_page_blocks(pages: Sequence[str]) -> list[Block]:
     ]
 
 
+_DECLARED_CHARSET = re.compile(rb"<meta[^>]{0,200}?charset=[\"']?([\w.:-]+)", re.IGNORECASE)
+
+
+def _declared_encoding(path: Path) -> str:
+    """An HTML page's own ``<meta charset>`` (ISO-8859-1 pages are common), else UTF-8."""
+    if path.suffix.lower() not in (".html", ".htm"):
+        return "utf-8"
+    try:
+        head = path.read_bytes()[:2048]
+    except OSError:
+        return "utf-8"
+    match = _DECLARED_CHARSET.search(head)
+    if match is None:
+        return "utf-8"
+    name = match.group(1).decode("ascii", "replace")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return "utf-8"
+
+
 def _read_text(path: Path, shown: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding=_declared_encoding(path))
     except UnicodeDecodeError as error:
         raise DocumentError(
             f"{shown}: not UTF-8 text (byte {error.start}); save the file as UTF-8."
         ) from None
     except OSError as error:
         raise DocumentError(f"{shown}: cannot be read ({error.strerror or error}).") from None
+
+
+def stem_title(stem: str) -> str:
+    """A file name as words, for a document with no title of its own.
+
+    >>> stem_title("harbor_museum"), stem_title("shared-mime-info-spec"), stem_title("zlib")
+    ('Harbor museum', 'Shared mime info spec', 'zlib')
+    """
+    text = " ".join(re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", stem)).strip() or stem
+    if " " not in text:
+        return text  # one word is a name as written ("zlib", "README")
+    return text[0].upper() + text[1:].lower() if text[1:].islower() or "_" in stem else text
+
+
+_MAN_HEADER = re.compile(r"^(\S+\(\d\w*\))\s.*\s\1\s*$")
+_MAN_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,/&-]{1,40}$")
+
+
+def man_page(text: str) -> tuple[str, str] | None:
+    r"""A manual page rendered as text (``man 5 apt.conf | col -b``) as its title and Markdown.
+
+    Its header and footer lines go, unindented capitalised lines are sections, a short
+    indented line followed by deeper-indented text is a term being defined (an option), and
+    the NAME section's line gives the title.
+
+    >>> title, body = man_page("FOO(5)   File Formats   FOO(5)\n\nNAME\n       foo - the foo "
+    ...     "file\n\nOPTIONS\n       MAX_SIZE\n              Largest file size.\n")
+    >>> title, [line for line in body.split("\n") if line]  # doctest: +NORMALIZE_WHITESPACE
+    ('foo: the foo file',
+     ['## Name', 'foo - the foo file', '## Options', '### MAX_SIZE', 'Largest file size.'])
+    """
+    lines = text.replace("\r\n", "\n").expandtabs(8).split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    if not _MAN_HEADER.match(first.strip()):
+        return None
+    header = _MAN_HEADER.match(first.strip()).group(1)  # type: ignore[union-attr]
+    out: list[str] = []
+    title = ""
+    section = ""
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            out.append("")
+            continue
+        if stripped.endswith(header) and (stripped.startswith(header) or index > len(lines) - 4):
+            continue  # the running header, or the footer with the date
+        indent = len(line) - len(line.lstrip())
+        if indent == 0 and _MAN_SECTION.match(stripped):
+            section = stripped
+            out += ["", "## " + stripped.capitalize(), ""]
+            continue
+        following = next((other for other in lines[index + 1 :] if other.strip()), "")
+        deeper = len(following) - len(following.lstrip()) > indent > 0
+        if section == "NAME" and not title:
+            title = re.sub(r"\s+\\?[-–—]\s+", ": ", stripped, count=1)
+        if deeper and len(stripped.split()) <= 6 and not stripped.endswith((".", ":", ",")):
+            out += ["", "### " + stripped]
+            continue
+        tagged = re.match(r"^([A-Z][\w:.-]*)\s{2,}(\S.*)$", stripped)
+        if tagged and indent > 0 and len(following) - len(following.lstrip()) > indent:
+            # "Port    Specifies the port …": a short option and its text on one line.
+            out += ["", "### " + tagged.group(1), tagged.group(2)]
+            continue
+        out.append(stripped)
+    return title or header, "\n".join(out)
 
 
 def clean_title(title: str) -> str:
@@ -504,7 +603,15 @@ _SECTION_NAMES = frozenset(
 
 
 def _first_heading(blocks: Sequence[Block]) -> str | None:
-    heading = next((b.text for b in blocks if b.heading and b.skip is None), None)
+    heading = None
+    for block in blocks:
+        if block.skip is not None:
+            continue
+        if block.heading:
+            heading = block.text
+            break
+        if len(block.text.split()) > 12:
+            return None  # prose before the first heading: that heading names a section
     if not heading:
         return None
     title = clean_title(heading)
@@ -538,7 +645,7 @@ def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
         documents.append(
             Document(
                 key=f"{key}#{doc_id}",
-                title=title or _first_heading(blocks) or str(doc_id),
+                title=title or _first_heading(blocks) or stem_title(str(doc_id)),
                 blocks=tuple(blocks),
             )
         )
@@ -555,12 +662,17 @@ def _read_one(path: Path, key: str) -> list[Document]:
     if suffix in (".md", ".markdown"):
         blocks = markdown_blocks(_read_text(path, shown))
     elif suffix in (".txt", ".rst"):
-        blocks = _text_blocks(_read_text(path, shown), atx=False)
-        # A short first line without a full stop is the text's title.
+        text = _read_text(path, shown)
+        manual = man_page(text)
+        if manual is not None:
+            title, text = manual
+        blocks = _text_blocks(text, atx=manual is not None)
+        # A short first line without a full stop, before any heading, is the text's title.
         first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
         if (
             first is not None
-            and not any(block.heading for block in blocks)
+            and not blocks[first].heading
+            and not any(block.heading for block in blocks[:first])
             and len(blocks[first].text) <= 80
             and "\n" not in blocks[first].text
             and not blocks[first].text.endswith((".", "。", ":"))
@@ -581,7 +693,7 @@ def _read_one(path: Path, key: str) -> list[Document]:
     return [
         Document(
             key=key,
-            title=title or _first_heading(blocks) or path.stem,
+            title=title or _first_heading(blocks) or stem_title(path.stem),
             blocks=tuple(blocks),
             image_only=image_only,
         )

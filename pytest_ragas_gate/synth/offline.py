@@ -59,6 +59,8 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
+from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
+from .terms import is_term, term_facts
 from .wh_english import Fact, longest_shared_run, short_name
 
 __all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run", "needs_history"]
@@ -85,6 +87,14 @@ _COMPARISON = re.compile(
     r"\b(?:which|longer|shorter|larger|smaller|more|less|earlier|later|first|difference|between"
     r"|compare|how many years apart|by how much|both)\b|哪个|更|相差|多多少|先|早",
     re.IGNORECASE,
+)
+#: "What is libxslt?": one word, and a fair question when the word is a name.
+_DEFINES = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
+#: A shell command or code fragment inside a sentence: nothing a reader asks about.
+_CODE_IN_PROSE = re.compile(
+    r"(?:^|\s)\$ \S|(?:^|\s)(?:sudo|apt-get|systemctl|pip|git|make) [a-z-]+ "
+    r"|(?<!`)`[^`'\s]+`(?!`)|\w\(\)\s*;"
+    r"|[{}]\s*$|\s(?:&&|\|\|)\s|@[A-Z][A-Z0-9_]{2,}@|\{\{"
 )
 _NO_ANSWER = "The documents do not say this, so it cannot be answered from them."
 _CJK_NO_ANSWER = "文档中没有提到这一点，无法根据文档回答。"
@@ -146,10 +156,14 @@ def _heading_and_body(chunk: str) -> tuple[str, str]:
 
 
 def _sentences(body: str) -> list[str]:
+    # A term of a reference list or a heading inside the chunk is a line of its own, not
+    # the start of the sentence after it.
+    lines = [line for line in body.split("\n") if not is_term(line)]
     return [
         sentence.strip()
-        for sentence in split_sentences(body)
-        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS
+        for line in lines
+        for sentence in split_sentences(line)
+        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS and not _CODE_IN_PROSE.search(sentence)
     ]
 
 
@@ -166,9 +180,13 @@ def chunk_facts(
     heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(chunk) | names
-    facts: list[Fact] = []
+    facts: list[Fact] = [] if chinese else term_facts(chunk, name)
     previous: str | None = None
     for sentence in _sentences(body):
+        if not chinese:
+            sentence = strip_discourse(sentence)
+            if not sentence:
+                continue
         if chinese:
             found = wh_chinese.sentence_facts(sentence, topic or name)
         else:
@@ -186,9 +204,46 @@ def chunk_facts(
                 # The question names the section; the document's name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
         for fact in found:
+            if not chinese:
+                fact = _tidied(fact)
+                if question_problem(fact.question) is not None:
+                    continue
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
     return sorted(facts, key=lambda fact: -fact.score)
+
+
+_OBJECT_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
+    r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
+)
+
+
+def question_problem(question: str) -> str | None:
+    """Why an English question does not stand alone or asks nothing, or None."""
+    reason = dangling(question)
+    if reason is not None:
+        return reason
+    match = _OBJECT_QUESTION.match(question)
+    if match is not None:
+        return empty_predicate(question, match.group("subject"), match.group("verb"))
+    return None
+
+
+def _tidied(fact: Fact) -> Fact:
+    question = tidy(fact.question)
+    if question == fact.question:
+        return fact
+    return Fact(
+        question,
+        fact.answer,
+        fact.sentence,
+        fact.wh,
+        fact.subject,
+        fact.value,
+        fact.unit,
+        fact.score,
+    )
 
 
 def _with_document(fact: Fact, name: str) -> Fact:
@@ -219,7 +274,26 @@ def _single(
     if not facts:
         return None
     fact = facts[slot % len(facts)]
-    return SynthQuestion(kind="single", question=fact.question, reference=fact.sentence, chunks=[0])
+    return SynthQuestion(
+        kind="single", question=fact.question, reference=_reference(fact), chunks=[0]
+    )
+
+
+def _reference(fact: Fact) -> str:
+    """What answers ``fact``'s question: the clause holding its answer."""
+    return answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+
+
+def _references(a: Fact, b: Fact, chinese: bool) -> str:
+    """The references of two facts, once each (two facts of one sentence repeat nothing)."""
+    first, second = _reference(a), _reference(b)
+    if first == second or second in first:
+        return first
+    if first in second:
+        return second
+    if a.sentence == b.sentence:
+        return a.sentence
+    return f"{first}{'' if chinese else ' '}{second}"
 
 
 def _strip_context(question: str) -> str:
@@ -232,7 +306,11 @@ def _strip_context(question: str) -> str:
 def _joined(first: str, second: str, chinese: bool) -> str:
     if chinese:
         return first.rstrip("？?") + "，" + _strip_context(second).rstrip("？?") + "？"
-    return first.rstrip("?") + ", and " + _strip_context(second)
+    second = _strip_context(second)
+    place = re.search(r" in [^?]{1,60}\?$", first)
+    if place and second.endswith(place.group()):
+        second = second[: -len(place.group())] + "?"  # "… in apt.conf" once is enough
+    return first.rstrip("?") + ", and " + second
 
 
 def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
@@ -248,11 +326,11 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
         if chinese:
             return (
                 both.rstrip("？") + "？哪个更早，相差几年？",
-                f"{a.sentence}{b.sentence}{earlier.answer}更早，相差{years}年。",
+                f"{_references(a, b, chinese)}{earlier.answer}更早，相差{years}年。",
             )
         return (
             both.rstrip("?") + "? Which came first, and how many years apart?",
-            f"{a.sentence} {b.sentence} {earlier.answer} came first, {years} years earlier.",
+            f"{_references(a, b, chinese)} {earlier.answer} came first, {years} years earlier.",
         )
     same_unit = re.sub(r"[\d.,$€£\s]", "", larger.answer.split(" of ")[0]) == re.sub(
         r"[\d.,$€£\s]", "", smaller.answer.split(" of ")[0]
@@ -276,7 +354,7 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
         )
     if chinese:
         question = both.rstrip("？") + "？哪个更多，多多少？"
-        reference = f"{a.sentence}{b.sentence}{larger.answer}多于{smaller.answer}" + (
+        reference = f"{_references(a, b, chinese)}{larger.answer}多于{smaller.answer}" + (
             f"，多{gap_text}。" if gap_text else "。"
         )
         return question, reference
@@ -284,7 +362,7 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
     question = both.rstrip("?") + f"? Which is {comparative}, and by how much?"
     more, less = _amount_text(larger), _amount_text(smaller)
     reference = (
-        f"{a.sentence} {b.sentence} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
+        f"{_references(a, b, chinese)} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
         f"than {less} ({smaller.subject})" + (f", by {gap_text}." if gap_text else ".")
     )
     return question, reference
@@ -308,31 +386,66 @@ def _amount_text(fact: Fact) -> str:
     )
 
 
-def _reasoning(
-    chunk: str, title: str, chinese: bool, slot: int, names: frozenset[str] = frozenset()
-) -> SynthQuestion | None:
-    facts = chunk_facts(chunk, title, chinese, names)
-    scored: list[tuple[int, int, tuple[str, str]]] = []
-    for index, first in enumerate(facts):
-        for second in facts[index + 1 :]:
+def reasoning_pairs(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    names: frozenset[str] = frozenset(),
+) -> list[tuple[str, str, list[int]]]:
+    """Comparisons of two facts of the given chunks (one document): question, reference, cited.
+
+    Two amounts compare when they count the same unit and their questions share a word
+    ("versions kept on Team" / "on Solo"); two dates always compare (which came first).
+    """
+    facts = [
+        (index, fact)
+        for index, (chunk, title) in enumerate(zip(chunks, titles, strict=False))
+        for fact in chunk_facts(chunk, title, chinese, names)
+        if fact.value is not None
+    ]
+    scored: list[tuple[int, int, tuple[str, str, list[int]]]] = []
+    for position, (at, first) in enumerate(facts):
+        for other_at, second in facts[position + 1 :]:
             if first.sentence == second.sentence and first.answer == second.answer:
                 continue
             made = _comparison(first, second, chinese)
-            # Two facts about the same thing ("versions kept on Team" / "on Solo") compare best.
             alike = len(_question_words(first) & _question_words(second))
-            if made is not None and (alike >= 2 or (alike and first.wh == second.wh)):
-                scored.append((-alike, len(scored), made))
-    if not scored:
+            dated = first.unit == second.unit == "year" and first.subject != second.subject
+            if made is not None and (alike >= 2 or (alike and first.wh == second.wh) or dated):
+                cited = sorted({at, other_at})
+                scored.append((-alike, len(scored), (*made, cited)))
+    return [made for _, _, made in sorted(scored)]
+
+
+def _reasoning(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    slot: int,
+    names: frozenset[str] = frozenset(),
+) -> SynthQuestion | None:
+    pairs = reasoning_pairs(chunks, titles, chinese, names)
+    if not pairs:
         return None
-    pairs = [made for _, _, made in sorted(scored)]
-    question, reference = pairs[slot % len(pairs)]
-    return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=[0])
+    question, reference, cited = pairs[slot % len(pairs)]
+    return SynthQuestion(kind="reasoning", question=question, reference=reference, chunks=cited)
+
+
+#: Units written in capitals ("GB", "USD") name no entity two facts could share.
+_UNIT_NAME = re.compile(r"[kmgtp]i?b|bytes?|usd|eur|gbp|cpu|ram|\d[\w.]*", re.IGNORECASE)
 
 
 def _entity_words(fact: Fact) -> set[str]:
     """The names a fact's question is about (capitalised words), and its whole subject."""
-    names = {token.text for token in content_tokens(_strip_context(fact.question)) if token.entity}
-    return names | {" ".join((fact.subject or "").lower().split()[-3:])} - {""}
+    names = {
+        token.text
+        for token in content_tokens(_strip_context(fact.question))
+        if token.entity and not _UNIT_NAME.fullmatch(token.text)
+    }
+    subject = (fact.subject or "").lower().split()
+    if all(word in wh_english.GENERIC_NOUNS | {"the", "a", "an"} for word in subject):
+        return names  # "files" links nothing: every document has files
+    return names | {" ".join(subject[-3:])} - {""}
 
 
 def _multi(
@@ -350,16 +463,16 @@ def _multi(
     for a in first:
         for b in second:
             shared = _entity_words(a) & _entity_words(b)
-            if shared and a.sentence != b.sentence:
+            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
+            if shared and a.sentence != b.sentence and not same:
                 pairs.append((a, b))
     if not pairs:
         return None
     a, b = pairs[slot % len(pairs)]
-    joiner = "" if chinese else " "
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
-        reference=f"{a.sentence}{joiner}{b.sentence}",
+        reference=_references(a, b, chinese),
         chunks=[0, 1],
     )
 
@@ -401,13 +514,39 @@ _WH_WORDS = frozenset("long much many often old larg big small".split())
 class Corpus:
     """Every chunk of the corpus, for near misses: siblings of an entity, what is stated."""
 
-    def __init__(self, texts: Sequence[str], titles: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        titles: Sequence[str] = (),
+        chunk_titles: Sequence[str] = (),
+    ) -> None:
         self.texts = list(texts)
         self.sentences = [sentence for text in self.texts for sentence in split_sentences(text)]
         self.names = frozenset().union(
             *(wh_english.proper_words(text) for text in [*self.texts, *titles])
         )
         self._kinds: dict[str, set[str]] = {}
+        # Terms of reference lists per document title: whether a default is given.
+        self._terms: dict[str, dict[str, bool]] = {}
+        aligned = list(chunk_titles) if len(chunk_titles) == len(self.texts) else []
+        for number, text in enumerate(self.texts):
+            terms = self._terms.setdefault(aligned[number] if aligned else "", {})
+            lines = text.split("\n")
+            for at, line in enumerate(lines):
+                if not is_term(line.strip()):
+                    continue
+                # The term's description runs to the next term: a default may be stated in
+                # any of its paragraphs.
+                end = next(
+                    (i for i in range(at + 1, len(lines)) if is_term(lines[i].strip())),
+                    len(lines),
+                )
+                following = " ".join(lines[at + 1 : end])
+                stated = _TERM_DEFAULT.search(following) is not None
+                for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()):
+                    # "USERS_GROUP defaults to users" inside the paragraph states it too.
+                    named = re.search(rf"\b{re.escape(term)}\s+defaults?\s+to\b", following)
+                    terms[term] = terms.get(term, False) or stated or named is not None
         self._identifiers: dict[str, set[str]] = {}
         for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
             self._identifiers.setdefault(_family(identifier), set()).add(identifier)
@@ -416,7 +555,14 @@ class Corpus:
                 for match in pattern.finditer(sentence):
                     if pattern is _SIBLING and match.start() == 0:
                         continue  # a capitalised sentence opener names nothing
+                    if match.group("kind") in _NOT_A_KIND:
+                        continue  # "UID_POOL and …": no kind of thing
                     self._kinds.setdefault(match.group("kind"), set()).add(match.group("head"))
+
+    def terms_without_default(self, term: str, title: str = "") -> list[str]:
+        """Other terms of the document's reference lists whose description gives no default."""
+        terms = self._terms.get(title if title in self._terms else "", {})
+        return sorted(other for other, has in terms.items() if not has and other != term)
 
     def siblings(self, head: str, kind: str) -> list[str]:
         """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
@@ -454,10 +600,27 @@ def _family(identifier: str) -> str:
     return "_".join(parts[:2]) if len(parts) > 2 else parts[0]
 
 
+#: A term's paragraph that gives its default anywhere (conservative: no near miss on it).
+_TERM_DEFAULT = re.compile(
+    r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
+    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, "
+)
+_DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
+_NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
+
+
 def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
     """Fact questions of the chunk asked of a sibling the corpus says nothing about."""
     found = []
     for fact in chunk_facts(chunk, title, chinese, corpus.names):
+        if re.search(r",| and | or ", fact.subject or ""):
+            continue  # "FIRST_GID and LAST_GID": swapping one of two names asks nonsense
+        default = _DEFAULT_QUESTION.match(fact.question)
+        if default:
+            # An option whose default the documents give, asked of one whose they do not.
+            for term in corpus.terms_without_default(default.group("term"), title):
+                found.append((fact.question.replace(default.group("term"), term, 1), term))
+            continue
         pattern = _CJK_SIBLING if chinese else _SIBLING
         context = re.match(r"In [^,]{1,60}, |在[^，]{1,30}中，", fact.question)
         for match in pattern.finditer(fact.question, context.end() if context else 0):
@@ -527,7 +690,7 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
             if kind == "single":
                 written = _single(chunk, title, chinese, slot, names)
             elif kind == "reasoning":
-                written = _reasoning(chunk, title, chinese, slot, names)
+                written = _reasoning(request.chunks, request.titles, chinese, slot, names)
             elif kind == "multi":
                 written = _multi(request.chunks, request.titles, chinese, slot, names)
             elif kind == "conversation":
@@ -548,13 +711,14 @@ class OfflineSynthJudge:
     Args:
         corpus: every chunk text, so the critic can tell that an unanswerable question is
             not answered anywhere in the corpus (an LLM critic sees only the unit's chunks).
-        titles: the documents' titles, where names show capitalised too.
+        titles: the title of each chunk's document (names show capitalised there too; a
+            near miss on an option stays within its document).
     """
 
     def __init__(self, corpus: Sequence[str] = (), titles: Sequence[str] = ()) -> None:
         self._texts = list(corpus)
         self._corpus = Evidence.of(self._texts) if corpus else None
-        self._near = Corpus(self._texts, sorted(set(titles))) if corpus else None
+        self._near = Corpus(self._texts, sorted(set(titles)), titles) if corpus else None
 
     @property
     def kind(self) -> str:
@@ -564,7 +728,7 @@ class OfflineSynthJudge:
     @property
     def model(self) -> str:
         """The heuristics' version."""
-        return "synth-heuristic-v2"
+        return "synth-heuristic-v3"
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
         """Answer ``request`` at once."""
@@ -590,7 +754,9 @@ class OfflineSynthJudge:
                 request, candidate.kind, candidate.question, candidate.reference, candidate.chunks
             )
             for follow_up in candidate.follow_ups if problem == "ok" else []:
-                problem, reason = self._follow_up_problem(request, candidate.question, follow_up)
+                problem, reason = self._follow_up_problem(
+                    request, candidate.question, follow_up, candidate.reference
+                )
                 if problem != "ok":
                     break
             verdicts.append(
@@ -608,6 +774,12 @@ class OfflineSynthJudge:
     ) -> tuple[Any, str]:
         if _NOT_STANDALONE.search(question):
             return "not_standalone", "refers to a document it does not name"
+        if not is_chinese(question) and kind != "unanswerable":
+            reason = dangling(question)
+            if reason is not None:
+                return "not_standalone", reason
+            if kind == "single" and (reason := question_problem(question)) is not None:
+                return "trivial", reason
         if _CLOZE.search(question):
             return "copied", "a fill-in-the-blank, not a question a user would ask"
         if copied_run(question, request.chunks) >= COPY_RUN:
@@ -633,7 +805,7 @@ class OfflineSynthJudge:
                 return "wrong_kind", "asks no comparison or computation"
             if len(numbers(reference)) < 2:
                 return "wrong_kind", "the reference does not combine two facts"
-        if len(content_tokens(_strip_context(question))) < 2:
+        if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
         if given.supported and numbers(reference) <= numbers(question):
@@ -641,12 +813,14 @@ class OfflineSynthJudge:
         return "ok", "standalone, supported by its chunks, of its kind"
 
     def _follow_up_problem(
-        self, request: CritiqueQuestions, first: str, follow_up: SynthTurn
+        self, request: CritiqueQuestions, first: str, follow_up: SynthTurn, first_reference: str
     ) -> tuple[Any, str]:
         """A conversation's later turn: it needs the history, and its chunks support it."""
         missing = needs_history(follow_up.question, first)
         if missing is not None:
             return "not_standalone", missing
+        if follow_up.reference.strip() == first_reference.strip():
+            return "trivial", "the follow-up asks again what the first turn answered"
         cited = follow_up.chunks
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
             return "not_answerable", "a follow-up cites no valid chunk"
@@ -756,6 +930,14 @@ def _subject_of(fact: Fact, chinese: bool) -> str:
     return re.sub(r"^(?:the|a|an) ", "", (fact.subject or "").lower()).strip()
 
 
+def _as_written(fact: Fact) -> str:
+    """The subject as the text writes it: ``DIR_MODE`` stays in capitals, "Day passes" not."""
+    subject = re.sub(r"^(?:[Tt]he|[Aa]n?) ", "", (fact.subject or "").strip())
+    if re.search(r"[A-Z_:]", subject[1:]) or "_" in subject:
+        return subject
+    return subject.lower()
+
+
 def _pronoun_follow_up(fact: Fact, subject: str, chinese: bool) -> str | None:
     """``fact``'s question with its subject replaced by a pronoun: "And how much do they cost?"."""
     question = _strip_context(fact.question)
@@ -789,6 +971,8 @@ def _conversation(
         same: list[tuple[Fact, str]] = []
         parallel: list[tuple[Fact, str]] = []
         for other in facts[:index] + facts[index + 1 :]:
+            if other.answer == first.answer or _reference(other) == _reference(first):
+                continue  # a follow-up asks something new, not what turn 1 answered
             if other.sentence == first.sentence and other.answer == first.answer:
                 continue
             other_subject = _subject_of(other, chinese)
@@ -802,7 +986,7 @@ def _conversation(
                 and _question_words(first) - set(subject.split()) & _question_words(other)
             ):
                 parallel.append(
-                    (other, f"那{other_subject}呢？" if chinese else f"And {other_subject}?")
+                    (other, f"那{other_subject}呢？" if chinese else f"And {_as_written(other)}?")
                 )
         if same:
             chats.append([(first, first.question), *same[:2]])
@@ -815,10 +999,10 @@ def _conversation(
     return SynthQuestion(
         kind="conversation",
         question=question,
-        reference=first.sentence,
+        reference=_reference(first),
         chunks=[0],
         follow_ups=[
-            SynthTurn(question=follow_up, reference=fact.sentence, chunks=[0])
+            SynthTurn(question=follow_up, reference=_reference(fact), chunks=[0])
             for fact, follow_up in rest
         ],
     )

@@ -355,6 +355,8 @@ async def synthesize(
     concurrency: int = 32,
     on_progress: Progress | None = None,
     known: Sequence[tuple[str, str, str]] = (),
+    pair_reasoning: bool = False,
+    linked: Sequence[tuple[str, str]] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -367,6 +369,8 @@ async def synthesize(
         on_progress: called with (requests done, requests planned, round) after each write.
         known: (kind, question, reference) of cases already in the golden file (reviewed
             ones): new questions must not repeat them or their source facts.
+        pair_reasoning: see :func:`~.plan.plan_units`.
+        linked: see :func:`~.plan.plan_units`.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -387,7 +391,14 @@ async def synthesize(
             break
         factor = OVERSHOOT if round_number == 1 else _top_up_factor(outcome, pool)
         asked = {kind: math.ceil(missing * factor) for kind, missing in short.items()}
-        units = plan_units(chunks, asked, per_request=per_request, skip=skip)
+        units = plan_units(
+            chunks,
+            asked,
+            per_request=per_request,
+            skip=skip,
+            pair_reasoning=pair_reasoning,
+            linked=linked,
+        )
         skip += len(units)
         if not units:
             break

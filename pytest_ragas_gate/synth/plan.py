@@ -203,12 +203,22 @@ def _partner(
     return best[2] if best is not None else None
 
 
+def _same_document_partner(chunk: Chunk, valued: Sequence[Chunk]) -> Chunk | None:
+    """The next chunk of ``chunk``'s document that states values too, or None."""
+    same = [other for other in valued if other.document == chunk.document]
+    if len(same) < 2:
+        return None
+    return same[(same.index(chunk) + 1) % len(same)]
+
+
 def plan_units(
     chunks: Sequence[Chunk],
     asked: Mapping[QuestionKind, int],
     *,
     per_request: int,
     skip: int = 0,
+    pair_reasoning: bool = False,
+    linked: Sequence[tuple[str, str]] = (),
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -219,6 +229,11 @@ def plan_units(
             questions to ask than chunks, so no chunk is asked twice in one round).
         skip: how many chunks of the round-robin order to pass over first (a later round
             starts where the previous one stopped, to cover new chunks).
+        pair_reasoning: give a reasoning request the next value-stating chunk of the same
+            document too, so two facts a chunk apart can be compared (the offline writer
+            needs it; an LLM finds its comparisons within one chunk, at half the prompt).
+        linked: chunk id pairs known to share an entity; ``multi`` requests take them first
+            (from ``skip`` on), then pairs by word overlap.
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
@@ -240,17 +255,31 @@ def plan_units(
         # least (cost), ``per_request`` at most unless the chunks run out.
         spread = math.ceil(len(kinds) / len(order))
         size = max(spread, min(per_request, max(2, spread)))
-        # A reasoning question compares two facts: it goes to a chunk that states two values.
+        # A reasoning question compares two facts: it goes to a chunk that states two values,
+        # with the next such chunk of its document (the two facts may sit in either).
         valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
         plain = 0
-        for number, start in enumerate(range(0, len(kinds), size)):
+        reasoning_units = 0
+        for start in range(0, len(kinds), size):
             group = tuple(kinds[start : start + size])
+            others = tuple(kind for kind in group if kind != "reasoning")
             if "reasoning" in group:
-                chunk = valued[number % len(valued)]
-            else:
-                chunk = order[plain % len(order)]
-                plain += 1
-            units.append(Unit((chunk,), group))
+                chunk = valued[reasoning_units % len(valued)]
+                partner = _same_document_partner(chunk, valued) if pair_reasoning else None
+                pair = (chunk,) if partner is None else (chunk, partner)
+                if reasoning_units < len(valued):
+                    units.append(Unit(pair, group))
+                    reasoning_units += 1
+                    continue
+                # The valued chunks are used up: the other kinds go on to fresh chunks, so
+                # asking for more never piles them onto the same few chunks.
+                units.append(Unit(pair, tuple(k for k in group if k == "reasoning")))
+                reasoning_units += 1
+                if not others:
+                    continue
+                group = others
+            units.append(Unit((order[plain % len(order)],), group))
+            plain += 1
 
     multi = asked.get("multi", 0)
     if multi and len(chunks) >= 2:
@@ -260,13 +289,19 @@ def plan_units(
         pairs = math.ceil(multi / size)
         # Pair anchors start half-way round, so they are not the chunks the single kinds used.
         offset = len(order) // 2
+        by_id = {chunk.id: chunk for chunk in chunks}
+        known = [(by_id[a], by_id[b]) for a, b in linked if a in by_id and b in by_id]
         for number in range(pairs):
-            anchor = order[(offset + number) % len(order)]
-            partner = _partner(anchor, chunks, words)
-            if partner is None:
+            if known:
+                anchor, linked_partner = known[(skip + number) % len(known)]
+                other: Chunk | None = linked_partner
+            else:
+                anchor = order[(offset + number) % len(order)]
+                other = _partner(anchor, chunks, words)
+            if other is None:
                 continue
             count = min(size, multi - number * size)
             multi_kind: QuestionKind = "multi"
             kinds_of_pair = tuple(multi_kind for _ in range(count))
-            units.append(Unit((anchor, partner), kinds_of_pair))
+            units.append(Unit((anchor, other), kinds_of_pair))
     return units

@@ -24,7 +24,16 @@ from collections.abc import Sequence
 __all__ = ["NON_PROSE", "block_kind", "chinese_share", "is_chinese", "join_lines", "section_kind"]
 
 #: The kinds of non-prose, in the order the summary lists them.
-NON_PROSE = ("licence", "changelog", "code", "table", "navigation", "boilerplate")
+NON_PROSE = (
+    "licence",
+    "changelog",
+    "code",
+    "template",
+    "exercise",
+    "table",
+    "navigation",
+    "boilerplate",
+)
 
 _LICENCE = re.compile(
     r"permission is hereby granted|GNU (?:Lesser |Affero )?General Public License"
@@ -82,6 +91,15 @@ _BOILERPLATE = re.compile(
     r"|table of contents|search|quick search|navigation|index|modules)\b",
     re.IGNORECASE,
 )
+#: A message catalogue or page template: its placeholders are filled in elsewhere.
+_TEMPLATE = re.compile(
+    r"@[A-Z][A-Z0-9_]{2,}@|\{\{\s*[\w.]+\s*\}\}|\$\{[A-Za-z_]\w*\}|%\([a-z_]+\)s"
+)
+#: A tutorial's exercise or numbered step: an instruction to the reader, not a statement.
+_EXERCISE = re.compile(
+    r"^\s*(?:exercises?|try it(?: yourself)?|your turn|task|step \d+|练习|习题)\b\s*[\d.:)-]",
+    re.IGNORECASE,
+)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
@@ -117,6 +135,10 @@ def block_kind(lines: Sequence[str]) -> str | None:
         return "licence"
     if len(text.split()) <= 4 and re.search(r"\blicen[cs]e\b", text, re.IGNORECASE):
         return "licence"  # "MIT License" opening a licence file
+    if _TEMPLATE.search(text):
+        return "template"
+    if _EXERCISE.match(text):
+        return "exercise"
     changelog = sum(1 for line in rows if _CHANGELOG_LINE.search(line))
     if changelog and changelog >= max(1, len(rows) // 3):
         return "changelog"
@@ -160,8 +182,8 @@ def join_lines(lines: Sequence[str]) -> str:
             joined = line
         elif _CJK.match(joined[-1]) or _CJK.match(line[0]) or line[0] in "，。；：！？、":
             joined += line
-        elif re.search(r"[a-z]-$", joined) and line[:1].islower():
-            joined = joined[:-1] + line
+        elif re.search(r"[a-z][-\u2010\u00ad]$", joined) and line[:1].islower():
+            joined = joined[:-1] + line  # hyphenated by the typesetter ("De‐" "faults")
         else:
             joined += " " + line
     return joined

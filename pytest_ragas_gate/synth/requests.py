@@ -103,7 +103,9 @@ give Chinese questions)."""
 _CRITIQUE_TASK = f"""\
 Task: review each candidate test question against the numbered chunks. ({_KIND_RULES}) \
 keep is true only if all hold: the question is standalone (no "the document", "this", \
-an unnamed "it"); it is phrased as a user would ask, not a fill-in-the-blank and not a \
+an unnamed "it", no "such", "its", "each file" or "the spec" that it does not resolve) and \
+says what it asks (not "What must applications match?", whose point is only in the \
+answer); it is phrased as a user would ask, not a fill-in-the-blank and not a \
 copy of a chunk's sentence; it is of its kind as defined above; for single, multi and \
 reasoning, the reference is correct and follows from the chunks it names alone; for \
 unanswerable, the chunks do not answer it; for conversation, each follow-up \

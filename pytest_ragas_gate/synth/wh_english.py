@@ -27,7 +27,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Fact", "longest_shared_run", "sentence_facts", "subject_of", "words"]
+__all__ = [
+    "AUXILIARIES",
+    "BASE_VERBS",
+    "Fact",
+    "longest_shared_run",
+    "sentence_facts",
+    "subject_of",
+    "words",
+]
 
 _AUX = frozenset(
     "is are was were can could will would must should may might shall has have had does do did "
@@ -160,6 +168,32 @@ _SUBORDINATE = re.compile(
     r"|For example|For instance|Note|However|Otherwise|Also|Then|Thus|So)\b"
 )
 _MAX_SUBJECT_WORDS = 9
+#: A sentence may open with a lowercase name ("ssh's default …", "libxslt includes …").
+_NAME_OPENER = re.compile(
+    r"^(?!(?:the|a|an|and|or|but|if|when|which|that|this|it|to|of|in|on|for|with|as|so|then"
+    r"|there|here|we|you|they|see|use|note|also|not)\b)[a-z][\w.+-]{1,15}(?:'s)? [a-z]"
+)
+#: Nouns that name nothing on their own: "the function", "the default value", "the spec".
+GENERIC_NOUNS = frozenset(
+    "function functions option options default defaults value values suite file files tool "
+    "tools method methods program programs command commands server client system systems user "
+    "users package packages library spec specification document documents manual page section "
+    "example examples result results output input list lists entry entries setting settings "
+    "field fields key keys variable variables module modules class type types process service "
+    "data format protocol version release code change changes feature features behaviour "
+    "behavior case way problem issue approach step steps rule rules name names new old main "
+    "same other special first second last next previous following current original given "
+    "specified corresponding appropriate relevant particular new argument arguments parameter "
+    "parameters call routine interface tutorial guide document text line lines item items "
+    "thing things one ones group groups account accounts directory directories message "
+    "messages header headers body field marker flag flags object objects number person people "
+    "application applications app apps project projects software implementation author authors "
+    "team optional array element elements string strings pointer buffer node tree struct loop "
+    "internal external initial final builtin built-in standard usual".split()
+)
+#: For telling where a noun phrase ends (see :mod:`.standalone`).
+AUXILIARIES = _AUX
+BASE_VERBS = _BASE_VERBS
 
 
 @dataclass(frozen=True)
@@ -224,7 +258,7 @@ def short_name(title: str) -> str:
     product = re.search(r"\(([^():]{2,40})(?::[^()]*)?\)\s*$", title)
     if product:
         return product.group(1).strip()
-    name = re.split(r"\s+[-—–|·]\s+|:\s", title, maxsplit=1)[0].strip() or title.strip()
+    name = re.split(r"\s+[-—–|·]\s+|[:,]\s", title, maxsplit=1)[0].strip() or title.strip()
     return name.title() if name.isupper() and len(name) > 4 else name
 
 
@@ -357,6 +391,15 @@ def _split_clause(sentence: str) -> _Clause | None:
     if verb_at is None:
         return None
     index, aux, base = verb_at
+    if aux == "did":
+        # "Boats built in Bristol were kept afloat": a past participle modifying the subject,
+        # the sentence's own verb comes later.
+        for following_token in tokens[index + 1 :]:
+            word = following_token.group().lower()
+            if word.endswith((",", ";", ":")):
+                break
+            if word in ("is", "are", "was", "were", "has", "have", "will", "can", "must"):
+                return None
     token = tokens[index]
     subject = body[: token.start()].strip()
     if aux == "do" and _singular_subject(subject):
@@ -448,6 +491,8 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
             continue
         unit = (match.group("unit") or "").strip()
         prep = (match.group("prep") or "").strip().lower()
+        if prep == "than":
+            continue  # "larger than 4GB": a comparison, not the sentence's amount
         modifier = _MODIFIERS.get((match.group("mod") or "").strip().lower(), "")
         end = match.end()
         unit_key = _singular_of(unit) if unit and unit != "%" else unit
@@ -570,6 +615,8 @@ def _year_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str
         for match in _YEAR.finditer(text):
             if text[: match.start()].count("(") > text[: match.start()].count(")"):
                 continue  # a year in an aside
+            if re.search(r"\b(?:of|the)\s*$", text[: match.start()]):
+                continue  # "since the start of 2008": the year belongs to a noun phrase
             prep = (match.group("prep") or "").lower()
             wh_phrase = {"since": "since when", "until": "until when", "by": "by when"}.get(
                 prep, "when"
@@ -602,6 +649,12 @@ def _agent_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[st
     if following and following.group(1) not in _AFTER_AGENT:
         # "by Microsoft team members": the agent goes on past its capitalised words, so
         # cutting it there would leave "team members" stranded in the question.
+        return []
+    if re.match(r"(?:a|an|the|one)\s", clause.predicate) or _CLAUSE_END.search(
+        clause.predicate[: match.start()]
+    ):
+        # "is a library written by …" defines; "replaced with X, allowing … issued by the
+        # KDC": the agent of another clause.
         return []
     predicate = _remove(clause.predicate, match.start(), match.end())
     question = _question("who", clause, _trim(predicate) + " by", name, proper)
@@ -657,6 +710,121 @@ def _cause_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[st
     ]
 
 
+_PASSIVE = re.compile(
+    r"^(?P<adverb>(?:(?:now|often|usually|typically|commonly|also|only|always|normally"
+    r"|generally|mostly) )?)(?P<participle>[a-z]+(?:ed|en)|built|kept|held|sent|set|run|read"
+    r"|made|written|known|found|put|shown|given) (?P<prep>with|for|from|in|on|to|into|under"
+    r"|as|at|via|through) (?P<rest>.+)$"
+)
+_PURPOSE = re.compile(
+    r"(?:,\s*)?\b(?:in order to|so as to|to (?=(?:prevent|avoid|reduce|allow|ensure|protect"
+    r"|stop|keep|make|help|improve|speed|limit|enable)\b))\s*(?P<goal>[^,;()]{6,})"
+)
+
+
+def _passive_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
+    """A passive with a preposition: what the subject is used for, compiled with, kept in.
+
+    "Group adm is used for monitoring" asks what the group is used for.
+    """
+    predicate = clause.predicate
+    been = ""
+    if clause.aux in ("has", "have", "had") and predicate.startswith("been "):
+        # "ssh's default has been changed to no" asks what it has been changed to.
+        been, predicate = "been ", predicate[len("been ") :]
+    elif clause.aux not in ("is", "are", "was", "were") or clause.verb:
+        return []
+    subject = clause.subject
+    if not subject or len(subject.split()) > 6 or subject.split()[0].lower() in _PRONOUNS:
+        return []
+    if all(word.lower() in GENERIC_NOUNS | _DETERMINERS for word in subject.split()):
+        return []  # "Files are encrypted at rest": which files?
+    if subject.split()[0].lower() in ("all", "most", "many", "some", "several", "few", "any"):
+        return []  # "All contributed changes are attributed in …": no one thing
+    match = _PASSIVE.match(predicate)
+    if (
+        match is None
+        or match.group("participle") in ("used", "needed")
+        and match.group("prep") not in ("for", "by", "as")
+    ):
+        return []
+    if re.match(r"[a-z]+ed\b", match.group("rest")):
+        return []  # "allowed as described in …": no object follows the preposition
+    answer = _trim(match.group("rest"))
+    if len(answer.split()) < 1 or answer.split()[0].lower() in _PRONOUNS | {"this", "that"}:
+        return []
+    purpose = _PURPOSE.search(match.group("rest"))
+    if purpose and purpose.start() == 0:
+        return []
+    prep = match.group("prep")
+    question = (
+        f"What {clause.aux} {_subject_text(subject, name, proper)} "
+        f"{been}{match.group('participle')} {prep}?"
+    )
+    return [
+        Fact(
+            _standalone(question, name),
+            answer,
+            sentence,
+            "what",
+            _subject_text(subject, name, proper),
+            score=1.6,
+        )
+    ]
+
+
+def _attribute_facts(
+    sentence: str, clause: _Clause, name: str, proper: frozenset[str]
+) -> list[Fact]:
+    """An attribute: "The shell of user sync is /bin/sync" asks what that shell is."""
+    subject = clause.subject
+    if clause.aux not in ("is", "are", "was", "were") or clause.verb or clause.front:
+        return []
+    if not re.match(r"^(?:The|the) [a-z][\w-]*(?: [a-z][\w-]*)? (?:of|for) \S", subject):
+        return []
+    value = clause.predicate.strip()
+    if not value or len(value.split()) > 6 or _CLAUSE_END.search(value):
+        return []
+    if value.split()[0].lower() in ("not", "also", "only", "used", "set", "a", "an"):
+        return []
+    question = f"What {clause.aux} {_subject_text(subject, name, proper)}?"
+    return [
+        Fact(
+            _standalone(question, name),
+            value,
+            sentence,
+            "what",
+            _subject_text(subject, name, proper),
+            score=2.2,
+        )
+    ]
+
+
+def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
+    """A purpose: "ssh-agent is setgid to _ssh in order to prevent ptrace attacks" asks why."""
+    match = _PURPOSE.search(clause.predicate)
+    if match is None or match.start() < 3:
+        return []
+    before = clause.predicate[: match.start()].rstrip(", ")
+    if _CLAUSE_END.search(before) or len(before.split()) > _MAX_PREDICATE_WORDS:
+        return []
+    subject = clause.subject
+    if not subject or subject.split()[0].lower() in _PRONOUNS:
+        return []
+    question = _question("why", clause, before, name, proper)
+    goal = "to " + _trim(match.group("goal"))
+    return [
+        Fact(
+            _standalone(question, name),
+            goal,
+            sentence,
+            "why",
+            _subject_text(subject, name, proper),
+            score=2.0,
+        )
+    ]
+
+
 _MODALS = frozenset("must should can may will shall could would".split())
 
 
@@ -680,12 +848,38 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         return []
     if re.search(r"[:;\"“”]|\b(?:below|above|following)\b", subject + " " + obj):
         return []
+    if verb not in _BASE_VERBS or re.search(
+        r"\b(?:also|only|still|then|now|just|\w+ly)\b", subject
+    ):
+        # A verb guessed from its ending is too often a noun, and an adverb inside the
+        # subject ("The routines also manipulate known hosts") shows the verb came earlier.
+        return []
+    if obj.split()[0].lower() in (
+        "support",
+        "information",
+        "details",
+        "many",
+        "several",
+        "some",
+        "such",
+        "its",
+        "their",
+        "these",
+        "those",
+        "this",
+    ):
+        return []  # "contains support for VPN tunneling": the point is in the answer
     if obj.split()[0].lower() in ("precedence", "place", "effect", "care", "part", "advantage"):
         return []  # "takes precedence over …": an idiom, not an object to ask for
     if subject.split()[0].lower().endswith(("ly", "ing")):
         return []  # "Automatically adds …": a list item without its subject
+    first_word = subject.split()[0].lower()
+    if first_word in _BASE_VERBS | {"try", "see", "note"} or _base_of(first_word) is not None:
+        return []  # "Try to download …": an instruction, not a statement about a subject
     if re.search(r"\d", obj):
         return []  # an amount is asked for by the amount questions
+    if re.search(r"\b(?:as|into|in sync|up to date)\b", obj):
+        return []  # "lists bin as legacy": the complement, not the object, is the fact
     question = f"What {clause.aux} {_subject_text(subject, name, proper)} {verb}?"
     return [
         Fact(
@@ -704,6 +898,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
     if match is None:
         return []
     term = match.group("term").strip()
+    if term.lower() in ("true", "false", "yes", "no", "none", "default", "one", "it"):
+        return []  # "True is the default": a value, not a term
     if len(term.split()) > 5 or term.lower() in _PRONOUNS or term.split()[0].lower() in _AUX:
         return []
     if term.split()[0].lower() in ("there", "here", "what", "which", "one", "each", "all"):
@@ -763,7 +959,9 @@ def sentence_facts(
     text = " ".join(sentence.split()).rstrip(" .!;")
     if text.endswith(":"):
         return []  # it introduces what follows; the fact is not in the sentence
-    if not text or not text[0].isupper() or text.endswith("?") or len(text.split()) > 45:
+    if not text or not (text[0].isupper() or _NAME_OPENER.match(text)):
+        return []
+    if text.endswith("?") or len(text.split()) > 45 or text.count("(") != text.count(")"):
         return []
     if re.match(r"^It \w+ .*\bto [a-z]+", text):
         return []  # "It costs $4 to replace a card": "it" names nothing
@@ -815,6 +1013,12 @@ def sentence_facts(
         facts += _place_facts(text, clause, name, proper)
         facts += _cause_facts(text, clause, name, proper)
         if not facts:
+            facts += _attribute_facts(text, clause, name, proper)
+        if not facts:
+            facts += _purpose_facts(text, clause, name, proper)
+        if not facts:
+            facts += _passive_facts(text, clause, name, proper)
+        if not facts:
             facts += _object_facts(text, clause, name, proper)
     kept = []
     for fact in facts:
@@ -825,7 +1029,9 @@ def sentence_facts(
             continue
         question = fact.question
         if context and question.startswith(f"In {name}, "):
-            question = f"In {context}, " + question[len(f"In {name}, ") :]
+            rest = question[len(f"In {name}, ") :]
+            named = {word for word in words(context) if len(word) > 3} & set(words(rest))
+            question = (rest[0].upper() + rest[1:]) if named else f"In {context}, {rest}"
         kept.append(
             Fact(
                 question,

@@ -11,6 +11,10 @@
     below: "below threshold",
     pass: "passed"
   };
+  // An errored case says why (cache miss, timeout, budget) where it can.
+  function statusLabel(item) {
+    return item.cause || STATUS_LABELS[item.status] || item.status;
+  }
   var CORE_DETAILS = ["faithfulness", "context_precision", "context_recall"];
 
   // A large page carries its cases gzipped; the browser inflates them before the table
@@ -55,15 +59,22 @@
       item.id, item.source, item.question || "", item.answer || "", item.error || "",
       (item.tags || []).join(" "), errors.join(" ")
     ].join("\n").toLowerCase();
+  });
+
+  // "worst Δ" is the largest drop of a gated metric when some metric is gated: a metric
+  // only reported, hidden by default, must not put its drop in the column.
+  var gatedByThreshold = metrics.filter(function (metric) { return typeof metric.threshold === "number"; })
+    .map(function (metric) { return metric.name; });
+  cases.forEach(function (item) {
     item.drop = null;
-    if (item.deltas) {
-      Object.keys(item.deltas).forEach(function (name) {
-        var pair = item.deltas[name];
-        var metric = metricByName[name];
-        var worse = metric && metric.direction === "max" ? pair[1] - pair[0] : pair[0] - pair[1];
-        if (item.drop === null || worse > item.drop) { item.drop = worse; }
-      });
-    }
+    item.dropMetric = null;
+    Object.keys(item.deltas || {}).forEach(function (name) {
+      if (gatedByThreshold.length && gatedByThreshold.indexOf(name) < 0) { return; }
+      var pair = item.deltas[name];
+      var metric = metricByName[name];
+      var worse = metric && metric.direction === "max" ? pair[1] - pair[0] : pair[0] - pair[1];
+      if (item.drop === null || worse > item.drop) { item.drop = worse; item.dropMetric = name; }
+    });
   });
 
   var hasLatency = cases.some(function (item) { return typeof item.latency_s === "number"; });
@@ -93,6 +104,29 @@
   function append(parent, children) {
     children.forEach(function (child) { if (child) { parent.appendChild(child); } });
     return parent;
+  }
+
+  // A metric name may break after an underscore, never inside a word.
+  function metricName(tag, className, name) {
+    var node = element(tag, className);
+    String(name).split("_").forEach(function (part, index) {
+      if (index) { append(node, [document.createTextNode("_"), document.createElement("wbr")]); }
+      node.appendChild(document.createTextNode(part));
+    });
+    return node;
+  }
+
+  // Whether a human label and the judge's score disagree: on opposite sides of the
+  // threshold when there is one, else half the scale apart.
+  function disagrees(score, label, threshold, metric) {
+    if (typeof score !== "number" || typeof label !== "number") { return false; }
+    if (threshold) {
+      var max = metric && metric.direction === "max";
+      var judged = max ? score <= threshold.value + 1e-9 : score + 1e-9 >= threshold.value;
+      var labelled = max ? label <= threshold.value + 1e-9 : label + 1e-9 >= threshold.value;
+      return judged !== labelled;
+    }
+    return Math.abs(score - label) >= 0.5;
   }
 
   function formatScore(value) {
@@ -130,7 +164,7 @@
     var gated = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) >= 0; });
     var reported = metrics.filter(function (metric) { return gatedNames.indexOf(metric.name) < 0; });
     gated.forEach(function (metric) { list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric }); });
-    if (hasDeltas) { list.push({ key: "drop", label: "worst Δ" }); }
+    if (hasDeltas) { list.push({ key: "drop", label: gatedByThreshold.length ? "worst gated Δ" : "worst Δ" }); }
     list.push({ key: "tags", label: "tags", fixed: true });
     reported.forEach(function (metric) {
       list.push({ key: "metric:" + metric.name, label: metric.name, metric: metric, hiddenByDefault: gated.length > 0 });
@@ -213,10 +247,31 @@
     return keyed.map(function (entry) { return entry.item; });
   }
 
+  // On a phone the table is a list of cards with no header row to click: a select sorts.
+  var sortOptionsFor = null;
+  function renderSortSelect(shownColumns) {
+    var select = document.getElementById("sort-select");
+    var sortable = shownColumns.filter(function (column) { return !column.fixed && column.key !== "id"; });
+    var key = sortable.map(function (column) { return column.key; }).join(",");
+    // The options change only with the columns shown; each render just selects one.
+    if (key !== sortOptionsFor) {
+      sortOptionsFor = key;
+      select.textContent = "";
+      sortable.forEach(function (column) {
+        var option = element("option", "", column.key === "rank" ? "worst first" : column.label);
+        option.value = column.key;
+        select.appendChild(option);
+      });
+    }
+    if (select.value !== state.sort) { select.value = state.sort; }
+  }
+
   function renderHead() {
+    var shownColumns = columns();
+    renderSortSelect(shownColumns);
     var row = document.getElementById("case-head");
     row.textContent = "";
-    columns().forEach(function (column) {
+    shownColumns.forEach(function (column) {
       var cell = element("th", column.key === "id" ? "case-cell" : "");
       cell.setAttribute("scope", "col");
       if (column.fixed) {
@@ -265,7 +320,7 @@
     var cell;
     if (column.key === "rank") {
       cell = element("td");
-      cell.appendChild(element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status));
+      cell.appendChild(element("span", "status status-" + item.status, statusLabel(item)));
     } else if (column.key === "id") {
       cell = element("td", "case-cell");
       var link = element("a", "case-link", item.id);
@@ -282,6 +337,7 @@
     } else if (column.key === "drop") {
       cell = element("td", "score", item.drop === null ? "" : signed(-item.drop));
       if (item.drop !== null && item.drop > 1e-9) { cell.className += " miss"; }
+      if (item.dropMetric) { cell.title = item.dropMetric; }
     } else {
       cell = element("td", "", diagnosisText(item.diagnosis));
     }
@@ -353,6 +409,7 @@
         state.range.metric + " from " + state.range.low.toFixed(1) + " to " + state.range.high.toFixed(1);
     }
     writeUrl();
+    if (typeof queueHead === "function") { queueHead(); }
   }
 
   // --- filter and sort in the URL -----------------------------------------------------
@@ -477,6 +534,10 @@
     return { verdict: verdict, tone: "unknown", label: claim.verdict ? String(verdict).replace(/_/g, " ") : "unsupported" };
   }
 
+  function normalStatement(text) {
+    return String(text || "").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  }
+
   function highlightedAnswer(item, claims) {
     var answer = item.answer || "";
     var paragraph = element("p", "text answer");
@@ -536,20 +597,31 @@
       var missed = (item.misses || []).indexOf(name) >= 0;
       var verdict = errored ? "error" : score === null ? "n/a" : !threshold ? "reported" : missed ? "below" : "ok";
       var metric = metricByName[name];
+      var reason = element("td", "reason", (item.reasons && item.reasons[name]) || "");
+      reason.setAttribute("data-label", "reason");
       append(row, [
-        element("th", "", name),
+        metricName("th", "", name),
         element("td", missed ? "miss" : "", errored ? "error" : score === null ? "n/a" : formatScore(score)),
         element("td", "", threshold ? (metric && metric.direction === "max" ? "≤ " : "≥ ") + threshold.value.toFixed(2) + (threshold.own ? " (case)" : "") : "–"),
         element("td", missed ? "alarm" : "", verdict),
-        element("td", "", (item.reasons && item.reasons[name]) || "")
+        reason
       ]);
       if (human) {
         var label = human[name];
-        row.appendChild(element("td", "human", typeof label === "number" ? formatScore(label) : "–"));
+        var humanCell = element("td", "human", typeof label === "number" ? formatScore(label) : "–");
+        humanCell.setAttribute("data-label", "human label");
+        if (!errored && disagrees(score, label, threshold, metric)) {
+          humanCell.className += " disagree";
+          row.className = "disagree";
+          humanCell.appendChild(element("span", "disagree-note", " judge and human disagree"));
+        }
+        row.appendChild(humanCell);
       }
       if (item.deltas) {
         var pair = item.deltas[name];
-        row.appendChild(element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–"));
+        var change = element("td", "", pair ? formatScore(pair[0]) + " → " + formatScore(pair[1]) + " (" + signed(pair[1] - pair[0]) + ")" : "–");
+        change.setAttribute("data-label", "vs baseline");
+        row.appendChild(change);
       }
       body.appendChild(row);
     });
@@ -597,13 +669,38 @@
     return runs;
   }
 
-  function diffSide(runs, keep, title) {
+  // The verdict of the claims an added run of the new answer falls in, worst first: an
+  // added hallucination is coloured as one, not as a welcome addition.
+  var VERDICT_RANK = { contradicted: 0, not_in_context: 1, supported: 2 };
+  function addedVerdict(item, start, end) {
+    var claims = item && item.details && Array.isArray(item.details.faithfulness) ? item.details.faithfulness : [];
+    var worst = null;
+    (item && item.segments || []).forEach(function (segment) {
+      var claim = claims[segment[2]];
+      if (!claim || segment[1] <= start || segment[0] >= end) { return; }
+      var verdict = claimTone(claim).verdict;
+      if (!(verdict in VERDICT_RANK)) { verdict = "not_in_context"; }
+      if (worst === null || VERDICT_RANK[verdict] < VERDICT_RANK[worst]) { worst = verdict; }
+    });
+    return worst || "unjudged";
+  }
+
+  function diffSide(runs, keep, title, item) {
     var box = element("div", "diff-side");
     box.appendChild(element("h4", "", title));
     var paragraph = element("p", "text answer-diff");
+    var offset = 0;
     runs.forEach(function (run) {
       if (run.kind === "same") { paragraph.appendChild(document.createTextNode(run.text)); }
-      else if (run.kind === keep) { paragraph.appendChild(element(keep === "removed" ? "del" : "ins", "diff-" + keep, run.text)); }
+      else if (run.kind === keep && keep === "removed") { paragraph.appendChild(element("del", "diff-removed", run.text)); }
+      else if (run.kind === keep) {
+        var verdict = addedVerdict(item, offset, offset + run.text.length);
+        var added = element("ins", "diff-added added-" + verdict, run.text);
+        added.setAttribute("data-verdict", verdict);
+        added.title = "added; " + (verdict === "unjudged" ? "in no judged claim" : verdict.replace(/_/g, " "));
+        paragraph.appendChild(added);
+      }
+      if (run.kind === "same" || run.kind === "added") { offset += run.text.length; }
     });
     box.appendChild(paragraph);
     return box;
@@ -678,7 +775,7 @@
       var runs = wordDiff(base.answer, item.answer || "");
       var grid = element("div", "diff-grid");
       if (runs) {
-        append(grid, [diffSide(runs, "removed", "Baseline answer"), diffSide(runs, "added", "This run")]);
+        append(grid, [diffSide(runs, "removed", "Baseline answer"), diffSide(runs, "added", "This run", item)]);
       } else {
         append(grid, [
           append(element("div", "diff-side"), [element("h4", "", "Baseline answer"), element("p", "text", base.answer)]),
@@ -731,7 +828,9 @@
     }).sort(function (a, b) { return (a.turn || 0) - (b.turn || 0); });
     var chat = element("ol", "chat");
     turns.forEach(function (turn) {
-      var entry = element("li", "chat-turn status-" + turn.status + (turn === item ? " chat-current" : ""));
+      // A turn below its own thresholds, or errored, is the one that broke the conversation.
+      var broke = turn.status === "fail" || turn.status === "error";
+      var entry = element("li", "chat-turn status-" + turn.status + (turn === item ? " chat-current" : "") + (broke ? " chat-broke" : ""));
       var asked = element("p", "chat-user");
       var label = turn === item ? element("strong", "", turn.turn + ".") : element("a", "", turn.turn + ".");
       if (turn !== item) { label.setAttribute("href", "#" + turn.anchor); }
@@ -742,8 +841,12 @@
       append(entry, [
         asked,
         element("p", "chat-assistant", turn.answer === null || turn.answer === undefined ? "(no answer)" : turn.answer),
-        element("p", "muted", (STATUS_LABELS[turn.status] || turn.status) + (scores.length ? " · " + scores.join(" · ") : ""))
+        element("p", "muted", statusLabel(turn) + (scores.length ? " · " + scores.join(" · ") : ""))
       ]);
+      if (broke) {
+        var why = (turn.misses || []).join(", ");
+        entry.insertBefore(element("p", "turn-broke", "This turn broke the conversation" + (why ? ": " + why : "")), entry.firstChild);
+      }
       chat.appendChild(entry);
     });
     return section("Conversation " + item.conversation, [chat]);
@@ -757,7 +860,7 @@
     title.id = "panel-title";
     var meta = element("p", "muted");
     append(meta, [
-      element("span", "status status-" + item.status, STATUS_LABELS[item.status] || item.status),
+      element("span", "status status-" + item.status, statusLabel(item)),
       document.createTextNode(" " + item.source + " ")
     ]);
     (item.tags || []).forEach(function (tag) { meta.appendChild(element("span", "tag", tag)); });
@@ -818,15 +921,32 @@
       content.appendChild(section("Retrieval per hop", [genericDetails(item.retrieval_hops)]));
     }
 
+    // Reference statements the answer left out: answer_correctness's false negatives.
+    var omitted = {};
+    (Array.isArray(details.answer_correctness) ? details.answer_correctness : []).forEach(function (entry) {
+      if (entry && entry.classification === "FN") { omitted[normalStatement(entry.statement)] = entry; }
+    });
     var statements = Array.isArray(details.context_recall) ? details.context_recall : [];
-    if (statements.length) {
-      content.appendChild(section("Reference statements", [itemList(statements.map(function (statement) {
-        var attributed = Boolean(statement.attributed);
-        return {
-          tone: attributed ? "good" : "bad", label: attributed ? "attributed" : "not attributed",
-          text: statement.statement || "", reason: statement.reason || ""
-        };
-      }))]));
+    var statementItems = statements.map(function (statement) {
+      var attributed = Boolean(statement.attributed);
+      var key = normalStatement(statement.statement);
+      var left = key in omitted;
+      delete omitted[key];
+      return {
+        tone: left ? "unknown" : attributed ? "good" : "bad",
+        label: (attributed ? "in the contexts" : "not in the contexts") + (left ? " · omitted by the answer" : ""),
+        text: statement.statement || "", reason: statement.reason || "",
+        attributes: left ? { "data-omitted": "true" } : null
+      };
+    });
+    Object.keys(omitted).forEach(function (key) {
+      statementItems.push({
+        tone: "unknown", label: "omitted by the answer", text: omitted[key].statement || "",
+        reason: omitted[key].reason || "", attributes: { "data-omitted": "true" }
+      });
+    });
+    if (statementItems.length) {
+      content.appendChild(section("Reference statements", [itemList(statementItems)]));
     }
 
     content.appendChild(section("Scores and thresholds", [append(element("div", "scores-wrap"), [scoresTable(item)])]));
@@ -887,9 +1007,48 @@
     }
     openAnchor = hash;
     renderPanel(item);
+    renderPanelNav(item);
     panel.hidden = false;
     panel.querySelector(".panel-body").scrollTop = 0;
     document.getElementById("panel-close").focus();
+  }
+
+  // Previous and next step through the cases the current filter shows, in the table's
+  // order; the table turns to the page of the case shown, so closing lands on its row.
+  function panelNeighbours(item) {
+    var shown = visibleCases();
+    var index = shown.indexOf(item);
+    return {
+      shown: shown,
+      index: index,
+      previous: index > 0 ? shown[index - 1] : null,
+      next: index >= 0 && index < shown.length - 1 ? shown[index + 1] : null
+    };
+  }
+
+  function renderPanelNav(item) {
+    var around = panelNeighbours(item);
+    document.getElementById("panel-prev").disabled = !around.previous;
+    document.getElementById("panel-next").disabled = !around.next;
+    document.getElementById("panel-position").textContent = around.index >= 0
+      ? (around.index + 1) + " of " + around.shown.length + " shown"
+      : "not in the current filter";
+    if (around.index >= 0) {
+      var page = Math.floor(around.index / PAGE_SIZE);
+      if (page !== state.page) { state.page = page; render(); }
+    }
+  }
+
+  function stepPanel(offset) {
+    var item = caseByAnchor[openAnchor];
+    if (!item) { return; }
+    var around = panelNeighbours(item);
+    var target = offset < 0 ? around.previous : around.next;
+    if (!target) { return; }
+    opener = null;
+    // Keys pressed before the hashchange arrives step on from the new case, not the old.
+    openAnchor = target.anchor;
+    window.location.hash = target.anchor;
   }
 
   // Focus goes back where it came from: the row's link that opened the panel, or, when the
@@ -978,14 +1137,55 @@
       if (event.key === "Enter" || event.key === " ") { event.preventDefault(); pickBar(bar); }
     });
   });
+  bind("sort-select", "change", function (event) {
+    state.sort = event.target.value;
+    state.descending = event.target.value === "rank" ? false : worstFirstIsDescending(state.sort);
+    state.page = 0;
+    render();
+  });
+  bind("sort-reverse", "click", function () { state.descending = !state.descending; state.page = 0; render(); });
+  bind("cards-toggle", "click", function (event) {
+    var expanded = document.getElementById("metric-cards").classList.toggle("expanded");
+    event.target.setAttribute("aria-expanded", expanded ? "true" : "false");
+    event.target.textContent = expanded ? "Fold the metrics to one line each" : "Show each metric's details";
+  });
   bind("page-prev", "click", function () { state.page -= 1; render(); });
   bind("page-next", "click", function () { state.page += 1; render(); });
   bind("panel-close", "click", closePanel);
   panel.addEventListener("click", function (event) { if (event.target === panel) { closePanel(); } });
+  bind("panel-prev", "click", function () { stepPanel(-1); });
+  bind("panel-next", "click", function () { stepPanel(1); });
   document.addEventListener("keydown", function (event) {
     if (panel.hidden) { return; }
-    if (event.key === "Escape") { closePanel(); } else if (event.key === "Tab") { trapFocus(event); }
+    var typing = event.target.closest && event.target.closest("input, select, textarea");
+    if (event.key === "Escape") {
+      closePanel();
+    } else if (event.key === "Tab") {
+      trapFocus(event);
+    } else if (!typing && !event.altKey && !event.ctrlKey && !event.metaKey && (event.key === "j" || event.key === "k")) {
+      event.preventDefault();
+      stepPanel(event.key === "j" ? 1 : -1);
+    }
   });
+  // The header row follows the top of the viewport while the table passes under it.
+  var caseWrap = document.querySelector(".table-wrap");
+  var headPending = false;
+  function placeHead() {
+    headPending = false;
+    var box = caseWrap.getBoundingClientRect();
+    var head = document.getElementById("case-head");
+    var room = Math.max(0, box.height - head.getBoundingClientRect().height);
+    var offset = Math.min(room, Math.max(0, -box.top - caseWrap.clientTop)).toFixed(2) + "px";
+    // Setting the same value again would still cost a style pass on every scroll frame.
+    if (caseWrap.style.getPropertyValue("--head-top") !== offset) {
+      caseWrap.style.setProperty("--head-top", offset);
+    }
+  }
+  function queueHead() {
+    if (!headPending) { headPending = true; window.requestAnimationFrame(placeHead); }
+  }
+  window.addEventListener("scroll", queueHead, { passive: true });
+  window.addEventListener("resize", queueHead);
   window.addEventListener("hashchange", showFromHash);
 
   readUrl();

@@ -1,0 +1,130 @@
+"""What a corpus offers the offline writer, per kind, and why a kind it cannot write is short.
+
+``rag-gate synth --judge offline`` can only ask what its rules find: a fact sentence for
+``single``, two comparable amounts or dates of one document for ``reasoning``, an entity
+named in facts of two chunks for ``multi``, a sibling the corpus describes differently for
+``unanswerable``, two facts about one subject for ``conversation``. Counting them up front
+lets the summary say how many facts the corpus offered, and — for a kind it falls short
+of — say plainly that the documents do not support it, rather than a bare count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .chunking import Chunk
+from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
+from .requests import KINDS, QuestionKind
+
+__all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer", "linked_chunk_pairs"]
+
+#: Why the documents support none of a kind, as the summary says it.
+WHY_NONE: dict[QuestionKind, str] = {
+    "single": "no sentence states a fact the offline writer can ask about (an amount, a date, "
+    "a name, a definition, an option and its default)",
+    "reasoning": "no document states two comparable amounts or dates (two durations, sizes, "
+    "prices or years of one document)",
+    "multi": "no entity is named in facts of two different chunks",
+    "unanswerable": "no entity has a sibling the documents describe differently (a property "
+    "given for one plan, option or version and not for another)",
+    "conversation": "no chunk states two facts about one subject",
+}
+
+
+@dataclass
+class CorpusOffer:
+    """How many questions of each kind the offline writer can find in a corpus."""
+
+    counts: dict[QuestionKind, int] = field(default_factory=dict)
+    wanted: tuple[QuestionKind, ...] = KINDS
+
+    @property
+    def facts(self) -> int:
+        """Fact sentences found (each a possible ``single`` question)."""
+        return self.counts.get("single", 0)
+
+    def line(self) -> str:
+        """One summary line: what the corpus offered for the kinds asked."""
+        what = {
+            "reasoning": "comparisons (reasoning)",
+            "multi": "entities shared by two chunks (multi)",
+            "unanswerable": "near misses (unanswerable)",
+            "conversation": "subjects with two facts (conversation)",
+        }
+        parts = [f"{self.counts.get(kind, 0)} {what[kind]}" for kind in self.wanted if kind in what]
+        return f"  the documents offer {self.facts} facts" + (
+            "; " + ", ".join(parts) if parts else ""
+        )
+
+    def why_short(self, kind: QuestionKind, kept: int, target: int) -> str:
+        """Why ``kind`` has ``kept`` of ``target``: the corpus supports none, or only so many."""
+        offered = self.counts.get(kind, 0)
+        if offered == 0:
+            return f"{kind} {kept}/{target}: could not — {WHY_NONE[kind]}"
+        return (
+            f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
+            "with their chunk, repeated a kept case, or failed the critic"
+        )
+
+
+def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS) -> CorpusOffer:
+    """Count what the offline writer can ask of ``chunks``, for the kinds ``wanted``."""
+    corpus = Corpus(
+        [chunk.text for chunk in chunks],
+        sorted({chunk.title for chunk in chunks}),
+        [chunk.title for chunk in chunks],
+    )
+    names = corpus.names
+    counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
+    by_document: dict[str, list[Chunk]] = {}
+    holders: dict[tuple[bool, str], set[int]] = {}
+    for index, chunk in enumerate(chunks):
+        by_document.setdefault(chunk.document, []).append(chunk)
+        facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
+        counts["single"] += len(facts)
+        if "multi" in wanted:
+            for fact in facts:
+                for entity in _entity_words(fact):
+                    holders.setdefault((chunk.chinese, entity), set()).add(index)
+        if "unanswerable" in wanted:
+            counts["unanswerable"] += len(_swapped(chunk.text, chunk.title, chunk.chinese, corpus))
+        if "conversation" in wanted and _conversation(
+            chunk.text, chunk.title, chunk.chinese, 0, names
+        ):
+            counts["conversation"] += 1
+    counts["multi"] = sum(1 for held in holders.values() if len(held) >= 2)
+    if "reasoning" in wanted:
+        for document_chunks in by_document.values():
+            counts["reasoning"] += len(
+                reasoning_pairs(
+                    [chunk.text for chunk in document_chunks],
+                    [chunk.title for chunk in document_chunks],
+                    document_chunks[0].chinese,
+                    names,
+                )
+            )
+    return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted))
+
+
+def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
+    """Pairs of chunk ids whose facts name one entity: where a ``multi`` question can be.
+
+    The offline writer links two chunks only through an entity their facts share; pairing
+    chunks by overall word overlap would mostly miss them.
+    """
+    names = Corpus([chunk.text for chunk in chunks]).names
+    holders: dict[tuple[bool, str], list[int]] = {}
+    for index, chunk in enumerate(chunks):
+        for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, names):
+            for entity in _entity_words(fact):
+                held = holders.setdefault((chunk.chinese, entity), [])
+                if index not in held:
+                    held.append(index)
+    pairs: list[tuple[str, str]] = []
+    for held in holders.values():
+        for first, second in zip(held, held[1:], strict=False):
+            pair = (chunks[first].id, chunks[second].id)
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs

@@ -1,0 +1,122 @@
+r"""Facts of a reference list: a term (an option, a setting, a variable) and its description.
+
+Manual pages and configuration references are lists of terms, each followed by what it
+does and its default. The term is a line of its own; its description is the paragraph
+after it. Two questions a user asks of each: what the term is for, and its default.
+
+>>> [(fact.question, fact.sentence) for fact in term_facts(
+...     "DHOME\nThe directory in which new home directories should be created. "
+...     "Defaults to /home.", "adduser.conf")]  # doctest: +NORMALIZE_WHITESPACE
+[('What is the default of DHOME in adduser.conf?', 'DHOME defaults to /home.'),
+ ('What is DHOME in adduser.conf?',
+  'DHOME is the directory in which new home directories should be created.')]
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..judges.offline.text import split_sentences
+from .wh_english import Fact
+
+__all__ = ["is_term", "term_facts"]
+
+#: A term as written in a reference: ``DIR_MODE``, ``Acquire::http::Proxy``,
+#: ``Immediate-Configure``, ``--max-size``, several joined by "and" or commas.
+_TERM_WORD = re.compile(
+    r"^(?:--?[\w-]+|[A-Z][A-Z0-9_]{2,}|[\w-]+(?:::[\w-]+)+|[A-Z][a-z0-9]+(?:-[A-Z][\w]*)+"
+    r"|[A-Z][a-z]+[A-Z][\w]*)$"
+)
+_DEFAULT = re.compile(
+    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)|The default(?: value)? is|Default:)"
+    r"\s+(?P<value>.+?)"
+    r"\.?$"
+)
+_DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)(?P<value2>)")
+_THE_DEFAULT = re.compile(r"(?P<value>)(?P<value2>[\w.-]+) \(the default\)")
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
+)
+_VERB_START = re.compile(
+    r"^(?:[a-z]+(?<!ss)s|[Ss]pecif(?:y|ies)|[Cc]ontrols?|[Ss]ets?|[Ee]nables?|[Dd]isables?"
+    r"|[Aa]llows?|[Dd]efines?|[Gg]ives|[Ss]elects?|[Ii]ndicates?|[Dd]etermines?|[Cc]auses?)"
+    r"\b(?! of)"
+)
+
+
+#: Section names of manual pages: headings, not terms.
+_SECTIONS = frozenset(
+    "NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES EXAMPLE FILES ENVIRONMENT BUGS AUTHOR AUTHORS "
+    "NOTES DIAGNOSTICS COMMANDS USAGE HISTORY CAVEATS WARNINGS OVERVIEW INTRODUCTION TODO "
+    "README LICENSE COPYRIGHT CONTRIBUTING INSTALL INSTALLATION".split()
+)
+
+
+def is_term(line: str) -> bool:
+    """Whether ``line`` is a term of a reference list rather than a heading or a sentence."""
+    if line.strip().upper() in _SECTIONS or line.strip().startswith("SEE "):
+        return False
+    parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()) if p]
+    return 0 < len(parts) <= 4 and all(_TERM_WORD.match(part) for part in parts)
+
+
+def _description(term: str, sentence: str) -> str | None:
+    """The first sentence of a term's paragraph as a statement about the term."""
+    text = sentence.strip()
+    this = re.match(r"^(?:This|It) (?:is|sets|controls|specifies|defines)\b", text)
+    if this:
+        verb = this.group().split()[1]
+        return f"{term} {verb}{text[this.end() :]}"
+    head = re.split(r"\b(?:that|which|who|whose|where|when)\b", text, maxsplit=1)[0]
+    if re.match(r"^(?:The|A|An) [a-z]", text) and not _FINITE.search(head):
+        return f"{term} is {text[0].lower()}{text[1:]}"
+    if _VERB_START.match(text):
+        plural = bool(re.search(r",|\band\b", term))
+        verb, _, rest = text.partition(" ")
+        verb = verb.lower()
+        if plural and verb.endswith("s") and not verb.endswith("ss"):
+            verb = verb[:-1]
+        return f"{term} {verb} {rest}"
+    return None
+
+
+def term_facts(chunk: str, name: str) -> list[Fact]:
+    """The term facts of ``chunk``: a term line, then its description."""
+    lines = chunk.split("\n")
+    facts: list[Fact] = []
+    where = f" in {name}" if name else ""
+    for index, line in enumerate(lines[:-1]):
+        term = line.strip()
+        if not is_term(term):
+            continue
+        sentences = [s.strip() for s in split_sentences(lines[index + 1]) if s.strip()]
+        if not sentences:
+            continue
+        for number, sentence in enumerate(sentences):
+            # "defaulting to" later in a description is often another thing's default
+            # ("… on the requested file descriptor, defaulting to standard input").
+            default = (
+                _DEFAULT.match(sentence)
+                or _THE_DEFAULT.search(sentence)
+                or (_DEFAULTING.search(sentence) if number == 0 else None)
+            )
+            if default and len((default.group("value") or default.group("value2")).split()) <= 8:
+                value = (default.group("value") or default.group("value2")).rstrip(".")
+                facts.append(
+                    Fact(
+                        f"What is the default of {term}{where}?",
+                        value,
+                        f"{term} defaults to {value}.",
+                        "what",
+                        term,
+                        score=2.6,
+                    )
+                )
+                break
+        described = _description(term, sentences[0])
+        if described is not None and len(described.split()) <= 40:
+            plural = bool(re.search(r",|\band\b", term))
+            asked = f"What {'are' if plural else 'is'} {term}{where}?"
+            answer = described[len(term) :].strip()
+            facts.append(Fact(asked, answer, described.rstrip(".") + ".", "what", term, score=1.4))
+    return facts

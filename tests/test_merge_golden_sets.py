@@ -1,0 +1,98 @@
+"""End to end: ``rag-gate merge`` gates shards of one golden set, not unrelated runs.
+
+Two whole runs of different golden sets (12 + 8 cases) used to merge into ``gated 12 of 12
+… 20 scored`` and PASSED; each run now records its golden set's fingerprint (files and
+case ids) and merge refuses reports whose fingerprints differ.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gate_runs import GOOD, gate_run, read_report, write_jsonl
+
+from pytest_ragas_gate.cli import main
+
+OPTIONS: dict[str, Any] = {
+    "judge": "offline",
+    "cache": "off",
+    "metrics": "faithfulness",
+    "disable": ("randomly",),
+}
+
+
+def rag_gate(cwd: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exit_:
+                status = int(exit_.code or 0)
+    finally:
+        os.chdir(previous)
+    return status, out.getvalue(), err.getvalue()
+
+
+def run_set(pytester: pytest.Pytester, name: str, count: int, **options: Any) -> None:
+    """A whole run of a golden set of ``count`` cases, its report saved as ``name``.json."""
+    write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": f"{name}-{i}"} for i in range(count)])
+    outcome = gate_run(pytester, report=f"{name}.json", **OPTIONS, **options)
+    assert outcome.ret in (0, 1), outcome.stdout.str()
+
+
+def test_the_report_records_the_golden_sets_fingerprint(pytester: pytest.Pytester) -> None:
+    run_set(pytester, "first", 12)
+    golden_set = read_report(pytester.path / "first.json")["run"]["coverage"]["golden_set"]
+    assert list(golden_set) == ["golden.jsonl"]
+    assert golden_set["golden.jsonl"]["cases"] == 12
+    assert len(golden_set["golden.jsonl"]["ids_sha256"]) == 64
+
+
+def test_merge_refuses_runs_of_different_golden_sets(pytester: pytest.Pytester) -> None:
+    run_set(pytester, "first", 12)
+    run_set(pytester, "second", 8)
+    status, out, err = rag_gate(pytester.path, "merge", "first.json", "second.json", "-o", "m.json")
+    assert status == 4, out + err
+    assert (
+        "Cannot merge first.json with second.json: they ran different golden sets "
+        "(first.json: golden.jsonl (12 cases); second.json: golden.jsonl (8 cases))"
+    ) in err
+    assert "--allow-different-sets" in err
+    assert not (pytester.path / "m.json").exists()
+
+
+def test_allowed_different_sets_count_every_case(pytester: pytest.Pytester) -> None:
+    run_set(pytester, "first", 12)
+    run_set(pytester, "second", 8)
+    status, out, err = rag_gate(
+        pytester.path,
+        "merge",
+        "first.json",
+        "second.json",
+        "-o",
+        "m.json",
+        "--allow-different-sets",
+    )
+    assert status == 0, out + err
+    assert "cases: gated 20 of 20 collected golden case(s); 20 scored, 0 errored" in out
+    merged = read_report(pytester.path / "m.json")
+    assert merged["run"]["coverage"]["total_cases"] == 20
+    assert merged["coverage"] == "gated 20 of 20 collected golden case(s)"
+
+
+def test_shards_of_one_set_still_merge(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": f"case-{i}"} for i in range(6)])
+    for index in (1, 2):
+        outcome = gate_run(pytester, report=f"s{index}.json", shard=f"{index}/2", **OPTIONS)
+        assert outcome.ret in (0, 1)
+    status, out, err = rag_gate(pytester.path, "merge", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 0, out + err
+    assert "gated 6 of 6 collected golden case(s)" in out

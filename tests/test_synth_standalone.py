@@ -1,0 +1,478 @@
+"""The keyless writer's drafts a reviewer keeps: standalone questions, exact references,
+prose found where it is, every kind asked for or a plain "could not", more with --n."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.synth.offline import OfflineSynthJudge
+from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions, SynthTurn
+
+
+def run(
+    tmp_path: Path, docs: Path, *extra: str, out_name: str = "golden.jsonl"
+) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+    out, chunks = tmp_path / out_name, tmp_path / f"chunks-{out_name}"
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--chunks-out",
+            str(chunks),
+            "--chunk-tokens",
+            "80",
+            *extra,
+        ]
+    )
+    rows = (
+        [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        if out.exists()
+        else []
+    )
+    chunk_rows = [json.loads(line) for line in chunks.read_text(encoding="utf-8").splitlines()]
+    return status, rows, chunk_rows
+
+
+def folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    return docs
+
+
+HARBOR = """\
+The harbor museum opened in 1987 in the old customs house. The museum keeps a fleet of
+twelve historic boats. Guided tours last 45 minutes. A day pass costs $14.
+
+The Sea Dragon was built in 1846 in Bristol. But now the Sea Dragon is moored at pier 3
+for restoration. After all, the Sea Dragon sails twice a year because its hull is fragile.
+
+Such boats can be boarded for up to 20 minutes. Its deck is closed in winter.
+"""
+
+
+def test_discourse_openers_are_stripped_from_questions(tmp_path: Path) -> None:
+    ferry = (
+        "# Ferry\n\nIn that case, the harbor ferry waits for 10 minutes.\n\n"
+        "But now the Sea Dragon is moored at pier 3 for restoration.\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"ferry.md": ferry}), "--n", "4")
+
+    questions = [row["question"] for row in rows]
+    for question in questions:
+        assert not re.search(r"\b(?:but now|in that case|after all)\b", question, re.I), question
+    assert any(q.lower().endswith("how long does the harbor ferry wait?") for q in questions)
+    assert "What is the Sea Dragon moored at?" in questions
+
+
+def test_a_dangling_such_or_its_gives_no_question(tmp_path: Path) -> None:
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"harbor_museum.txt": HARBOR}), "--n", "12")
+
+    for row in rows:
+        assert not re.search(r"\b(?:such|its)\b", row["question"], re.I), row["question"]
+
+
+def test_the_critic_drops_dangling_and_empty_questions(tmp_path: Path) -> None:
+    chunk = (
+        "Uploads\nSuch files can be up to 4 GB. The OpenSSH server uses the file /etc/keys to "
+        "restrict clients. The spec allows three retries."
+    )
+    candidates = [
+        Candidate(kind="single", question=question, reference=reference, chunks=[0])
+        for question, reference in [
+            ("How large can such files be?", "Such files can be up to 4 GB."),
+            ("What does the OpenSSH server use?", "The OpenSSH server uses the file /etc/keys."),
+            ("How many retries does the spec allow?", "The spec allows three retries."),
+        ]
+    ]
+    verdicts = OfflineSynthJudge([chunk]).critique(
+        CritiqueQuestions(chunks=[chunk], titles=["Skyfile"], candidates=candidates)
+    )
+
+    assert [verdict.keep for verdict in verdicts.verdicts] == [False, False, False]
+    assert [verdict.problem for verdict in verdicts.verdicts] == [
+        "not_standalone",
+        "trivial",
+        "not_standalone",
+    ]
+
+
+def test_a_light_verb_question_whose_point_is_in_the_answer_is_not_written(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "# Tunnels\n\nThe OpenSSH server simply uses the file /root/.ssh/authorized_keys to "
+        "restrict the client. Most cache types will use atomic replacement.\n\n"
+        "The tunnel device is created by the Foo daemon.\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"tun.md": text}), "--n", "6")
+
+    for row in rows:
+        assert not re.search(r"\bwhat (?:does|will) .* use\?$", row["question"], re.I)
+
+
+def test_a_file_without_a_title_is_named_by_its_stem_as_words(tmp_path: Path) -> None:
+    _, rows, chunks = run(tmp_path, folder(tmp_path, {"harbor_museum.txt": HARBOR}), "--n", "12")
+
+    assert {chunk["title"] for chunk in chunks} == {"Harbor museum"}
+    assert not any("harbor_museum" in row["question"] for row in rows)
+
+
+def test_the_reference_is_the_answering_clause_not_the_whole_sentence(tmp_path: Path) -> None:
+    text = (
+        "# Plans\n\nThe Solo plan costs $6 per month, while the Team plan adds shared folders "
+        "for every member.\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"plans.md": text}), "--n", "2")
+
+    solo = [row for row in rows if "Solo plan cost" in row["question"]]
+    assert solo and solo[0]["reference"] == "The Solo plan costs $6 per month."
+
+
+def test_a_chinese_reference_is_split_on_clause_punctuation(tmp_path: Path) -> None:
+    text = (
+        "# 票务\n\n年票在购买后14天内可以退款，月票不退款。日票的价格是30元，季票的价格是200元。\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"票务.md": text}), "--n", "3", "--kinds", "single")
+
+    references = {row["question"]: row["reference"] for row in rows}
+    assert references
+    for question, reference in references.items():
+        # One clause answers; the sibling clause of the same sentence is not copied in.
+        assert reference.count("，") == 0, (question, reference)
+    assert "季票的价格是200元。" in references.values()
+
+
+def test_link_density_not_a_class_name_makes_navigation(tmp_path: Path) -> None:
+    page = (
+        "<html><head><title>Harbor guide</title></head><body>"
+        '<div class="toctree-wrapper compound"><h2>Boats</h2>'
+        "<p>The Sea Dragon was built in 1846 in Bristol. Guided tours last 45 minutes.</p>"
+        "</div>"
+        '<div class="body"><ul><li><a href="a.html">Boats</a></li><li><a href="b.html">Tours'
+        '</a></li><li><a href="c.html">Tickets and opening hours</a></li></ul></div>'
+        "</body></html>"
+    )
+    status, rows, chunks = run(tmp_path, folder(tmp_path, {"guide.html": page}), "--n", "3")
+
+    assert status == 0 and rows
+    text = "\n".join(chunk["text"] for chunk in chunks)
+    assert "Sea Dragon" in text and "Tickets and opening hours" not in text
+
+
+def test_templates_and_exercise_steps_are_left_out(tmp_path: Path, capsys: Any) -> None:
+    text = (
+        "# Messages\n\nThe job started at @REALTIME@ and will take @DURATION@ minutes.\n\n"
+        "Hello {{ user.name }}, your plan renews in 30 days.\n\n"
+        "Exercise 3: write a loop that prints the numbers 1 to 10 and run it twice.\n\n"
+        "Backups are kept for 90 days on the Team plan.\n"
+    )
+    _, _, chunks = run(tmp_path, folder(tmp_path, {"messages.md": text}), "--n", "2")
+
+    corpus = "\n".join(chunk["text"] for chunk in chunks)
+    assert "@REALTIME@" not in corpus and "{{" not in corpus and "Exercise 3" not in corpus
+    assert "Backups are kept for 90 days" in corpus
+    assert "template 2" in capsys.readouterr().out
+
+
+def test_a_kind_the_corpus_cannot_support_is_named_with_its_reason_and_the_rest_written(
+    tmp_path: Path, capsys: Any
+) -> None:
+    text = (
+        "# Museum\n\nThe harbor museum is run by the Port Trust. Guided tours start at the pier.\n"
+    )
+    status, rows, _ = run(
+        tmp_path, folder(tmp_path, {"museum.md": text}), "--n", "4", "--kinds", "single,reasoning"
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    assert {row["tags"][1] for row in rows} == {"single"}
+    assert re.search(
+        r"short: reasoning 0/2: could not — no document states two comparable amounts or dates",
+        out,
+    )
+    assert re.search(r"the documents offer \d+ facts", out)
+
+
+def test_reasoning_compares_two_dates_of_one_document_across_its_chunks(tmp_path: Path) -> None:
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR}),
+        "--n",
+        "2",
+        "--kinds",
+        "reasoning",
+    )
+
+    assert status == 0 and rows
+    dated = [row for row in rows if "1987" in row["reference"] and "1846" in row["reference"]]
+    assert dated, [row["question"] for row in rows]
+    assert "141 years" in dated[0]["reference"]
+    assert len({i.split("#")[0] for i in dated[0]["relevant_context_ids"]}) == 1
+
+
+def test_a_conversation_follow_up_never_asks_what_turn_one_answered() -> None:
+    chunk = "Passes\nDay passes are valid for 24 hours. Day passes cost $9."
+    candidate = Candidate(
+        kind="conversation",
+        question="How long are day passes valid?",
+        reference="Day passes are valid for 24 hours.",
+        chunks=[0],
+        follow_ups=[
+            SynthTurn(
+                question="And how long do they last?",
+                reference="Day passes are valid for 24 hours.",
+                chunks=[0],
+            )
+        ],
+    )
+    verdict = (
+        OfflineSynthJudge([chunk])
+        .critique(CritiqueQuestions(chunks=[chunk], titles=["Rail"], candidates=[candidate]))
+        .verdicts[0]
+    )
+
+    assert not verdict.keep and verdict.problem == "trivial"
+
+
+@pytest.mark.parametrize("sizes", [(4, 8, 16)])
+def test_yield_rises_with_n_until_the_corpus_runs_out(
+    tmp_path: Path, sizes: tuple[int, ...], capsys: Any
+) -> None:
+    docs = folder(tmp_path, {"harbor_museum.txt": HARBOR})
+    counts = []
+    for n in sizes:
+        _, rows, _ = run(tmp_path, docs, "--n", str(n), out_name=f"golden-{n}.jsonl")
+        counts.append(len(rows))
+
+    assert counts == sorted(counts) and counts[0] > 0 and counts[-1] > counts[0]
+    assert re.search(r"the documents offer \d+ facts", capsys.readouterr().out)
+
+
+MANUAL = """\
+DEMO.CONF(5)              File Formats Manual              DEMO.CONF(5)
+
+NAME
+       demo.conf - configuration file for demo(8)
+
+DESCRIPTION
+       DHOME
+              The directory in which new home directories should be created.
+              Defaults to /home.
+
+       SKEL_MODE
+              The permissions mode for copied skeleton files.  Defaults to 0644.
+
+       UID_POOL and GID_POOL
+              specify a file or a directory containing UID and GID pool files.
+
+       QUOTA_USER
+              The user whose quotas are copied to new users.
+
+Demo 1.0                         2024-01-01                   DEMO.CONF(5)
+"""
+
+
+def test_a_manual_page_gives_option_and_default_questions_under_its_own_title(
+    tmp_path: Path,
+) -> None:
+    _, rows, chunks = run(
+        tmp_path, folder(tmp_path, {"demo.conf.5.txt": MANUAL}), "--n", "4", "--kinds", "single"
+    )
+
+    assert {chunk["title"] for chunk in chunks} == {"demo.conf: configuration file for demo(8)"}
+    references = {row["question"]: row["reference"] for row in rows}
+    assert (
+        references.get("What is the default of DHOME in demo.conf?") == "DHOME defaults to /home."
+    )
+    assert not any("DEMO.CONF(5)" in chunk["text"] for chunk in chunks)
+    # The option's name is a heading of its own, never glued to its description.
+    assert not any(re.search(r"\bDHOME The directory", chunk["text"]) for chunk in chunks)
+
+
+def test_a_near_miss_asks_the_default_of_an_option_whose_default_is_not_given(
+    tmp_path: Path,
+) -> None:
+    _, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"demo.conf.5.txt": MANUAL}),
+        "--n",
+        "2",
+        "--kinds",
+        "unanswerable",
+    )
+
+    questions = {row["question"] for row in rows}
+    assert questions and questions <= {
+        "What is the default of UID_POOL in demo.conf?",
+        "What is the default of GID_POOL in demo.conf?",
+        "What is the default of QUOTA_USER in demo.conf?",
+    }
+
+
+SSH_MANUAL = """\
+SSH_DEMO(5)               File Formats Manual               SSH_DEMO(5)
+
+NAME
+     ssh_demo - demo client configuration file
+
+DESCRIPTION
+     ForwardAgent
+             Specifies whether the connection to the agent is forwarded.
+             The argument may be yes, no (the default), or a socket path.
+
+     LogLevel
+             Gives the verbosity level of messages.  The default is INFO.
+
+     Port    Specifies the port number to connect on the remote host.  The
+             default is 22.
+
+     RevokedHostKeys
+             Specifies revoked host public keys.
+
+     SendEnv
+             Specifies which variables from the local environ are sent.
+
+             Variables are matched by name.  The default is not to send any.
+
+Demo 1.0                         2024-01-01                   SSH_DEMO(5)
+"""
+
+
+def test_a_default_given_in_parentheses_is_asked_and_never_a_near_miss(tmp_path: Path) -> None:
+    docs = folder(tmp_path, {"ssh_demo.5.txt": SSH_MANUAL})
+    _, single, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+    # "Port    Specifies …": the option on the line of its text is a heading of its own.
+    assert any(
+        chunk["text"].startswith("Port\nSpecifies") or "\nPort\nSpecifies" in chunk["text"]
+        for chunk in chunks
+    )
+    _, missing, _ = run(
+        tmp_path, docs, "--n", "3", "--kinds", "unanswerable", out_name="missing.jsonl"
+    )
+
+    references = {row["question"]: row["reference"] for row in single}
+    assert references.get("What is the default of ForwardAgent in ssh_demo?") == (
+        "ForwardAgent defaults to no."
+    )
+    assert references.get("What is RevokedHostKeys in ssh_demo?") == (
+        "RevokedHostKeys specifies revoked host public keys."
+    )
+    # A default stated in a later paragraph of the option's description counts too.
+    assert not any(re.search("ForwardAgent|SendEnv", row["question"]) for row in missing)
+
+
+def test_the_following_previous_and_quantified_subjects_are_dropped_by_the_critic() -> None:
+    chunk = (
+        "Benchmarks\nThe following tests were run on a Core i7 server. "
+        "A few other algorithms can produce higher compression ratios."
+    )
+    candidates = [
+        Candidate(kind="single", question=question, reference=reference, chunks=[0])
+        for question, reference in [
+            ("What were the following tests run on?", "The tests were run on a Core i7 server."),
+            (
+                "What can a few other algorithms produce?",
+                "A few other algorithms can produce higher compression ratios.",
+            ),
+        ]
+    ]
+    verdicts = OfflineSynthJudge([chunk]).critique(
+        CritiqueQuestions(chunks=[chunk], titles=["zstd README"], candidates=candidates)
+    )
+
+    assert [(v.keep, v.problem) for v in verdicts.verdicts] == [
+        (False, "not_standalone"),
+        (False, "trivial"),
+    ]
+
+
+def test_a_readme_whose_first_heading_follows_its_prose_is_titled_by_its_file_name(
+    tmp_path: Path,
+) -> None:
+    readme = (
+        "Zstandard, or zstd as short version, is a fast lossless compression algorithm, "
+        "targeting real-time compression scenarios at zlib-level and better ratios.\n\n"
+        "## Benchmarks\n\nThe reference library was released in 2016 by Yann Collet.\n"
+    )
+    _, rows, chunks = run(tmp_path, folder(tmp_path, {"zstd-README.md": readme}), "--n", "2")
+
+    assert {chunk["title"] for chunk in chunks} == {"zstd README"}
+    assert not any(row["question"].startswith("In Benchmarks") for row in rows)
+
+
+def test_asking_for_more_never_gives_fewer_when_few_chunks_state_values(tmp_path: Path) -> None:
+    # One chunk states two values (a reasoning candidate); the rest state one fact each.
+    files = {
+        f"team{number}.md": f"# Team {number}\n\nThe Team{number} service is maintained by "
+        f"Harbor Office {number}.\n"
+        for number in range(10)
+    }
+    files["prices.md"] = "# Prices\n\nA day pass costs $14. A season pass costs $90.\n"
+    docs = folder(tmp_path, files)
+    counts = []
+    for n in (10, 40):
+        _, rows, _ = run(tmp_path, docs, "--n", str(n), out_name=f"golden-{n}.jsonl")
+        counts.append(sum(1 for row in rows if row["tags"][1] == "single"))
+
+    assert counts[1] >= counts[0] >= 5
+
+
+def test_guessed_verbs_such_objects_and_objectless_passives_give_no_question(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "# Overview\n\nThe routines also manipulate known hosts files using hostfile.c. "
+        "A project normally includes such .gitignore files in its repository. "
+        "Two different file formats are allowed as described in the next two sections.\n\n"
+        "## NIS\n\nSites that use NIS use the host table as input to the NIS database.\n"
+    )
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"overview.md": text}), "--n", "4")
+
+    for row in rows:
+        assert not re.search(
+            r"manipulate known host|what does a project include|allowed as\?|What is NIS",
+            row["question"],
+        ), row["question"]
+
+
+def test_a_present_perfect_passive_asks_what_it_was_changed_to(tmp_path: Path) -> None:
+    text = "# Forwarding\n\nThe ForwardX11 default of OpenSSH has been changed to no.\n"
+    _, rows, _ = run(tmp_path, folder(tmp_path, {"forwarding.md": text}), "--n", "1")
+
+    assert [row["question"] for row in rows] == [
+        "What has the ForwardX11 default of OpenSSH been changed to?"
+    ]
+
+
+def test_multi_pairs_the_chunks_whose_facts_share_an_entity(tmp_path: Path) -> None:
+    files = {
+        "boats.md": "# Boats\n\nThe Sea Dragon was built in 1846 in Bristol.\n",
+        "tours.md": "# Tours\n\nThe Sea Dragon is maintained by the Harbor Trust.\n",
+    }
+    # Chunks that share many words with the first but no entity with a fact in it.
+    for number in range(4):
+        files[f"notes{number}.md"] = (
+            f"# Notes {number}\n\nBoats built in Bristol harbor docks were built of oak in the "
+            f"old docks of Bristol, and old harbor boats of oak {number} were kept afloat.\n"
+        )
+    status, rows, _ = run(tmp_path, folder(tmp_path, files), "--n", "2", "--kinds", "multi")
+
+    assert status == 0 and rows
+    for row in rows:
+        assert "Sea Dragon" in row["question"]
+        assert {i.split("#")[0] for i in row["relevant_context_ids"]} == {"boats.md", "tours.md"}
