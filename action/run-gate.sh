@@ -68,7 +68,8 @@ one_of "$cache" "$CACHE_MODES" ||
 
 # Verdicts besides `passed` that leave the step green (`allow: partial,ungated`).
 allowed=" "
-for word in ${INPUT_ALLOW//,/ }; do
+allow_input=${INPUT_ALLOW:-}
+for word in ${allow_input//,/ }; do
   one_of "$word" "$ALLOWABLE" ||
     usage_error "Input 'allow' has '$word'; expected verdicts from: ${ALLOWABLE// /, } (separated by commas)."
   allowed+="$word "

@@ -171,6 +171,8 @@ def test_gated_metrics_fail_closed_under_xdist(pytester: pytest.Pytester) -> Non
         {key: value for key, value in row.items() if key != "reference"} for row in good_rows(2)
     ]
     write_jsonl(pytester, "golden_b.jsonl", [{**row, "id": f"b{n}"} for n, row in enumerate(rows)])
+    # Half the cases scored is a gap the team accepts here (min_coverage defaults to 0.9).
+    write_config(pytester.path, min_coverage=0.5)
     serial = pytester.runpytest("--rag-gate", "-p", "no:xdist", "--rag-gate-report=serial.json")
     parallel = pytester.runpytest("--rag-gate", "-n", "2", "--rag-gate-report=parallel.json")
     for result in (serial, parallel):
@@ -182,7 +184,7 @@ def test_gated_metrics_fail_closed_under_xdist(pytester: pytest.Pytester) -> Non
     assert serial_report["metrics"]["context_recall"]["not_applicable"] == 3
     assert parallel_report["verdict"] == "passed"
     # Stricter: every gated metric must be computed on at least 6 cases.
-    write_config(pytester.path, min_cases=6)
+    write_config(pytester.path, min_cases=6, min_coverage=0.5)
     strict = pytester.runpytest("--rag-gate", "-n", "2")
     assert strict.ret == pytest.ExitCode.TESTS_FAILED
     strict.stdout.fnmatch_lines(

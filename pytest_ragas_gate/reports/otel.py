@@ -241,13 +241,11 @@ def _readable_records(entries: Iterator[dict[str, Any]]) -> list[Any]:
     )
     from opentelemetry.sdk.resources import Resource
 
-    from .. import __version__
-
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "rag-gate")})
     provider = LoggerProvider(resource=resource)
     memory = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
     provider.add_log_record_processor(SimpleLogRecordProcessor(memory))
-    logger = provider.get_logger("pytest_ragas_gate", __version__)
+    logger = provider.get_logger("pytest_ragas_gate", _installed_version())
     now = time.time_ns()
     for entry in entries:
         context = None
@@ -350,3 +348,14 @@ def export_run(
         notice(f"rag-gate otel: the evaluation records were not sent: {error}")
         return None
     return destination
+
+
+def _installed_version() -> str | None:
+    # The distribution's metadata, not the package's own __init__: renderers import no
+    # later layer, and the public-names module is the last one.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pytest-ragas-gate")
+    except PackageNotFoundError:
+        return None
