@@ -54,6 +54,11 @@ live: {timeout: 5, latency: {p95: 2.0}}
 """
 
 
+#: ``-W error``, but for pytest's own notice that an in-process run cannot rewrite the
+#: already imported package (a property of running pytest inside pytest, not of the gate).
+WARNINGS_AS_ERRORS = ("-W", "error", "-W", "ignore::pytest.PytestAssertRewriteWarning")
+
+
 def _load(tmp_path: Path, text: str) -> tuple[GateConfig, tuple[str, ...]]:
     (tmp_path / "rag_gate.yaml").write_text(text, encoding="utf-8")
     loaded = load_config(rootdir=tmp_path, cli={}, env={})
@@ -95,7 +100,7 @@ def test_a_flat_config_runs_and_prints_each_new_spelling(pytester: pytest.Pytest
     (pytester.path / "rag_gate.yaml").write_text(
         "judge: offline\ncache_dir: .cc\nrule: mean\n", encoding="utf-8"
     )
-    result = pytester.runpytest("--rag-gate", "-W", "error")
+    result = pytester.runpytest("--rag-gate", *WARNINGS_AS_ERRORS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
@@ -196,7 +201,7 @@ def test_an_old_option_still_works_and_names_its_new_spelling(
     pytester: pytest.Pytester, old: list[str], new: str
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
-    result = pytester.runpytest("--rag-gate", *old, "-W", "error")
+    result = pytester.runpytest("--rag-gate", *old, *WARNINGS_AS_ERRORS)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [f"rag-gate: deprecated: {old[0]} is deprecated and goes in 0.3.0: write {new}"]
