@@ -707,7 +707,7 @@ def _summary(arguments: argparse.Namespace) -> int:
             changed_thresholds=changed_thresholds(changes),
         )
     )
-    # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
+    # Printing is not gating: `rag-gate render r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED
 

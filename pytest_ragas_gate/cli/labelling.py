@@ -1,4 +1,4 @@
-"""The labelling loop: ``rag-gate agreement``, ``rag-gate label export`` and ``label import``.
+"""The labelling loop: ``rag-gate label agreement``, ``label export`` and ``label import``.
 
 - ``agreement REPORT [--labels PATH]`` prints how far the judge of a saved report is from
   the human labels (those saved with its cases, overlaid with a labels file), and the PPI
@@ -134,7 +134,7 @@ def _agreement(arguments: argparse.Namespace) -> int:
         stale = unmatched_rows(labels, ((result.file, result.id) for result in results))
         for row in stale[:10]:
             print(
-                f"rag-gate agreement: warning: {labels.path}:{row.line}: no case "
+                f"rag-gate label agreement: warning: {labels.path}:{row.line}: no case "
                 f"{row.case_id!r} in {arguments.report}",
                 file=sys.stderr,
             )

@@ -10,9 +10,9 @@ metric this module reports:
 - ``cases``: how many cases were repeated and scored, and ``repeats`` the most repeats
   one of them had.
 
-Everything is computed from case results alone, so ``rag-gate regate`` and ``merge``
-reproduce the figures of the run. A metric whose agreement falls below
-``min_judge_agreement`` fails the gate: its judge is too noisy for the verdict to stand.
+Everything is computed from case results alone, so ``rag-gate gate`` (one report or merged shards)
+reproduces the figures of the run. A metric whose agreement falls below
+``trust.agreement.self`` fails the gate: its judge is too noisy for the verdict to stand.
 """
 
 from __future__ import annotations

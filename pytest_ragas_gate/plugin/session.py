@@ -637,7 +637,7 @@ class GateRun:
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
         # The summary, step summary and annotations follow in the terminal summary
-        # (terminal.write_summary), by the path `rag-gate regate` and `merge` take too.
+        # (terminal.write_summary), by the path `rag-gate gate` takes too.
         self._write_reports()
         session.exitstatus = exit_status(
             session.exitstatus,

@@ -966,7 +966,7 @@ def write_saved_report_html(
     baseline: str | None = None,
     history: Sequence[HistoryEntry] = (),
 ) -> SavedReport:
-    """``rag-gate html``: the page of a saved (or merged) JSON report.
+    """``rag-gate render --format html``: the page of a saved (or merged) JSON report.
 
     Args:
         report_path: The JSON report.

@@ -1,7 +1,7 @@
 """The machine-readable JSON report: build it, write it atomically, load it back.
 
 The report keeps every :class:`~pytest_ragas_gate.scoring.results.CaseResult` whole, together with
-the config that gated it, so ``rag-gate regate`` can feed a saved report back to
+the config that gated it, so ``rag-gate gate`` can feed a saved report back to
 :func:`~pytest_ragas_gate.gate.verdict.evaluate_gate` and reach the very verdict of the run.
 """
 
@@ -506,7 +506,7 @@ def baseline_report(
             raise
     if saved.facts.baseline is None:
         return None
-    # ``rag-gate regate --baseline`` records the path in the comparison, not the config.
+    # ``rag-gate gate --baseline`` records the path in the comparison, not the config.
     stored = saved.config.baseline or saved.facts.baseline.path
     for path in (Path(stored), saved.path.parent / stored):
         if path.is_file():
