@@ -318,7 +318,8 @@ async def score_cases(
     Finished cases are also stored in ``into`` as they finish, so a caller whose scoring is
     interrupted (Ctrl-C cancels the event loop) still holds every result that was complete.
     With a live-mode ``target``, each case first calls it and is scored on what it returned.
-    ``close_judge`` False leaves the judge open for the caller, which then closes it.
+    ``close_judge`` False leaves the judge open for the caller once every case is scored,
+    which then closes it; an interrupted run closes it here all the same.
     """
     progress = Progress(total_cases=len(cases))
     results: dict[str, CaseResult] = {} if into is None else into
@@ -381,6 +382,7 @@ async def score_cases(
         )
 
     reporter = asyncio.ensure_future(report_progress())
+    finished = False
     try:
         workers = min(max(1, max_cases_in_flight), len(cases))
         await asyncio.gather(*(worker() for _ in range(workers)))
@@ -389,11 +391,14 @@ async def score_cases(
             if not chosen:
                 break
             await judge_again(again, chosen)
+        finished = True
     finally:
         reporter.cancel()
         if target is not None:
             target.close()
-        if close_judge:
+        # An interrupted run closes the judge here whatever the caller asked: closing is what
+        # collects a canceled batch's answered requests, billed to the cases still in flight.
+        if close_judge or not finished:
             await judge.aclose()
         for key, (case, shared) in in_flight.items():
             if key not in results and shared.usage_by_metric:
