@@ -43,6 +43,8 @@ class Outputs:
         rootdir: The directory case sources are relative to (for annotations).
         environ: The environment: ``GITHUB_STEP_SUMMARY``, ``GITHUB_ACTIONS``,
             ``GITHUB_WORKSPACE``.
+        html_report: Whether the run writes an HTML report, which the step summary's cut
+            lists point to.
     """
 
     write: Callable[[str, LineStyle], object]
@@ -53,6 +55,7 @@ class Outputs:
     cache_mode: str
     rootdir: Path
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    html_report: bool = False
 
 
 def publish(outcome: GateVerdict, outputs: Outputs) -> None:
@@ -79,6 +82,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
             facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
         ),
         gate_changes=facts.gate_changes,
+        html_report=outputs.html_report,
     )
     if outputs.environ.get("GITHUB_ACTIONS") != "true":
         return
