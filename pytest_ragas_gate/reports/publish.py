@@ -66,7 +66,10 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         outputs: Where it goes.
     """
     write, facts, usage = outputs.write, outputs.facts, outputs.usage_by_metric
-    for line in summary_lines(outcome, judge=outputs.judge, usage_by_metric=usage):
+    lines = summary_lines(
+        outcome, judge=outputs.judge, usage_by_metric=usage, results=outputs.results
+    )
+    for line in lines:
         write(line, "headline" if line == outcome.headline else "plain")
     for line in gate_inputs_text(facts.gate_changes):
         write(line, "warning")
