@@ -174,7 +174,8 @@ def _case_rows(ranked: Sequence[CaseVerdict], gated: Collection[str], more_in: s
 
 def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
     """Failing cases of gated metrics, worst first; those of reported metrics folded below."""
-    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None}
+    # A metric with a threshold in force is gated even in a run the judge left undecided.
+    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.threshold is not None}
     failing = verdict.failing_cases
     if not failing:
         return []
