@@ -154,5 +154,6 @@ def write_summary(run: GateRun, terminal: Any) -> None:
                 if run.config.markdown
                 else None
             ),
+            html_report=bool(run.config.html),
         ),
     )

@@ -154,6 +154,7 @@ def summary_markdown(
     usage: Usage,
     extra: Sequence[str] = (),
     gate_changes: GateChanges | None = None,
+    html_report: bool = False,
 ) -> str:
     """The Markdown summary of a run, as the step summary and ``outputs.markdown`` hold it."""
     return render_markdown(
@@ -163,6 +164,7 @@ def summary_markdown(
         usage=usage,
         lead=extra,
         changed_thresholds=changed_thresholds(gate_changes),
+        html_report=html_report,
     )
 
 
@@ -184,6 +186,7 @@ def write_step_summary(
     env: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
     gate_changes: GateChanges | None = None,
+    html_report: bool = False,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
 
@@ -196,6 +199,7 @@ def write_step_summary(
         extra: Markdown lines right after the decision (the gate's changed inputs, the
             cache's verification).
         gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
+        html_report: Whether the run writes an HTML report, which a cut list points to.
 
     Returns:
         Whether a summary was written.
@@ -210,6 +214,7 @@ def write_step_summary(
         usage=usage,
         extra=extra,
         gate_changes=gate_changes,
+        html_report=html_report,
     )
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:

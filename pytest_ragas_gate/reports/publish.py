@@ -47,6 +47,8 @@ class Outputs:
             ``GITHUB_WORKSPACE``.
         markdown: A file to write the Markdown summary to (``outputs.markdown``), as the
             step summary holds it.
+        html_report: Whether the run writes an HTML report, which the step summary's cut
+            lists point to.
     """
 
     write: Callable[[str, LineStyle], object]
@@ -58,6 +60,7 @@ class Outputs:
     rootdir: Path
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     markdown: Path | None = None
+    html_report: bool = False
 
 
 def publish(outcome: GateVerdict, outputs: Outputs) -> None:
@@ -68,7 +71,10 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         outputs: Where it goes.
     """
     write, facts, usage = outputs.write, outputs.facts, outputs.usage_by_metric
-    for line in summary_lines(outcome, judge=outputs.judge, usage_by_metric=usage):
+    lines = summary_lines(
+        outcome, judge=outputs.judge, usage_by_metric=usage, results=outputs.results
+    )
+    for line in lines:
         write(line, "headline" if line == outcome.headline else "plain")
     for line in gate_inputs_text(facts.gate_changes):
         write(line, "warning")
@@ -86,6 +92,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         env=outputs.environ,
         extra=extra,
         gate_changes=facts.gate_changes,
+        html_report=outputs.html_report,
     )
     if outputs.markdown is not None:
         text = summary_markdown(
@@ -95,6 +102,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
             usage=total,
             extra=extra,
             gate_changes=facts.gate_changes,
+            html_report=outputs.html_report,
         )
         write_text_atomic(outputs.markdown, text)
     if outputs.environ.get("GITHUB_ACTIONS") != "true":
