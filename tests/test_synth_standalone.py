@@ -476,3 +476,71 @@ def test_multi_pairs_the_chunks_whose_facts_share_an_entity(tmp_path: Path) -> N
     for row in rows:
         assert "Sea Dragon" in row["question"]
         assert {i.split("#")[0] for i in row["relevant_context_ids"]} == {"boats.md", "tours.md"}
+
+
+CACHE_PAGE = """CACHE.CONF(5)              File Formats Manual              CACHE.CONF(5)
+
+NAME
+       cache.conf - settings of the cache daemon
+
+DESCRIPTION
+       The cache daemon reads its settings from /etc/cache.conf at startup.
+
+OPTIONS
+       Cache-Start
+\t   Cache-Start is the amount of memory the daemon requests at
+\t   startup. The default value is 20971520 bytes (~20 MB).
+
+       MaxReleaseFileSize
+\t   The maximum file size of Release files. The default is 10MB.
+
+       Retry-Delay
+\t   The time the daemon waits before it retries a failed download. The
+\t   default is 30 seconds.
+"""
+
+
+def test_reasoning_compares_two_option_defaults_of_one_page_with_the_same_unit(
+    tmp_path: Path, capsys: Any
+) -> None:
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": CACHE_PAGE}),
+        "--n",
+        "2",
+        "--kinds",
+        "reasoning",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows, out
+    row = rows[0]
+    assert "Cache-Start" in row["question"] and "MaxReleaseFileSize" in row["question"]
+    assert "larger" in row["question"]
+    # Both values and the comparison, in the reference; seconds never compared with sizes.
+    assert "20 MB" in row["reference"] and "10MB" in row["reference"]
+    assert "is larger than that of MaxReleaseFileSize, by 10 MB" in row["reference"]
+    assert "30 seconds" not in row["reference"]
+
+
+def test_a_short_reasoning_kind_says_what_the_documents_state_instead(
+    tmp_path: Path, capsys: Any
+) -> None:
+    page = CACHE_PAGE.replace("The default is 10MB.", "It is checked after download.")
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": page}),
+        "--n",
+        "4",
+        "--kinds",
+        "single,reasoning",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    # One size and one duration: amounts, but none two of one unit.
+    assert re.search(
+        r"could not — the documents state 2 amounts or dates, but no document states two of "
+        r"one kind \(cache.conf.5.txt: 1 size, 1 duration\)",
+        out,
+    ), out

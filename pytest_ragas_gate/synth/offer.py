@@ -10,8 +10,10 @@ of — say plainly that the documents do not support it, rather than a bare coun
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from .chunking import Chunk
 from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
@@ -23,8 +25,8 @@ __all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer", "linked_chunk_pairs"]
 WHY_NONE: dict[QuestionKind, str] = {
     "single": "no sentence states a fact the offline writer can ask about (an amount, a date, "
     "a name, a definition, an option and its default)",
-    "reasoning": "no document states two comparable amounts or dates (two durations, sizes, "
-    "prices or years of one document)",
+    "reasoning": "no document states two comparable amounts or dates: none states a size, a "
+    "duration, a price or a year the offline writer can read",
     "multi": "no entity is named in facts of two different chunks",
     "unanswerable": "no entity has a sibling the documents describe differently (a property "
     "given for one plan, option or version and not for another)",
@@ -38,6 +40,8 @@ class CorpusOffer:
 
     counts: dict[QuestionKind, int] = field(default_factory=dict)
     wanted: tuple[QuestionKind, ...] = KINDS
+    #: Per document, the amounts and dates its facts state, by what they count.
+    amounts: dict[str, Counter[str]] = field(default_factory=dict)
 
     @property
     def facts(self) -> int:
@@ -61,11 +65,36 @@ class CorpusOffer:
         """Why ``kind`` has ``kept`` of ``target``: the corpus supports none, or only so many."""
         offered = self.counts.get(kind, 0)
         if offered == 0:
-            return f"{kind} {kept}/{target}: could not — {WHY_NONE[kind]}"
+            return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
         return (
             f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
             "with their chunk, repeated a kept case, or failed the critic"
         )
+
+    def _why_none(self, kind: QuestionKind) -> str:
+        """Why the documents support no ``kind``; for reasoning, what they do state."""
+        stated = sum(sum(units.values()) for units in self.amounts.values())
+        if kind != "reasoning" or not stated:
+            return WHY_NONE[kind]
+        by_document = "; ".join(
+            f"{document}: " + ", ".join(_counted(n, unit) for unit, n in sorted(units.items()))
+            for document, units in sorted(self.amounts.items())
+            if units
+        )
+        paired = any(n >= 2 for units in self.amounts.values() for n in units.values())
+        return (
+            f"the documents state {stated} amounts or dates, but no document states two of one "
+            + ("kind about comparable things" if paired else "kind")
+            + f" ({by_document})"
+        )
+
+
+_UNIT_NAMES = {"size": "size", "time": "duration", "money": "price", "year": "date"}
+
+
+def _counted(n: int, unit: str) -> str:
+    name = _UNIT_NAMES.get(unit, unit)
+    return f"{n} {name}" + ("" if n == 1 else "s")
 
 
 def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS) -> CorpusOffer:
@@ -79,10 +108,14 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
     by_document: dict[str, list[Chunk]] = {}
     holders: dict[tuple[bool, str], set[int]] = {}
+    amounts: dict[str, Counter[str]] = {}
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
         facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
         counts["single"] += len(facts)
+        if "reasoning" in wanted:
+            stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
+            stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
         if "multi" in wanted:
             for fact in facts:
                 for entity in _entity_words(fact):
@@ -104,7 +137,7 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                     names,
                 )
             )
-    return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted))
+    return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted), amounts)
 
 
 def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..judges.offline.text import split_sentences
-from .wh_english import Fact
+from .wh_english import Fact, quantity
 
 __all__ = ["is_term", "term_facts"]
 
@@ -58,6 +58,21 @@ def is_term(line: str) -> bool:
         return False
     parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()) if p]
     return 0 < len(parts) <= 4 and all(_TERM_WORD.match(part) for part in parts)
+
+
+def _named_term(term: str, sentences: list[str]) -> str:
+    """Which of several terms on one line ("Cache-Start, Cache-Grow") a default belongs to.
+
+    The one the sentences up to the default name last; the whole line when they name none.
+    """
+    parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", term.strip()) if p]
+    if len(parts) < 2:
+        return term
+    for sentence in reversed(sentences):
+        named = [part for part in parts if re.search(rf"(?<![\w-]){re.escape(part)}\b", sentence)]
+        if len(named) == 1:
+            return named[0]
+    return term
 
 
 def _description(term: str, sentence: str) -> str | None:
@@ -102,13 +117,18 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
             )
             if default and len((default.group("value") or default.group("value2")).split()) <= 8:
                 value = (default.group("value") or default.group("value2")).rstrip(".")
+                named = _named_term(term, sentences[: number + 1])
+                # A size or a duration compares with another option's (a reasoning pair).
+                amount = quantity(value)
                 facts.append(
                     Fact(
-                        f"What is the default of {term}{where}?",
+                        f"What is the default of {named}{where}?",
                         value,
-                        f"{term} defaults to {value}.",
+                        f"{named} defaults to {value}.",
                         "what",
-                        term,
+                        named,
+                        value=amount[0] if amount else None,
+                        unit=amount[1] if amount else "",
                         score=2.6,
                     )
                 )
