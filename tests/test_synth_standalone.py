@@ -540,7 +540,36 @@ def test_a_short_reasoning_kind_says_what_the_documents_state_instead(
     assert status == 0 and rows
     # One size and one duration: amounts, but none two of one unit.
     assert re.search(
-        r"could not — the documents state 2 amounts or dates, but no document states two of "
-        r"one kind \(cache.conf.5.txt: 1 size, 1 duration\)",
+        r"could not — the offline writer reads 2 amounts or dates as facts, and no document "
+        r"gives it two of one kind \(cache.conf.5.txt: 1 duration, 1 size\)",
         out,
     ), out
+
+
+def test_each_default_of_a_shared_option_paragraph_belongs_to_the_option_it_names(
+    tmp_path: Path,
+) -> None:
+    page = CACHE_PAGE.replace(
+        "       Cache-Start\n",
+        "       Cache-Start, Cache-Grow\n",
+    ).replace(
+        "(~20 MB).",
+        "(~20 MB). Cache-Grow defines in bytes with the default of 1048576 (~1 MB) how much\n"
+        "\t   the cache grows when the space defined by Cache-Start is not enough.",
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": page}),
+        "--n",
+        "6",
+        "--kinds",
+        "single,reasoning",
+    )
+
+    assert status == 0
+    references = {row["reference"] for row in rows}
+    grown = [r for r in references if "Cache-Grow" in r and "1 MB" in r]
+    assert grown, references
+    # Cache-Start's 20 MB is never said to be Cache-Grow's, nor the pair line's.
+    assert not any("Cache-Start, Cache-Grow defaults" in r for r in references)
+    assert not any(re.search(r"Cache-Grow defaults to 20971520", r) for r in references)

@@ -36,7 +36,7 @@ from .golden_output import (
     read_rows,
     write_jsonl,
 )
-from .offer import CorpusOffer, corpus_offer, linked_chunk_pairs
+from .offer import CorpusOffer, compared_chunks, corpus_offer, linked_chunk_pairs
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_kinds
@@ -336,6 +336,7 @@ def _synth(options: argparse.Namespace) -> int:
                 on_progress=progress,  # type: ignore[arg-type]
                 pair_reasoning=offline,
                 linked=linked_chunk_pairs(chunks) if offline and needed.get("multi") else (),
+                compared=compared_chunks(chunks) if offline and needed.get("reasoning") else (),
             )
         finally:
             await judge.aclose()

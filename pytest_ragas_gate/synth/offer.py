@@ -19,7 +19,7 @@ from .chunking import Chunk
 from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
 from .requests import KINDS, QuestionKind
 
-__all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer", "linked_chunk_pairs"]
+__all__ = ["CorpusOffer", "WHY_NONE", "compared_chunks", "corpus_offer", "linked_chunk_pairs"]
 
 #: Why the documents support none of a kind, as the summary says it.
 WHY_NONE: dict[QuestionKind, str] = {
@@ -66,6 +66,8 @@ class CorpusOffer:
         offered = self.counts.get(kind, 0)
         if offered == 0:
             return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
+        if kept >= offered:
+            return f"{kind} {kept}/{target}: the documents offer only {offered}, all written"
         return (
             f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
             "with their chunk, repeated a kept case, or failed the critic"
@@ -82,8 +84,9 @@ class CorpusOffer:
             if units
         )
         paired = any(n >= 2 for units in self.amounts.values() for n in units.values())
+        amounts = "1 amount or date" if stated == 1 else f"{stated} amounts or dates"
         return (
-            f"the documents state {stated} amounts or dates, but no document states two of one "
+            f"the offline writer reads {amounts} as facts, and no document gives it two of one "
             + ("kind about comparable things" if paired else "kind")
             + f" ({by_document})"
         )
@@ -161,3 +164,27 @@ def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
             if pair not in pairs:
                 pairs.append(pair)
     return pairs
+
+
+def compared_chunks(chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:
+    """Chunk ids (one or two of one document) whose facts the offline writer can compare.
+
+    The two values of a comparison may sit pages apart (two options' defaults); a reasoning
+    request given only neighbouring value-stating chunks would miss them.
+    """
+    names = Corpus([chunk.text for chunk in chunks]).names
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    places: list[tuple[str, ...]] = []
+    for document_chunks in by_document.values():
+        for _, _, cited in reasoning_pairs(
+            [chunk.text for chunk in document_chunks],
+            [chunk.title for chunk in document_chunks],
+            document_chunks[0].chinese,
+            names,
+        ):
+            place = tuple(document_chunks[i].id for i in cited)
+            if place not in places:
+                places.append(place)
+    return places

@@ -219,6 +219,7 @@ def plan_units(
     skip: int = 0,
     pair_reasoning: bool = False,
     linked: Sequence[tuple[str, str]] = (),
+    compared: Sequence[tuple[str, ...]] = (),
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -234,6 +235,8 @@ def plan_units(
             needs it; an LLM finds its comparisons within one chunk, at half the prompt).
         linked: chunk id pairs known to share an entity; ``multi`` requests take them first
             (from ``skip`` on), then pairs by word overlap.
+        compared: chunk ids (one or two chunks of one document) known to hold two
+            comparable facts; ``reasoning`` requests take them first, from ``skip`` on.
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
@@ -245,6 +248,7 @@ def plan_units(
         start = skip % len(order)
         order = order[start:] + order[:start]
     units: list[Unit] = []
+    by_id = {chunk.id: chunk for chunk in chunks}
 
     single_counts: dict[QuestionKind, int] = {
         kind: asked.get(kind, 0) for kind in KINDS if kind != "multi"
@@ -258,16 +262,23 @@ def plan_units(
         # A reasoning question compares two facts: it goes to a chunk that states two values,
         # with the next such chunk of its document (the two facts may sit in either).
         valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
+        comparable = [
+            tuple(by_id[i] for i in ids) for ids in compared if all(i in by_id for i in ids)
+        ]
+        reasoning_places = len(comparable) or len(valued)
         plain = 0
         reasoning_units = 0
         for start in range(0, len(kinds), size):
             group = tuple(kinds[start : start + size])
             others = tuple(kind for kind in group if kind != "reasoning")
             if "reasoning" in group:
-                chunk = valued[reasoning_units % len(valued)]
-                partner = _same_document_partner(chunk, valued) if pair_reasoning else None
-                pair = (chunk,) if partner is None else (chunk, partner)
-                if reasoning_units < len(valued):
+                if comparable:
+                    pair = comparable[(skip + reasoning_units) % len(comparable)]
+                else:
+                    chunk = valued[reasoning_units % len(valued)]
+                    partner = _same_document_partner(chunk, valued) if pair_reasoning else None
+                    pair = (chunk,) if partner is None else (chunk, partner)
+                if reasoning_units < reasoning_places:
                     units.append(Unit(pair, group))
                     reasoning_units += 1
                     continue
@@ -289,7 +300,6 @@ def plan_units(
         pairs = math.ceil(multi / size)
         # Pair anchors start half-way round, so they are not the chunks the single kinds used.
         offset = len(order) // 2
-        by_id = {chunk.id: chunk for chunk in chunks}
         known = [(by_id[a], by_id[b]) for a, b in linked if a in by_id and b in by_id]
         for number in range(pairs):
             if known:
