@@ -541,7 +541,7 @@ def test_a_short_reasoning_kind_says_what_the_documents_state_instead(
     # One size and one duration: amounts, but none two of one unit.
     assert re.search(
         r"could not — the offline writer reads 2 amounts or dates as facts, and no document "
-        r"gives it two of one kind \(cache.conf.5.txt: 1 duration, 1 size\)",
+        r"gives it two of one kind \(cache.conf.5.txt: 1 size, 1 duration\)",
         out,
     ), out
 
