@@ -573,3 +573,47 @@ def test_each_default_of_a_shared_option_paragraph_belongs_to_the_option_it_name
     # Cache-Start's 20 MB is never said to be Cache-Grow's, nor the pair line's.
     assert not any("Cache-Start, Cache-Grow defaults" in r for r in references)
     assert not any(re.search(r"Cache-Grow defaults to 20971520", r) for r in references)
+
+
+def test_the_summary_names_each_document_without_a_case_and_why(
+    tmp_path: Path, capsys: Any
+) -> None:
+    chatty = (
+        "# Thoughts\n\nWe really like how this turned out, and we hope you will enjoy playing "
+        "with it as much as we did. Have fun and let us know what you think of it!\n"
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "thoughts.md": chatty}),
+        "--n",
+        "3",
+        "--kinds",
+        "single",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    assert re.search(
+        r"no case from 1 document: thoughts\.md \(no fact: none of its sentences states an "
+        r"amount, a date, a name, a definition or an option's default\)",
+        out,
+    ), out
+
+
+def test_the_plan_visits_each_document_in_proportion_to_its_prose() -> None:
+    from pytest_ragas_gate.synth.chunking import Chunk
+    from pytest_ragas_gate.synth.plan import interleaved
+
+    def chunks(document: str, count: int) -> list[Chunk]:
+        return [
+            Chunk(f"{document}#{i}", document, document, i, f"{document} text {i}.", False)
+            for i in range(count)
+        ]
+
+    order = interleaved(chunks("guide.md", 6) + chunks("notes.md", 2) + chunks("faq.md", 1))
+
+    first = [chunk.document for chunk in order[:3]]
+    # Every document early on, then six of guide.md's chunks to notes.md's two.
+    assert sorted(first) == ["faq.md", "guide.md", "notes.md"]
+    head = [chunk.document for chunk in order[:6]]
+    assert head.count("guide.md") == 4 and head.count("notes.md") == 1, head

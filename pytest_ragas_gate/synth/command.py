@@ -476,6 +476,10 @@ def summary_lines(
         f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
         f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
     )
+    if offer is not None and (
+        uncovered := offer.uncovered_line({kept_case.documents[0] for kept_case in outcome.kept})
+    ):
+        lines.append(uncovered)
     lines.extend(skipped)
     dropped = [
         f"{stage.replace('_', '-')} {sum(reasons.values())}"

@@ -42,6 +42,28 @@ class CorpusOffer:
     wanted: tuple[QuestionKind, ...] = KINDS
     #: Per document, the amounts and dates its facts state, by what they count.
     amounts: dict[str, Counter[str]] = field(default_factory=dict)
+    #: Per document (as chunks name it), the facts its sentences state.
+    facts_by_document: dict[str, int] = field(default_factory=dict)
+
+    def uncovered_line(self, covered: set[str]) -> str | None:
+        """The documents no kept case comes from, each with why; None when every one has one."""
+        missing = [doc for doc in self.facts_by_document if doc not in covered]
+        if not missing:
+            return None
+        reasons = [
+            f"{PurePath(doc).name} ("
+            + (
+                "no fact: none of its sentences states an amount, a date, a name, a definition "
+                "or an option's default"
+                if not self.facts_by_document[doc]
+                else f"{self.facts_by_document[doc]} facts, none kept: each repeated a kept "
+                "case or failed the critic, or --n ran out first"
+            )
+            + ")"
+            for doc in missing
+        ]
+        noun = "document" if len(missing) == 1 else "documents"
+        return f"  no case from {len(missing)} {noun}: " + "; ".join(reasons)
 
     @property
     def facts(self) -> int:
@@ -112,10 +134,12 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     by_document: dict[str, list[Chunk]] = {}
     holders: dict[tuple[bool, str], set[int]] = {}
     amounts: dict[str, Counter[str]] = {}
+    facts_by_document: dict[str, int] = {}
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
         facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
         counts["single"] += len(facts)
+        facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
         if "reasoning" in wanted:
             stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
             stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
@@ -140,7 +164,9 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                     names,
                 )
             )
-    return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted), amounts)
+    return CorpusOffer(
+        counts, tuple(kind for kind in KINDS if kind in wanted), amounts, facts_by_document
+    )
 
 
 def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:

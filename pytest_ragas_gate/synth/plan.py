@@ -150,22 +150,20 @@ def spread_order(count: int) -> list[int]:
 
 
 def interleaved(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Chunks round-robin over documents, each document's spread over its whole length."""
+    """Chunks over documents in proportion to their prose, each document's spread over its length.
+
+    Every document's first chunk comes first (each document with prose gets a case before
+    any gets a second); after that a document with six chunks is visited three times as
+    often as one with two, so cases follow the prose rather than the file count.
+    """
     grouped: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         grouped.setdefault(chunk.document, []).append(chunk)
-    by_document = {
-        document: [items[index] for index in spread_order(len(items))]
-        for document, items in grouped.items()
-    }
-    ordered: list[Chunk] = []
-    depth = 0
-    while len(ordered) < len(chunks):
-        for document_chunks in by_document.values():
-            if depth < len(document_chunks):
-                ordered.append(document_chunks[depth])
-        depth += 1
-    return ordered
+    keyed: list[tuple[float, int, Chunk]] = []
+    for number, items in enumerate(grouped.values()):
+        for depth, index in enumerate(spread_order(len(items))):
+            keyed.append((depth / len(items), number, items[index]))
+    return [chunk for _, _, chunk in sorted(keyed, key=lambda item: (item[0], item[1]))]
 
 
 def _spread(counts: Mapping[QuestionKind, int]) -> list[QuestionKind]:
