@@ -617,3 +617,23 @@ def test_the_plan_visits_each_document_in_proportion_to_its_prose() -> None:
     assert sorted(first) == ["faq.md", "guide.md", "notes.md"]
     head = [chunk.document for chunk in order[:6]]
     assert head.count("guide.md") == 4 and head.count("notes.md") == 1, head
+
+
+def test_a_long_chatty_page_with_one_fact_still_gets_its_case(tmp_path: Path) -> None:
+    chatter = "We really hope you enjoy it, and we would love to hear what you think of it."
+    page = "# Notes\n\n" + "\n\n".join(
+        [f"## Part {i}\n\n{chatter} " * 3 for i in range(1, 7)]
+        + ["## Limits\n\nThe upload service keeps backups for 90 days."]
+        + [f"## More {i}\n\n{chatter} " * 3 for i in range(1, 7)]
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "notes.md": page}),
+        "--n",
+        "2",
+        "--kinds",
+        "single",
+    )
+
+    assert status == 0
+    assert any("90 days" in row["reference"] for row in rows), [r["question"] for r in rows]

@@ -36,7 +36,13 @@ from .golden_output import (
     read_rows,
     write_jsonl,
 )
-from .offer import CorpusOffer, compared_chunks, corpus_offer, linked_chunk_pairs
+from .offer import (
+    CorpusOffer,
+    compared_chunks,
+    corpus_offer,
+    fruitful_chunks,
+    linked_chunk_pairs,
+)
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_kinds
@@ -337,6 +343,7 @@ def _synth(options: argparse.Namespace) -> int:
                 pair_reasoning=offline,
                 linked=linked_chunk_pairs(chunks) if offline and needed.get("multi") else (),
                 compared=compared_chunks(chunks) if offline and needed.get("reasoning") else (),
+                fruitful=fruitful_chunks(chunks) if offline else frozenset(),
             )
         finally:
             await judge.aclose()

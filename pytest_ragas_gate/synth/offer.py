@@ -19,7 +19,14 @@ from .chunking import Chunk
 from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
 from .requests import KINDS, QuestionKind
 
-__all__ = ["CorpusOffer", "WHY_NONE", "compared_chunks", "corpus_offer", "linked_chunk_pairs"]
+__all__ = [
+    "CorpusOffer",
+    "WHY_NONE",
+    "compared_chunks",
+    "corpus_offer",
+    "fruitful_chunks",
+    "linked_chunk_pairs",
+]
 
 #: Why the documents support none of a kind, as the summary says it.
 WHY_NONE: dict[QuestionKind, str] = {
@@ -56,8 +63,8 @@ class CorpusOffer:
                 "no fact: none of its sentences states an amount, a date, a name, a definition "
                 "or an option's default"
                 if not self.facts_by_document[doc]
-                else f"{self.facts_by_document[doc]} facts, none kept: each repeated a kept "
-                "case or failed the critic, or --n ran out first"
+                else f"{_counted(self.facts_by_document[doc], 'fact')}, none kept: each "
+                "repeated a kept case or failed the critic, or --n ran out first"
             )
             + ")"
             for doc in missing
@@ -214,3 +221,11 @@ def compared_chunks(chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:
             if place not in places:
                 places.append(place)
     return places
+
+
+def fruitful_chunks(chunks: Sequence[Chunk]) -> frozenset[str]:
+    """Ids of the chunks that state a fact the offline writer can ask about."""
+    names = Corpus([chunk.text for chunk in chunks]).names
+    return frozenset(
+        chunk.id for chunk in chunks if chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
+    )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -358,6 +358,7 @@ async def synthesize(
     pair_reasoning: bool = False,
     linked: Sequence[tuple[str, str]] = (),
     compared: Sequence[tuple[str, ...]] = (),
+    fruitful: Collection[str] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -373,6 +374,7 @@ async def synthesize(
         pair_reasoning: see :func:`~.plan.plan_units`.
         linked: see :func:`~.plan.plan_units`.
         compared: see :func:`~.plan.plan_units`.
+        fruitful: see :func:`~.plan.plan_units`.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -401,6 +403,7 @@ async def synthesize(
             pair_reasoning=pair_reasoning,
             linked=linked,
             compared=compared,
+            fruitful=fruitful,
         )
         skip += len(units)
         if not units:

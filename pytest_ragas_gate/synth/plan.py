@@ -18,7 +18,7 @@ language (most shared content words, names counting most), preferring another do
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import UsageError
@@ -149,20 +149,24 @@ def spread_order(count: int) -> list[int]:
     return order
 
 
-def interleaved(chunks: Sequence[Chunk]) -> list[Chunk]:
+def interleaved(chunks: Sequence[Chunk], fruitful: Collection[str] = ()) -> list[Chunk]:
     """Chunks over documents in proportion to their prose, each document's spread over its length.
 
     Every document's first chunk comes first (each document with prose gets a case before
     any gets a second); after that a document with six chunks is visited three times as
-    often as one with two, so cases follow the prose rather than the file count.
+    often as one with two, so cases follow the prose rather than the file count. Chunks
+    whose ids are in ``fruitful`` (they state a fact the writer can ask) go first within
+    their document, so a long page with one such chunk still gets its case.
     """
     grouped: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         grouped.setdefault(chunk.document, []).append(chunk)
     keyed: list[tuple[float, int, Chunk]] = []
     for number, items in enumerate(grouped.values()):
-        for depth, index in enumerate(spread_order(len(items))):
-            keyed.append((depth / len(items), number, items[index]))
+        spread = [items[index] for index in spread_order(len(items))]
+        spread.sort(key=lambda chunk: chunk.id not in fruitful)
+        for depth, chunk in enumerate(spread):
+            keyed.append((depth / len(items), number, chunk))
     return [chunk for _, _, chunk in sorted(keyed, key=lambda item: (item[0], item[1]))]
 
 
@@ -218,6 +222,7 @@ def plan_units(
     pair_reasoning: bool = False,
     linked: Sequence[tuple[str, str]] = (),
     compared: Sequence[tuple[str, ...]] = (),
+    fruitful: Collection[str] = (),
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -235,13 +240,14 @@ def plan_units(
             (from ``skip`` on), then pairs by word overlap.
         compared: chunk ids (one or two chunks of one document) known to hold two
             comparable facts; ``reasoning`` requests take them first, from ``skip`` on.
+        fruitful: chunk ids known to state a fact; see :func:`interleaved`.
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
     """
     if not chunks:
         return []
-    order = interleaved(chunks)
+    order = interleaved(chunks, fruitful)
     if skip:
         start = skip % len(order)
         order = order[start:] + order[:start]
