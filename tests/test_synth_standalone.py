@@ -637,3 +637,30 @@ def test_a_long_chatty_page_with_one_fact_still_gets_its_case(tmp_path: Path) ->
 
     assert status == 0
     assert any("90 days" in row["reference"] for row in rows), [r["question"] for r in rows]
+
+
+def test_a_multi_question_pairs_two_options_asked_alike_over_a_default_and_a_description() -> None:
+    import asyncio
+
+    from pytest_ragas_gate.synth.requests import WriteQuestions
+
+    first = (
+        "EXTRA_GROUPS\nThis is the space-separated list of groups that new non-system users "
+        "will be added to. Defaults to users.\nFIRST_SYSTEM_GID and LAST_SYSTEM_GID\nspecify "
+        "an inclusive range of GIDs from which GIDs for system groups can be dynamically "
+        "allocated. Defaults to 100 - 999."
+    )
+    second = (
+        "USERS_GID and USERS_GROUP\nDefines the groupname or GID of the group all "
+        "newly-created nonsystem users are placed into."
+    )
+    request = WriteQuestions(
+        chunks=[first, second], titles=["adduser.conf", "adduser.conf"], kinds=["multi"]
+    )
+    reply = asyncio.run(OfflineSynthJudge().ask(request)).reply.questions
+
+    assert reply
+    question = reply[0].question
+    # Two "What are …?" of GID options, not EXTRA_GROUPS' default beside a description.
+    assert "FIRST_SYSTEM_GID" in question and "USERS_GID" in question, question
+    assert "default" not in question

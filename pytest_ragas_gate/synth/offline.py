@@ -494,6 +494,12 @@ def _multi(
                 pairs.append((a, b))
     if not pairs:
         return None
+    # The pairs a reader would ask together first: one fact names the other's subject, or
+    # two options of one family asked alike (DIR_MODE and SYS_DIR_MODE); a weak link
+    # (an option's default beside another's description) only when there is nothing better.
+    strength = [_link_strength(a, b) for a, b in pairs]
+    best = max(strength)
+    pairs = [pair for pair, score in zip(pairs, strength, strict=True) if score == best]
     a, b = pairs[slot % len(pairs)]
     return SynthQuestion(
         kind="multi",
@@ -501,6 +507,19 @@ def _multi(
         reference=_references(a, b, chinese),
         chunks=[0, 1],
     )
+
+
+def _link_strength(a: Fact, b: Fact) -> int:
+    """How strongly two facts belong in one question (0: they only share a word)."""
+    score = 0
+    if (a.subject and a.subject in b.sentence) or (b.subject and b.subject in a.sentence):
+        score += 2
+    parts_a = set(re.split(r"[_:\-\s]+", a.subject.lower())) - {"", "and", "or"}
+    parts_b = set(re.split(r"[_:\-\s]+", b.subject.lower())) - {"", "and", "or"}
+    asked_alike = a.question.replace(a.subject, "\0") == b.question.replace(b.subject, "\0")
+    if asked_alike and parts_a & parts_b:
+        score += 1
+    return score
 
 
 def chunk_entities(chunk: str, title: str, chinese: bool) -> list[str]:
