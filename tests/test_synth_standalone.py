@@ -664,3 +664,58 @@ def test_a_multi_question_pairs_two_options_asked_alike_over_a_default_and_a_des
     # Two "What are …?" of GID options, not EXTRA_GROUPS' default beside a description.
     assert "FIRST_SYSTEM_GID" in question and "USERS_GID" in question, question
     assert "default" not in question
+
+
+ADDUSER_PAGE = """ADDUSER.CONF(5)              File Formats Manual              ADDUSER.CONF(5)
+
+NAME
+       adduser.conf - configuration file for adduser(8) and addgroup(8)
+
+DESCRIPTION
+       The file /etc/adduser.conf contains defaults for the programs adduser(8)
+       and addgroup(8).
+
+VALID CONFIGURATION OPTIONS
+       DIR_MODE
+\t   Permissions for directories that are created. Defaults to 0700.
+
+       EXTRA_GROUPS
+\t   This is the space-separated list of groups that new non-system users
+\t   will be added to. Defaults to users.
+
+       FIRST_SYSTEM_GID and LAST_SYSTEM_GID
+\t   specify an inclusive range of GIDs from which GIDs for system groups
+\t   can be dynamically allocated. Defaults to 100 - 999.
+
+       SYS_DIR_MODE
+\t   Permissions for system directories that are created. Defaults to 0755.
+
+       USERS_GID and USERS_GROUP
+\t   Defines the groupname or GID of the group all newly-created nonsystem
+\t   users are placed into.
+
+       UID_POOL and GID_POOL
+\t   specify a file or a directory containing UID and GID pool files. Both
+\t   default to empty.
+"""
+
+
+@pytest.mark.slow
+def test_the_same_documents_give_the_same_draft_whatever_the_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    docs = folder(tmp_path, {"adduser.conf.5.txt": ADDUSER_PAGE, "cache.conf.5.txt": CACHE_PAGE})
+    drafts = set()
+    for seed in ("0", "1", "2", "3"):
+        out = tmp_path / f"golden-{seed}.jsonl"
+        code = (
+            "import sys; from pytest_ragas_gate.cli import main; "
+            f"sys.exit(main(['synth', {str(docs)!r}, '-o', {str(out)!r}, '--judge', 'offline', "
+            "'--cache', 'off', '--chunk-tokens', '40', '--n', '12']))"
+        )
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+        drafts.add(out.read_text(encoding="utf-8"))
+    assert len(drafts) == 1

@@ -186,7 +186,7 @@ def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
     holders: dict[tuple[bool, str], list[int]] = {}
     for index, chunk in enumerate(chunks):
         for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, names):
-            for entity in _entity_words(fact):
+            for entity in sorted(_entity_words(fact)):
                 held = holders.setdefault((chunk.chinese, entity), [])
                 if index not in held:
                     held.append(index)
