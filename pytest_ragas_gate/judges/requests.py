@@ -66,6 +66,17 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
         """
         return None
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """The reply's top-level arrays whose length this request knows: field: (min, max).
+
+        ``max`` None leaves the array open above ``min``.
+
+        Sent as ``minItems`` / ``maxItems`` to a server that constrains decoding to the
+        schema (:mod:`.reply_bounds`), so a small model cannot give three verdicts for two
+        claims; :meth:`reply_problem` still checks every reply.
+        """
+        return {}
+
 
 class ReplyMismatch(ValueError):
     """A reply that fits its schema but not its request: re-asked, never cached."""
@@ -98,6 +109,15 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
         f"{', '.join(part.strip() for part in found)}; give exactly one verdict per {what}, "
         f"indexes 0 to {count - 1}"
     )
+
+
+def _statements_at_least(reference: str) -> tuple[int, None]:
+    """A reference with any text has one statement or more (recall has something to count).
+
+    >>> _statements_at_least("Refunds take 5 days."), _statements_at_least(" ")
+    ((1, None), (0, None))
+    """
+    return (1 if reference.strip() else 0, None)
 
 
 def _no_history() -> Any:
@@ -194,6 +214,10 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
     #: contradicts what the assistant said there (knowledge retention), in this request.
     history: list[Message] = _no_history()
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per claim."""
+        return {"verdicts": (len(self.claims), len(self.claims))}
+
     def reply_problem(self, reply: ClaimVerdicts) -> str | None:
         """Verdicts pair with claims by position, so the counts must match."""
         if len(reply.verdicts) == len(self.claims):
@@ -230,6 +254,10 @@ class AttributeStatements(JudgeRequest[StatementVerdicts]):
     question: str
     reference: str
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """A reference with any text states at least one thing."""
+        return {"verdicts": _statements_at_least(self.reference)}
 
 
 # --- answer correctness -------------------------------------------------------------------
@@ -304,6 +332,10 @@ class GenerateQuestions(JudgeRequest[GeneratedQuestions]):
     answer: str
     count: int = 3
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """At least one question, at most ``count``."""
+        return {"questions": (min(1, self.count), self.count)}
+
     def reply_problem(self, reply: GeneratedQuestions) -> str | None:
         """No question and not noncommittal: nothing to compare the question with."""
         if reply.noncommittal or any(question.strip() for question in reply.questions):
@@ -345,6 +377,10 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     #: A conversation's earlier turns: a follow-up question is read with them.
     history: list[Message] = _no_history()
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per chunk."""
+        return {"verdicts": (len(self.chunks), len(self.chunks))}
+
     def reply_problem(self, reply: ChunkVerdicts) -> str | None:
         """Every chunk needs exactly one verdict."""
         return _index_problem([v.index for v in reply.verdicts], len(self.chunks), "chunk")
@@ -371,6 +407,13 @@ class ReviewContexts(JudgeRequest[ContextReview]):
     question: str
     reference: str
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One relevance verdict per chunk; a reference with text states something."""
+        return {
+            "chunks": (len(self.contexts), len(self.contexts)),
+            "statements": _statements_at_least(self.reference),
+        }
 
     def reply_problem(self, reply: ContextReview) -> str | None:
         """Every chunk needs exactly one relevance verdict."""
@@ -427,6 +470,14 @@ class ReviewCase(JudgeRequest[CaseReview]):
             contexts=review.contexts,
             history=verify.history,
         )
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per claim, one relevance verdict per chunk, a statement or more."""
+        return {
+            "verdicts": (len(self.claims), len(self.claims)),
+            "chunks": (len(self.contexts), len(self.contexts)),
+            "statements": _statements_at_least(self.reference),
+        }
 
     def reply_problem(self, reply: CaseReview) -> str | None:
         """One verdict per claim, in order, and one relevance verdict per chunk."""
@@ -498,6 +549,10 @@ class VerifyCitations(JudgeRequest[CitationVerdicts]):
     sentences: list[str]
     cited: list[list[int]]
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One entry per answer sentence."""
+        return {"sentences": (len(self.sentences), len(self.sentences))}
 
     def reply_problem(self, reply: CitationVerdicts) -> str | None:
         """Every sentence once; a supporting context must be one the sentence cites."""
