@@ -253,8 +253,11 @@ def test_the_schema_sent_fixes_the_verdict_count_and_caps_reasons(local_server: 
     chunks = review_schema["properties"]["chunks"]
     assert (chunks["minItems"], chunks["maxItems"]) == (3, 3)
     assert chunks["items"]["properties"]["index"]["enum"] == [0, 1, 2]
-    assert review_schema["properties"]["statements"]["minItems"] == 1
-    assert "maxItems" not in review_schema["properties"]["statements"]
+    claim = verdicts["items"]["properties"]["claim"]
+    assert len("Apple sells cars.") < claim["maxLength"] < 100
+    # "Jobs founded Apple." holds one statement: at least one, and no room for more.
+    statements = review_schema["properties"]["statements"]
+    assert (statements["minItems"], statements["maxItems"]) == (1, 1)
 
 
 def test_json_object_sends_the_same_prompt_and_no_schema(local_server: FakeLLM) -> None:

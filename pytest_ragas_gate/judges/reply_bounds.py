@@ -2,7 +2,8 @@
 
 The reply models say what a reply may hold; a request knows more: one verdict per claim,
 one relevance verdict per retrieved chunk, chunk indexes 0 to n-1, a statement or more
-from a reference with text. A server that turns
+from a reference with text but no more than its words allow, a claim no longer than the
+text it restates. A server that turns
 the schema into a grammar (llama.cpp, llama-cpp-python, vLLM, Ollama) then cannot let a
 small model give three verdicts for two claims, and a cap on free text keeps it from
 writing a reason until the token limit, which under a grammar it otherwise may.
@@ -44,7 +45,7 @@ def bounded_reply_schema(request: JudgeRequest[Any]) -> dict[str, Any]:
     240
     """
     schema = reply_schema(request.reply_type)
-    _cap_strings(schema, None)
+    _cap_strings(schema, None, request.text_limits())
     properties: dict[str, Any] = schema.get("properties", {})
     for name, (least, most) in request.item_counts().items():
         array = properties.get(name)
@@ -67,19 +68,24 @@ def bounded_reply_schema(request: JudgeRequest[Any]) -> dict[str, Any]:
     return schema
 
 
-def _cap_strings(node: Any, name: str | None) -> None:
-    """Give every free-text string a ``maxLength`` (reasons a shorter one), in place."""
+def _cap_strings(node: Any, name: str | None, limits: dict[str, int]) -> None:
+    """Give every free-text string a ``maxLength`` (reasons a shorter one), in place.
+
+    ``limits`` bounds a field by the text it restates (:meth:`JudgeRequest.text_limits`);
+    a string array's items take their array's name.
+    """
     if isinstance(node, list):
         for item in node:
-            _cap_strings(item, name)
+            _cap_strings(item, name, limits)
         return
     if not isinstance(node, dict):
         return
     if node.get("type") == "string" and "enum" not in node and "maxLength" not in node:
-        node["maxLength"] = REASON_MAX_CHARS if name == _REASON_FIELD else TEXT_MAX_CHARS
+        cap = REASON_MAX_CHARS if name == _REASON_FIELD else TEXT_MAX_CHARS
+        node["maxLength"] = min(cap, limits.get(name or "", cap))
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
             for field, field_schema in value.items():
-                _cap_strings(field_schema, field)
+                _cap_strings(field_schema, field, limits)
         elif key in ("items", "anyOf", "oneOf", "allOf", "additionalProperties"):
-            _cap_strings(value, name)
+            _cap_strings(value, name, limits)

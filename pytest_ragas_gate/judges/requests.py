@@ -77,6 +77,14 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
         """
         return {}
 
+    def text_limits(self) -> dict[str, int]:
+        """The longest text this request's reply needs per field name, in characters.
+
+        A claim or statement restates part of the text it comes from, so that text's
+        length (plus room for a resolved "it") bounds it; sent as ``maxLength``.
+        """
+        return {}
+
 
 class ReplyMismatch(ValueError):
     """A reply that fits its schema but not its request: re-asked, never cached."""
@@ -111,13 +119,31 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
     )
 
 
-def _statements_at_least(reference: str) -> tuple[int, None]:
+def _statements_at_least(reference: str) -> tuple[int, int]:
     """A reference with any text has one statement or more (recall has something to count).
 
-    >>> _statements_at_least("Refunds take 5 days."), _statements_at_least(" ")
-    ((1, None), (0, None))
+    >>> _statements_at_least("Refunds take five business days."), _statements_at_least(" ")
+    ((1, 1), (0, 1))
     """
-    return (1 if reference.strip() else 0, None)
+    return (1 if reference.strip() else 0, _most_statements(reference))
+
+
+#: Room for a restated text to grow: a pronoun resolved to the name it stands for.
+_RESTATE_SLACK = 40
+
+
+def _restated(*texts: str) -> int:
+    """The longest restatement of any of ``texts``: the longest one plus some slack."""
+    return max((len(text) for text in texts), default=0) + _RESTATE_SLACK
+
+
+def _most_statements(text: str) -> int:
+    """At most one atomic statement per three words (subject, verb, object) of ``text``.
+
+    >>> _most_statements("Refunds take five business days."), _most_statements("")
+    (1, 1)
+    """
+    return max(1, len(text.split()) // 3)
 
 
 def _no_history() -> Any:
@@ -151,6 +177,14 @@ class ExtractClaims(JudgeRequest[Claims]):
     answer: str
     #: A conversation's earlier turns, so "it" resolves to what they named.
     history: list[Message] = _no_history()
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """No more claims than the answer has room for."""
+        return {"claims": (0, _most_statements(self.answer))}
+
+    def text_limits(self) -> dict[str, int]:
+        """A claim restates part of the answer."""
+        return {"claims": _restated(self.answer)}
 
 
 #: A claim's verdict against the contexts. A *contradicted* claim (the contexts say
@@ -218,6 +252,10 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
         """One verdict per claim."""
         return {"verdicts": (len(self.claims), len(self.claims))}
 
+    def text_limits(self) -> dict[str, int]:
+        """A verdict repeats its claim."""
+        return {"claim": _restated(*self.claims)}
+
     def reply_problem(self, reply: ClaimVerdicts) -> str | None:
         """Verdicts pair with claims by position, so the counts must match."""
         if len(reply.verdicts) == len(self.claims):
@@ -256,8 +294,12 @@ class AttributeStatements(JudgeRequest[StatementVerdicts]):
     contexts: list[str]
 
     def item_counts(self) -> dict[str, tuple[int, int | None]]:
-        """A reference with any text states at least one thing."""
+        """A reference with any text states one thing or more, one per three words at most."""
         return {"verdicts": _statements_at_least(self.reference)}
+
+    def text_limits(self) -> dict[str, int]:
+        """A statement restates part of the reference."""
+        return {"statement": _restated(self.reference)}
 
 
 # --- answer correctness -------------------------------------------------------------------
@@ -409,11 +451,15 @@ class ReviewContexts(JudgeRequest[ContextReview]):
     contexts: list[str]
 
     def item_counts(self) -> dict[str, tuple[int, int | None]]:
-        """One relevance verdict per chunk; a reference with text states something."""
+        """One relevance verdict per chunk; a statement or more, as the reference holds."""
         return {
             "chunks": (len(self.contexts), len(self.contexts)),
             "statements": _statements_at_least(self.reference),
         }
+
+    def text_limits(self) -> dict[str, int]:
+        """A statement restates part of the reference."""
+        return {"statement": _restated(self.reference)}
 
     def reply_problem(self, reply: ContextReview) -> str | None:
         """Every chunk needs exactly one relevance verdict."""
@@ -472,12 +518,16 @@ class ReviewCase(JudgeRequest[CaseReview]):
         )
 
     def item_counts(self) -> dict[str, tuple[int, int | None]]:
-        """One verdict per claim, one relevance verdict per chunk, a statement or more."""
+        """One verdict per claim and per chunk; a statement or more, as the reference holds."""
         return {
             "verdicts": (len(self.claims), len(self.claims)),
             "chunks": (len(self.contexts), len(self.contexts)),
             "statements": _statements_at_least(self.reference),
         }
+
+    def text_limits(self) -> dict[str, int]:
+        """A verdict repeats its claim; a statement restates part of the reference."""
+        return {"claim": _restated(*self.claims), "statement": _restated(self.reference)}
 
     def reply_problem(self, reply: CaseReview) -> str | None:
         """One verdict per claim, in order, and one relevance verdict per chunk."""
