@@ -251,3 +251,33 @@ def test_a_baseline_pairs_conversations_not_turns(pytester: pytest.Pytester) -> 
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     deltas = report["baseline"]["metrics"]["faithfulness"]
     assert deltas["n_paired"] == 3, again.stdout.str()
+
+
+@pytest.mark.parametrize(
+    "workers", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["serial", "xdist"]
+)
+def test_the_terminal_names_the_turn_that_broke_a_failing_conversation(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # No threshold of its own: the conversation fails the gate's knowledge_retention only.
+    (pytester.path / "golden.jsonl").write_text(json.dumps(PRICE_CHAT) + "\n", encoding="utf-8")
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-metrics",
+        "knowledge_retention",
+        "--rag-gate-threshold",
+        "knowledge_retention=0.8",
+        "-p",
+        "no:cacheprovider",
+        *workers,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "conversations: 1 with 3 turns, *",
+            "  price-chat broke at turn 3 (price-chat#3): knowledge_retention 0.00 < 0.80",
+            "RAG gate: FAILED",
+        ]
+    )

@@ -367,6 +367,23 @@ def test_a_1000_case_page_stays_one_reasonable_file(tmp_path: Path) -> None:
     assert len(text.encode("utf-8")) < 1_500_000
 
 
+def test_the_page_carries_its_script_and_style_without_comments_or_indentation(
+    tmp_path: Path,
+) -> None:
+    results = [case("c0", 0.9)]
+    report = json.loads(write(tmp_path / "r.json", results).read_text())
+
+    text = render_html(report, results)
+
+    script = Page(text).scripts[1][1]
+    style = text.split("<style>", 1)[1].split("</style>", 1)[0]
+    for code in (script, style):
+        lines = code.strip().splitlines()
+        assert len(lines) > 50
+        assert not [line for line in lines if line != line.lstrip() or not line]
+        assert not [line for line in lines if line.startswith(("//", "/*"))]
+
+
 # --- claims in the answer -----------------------------------------------------------------
 
 

@@ -217,3 +217,35 @@ def test_the_comment_lists_gated_drops_first_and_folds_the_others(tmp_path: Path
     assert "12 drops of metrics reported, not gated" in section
     gated_rows = [row for table in page.tables for row in table if row[1:2] == ["faithfulness"]]
     assert len(gated_rows) == 10
+
+
+def test_the_summary_lists_gated_failing_cases_first_and_folds_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = GateConfig(
+        judge="anthropic",
+        bootstrap_resamples=200,
+        thresholds={"context_recall": None},
+        html="rag-report.html",
+    )
+    run = cases([0.5 - index / 100 for index in range(24)])
+    for result in run[:3]:
+        # Errors of a metric only reported: they rank worst of all, yet decide nothing.
+        result.scores["context_recall"] = None
+        result.errors = {"context_recall": "judge timed out"}
+        result.scores["faithfulness"] = 0.99
+    report = write(tmp_path / "report.json", run, config=config)
+    capsys.readouterr()
+    cli.main(["summary", str(report)])
+    markdown = capsys.readouterr().out
+    section = markdown.split("### Failing cases", 1)[1]
+    first_table = section.split("<details>", 1)[0]
+
+    assert "`faithfulness` 0.27 < " in first_table  # the furthest below, first
+    assert "context_recall" not in first_table
+    assert "… and 1 more in the HTML report." in first_table
+    assert "3 failing cases of metrics reported, not gated" in section
+    page = Rendered(github_html(markdown))
+    folded = [row for table in page.tables for row in table if "context_recall" in row[-1]]
+    assert len(folded) == 3
+    assert_tables_keep_their_columns(page)

@@ -606,3 +606,25 @@ def test_a_core_report_keeps_the_statements_the_answer_omitted() -> None:
             {"statement": "Left out.", "classification": "FN", "reason": "not in answer"}
         ]
     }
+
+
+def test_an_omitted_statement_the_reference_statements_hold_keeps_no_second_reason() -> None:
+    # context_recall lists the statement with its own reason; the panel marks it omitted.
+    result = CaseResult(
+        id="q",
+        source="golden.jsonl:1",
+        metrics=["answer_correctness", "context_recall"],
+        scores={"answer_correctness": 0.5, "context_recall": 1.0},
+        details={
+            "answer_correctness": [
+                {"statement": "Held.", "classification": "FN", "reason": "not in answer"},
+                {"statement": "Only here.", "classification": "FN", "reason": "not in answer"},
+            ],
+            "context_recall": [{"statement": " held.", "attributed": True, "reason": "ctx 1"}],
+        },
+    )
+    core = report_for([result], make_config(tag_thresholds={}))["cases"][0]["details"]
+    assert core["answer_correctness"] == [
+        {"statement": "Held.", "classification": "FN"},
+        {"statement": "Only here.", "classification": "FN", "reason": "not in answer"},
+    ]

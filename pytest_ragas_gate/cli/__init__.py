@@ -682,6 +682,7 @@ def _summary(arguments: argparse.Namespace) -> int:
             usage=usage,
             lead=extra,
             changed_thresholds=changed_thresholds(changes),
+            html_report=bool(report.config.html),
         )
     )
     # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not

@@ -149,5 +149,6 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
+            html_report=bool(run.config.html),
         ),
     )

@@ -163,6 +163,7 @@ def write_step_summary(
     env: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
     gate_changes: GateChanges | None = None,
+    html_report: bool = False,
 ) -> bool:
     """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
 
@@ -175,6 +176,7 @@ def write_step_summary(
         extra: Markdown lines right after the decision (the gate's changed inputs, the
             cache's verification).
         gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
+        html_report: Whether the run writes an HTML report, which a cut list points to.
 
     Returns:
         Whether a summary was written.
@@ -189,6 +191,7 @@ def write_step_summary(
         usage=usage,
         lead=extra,
         changed_thresholds=changed_thresholds(gate_changes),
+        html_report=html_report,
     )
     try:
         with open(target, "a", encoding="utf-8", errors="backslashreplace") as summary:

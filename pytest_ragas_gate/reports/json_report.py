@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -194,15 +195,31 @@ CORE_DETAILS = frozenset(
 )
 
 
-def _omitted_statements(details: Any) -> list[Any]:
+def _statement_key(text: object) -> str:
+    """A statement as the case panel matches it: lower case, letters and digits only."""
+    return " ".join(re.sub(r"[\W_]+", " ", str(text or "").lower()).split())
+
+
+def _omitted_statements(details: Any, reference: Any) -> list[Any]:
     """answer_correctness's false negatives: the reference statements the answer left out.
 
-    A ``core`` report keeps only these of its details, for the case panel to mark them.
+    A ``core`` report keeps only these of its details, for the case panel to mark them. A
+    statement context_recall also lists keeps no reason: the panel shows that statement
+    with context_recall's own reason, so a second one would only weigh on the page.
     """
     if not isinstance(details, list):
         return []
+    listed = {
+        _statement_key(item.get("statement"))
+        for item in (reference if isinstance(reference, list) else [])
+        if isinstance(item, dict)
+    }
     return [
-        item for item in details if isinstance(item, dict) and item.get("classification") == "FN"
+        {key: value for key, value in item.items() if key != "reason"}
+        if _statement_key(item.get("statement")) in listed
+        else item
+        for item in details
+        if isinstance(item, dict) and item.get("classification") == "FN"
     ]
 
 
@@ -231,7 +248,9 @@ def _case_record(
             for metric, details in record["details"].items()
             if metric in CORE_DETAILS or metric in result.errors
         }
-        omitted = _omitted_statements(record["details"].get("answer_correctness"))
+        omitted = _omitted_statements(
+            record["details"].get("answer_correctness"), record["details"].get("context_recall")
+        )
         if omitted and "answer_correctness" not in kept:
             kept["answer_correctness"] = omitted
         record["details"] = kept

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from ..gate.baseline import BaselineComparison
 from ..gate.diagnosis import DiagnosisSummary
@@ -19,7 +19,7 @@ from .judge_noise_view import has_judge_noise
 
 __all__ = ["MAX_FAILING_CASES", "render_markdown"]
 
-#: Failing cases listed in the summary; the JSON report has them all.
+#: Failing cases listed in the summary; the HTML and JSON reports have them all.
 MAX_FAILING_CASES = 20
 
 OFFLINE_WARNING = (
@@ -127,9 +127,13 @@ def _metric_row(
     return "| " + " | ".join(cells) + " |"
 
 
-def _why(case: CaseVerdict) -> str:
-    """What the case's verdict says is wrong with it: its error, else its worst miss."""
-    if case.error is not None:
+def _why(case: CaseVerdict, gated: Collection[str] | None = None) -> str:
+    """What the case's verdict says is wrong with it: its error, else its worst miss.
+
+    With ``gated``, a miss of a gated metric comes before an error of a metric only reported.
+    """
+    reported_error = gated is not None and case.error_metric not in (None, *gated)
+    if case.error is not None and not (reported_error and case.worst is not None):
         if case.error_metric is None:
             return f"error: {case.error}"
         return f"`{case.error_metric}` error: {case.error}"
@@ -139,29 +143,60 @@ def _why(case: CaseVerdict) -> str:
     return f"`{worst.metric}` {worst.score:.2f} {worst.relation} {worst.threshold:.2f}"
 
 
-def _severity(case: CaseVerdict) -> float:
+def _severity(case: CaseVerdict, gated: Collection[str]) -> float:
     """Errors rank worst of all; then the largest shortfall."""
-    if case.error is not None:
+    if case.error is not None and (case.error_metric is None or case.error_metric in gated):
         return float("inf")
     return 0.0 if case.worst is None else case.worst.shortfall
 
 
-def _failing_cases(verdict: GateVerdict) -> list[str]:
-    ranked = sorted(
-        enumerate(verdict.failing_cases), key=lambda item: (-_severity(item[1]), item[0])
+def _on_gated(case: CaseVerdict, gated: Collection[str]) -> bool:
+    """Whether the gate's outcome lists the case for a gated metric, not a reported one.
+
+    A case fails a gated metric when it misses a threshold (its own thresholds fail the
+    gate by themselves) or errors as a whole or on a gated metric; a case that only
+    errored on a metric the gate reports is listed apart, below them.
+    """
+    return bool(case.misses or case.own_misses) or (
+        case.error is not None and (case.error_metric is None or case.error_metric in gated)
     )
-    if not ranked:
-        return []
-    lines = [
-        f"### Failing cases ({len(ranked)})",
-        "",
-        "| case | source | worst metric |",
-        "|---|---|---|",
-    ]
-    for _, case in ranked[:MAX_FAILING_CASES]:
-        lines.append(f"| `{_cell(case.id)}` | `{_cell(case.source)}` | {_cell(_why(case))} |")
+
+
+def _case_rows(ranked: Sequence[CaseVerdict], gated: Collection[str], more_in: str) -> list[str]:
+    lines = ["| case | source | worst metric |", "|---|---|---|"]
+    for case in ranked[:MAX_FAILING_CASES]:
+        why = _why(case, gated)
+        lines.append(f"| `{_cell(case.id)}` | `{_cell(case.source)}` | {_cell(why)} |")
     if len(ranked) > MAX_FAILING_CASES:
-        lines += ["", f"… and {len(ranked) - MAX_FAILING_CASES} more in the JSON report."]
+        lines += ["", f"… and {len(ranked) - MAX_FAILING_CASES} more in the {more_in}."]
+    return lines
+
+
+def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
+    """Failing cases of gated metrics, worst first; those of reported metrics folded below."""
+    # A metric with a threshold in force is gated even in a run the judge left undecided.
+    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.threshold is not None}
+    failing = verdict.failing_cases
+    if not failing:
+        return []
+    # sorted() is stable: cases of one severity keep the gate's canonical order.
+    ranked = sorted(failing, key=lambda case: -_severity(case, gated))
+    on_gated = [case for case in ranked if _on_gated(case, gated)]
+    reported = [case for case in ranked if not _on_gated(case, gated)]
+    lines = [f"### Failing cases ({len(failing)})", ""]
+    if on_gated:
+        lines += _case_rows(on_gated, gated, more_in)
+    if reported:
+        count = len(reported)
+        lines += [
+            "",
+            f"<details><summary>{count} failing case{'' if count == 1 else 's'} of metrics "
+            "reported, not gated</summary>",
+            "",
+            *_case_rows(reported, gated, more_in),
+            "",
+            "</details>",
+        ]
     return lines
 
 
@@ -251,7 +286,9 @@ def _short(text: str | None) -> str:
     return flat if len(flat) <= _CHAT_TEXT else flat[: _CHAT_TEXT - 1] + "…"
 
 
-def _conversation_chats(results: Sequence[CaseResult], verdict: GateVerdict) -> list[str]:
+def _conversation_chats(
+    results: Sequence[CaseResult], verdict: GateVerdict, more_in: str
+) -> list[str]:
     """The conversations with a broken turn, as chats: each turn with its scores.
 
     A turn that fails (below a threshold, or errored) is marked ❌ with its worst metric,
@@ -284,7 +321,7 @@ def _conversation_chats(results: Sequence[CaseResult], verdict: GateVerdict) -> 
                 "",
             ]
     if len(broken) > MAX_CHATS:
-        lines += [f"… and {len(broken) - MAX_CHATS} more in the JSON report.", ""]
+        lines += [f"… and {len(broken) - MAX_CHATS} more in the {more_in}.", ""]
     return lines
 
 
@@ -296,6 +333,7 @@ def render_markdown(
     usage: Usage,
     lead: Sequence[str] = (),
     changed_thresholds: Mapping[str, tuple[str, str]] | None = None,
+    html_report: bool = False,
 ) -> str:
     """The gate's summary as GitHub-flavoured Markdown, the decision first.
 
@@ -310,6 +348,8 @@ def render_markdown(
         lead: Markdown lines right after the decision (the gate's changed inputs).
         changed_thresholds: Per metric, the threshold before and after this change,
             shown beside the metric's verdict.
+        html_report: Whether the run wrote an HTML report: a list cut short points to it
+            (else to the JSON report).
 
     Returns:
         The Markdown text, ending in a newline.
@@ -383,10 +423,11 @@ def render_markdown(
 
     lines += _diagnosis_section(verdict.diagnosis)
     lines += _agreement_section(verdict)
-    failing = _failing_cases(verdict)
+    more_in = "HTML report" if html_report else "JSON report"
+    failing = _failing_cases(verdict, more_in)
     if failing:
         lines += [*failing, ""]
-    lines += _conversation_chats(results, verdict)
+    lines += _conversation_chats(results, verdict, more_in)
 
     lines += [
         "### Judge usage",

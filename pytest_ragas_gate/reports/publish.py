@@ -43,6 +43,8 @@ class Outputs:
         rootdir: The directory case sources are relative to (for annotations).
         environ: The environment: ``GITHUB_STEP_SUMMARY``, ``GITHUB_ACTIONS``,
             ``GITHUB_WORKSPACE``.
+        html_report: Whether the run writes an HTML report, which the step summary's cut
+            lists point to.
     """
 
     write: Callable[[str, LineStyle], object]
@@ -53,6 +55,7 @@ class Outputs:
     cache_mode: str
     rootdir: Path
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    html_report: bool = False
 
 
 def publish(outcome: GateVerdict, outputs: Outputs) -> None:
@@ -63,7 +66,10 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         outputs: Where it goes.
     """
     write, facts, usage = outputs.write, outputs.facts, outputs.usage_by_metric
-    for line in summary_lines(outcome, judge=outputs.judge, usage_by_metric=usage):
+    lines = summary_lines(
+        outcome, judge=outputs.judge, usage_by_metric=usage, results=outputs.results
+    )
+    for line in lines:
         write(line, "headline" if line == outcome.headline else "plain")
     for line in gate_inputs_text(facts.gate_changes):
         write(line, "warning")
@@ -79,6 +85,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
             facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
         ),
         gate_changes=facts.gate_changes,
+        html_report=outputs.html_report,
     )
     if outputs.environ.get("GITHUB_ACTIONS") != "true":
         return

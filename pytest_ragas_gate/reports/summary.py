@@ -12,11 +12,15 @@ from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gaps import oracle_gap_lines
+from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..usage import Usage
 from .json_report import JudgeInfo
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
-__all__ = ["cases_line", "human_label_lines", "summary_lines"]
+__all__ = ["broken_turn_lines", "cases_line", "human_label_lines", "summary_lines"]
+
+#: Conversations whose broken turn the summary names; the reports list every one.
+MAX_BROKEN_CONVERSATIONS = 5
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -98,6 +102,35 @@ def cases_line(verdict: GateVerdict) -> str:
     return f"cases: {verdict.coverage}; {scored} scored{empty}, {verdict.errored_cases} errored"
 
 
+def broken_turn_lines(verdict: GateVerdict, results: Sequence[CaseResult]) -> list[str]:
+    """Per failing conversation, the turn that broke it and why, as the gate decided.
+
+    The turn that broke is the first one below its own thresholds or errored (the one the
+    HTML report marks), else the first one below the gate's threshold of a gated metric.
+    """
+    failing = {case.key: case for case in verdict.failing_cases}
+    lines: list[str] = []
+    for group in conversation_groups(canonical_order(results)):
+        if group[0].conversation is None:
+            continue
+        turns = [(result, failing[result.key]) for result in group if result.key in failing]
+        if not turns:
+            continue
+        result, case = next(
+            ((result, case) for result, case in turns if case.status != "below"), turns[0]
+        )
+        lines.append(
+            f"  {group[0].conversation} broke at turn {result.turn} ({result.id}): {case.why}"
+        )
+    if len(lines) > MAX_BROKEN_CONVERSATIONS:
+        more = len(lines) - MAX_BROKEN_CONVERSATIONS
+        lines = [
+            *lines[:MAX_BROKEN_CONVERSATIONS],
+            f"  … and {more} more conversation(s) with a broken turn in the reports",
+        ]
+    return lines
+
+
 def diagnosis_lines(diagnosis: DiagnosisSummary | None) -> list[str]:
     """What to fix: cases per component, and the component to fix first with its hint.
 
@@ -115,6 +148,7 @@ def summary_lines(
     *,
     judge: JudgeInfo,
     usage_by_metric: Mapping[str, Usage],
+    results: Sequence[CaseResult] = (),
 ) -> list[str]:
     """The per-metric table, usage, cases, failures, the verdict and the recommendation.
 
@@ -122,6 +156,8 @@ def summary_lines(
         verdict: The gate's verdict.
         judge: The judge that scored the run.
         usage_by_metric: Judge usage per metric, summed over the cases.
+        results: Every case result of the run, for the turn that broke each failing
+            conversation.
 
     Returns:
         The lines, without trailing newlines; the headline is ``verdict.headline``.
@@ -149,6 +185,7 @@ def summary_lines(
     lines.append(cases_line(verdict))
     if verdict.conversations is not None:
         lines.append(verdict.conversations)
+        lines += broken_turn_lines(verdict, results)
     lines += diagnosis_lines(verdict.diagnosis)
     lines += human_label_lines(verdict)
     if verdict.baseline is not None:
