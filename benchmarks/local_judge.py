@@ -329,6 +329,7 @@ def main() -> int:
             process.wait()
 
     cases = report["cases"]
+    judged = sum(1 for case in cases if not case.get("errors"))
     scored = sum(
         1
         for case in cases
@@ -341,7 +342,8 @@ def main() -> int:
     for line in report["_header"]:
         print(line)
     print(
-        f"structured_output {arguments.structured_output}: {len(cases)} cases, {scored} scored; "
+        f"structured_output {arguments.structured_output}: {len(cases)} cases, {judged} "
+        f"judged without error, {scored} with every metric scored (not n/a); "
         f"{traffic.calls} calls ({requests} requests, {traffic.reasks} re-asks, "
         f"{reasks_per_request:.2f} per request), {usage['retries']} retries, "
         f"{traffic.refused} refused formats, {traffic.probes} probes; formats sent "

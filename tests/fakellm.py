@@ -51,9 +51,10 @@ as recorded from the real ones (:data:`DIALECTS`): llama-cpp-python constrains
 ``json_object`` with HTTP 400; vLLM and Ollama constrain ``json_schema``; llama.cpp's own
 server takes both. With a dialect the server also answers like the small model behind it:
 a reply fits the schema only when a mode it honours carried the schema; a bare
-``json_object`` gets ``{}`` and no format gets prose. The judge's one-off probe of the
-structured-output mode (its system message names the probe) is answered in kind but not
-counted as a judge call (``probes`` counts it).
+``json_object`` gets ``{}``, no format gets prose, and an array of objects whose length
+the schema leaves open gets one item too many (as Gemma 3 270M gave). The judge's one-off
+probe of the structured-output mode (its system message names the probe) is answered in
+kind but not counted as a judge call (``probes`` counts it).
 
 Batch APIs: the Anthropic Message Batches API (``POST /v1/messages/batches``, ``GET
 …/{id}``, ``GET …/{id}/results`` as JSON Lines, ``POST …/{id}/cancel``) and the OpenAI
@@ -208,16 +209,40 @@ def _is_probe(body: dict[str, Any]) -> bool:
     )
 
 
-def _probe_reply(body: dict[str, Any]) -> dict[str, Any]:
-    """The one object the probe's schema allows: each property's first enum value."""
+def sent_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply schema a Chat Completions request sent with its format (None: none sent)."""
     mode = structured_output_of(body)
+    schema: Any = None
     if mode == "tools":
         schema = body["tools"][0]["function"]["parameters"]
     elif mode == "json_schema":
         schema = body["response_format"]["json_schema"]["schema"]
-    else:
+    elif mode == "json_object_schema":
         schema = body["response_format"]["schema"]
+    return schema if isinstance(schema, dict) else None
+
+
+def _probe_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """The one object the probe's schema allows: each property's first enum value."""
+    schema = sent_schema(body) or {}
     return {name: spec["enum"][0] for name, spec in schema["properties"].items()}
+
+
+def _as_constrained_to(schema: dict[str, Any] | None, reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` as a small model fills the grammar of ``schema``.
+
+    The grammar fixes the shape, not the count: where the schema leaves an array of
+    objects open the model writes one item too many (Gemma 3 270M behind llama-cpp-python
+    gave three verdicts for two claims); ``maxItems`` stops it at the count.
+    """
+    properties = (schema or {}).get("properties") or {}
+    filled = dict(reply)
+    for name, value in reply.items():
+        spec = properties.get(name) or {}
+        if isinstance(value, list) and value and isinstance(value[-1], dict):
+            if "maxItems" not in spec:
+                filled[name] = [*value, dict(value[-1])]
+    return filled
 
 
 @dataclass(frozen=True)
@@ -1160,8 +1185,12 @@ def _as_the_model_answers(
     ``{}``) and no format gets prose.
     """
     mode = structured_output_of(body)
-    if dialect == "openai" or mode in DIALECTS[dialect].honours:
+    if dialect == "openai":
         return reply
+    if mode in DIALECTS[dialect].honours:
+        if isinstance(reply, Raw) or _is_probe(body):
+            return reply
+        return _as_constrained_to(sent_schema(body), reply)
     if mode in ("json_object", "json_object_schema"):
         return {}
     return Raw("Sure! Here is my assessment of the answer.")

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakellm import FakeLLM, structured_output_of
+from fakellm import FakeLLM, sent_schema, structured_output_of
 from gate_runs import EVERY_KIND, TEST_KEY, case_row, gate_run, write_config, write_jsonl
 
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge, StructuredOutputWarning
+from pytest_ragas_gate.judges.requests import ReviewContexts, VerifyClaims
 from pytest_ragas_gate.judges.structured_output import choose_structured_output
 from pytest_ragas_gate.judges.transport import RetryPolicy
 
@@ -199,3 +200,76 @@ def test_the_judge_steps_down_on_a_500_naming_response_format(local_server: Fake
     assert answer.usage.retries == 0 and answer.usage.calls == 1
     assert judge.response_format == "json_object_schema"
     assert local_server.refusals == 1
+
+
+def _ask_once(server: FakeLLM, request: Any, mode: Any = "json_object_schema") -> Any:
+    judge = OpenAIJudge(
+        "gemma-3-270m",
+        api_key=TEST_KEY,
+        base_url=server.openai_url,
+        retry_policy=RetryPolicy(max_retries=6, base_delay_s=0.01),
+        structured_output=mode,
+    )
+
+    async def ask() -> Any:
+        try:
+            return await judge.ask(request)
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(ask())
+
+
+@pytest.mark.parametrize("request_", EVERY_KIND, ids=lambda request: request.kind)
+def test_every_kind_is_answered_in_one_call_when_the_grammar_knows_the_counts(
+    local_server: FakeLLM, request_: Any
+) -> None:
+    # The small model behind the server writes one item too many wherever the schema
+    # leaves an array's length open: three verdicts for two claims, a chunk twice.
+    local_server.dialect = "llama-cpp-python"
+
+    answer = _ask_once(local_server, request_)
+
+    assert answer.usage.calls == 1 and answer.usage.retries == 0
+
+
+def test_the_schema_sent_fixes_the_verdict_count_and_caps_reasons(local_server: FakeLLM) -> None:
+    local_server.dialect = "llama-cpp-python"
+    verify = VerifyClaims(claims=["Jobs founded Apple.", "Apple sells cars."], contexts=["x"])
+    review = ReviewContexts(
+        question="Who?", reference="Jobs founded Apple.", contexts=["a", "b", "c"]
+    )
+
+    _ask_once(local_server, verify)
+    _ask_once(local_server, review)
+
+    verify_schema, review_schema = (
+        sent_schema(request.body) for request in local_server.judge_requests()
+    )
+    assert verify_schema is not None and review_schema is not None
+    verdicts = verify_schema["properties"]["verdicts"]
+    assert (verdicts["minItems"], verdicts["maxItems"]) == (2, 2)
+    assert verdicts["items"]["properties"]["reason"]["maxLength"] <= 240
+    chunks = review_schema["properties"]["chunks"]
+    assert (chunks["minItems"], chunks["maxItems"]) == (3, 3)
+    assert chunks["items"]["properties"]["index"]["enum"] == [0, 1, 2]
+    claim = verdicts["items"]["properties"]["claim"]
+    assert len("Apple sells cars.") < claim["maxLength"] < 100
+    # "Jobs founded Apple." holds one statement: at least one, and no room for more.
+    statements = review_schema["properties"]["statements"]
+    assert (statements["minItems"], statements["maxItems"]) == (1, 1)
+
+
+def test_json_object_sends_the_same_prompt_and_no_schema(local_server: FakeLLM) -> None:
+    # OpenAI's prompt cache and the judge cache key read the prompt: bounding the schema
+    # of the schema modes must leave json_object's request as it was.
+    request = EVERY_KIND[1]
+    judge = OpenAIJudge("gpt-4.1-mini", api_key=TEST_KEY, base_url=local_server.openai_url)
+    as_json_object = judge.request_params(request)
+    judge.response_format = "json_object_schema"
+    as_schema = judge.request_params(request)
+
+    assert as_json_object["response_format"] == {"type": "json_object"}
+    assert as_json_object["messages"] == as_schema["messages"]
+    assert '"maxItems"' not in json.dumps(as_json_object)
+    assert as_schema["response_format"]["schema"]["properties"]["verdicts"]["maxItems"] == 2

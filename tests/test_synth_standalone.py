@@ -476,3 +476,246 @@ def test_multi_pairs_the_chunks_whose_facts_share_an_entity(tmp_path: Path) -> N
     for row in rows:
         assert "Sea Dragon" in row["question"]
         assert {i.split("#")[0] for i in row["relevant_context_ids"]} == {"boats.md", "tours.md"}
+
+
+CACHE_PAGE = """CACHE.CONF(5)              File Formats Manual              CACHE.CONF(5)
+
+NAME
+       cache.conf - settings of the cache daemon
+
+DESCRIPTION
+       The cache daemon reads its settings from /etc/cache.conf at startup.
+
+OPTIONS
+       Cache-Start
+\t   Cache-Start is the amount of memory the daemon requests at
+\t   startup. The default value is 20971520 bytes (~20 MB).
+
+       MaxReleaseFileSize
+\t   The maximum file size of Release files. The default is 10MB.
+
+       Retry-Delay
+\t   The time the daemon waits before it retries a failed download. The
+\t   default is 30 seconds.
+"""
+
+
+def test_reasoning_compares_two_option_defaults_of_one_page_with_the_same_unit(
+    tmp_path: Path, capsys: Any
+) -> None:
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": CACHE_PAGE}),
+        "--n",
+        "2",
+        "--kinds",
+        "reasoning",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows, out
+    row = rows[0]
+    assert "Cache-Start" in row["question"] and "MaxReleaseFileSize" in row["question"]
+    assert "larger" in row["question"]
+    # Both values and the comparison, in the reference; seconds never compared with sizes.
+    assert "20 MB" in row["reference"] and "10MB" in row["reference"]
+    assert "is larger than that of MaxReleaseFileSize, by 10 MB" in row["reference"]
+    assert "30 seconds" not in row["reference"]
+
+
+def test_a_short_reasoning_kind_says_what_the_documents_state_instead(
+    tmp_path: Path, capsys: Any
+) -> None:
+    page = CACHE_PAGE.replace("The default is 10MB.", "It is checked after download.")
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": page}),
+        "--n",
+        "4",
+        "--kinds",
+        "single,reasoning",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    # One size and one duration: amounts, but none two of one unit.
+    assert re.search(
+        r"could not — the offline writer reads 2 amounts or dates as facts, and no document "
+        r"gives it two of one kind \(cache.conf.5.txt: 1 size, 1 duration\)",
+        out,
+    ), out
+
+
+def test_each_default_of_a_shared_option_paragraph_belongs_to_the_option_it_names(
+    tmp_path: Path,
+) -> None:
+    page = CACHE_PAGE.replace(
+        "       Cache-Start\n",
+        "       Cache-Start, Cache-Grow\n",
+    ).replace(
+        "(~20 MB).",
+        "(~20 MB). Cache-Grow defines in bytes with the default of 1048576 (~1 MB) how much\n"
+        "\t   the cache grows when the space defined by Cache-Start is not enough.",
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"cache.conf.5.txt": page}),
+        "--n",
+        "6",
+        "--kinds",
+        "single,reasoning",
+    )
+
+    assert status == 0
+    references = {row["reference"] for row in rows}
+    grown = [r for r in references if "Cache-Grow" in r and "1 MB" in r]
+    assert grown, references
+    # Cache-Start's 20 MB is never said to be Cache-Grow's, nor the pair line's.
+    assert not any("Cache-Start, Cache-Grow defaults" in r for r in references)
+    assert not any(re.search(r"Cache-Grow defaults to 20971520", r) for r in references)
+
+
+def test_the_summary_names_each_document_without_a_case_and_why(
+    tmp_path: Path, capsys: Any
+) -> None:
+    chatty = (
+        "# Thoughts\n\nWe really like how this turned out, and we hope you will enjoy playing "
+        "with it as much as we did. Have fun and let us know what you think of it!\n"
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "thoughts.md": chatty}),
+        "--n",
+        "3",
+        "--kinds",
+        "single",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    assert re.search(
+        r"no case from 1 document: thoughts\.md \(no fact: none of its sentences states an "
+        r"amount, a date, a name, a definition or an option's default\)",
+        out,
+    ), out
+
+
+def test_the_plan_visits_each_document_in_proportion_to_its_prose() -> None:
+    from pytest_ragas_gate.synth.chunking import Chunk
+    from pytest_ragas_gate.synth.plan import interleaved
+
+    def chunks(document: str, count: int) -> list[Chunk]:
+        return [
+            Chunk(f"{document}#{i}", document, document, i, f"{document} text {i}.", False)
+            for i in range(count)
+        ]
+
+    order = interleaved(chunks("guide.md", 6) + chunks("notes.md", 2) + chunks("faq.md", 1))
+
+    first = [chunk.document for chunk in order[:3]]
+    # Every document early on, then six of guide.md's chunks to notes.md's two.
+    assert sorted(first) == ["faq.md", "guide.md", "notes.md"]
+    head = [chunk.document for chunk in order[:6]]
+    assert head.count("guide.md") == 4 and head.count("notes.md") == 1, head
+
+
+def test_a_long_chatty_page_with_one_fact_still_gets_its_case(tmp_path: Path) -> None:
+    chatter = "We really hope you enjoy it, and we would love to hear what you think of it."
+    page = "# Notes\n\n" + "\n\n".join(
+        [f"## Part {i}\n\n{chatter} " * 3 for i in range(1, 7)]
+        + ["## Limits\n\nThe upload service keeps backups for 90 days."]
+        + [f"## More {i}\n\n{chatter} " * 3 for i in range(1, 7)]
+    )
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "notes.md": page}),
+        "--n",
+        "2",
+        "--kinds",
+        "single",
+    )
+
+    assert status == 0
+    assert any("90 days" in row["reference"] for row in rows), [r["question"] for r in rows]
+
+
+def test_a_multi_question_pairs_two_options_asked_alike_over_a_default_and_a_description() -> None:
+    import asyncio
+
+    from pytest_ragas_gate.synth.requests import WriteQuestions
+
+    first = (
+        "EXTRA_GROUPS\nThis is the space-separated list of groups that new non-system users "
+        "will be added to. Defaults to users.\nFIRST_SYSTEM_GID and LAST_SYSTEM_GID\nspecify "
+        "an inclusive range of GIDs from which GIDs for system groups can be dynamically "
+        "allocated. Defaults to 100 - 999."
+    )
+    second = (
+        "USERS_GID and USERS_GROUP\nDefines the groupname or GID of the group all "
+        "newly-created nonsystem users are placed into."
+    )
+    request = WriteQuestions(
+        chunks=[first, second], titles=["adduser.conf", "adduser.conf"], kinds=["multi"]
+    )
+    reply = asyncio.run(OfflineSynthJudge().ask(request)).reply.questions
+
+    assert reply
+    question = reply[0].question
+    # Two "What are …?" of GID options, not EXTRA_GROUPS' default beside a description.
+    assert "FIRST_SYSTEM_GID" in question and "USERS_GID" in question, question
+    assert "default" not in question
+
+
+ADDUSER_PAGE = """ADDUSER.CONF(5)              File Formats Manual              ADDUSER.CONF(5)
+
+NAME
+       adduser.conf - configuration file for adduser(8) and addgroup(8)
+
+DESCRIPTION
+       The file /etc/adduser.conf contains defaults for the programs adduser(8)
+       and addgroup(8).
+
+VALID CONFIGURATION OPTIONS
+       DIR_MODE
+\t   Permissions for directories that are created. Defaults to 0700.
+
+       EXTRA_GROUPS
+\t   This is the space-separated list of groups that new non-system users
+\t   will be added to. Defaults to users.
+
+       FIRST_SYSTEM_GID and LAST_SYSTEM_GID
+\t   specify an inclusive range of GIDs from which GIDs for system groups
+\t   can be dynamically allocated. Defaults to 100 - 999.
+
+       SYS_DIR_MODE
+\t   Permissions for system directories that are created. Defaults to 0755.
+
+       USERS_GID and USERS_GROUP
+\t   Defines the groupname or GID of the group all newly-created nonsystem
+\t   users are placed into.
+
+       UID_POOL and GID_POOL
+\t   specify a file or a directory containing UID and GID pool files. Both
+\t   default to empty.
+"""
+
+
+@pytest.mark.slow
+def test_the_same_documents_give_the_same_draft_whatever_the_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    docs = folder(tmp_path, {"adduser.conf.5.txt": ADDUSER_PAGE, "cache.conf.5.txt": CACHE_PAGE})
+    drafts = set()
+    for seed in ("0", "1", "2", "3"):
+        out = tmp_path / f"golden-{seed}.jsonl"
+        code = (
+            "import sys; from pytest_ragas_gate.cli import main; "
+            f"sys.exit(main(['synth', {str(docs)!r}, '-o', {str(out)!r}, '--judge', 'offline', "
+            "'--cache', 'off', '--chunk-tokens', '40', '--n', '12']))"
+        )
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+        drafts.add(out.read_text(encoding="utf-8"))
+    assert len(drafts) == 1

@@ -6,7 +6,8 @@ Structured output is chosen per server (:mod:`.structured_output`): on OpenAI's 
 ``response_format={"type": "json_object"}`` with the request's own reply schema at the end
 of its prompt, since a per-kind ``json_schema`` format would break prompt caching (OpenAI
 renders the schema before the system message, so requests of different kinds would share
-no prefix); on a local server the mode that constrains decoding to the schema. A server
+no prefix); on a local server the mode that constrains decoding to the schema, sent with
+the lengths the request knows (:mod:`.reply_bounds`: one verdict per claim). A server
 that refuses the mode in use (any 4xx or 5xx naming ``response_format`` or ``tools``) is
 stepped to the next one at once, without a retry; the reply is validated with pydantic and
 the message content is parsed as JSON either way (a tool call is accepted too).
@@ -44,6 +45,7 @@ from .batching import (
 )
 from .prefix_order import PrefixOrder
 from .prompts import Prompt, build_prompt
+from .reply_bounds import bounded_reply_schema
 from .reply_validation import Exchange, Followup, parse_json_text, reask_turns
 from .requests import JudgeRequest
 from .sdk_judge import SdkJudge
@@ -77,6 +79,9 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 _NO_TEMPERATURE_PREFIXES: tuple[str, ...] = ("o1", "o3", "o4", "gpt-5")
 
 _CHANNEL = "one JSON object (no prose, no code fence)"
+
+#: Modes that send no schema with the request: it is in the prompt only.
+_PROMPT_SCHEMA_MODES: frozenset[StructuredOutputMode] = frozenset({"json_object", "none"})
 
 
 def require_openai() -> None:
@@ -222,7 +227,12 @@ class OpenAIJudge(SdkJudge):
         arguments: dict[str, Any] = {"model": self._model, "messages": messages}
         if self.temperature is not None:
             arguments["temperature"] = self.temperature
-        arguments.update(format_arguments(self.response_format, prompt.tool_name, prompt.schema))
+        mode = self.response_format
+        # json_object keeps the schema in the prompt only (OpenAI's prompt cache); the
+        # modes that send a schema send the request's bounded one (one verdict per claim,
+        # capped reasons), which a constraining server turns into its grammar.
+        schema = prompt.schema if mode in _PROMPT_SCHEMA_MODES else bounded_reply_schema(request)
+        arguments.update(format_arguments(mode, prompt.tool_name, schema))
         return arguments
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:

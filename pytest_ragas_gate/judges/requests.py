@@ -66,6 +66,25 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
         """
         return None
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """The reply's top-level arrays whose length this request knows: field: (min, max).
+
+        ``max`` None leaves the array open above ``min``.
+
+        Sent as ``minItems`` / ``maxItems`` to a server that constrains decoding to the
+        schema (:mod:`.reply_bounds`), so a small model cannot give three verdicts for two
+        claims; :meth:`reply_problem` still checks every reply.
+        """
+        return {}
+
+    def text_limits(self) -> dict[str, int]:
+        """The longest text this request's reply needs per field name, in characters.
+
+        A claim or statement restates part of the text it comes from, so that text's
+        length (plus room for a resolved "it") bounds it; sent as ``maxLength``.
+        """
+        return {}
+
 
 class ReplyMismatch(ValueError):
     """A reply that fits its schema but not its request: re-asked, never cached."""
@@ -100,6 +119,33 @@ def _index_problem(indexes: list[int], count: int, what: str) -> str | None:
     )
 
 
+def _statements_at_least(reference: str) -> tuple[int, int]:
+    """A reference with any text has one statement or more (recall has something to count).
+
+    >>> _statements_at_least("Refunds take five business days."), _statements_at_least(" ")
+    ((1, 1), (0, 1))
+    """
+    return (1 if reference.strip() else 0, _most_statements(reference))
+
+
+#: Room for a restated text to grow: a pronoun resolved to the name it stands for.
+_RESTATE_SLACK = 40
+
+
+def _restated(*texts: str) -> int:
+    """The longest restatement of any of ``texts``: the longest one plus some slack."""
+    return max((len(text) for text in texts), default=0) + _RESTATE_SLACK
+
+
+def _most_statements(text: str) -> int:
+    """At most one atomic statement per three words (subject, verb, object) of ``text``.
+
+    >>> _most_statements("Refunds take five business days."), _most_statements("")
+    (1, 1)
+    """
+    return max(1, len(text.split()) // 3)
+
+
 def _no_history() -> Any:
     # Left out of a dump when empty (JudgeRequest's serializer), so a single-turn request
     # dumps, and so caches, exactly as before conversations existed.
@@ -131,6 +177,14 @@ class ExtractClaims(JudgeRequest[Claims]):
     answer: str
     #: A conversation's earlier turns, so "it" resolves to what they named.
     history: list[Message] = _no_history()
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """No more claims than the answer has room for."""
+        return {"claims": (0, _most_statements(self.answer))}
+
+    def text_limits(self) -> dict[str, int]:
+        """A claim restates part of the answer."""
+        return {"claims": _restated(self.answer)}
 
 
 #: A claim's verdict against the contexts. A *contradicted* claim (the contexts say
@@ -194,6 +248,14 @@ class VerifyClaims(JudgeRequest[ClaimVerdicts]):
     #: contradicts what the assistant said there (knowledge retention), in this request.
     history: list[Message] = _no_history()
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per claim."""
+        return {"verdicts": (len(self.claims), len(self.claims))}
+
+    def text_limits(self) -> dict[str, int]:
+        """A verdict repeats its claim."""
+        return {"claim": _restated(*self.claims)}
+
     def reply_problem(self, reply: ClaimVerdicts) -> str | None:
         """Verdicts pair with claims by position, so the counts must match."""
         if len(reply.verdicts) == len(self.claims):
@@ -230,6 +292,14 @@ class AttributeStatements(JudgeRequest[StatementVerdicts]):
     question: str
     reference: str
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """A reference with any text states one thing or more, one per three words at most."""
+        return {"verdicts": _statements_at_least(self.reference)}
+
+    def text_limits(self) -> dict[str, int]:
+        """A statement restates part of the reference."""
+        return {"statement": _restated(self.reference)}
 
 
 # --- answer correctness -------------------------------------------------------------------
@@ -304,6 +374,10 @@ class GenerateQuestions(JudgeRequest[GeneratedQuestions]):
     answer: str
     count: int = 3
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """At least one question, at most ``count``."""
+        return {"questions": (min(1, self.count), self.count)}
+
     def reply_problem(self, reply: GeneratedQuestions) -> str | None:
         """No question and not noncommittal: nothing to compare the question with."""
         if reply.noncommittal or any(question.strip() for question in reply.questions):
@@ -345,6 +419,10 @@ class JudgeChunks(JudgeRequest[ChunkVerdicts]):
     #: A conversation's earlier turns: a follow-up question is read with them.
     history: list[Message] = _no_history()
 
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per chunk."""
+        return {"verdicts": (len(self.chunks), len(self.chunks))}
+
     def reply_problem(self, reply: ChunkVerdicts) -> str | None:
         """Every chunk needs exactly one verdict."""
         return _index_problem([v.index for v in reply.verdicts], len(self.chunks), "chunk")
@@ -371,6 +449,17 @@ class ReviewContexts(JudgeRequest[ContextReview]):
     question: str
     reference: str
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One relevance verdict per chunk; a statement or more, as the reference holds."""
+        return {
+            "chunks": (len(self.contexts), len(self.contexts)),
+            "statements": _statements_at_least(self.reference),
+        }
+
+    def text_limits(self) -> dict[str, int]:
+        """A statement restates part of the reference."""
+        return {"statement": _restated(self.reference)}
 
     def reply_problem(self, reply: ContextReview) -> str | None:
         """Every chunk needs exactly one relevance verdict."""
@@ -427,6 +516,18 @@ class ReviewCase(JudgeRequest[CaseReview]):
             contexts=review.contexts,
             history=verify.history,
         )
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One verdict per claim and per chunk; a statement or more, as the reference holds."""
+        return {
+            "verdicts": (len(self.claims), len(self.claims)),
+            "chunks": (len(self.contexts), len(self.contexts)),
+            "statements": _statements_at_least(self.reference),
+        }
+
+    def text_limits(self) -> dict[str, int]:
+        """A verdict repeats its claim; a statement restates part of the reference."""
+        return {"claim": _restated(*self.claims), "statement": _restated(self.reference)}
 
     def reply_problem(self, reply: CaseReview) -> str | None:
         """One verdict per claim, in order, and one relevance verdict per chunk."""
@@ -498,6 +599,10 @@ class VerifyCitations(JudgeRequest[CitationVerdicts]):
     sentences: list[str]
     cited: list[list[int]]
     contexts: list[str]
+
+    def item_counts(self) -> dict[str, tuple[int, int | None]]:
+        """One entry per answer sentence."""
+        return {"sentences": (len(self.sentences), len(self.sentences))}
 
     def reply_problem(self, reply: CitationVerdicts) -> str | None:
         """Every sentence once; a supporting context must be one the sentence cites."""

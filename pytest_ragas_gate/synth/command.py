@@ -36,7 +36,13 @@ from .golden_output import (
     read_rows,
     write_jsonl,
 )
-from .offer import CorpusOffer, corpus_offer, linked_chunk_pairs
+from .offer import (
+    CorpusOffer,
+    compared_chunks,
+    corpus_offer,
+    fruitful_chunks,
+    linked_chunk_pairs,
+)
 from .offline import OfflineSynthJudge
 from .pipeline import SynthOutcome, synthesize
 from .plan import DEFAULT_MIX, kind_counts, parse_kinds
@@ -338,6 +344,8 @@ def _synth(options: argparse.Namespace) -> int:
                 on_progress=progress,  # type: ignore[arg-type]
                 pair_reasoning=offline,
                 linked=linked_chunk_pairs(chunks) if offline and needed.get("multi") else (),
+                compared=compared_chunks(chunks) if offline and needed.get("reasoning") else (),
+                fruitful=fruitful_chunks(chunks) if offline else frozenset(),
             )
         finally:
             await judge.aclose()
@@ -477,6 +485,10 @@ def summary_lines(
         f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
         f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
     )
+    if offer is not None and (
+        uncovered := offer.uncovered_line({kept_case.documents[0] for kept_case in outcome.kept})
+    ):
+        lines.append(uncovered)
     lines.extend(skipped)
     dropped = [
         f"{stage.replace('_', '-')} {sum(reasons.values())}"

@@ -10,21 +10,30 @@ of — say plainly that the documents do not support it, rather than a bare coun
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from .chunking import Chunk
 from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
 from .requests import KINDS, QuestionKind
 
-__all__ = ["CorpusOffer", "WHY_NONE", "corpus_offer", "linked_chunk_pairs"]
+__all__ = [
+    "CorpusOffer",
+    "WHY_NONE",
+    "compared_chunks",
+    "corpus_offer",
+    "fruitful_chunks",
+    "linked_chunk_pairs",
+]
 
 #: Why the documents support none of a kind, as the summary says it.
 WHY_NONE: dict[QuestionKind, str] = {
     "single": "no sentence states a fact the offline writer can ask about (an amount, a date, "
     "a name, a definition, an option and its default)",
-    "reasoning": "no document states two comparable amounts or dates (two durations, sizes, "
-    "prices or years of one document)",
+    "reasoning": "no document states two comparable amounts or dates: none states a size, a "
+    "duration, a price or a year the offline writer can read",
     "multi": "no entity is named in facts of two different chunks",
     "unanswerable": "no entity has a sibling the documents describe differently (a property "
     "given for one plan, option or version and not for another)",
@@ -38,6 +47,30 @@ class CorpusOffer:
 
     counts: dict[QuestionKind, int] = field(default_factory=dict)
     wanted: tuple[QuestionKind, ...] = KINDS
+    #: Per document, the amounts and dates its facts state, by what they count.
+    amounts: dict[str, Counter[str]] = field(default_factory=dict)
+    #: Per document (as chunks name it), the facts its sentences state.
+    facts_by_document: dict[str, int] = field(default_factory=dict)
+
+    def uncovered_line(self, covered: set[str]) -> str | None:
+        """The documents no kept case comes from, each with why; None when every one has one."""
+        missing = [doc for doc in self.facts_by_document if doc not in covered]
+        if not missing:
+            return None
+        reasons = [
+            f"{PurePath(doc).name} ("
+            + (
+                "no fact: none of its sentences states an amount, a date, a name, a definition "
+                "or an option's default"
+                if not self.facts_by_document[doc]
+                else f"{_counted(self.facts_by_document[doc], 'fact')}, none kept: each "
+                "repeated a kept case or failed the critic, or --n ran out first"
+            )
+            + ")"
+            for doc in missing
+        ]
+        noun = "document" if len(missing) == 1 else "documents"
+        return f"  no case from {len(missing)} {noun}: " + "; ".join(reasons)
 
     @property
     def facts(self) -> int:
@@ -61,11 +94,39 @@ class CorpusOffer:
         """Why ``kind`` has ``kept`` of ``target``: the corpus supports none, or only so many."""
         offered = self.counts.get(kind, 0)
         if offered == 0:
-            return f"{kind} {kept}/{target}: could not — {WHY_NONE[kind]}"
+            return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
+        if kept >= offered:
+            return f"{kind} {kept}/{target}: the documents offer only {offered}, all written"
         return (
             f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
             "with their chunk, repeated a kept case, or failed the critic"
         )
+
+    def _why_none(self, kind: QuestionKind) -> str:
+        """Why the documents support no ``kind``; for reasoning, what they do state."""
+        stated = sum(sum(units.values()) for units in self.amounts.values())
+        if kind != "reasoning" or not stated:
+            return WHY_NONE[kind]
+        by_document = "; ".join(
+            f"{document}: " + ", ".join(_counted(n, unit) for unit, n in sorted(units.items()))
+            for document, units in sorted(self.amounts.items())
+            if units
+        )
+        paired = any(n >= 2 for units in self.amounts.values() for n in units.values())
+        amounts = "1 amount or date" if stated == 1 else f"{stated} amounts or dates"
+        return (
+            f"the offline writer reads {amounts} as facts, and no document gives it two of one "
+            + ("kind about comparable things" if paired else "kind")
+            + f" ({by_document})"
+        )
+
+
+_UNIT_NAMES = {"size": "size", "time": "duration", "money": "price", "year": "date"}
+
+
+def _counted(n: int, unit: str) -> str:
+    name = _UNIT_NAMES.get(unit, unit)
+    return f"{n} {name}" + ("" if n == 1 else "s")
 
 
 def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS) -> CorpusOffer:
@@ -79,10 +140,16 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
     by_document: dict[str, list[Chunk]] = {}
     holders: dict[tuple[bool, str], set[int]] = {}
+    amounts: dict[str, Counter[str]] = {}
+    facts_by_document: dict[str, int] = {}
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
         facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
         counts["single"] += len(facts)
+        facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
+        if "reasoning" in wanted:
+            stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
+            stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
         if "multi" in wanted:
             for fact in facts:
                 for entity in _entity_words(fact):
@@ -104,7 +171,9 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                     names,
                 )
             )
-    return CorpusOffer(counts, tuple(kind for kind in KINDS if kind in wanted))
+    return CorpusOffer(
+        counts, tuple(kind for kind in KINDS if kind in wanted), amounts, facts_by_document
+    )
 
 
 def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
@@ -117,7 +186,7 @@ def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
     holders: dict[tuple[bool, str], list[int]] = {}
     for index, chunk in enumerate(chunks):
         for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, names):
-            for entity in _entity_words(fact):
+            for entity in sorted(_entity_words(fact)):
                 held = holders.setdefault((chunk.chinese, entity), [])
                 if index not in held:
                     held.append(index)
@@ -128,3 +197,35 @@ def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
             if pair not in pairs:
                 pairs.append(pair)
     return pairs
+
+
+def compared_chunks(chunks: Sequence[Chunk]) -> list[tuple[str, ...]]:
+    """Chunk ids (one or two of one document) whose facts the offline writer can compare.
+
+    The two values of a comparison may sit pages apart (two options' defaults); a reasoning
+    request given only neighbouring value-stating chunks would miss them.
+    """
+    names = Corpus([chunk.text for chunk in chunks]).names
+    by_document: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).append(chunk)
+    places: list[tuple[str, ...]] = []
+    for document_chunks in by_document.values():
+        for _, _, cited in reasoning_pairs(
+            [chunk.text for chunk in document_chunks],
+            [chunk.title for chunk in document_chunks],
+            document_chunks[0].chinese,
+            names,
+        ):
+            place = tuple(document_chunks[i].id for i in cited)
+            if place not in places:
+                places.append(place)
+    return places
+
+
+def fruitful_chunks(chunks: Sequence[Chunk]) -> frozenset[str]:
+    """Ids of the chunks that state a fact the offline writer can ask about."""
+    names = Corpus([chunk.text for chunk in chunks]).names
+    return frozenset(
+        chunk.id for chunk in chunks if chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
+    )

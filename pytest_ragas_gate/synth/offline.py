@@ -352,6 +352,9 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
         gap_text = f"{money.group() if money else ''}{gap:g}" + (
             ("" if chinese else " ") + unit if unit else ""
         )
+    elif a.unit in ("size", "time") and larger.value is not None and smaller.value is not None:
+        # "20971520 bytes (~20 MB)" and "10MB": the gap in the unit both convert to.
+        gap_text = _base_gap(larger.value - smaller.value, a.unit)
     if chinese:
         question = both.rstrip("？") + "？哪个更多，多多少？"
         reference = f"{_references(a, b, chinese)}{larger.answer}多于{smaller.answer}" + (
@@ -361,11 +364,34 @@ def _comparison(a: Fact, b: Fact, chinese: bool) -> tuple[str, str] | None:
     comparative = "longer" if a.unit == "time" else "larger"
     question = both.rstrip("?") + f"? Which is {comparative}, and by how much?"
     more, less = _amount_text(larger), _amount_text(smaller)
+    if larger.question.startswith("What is the default of "):
+        # Two options' defaults: the option names carry the comparison.
+        reference = (
+            f"{_references(a, b, chinese)} The default of {larger.subject} is {comparative} "
+            f"than that of {smaller.subject}" + (f", by {gap_text}." if gap_text else ".")
+        )
+        return question, reference
     reference = (
         f"{_references(a, b, chinese)} {more[0].upper()}{more[1:]} ({larger.subject}) is more "
         f"than {less} ({smaller.subject})" + (f", by {gap_text}." if gap_text else ".")
     )
     return question, reference
+
+
+def _base_gap(gap: float, unit: str) -> str:
+    """A gap in megabytes or minutes as a reader writes it (``10 MB``, ``90 seconds``)."""
+    if unit == "size":
+        return (
+            f"{gap:.3g} GB"
+            if gap >= 1000
+            else f"{gap:.3g} MB"
+            if gap >= 1
+            else f"{gap * 1000:.3g} KB"
+        )
+    for name, minutes in (("days", 1440.0), ("hours", 60.0), ("minutes", 1.0)):
+        if gap >= minutes:
+            return f"{gap / minutes:.3g} {name}"
+    return f"{gap * 60:.3g} seconds"
 
 
 def _question_words(fact: Fact) -> set[str]:
@@ -468,6 +494,12 @@ def _multi(
                 pairs.append((a, b))
     if not pairs:
         return None
+    # The pairs a reader would ask together first: one fact names the other's subject, or
+    # two options of one family asked alike (DIR_MODE and SYS_DIR_MODE); a weak link
+    # (an option's default beside another's description) only when there is nothing better.
+    strength = [_link_strength(a, b) for a, b in pairs]
+    best = max(strength)
+    pairs = [pair for pair, score in zip(pairs, strength, strict=True) if score == best]
     a, b = pairs[slot % len(pairs)]
     return SynthQuestion(
         kind="multi",
@@ -475,6 +507,19 @@ def _multi(
         reference=_references(a, b, chinese),
         chunks=[0, 1],
     )
+
+
+def _link_strength(a: Fact, b: Fact) -> int:
+    """How strongly two facts belong in one question (0: they only share a word)."""
+    score = 0
+    if (a.subject and a.subject in b.sentence) or (b.subject and b.subject in a.sentence):
+        score += 2
+    parts_a = set(re.split(r"[_:\-\s]+", a.subject.lower())) - {"", "and", "or"}
+    parts_b = set(re.split(r"[_:\-\s]+", b.subject.lower())) - {"", "and", "or"}
+    asked_alike = a.question.replace(a.subject, "\0") == b.question.replace(b.subject, "\0")
+    if asked_alike and parts_a & parts_b:
+        score += 1
+    return score
 
 
 def chunk_entities(chunk: str, title: str, chinese: bool) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -357,6 +357,8 @@ async def synthesize(
     known: Sequence[tuple[str, str, str]] = (),
     pair_reasoning: bool = False,
     linked: Sequence[tuple[str, str]] = (),
+    compared: Sequence[tuple[str, ...]] = (),
+    fruitful: Collection[str] = (),
 ) -> SynthOutcome:
     """Generate, filter and balance questions until every kind has its target (or rounds end).
 
@@ -371,6 +373,8 @@ async def synthesize(
             ones): new questions must not repeat them or their source facts.
         pair_reasoning: see :func:`~.plan.plan_units`.
         linked: see :func:`~.plan.plan_units`.
+        compared: see :func:`~.plan.plan_units`.
+        fruitful: see :func:`~.plan.plan_units`.
 
     Returns:
         The kept questions (each kind at most its target) and every drop with its reason.
@@ -398,6 +402,8 @@ async def synthesize(
             skip=skip,
             pair_reasoning=pair_reasoning,
             linked=linked,
+            compared=compared,
+            fruitful=fruitful,
         )
         skip += len(units)
         if not units:

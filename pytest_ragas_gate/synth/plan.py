@@ -18,7 +18,7 @@ language (most shared content words, names counting most), preferring another do
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exceptions import UsageError
@@ -149,23 +149,25 @@ def spread_order(count: int) -> list[int]:
     return order
 
 
-def interleaved(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Chunks round-robin over documents, each document's spread over its whole length."""
+def interleaved(chunks: Sequence[Chunk], fruitful: Collection[str] = ()) -> list[Chunk]:
+    """Chunks over documents in proportion to their prose, each document's spread over its length.
+
+    Every document's first chunk comes first (each document with prose gets a case before
+    any gets a second); after that a document with six chunks is visited three times as
+    often as one with two, so cases follow the prose rather than the file count. Chunks
+    whose ids are in ``fruitful`` (they state a fact the writer can ask) go first within
+    their document, so a long page with one such chunk still gets its case.
+    """
     grouped: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         grouped.setdefault(chunk.document, []).append(chunk)
-    by_document = {
-        document: [items[index] for index in spread_order(len(items))]
-        for document, items in grouped.items()
-    }
-    ordered: list[Chunk] = []
-    depth = 0
-    while len(ordered) < len(chunks):
-        for document_chunks in by_document.values():
-            if depth < len(document_chunks):
-                ordered.append(document_chunks[depth])
-        depth += 1
-    return ordered
+    keyed: list[tuple[float, int, Chunk]] = []
+    for number, items in enumerate(grouped.values()):
+        spread = [items[index] for index in spread_order(len(items))]
+        spread.sort(key=lambda chunk: chunk.id not in fruitful)
+        for depth, chunk in enumerate(spread):
+            keyed.append((depth / len(items), number, chunk))
+    return [chunk for _, _, chunk in sorted(keyed, key=lambda item: (item[0], item[1]))]
 
 
 def _spread(counts: Mapping[QuestionKind, int]) -> list[QuestionKind]:
@@ -219,6 +221,8 @@ def plan_units(
     skip: int = 0,
     pair_reasoning: bool = False,
     linked: Sequence[tuple[str, str]] = (),
+    compared: Sequence[tuple[str, ...]] = (),
+    fruitful: Collection[str] = (),
 ) -> list[Unit]:
     """The write requests that ask for ``asked`` questions of each kind.
 
@@ -234,17 +238,21 @@ def plan_units(
             needs it; an LLM finds its comparisons within one chunk, at half the prompt).
         linked: chunk id pairs known to share an entity; ``multi`` requests take them first
             (from ``skip`` on), then pairs by word overlap.
+        compared: chunk ids (one or two chunks of one document) known to hold two
+            comparable facts; ``reasoning`` requests take them first, from ``skip`` on.
+        fruitful: chunk ids known to state a fact; see :func:`interleaved`.
 
     Returns:
         Single-chunk units (single, reasoning, unanswerable kinds) and pair units (multi).
     """
     if not chunks:
         return []
-    order = interleaved(chunks)
+    order = interleaved(chunks, fruitful)
     if skip:
         start = skip % len(order)
         order = order[start:] + order[:start]
     units: list[Unit] = []
+    by_id = {chunk.id: chunk for chunk in chunks}
 
     single_counts: dict[QuestionKind, int] = {
         kind: asked.get(kind, 0) for kind in KINDS if kind != "multi"
@@ -258,16 +266,23 @@ def plan_units(
         # A reasoning question compares two facts: it goes to a chunk that states two values,
         # with the next such chunk of its document (the two facts may sit in either).
         valued = [chunk for chunk in order if len(numbers(chunk.text)) >= 2] or list(order)
+        comparable = [
+            tuple(by_id[i] for i in ids) for ids in compared if all(i in by_id for i in ids)
+        ]
+        reasoning_places = len(comparable) or len(valued)
         plain = 0
         reasoning_units = 0
         for start in range(0, len(kinds), size):
             group = tuple(kinds[start : start + size])
             others = tuple(kind for kind in group if kind != "reasoning")
             if "reasoning" in group:
-                chunk = valued[reasoning_units % len(valued)]
-                partner = _same_document_partner(chunk, valued) if pair_reasoning else None
-                pair = (chunk,) if partner is None else (chunk, partner)
-                if reasoning_units < len(valued):
+                if comparable:
+                    pair = comparable[(skip + reasoning_units) % len(comparable)]
+                else:
+                    chunk = valued[reasoning_units % len(valued)]
+                    partner = _same_document_partner(chunk, valued) if pair_reasoning else None
+                    pair = (chunk,) if partner is None else (chunk, partner)
+                if reasoning_units < reasoning_places:
                     units.append(Unit(pair, group))
                     reasoning_units += 1
                     continue
@@ -289,7 +304,6 @@ def plan_units(
         pairs = math.ceil(multi / size)
         # Pair anchors start half-way round, so they are not the chunks the single kinds used.
         offset = len(order) // 2
-        by_id = {chunk.id: chunk for chunk in chunks}
         known = [(by_id[a], by_id[b]) for a, b in linked if a in by_id and b in by_id]
         for number in range(pairs):
             if known:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..judges.offline.text import split_sentences
-from .wh_english import Fact
+from .wh_english import Fact, quantity
 
 __all__ = ["is_term", "term_facts"]
 
@@ -33,6 +33,11 @@ _DEFAULT = re.compile(
     r"\.?$"
 )
 _DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)(?P<value2>)")
+#: "Cache-Grow defines in bytes with the default of 1048576 (~1 MB) how much …"
+_WITH_DEFAULT = re.compile(
+    r"\bwith (?:a|the) default(?: value)? of (?P<value>\d[\w.]*(?: [a-zA-Z]+\b(?<!how))?"
+    r"(?: \([^)]*\))?)(?P<value2>)"
+)
 _THE_DEFAULT = re.compile(r"(?P<value>)(?P<value2>[\w.-]+) \(the default\)")
 _FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|can|will|must|should|may|does|do|[a-z]{3,}s)\b(?! of)"
@@ -58,6 +63,24 @@ def is_term(line: str) -> bool:
         return False
     parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()) if p]
     return 0 < len(parts) <= 4 and all(_TERM_WORD.match(part) for part in parts)
+
+
+def _named_term(term: str, sentences: list[str]) -> str:
+    """Which of several terms on one line ("Cache-Start, Cache-Grow") a default belongs to.
+
+    The one the sentences up to the default name last; the whole line when they name none.
+    """
+    parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", term.strip()) if p]
+    if len(parts) < 2:
+        return term
+    opener = [part for part in parts if sentences and sentences[-1].startswith(part)]
+    if opener:
+        return opener[0]  # "Cache-Grow defines … the default of …"
+    for sentence in reversed(sentences):
+        named = [part for part in parts if re.search(rf"(?<![\w-]){re.escape(part)}\b", sentence)]
+        if len(named) == 1:
+            return named[0]
+    return term
 
 
 def _description(term: str, sentence: str) -> str | None:
@@ -92,6 +115,7 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
         sentences = [s.strip() for s in split_sentences(lines[index + 1]) if s.strip()]
         if not sentences:
             continue
+        defaulted: set[str] = set()
         for number, sentence in enumerate(sentences):
             # "defaulting to" later in a description is often another thing's default
             # ("… on the requested file descriptor, defaulting to standard input").
@@ -99,20 +123,30 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 _DEFAULT.match(sentence)
                 or _THE_DEFAULT.search(sentence)
                 or (_DEFAULTING.search(sentence) if number == 0 else None)
+                or _WITH_DEFAULT.search(sentence)
             )
             if default and len((default.group("value") or default.group("value2")).split()) <= 8:
                 value = (default.group("value") or default.group("value2")).rstrip(".")
+                named = _named_term(term, sentences[: number + 1])
+                if named in defaulted:
+                    continue
+                defaulted.add(named)
+                # A size or a duration compares with another option's (a reasoning pair).
+                amount = quantity(value)
                 facts.append(
                     Fact(
-                        f"What is the default of {term}{where}?",
+                        f"What is the default of {named}{where}?",
                         value,
-                        f"{term} defaults to {value}.",
+                        f"{named} defaults to {value}.",
                         "what",
-                        term,
+                        named,
+                        value=amount[0] if amount else None,
+                        unit=amount[1] if amount else "",
                         score=2.6,
                     )
                 )
-                break
+                if named == term:
+                    break  # one term: its first default; several: each its own
         described = _description(term, sentences[0])
         if described is not None and len(described.split()) <= 40:
             plural = bool(re.search(r",|\band\b", term))

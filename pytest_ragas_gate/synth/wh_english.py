@@ -32,6 +32,7 @@ __all__ = [
     "BASE_VERBS",
     "Fact",
     "longest_shared_run",
+    "quantity",
     "sentence_facts",
     "subject_of",
     "words",
@@ -474,6 +475,28 @@ def _standalone(question: str, name: str) -> str:
 
 def _remove(predicate: str, start: int, end: int) -> str:
     return re.sub(r"\s+", " ", predicate[:start] + " " + predicate[end:]).strip(" ,")
+
+
+#: A byte count is a size in the binary megabytes manual pages round it to ("~20 MB").
+_BYTES_PER_MB = 1048576.0
+_QUANTITY = re.compile(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[A-Za-z]+)\b")
+
+
+def quantity(text: str) -> tuple[float, str] | None:
+    """The first size or duration ``text`` states, in megabytes or minutes, and its kind.
+
+    >>> quantity("20971520 bytes (~20 MB)"), quantity("10MB"), quantity("30 seconds")
+    ((20.0, 'size'), (10.0, 'size'), (0.5, 'time'))
+    """
+    for match in _QUANTITY.finditer(text):
+        number, unit = float(match.group("num")), match.group("unit").lower()
+        if unit in ("byte", "bytes"):
+            return number / _BYTES_PER_MB, "size"
+        if unit in _SIZE_UNITS:
+            return number * _SIZE_UNITS[unit], "size"
+        if _singular_of(unit) in _TIME_UNITS:
+            return number * _TIME_UNITS[_singular_of(unit)], "time"
+    return None
 
 
 def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
