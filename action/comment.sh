@@ -33,6 +33,6 @@ if [ -n "${INPUT_BASELINE:-}" ]; then
 fi
 
 python=${RAG_GATE_PYTHON:-python}
-"$python" -m pytest_ragas_gate.reports.pr_comment "${args[@]}" ||
+"$python" -m pytest_ragas_gate.cli comment "${args[@]}" ||
   echo "::warning title=RAG gate comment::The comment step failed (exit $?); see the log above."
 exit 0

@@ -83,18 +83,18 @@ workdir=${INPUT_WORKING_DIRECTORY:-.}
 cd "$workdir" || usage_error "Cannot enter the working directory '$workdir'."
 
 args=(-m pytest --rag-gate -p no:cacheprovider
-  --rag-gate-judge "$judge" --rag-gate-cache "$cache"
-  --rag-gate-report "$report" --rag-gate-junit "$junit")
+  --rag-gate-judge "$judge" --rag-gate-set "cache.mode=$cache"
+  --rag-gate-output "json=$report" --rag-gate-output "junit=$junit")
 
 if [ -n "$html" ]; then
-  args+=(--rag-gate-html "$html")
+  args+=(--rag-gate-output "html=$html")
 fi
 if [ -n "${INPUT_CONFIG:-}" ]; then
   [ -f "$INPUT_CONFIG" ] || usage_error "Input 'config' is '$INPUT_CONFIG', which does not exist."
   args+=(--rag-gate-config "$INPUT_CONFIG")
 fi
 if [ -n "${INPUT_MODEL:-}" ]; then
-  args+=(--rag-gate-model "$INPUT_MODEL")
+  args+=(--rag-gate-set "judge.model=$INPUT_MODEL")
 fi
 if [ -n "${INPUT_BASELINE:-}" ]; then
   [ -f "$INPUT_BASELINE" ] ||

@@ -119,8 +119,8 @@ def measure(judge: str, rows: list[dict[str, Any]], units: int) -> tuple[float, 
             judge,
             "--rag-gate-metrics",
             METRICS,
-            "--rag-gate-cache",
-            "off",
+            "--rag-gate-set",
+            "cache.mode=off",
             str(golden),
         ]
         subprocess.run(command, cwd=folder, env=env, capture_output=True, check=False)

@@ -160,7 +160,7 @@ def run(cases: int, rate: float, *, seed: int, max_retries: int, timeout_s: floa
         env = {**judge_env(server, "anthropic"), "CI": "1"}
         started = time.monotonic()
         completed = subprocess.run(
-            gate_command("anthropic", "report.json", "--rag-gate-junit=junit.xml"),
+            gate_command("anthropic", "report.json", "--rag-gate-output=junit=junit.xml"),
             cwd=workdir,
             env=env,
             capture_output=True,

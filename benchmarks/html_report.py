@@ -2,7 +2,7 @@
 
 For each size, gates N synthetic cases (those of ``offline_gate.py``: half English, half
 Chinese, 4 ranked contexts, claims and reference statements) with the offline judge in a
-subprocess, then times ``rag-gate html`` on the saved report in this process (reading the
+subprocess, then times ``rag-gate render`` on the saved report in this process (reading the
 report, rendering, writing: best of 3) and prints the page's size beside the JSON
 report's. With ``--browser`` (needs chromium, chromedriver and Selenium) it also opens the
 page in headless Chromium and reports the first contentful paint (the browser's own
@@ -49,10 +49,10 @@ def gated_report(directory: Path, count: int) -> Path:
             "--rag-gate",
             "--rag-gate-judge",
             "offline",
-            "--rag-gate-cache",
-            "off",
-            "--rag-gate-report",
-            "report.json",
+            "--rag-gate-set",
+            "cache.mode=off",
+            "--rag-gate-output",
+            "json=report.json",
             "-p",
             "no:randomly",
             "-q",
@@ -65,7 +65,7 @@ def gated_report(directory: Path, count: int) -> Path:
 
 
 def render_seconds(report: Path, page: Path, repeats: int = 3) -> float:
-    """Best wall time of ``rag-gate html`` (read, render, write) over ``repeats`` runs."""
+    """Best wall time of ``rag-gate render`` (read, render, write) over ``repeats`` runs."""
     best = float("inf")
     for _ in range(repeats):
         started = time.perf_counter()

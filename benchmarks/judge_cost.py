@@ -19,7 +19,7 @@ cache, and the estimated dollars per 1,000 cases at list price for the default m
 (``claude-sonnet-5-5``: $2 / $10 per million input / output tokens, cache write 1.25x,
 read 0.1x; ``gpt-4.1-mini``: $0.40 / $1.60, cached input 0.25x): every prompt token at
 the input price (no cache), as reported (with cache), and batch + cache from a second
-run with ``--rag-gate-batch``, whose requests go through the fake server's Message
+run with ``judge.batch: true``, whose requests go through the fake server's Message
 Batches / Batch API endpoints and are priced at the batch share. It also prints the wall
 time of both runs; the fake server ends a batch at its second status poll, so the batch
 run's wall time is the gate's own overhead (collection window, poll schedule), not a
@@ -140,7 +140,11 @@ def run_judge(
 ) -> tuple[dict[str, Any], float]:
     """``pytest --rag-gate`` with ``judge`` on the golden file; the report's usage and wall."""
     report = workdir / f"report-{judge}{'-batch' if batch else ''}.json"
-    options = ["--rag-gate-cache", "off", *(["--rag-gate-batch"] if batch else [])]
+    options = [
+        "--rag-gate-set",
+        "cache.mode=off",
+        *(["--rag-gate-set", "judge.batch=true"] if batch else []),
+    ]
     command = gate_command(judge, report, *options)
     env = judge_env(server, judge)
     if repo is not None:

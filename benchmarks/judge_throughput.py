@@ -232,8 +232,8 @@ def gate_command(judge: str, report: Path | str, *options: str) -> list[str]:
         judge,
         "--rag-gate-metrics",
         CORE_METRICS,
-        "--rag-gate-report",
-        str(report),
+        "--rag-gate-output",
+        f"json={report}",
         *options,
         "golden.jsonl",
     ]
@@ -340,9 +340,9 @@ def run_gate(
 ) -> RunFigures:
     """Run ``pytest --rag-gate`` on the golden file in a subprocess and read its report."""
     report = workdir / f"report-{name}.json"
-    options = ["--rag-gate-cache-dir", str(workdir / "cache")]
+    options = ["--rag-gate-set", f"cache.dir={workdir / 'cache'}"]
     if concurrency is not None:
-        options += ["--rag-gate-concurrency", str(concurrency)]
+        options += ["--rag-gate-set", f"judge.concurrency={concurrency}"]
     command = gate_command(judge, report, *options)
     env = judge_env(server, judge)
     calls_before = server.calls
@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         "--concurrency",
         type=int,
         default=None,
-        help="--rag-gate-concurrency (default: the plugin's)",
+        help="judge.concurrency (default: the plugin's)",
     )
     args = parser.parse_args(argv)
     judges = ("anthropic", "openai") if args.judge == "both" else (args.judge,)

@@ -259,7 +259,7 @@ def _gate(directory: Path, base_url: str, structured_output: str, cases: int) ->
             "no:randomly",
             "--rag-gate",
             f"--rag-gate-metrics={CORE_METRICS}",
-            "--rag-gate-report=report.json",
+            "--rag-gate-output=json=report.json",
             "golden.jsonl",
         ],
         cwd=directory,

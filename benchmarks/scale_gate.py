@@ -5,8 +5,8 @@ of 2–4 sentences, about 3 KB of contexts in 3–5 ranked chunks, a reference a
 the relevant chunks; three cases in four English, one in four Chinese; about one answer in
 five states a wrong number — then runs, in a subprocess::
 
-    pytest --rag-gate <dir> --rag-gate-judge offline --rag-gate-cache off \\
-        --rag-gate-report r.json --rag-gate-junit j.xml -p no:cacheprovider -q
+    pytest --rag-gate <dir> --rag-gate-judge offline --rag-gate-set cache.mode=off \\
+        --rag-gate-output json=r.json --rag-gate-output junit=j.xml -p no:cacheprovider -q
 
 and prints the number of cases, the golden input size, the wall time, the peak resident
 memory (of the largest process, from GNU ``/usr/bin/time -v``, and of the whole pytest
@@ -288,12 +288,12 @@ def gate_arguments(directory: Path) -> list[str]:
         str(directory),
         "--rag-gate-judge",
         "offline",
-        "--rag-gate-cache",
-        "off",
-        "--rag-gate-report",
-        REPORT_NAME,
-        "--rag-gate-junit",
-        JUNIT_NAME,
+        "--rag-gate-set",
+        "cache.mode=off",
+        "--rag-gate-output",
+        f"json={REPORT_NAME}",
+        "--rag-gate-output",
+        f"junit={JUNIT_NAME}",
         "-p",
         "no:cacheprovider",
         "-p",

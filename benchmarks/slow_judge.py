@@ -68,7 +68,7 @@ def main() -> int:
         env = {**judge_env(server, "anthropic"), "CI": "1"}
         started = time.monotonic()
         completed = subprocess.run(
-            gate_command("anthropic", "report.json", "--rag-gate-cache=off"),
+            gate_command("anthropic", "report.json", "--rag-gate-set=cache.mode=off"),
             cwd=workdir,
             env=env,
             capture_output=True,

@@ -206,7 +206,7 @@ def check_cache_mode(value: Any) -> Any:
     >>> check_cache_mode(False)
     Traceback (most recent call last):
     ...
-    ValueError: was read as the boolean false (YAML reads off, no and false so), not as the mode 'off'; quote it: cache: "off" (or --rag-gate-cache off)
+    ValueError: was read as the boolean false (YAML reads off, no and false so), not as the mode 'off'; quote it: mode: "off" (or --rag-gate-set cache.mode=off)
     """  # noqa: E501
     if isinstance(value, bool) and value:
         raise ValueError(
@@ -215,6 +215,6 @@ def check_cache_mode(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError(
             f"was read as {yaml_boolean(value)}, not as the mode 'off'; quote it: "
-            'cache: "off" (or --rag-gate-cache off)'
+            'mode: "off" (or --rag-gate-set cache.mode=off)'
         )
     return value

@@ -25,6 +25,7 @@ from pydantic_core import PydanticUndefined
 from pytest_ragas_gate.cli import build_parser
 from pytest_ragas_gate.plugin import pytest_addoption
 from pytest_ragas_gate.settings.config import GateConfig
+from pytest_ragas_gate.settings.config_sections import OUTPUT_KINDS, SECTIONED
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "reference.md"
@@ -77,6 +78,8 @@ def pytest_options() -> Iterator[str]:
     yield "| option | argument | what it does |"
     yield "|---|---|---|"
     for names, settings in recorder.options:
+        if settings.get("help") == argparse.SUPPRESS:
+            continue  # an old spelling, kept as a hidden alias (docs/changelog.md)
         shown = ", ".join(f"`{name}`" for name in names)
         yield f"| {shown} | {_argument(settings)} | {_cell(settings.get('help', ''))} |"
     yield ""
@@ -121,21 +124,40 @@ def _bounds(field: FieldInfo) -> str:
     return ", ".join(found)
 
 
-def config_keys(option_of_key: dict[str, str]) -> Iterator[str]:
-    """The table of ``rag_gate.yaml`` / ``[tool.rag_gate]`` keys."""
+#: Keys with an option of their own; every other key is set with ``--rag-gate-set``.
+OPTION_OF_KEY = {
+    "judge.provider": "--rag-gate-judge",
+    "metrics": "--rag-gate-metrics",
+    "thresholds": "--rag-gate-threshold",
+    "baseline.path": "--rag-gate-baseline",
+}
+
+
+def config_keys() -> Iterator[str]:
+    """The table of ``rag_gate.yaml`` / ``[tool.rag_gate]`` keys, by section."""
     yield "## Configuration keys"
     yield ""
     yield (
         "Keys of `rag_gate.yaml` (or `--rag-gate-config PATH`) and of `[tool.rag_gate]` in "
-        "`pyproject.toml`; a command-line option, where there is one, wins."
+        "`pyproject.toml`, written in sections: `judge.model` is `model:` under `judge:`. "
+        "On the command line, `--rag-gate-set KEY=VALUE` sets any of them and wins; the "
+        "`outputs` keys are also `--rag-gate-output KIND=PATH`."
     )
     yield ""
     yield "| key | type | default | bounds | option |"
     yield "|---|---|---|---|---|"
-    for name, field in GateConfig.model_fields.items():
-        shown = f"`{option_of_key[name]}`" if name in option_of_key else ""
+    rows = list(SECTIONED.items())
+    at = next(index for index, (path, _) in enumerate(rows) if path == ("rules",))
+    rows.insert(at, (("rules", "default"), "rule"))
+    for path, internal in rows:
+        key = ".".join(path)
+        field = GateConfig.model_fields[internal]
+        option = OPTION_OF_KEY.get(key)
+        if path[0] == "outputs" and path[1] in OUTPUT_KINDS:
+            option = f"--rag-gate-output {path[1]}=PATH"
+        shown = f"`{option}`" if option else ""
         yield (
-            f"| `{name}` | `{_cell(_type(field))}` | {_cell(_default(field))} | "
+            f"| `{key}` | `{_cell(_type(field))}` | {_cell(_default(field))} | "
             f"{_bounds(field)} | {shown} |"
         )
     yield ""
@@ -144,7 +166,11 @@ def config_keys(option_of_key: dict[str, str]) -> Iterator[str]:
 def _subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
+            # Commands without help (the old names) are hidden aliases: not listed.
+            listed = {choice.dest for choice in action._choices_actions}
             for name, subparser in action.choices.items():
+                if name not in listed:
+                    continue
                 nested = list(_subcommands(subparser))
                 if nested:
                     for inner, inner_parser in nested:
@@ -179,15 +205,7 @@ def commands() -> Iterator[str]:
 
 def render() -> str:
     """The whole page."""
-    recorder = _OptionRecorder()
-    pytest_addoption(recorder)  # type: ignore[arg-type]
-    # An option sets the key its dest names: --rag-gate-threshold → rag_gate_thresholds.
-    option_of_key = {
-        str(settings["dest"]).removeprefix("rag_gate_"): names[0]
-        for names, settings in recorder.options
-        if "dest" in settings
-    }
-    parts = [HEADER, *pytest_options(), *config_keys(option_of_key), *commands()]
+    parts = [HEADER, *pytest_options(), *config_keys(), *commands()]
     return "\n".join(parts).rstrip() + "\n"
 
 

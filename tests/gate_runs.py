@@ -42,9 +42,11 @@ from pytest_ragas_gate.judges.requests import (
 from pytest_ragas_gate.judges.transport import RetryPolicy
 from pytest_ragas_gate.metrics.base import Metric
 from pytest_ragas_gate.metrics.registry import MetricRegistry
+from pytest_ragas_gate.plugin.option_aliases import ALIASES
 from pytest_ragas_gate.reports.json_report import JudgeInfo, build_report
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
+from pytest_ragas_gate.settings.config_sections import public_key
 from pytest_ragas_gate.usage import Usage
 
 # --- golden rows and files ------------------------------------------------------------------
@@ -322,10 +324,22 @@ class GateOutcome:
 
 
 def _option(name: str, value: object) -> list[str]:
-    """``--rag-gate-NAME=VALUE``; a flag for True, nothing for None/False, one per item."""
+    """``--rag-gate-NAME=VALUE``; a flag for True, nothing for None/False, one per item.
+
+    A name whose option is now a config key (``report``, ``cache``, ``repeats``) is passed
+    in its new spelling, ``--rag-gate-output KIND=PATH`` or ``--rag-gate-set KEY=VALUE``.
+    """
     flag = "--rag-gate-" + name.replace("_", "-")
     if value is None or value is False:
         return []
+    alias = next((alias for alias in ALIASES if alias.option == flag), None)
+    if alias is not None:
+        key = public_key(alias.key)
+        if value is True:
+            value = "only" if alias.key == "oracle" else "true"
+        if key.startswith("outputs.") and key != "outputs.details":
+            return [f"--rag-gate-output={key.removeprefix('outputs.')}={value}"]
+        return [f"--rag-gate-set={key}={value}"]
     if value is True:
         return [flag]
     if isinstance(value, list | tuple):

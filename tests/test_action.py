@@ -178,6 +178,12 @@ def test_a_failing_gate_annotates_metrics_and_cases(runner: Runner) -> None:
     )
     stdout = result.stdout
     assert "--rag-gate-threshold faithfulness=0.9 --rag-gate-threshold context_recall=0.5" in stdout
+    # The inputs map to the current options: no deprecated spelling reaches pytest.
+    assert (
+        "--rag-gate-judge offline --rag-gate-set cache.mode=off "
+        "--rag-gate-output json=rag-gate-report.json --rag-gate-output junit=rag-gate-junit.xml"
+    ) in stdout
+    assert "deprecated" not in stdout + result.stderr
     assert "::error title=RAG gate::faithfulness mean 0.67 < 0.90 (n=3, 95%25 CI" in stdout
     assert (
         "::error title=RAG gate::Block deployment — 1 metric(s) below threshold: faithfulness"
@@ -263,7 +269,7 @@ def fake_python(
         f"    os.execv({sys.executable!r}, [{sys.executable!r}, *arguments])\n"
         f"sys.stderr.write({output!r})\n"
         f"if {report is not None!r}:\n"
-        "    target = arguments[arguments.index('--rag-gate-report') + 1]\n"
+        "    target = arguments[arguments.index('--rag-gate-output') + 1].removeprefix('json=')\n"
         f"    shutil.copyfile({str(canned)!r}, target)\n"
         f"sys.exit({status})\n",
         encoding="utf-8",

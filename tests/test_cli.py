@@ -71,8 +71,66 @@ def assert_usage_error(result: subprocess.CompletedProcess[str], *fragments: str
 def test_help_lists_the_commands(tmp_path: Path) -> None:
     result = rag_gate("--help", cwd=tmp_path)
     assert result.returncode == 0
-    for command in ("regate", "compare", "merge", "summary"):
-        assert command in result.stdout
+    listed = [
+        line.split()[0]
+        for line in result.stdout.split("COMMAND\n", 1)[1].split("\n\n")[0].splitlines()
+        if line.startswith("    ") and not line.startswith("     ")
+    ]
+    assert listed == ["gate", "render", "compare", "comment", "label", "synth", "import", "keygen"]
+    for old in ("regate", "merge", "summary", "html", "history", "agreement"):
+        assert f"    {old} " not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (["regate", "run.json"], "rag-gate gate REPORT"),
+        (["summary", "run.json"], "rag-gate render REPORT --format markdown"),
+        (["agreement", "run.json"], "rag-gate label agreement REPORT"),
+    ],
+)
+def test_an_old_command_name_still_works_and_names_the_new_one(
+    tmp_path: Path, old: list[str], new: str
+) -> None:
+    write(tmp_path / "run.json", cases([0.9, 0.8, 0.7, 1.0]))
+    result = rag_gate(*old, cwd=tmp_path)
+    now = rag_gate(
+        *(
+            ["label", "agreement"]
+            if old[0] == "agreement"
+            else ["gate" if old[0] == "regate" else "render"]
+        ),
+        "run.json",
+        cwd=tmp_path,
+    )
+    assert result.returncode == now.returncode
+    assert result.stdout == now.stdout
+    assert (
+        f"rag-gate {old[0]}: warning: this command name is deprecated and goes in 0.3.0: "
+        f"use {new}" in result.stderr
+    )
+    assert "deprecated" not in now.stderr
+
+
+def test_gate_merges_several_reports_and_needs_an_output(tmp_path: Path) -> None:
+    write(tmp_path / "run.json", cases([0.9, 0.8]))
+    result = rag_gate("gate", "run.json", "run.json", cwd=tmp_path)
+    assert_usage_error(result, "Merging 2 reports: name the merged report with -o OUT.")
+
+
+def test_render_writes_markdown_or_html(tmp_path: Path) -> None:
+    write(tmp_path / "run.json", cases([0.9, 0.8, 0.7, 1.0]))
+    printed = rag_gate("render", "run.json", cwd=tmp_path)
+    assert printed.returncode == 0
+    assert "RAG gate" in printed.stdout
+    written = rag_gate("render", "run.json", "-o", "summary.md", cwd=tmp_path)
+    assert written.returncode == 0
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == printed.stdout
+    page = rag_gate("render", "run.json", "--format", "html", "-o", "page.html", cwd=tmp_path)
+    assert page.returncode == 0, page.stderr
+    assert (tmp_path / "page.html").read_text(encoding="utf-8").startswith("<!")
+    no_file = rag_gate("render", "run.json", "--format", "html", cwd=tmp_path)
+    assert_usage_error(no_file, "render --format html writes a file: name it with -o OUT.")
 
 
 def test_regate_with_new_thresholds_and_no_judge(tmp_path: Path) -> None:
@@ -229,7 +287,9 @@ def test_merge_refuses_mismatched_or_overlapping_reports(tmp_path: Path) -> None
         "judge offline, model heuristic-v1",
     )
     assert_in_process_usage_error(
-        tmp_path, merge("a.json", "strict.json"), "setting 'rule' differs ('mean' vs 'ci_lower')"
+        tmp_path,
+        merge("a.json", "strict.json"),
+        "setting 'rules.default' differs ('mean' vs 'ci_lower')",
     )
     assert_in_process_usage_error(tmp_path, merge("s1.json", "s2.json"), "Shard(s) 3/3 missing")
     assert_in_process_usage_error(tmp_path, merge("s1.json", "s1.json"), "both shard 1/3")

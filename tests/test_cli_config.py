@@ -29,12 +29,22 @@ def test_pytest_and_every_command_with_a_config_refuse_a_misspelt_metric(
 
     write(pytester.path / "run.json", cases([0.9, 0.8]))
     for command in (
-        ("regate", "run.json", "--config", "typo.yaml"),
-        ("merge", "run.json", "-o", "merged.json", "--config", "typo.yaml"),
+        ("gate", "run.json", "--config", "typo.yaml"),
+        ("gate", "run.json", "-o", "merged.json", "--config", "typo.yaml"),
     ):
         status, out, err = in_process(pytester.path, *command)
         assert status == 4, (command, out, err)
-        assert err.strip() == f"rag-gate {command[0]}: {MESSAGE}"
+        assert err.strip() == f"rag-gate gate: {MESSAGE}"
+    # The old name of merging (a hidden alias) says so, then the same one-line error.
+    status, out, err = in_process(
+        pytester.path, "merge", "run.json", "-o", "merged.json", "--config", "typo.yaml"
+    )
+    assert status == 4, (out, err)
+    assert err.strip().splitlines() == [
+        "rag-gate merge: warning: this command name is deprecated and goes in 0.3.0: use "
+        "rag-gate gate REPORT REPORT… -o OUT",
+        f"rag-gate merge: {MESSAGE}",
+    ]
     assert not (pytester.path / "merged.json").exists()
 
 

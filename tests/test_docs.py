@@ -98,12 +98,16 @@ def test_the_reference_page_is_generated_from_the_code() -> None:
 
 def test_the_reference_lists_every_option_key_and_command() -> None:
     page = (DOCS / "reference.md").read_text(encoding="utf-8")
-    for option in ("--rag-gate-judge", "--rag-gate-corpus", "--rag-gate-shard"):
+    for option in ("--rag-gate-judge", "--rag-gate-output", "--rag-gate-set", "--rag-gate-shard"):
         assert f"| `{option}` |" in page
-    for key in ("min_cases", "ppi_min_labels", "cache_public_key"):
+    # The old spellings are hidden aliases, listed in the changelog only.
+    assert "`--rag-gate-corpus`" not in page
+    for key in ("min_cases", "trust.ppi.min_labels", "cache.public_key", "rules.default"):
         assert f"| `{key}` |" in page
-    for command in ("import", "label export", "synth", "merge"):
+    for command in ("import", "label export", "label agreement", "synth", "gate", "render"):
         assert f"### rag-gate {command}\n" in page
+    for old in ("regate", "merge", "summary", "html", "history", "agreement"):
+        assert f"### rag-gate {old}\n" not in page
     assert "| `--stratify KEY` |" in page
 
 

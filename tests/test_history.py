@@ -156,3 +156,27 @@ def test_rag_gate_html_draws_the_trend_from_a_history_file(
     assert card.count('class="trend-point') == 3
     assert card.count("trend-current") == 1
     assert 'class="threshold-label"' in card and ">0.85</text>" in card
+
+
+def test_rag_gate_gate_appends_the_gated_run_to_the_history(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = str(write(tmp_path / "r.json", cases([0.9] * 3)))
+    history = tmp_path / "history.jsonl"
+
+    assert cli.main(["gate", report, "--history", str(history)]) == 0
+    assert f"rag-gate history: appended 1 run(s) to {history}" in capsys.readouterr().out
+    assert cli.main(["gate", report, "--history", str(history)]) == 0
+    assert "appended 0 run(s)" in capsys.readouterr().out
+    assert [entry["verdict"] for entry in history_lines(history)] == ["passed"]
+
+    # Re-gating needs the re-gated report written; it is the same run, so not added twice.
+    stricter = ["--threshold", "faithfulness=0.95", "--history", str(history)]
+    assert cli.main(["gate", report, *stricter]) == 4
+    assert "with --threshold, --config or --baseline, write it with -o OUT too" in (
+        capsys.readouterr().err
+    )
+    regated = str(tmp_path / "regated.json")
+    assert cli.main(["gate", report, *stricter, "-o", regated]) == 1
+    assert "appended 0 run(s)" in capsys.readouterr().out
+    assert [entry["verdict"] for entry in history_lines(history)] == ["passed"]

@@ -153,7 +153,7 @@ def test_the_page_of_merged_shards_holds_every_case(tmp_path: Path) -> None:
         (["REPORT", "-o", "REPORT/x.html"], "Cannot write REPORT/x.html"),
     ],
 )
-def test_rag_gate_html_says_what_is_wrong_in_one_line(
+def test_rag_gate_render_html_says_what_is_wrong_in_one_line(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -163,11 +163,11 @@ def test_rag_gate_html_says_what_is_wrong_in_one_line(
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "REPORT", [case("a", 0.9)])
 
-    status = cli.main(["html", *arguments])
+    status = cli.main(["render", *arguments])
 
     error = capsys.readouterr().err
     assert status == 4
-    assert error.startswith("rag-gate html: ") and message in error
+    assert error.startswith("rag-gate render: ") and message in error
     assert len(error.strip().splitlines()) == 1
 
 

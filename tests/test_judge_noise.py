@@ -85,7 +85,7 @@ def test_min_judge_agreement_fails_a_gated_metric_only() -> None:
     verdict = evaluate_gate(results, ["faithfulness"], config)
     assert not verdict.passed and verdict.status == "failed"
     line = (
-        "faithfulness judge too noisy for this metric: agreement 0.67 < min_judge_agreement "
+        "faithfulness judge too noisy for this metric: agreement 0.67 < trust.agreement.self "
         "0.90 (8 of 12 item verdicts identical across 3 repeats of 4 cases)"
     )
     assert verdict.failures == [line]

@@ -156,7 +156,7 @@ def test_import_into_yaml_is_refused_with_the_way_out(
     status = cli.main(["label", "import", str(labels), "--into", str(tmp_path / "golden.yaml")])
 
     assert status == 4
-    assert "keep their labels in a labels file (--rag-gate-labels)" in capsys.readouterr().err
+    assert "keep their labels in a labels file (trust.labels)" in capsys.readouterr().err
 
 
 def test_agreement_of_a_report_without_labels_says_how_to_get_some(

@@ -113,7 +113,7 @@ def test_target_timeout_must_be_positive(pytester: pytest.Pytester) -> None:
     write_config(pytester.path, target_timeout=0)
     result = pytester.runpytest("--rag-gate")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*setting 'target_timeout' from rag_gate.yaml*greater than 0*"])
+    result.stderr.fnmatch_lines(["*setting 'live.timeout' from rag_gate.yaml*greater than 0*"])
 
 
 def _default_sigint() -> None:

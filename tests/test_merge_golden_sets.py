@@ -59,7 +59,7 @@ def test_the_report_records_the_golden_sets_fingerprint(pytester: pytest.Pyteste
 def test_merge_refuses_runs_of_different_golden_sets(pytester: pytest.Pytester) -> None:
     run_set(pytester, "first", 12)
     run_set(pytester, "second", 8)
-    status, out, err = rag_gate(pytester.path, "merge", "first.json", "second.json", "-o", "m.json")
+    status, out, err = rag_gate(pytester.path, "gate", "first.json", "second.json", "-o", "m.json")
     assert status == 4, out + err
     assert (
         "Cannot merge first.json with second.json: they ran different golden sets "
@@ -74,7 +74,7 @@ def test_allowed_different_sets_count_every_case(pytester: pytest.Pytester) -> N
     run_set(pytester, "second", 8)
     status, out, err = rag_gate(
         pytester.path,
-        "merge",
+        "gate",
         "first.json",
         "second.json",
         "-o",
@@ -93,6 +93,6 @@ def test_shards_of_one_set_still_merge(pytester: pytest.Pytester) -> None:
     for index in (1, 2):
         outcome = gate_run(pytester, report=f"s{index}.json", shard=f"{index}/2", **OPTIONS)
         assert outcome.ret in (0, 1)
-    status, out, err = rag_gate(pytester.path, "merge", "s1.json", "s2.json", "-o", "m.json")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
     assert status == 0, out + err
     assert "gated 6 of 6 collected golden case(s)" in out

@@ -1,4 +1,4 @@
-"""--rag-gate-otel: the results as gen_ai.evaluation.result log records, read back.
+"""--rag-gate-output otel=PATH|URL: the results as gen_ai.evaluation.result log records, read back.
 
 A local OTLP/HTTP receiver on 127.0.0.1 takes the records as a collector does and parses
 them with OpenTelemetry's own protobuf messages; the file form is read as OTLP/JSON.
@@ -203,4 +203,4 @@ def test_without_the_extra_the_run_stops_with_a_usage_error(
     outcome = run_gate(pytester, monkeypatch, "results.otlp.json")
 
     assert outcome.ret == 4
-    outcome.stderr.fnmatch_lines(["*--rag-gate-otel needs the OpenTelemetry SDK*[otel]*"])
+    outcome.stderr.fnmatch_lines(["*outputs.otel needs the OpenTelemetry SDK*[otel]*"])

@@ -195,7 +195,9 @@ def test_pairwise_without_a_baseline_is_a_usage_error(pytester: pytest.Pytester)
     write_jsonl(pytester, "golden.jsonl", rows())
     outcome = gate_run(pytester, pairwise=True, **METRICS)
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
-    outcome.stderr.fnmatch_lines(["*--rag-gate-pairwise judges the answers against a baseline's*"])
+    outcome.stderr.fnmatch_lines(
+        ["*pairwise=true on the command line judges the answers against a baseline's*"]
+    )
 
 
 def test_pairwise_in_the_config_stays_quiet_without_a_baseline(pytester: pytest.Pytester) -> None:

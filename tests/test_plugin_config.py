@@ -173,12 +173,12 @@ def test_a_yaml_boolean_per_case_threshold_errors_its_case(pytester: pytest.Pyte
 
 
 def test_cache_off_unquoted_says_why_and_how_to_write_it(pytester: pytest.Pytester) -> None:
-    result = run_with_config(pytester, "cache: off\n")
+    result = run_with_config(pytester, "cache:\n  mode: off\n")
     assert_usage_error(
         result,
-        "*setting 'cache' from rag_gate.yaml: was read as the boolean false (YAML reads off, no "
-        "and false so), not as the mode 'off'; quote it: cache: \"off\" (or --rag-gate-cache "
-        "off)*",
+        "*setting 'cache.mode' from rag_gate.yaml: was read as the boolean false (YAML reads off, "
+        "no and false so), not as the mode 'off'; quote it: mode: \"off\" (or --rag-gate-set "
+        "cache.mode=off)*",
     )
     quoted = run_with_config(pytester, 'cache: "off"\n')
     assert quoted.ret == pytest.ExitCode.OK

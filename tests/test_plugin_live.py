@@ -412,7 +412,9 @@ def test_unknown_latency_statistic_is_a_usage_error(pytester: pytest.Pytester) -
     (pytester.path / "rag_gate.yaml").write_text("latency: {p96: 2}\n", encoding="utf-8")
     result, _ = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*'latency' from rag_gate.yaml: unknown latency statistic 'p96'*"])
+    result.stderr.fnmatch_lines(
+        ["*'live.latency' from rag_gate.yaml: unknown latency statistic 'p96'*"]
+    )
 
 
 # --- retriever-generator alignment ----------------------------------------------------------

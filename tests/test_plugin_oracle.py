@@ -158,7 +158,7 @@ def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -
     result.stdout.fnmatch_lines(
         [
             "*oracle retrieval: gold contexts only*",
-            "retrieval not evaluated: --rag-gate-oracle only answers every case from its gold "
+            "retrieval not evaluated: live.oracle only answers every case from its gold "
             "contexts*",
             "RAG gate: PARTIAL",
             "Not a deploy decision — retrieval not evaluated: *",
@@ -178,7 +178,7 @@ def test_a_case_without_gold_contexts_is_an_error_naming_what_it_lacks(
     assert case["error"] == (
         "golden.jsonl:1: case 'by-id' has no gold contexts for oracle retrieval; give it "
         "'reference_contexts', or pass the corpus its relevant_context_ids name with "
-        "--rag-gate-corpus."
+        "live.corpus."
     )
     assert report["verdict"] == "failed"
 
@@ -240,7 +240,7 @@ def test_oracle_needs_a_live_target(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", CASES)
     result = pytester.runpytest("--rag-gate", "--rag-gate-oracle")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--rag-gate-oracle needs live mode*"])
+    result.stderr.fnmatch_lines(["*live.oracle needs live mode*"])
 
 
 # Four Eiffel cases have gold contexts and are answered identically both ways; two Louvre
@@ -309,7 +309,7 @@ def test_both_a_case_without_gold_contexts_is_not_applicable_for_oracle_metrics(
         assert louvre["scores"][name] is None
         assert louvre["reasons"][name] == (
             "golden.jsonl:5: case 'louvre-0' has no gold contexts for oracle retrieval; give "
-            "it 'reference_contexts', or 'relevant_context_ids' and --rag-gate-corpus."
+            "it 'reference_contexts', or 'relevant_context_ids' and live.corpus."
         )
     assert report["metrics"]["oracle_faithfulness"]["not_applicable"] == 2
     assert report["error_rate"]["errored_cases"] == 0

@@ -22,20 +22,19 @@ from pytest_ragas_gate import cli
     ("option", "make", "given", "message"),
     [
         (
-            "--rag-gate-report",
+            "json",
             "dir",
             "out",
-            "report (--rag-gate-report): out is a directory; give "
-            "a file name, e.g. out/rag-gate-report.json",
+            "outputs.json: out is a directory; give a file name, e.g. out/rag-gate-report.json",
         ),
         (
-            "--rag-gate-junit",
+            "junit",
             "file",
             "out/junit.xml",
-            "junit (--rag-gate-junit): out/junit.xml "
-            "cannot be created: */out is a file, not a directory",
+            "outputs.junit: out/junit.xml cannot be created: */out is a file, not a directory",
         ),
-        ("--rag-gate-html", "dir", "out", "html (--rag-gate-html): out is a directory*"),
+        ("html", "dir", "out", "outputs.html: out is a directory*"),
+        ("markdown", "dir", "out", "outputs.markdown: out is a directory*"),
     ],
 )
 def test_an_unwritable_output_stops_the_run_before_any_judge_call(
@@ -53,7 +52,9 @@ def test_an_unwritable_output_stops_the_run_before_any_judge_call(
         (pytester.path / "out").mkdir()
     else:
         (pytester.path / "out").write_text("", encoding="utf-8")
-    result = pytester.runpytest("--rag-gate", "--rag-gate-cache", "off", f"{option}={given}")
+    result = pytester.runpytest(
+        "--rag-gate", "--rag-gate-set", "cache.mode=off", f"--rag-gate-output={option}={given}"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: Cannot write the reports: {message}."])
     assert_no_traceback(result)
@@ -88,10 +89,10 @@ def test_the_markdown_summary_path_is_checked_too(
 def test_an_output_path_in_the_config_file_is_checked(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(1))
     (pytester.path / "reports").mkdir()
-    (pytester.path / "rag_gate.yaml").write_text("report: reports\n", encoding="utf-8")
+    (pytester.path / "rag_gate.yaml").write_text("outputs:\n  json: reports\n", encoding="utf-8")
     result = pytester.runpytest("--rag-gate")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*report (--rag-gate-report): reports is a directory*"])
+    result.stderr.fnmatch_lines(["*outputs.json: reports is a directory*"])
 
 
 def test_the_summary_says_where_the_reports_went(pytester: pytest.Pytester) -> None:
@@ -145,5 +146,5 @@ def test_an_unwritable_output_under_xdist_is_a_usage_error(pytester: pytest.Pyte
         check=False,
     )
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "report (--rag-gate-report): out is a directory" in result.stderr
+    assert "outputs.json: out is a directory" in result.stderr
     assert "Traceback" not in result.stdout + result.stderr

@@ -210,7 +210,7 @@ def test_min_judge_agreement_without_repeats_checked_nothing(
     result = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["judge agreement not evaluated: *set repeats: 2 or more*", "RAG gate: PARTIAL"]
+        ["judge agreement not evaluated: *set judge.repeats to 2 or more*", "RAG gate: PARTIAL"]
     )
 
 

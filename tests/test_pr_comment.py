@@ -165,7 +165,7 @@ def reports(tmp_path: Path) -> dict[str, Path]:
     same = write(tmp_path / "same.json", cases([0.9, 0.95, 0.9]))
     worse = write(tmp_path / "worse-raw.json", cases([0.9, 0.2, 0.9]))
     compared = tmp_path / "worse.json"
-    cli.main(["regate", str(worse), "--baseline", str(base), "-o", str(compared)])
+    cli.main(["gate", str(worse), "--baseline", str(base), "-o", str(compared)])
     return {"base": base, "same": same, "worse": compared}
 
 
@@ -641,3 +641,24 @@ def test_ungated_metrics_are_folded_and_never_flagged_and_the_baseline_is_named_
     link = f"https://github.example/{REPOSITORY}/commit/1234567890abcdef"
     assert f"Baseline of commit [`1234567`]({link}): 6 paired" in body
     assert str(tmp_path) not in body
+
+
+def test_rag_gate_comment_is_the_same_command(
+    github: FakeGitHub,
+    environ: dict[str, str],
+    reports: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    assert cli.main(["comment", str(reports["same"])]) == 0
+    assert "rag-gate comment: created https://github.example/" in capsys.readouterr().out
+    [comment] = github.ours()
+    assert "## ✅ RAG gate: PASSED" in comment["body"]
+
+    assert cli.main(["comment", str(reports["worse"]), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(MARKER + "\n## ❌ RAG gate: FAILED\n")
+    assert github.ours() == [comment]  # a dry run posts nothing

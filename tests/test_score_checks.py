@@ -127,7 +127,7 @@ def test_a_custom_metric_may_not_take_an_oracle_name(pytester: pytest.Pytester) 
     result.stderr.fnmatch_lines(
         [
             "*gave <*Returning object at *>, which is not a metric: its name starts with "
-            "'oracle_', which is reserved for the gold-context scores of --rag-gate-oracle "
+            "'oracle_', which is reserved for the gold-context scores of live.oracle: "
             "both; give it another name*"
         ]
     )

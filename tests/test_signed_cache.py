@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from fakellm import FakeLLM
 from gate_runs import (
     GOOD,
@@ -41,8 +42,9 @@ def keygen(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2
     assert out[0].startswith(f"{SIGNING_KEY}=")
-    assert out[1].startswith("cache_public_key: ")
-    return out[0].split("=", 1)[1], out[1].split(": ", 1)[1]
+    assert out[1].startswith("cache: {public_key: ") and out[1].endswith("}")
+    assert yaml.safe_load(out[1])["cache"]["public_key"] == out[1][len("cache: {public_key: ") : -1]
+    return out[0].split("=", 1)[1], out[1][len("cache: {public_key: ") : -1]
 
 
 @pytest.fixture

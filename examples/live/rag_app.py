@@ -4,7 +4,7 @@ The gate calls ``answer(question)`` for every case (``target: rag_app:answer`` i
 rag_gate.yaml). A real system would call its retriever and its model here; what matters
 to the gate is the shape of the return value: the answer, the retrieved chunks in rank
 order (with ids, so ``relevant_context_ids`` metrics work) and, for an agent, the tool
-it chose. With ``--rag-gate-oracle`` the gate passes the case's gold chunks as
+it chose. With ``live.oracle`` set the gate passes the case's gold chunks as
 ``contexts=`` and the system answers from them instead of retrieving.
 """
 

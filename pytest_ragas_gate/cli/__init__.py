@@ -1,8 +1,12 @@
-"""The ``rag-gate`` command: work on saved JSON reports without calling a judge.
+"""The ``rag-gate`` command: the gate's saved reports, labels and golden sets.
 
-``regate`` applies the gate again with other thresholds, ``compare`` shows what changed
-between two runs, ``merge`` recombines the reports of a sharded CI matrix and gates the
-whole, ``summary`` prints the Markdown summary of a report and ``html`` writes its page.
+``gate`` applies the gate again to a saved report with other thresholds, or merges the
+reports of a sharded CI matrix and gates the whole; ``render`` prints a report's Markdown
+summary or writes its HTML page; ``compare`` shows what changed between two runs;
+``comment`` posts the pull-request comment; ``label``, ``synth``, ``import`` and
+``keygen`` work on labels, golden sets and the cache's signing key. The old command names
+(``regate``, ``merge``, ``summary``, ``html``, ``history``, ``agreement``) are hidden
+aliases that print a deprecation line.
 
 Exit statuses follow pytest's: 0 the gate passed (or no regression), 1 it failed, 4 the
 command line or a report is unusable (one line on stderr, no traceback).
@@ -44,14 +48,18 @@ from ..reports.json_report import (
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
+from ..settings.config_sections import public_key
 from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
 from ..usage import Usage
+from .comment import register_command as register_comment
 from .history import print_history_warnings
 from .history import register_command as register_history
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
+from .report_commands import register_commands as register_gate_and_render
+from .report_commands import warn_old_command
 
 __all__ = ["main"]
 
@@ -63,6 +71,7 @@ OPERATIONAL_SETTINGS = frozenset(
         "report",
         "report_details",
         "html",
+        "markdown",
         "history",
         "junit",
         "cache",
@@ -98,15 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``rag-gate`` argument parser."""
     parser = CommandParser(
         prog="rag-gate",
-        description="Re-gate, compare, merge and summarise pytest-ragas-gate JSON reports "
-        "(written by --rag-gate-report) without calling a judge.",
+        description="Work with pytest-ragas-gate's saved JSON reports (written by "
+        "--rag-gate-output json=PATH), human labels and golden sets, without running "
+        "pytest: synth may ask the judge's LLM to write golden cases and comment calls the "
+        "GitHub API; the other commands read and write local files only.",
         epilog="Exit status: 0 passed, 1 failed or regressed, 4 bad command line or report.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    # The old names carry no help: argparse then leaves them out of the command list.
     regate = commands.add_parser(
         "regate",
-        help="apply the gate again to a saved report, e.g. with new thresholds",
         description="Apply the gate again to a saved report with no judge calls. A stored "
         "baseline comparison still counts unless --baseline names another report.",
     )
@@ -142,7 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     merge = commands.add_parser(
         "merge",
-        help="merge shard reports into one report and gate it",
         description="Merge the reports of a sharded run (--rag-gate-shard K/N) into one "
         "report and gate it. The reports must share judge and settings, every shard must "
         "be present once, and no case may appear twice.",
@@ -164,7 +174,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     summary = commands.add_parser(
         "summary",
-        help="print a report's Markdown summary",
         description="Print the Markdown summary of a report, as written to the GitHub "
         "step summary.",
     )
@@ -178,7 +187,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     html = commands.add_parser(
         "html",
-        help="write a report's self-contained HTML page",
         description="Write the HTML page of a report (merged shard reports included): "
         "one file with no network access, to open from disk or a CI artifact.",
     )
@@ -193,16 +201,28 @@ def build_parser() -> argparse.ArgumentParser:
     html.add_argument(
         "--history",
         metavar="PATH",
-        help="a run history file (rag-gate history, --rag-gate-history): draw each gated "
+        help="a run history file (--rag-gate-output history=PATH): draw each gated "
         "metric's trend over the last runs (default: the report's history setting, when "
         "its file is there)",
     )
+    register_gate_and_render(commands)
     register_commands(commands)
+    register_comment(commands)
     register_synth(commands)
+    register_import(commands)
     register_keygen(commands)
     register_history(commands)
-    register_import(commands)
+    _order_command_list(commands)
     return parser
+
+
+#: The order of ``rag-gate --help``: the commands of a report first.
+COMMAND_ORDER = ("gate", "render", "compare", "comment", "label", "synth", "import", "keygen")
+
+
+def _order_command_list(commands: argparse._SubParsersAction[Any]) -> None:
+    listed = {action.dest: action for action in commands._choices_actions}
+    commands._choices_actions[:] = [listed[name] for name in COMMAND_ORDER if name in listed]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 passed, 1 failed, 4 usage error.
     """
     arguments = build_parser().parse_args(argv)
+    warn_old_command(arguments.command)
     handlers = {
         "regate": _regate,
         "compare": _compare,
@@ -250,6 +271,8 @@ def _settings(
         loaded = load_config(
             rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
         )
+        for warning in loaded.warnings:
+            print(f"rag-gate: deprecated: {warning}", file=sys.stderr)
         # Messages name the file as the user wrote it, not its resolved path.
         origins = {
             key: config_file if origin == str(path.resolve()) else origin
@@ -473,7 +496,7 @@ def _check_compatible(reports: Sequence[SavedReport]) -> None:
             if key in OPERATIONAL_SETTINGS or reference[key] == settings.get(key):
                 continue
             raise CommandError(
-                f"Cannot merge {first.path} with {other.path}: setting {key!r} differs "
+                f"Cannot merge {first.path} with {other.path}: setting {public_key(key)!r} differs "
                 f"({reference[key]!r} vs {settings.get(key)!r}); shards must share settings."
             )
 
@@ -685,7 +708,7 @@ def _summary(arguments: argparse.Namespace) -> int:
             html_report=bool(report.config.html),
         )
     )
-    # Printing is not gating: `rag-gate summary r.json >> "$GITHUB_STEP_SUMMARY"` must not
+    # Printing is not gating: `rag-gate render r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED
 
@@ -698,7 +721,7 @@ def _html(arguments: argparse.Namespace) -> int:
     path = arguments.history or load_report(arguments.report).config.history
     if path and (arguments.history or Path(path).is_file()):
         history, warnings = read_history(path)
-        print_history_warnings("rag-gate html", warnings)
+        print_history_warnings("rag-gate render", warnings)
     saved = write_saved_report_html(
         arguments.report, arguments.output, baseline=arguments.baseline, history=history
     )

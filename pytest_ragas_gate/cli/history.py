@@ -1,7 +1,7 @@
 """``rag-gate history REPORT… -o history.jsonl``: saved reports into the run history.
 
 For a team that keeps its reports as CI artifacts rather than running with
-``--rag-gate-history``: each report becomes one line (time, commit, verdict, per-metric
+``outputs.history``: each report becomes one line (time, commit, verdict, per-metric
 mean/CI/n), appended in the order the runs happened; a run already in the file is not added
 twice. See :mod:`pytest_ragas_gate.reports.history`.
 """
@@ -16,18 +16,18 @@ from ..command_line import EXIT_PASSED
 from ..reports.history import append_history, entry_from_report, read_history
 from ..reports.json_report import load_report
 
-__all__ = ["print_history_warnings", "register_command"]
+__all__ = ["append_reports", "print_history_warnings", "register_command"]
 
 
 def register_command(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``history`` to the ``rag-gate`` parser, with its ``handler``."""
+    # No help: an old name, hidden from the command list (rag-gate gate --history).
     history = commands.add_parser(
         "history",
-        help="append saved reports to a run history file (JSON Lines)",
         description="Append one compact JSON line per report (time, commit, verdict, "
         "per-metric mean, interval and n) to a history file, oldest run first. A run already "
         "in the file is skipped; lines of the file that are not history entries are kept "
-        "and named in a warning. The HTML report (rag-gate html --history) and the "
+        "and named in a warning. The HTML report (rag-gate render --history) and the "
         "pull-request comment draw each gated metric's trend from it.",
     )
     history.add_argument("reports", nargs="+", metavar="REPORT", help="JSON reports")
@@ -44,14 +44,19 @@ def print_history_warnings(command: str, warnings: list[str]) -> None:
 
 
 def _history(arguments: argparse.Namespace) -> int:
-    entries = [entry_from_report(load_report(path).raw) for path in arguments.reports]
+    append_reports(arguments.reports, arguments.output)
+    return EXIT_PASSED
+
+
+def append_reports(reports: list[str], output: str) -> None:
+    """Append one entry per report to the history file ``output``, oldest run first."""
+    entries = [entry_from_report(load_report(path).raw) for path in reports]
     entries.sort(key=lambda entry: entry.time)
-    _, warnings = read_history(arguments.output)
+    _, warnings = read_history(output)
     print_history_warnings("rag-gate history", warnings)
-    added = append_history(arguments.output, entries)
+    added = append_history(output, entries)
     already = len(entries) - added
     print(
-        f"rag-gate history: appended {added} run(s) to {arguments.output}"
+        f"rag-gate history: appended {added} run(s) to {output}"
         + (f" ({already} already there)" if already else "")
     )
-    return EXIT_PASSED

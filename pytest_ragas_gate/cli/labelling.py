@@ -1,4 +1,4 @@
-"""The labelling loop: ``rag-gate agreement``, ``rag-gate label export`` and ``label import``.
+"""The labelling loop: ``rag-gate label agreement``, ``label export`` and ``label import``.
 
 - ``agreement REPORT [--labels PATH]`` prints how far the judge of a saved report is from
   the human labels (those saved with its cases, overlaid with a labels file), and the PPI
@@ -59,27 +59,26 @@ _SHOWN_ITEMS = 20
 
 
 def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
-    """Add ``agreement`` and ``label`` to the ``rag-gate`` parser, each with its ``handler``."""
-    agreement = commands.add_parser(
-        "agreement",
-        help="judge-human agreement and PPI estimates of a saved report",
-        description="Print how far the judge is from the human labels of a saved report "
-        "(bias, MAE, Spearman, AUROC, accuracy and Cohen's kappa, with bootstrap intervals) "
-        "and the prediction-powered estimate of each metric. Exits 1 when a min_agreement "
-        "floor fails.",
-    )
-    agreement.add_argument("report", metavar="REPORT", help="a JSON report")
-    agreement.add_argument(
-        "--labels", metavar="PATH", help="a labels file laid over the report's own labels"
-    )
+    """Add ``label`` (and the old ``agreement``) to the ``rag-gate`` parser, with handlers."""
+    # No help: ``agreement`` is an old name, hidden from the list (rag-gate label agreement).
+    agreement = commands.add_parser("agreement", description=_AGREEMENT)
+    _agreement_arguments(agreement)
 
     label = commands.add_parser(
         "label",
-        help="export cases to label, import the labels",
+        help="export cases to label, import the labels, measure judge-human agreement",
         description="The labelling loop: export the cases worth labelling from a report, "
-        "fill in the human_<metric> columns, import them back.",
+        "fill in the human_<metric> columns, import them back, and see how far the judge "
+        "agrees with them.",
     )
     steps = label.add_subparsers(dest="label_command", metavar="STEP", required=True)
+    _agreement_arguments(
+        steps.add_parser(
+            "agreement",
+            help="judge-human agreement and PPI estimates of a saved report",
+            description=_AGREEMENT,
+        )
+    )
     export = steps.add_parser(
         "export",
         help="write the cases worth labelling first",
@@ -135,7 +134,7 @@ def _agreement(arguments: argparse.Namespace) -> int:
         stale = unmatched_rows(labels, ((result.file, result.id) for result in results))
         for row in stale[:10]:
             print(
-                f"rag-gate agreement: warning: {labels.path}:{row.line}: no case "
+                f"rag-gate label agreement: warning: {labels.path}:{row.line}: no case "
                 f"{row.case_id!r} in {arguments.report}",
                 file=sys.stderr,
             )
@@ -166,7 +165,24 @@ def _read_labels_file(path: str, metrics: Sequence[str] | None) -> LabelSet:
 def _label(arguments: argparse.Namespace) -> int:
     if arguments.label_command == "export":
         return _export(arguments)
+    if arguments.label_command == "agreement":
+        return _agreement(arguments)
     return _import(arguments)
+
+
+_AGREEMENT = (
+    "Print how far the judge is from the human labels of a saved report (bias, MAE, "
+    "Spearman, AUROC, accuracy and Cohen's kappa, with bootstrap intervals) and the "
+    "prediction-powered estimate of each metric. Exits 1 when a trust.agreement.human "
+    "floor fails."
+)
+
+
+def _agreement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("report", metavar="REPORT", help="a JSON report")
+    parser.add_argument(
+        "--labels", metavar="PATH", help="a labels file laid over the report's own labels"
+    )
 
 
 def _export(arguments: argparse.Namespace) -> int:
@@ -344,14 +360,14 @@ def _import(arguments: argparse.Namespace) -> int:
         raise UsageError(
             f"{arguments.into}: labels merge into a .csv or .jsonl labels file, or into a "
             ".jsonl golden file; YAML and JSON golden files would lose their comments and "
-            "layout, so keep their labels in a labels file (--rag-gate-labels)."
+            "layout, so keep their labels in a labels file (trust.labels)."
         )
     existing = read_labels(target, arguments.into).rows if target.is_file() else []
     rows = merge_rows(existing, incoming.rows)
     write_text_atomic(target, _labels_text(rows, csv_format=target.suffix.lower() == ".csv"))
     print(
         f"{arguments.into}: {len(rows)} labelled case(s) ({len(incoming.rows)} imported); "
-        f"use it with --rag-gate-labels {arguments.into}"
+        f"use it with --rag-gate-set trust.labels={arguments.into}"
     )
     return EXIT_PASSED
 

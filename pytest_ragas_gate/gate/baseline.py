@@ -14,7 +14,7 @@ A baseline that paired fewer than ``min_paired`` cases has checked nothing: its 
 judge, model, prompt version or metric set is still compared, with a warning that its
 deltas mix judge changes with system changes.
 
-Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate merge`` share it.
+Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate gate`` share it.
 """
 
 from __future__ import annotations

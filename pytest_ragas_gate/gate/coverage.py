@@ -132,7 +132,7 @@ class CoverageLedger(BaseModel):
     ``total_cases`` counts every case in scope (gated or not); cases excluded on purpose
     by ``exclude:`` are listed under ``excluded`` and not counted in it. ``golden_set`` is
     the fingerprint of the golden set in scope, per file: every shard of one split
-    records the same one, so ``rag-gate merge`` can tell shards from unrelated runs.
+    records the same one, so ``rag-gate gate`` can tell shards from unrelated runs.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -247,7 +247,7 @@ def _add(
 def merge_ledgers(
     ledgers: Sequence[CoverageLedger | None], *, different_sets: bool = False
 ) -> CoverageLedger | None:
-    """The ledger of a whole run split into shards (``rag-gate merge``).
+    """The ledger of a whole run split into shards (``rag-gate gate``).
 
     Every shard found the same golden files; a case is gated when some shard gated it,
     and left out only when every shard left it out (under the first shard's reason). None

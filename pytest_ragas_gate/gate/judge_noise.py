@@ -10,9 +10,9 @@ metric this module reports:
 - ``cases``: how many cases were repeated and scored, and ``repeats`` the most repeats
   one of them had.
 
-Everything is computed from case results alone, so ``rag-gate regate`` and ``merge``
-reproduce the figures of the run. A metric whose agreement falls below
-``min_judge_agreement`` fails the gate: its judge is too noisy for the verdict to stand.
+Everything is computed from case results alone, so ``rag-gate gate`` (one report or merged shards)
+reproduces the figures of the run. A metric whose agreement falls below
+``trust.agreement.self`` fails the gate: its judge is too noisy for the verdict to stand.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def too_noisy(metric: str, noise: JudgeNoise | None, floor: float | None) -> str
 
     >>> noise = JudgeNoise(agreement=0.8, sd=0.05, cases=20, repeats=3, items=60)
     >>> too_noisy("faithfulness", noise, 0.9)
-    'faithfulness judge too noisy for this metric: agreement 0.80 < min_judge_agreement 0.90 (48 of 60 item verdicts identical across 3 repeats of 20 cases)'
+    'faithfulness judge too noisy for this metric: agreement 0.80 < trust.agreement.self 0.90 (48 of 60 item verdicts identical across 3 repeats of 20 cases)'
     >>> too_noisy("faithfulness", noise, 0.8) is None
     True
     """  # noqa: E501
@@ -155,7 +155,7 @@ def too_noisy(metric: str, noise: JudgeNoise | None, floor: float | None) -> str
     identical = round(noise.agreement * noise.items)
     return (
         f"{metric} judge too noisy for this metric: agreement {noise.agreement:.2f} < "
-        f"min_judge_agreement {floor:.2f} ({identical} of {noise.items} item verdicts "
+        f"trust.agreement.self {floor:.2f} ({identical} of {noise.items} item verdicts "
         f"identical across {noise.repeats} repeats of {noise.cases} cases)"
     )
 

@@ -114,8 +114,8 @@ def outage_remedy(cause: ErrorCause | None) -> str:
     if cause == "cache miss":
         return (
             "the read-only judge cache lacks these replies, so running again cannot pass: "
-            "refresh the cache on the default branch (a run with cache: readwrite and a "
-            "judge key), or run this one with --rag-gate-cache readwrite"
+            "refresh the cache on the default branch (a run with cache.mode readwrite and a "
+            "judge key), or run this one with --rag-gate-set cache.mode=readwrite"
         )
     if cause == "budget":
         return (

@@ -1,6 +1,6 @@
 """What a run knew beyond its case results, and the scope of golden cases it gated.
 
-The facts are saved under ``run`` in the JSON report, so the plugin, ``rag-gate regate``,
+The facts are saved under ``run`` in the JSON report, so the plugin, ``rag-gate gate``,
 ``merge`` and ``summary`` reach the very same verdict from the same inputs.
 """
 

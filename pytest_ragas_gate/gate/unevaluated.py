@@ -20,16 +20,16 @@ __all__ = [
 ]
 
 RETRIEVAL_NOT_EVALUATED = (
-    "retrieval not evaluated: --rag-gate-oracle only answers every case from its gold "
+    "retrieval not evaluated: live.oracle only answers every case from its gold "
     "contexts, so the system's own retriever was not run; gate it in a run without "
-    "oracle retrieval, or with --rag-gate-oracle both"
+    "oracle retrieval, or with live.oracle: both"
 )
 
 
 #: Why a ``min_judge_agreement`` floor checked nothing.
 JUDGE_AGREEMENT_NOT_EVALUATED = (
-    "judge agreement not evaluated: min_judge_agreement is set but no case was judged "
-    "more than once; set repeats: 2 or more (--rag-gate-repeats)"
+    "judge agreement not evaluated: trust.agreement.self is set but no case was judged "
+    "more than once; set judge.repeats to 2 or more (--rag-gate-set judge.repeats=2)"
 )
 
 

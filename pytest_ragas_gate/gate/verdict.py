@@ -4,7 +4,7 @@ The verdict is decided here and nowhere else, by :func:`evaluate_gate`: a pure f
 of (case results, metrics, config, run facts). The run facts are what the run knew beyond
 its case results — unreadable golden files, how many golden cases were collected and why
 fewer were gated, other tests that failed, the baseline comparison — and the JSON report
-saves them all, so the plugin, ``rag-gate regate``, ``merge`` and ``summary`` reach the
+saves them all, so the plugin, ``rag-gate gate`` and ``render`` reach the
 very same verdict from the same inputs.
 
 Each thing the gate decides is a :class:`~.checks.GateCheck`, built by a small function

@@ -3,7 +3,7 @@
 A case belongs to shard ``K`` of ``N`` when a stable hash of its golden file and id is
 ``K - 1`` modulo ``N``. The hash depends on nothing but those two strings, so every job
 of a matrix agrees on the split without talking to the others, a case stays in its shard
-when other cases are added, and ``rag-gate merge`` recombines the shard reports.
+when other cases are added, and ``rag-gate gate`` recombines the shard reports.
 
 Imported by the plugin module on every pytest run, so it needs only the standard library.
 """

@@ -129,7 +129,7 @@ def trace_case(
         return Skipped(place, "the retriever returned no documents")
     metadata: dict[str, Any] = {}
     if root.get("id"):
-        # Where the gate's results attach when sent back (--rag-gate-otel).
+        # Where the gate's results attach when sent back (outputs.otel).
         metadata["root_span_id"] = str(root["id"])
     for key, name in (("name", "name"), ("sessionId", "session_id"), ("userId", "user_id")):
         if trace.get(key):

@@ -411,8 +411,8 @@ class Transport:
             tries = "attempt" if retries == 0 else f"{retries + 1} attempts"
             message = (
                 f"The {self.describe} failed the {what} request after {tries}: "
-                f"{failure.description}. Lower --rag-gate-concurrency, set "
-                "requests_per_minute, or raise max_retries / timeout_s."
+                f"{failure.description}. Lower judge.concurrency, set "
+                "judge.requests_per_minute, or raise judge.max_retries / judge.timeout_s."
             )
         elif failure.status in (401, 403):
             message = (

@@ -117,7 +117,7 @@ def evaluate_latency(
                     passed=False,
                     message=(
                         f"latency {name} has no measured cases (n=0); a latency budget needs "
-                        "live mode (--rag-gate-target)"
+                        "live mode (live.target)"
                     ),
                 )
             )

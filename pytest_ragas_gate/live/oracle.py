@@ -4,11 +4,11 @@ A low faithfulness can be the generator's fault or the retriever's (the facts we
 retrieved). Oracle mode tells them apart: the target is called with the gold contexts,
 through a ``contexts=`` keyword, instead of retrieving. The gold contexts are the case's
 ``reference_contexts`` (texts), else the chunks its ``relevant_context_ids`` name in the
-corpus file given with ``--rag-gate-corpus`` (JSON Lines of ``{"id", "text"}``).
+corpus file given as ``live.corpus`` (JSON Lines of ``{"id", "text"}``).
 
-* ``--rag-gate-oracle`` (``only``): every case is answered from its gold contexts and
+* ``live.oracle: only``: every case is answered from its gold contexts and
   the retrieval metrics are not scored — the generator's quality with perfect retrieval.
-* ``--rag-gate-oracle both``: each case is answered twice; the generation metrics are
+* ``live.oracle: both``: each case is answered twice; the generation metrics are
   scored on both answers, the oracle ones as ``oracle_<metric>`` (gateable like any
   metric), and the summary prints the per-metric gap: what retrieval costs.
 """
@@ -141,9 +141,9 @@ def gold_contexts(case: GoldenCase, corpus: Mapping[str, str] | None) -> list[Co
         return [Context(id=chunk, text=corpus[chunk]) for chunk in case.relevant_context_ids]
     need = (
         "give it 'reference_contexts', or pass the corpus its relevant_context_ids name "
-        "with --rag-gate-corpus"
+        "with live.corpus"
         if case.relevant_context_ids
-        else "give it 'reference_contexts', or 'relevant_context_ids' and --rag-gate-corpus"
+        else "give it 'reference_contexts', or 'relevant_context_ids' and live.corpus"
     )
     raise CaseError(
         f"{case.source}: case {case.id!r} has no gold contexts for oracle retrieval; {need}."
@@ -169,7 +169,7 @@ def check_accepts_contexts(target: Any, name: str) -> None:
     ):
         return
     raise ConfigError(
-        f"Live-mode target {name} cannot take gold contexts: --rag-gate-oracle calls it "
+        f"Live-mode target {name} cannot take gold contexts: live.oracle calls it "
         "as target(question, contexts=[text, ...]) to skip retrieval. Give it a keyword "
         "parameter 'contexts' (None when it should retrieve), e.g. "
         "def answer(question, contexts=None): ..."
@@ -242,7 +242,7 @@ class OracleMetric:
         if not isinstance(oracle, dict):
             raise CaseError(
                 f"{case.source}: case {case.id!r} was not answered under oracle retrieval "
-                "(oracle metrics need --rag-gate-oracle both and a live target)."
+                "(oracle metrics need live.oracle: both and a live target)."
             )
         if "error" in oracle:
             # A golden case without gold contexts is a gap in the data, not a judge failure:
@@ -272,18 +272,18 @@ def apply_oracle(
     """
     if config.oracle == "off":
         if config.corpus:
-            raise ConfigError("--rag-gate-corpus is only used with --rag-gate-oracle.")
+            raise ConfigError("live.corpus is only used with live.oracle.")
         return config, metrics, target
     if target is None:
         raise ConfigError(
-            "--rag-gate-oracle needs live mode: name the RAG system with --rag-gate-target "
-            "MODULE:FUNCTION (or 'target' in the config) so it can be called with the gold "
-            "contexts."
+            "live.oracle needs live mode: name the RAG system with live.target "
+            "(--rag-gate-set live.target=MODULE:FUNCTION) so it can be called with the "
+            "gold contexts."
         )
     if target.kind != "function":
         raise ConfigError(
             f"Live-mode target {target.name} is a {target.kind.replace('_', ' ')}, which "
-            "cannot take gold contexts; for --rag-gate-oracle wrap it in a function "
+            "cannot take gold contexts; for live.oracle wrap it in a function "
             "def answer(question, contexts=None) that skips retrieval when contexts is given."
         )
     check_accepts_contexts(target.target, target.name)
@@ -296,9 +296,9 @@ def apply_oracle(
         retrieval = [name for name in config.metrics or [] if name in RETRIEVAL_METRICS]
         if retrieval:
             raise ConfigError(
-                f"--rag-gate-oracle only scores the generator; {', '.join(retrieval)} "
+                f"live.oracle: only scores the generator; {', '.join(retrieval)} "
                 "measure(s) retrieval, which gold contexts make perfect by construction. "
-                "Drop them from the metrics, or use --rag-gate-oracle both."
+                "Drop them from the metrics, or use live.oracle: both."
             )
         return config, kept, OracleTarget(target, "only", corpus)
     selected = config.metrics

@@ -1,6 +1,6 @@
 """What retrieval costs: each generation metric with the system's retriever and with gold contexts.
 
-In ``--rag-gate-oracle both`` mode a case is answered twice, and its generation metrics
+In ``live.oracle: both`` mode a case is answered twice, and its generation metrics
 are scored on both answers (the oracle ones as ``oracle_<metric>``). The gap of a metric
 is computed on the cases scored *both* ways only: a case scored on one side (its other
 side errored, did not apply, or had no gold contexts) would compare different sets of

@@ -1,7 +1,7 @@
 """Live mode's target adapter: call the RAG system under test and read what it returned.
 
 The target is found once, at start-up, so a typo is a usage error before any case runs:
-``--rag-gate-target MODULE:FUNCTION`` (or ``target:`` in the config) names it, else a
+``live.target: MODULE:FUNCTION`` (or ``--rag-gate-set live.target=…``) names it, else a
 conftest's ``pytest_rag_gate_target(config)`` hook returns it. It may be
 
 * a function or any callable, sync or async, taking the question (and the case, when it
@@ -124,13 +124,13 @@ def import_target(spec: str, *, search_paths: Iterable[Path] = ()) -> Any:
     >>> import_target("os.path")
     Traceback (most recent call last):
     ...
-    pytest_ragas_gate.exceptions.ConfigError: Live-mode target 'os.path' is not MODULE:FUNCTION (for example my_rag.app:answer); set --rag-gate-target or 'target' in the config to that form.
+    pytest_ragas_gate.exceptions.ConfigError: Live-mode target 'os.path' is not MODULE:FUNCTION (for example my_rag.app:answer); set live.target to that form.
     """  # noqa: E501
     module_name, separator, attribute = spec.strip().partition(":")
     if not separator or not module_name or not attribute:
         raise ConfigError(
             f"Live-mode target {spec!r} is not MODULE:FUNCTION (for example "
-            "my_rag.app:answer); set --rag-gate-target or 'target' in the config to that form."
+            "my_rag.app:answer); set live.target to that form."
         )
     for path in search_paths:
         if str(path) not in sys.path:

@@ -38,7 +38,7 @@ class MetricResult:
 
 
 #: The pipeline stage a metric measures: what to fix when it fails, and whether gold
-#: contexts (``--rag-gate-oracle``) make it perfect by construction (``retrieval``) or
+#: contexts (``live.oracle``) make it perfect by construction (``retrieval``) or
 #: leave it a measure of the generator (``generation``). ``tool call`` is an agent's
 #: choice of tools and arguments, made before it retrieves.
 Stage = Literal["retrieval", "generation", "end-to-end", "tool call"]

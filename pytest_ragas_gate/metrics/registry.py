@@ -83,7 +83,7 @@ BUILTIN_METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_FACTS)
 #: Third-party packages register metrics under this entry-point group.
 ENTRY_POINT_GROUP = "pytest_ragas_gate.metrics"
 
-#: ``--rag-gate-oracle both`` names each metric's gold-context score ``oracle_<metric>``; a
+#: ``live.oracle: both`` names each metric's gold-context score ``oracle_<metric>``; a
 #: metric of such a name would be silently replaced by it (oracle.ORACLE_PREFIX).
 RESERVED_PREFIX = "oracle_"
 
@@ -369,7 +369,7 @@ def _protocol_problems(candidate: object) -> list[str]:
     elif name.startswith(RESERVED_PREFIX):
         problems.append(
             f"its name starts with {RESERVED_PREFIX!r}, which is reserved for the gold-context "
-            "scores of --rag-gate-oracle both; give it another name"
+            "scores of live.oracle: both; give it another name"
         )
     fields = candidate.required_fields
     if not isinstance(fields, tuple) or not all(isinstance(item, str) for item in fields):

@@ -6,6 +6,7 @@ and the standard library; the gate itself loads only when ``--rag-gate`` is give
 
 from __future__ import annotations
 
+from argparse import SUPPRESS
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..golden.sharding import parse_shard
-from ..settings.options import parse_metric_list, parse_positive_int, parse_repeats, parse_threshold
+from ..settings.config_sections import OUTPUT_KINDS, REMOVED_IN
+from ..settings.options import parse_assignment, parse_metric_list, parse_output, parse_threshold
+from .option_aliases import ALIASES
 
 if TYPE_CHECKING:
     from .session import GateRun
@@ -24,8 +27,6 @@ XDIST_HOOKS_NAME = "rag-gate-xdist"
 PYTEST_HTML_HOOKS_NAME = "rag-gate-pytest-html"
 
 JUDGES = ("auto", "anthropic", "openai", "offline")
-CACHE_MODES = ("readwrite", "read", "off")
-REPORT_DETAILS = ("core", "full")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -36,7 +37,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the ``rag-gate`` option group."""
+    """Register the ``rag-gate`` option group: what people change per run; the rest is config."""
     group = parser.getgroup("rag-gate", "RAG quality gate")
     group.addoption(
         "--rag-gate",
@@ -44,6 +45,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="rag_gate",
         default=False,
         help="Collect golden RAG cases, score them and gate the run on the metrics (default: off).",
+    )
+    group.addoption(
+        "--rag-gate-config",
+        dest="rag_gate_config",
+        default=None,
+        metavar="PATH",
+        help="Config file (default: rag_gate.yaml in rootdir, then [tool.rag_gate]).",
     )
     group.addoption(
         "--rag-gate-judge",
@@ -54,29 +62,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto).",
     )
     group.addoption(
-        "--rag-gate-model",
-        dest="rag_gate_model",
-        default=None,
-        metavar="NAME",
-        help="Judge model (default: the judge's own default).",
-    )
-    group.addoption(
-        "--rag-gate-config",
-        dest="rag_gate_config",
-        default=None,
-        metavar="PATH",
-        help="Config file (default: rag_gate.yaml in rootdir, then [tool.rag_gate]).",
-    )
-    group.addoption(
-        "--rag-gate-threshold",
-        dest="rag_gate_thresholds",
-        action="append",
-        type=parse_threshold,
-        default=None,
-        metavar="METRIC=VALUE",
-        help="Minimum for a metric; repeatable; overrides config (default: built-in thresholds).",
-    )
-    group.addoption(
         "--rag-gate-metrics",
         dest="rag_gate_metrics",
         type=parse_metric_list,
@@ -85,52 +70,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Run only these metrics (default: every metric whose fields are present).",
     )
     group.addoption(
-        "--rag-gate-junit",
-        dest="rag_gate_junit",
+        "--rag-gate-threshold",
+        dest="rag_gate_thresholds",
+        action="append",
+        type=parse_threshold,
         default=None,
-        metavar="PATH",
-        help="Write the JUnit XML report here (default: none).",
-    )
-    group.addoption(
-        "--rag-gate-report",
-        dest="rag_gate_report",
-        default=None,
-        metavar="PATH",
-        help="Write the JSON report here (default: none).",
-    )
-    group.addoption(
-        "--rag-gate-report-details",
-        dest="rag_gate_report_details",
-        choices=REPORT_DETAILS,
-        default=None,
-        metavar="{" + ",".join(REPORT_DETAILS) + "}",
-        help="Per-item judge details in the JSON report: core keeps those of faithfulness, "
-        "context precision and recall (and every error); full keeps all (default: core).",
-    )
-    group.addoption(
-        "--rag-gate-html",
-        dest="rag_gate_html",
-        default=None,
-        metavar="PATH",
-        help="Write the self-contained HTML report here (default: none).",
-    )
-    group.addoption(
-        "--rag-gate-otel",
-        dest="rag_gate_otel",
-        default=None,
-        metavar="PATH|URL",
-        help="Send each case's scores as OpenTelemetry gen_ai.evaluation.result log records: "
-        "OTLP/JSON to a file, or OTLP/HTTP to a collector's http(s) URL; needs "
-        "pytest-ragas-gate[otel] (default: none).",
-    )
-    group.addoption(
-        "--rag-gate-history",
-        dest="rag_gate_history",
-        default=None,
-        metavar="PATH",
-        help="Append one JSON line per run (time, commit, verdict, per-metric mean/CI/n) to "
-        "this history file; the HTML report draws each gated metric's trend from it "
-        "(default: none).",
+        metavar="METRIC=VALUE",
+        help="Threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE); "
+        "repeatable; overrides config (default: built-in thresholds).",
     )
     group.addoption(
         "--rag-gate-baseline",
@@ -138,23 +85,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="A previous JSON report to compare against (default: none).",
-    )
-    group.addoption(
-        "--rag-gate-pairwise",
-        dest="rag_gate_pairwise",
-        action="store_true",
-        default=None,
-        help="Judge each answer that changed against the baseline's answer to the same case "
-        "(twice, positions swapped; needs --rag-gate-baseline) and report win, loss and tie "
-        "rates (default: off).",
-    )
-    group.addoption(
-        "--rag-gate-labels",
-        dest="rag_gate_labels",
-        default=None,
-        metavar="PATH",
-        help="Human labels by case id (human_<metric> columns), to measure judge-human "
-        "agreement and the prediction-powered estimate (default: labels inline only).",
     )
     group.addoption(
         "--rag-gate-shard",
@@ -165,103 +95,60 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Score only shard K of N of the golden cases, for a CI matrix (default: all).",
     )
     group.addoption(
-        "--rag-gate-cache",
-        dest="rag_gate_cache",
-        choices=CACHE_MODES,
+        "--rag-gate-output",
+        dest="rag_gate_outputs",
+        action="append",
+        type=parse_output,
         default=None,
-        metavar="{" + ",".join(CACHE_MODES) + "}",
-        help="Judge cache mode; read replays and fails on a miss (default: readwrite).",
+        metavar="KIND=PATH",
+        help="Write a report; repeatable; KIND is " + ", ".join(OUTPUT_KINDS) + " (default: none).",
     )
     group.addoption(
-        "--rag-gate-cache-dir",
-        dest="rag_gate_cache_dir",
+        "--rag-gate-set",
+        dest="rag_gate_set",
+        action="append",
+        type=parse_assignment,
         default=None,
-        metavar="PATH",
-        help="Judge cache directory (default: .rag_gate_cache in rootdir).",
+        metavar="KEY=VALUE",
+        help="Set any config key, e.g. judge.concurrency=8 or cache.mode=read; repeatable; "
+        "typed and checked as in the config file.",
     )
-    group.addoption(
-        "--rag-gate-concurrency",
-        dest="rag_gate_concurrency",
-        type=parse_positive_int,
-        default=None,
-        metavar="N",
-        help="Most concurrent judge requests per worker, adaptive on 429s (default: 32).",
-    )
-    group.addoption(
-        "--rag-gate-repeats",
-        dest="rag_gate_repeats",
-        type=parse_repeats,
-        default=None,
-        metavar="K",
-        help="Ask each judge request K times, score each case by the mean and report "
-        "the judge's own noise per metric; auto repeats only what can move the verdict "
-        "(default: 1).",
-    )
-    group.addoption(
-        "--rag-gate-batch",
-        action="store_true",
-        dest="rag_gate_batch",
-        default=None,
-        help="Send the judge requests through the provider's batch API at half price; "
-        "results come back in minutes to hours (default: off).",
-    )
-    group.addoption(
-        "--rag-gate-target",
-        dest="rag_gate_target",
-        default=None,
-        metavar="MODULE:FUNCTION",
-        help="Live mode: the RAG system to call for each case (default: none, static mode).",
-    )
-    group.addoption(
-        "--rag-gate-oracle",
-        dest="rag_gate_oracle",
-        nargs="?",
-        const="only",
-        choices=("off", "only", "both"),
-        default=None,
-        metavar="{only,both}",
-        help="Live mode: call the target with each case's gold contexts (contexts=) instead "
-        "of letting it retrieve; 'both' also runs it as usual and reports the gap "
-        "(default: off).",
-    )
-    group.addoption(
-        "--rag-gate-corpus",
-        dest="rag_gate_corpus",
-        default=None,
-        metavar="PATH",
-        help="JSON Lines of {id, text}: the chunks relevant_context_ids name, as gold "
-        "contexts for --rag-gate-oracle (default: reference_contexts only).",
-    )
+    for alias in ALIASES:
+        group.addoption(alias.option, dest=alias.dest, default=None, help=SUPPRESS, **alias.kwargs)
 
 
 def cli_settings(config: pytest.Config) -> dict[str, Any]:
-    """The settings given on the command line, as config keys."""
+    """The settings given by the dedicated options, as internal config keys."""
     option = config.option
     settings: dict[str, Any] = {
         "judge": option.rag_gate_judge,
-        "model": option.rag_gate_model,
         "metrics": option.rag_gate_metrics,
-        "junit": option.rag_gate_junit,
-        "report": option.rag_gate_report,
-        "report_details": option.rag_gate_report_details,
-        "html": option.rag_gate_html,
-        "otel": option.rag_gate_otel,
-        "history": option.rag_gate_history,
         "baseline": option.rag_gate_baseline,
-        "pairwise": option.rag_gate_pairwise,
-        "labels": option.rag_gate_labels,
-        "oracle": option.rag_gate_oracle,
-        "corpus": option.rag_gate_corpus,
-        "cache": option.rag_gate_cache,
-        "cache_dir": option.rag_gate_cache_dir,
-        "concurrency": option.rag_gate_concurrency,
-        "repeats": option.rag_gate_repeats,
-        "batch": option.rag_gate_batch,
-        "target": option.rag_gate_target,
     }
+    for alias in ALIASES:
+        settings[alias.key] = getattr(option, alias.dest)
     if option.rag_gate_thresholds:
         settings["thresholds"] = dict(option.rag_gate_thresholds)
     return {key: value for key, value in settings.items() if value is not None}
+
+
+def cli_assignments(config: pytest.Config) -> dict[str, Any]:
+    """``--rag-gate-output`` and ``--rag-gate-set``, as dotted config keys, later ones winning."""
+    assignments: dict[str, Any] = {}
+    for kind, path in config.option.rag_gate_outputs or []:
+        assignments[f"outputs.{kind}"] = path
+    for key, value in config.option.rag_gate_set or []:
+        assignments[key] = value
+    return assignments
+
+
+def deprecated_options(config: pytest.Config) -> list[str]:
+    """One line per old option spelling given, naming the new one."""
+    return [
+        f"{alias.option} is deprecated and goes in {REMOVED_IN}: write {alias.new_spelling}"
+        for alias in ALIASES
+        if getattr(config.option, alias.dest) is not None
+    ]
 
 
 @pytest.hookimpl(trylast=True)
@@ -271,7 +158,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .activation import start_run
 
-    run = start_run(config, cli_settings(config))
+    run = start_run(
+        config,
+        cli_settings(config),
+        assignments=cli_assignments(config),
+        notices=deprecated_options(config),
+    )
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
     if config.pluginmanager.hasplugin("xdist"):

@@ -7,7 +7,8 @@ setting and, for a misspelt name, the closest valid one.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from ..metrics.registry import MetricRegistry
 from ..settings.config import GateConfig, LoadedConfig, load_config
 from ..settings.config_checks import check_metric_names
 from ..settings.config_location import locate_config
+from ..settings.options import typed_value
 from .session import GateRun
 from .xdist_exchange import WorkerInfo
 
@@ -28,8 +30,21 @@ if TYPE_CHECKING:
     from ..trust.labels import LabelSet
 
 
-def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
-    """Build the run, or raise ``pytest.UsageError`` with a clear message."""
+def start_run(
+    config: pytest.Config,
+    cli: Mapping[str, Any],
+    *,
+    assignments: Mapping[str, str] | None = None,
+    notices: Sequence[str] = (),
+) -> GateRun:
+    """Build the run, or raise ``pytest.UsageError`` with a clear message.
+
+    Args:
+        config: pytest's config.
+        cli: The settings of the dedicated options, under internal names.
+        assignments: ``--rag-gate-set`` and ``--rag-gate-output``, by dotted key, unparsed.
+        notices: Lines to print first (the old option spellings given).
+    """
     try:
         where = locate_config(
             config.rootpath,
@@ -37,8 +52,16 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
             config.option.rag_gate_config or os.environ.get("RAG_GATE_CONFIG"),
         )
         loaded = load_config(
-            rootdir=where.directory, cli=cli, env=os.environ, config_path=where.explicit
+            rootdir=where.directory,
+            cli=cli,
+            env=os.environ,
+            config_path=where.explicit,
+            assignments={
+                key: value if key.startswith("outputs.") else typed_value(value)
+                for key, value in (assignments or {}).items()
+            },
         )
+        _print_notices(config, [*notices, *loaded.warnings])
         metrics = available_metrics(loaded.config)
         from .custom_metrics import hook_metrics, with_metric_defaults
 
@@ -96,15 +119,32 @@ def start_run(config: pytest.Config, cli: Mapping[str, Any]) -> GateRun:
     )
 
 
+def _print_notices(config: pytest.Config, lines: Sequence[str]) -> None:
+    """Old spellings, said once (by the xdist controller) before the run.
+
+    Printed rather than warned: ``-W error`` must not turn a renamed key into a crash.
+    """
+    if not lines or hasattr(config, "workerinput"):
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for line in lines:
+        message = f"rag-gate: deprecated: {line}"
+        if reporter is not None:
+            reporter.write_line(message)
+        else:
+            sys.stderr.write(message + "\n")
+
+
 def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
     """Every report path must be writable now, before a judge call is paid for."""
     from ..settings.output_paths import output_paths_problems
 
     outputs = {
-        "report (--rag-gate-report)": settings.report,
-        "junit (--rag-gate-junit)": settings.junit,
-        "html (--rag-gate-html)": settings.html,
-        "history (--rag-gate-history)": settings.history,
+        "outputs.json": settings.report,
+        "outputs.junit": settings.junit,
+        "outputs.html": settings.html,
+        "outputs.markdown": settings.markdown,
+        "outputs.history": settings.history,
         "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
     }
     problems = output_paths_problems(outputs, config.invocation_params.dir)
@@ -113,7 +153,7 @@ def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
 
 
 def _check_pairwise(loaded: LoadedConfig) -> None:
-    """``--rag-gate-pairwise`` asks for a comparison only a baseline makes possible.
+    """``--rag-gate-set pairwise=true`` asks for a comparison only a baseline makes possible.
 
     ``pairwise: true`` in a config file stays quiet without one, as ``max_regression``
     does: the same file serves the runs on the main branch, which have no baseline.
@@ -125,8 +165,9 @@ def _check_pairwise(loaded: LoadedConfig) -> None:
         and loaded.origins.get("pairwise") == ("command line")
     ):
         raise UsageError(
-            "--rag-gate-pairwise judges the answers against a baseline's; name the baseline "
-            "report with --rag-gate-baseline=PATH (or baseline: PATH in the config)."
+            "pairwise=true on the command line judges the answers against a baseline's; name "
+            "the baseline report with --rag-gate-baseline=PATH (or baseline.path in the "
+            "config)."
         )
 
 

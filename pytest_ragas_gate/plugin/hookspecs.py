@@ -18,7 +18,7 @@ import pytest
 def pytest_rag_gate_target(config: pytest.Config) -> Any:
     """Return the live-mode target, or None to stay in static mode.
 
-    The target is what ``--rag-gate-target MODULE:FUNCTION`` would name: a function
+    The target is what ``live.target: MODULE:FUNCTION`` would name: a function
     (sync or async) taking the question and, optionally, the case; a LangChain-style
     runnable; or a LlamaIndex-style query engine. A configured ``target`` wins over this
     hook.

@@ -4,7 +4,7 @@ Registered by the plugin only when pytest-html is installed and the gate is on, 
 hooks always have pytest-html's hook specifications to match. The summary section shows the
 gate's verdict, table and recommendation (:mod:`pytest_ragas_gate.reports.html_summary`). A
 golden-case row gets a "RAG scores" cell with each metric's score (a missed threshold marked)
-and, when ``--rag-gate-html`` writes our page, a link that opens the case's panel there.
+and, when ``outputs.html`` writes our page, a link that opens the case's panel there.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from ..gate.case_verdicts import case_verdict
 from ..gate.verdict import GateVerdict
-from ..reports.html import case_anchor
+from ..reports.anchors import case_anchor
 from ..reports.html_summary import verdict_prefix, verdict_summary
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound

@@ -115,7 +115,7 @@ class GateRun:
     _stopped: str | None = None
     _relay: ProgressRelay | None = None
     _ordered: list[CaseResult] | None = None
-    # Where the OpenTelemetry records went, once sent (--rag-gate-otel).
+    # Where the OpenTelemetry records went, once sent (outputs.otel).
     otel_sent: str | None = None
 
     @property
@@ -637,7 +637,7 @@ class GateRun:
             self.collected, self._gate_metric_names(), self.config, self.run_facts
         )
         # The summary, step summary and annotations follow in the terminal summary
-        # (terminal.write_summary), by the path `rag-gate regate` and `merge` take too.
+        # (terminal.write_summary), by the path `rag-gate gate` takes too.
         self._write_reports()
         session.exitstatus = exit_status(
             session.exitstatus,
@@ -683,6 +683,7 @@ class GateRun:
             "JSON": self.config.report,
             "JUnit": self.config.junit,
             "HTML": self.config.html,
+            "Markdown": self.config.markdown,
             "OpenTelemetry": self.otel_sent,
         }
 

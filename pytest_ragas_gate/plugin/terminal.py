@@ -127,7 +127,7 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     if verdict is None:
         return
     # Like pytest's "generated xml file" line: outside the gate's section, which reads the
-    # same here as in `rag-gate regate`.
+    # same here as in `rag-gate gate`.
     written = written_reports_line(run.report_paths())
     if written is not None:
         terminal.write_sep("-", f"rag-gate {written}")
@@ -149,6 +149,11 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
+            markdown=(
+                run.pytest_config.invocation_params.dir / run.config.markdown
+                if run.config.markdown
+                else None
+            ),
             html_report=bool(run.config.html),
         ),
     )

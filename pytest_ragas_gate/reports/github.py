@@ -27,6 +27,7 @@ __all__ = [
     "escape_data",
     "escape_property",
     "publish_annotations",
+    "summary_markdown",
     "write_step_summary",
 ]
 
@@ -145,6 +146,28 @@ def annotation_lines(
     return lines
 
 
+def summary_markdown(
+    verdict: GateVerdict,
+    *,
+    results: Sequence[CaseResult],
+    judge: JudgeInfo,
+    usage: Usage,
+    extra: Sequence[str] = (),
+    gate_changes: GateChanges | None = None,
+    html_report: bool = False,
+) -> str:
+    """The Markdown summary of a run, as the step summary and ``outputs.markdown`` hold it."""
+    return render_markdown(
+        verdict,
+        results=results,
+        judge=judge,
+        usage=usage,
+        lead=extra,
+        changed_thresholds=changed_thresholds(gate_changes),
+        html_report=html_report,
+    )
+
+
 _SEVERITY = {"errored": 0, "failed": 1, "below": 2}
 
 
@@ -184,13 +207,13 @@ def write_step_summary(
     target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
-    text = render_markdown(
+    text = summary_markdown(
         verdict,
         results=results,
         judge=judge,
         usage=usage,
-        lead=extra,
-        changed_thresholds=changed_thresholds(gate_changes),
+        extra=extra,
+        gate_changes=gate_changes,
         html_report=html_report,
     )
     try:

@@ -1,7 +1,8 @@
 """The run history: one compact JSON line per run, so a team sees how each metric moves.
 
-A plain JSON Lines file, written by ``--rag-gate-history PATH`` (setting ``history``) at the
-end of every run, or by ``rag-gate history REPORT… -o history.jsonl`` from saved reports;
+A plain JSON Lines file, written by ``--rag-gate-output history=PATH`` (setting
+``outputs.history``) at the end of every run, or by ``rag-gate gate REPORT --history
+history.jsonl`` from saved reports;
 a team commits it or keeps it as a CI artifact, no server involved. Each line holds the
 run's time, commit, verdict and per-metric mean, interval and n::
 

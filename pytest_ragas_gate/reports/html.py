@@ -2,7 +2,7 @@
 
 The page is rendered from the JSON report's data — its top-level blocks and its case
 records (:func:`~pytest_ragas_gate.reports.json_report.report_cases`) — so
-``--rag-gate-html`` at the end of a run and ``rag-gate html REPORT`` on a saved (or
+``outputs.html`` at the end of a run and ``rag-gate render REPORT`` on a saved (or
 merged) report write the same page.
 
 One file, nothing fetched: the CSS, the script and the charts are inline, and a Content
@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -42,6 +41,7 @@ from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
 from ..stats import percentile
 from ..text_safety import LONE_SURROGATE, json_text
+from .anchors import case_anchor
 from .gate_inputs import gate_inputs_context
 from .history import HistoryEntry, entry_from_report, recent_runs, trend_chart
 from .json_report import (
@@ -186,15 +186,6 @@ def script_json(data: Any) -> Markup:
     for character, escape in _SCRIPT_ESCAPES.items():
         text = text.replace(character, escape)
     return Markup(text)
-
-
-def case_anchor(key: str) -> str:
-    """The URL fragment that opens a case's panel: ``case=`` and its percent-encoded key.
-
-    >>> case_anchor("golden/qa.jsonl::refund <1>")
-    'case=golden%2Fqa.jsonl%3A%3Arefund%20%3C1%3E'
-    """
-    return "case=" + quote(key, safe="")
 
 
 @dataclass(frozen=True)
@@ -993,7 +984,7 @@ def write_saved_report_html(
     baseline: str | None = None,
     history: Sequence[HistoryEntry] = (),
 ) -> SavedReport:
-    """``rag-gate html``: the page of a saved (or merged) JSON report.
+    """``rag-gate render --format html``: the page of a saved (or merged) JSON report.
 
     Args:
         report_path: The JSON report.

@@ -1,7 +1,7 @@
 """The machine-readable JSON report: build it, write it atomically, load it back.
 
 The report keeps every :class:`~pytest_ragas_gate.scoring.results.CaseResult` whole, together with
-the config that gated it, so ``rag-gate regate`` can feed a saved report back to
+the config that gated it, so ``rag-gate gate`` can feed a saved report back to
 :func:`~pytest_ragas_gate.gate.verdict.evaluate_gate` and reach the very verdict of the run.
 """
 
@@ -379,19 +379,19 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"The report {source} is not JSON: line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}. Pass a file written by --rag-gate-report."
+            f"{exc.msg}. Pass a file written by --rag-gate-output json=PATH."
         ) from exc
     if not isinstance(raw, dict):
         raise ReportError(
             f"The report {source} holds a JSON {type(raw).__name__}, not an object; "
-            "pass a file written by --rag-gate-report."
+            "pass a file written by --rag-gate-output json=PATH."
         )
 
     version = raw.get("schema_version")
     if version is None:
         raise ReportError(
             f"The report {source} has no 'schema_version'; it was not written by "
-            "pytest-ragas-gate. Pass a file written by --rag-gate-report."
+            "pytest-ragas-gate. Pass a file written by --rag-gate-output json=PATH."
         )
     if version not in READABLE_VERSIONS:
         raise ReportError(
@@ -525,7 +525,7 @@ def baseline_report(
             raise
     if saved.facts.baseline is None:
         return None
-    # ``rag-gate regate --baseline`` records the path in the comparison, not the config.
+    # ``rag-gate gate --baseline`` records the path in the comparison, not the config.
     stored = saved.config.baseline or saved.facts.baseline.path
     for path in (Path(stored), saved.path.parent / stored):
         if path.is_file():

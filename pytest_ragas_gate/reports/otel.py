@@ -1,8 +1,8 @@
 """The gate's results as OpenTelemetry: one ``gen_ai.evaluation.result`` log record per score.
 
-``--rag-gate-otel PATH|URL`` (setting ``otel``) sends, for every case and every metric it
-was scored on, a log record named ``gen_ai.evaluation.result`` as OpenTelemetry's GenAI
-semantic conventions define it:
+``--rag-gate-output otel=PATH|URL`` (setting ``outputs.otel``) sends, for every case and
+every metric it was scored on, a log record named ``gen_ai.evaluation.result`` as
+OpenTelemetry's GenAI semantic conventions define it:
 
 - ``gen_ai.evaluation.name``: the metric (``faithfulness``);
 - ``gen_ai.evaluation.score.value``: the score;
@@ -77,7 +77,7 @@ def require_otel() -> None:
     ]
     if missing:
         raise UsageError(
-            "--rag-gate-otel needs the OpenTelemetry SDK and OTLP exporter, which are not "
+            "outputs.otel needs the OpenTelemetry SDK and OTLP exporter, which are not "
             f"installed ({', '.join(missing)}): install pytest-ragas-gate[otel]."
         )
 

@@ -2,7 +2,7 @@
 
 Run after the gate (the GitHub Action's comment step does)::
 
-    python -m pytest_ragas_gate.reports.pr_comment rag-gate-report.json
+    rag-gate comment rag-gate-report.json
 
 It reads the JSON report, writes the verdict, the per-metric table with deltas against
 the baseline, what the pull request changes in the gate's own inputs (thresholds, golden
@@ -39,6 +39,8 @@ from ..gate.baseline import CaseDelta, case_drops
 from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
+from ..settings.config_sections import REMOVED_IN
+from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
 from .gate_inputs import (
     changed_thresholds,
     changes_in_report_scope,
@@ -803,36 +805,9 @@ def _run_url(environ: Mapping[str, str]) -> str | None:
 def _parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="python -m pytest_ragas_gate.reports.pr_comment",
-        description="Create or update the gate's comment on the pull request that triggered "
-        "the workflow. Reads GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, "
-        "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH as GitHub Actions sets them. A failure to "
-        "comment is a warning annotation, never a failed step.",
+        description=COMMENT_DESCRIPTION + " Deprecated: use rag-gate comment.",
     )
-    parser.add_argument("report", metavar="REPORT", help="the gate's JSON report")
-    parser.add_argument(
-        "--comment",
-        choices=("auto", "true", "false"),
-        default="auto",
-        help="auto comments on pull_request and pull_request_target events only (default)",
-    )
-    parser.add_argument("--baseline", metavar="PATH", help="baseline report for case deltas")
-    parser.add_argument(
-        "--base-ref",
-        metavar="REF",
-        help="list what the checked-out commit changes in the gate's inputs against REF "
-        "(default: the list in the report, written when GITHUB_BASE_REF was set)",
-    )
-    parser.add_argument(
-        "--history",
-        metavar="PATH",
-        help="a run history file: one trend line per gated metric (default: the report's "
-        "history setting, when its file is there)",
-    )
-    parser.add_argument("--pr", type=int, metavar="N", help="pull request number")
-    parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (GITHUB_REPOSITORY)")
-    parser.add_argument(
-        "--dry-run", action="store_true", help="print the body instead of posting it"
-    )
+    add_comment_arguments(parser)
     return parser
 
 
@@ -939,7 +914,20 @@ def main(
         sleep: How to wait between tries (tests pass a recorder).
     """
     arguments = _parser().parse_args(argv)
-    environ = os.environ if environ is None else environ
+    return run_comment(arguments, os.environ if environ is None else environ, sleep)
+
+
+def run_comment(
+    arguments: argparse.Namespace,
+    environ: Mapping[str, str],
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """``rag-gate comment``: post or update the comment; 0 whatever GitHub answered.
+
+    A refused or failed request is an error annotation and a line in the step summary: the
+    pull request may show an earlier verdict. A fork's read-only token (403) and what stops
+    a comment before any request (no token, no pull request) are warnings.
+    """
     try:
         outcome = post_comment(arguments, environ, sleep)
     except ApiError as error:
@@ -960,4 +948,9 @@ def main(
 
 
 if __name__ == "__main__":  # pragma: no cover
+    print(
+        "rag-gate comment: warning: python -m pytest_ragas_gate.reports.pr_comment is "
+        f"deprecated and goes in {REMOVED_IN}: use rag-gate comment",
+        file=sys.stderr,
+    )
     sys.exit(main())

@@ -1,7 +1,8 @@
-"""What follows a verdict, in one order for ``pytest --rag-gate``, ``rag-gate regate``, ``merge``.
+"""What follows a verdict, in one order for ``pytest --rag-gate`` and ``rag-gate gate``.
 
 The summary (per-metric table, verdict, recommendation), the changed gate inputs, the cache's
-integrity, the Markdown step summary and, under GitHub Actions, the annotations: each reads
+integrity, the Markdown step summary (and the ``outputs.markdown`` file) and, under GitHub
+Actions, the annotations: each reads
 the one outcome :func:`~pytest_ragas_gate.gate.verdict.evaluate_gate` returned. The plugin
 writes the lines through pytest's terminal (with colours), the command prints them.
 """
@@ -14,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..atomic_files import write_text_atomic
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult
 from ..usage import Usage
 from .gate_inputs import gate_inputs_markdown, gate_inputs_text
-from .github import annotation_lines, write_step_summary
+from .github import annotation_lines, summary_markdown, write_step_summary
 from .integrity import cache_integrity_lines
 from .summary import summary_lines
 
@@ -43,6 +45,8 @@ class Outputs:
         rootdir: The directory case sources are relative to (for annotations).
         environ: The environment: ``GITHUB_STEP_SUMMARY``, ``GITHUB_ACTIONS``,
             ``GITHUB_WORKSPACE``.
+        markdown: A file to write the Markdown summary to (``outputs.markdown``), as the
+            step summary holds it.
         html_report: Whether the run writes an HTML report, which the step summary's cut
             lists point to.
     """
@@ -55,6 +59,7 @@ class Outputs:
     cache_mode: str
     rootdir: Path
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    markdown: Path | None = None
     html_report: bool = False
 
 
@@ -75,18 +80,31 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         write(line, "warning")
     for line in cache_integrity_lines(facts.cache_integrity, cache_mode=outputs.cache_mode):
         write(line, "alarm" if "failed verification" in line else "plain")
+    extra = gate_inputs_markdown(
+        facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
+    )
+    total = sum(usage.values(), Usage())
     write_step_summary(
         outcome,
         results=outputs.results,
         judge=outputs.judge,
-        usage=sum(usage.values(), Usage()),
+        usage=total,
         env=outputs.environ,
-        extra=gate_inputs_markdown(
-            facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
-        ),
+        extra=extra,
         gate_changes=facts.gate_changes,
         html_report=outputs.html_report,
     )
+    if outputs.markdown is not None:
+        text = summary_markdown(
+            outcome,
+            results=outputs.results,
+            judge=outputs.judge,
+            usage=total,
+            extra=extra,
+            gate_changes=facts.gate_changes,
+            html_report=outputs.html_report,
+        )
+        write_text_atomic(outputs.markdown, text)
     if outputs.environ.get("GITHUB_ACTIONS") != "true":
         return
     for line in annotation_lines(

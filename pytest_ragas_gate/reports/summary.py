@@ -1,6 +1,6 @@
 """The gate's text summary: one renderer, fed plain data, for pytest and ``rag-gate``.
 
-The plugin prints it at the end of a run and ``rag-gate regate`` / ``merge`` print it
+The plugin prints it at the end of a run and ``rag-gate gate`` prints it
 for a saved report, so the same report always reads the same in both places.
 """
 

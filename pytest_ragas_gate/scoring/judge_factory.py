@@ -148,7 +148,7 @@ def create_judge(
         if anthropic_key is None and not replay:
             raise UsageError(
                 f"{reason} needs ANTHROPIC_API_KEY in the environment; set "
-                "it, replay a recorded cache with --rag-gate-cache read, or use "
+                "it, replay a recorded cache with --rag-gate-set cache.mode=read, or use "
                 "--rag-gate-judge offline."
             )
         if anthropic_key is None:
@@ -169,7 +169,7 @@ def create_judge(
             raise UsageError(
                 f"{reason} needs OPENAI_API_KEY, or OPENAI_BASE_URL for a "
                 "server without keys (vLLM, Ollama, llama.cpp); set one, or replay a "
-                "recorded cache with --rag-gate-cache read."
+                "recorded cache with --rag-gate-set cache.mode=read."
             )
         from ..judges.openai_judge import DEFAULT_OPENAI_MODEL, OpenAIJudge
 

@@ -98,7 +98,7 @@ class CaseResult(BaseModel):
     # ``context``): the gate names the key when the field's absence leaves metrics n/a.
     misspelt: dict[str, str] = Field(default_factory=dict)
     # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
-    # its results can be sent back beside it (--rag-gate-otel).
+    # its results can be sent back beside it (outputs.otel).
     trace: dict[str, str] | None = None
 
     @classmethod

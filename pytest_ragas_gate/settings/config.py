@@ -32,6 +32,7 @@ from ..metrics.citations import compile_citation_pattern
 from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
 from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
+from .config_sections import SectionError, dotted_layer, public_key, translate
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
@@ -154,6 +155,8 @@ class GateConfig(BaseModel):
     report: str | None = None
     report_details: Literal["core", "full"] = "core"
     html: str | None = None
+    # The Markdown summary (as in the GitHub step summary), written to this file.
+    markdown: str | None = None
     # The results as OpenTelemetry gen_ai.evaluation.result log records: an OTLP/JSON
     # file, or an OTLP/HTTP collector's URL.
     otel: str | None = None
@@ -348,6 +351,8 @@ class LoadedConfig:
     config: GateConfig
     source: str
     origins: Mapping[str, str] = field(default_factory=dict)
+    #: One line per setting written in a spelling of earlier releases, with the new one.
+    warnings: tuple[str, ...] = ()
 
     def judge_choice(self) -> str:
         """How the judge setting was given, as the user wrote it (for the header and reports).
@@ -378,11 +383,15 @@ def load_config(
     cli: Mapping[str, Any],
     env: Mapping[str, str],
     config_path: str | None = None,
+    assignments: Mapping[str, Any] | None = None,
 ) -> LoadedConfig:
     """Merge every source into one validated ``GateConfig``.
 
-    ``cli`` holds only the options the user actually gave. Raises ``ConfigError`` naming
-    the source and key at fault, with the closest valid key for a misspelt one.
+    ``cli`` holds only the options the user actually gave, under internal names;
+    ``assignments`` the ``--rag-gate-set KEY=VALUE`` pairs (dotted sectioned keys), which
+    win over them. Files are written in sections (``config_sections``); their flat
+    spellings of earlier releases are read with a warning each. Raises ``ConfigError``
+    naming the source and key at fault, with the closest valid key for a misspelt one.
 
     >>> loaded = load_config(rootdir=Path("/nonexistent"), cli={"judge": "offline"}, env={})
     >>> loaded.config.judge, loaded.source
@@ -413,16 +422,34 @@ def load_config(
         layers.append(("environment", env_layer))
     if cli:
         layers.append(("command line", dict(cli)))
+    assigned = dotted_layer(assignments or {})
+    if assigned:
+        layers.append(("command line", assigned))
 
-    for origin, layer in layers:
-        _check_keys(layer, origin)
+    warnings: list[str] = []
+    for index, (origin, layer) in enumerate(layers):
+        # Files and --rag-gate-set are written in sections; the environment and the
+        # old options give internal names.
+        if origin not in ("environment", "command line") or layer is assigned:
+            try:
+                result = translate(layer, "--rag-gate-set" if layer is assigned else origin)
+            except SectionError as error:
+                raise ConfigError(str(error)) from None
+            layers[index] = (origin, result.settings)
+            warnings.extend(result.warnings)
+        _check_keys(layers[index][1], origin)
     merged, origins = layer_settings(layers)
     try:
         config = GateConfig.model_validate(merged)
     except ValidationError as error:
         raise ConfigError(_describe_validation_error(error, layers)) from None
     names = [origin for origin, _ in layers]
-    return LoadedConfig(config=config, source=" + ".join(["defaults", *names]), origins=origins)
+    return LoadedConfig(
+        config=config,
+        source=" + ".join(dict.fromkeys(["defaults", *names])),
+        origins=origins,
+        warnings=tuple(warnings),
+    )
 
 
 # Mapping-valued settings merge key by key across sources, so a threshold set in
@@ -484,6 +511,8 @@ def _describe_validation_error(
         location = ".".join(str(part) for part in detail["loc"])
         top = str(detail["loc"][0]) if detail["loc"] else ""
         origin = next((name for name, layer in reversed(layers) if top in layer), "the defaults")
+        # Name the setting as the user writes it (``judge.concurrency``, not ``concurrency``).
+        location = ".".join([public_key(top), *(str(part) for part in detail["loc"][1:])])
         message = detail["msg"].removeprefix("Value error, ")
         problems.append(f"setting {location!r} from {origin}: {message}")
     return "Invalid rag-gate configuration: " + "; ".join(problems) + "."

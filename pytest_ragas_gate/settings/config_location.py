@@ -22,7 +22,7 @@ __all__ = ["ConfigLocation", "locate_config"]
 EQUALS_FORM = (
     "pytest takes the value of a path option written with a space (--rag-gate-baseline PATH) "
     "for a test path when it picks its rootdir; write it as --rag-gate-baseline=PATH (the same "
-    "for --rag-gate-config, --rag-gate-labels, --rag-gate-report and the other path options)"
+    "for --rag-gate-config and the other path options)"
 )
 
 

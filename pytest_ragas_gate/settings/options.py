@@ -7,10 +7,20 @@ Standard library only: the plugin module imports this on every pytest run, and t
 from __future__ import annotations
 
 import argparse
+import difflib
+from typing import Any
 
 from ..config_values import read_threshold
 
-__all__ = ["parse_metric_list", "parse_positive_int", "parse_threshold"]
+__all__ = [
+    "parse_assignment",
+    "parse_metric_list",
+    "parse_output",
+    "parse_positive_int",
+    "parse_repeats",
+    "parse_threshold",
+    "typed_value",
+]
 
 
 def parse_threshold(text: str) -> tuple[str, float | str]:
@@ -77,7 +87,7 @@ def parse_positive_int(text: str) -> int:
 
 
 def parse_repeats(text: str) -> int | str:
-    """Parse ``--rag-gate-repeats``: a whole number from 1 to 20, or ``auto``.
+    """Parse ``judge.repeats``: a whole number from 1 to 20, or ``auto``.
 
     >>> parse_repeats("3"), parse_repeats("auto")
     (3, 'auto')
@@ -87,4 +97,64 @@ def parse_repeats(text: str) -> int | str:
     value = parse_positive_int(text)
     if value > 20:
         raise argparse.ArgumentTypeError(f"expected at most 20 repeats, or auto, got {value}")
+    return value
+
+
+def parse_output(text: str) -> tuple[str, str]:
+    """Parse ``--rag-gate-output KIND=PATH``.
+
+    >>> parse_output("junit=out/junit.xml")
+    ('junit', 'out/junit.xml')
+    """
+    from .config_sections import OUTPUT_KINDS
+
+    kind, separator, path = text.partition("=")
+    kind = kind.strip().lower()
+    if not separator or not path.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected KIND=PATH with KIND one of {', '.join(OUTPUT_KINDS)}, got {text!r}"
+        )
+    if kind not in OUTPUT_KINDS:
+        close = difflib.get_close_matches(kind, OUTPUT_KINDS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise argparse.ArgumentTypeError(
+            f"unknown output kind {kind!r}: expected one of {', '.join(OUTPUT_KINDS)}{hint}"
+        )
+    return kind, path.strip()
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Parse ``--rag-gate-set KEY=VALUE``; the value is typed later, as in the config file.
+
+    >>> parse_assignment("judge.concurrency=8")
+    ('judge.concurrency', '8')
+    """
+    key, separator, value = text.partition("=")
+    key = key.strip()
+    if not separator or not key or any(not part for part in key.split(".")):
+        raise argparse.ArgumentTypeError(
+            f"expected KEY=VALUE with a config key such as judge.concurrency, got {text!r}"
+        )
+    return key, value
+
+
+def typed_value(text: str) -> Any:
+    """A ``--rag-gate-set`` value read as YAML, as the same value in the config file is.
+
+    ``on``/``off``/``yes``/``no`` stay words (``cache.mode=off``): only ``true`` and
+    ``false`` are booleans on the command line.
+
+    >>> typed_value("8"), typed_value("off"), typed_value("true"), typed_value("[a, b]")
+    (8, 'off', True, ['a', 'b'])
+    """
+    import yaml  # deferred: only a run that sets a key reads YAML here
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, bool) and text.strip().lower() not in ("true", "false"):
+        return text.strip()
+    if value is None and text.strip().lower() not in ("null", "~"):
+        return text
     return value

@@ -53,7 +53,7 @@ def output_paths_problems(paths: Mapping[str, str | None], root: Path) -> list[s
     """One message per unwritable output, each naming its option and path.
 
     Args:
-        paths: The option (``--rag-gate-report``) → the path given, or None when unset.
+        paths: The setting (``outputs.json``) → the path given, or None when unset.
         root: The directory relative paths are written from.
     """
     problems = []

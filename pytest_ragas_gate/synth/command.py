@@ -245,6 +245,8 @@ def _judge(
         env=os.environ,
         config_path=options.config,
     )
+    for warning in loaded.warnings:
+        print(f"rag-gate synth: deprecated: {warning}", file=sys.stderr)
     config = loaded.config
     chosen_by = (
         f"--judge {options.judge}" if options.judge else f"judge {config.judge} ({loaded.source})"

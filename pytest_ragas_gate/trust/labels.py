@@ -1,7 +1,7 @@
 r"""Human labels kept beside the golden set: a labels file keyed by case id.
 
 A case can carry its labels inline (``human: {faithfulness: 1}``, read by
-:mod:`.golden_fields`), or a separate file given by ``--rag-gate-labels PATH`` / ``labels:``
+:mod:`.golden_fields`), or a separate file given by ``trust.labels``
 holds them, one row per case, in any golden format (``.jsonl``, ``.json``, ``.yaml``,
 ``.csv``). A row names its case by ``id`` (optionally with the golden ``file`` it belongs
 to, when ids repeat across files) and gives labels as ``human_<metric>`` columns or as a
