@@ -20,6 +20,14 @@ import pytest
 # keeps the node classes of the first import.
 import yaml  # noqa: F401
 from fakellm import fake_llm
+
+# The same for requests, which the OTLP/HTTP exporter sends with: an in-process run that
+# imported only part of it would leave its cookie classes from two imports of
+# http.cookiejar ("You can only merge into CookieJar" in a later test).
+try:
+    import requests  # noqa: F401
+except ImportError:  # the otel extra is not installed: its tests skip
+    pass
 from hypothesis import HealthCheck, settings
 
 __all__ = ["fake_llm"]
