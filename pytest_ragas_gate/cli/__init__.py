@@ -49,7 +49,6 @@ from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
 from ..settings.config_sections import public_key
-from ..settings.options import parse_threshold
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
 from ..usage import Usage
@@ -58,8 +57,8 @@ from .history import print_history_warnings
 from .history import register_command as register_history
 from .keygen import register_command as register_keygen
 from .labelling import register_commands
+from .report_commands import gate_settings_options, warn_old_command
 from .report_commands import register_commands as register_gate_and_render
-from .report_commands import warn_old_command
 
 __all__ = ["main"]
 
@@ -85,24 +84,6 @@ OPERATIONAL_SETTINGS = frozenset(
 )
 
 
-def _threshold_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--threshold",
-        dest="thresholds",
-        action="append",
-        type=parse_threshold,
-        default=[],
-        metavar="METRIC=VALUE",
-        help="Minimum for a metric; repeatable; overrides the report's and --config's.",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="A rag_gate.yaml whose gate settings replace the report's (thresholds, rules, "
-        "tag_thresholds, max_error_rate, ...).",
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``rag-gate`` argument parser."""
     parser = CommandParser(
@@ -122,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "baseline comparison still counts unless --baseline names another report.",
     )
     regate.add_argument("report", metavar="REPORT", help="a JSON report")
-    _threshold_option(regate)
+    gate_settings_options(regate)
     regate.add_argument("--baseline", metavar="PATH", help="compare with this report instead")
     regate.add_argument("-o", "--output", metavar="OUT", help="write the re-gated report here")
 
@@ -165,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         "split record the same golden-set fingerprint); the merged run holds every case",
     )
     merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged report")
-    _threshold_option(merge)
+    gate_settings_options(merge)
     merge.add_argument(
         "--baseline",
         metavar="PATH",

@@ -44,6 +44,17 @@ def warn_old_command(command: str) -> None:
 
 def gate_settings_options(parser: argparse.ArgumentParser) -> None:
     """``--threshold`` and ``--config``, the gate settings laid over a report's."""
+    threshold_option(parser)
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a rag_gate.yaml whose gate settings replace the report's (thresholds, rules, "
+        "tag_thresholds, max_error_rate, ...)",
+    )
+
+
+def threshold_option(parser: argparse.ArgumentParser) -> None:
+    """``--threshold METRIC=VALUE``, repeatable, in the one threshold grammar."""
     parser.add_argument(
         "--threshold",
         dest="thresholds",
@@ -53,12 +64,6 @@ def gate_settings_options(parser: argparse.ArgumentParser) -> None:
         metavar="METRIC=VALUE",
         help="threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE); "
         "repeatable; overrides the report's and --config's",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="a rag_gate.yaml whose gate settings replace the report's (thresholds, rules, "
-        "tag_thresholds, max_error_rate, ...)",
     )
 
 
