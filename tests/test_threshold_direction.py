@@ -43,7 +43,7 @@ METRICS = """
 """
 
 
-def setup(pytester: pytest.Pytester, rows: list[dict[str, Any]]) -> None:
+def write_golden_and_metric(pytester: pytest.Pytester, rows: list[dict[str, Any]]) -> None:
     pytester.makeconftest(textwrap.dedent(METRICS))
     write_jsonl(pytester, "golden.jsonl", rows)
 
@@ -52,7 +52,9 @@ def setup(pytester: pytest.Pytester, rows: list[dict[str, Any]]) -> None:
 def test_a_report_only_lower_is_better_metric_reads_a_case_threshold_as_a_maximum(
     pytester: pytest.Pytester, threshold: float | str
 ) -> None:
-    setup(pytester, [{**GOOD, "id": "rate-05", "thresholds": {"error_share": threshold}}])
+    write_golden_and_metric(
+        pytester, [{**GOOD, "id": "rate-05", "thresholds": {"error_share": threshold}}]
+    )
     outcome = gate_run(pytester, "-rA", metrics="error_share,faithfulness", **OPTIONS)
     assert outcome.ret == pytest.ExitCode.OK, outcome.stdout.str()
     assert "(case min)" not in outcome.stdout.str()
@@ -63,7 +65,9 @@ def test_a_report_only_lower_is_better_metric_reads_a_case_threshold_as_a_maximu
 def test_a_case_maximum_of_a_report_only_metric_fails_above_it(
     pytester: pytest.Pytester,
 ) -> None:
-    setup(pytester, [{**GOOD, "id": "rate-30", "thresholds": {"error_share": 0.1}}])
+    write_golden_and_metric(
+        pytester, [{**GOOD, "id": "rate-30", "thresholds": {"error_share": 0.1}}]
+    )
     outcome = gate_run(pytester, "-rA", metrics="error_share,faithfulness", **OPTIONS)
     assert outcome.ret == pytest.ExitCode.TESTS_FAILED
     outcome.stdout.fnmatch_lines(["*error_share 0.30 > 0.10 (case max)*"])
@@ -72,7 +76,7 @@ def test_a_case_maximum_of_a_report_only_metric_fails_above_it(
 def test_a_minimum_on_a_lower_is_better_metric_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
-    setup(pytester, [{**GOOD, "id": "rate-05"}])
+    write_golden_and_metric(pytester, [{**GOOD, "id": "rate-05"}])
     outcome = gate_run(pytester, metrics="hallu_rate", threshold="hallu_rate>=0.1", **OPTIONS)
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stderr.fnmatch_lines(
@@ -105,7 +109,7 @@ def test_a_maximum_on_a_higher_is_better_metric_is_a_usage_error(
 def test_a_case_threshold_against_its_metrics_direction_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
-    setup(
+    write_golden_and_metric(
         pytester,
         [
             {**GOOD, "id": "rate-05"},
@@ -123,7 +127,7 @@ def test_a_case_threshold_against_its_metrics_direction_is_a_usage_error(
 
 
 def test_a_maximum_that_fails_says_above(pytester: pytest.Pytester) -> None:
-    setup(pytester, [{**GOOD, "id": "rate-30"}, {**GOOD, "id": "rate-40"}])
+    write_golden_and_metric(pytester, [{**GOOD, "id": "rate-30"}, {**GOOD, "id": "rate-40"}])
     outcome = gate_run(pytester, metrics="hallu_rate", **OPTIONS)
     assert outcome.ret == pytest.ExitCode.TESTS_FAILED
     outcome.stdout.fnmatch_lines(

@@ -401,10 +401,20 @@ def _regate(arguments: argparse.Namespace) -> int:
             scoring_s=float(timing.get("scoring_s", 0.0)),
             incomplete=bool(report.raw.get("incomplete", False)),
             shard=_shard(report),
-            extra={"regated_from": str(arguments.report)},
+            # The same run gated again: it keeps the run's time, which with its commit is
+            # what a history file knows a run by.
+            extra={
+                "regated_from": str(arguments.report),
+                **_run_time(report),
+            },
         )
     _print_and_publish(verdict, report.results, report)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _run_time(report: SavedReport) -> dict[str, Any]:
+    stamp = report.raw.get("generated_at")
+    return {"generated_at": stamp} if isinstance(stamp, str) and stamp else {}
 
 
 def _compare(arguments: argparse.Namespace) -> int:
