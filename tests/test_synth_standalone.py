@@ -114,7 +114,7 @@ def test_a_light_verb_question_whose_point_is_in_the_answer_is_not_written(
     tmp_path: Path,
 ) -> None:
     text = (
-        "# Tunnels\n\nThe OpenSSH server simply uses the file /root/.ssh/authorized_keys to "
+        "# Tunnels\n\nThe OpenSSH server simply uses the file ~/.ssh/authorized_keys to "
         "restrict the client. Most cache types will use atomic replacement.\n\n"
         "The tunnel device is created by the Foo daemon.\n"
     )

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -234,16 +235,7 @@ def _tidied(fact: Fact) -> Fact:
     question = tidy(fact.question)
     if question == fact.question:
         return fact
-    return Fact(
-        question,
-        fact.answer,
-        fact.sentence,
-        fact.wh,
-        fact.subject,
-        fact.value,
-        fact.unit,
-        fact.score,
-    )
+    return replace(fact, question=question)
 
 
 def _with_document(fact: Fact, name: str) -> Fact:
@@ -254,17 +246,7 @@ def _with_document(fact: Fact, name: str) -> Fact:
     question = fact.question
     if question.startswith("In "):
         return fact
-    question = f"In {name}, {question[0].lower()}{question[1:]}"
-    return Fact(
-        question,
-        fact.answer,
-        fact.sentence,
-        fact.wh,
-        fact.subject,
-        fact.value,
-        fact.unit,
-        fact.score,
-    )
+    return replace(fact, question=f"In {name}, {question[0].lower()}{question[1:]}")
 
 
 def _single(
