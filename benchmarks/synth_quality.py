@@ -217,30 +217,9 @@ def report_labels(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def measure(folder: str, n: int, show: int) -> None:
-    with tempfile.TemporaryDirectory() as work:
-        out, chunks_out = Path(work) / "golden.jsonl", Path(work) / "chunks.jsonl"
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-            status = main(
-                [
-                    "synth",
-                    folder,
-                    "-o",
-                    str(out),
-                    "--n",
-                    str(n),
-                    "--judge",
-                    "offline",
-                    "--chunks-out",
-                    str(chunks_out),
-                    "--cache",
-                    "off",
-                ]
-            )
-        rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-        chunks = [json.loads(line) for line in chunks_out.read_text().splitlines()]
+    status, printed, rows, chunks = generate(folder, n)
     print(f"\n=== {folder}: exit {status}, {len(rows)} cases of {n}, {len(chunks)} chunks")
-    print("\n".join("  | " + line for line in printed.getvalue().splitlines()))
+    print("\n".join("  | " + line for line in printed.splitlines()))
     if not rows:
         return
     texts = {chunk["id"]: chunk["text"] for chunk in chunks}
