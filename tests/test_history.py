@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -27,9 +26,6 @@ def test_each_run_appends_one_compact_line_with_commit_verdict_and_metrics(
 
     first = pytester.runpytest_subprocess(*options)
     write_jsonl(pytester, "golden.jsonl", [*good_rows(3), HALLUCINATED])
-    # A run is known by its time, to the second, and its commit: two runs of one commit
-    # within one second would be one run, so the second run starts in a later second.
-    time.sleep(1.0)
     second = pytester.runpytest_subprocess(*options)
 
     assert first.ret == pytest.ExitCode.OK

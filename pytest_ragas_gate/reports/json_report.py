@@ -114,7 +114,7 @@ def build_report(
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": verdict.status,
-        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "incomplete": incomplete,
         "partial": verdict.partial,
         "coverage": verdict.coverage,
