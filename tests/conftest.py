@@ -67,7 +67,6 @@ def _close_rerunfailures_connections_that_ended() -> None:
 _close_rerunfailures_connections_that_ended()
 
 
-
 def _import_the_whole_package_once() -> None:
     """Import every module of the package (and the XML modules its reports use) here.
 

@@ -138,6 +138,28 @@ FAST_RETRIES = {"timeout_s": 0.5, "retry_backoff_s": 0.005, "max_retries": 6, "m
 FAST_RETRY_POLICY = RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05)
 
 
+#: A run in this process, and one with two xdist workers (a heavy end-to-end run: slow).
+WORKERS = [
+    pytest.param([], id="serial"),
+    pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
+]
+
+
+def judges_by_workers(judges: Sequence[str], xdist_judge: str = "offline") -> list[Any]:
+    """Each judge in this process and under xdist; only ``xdist_judge``'s xdist run is fast.
+
+    The default suite keeps one xdist end-to-end run of the feature; the other judges'
+    xdist runs prove nothing more and are left to the slow runs.
+    """
+    runs = []
+    for judge in judges:
+        for workers, name in (([], "serial"), (["-n", "2"], "xdist")):
+            slow = name == "xdist" and judge != xdist_judge
+            marks = [pytest.mark.slow] if slow else []
+            runs.append(pytest.param(judge, workers, id=f"{judge}-{name}", marks=marks))
+    return runs
+
+
 def use_fake_judge(
     monkeypatch: pytest.MonkeyPatch, server: FakeLLM, api: str = "anthropic", key: str = TEST_KEY
 ) -> None:

@@ -161,6 +161,7 @@ def test_a_passing_gate_sets_every_output_and_writes_the_summary(runner: Runner)
     assert re.findall(r"^## .*", runner.summary, re.MULTILINE) == ["## ✅ RAG gate: PASSED"]
 
 
+@pytest.mark.slow
 def test_a_failing_gate_annotates_metrics_and_cases(runner: Runner) -> None:
     result = runner.run_gate(
         paths="golden.jsonl",
@@ -232,6 +233,7 @@ def test_bad_inputs_are_usage_errors(runner: Runner, inputs: dict[str, str], mes
     assert "RAG gate: not run" in runner.summary
 
 
+@pytest.mark.slow
 def test_inputs_cannot_inject_shell_code(runner: Runner) -> None:
     result = runner.run_gate(
         working_directory="gate",
@@ -338,6 +340,7 @@ def test_a_partial_gate_is_neither_passed_nor_failed(runner: Runner, tmp_path: P
     assert runner.summary == ""
 
 
+@pytest.mark.slow
 def test_an_ungated_run_is_the_actions_verdict_too(runner: Runner) -> None:
     result = runner.run_gate(
         paths="golden.jsonl",
@@ -391,6 +394,7 @@ def test_a_missing_path_is_one_usage_error_naming_it(runner: Runner) -> None:
     assert not (runner.workspace / "gate" / "rag-gate-report.json").exists()
 
 
+@pytest.mark.slow
 def test_a_pytest_node_id_in_paths_is_checked_by_its_file(runner: Runner) -> None:
     result = runner.run_gate(
         paths="golden.jsonl::founders", working_directory="gate", judge="offline", cache="off"
@@ -399,6 +403,7 @@ def test_a_pytest_node_id_in_paths_is_checked_by_its_file(runner: Runner) -> Non
     assert runner.outputs["verdict"] != "error", result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("inputs", "reason"),
     [
@@ -461,6 +466,7 @@ def test_a_usage_error_after_a_report_adds_pytests_reason(runner: Runner, tmp_pa
     assert "no verdict" not in runner.summary
 
 
+@pytest.mark.slow
 def test_a_case_below_its_own_thresholds_fails_the_action(runner: Runner) -> None:
     rows = [GOOD, {**GOOD, "id": "second"}, {**HALLUCINATED, "thresholds": {"faithfulness": 0.9}}]
     (runner.workspace / "gate" / "golden.jsonl").write_text(
@@ -600,6 +606,7 @@ def test_the_example_workflow_gates_with_the_action_and_replays_for_forks() -> N
     assert "rag-gate-junit.xml" in upload["with"]["path"]
 
 
+@pytest.mark.slow
 def test_the_workflow_steps_after_the_gate_run_with_its_outputs(runner: Runner) -> None:
     runner.run_gate(paths="golden.jsonl", judge="offline", cache="off", working_directory="gate")
     outputs = dict(runner.outputs)

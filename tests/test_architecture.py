@@ -10,6 +10,7 @@ before it: a lower stage never imports a higher one.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,7 @@ LAYER_ORDER = (
     "cli",
     "public names",
 )
+
 
 def package_of(module: str, path: Path) -> str:
     """A module's layer: its sub-package, ``foundation`` at the top, or ``public names``."""
@@ -123,10 +125,17 @@ def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.cache
+def _parsed_import_graph() -> dict[str, frozenset[str]]:
+    # Parsed once per test process: every test of the module reads the same sources.
     modules = module_names()
     known = set(modules)
-    return {module: imports_of(module, path, known) for module, path in modules.items()}
+    return {module: frozenset(imports_of(module, path, known)) for module, path in modules.items()}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """The package's import graph, a copy a test may change."""
+    return {module: set(targets) for module, targets in _parsed_import_graph().items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -159,6 +159,7 @@ def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
     assert _state_files(pytester) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", APIS)
 def test_requests_a_batch_did_not_answer_are_errors_and_the_gate_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
@@ -285,6 +286,7 @@ def _batch_judge(server: FakeLLM, api: str, store: BatchStore, lines: list[str])
     return judge
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", APIS)
 def test_interrupting_a_batch_run_cancels_the_batch_and_forgets_it(
     tmp_path: Path, api: str
@@ -311,6 +313,7 @@ def test_interrupting_a_batch_run_cancels_the_batch_and_forgets_it(
     assert lines[-1] == f"rag-gate: batch {batch_id} canceled"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", APIS)
 def test_a_batch_abandoned_mid_run_is_picked_up_by_the_next_judge(tmp_path: Path, api: str) -> None:
     store = BatchStore(tmp_path / "batches")
@@ -343,6 +346,7 @@ def test_a_batch_abandoned_mid_run_is_picked_up_by_the_next_judge(tmp_path: Path
     assert store.saved(api, MODELS[api]) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", APIS)
 def test_a_canceled_batch_left_saved_is_read_and_only_its_unanswered_requests_sent(
     tmp_path: Path, api: str

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fakellm import FakeLLM
-from gate_runs import make_judge
+from gate_runs import WORKERS, judges_by_workers, make_judge
 
 from pytest_ragas_gate.golden.cases import Context, GoldenCase
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
@@ -181,8 +181,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
         yield fake
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
-@pytest.mark.parametrize("judge", ["offline", "anthropic", "openai"])
+@pytest.mark.parametrize(
+    ("judge", "workers"), judges_by_workers(["offline", "anthropic", "openai"])
+)
 def test_the_report_holds_both_metrics_reported_not_gated(
     pytester: pytest.Pytester, server: FakeLLM, judge: str, workers: list[str]
 ) -> None:
@@ -229,7 +230,7 @@ def test_a_bad_citation_pattern_in_the_config_exits_4(pytester: pytest.Pytester)
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_a_configured_marker_is_no_part_of_a_claim_for_the_offline_judge(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:

@@ -81,6 +81,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         assert f"    {old} " not in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("old", "new"),
     [

@@ -166,6 +166,7 @@ def test_fault_plan_holds_the_asked_mix() -> None:
         fault_plan(0.7, seed=3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", ["anthropic", "openai"])
 def test_ten_percent_faults_still_score_every_case(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str

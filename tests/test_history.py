@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from gate_runs import HALLUCINATED, cases, good_rows, write, write_config, write_jsonl
+from gate_runs import (
+    HALLUCINATED,
+    WORKERS,
+    cases,
+    good_rows,
+    write,
+    write_config,
+    write_jsonl,
+)
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.pr_comment import main as comment_main
@@ -16,7 +24,7 @@ def history_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_each_run_appends_one_compact_line_with_commit_verdict_and_metrics(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:

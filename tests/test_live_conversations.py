@@ -91,8 +91,15 @@ def calls(pytester: pytest.Pytester) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
-@pytest.mark.parametrize("target", ["answer", "aanswer"], ids=["sync", "async"])
+@pytest.mark.parametrize(
+    ("target", "workers"),
+    [
+        pytest.param("answer", [], id="sync-serial"),
+        pytest.param("answer", ["-n", "2"], id="sync-xdist", marks=pytest.mark.slow),
+        pytest.param("aanswer", [], id="async-serial"),
+        pytest.param("aanswer", ["-n", "2"], id="async-xdist"),
+    ],
+)
 def test_turns_are_replayed_with_the_targets_own_answers(
     pytester: pytest.Pytester, target: str, workers: list[str]
 ) -> None:

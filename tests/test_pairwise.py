@@ -359,6 +359,7 @@ def test_outcomes_count_only_a_preference_both_positions_give() -> None:
     assert pairwise_outcome(["new", "baseline"]) == ("tie", False)
 
 
+@pytest.mark.slow
 def test_batch_mode_sends_every_comparison_in_one_batch(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from gate_runs import (
+    WORKERS,
     assert_no_traceback,
     case_row,
     gate_run,
@@ -365,7 +366,7 @@ def test_label_rows_naming_no_case_or_one_case_two_ways_are_warned_about(
     assert human["case-002"] == {"faithfulness": 0.0}
 
 
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_strict_labels_makes_those_rows_a_usage_error(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:

@@ -150,6 +150,7 @@ def test_a_quality_failure_and_judge_errors_together_are_failed(
     assert status_code == 1 and "RAG gate: FAILED" in out.splitlines()
 
 
+@pytest.mark.slow
 def test_the_actions_verdict_output_is_error_on_an_outage(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()

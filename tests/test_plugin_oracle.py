@@ -158,8 +158,7 @@ def test_only_scores_the_generator_on_gold_contexts(pytester: pytest.Pytester) -
     result.stdout.fnmatch_lines(
         [
             "*oracle retrieval: gold contexts only*",
-            "retrieval not evaluated: live.oracle only answers every case from its gold "
-            "contexts*",
+            "retrieval not evaluated: live.oracle only answers every case from its gold contexts*",
             "RAG gate: PARTIAL",
             "Not a deploy decision — retrieval not evaluated: *",
         ]

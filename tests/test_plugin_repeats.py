@@ -159,6 +159,7 @@ def test_a_flipping_judge_shows_its_noise_in_every_report(
     assert "FAILED faithfulness judge too noisy for this metric: agreement" in output
 
 
+@pytest.mark.slow
 def test_min_judge_agreement_fails_the_run_and_merge_reproduces_it(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -233,6 +234,7 @@ def test_two_workers_report_the_judge_noise_of_a_serial_run(
         assert two["metrics"][name] == one["metrics"][name]
 
 
+@pytest.mark.slow
 def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -248,6 +250,7 @@ def test_a_batch_run_submits_every_repeat_as_a_request_of_its_own(
     assert noise["agreement"] < 1.0 and noise["cases"] == 4
 
 
+@pytest.mark.slow
 def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

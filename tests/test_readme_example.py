@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
@@ -62,6 +64,7 @@ def test_the_try_it_output_is_the_example_run(tmp_path: Path) -> None:
     assert normalised(printed) == normalised(readme_block("pytest --rag-gate examples/"))
 
 
+@pytest.mark.slow
 def test_the_stricter_threshold_excerpt_is_the_example_run(tmp_path: Path) -> None:
     # The README shows an excerpt ("…" for the lines left out): each line it does show is
     # printed, in that order.

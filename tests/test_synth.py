@@ -101,6 +101,7 @@ def test_ids_are_stable_across_runs_and_working_directories(
     assert {row["id"] for row in first} == {row["id"] for row in second}
 
 
+@pytest.mark.slow
 def test_an_edited_paragraph_changes_only_its_chunks_id(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
