@@ -26,6 +26,8 @@ from .session import GateRun
 from .xdist_exchange import WorkerInfo
 
 if TYPE_CHECKING:
+    from ..live.oracle import OracleTarget
+    from ..live.targets import LiveTarget
     from ..reports.json_report import SavedReport
     from ..trust.labels import LabelSet
 
@@ -75,13 +77,16 @@ def start_run(
             max_threads=loaded.config.concurrency,
             timeout_s=loaded.config.target_timeout,
         )
-        from ..live.oracle import apply_oracle
-
         installed = metrics
-        settings, metrics, target = apply_oracle(
-            loaded.config, metrics, live, rootdir=config.invocation_params.dir
-        )
-        loaded = replace(loaded, config=settings)
+        target: LiveTarget | OracleTarget | None = live
+        if loaded.config.oracle != "off" or loaded.config.corpus:
+            # Oracle mode (and its check of live.corpus) loads only when configured.
+            from ..live.oracle import apply_oracle
+
+            settings, metrics, target = apply_oracle(
+                loaded.config, metrics, live, rootdir=config.invocation_params.dir
+            )
+            loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
         check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)

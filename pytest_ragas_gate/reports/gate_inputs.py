@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..exceptions import ReportError
-from ..gate.gate_changes import GateChanges, failing_cases, find_gate_changes
-from ..judges.cache_signing import CacheIntegrity
+from ..gate.gate_change_list import GateChanges
+from ..judges.cache_integrity import CacheIntegrity
 from .integrity import cache_integrity_lines
 from .json_report import SavedReport, load_report
 
@@ -139,6 +139,9 @@ def changes_in_report_scope(report: SavedReport, base_ref: str, rootdir: Path) -
     ``rootdir`` is where the report's golden-file paths are relative to (the directory
     pytest ran in); a removed case is called out when the report's baseline failed it.
     """
+    # git and the config history load only for a pull request's comparison.
+    from ..gate.gate_changes import failing_cases, find_gate_changes
+
     baseline = _baseline_report(report)
     return find_gate_changes(
         rootdir,

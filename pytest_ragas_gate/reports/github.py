@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..gate.gate_changes import GateChanges
+from ..gate.gate_change_list import GateChanges
 from ..gate.verdict import CaseVerdict, GateVerdict
 from ..scoring.results import CaseResult, split_source
 from ..usage import Usage

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
-from ..live.oracle_gaps import oracle_gap_lines
+from ..live.oracle_gap_figures import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..usage import Usage
 from .json_report import JudgeInfo

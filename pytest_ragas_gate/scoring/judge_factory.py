@@ -28,7 +28,6 @@ from typing import Any
 from ..exceptions import JudgeError, UsageError
 from ..judges.base import Answer, Judge, JudgeInfo, ReplyT
 from ..judges.cache import JudgeCache
-from ..judges.cache_signing import EntryVerifier, signer_from_env
 from ..judges.metered import MeteredJudge
 from ..judges.pricing import PriceTable
 from ..judges.prompts import PROMPT_VERSION
@@ -226,6 +225,9 @@ def _judge_cache(config: GateConfig, cache_dir: Path, env: Mapping[str, str]) ->
     """The reply cache, signing what it writes and verifying what it replays when set up to."""
     if config.cache == "off":
         return None
+    # Only a cached judge signs or verifies; the offline judge and cache: off never do.
+    from ..judges.cache_signing import EntryVerifier, signer_from_env
+
     public_key = config.cache_public_key
     return JudgeCache(
         cache_dir,
