@@ -69,14 +69,20 @@ def start_run(
 
         metrics.update(hook_metrics(config, metrics))
         loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
-        from ..live.targets import resolve_target
+        spec = loaded.config.target
+        hooked = None if spec else config.hook.pytest_rag_gate_target(config=config)
+        live = None
+        if spec or hooked is not None:
+            # Live mode loads only for a run with a target, configured or from the hook.
+            from ..live.targets import resolve_target
 
-        live = resolve_target(
-            config,
-            loaded.config.target,
-            max_threads=loaded.config.concurrency,
-            timeout_s=loaded.config.target_timeout,
-        )
+            live = resolve_target(
+                config,
+                spec,
+                max_threads=loaded.config.concurrency,
+                timeout_s=loaded.config.target_timeout,
+                hooked=hooked,
+            )
         installed = metrics
         target: LiveTarget | OracleTarget | None = live
         if loaded.config.oracle != "off" or loaded.config.corpus:

@@ -704,11 +704,12 @@ class GateRun:
 
     def _write_reports(self) -> None:
         assert self.verdict is not None
-        from ..reports.json_report import build_report, write_report
-
         root = self.pytest_config.invocation_params.dir
         ordered = self.collected
         if self.config.report or self.config.html or self.config.history:
+            # The JSON report is built only for the outputs made from it.
+            from ..reports.json_report import build_report, write_report
+
             shard = self.pytest_config.option.rag_gate_shard
             report = build_report(
                 results=ordered,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -19,7 +19,9 @@ from ..exceptions import ReportError
 from ..gate.gate_change_list import GateChanges
 from ..judges.cache_integrity import CacheIntegrity
 from .integrity import cache_integrity_lines
-from .json_report import SavedReport, load_report
+
+if TYPE_CHECKING:
+    from .json_report import SavedReport
 
 __all__ = [
     "changed_thresholds",
@@ -160,6 +162,8 @@ def _baseline_report(report: SavedReport) -> SavedReport | None:
     stored = report.config.baseline
     if not stored or report.facts.baseline is None:
         return None
+    from .json_report import load_report
+
     for path in (Path(stored), report.path.parent / stored):
         if path.is_file():
             try:

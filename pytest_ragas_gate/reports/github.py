@@ -15,10 +15,10 @@ from pathlib import Path
 
 from ..gate.gate_change_list import GateChanges
 from ..gate.verdict import CaseVerdict, GateVerdict
+from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, split_source
 from ..usage import Usage
 from .gate_inputs import changed_thresholds
-from .json_report import JudgeInfo
 
 __all__ = [
     "MAX_CASE_ANNOTATIONS",
