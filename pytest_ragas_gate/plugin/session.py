@@ -39,7 +39,7 @@ from ..judges.cache_integrity import CacheIntegrity
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
-from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
+from ..scoring.gated_metrics import gated_metric_names, metrics_for_case, metrics_to_gate
 from ..scoring.interruption import fill_unscored, is_incomplete
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..scoring.scheduler import Progress, ProgressCallback, Target, score_cases
@@ -117,6 +117,7 @@ class GateRun:
     _ordered: list[CaseResult] | None = None
     # Where the OpenTelemetry records went, once sent (outputs.otel).
     otel_sent: str | None = None
+    _bounds: Mapping[str, Bound] | None = None
 
     @property
     def config(self) -> GateConfig:
@@ -395,8 +396,11 @@ class GateRun:
         if not cases:
             return {}
 
+        # The same for every case: worked out once, not per case.
+        gated = gated_metric_names(self.config, list(self.metrics))
+
         def metric_names_for(case: GoldenCase) -> list[str]:
-            return metrics_for_case(case, self.metrics, self.config)
+            return metrics_for_case(case, self.metrics, self.config, gated=gated)
 
         show_progress = self._progress_printer()
         return asyncio.run(self._score_and_compare(cases, metric_names_for, show_progress, into))
@@ -524,9 +528,14 @@ class GateRun:
         )
         self._relay.start()
 
-    def bounds(self) -> dict[str, Bound]:
-        """The gate's thresholds, whose directions a case's own thresholds take."""
-        return self.config.bounds()
+    def bounds(self) -> Mapping[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take.
+
+        Read once: every case item asks, and the settings do not change during a run.
+        """
+        if self._bounds is None:
+            self._bounds = self.config.bounds()
+        return self._bounds
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""
