@@ -7,9 +7,7 @@ the calls that follow; on a two-core CI machine that was a third of the ``anthro
 import and 0.4 s of the rest of a 100-case run. None of those objects is garbage, so the
 SDK loads with the collector paused, and while the cases are scored every object alive
 at the start, and each SDK loaded meanwhile, sits in the collector's permanent generation
-(:func:`gc.freeze`); reference counting still frees whatever becomes garbage. The
-gate's own modules load the same way when ``--rag-gate`` turns it on: a few hundred
-pydantic classes, kept for the whole run.
+(:func:`gc.freeze`); reference counting still frees whatever becomes garbage.
 
 Frozen objects are hidden from ``gc.get_objects()`` and ``gc.get_referrers()``, on which
 tools in the user's own session rely (hypothesis's ``register_random``, leak checkers), so

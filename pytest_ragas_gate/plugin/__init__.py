@@ -156,11 +156,6 @@ def pytest_configure(config: pytest.Config) -> None:
     """Activate the gate only when ``--rag-gate`` is given."""
     if not config.option.rag_gate:
         return
-    from ..long_lived import import_module_paused
-
-    # The gate's modules define hundreds of pydantic classes and keep them for the run;
-    # none is garbage, so they load with the cyclic collector paused, as the SDKs do.
-    import_module_paused(f"{__name__}.activation")
     from .activation import start_run
 
     run = start_run(
