@@ -25,8 +25,7 @@ from ..scoring.results import (
 from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
 from ..stats import bootstrap_ci, mean, sample_std
-from ..trust.agreement import MetricAgreement, check_floors, measure_agreement, no_labels
-from ..trust.ppi import PpiEstimate, ppi_mean
+from ..trust.figures import MetricAgreement, PpiEstimate
 from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
 
 __all__ = [
@@ -434,6 +433,9 @@ def _ppi(
     """The PPI estimate, once ``ppi_min_labels`` randomly sampled labelled cases were scored."""
     if len(labels) < config.ppi_min_labels:
         return None
+    # Only a run with labels gets here; the others need not load PPI.
+    from ..trust.ppi import ppi_mean
+
     estimate = ppi_mean(
         unlabelled,
         judged,
@@ -500,6 +502,9 @@ def measure_agreements(
         _, judged, labels = _labelled_scores(ordered, metric)
         if not labels and not floors:
             continue
+        # The statistics load only for a run with labels or floors.
+        from ..trust.agreement import check_floors, measure_agreement, no_labels
+
         measured = (
             measure_agreement(
                 metric,

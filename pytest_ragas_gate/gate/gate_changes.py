@@ -28,9 +28,6 @@ import fnmatch
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from ..golden.loading import SUPPORTED_EXTENSIONS
 from ..settings.config import GateConfig
@@ -40,20 +37,15 @@ from .gate_change_details import (
     invocation_change,
     settings_changes,
 )
+from .gate_change_list import BASE_REF_ENV, ChangeKind, GateChange, GateChanges
 
 __all__ = ["BASE_REF_ENV", "GateChange", "GateChanges", "failing_cases", "find_gate_changes"]
-
-#: Set by GitHub Actions on pull_request events: the branch the pull request targets.
-BASE_REF_ENV = "GITHUB_BASE_REF"
 
 CONFIG_FILE_NAMES = ("rag_gate.yaml", "rag_gate.yml")
 
 #: Files where pytest options live (``addopts`` can pass ``--rag-gate-threshold``).
 PYTEST_CONFIG_NAMES = ("pytest.ini", "tox.ini", "setup.cfg")
 
-ChangeKind = Literal[
-    "config", "public_key", "invocation", "golden", "cache", "conftest", "entry_points"
-]
 _KIND_ORDER: tuple[ChangeKind, ...] = (
     "public_key",
     "config",
@@ -63,30 +55,6 @@ _KIND_ORDER: tuple[ChangeKind, ...] = (
     "conftest",
     "entry_points",
 )
-
-
-class GateChange(BaseModel):
-    """One change to the gate's inputs: what kind, which file, and what it does."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: ChangeKind
-    path: str
-    detail: str
-
-
-class GateChanges(BaseModel):
-    """Every change to the gate's inputs against ``base_ref``; saved as ``run.gate_changes``.
-
-    ``problem`` says why nothing could be compared (no git, an unknown ref); the changes
-    are then unknown, not absent.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_ref: str
-    changes: list[GateChange] = Field(default_factory=list)
-    problem: str | None = None
 
 
 class _GitError(Exception):

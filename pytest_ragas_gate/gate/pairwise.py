@@ -18,115 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ..scoring.pairwise import PAIRWISE_USAGE
 from ..scoring.results import CaseResult
 from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
 from ..stats import bootstrap_ci
 from .checks import GateCheck
+from .pairwise_summary import PairwiseLoss, PairwiseSummary
 
 __all__ = ["PairwiseLoss", "PairwiseSummary", "pairwise_check", "summarise_pairwise"]
 
 #: How many of the worst losses the reports show side by side.
 WORST_LOSSES_SHOWN = 5
-
-
-class PairwiseLoss(BaseModel):
-    """One case whose new answer lost to the baseline's, as the reports show it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    case: str
-    question: str
-    new_answer: str
-    baseline_answer: str
-    reasons: list[str] = Field(default_factory=list)
-
-
-class PairwiseSummary(BaseModel):
-    """Win, loss and tie rates of the new answers against the baseline's, with intervals."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    compared: int
-    changed: int
-    wins: int
-    losses: int
-    ties: int
-    # Ties because the two positions disagreed (a subset of ``ties``).
-    position_ties: int
-    win_rate: float | None
-    loss_rate: float | None
-    tie_rate: float | None
-    win_ci: tuple[float, float] | None = None
-    loss_ci: tuple[float, float] | None = None
-    tie_ci: tuple[float, float] | None = None
-    # Share of the changed cases judged alike in both positions; None with none changed.
-    position_consistency: float | None = None
-    # Changed cases the judge could not compare (each named with its error).
-    errors: dict[str, str] = Field(default_factory=dict)
-    # Judgements asked (two per changed case), and what they cost.
-    comparisons: int = 0
-    calls: int = 0
-    cache_hits: int = 0
-    confidence: float = 0.95
-    max_loss_rate: float | None = None
-    min_paired: int = 1
-    worst_losses: list[PairwiseLoss] = Field(default_factory=list)
-
-    @property
-    def evaluated(self) -> bool:
-        """Whether enough cases were compared for the loss rate to have checked anything."""
-        return self.compared >= max(1, self.min_paired)
-
-    @property
-    def passed(self) -> bool | None:
-        """False above the maximum loss rate or with a case not compared; None: no rule."""
-        if self.errors:
-            return False
-        if self.max_loss_rate is None or self.loss_rate is None:
-            return None
-        return self.loss_rate <= self.max_loss_rate + 1e-9
-
-    def line(self) -> str:
-        """``pairwise: the new answers lose to the baseline's on 9 of 40 …``, with its costs."""
-        if not self.compared:
-            return "pairwise: no case compared with the baseline"
-
-        def rate(value: float | None, ci: tuple[float, float] | None, label: str = "") -> str:
-            shown = "n/a" if value is None else f"{value:.0%}"
-            if ci is None:
-                return shown
-            return f"{shown}, {label}CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
-
-        percent = f"{round(self.confidence * 100)}% "
-        consistency = (
-            ""
-            if self.position_consistency is None
-            else f"; judge position-consistency {self.position_consistency:.0%}"
-        )
-        return (
-            f"pairwise: the new answers lose to the baseline's on {self.losses} of "
-            f"{self.compared} compared case(s) ({rate(self.loss_rate, self.loss_ci, percent)}), "
-            f"win on {self.wins} ({rate(self.win_rate, self.win_ci)}), tie on {self.ties} "
-            f"({rate(self.tie_rate, self.tie_ci)}; {self.position_ties} because the judgement "
-            f"changed with the position); {self.changed} changed{consistency}; "
-            f"{self.comparisons} comparison(s), at most 2 per changed case: {self.calls} judge "
-            f"call(s), {self.cache_hits} cache hit(s)"
-        )
-
-    def short(self) -> str:
-        """The loss rate alone: ``10 of 30 compared case(s) (33%, 95% CI 17–50%)``."""
-        interval = (
-            ""
-            if self.loss_ci is None
-            else f", {round(self.confidence * 100)}% CI "
-            f"{self.loss_ci[0] * 100:.0f}–{self.loss_ci[1] * 100:.0f}%"
-        )
-        shown = "n/a" if self.loss_rate is None else f"{self.loss_rate:.0%}"
-        return f"{self.losses} of {self.compared} compared case(s) ({shown}{interval})"
 
 
 def _rate(
@@ -170,6 +72,9 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
     judged = [result for result in results if result.pairwise is not None]
     if not judged:
         return None
+    # The comparison's module (and its judge requests) loads only for a run that compared.
+    from ..scoring.pairwise import PAIRWISE_USAGE
+
     compared = [r for r in judged if r.pairwise is not None and r.pairwise.error is None]
     outcomes = [r.pairwise.outcome for r in compared if r.pairwise is not None]
     changed = [r.pairwise for r in compared if r.pairwise is not None and r.pairwise.changed]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ..live.latency import LatencyVerdict
 from ..scoring.results import CaseResult
 from ..settings.config import GateConfig
-from ..trust.agreement import MetricAgreement
+from ..trust.figures import MetricAgreement
 from .aggregates import MetricAggregate, TagVerdict
 from .baseline import BaselineComparison
 from .checks import CheckKind, GateCheck

@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..judges.cache_signing import CacheIntegrity
+from ..judges.cache_integrity import CacheIntegrity
 from .baseline import BaselineComparison
 from .coverage import CoverageLedger
-from .gate_changes import GateChanges
+from .gate_change_list import GateChanges
 
 __all__ = ["RunFacts", "fold_golden_files", "gate_scope", "named", "nothing_gated"]
 

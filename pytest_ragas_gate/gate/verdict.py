@@ -20,10 +20,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..live.latency import LatencyVerdict, evaluate_latency
-from ..live.oracle_gaps import OracleGap, paired_oracle_gaps
+from ..live.oracle_gap_figures import ORACLE_PREFIX, OracleGap
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..settings.config import GateConfig
-from ..trust.agreement import MetricAgreement
+from ..trust.figures import MetricAgreement
 from .aggregates import (
     MetricAggregate,
     TagVerdict,
@@ -40,7 +40,7 @@ from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
 from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided, outage_cause, outage_remedy
-from .pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
+from .pairwise_summary import PairwiseSummary
 from .run_checks import (
     agreement_checks,
     alignment_check,
@@ -193,6 +193,33 @@ class GateVerdict(BaseModel):
         return any(check.kind == "coverage" and check.passed is None for check in self.checks)
 
 
+def _pairwise_summary(ordered: Sequence[CaseResult], config: GateConfig) -> PairwiseSummary | None:
+    """The head-to-head figures, None when no case was compared with the baseline."""
+    if all(result.pairwise is None for result in ordered):
+        return None
+    # Loaded only for a run that compared answers (``pairwise: true`` with a baseline).
+    from .pairwise import summarise_pairwise
+
+    return summarise_pairwise(ordered, config)
+
+
+def _pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
+    if summary is None:
+        return None
+    from .pairwise import pairwise_check
+
+    return pairwise_check(summary)
+
+
+def _oracle_gaps(ordered: Sequence[CaseResult], metrics: Sequence[str]) -> list[OracleGap]:
+    """What retrieval costs, measured only when oracle metrics ran (``live.oracle: both``)."""
+    if not any(metric.startswith(ORACLE_PREFIX) for metric in metrics):
+        return []
+    from ..live.oracle_gaps import paired_oracle_gaps
+
+    return paired_oracle_gaps(ordered, metrics)
+
+
 def evaluate_gate(
     results: Sequence[CaseResult],
     metrics: Sequence[str],
@@ -243,7 +270,7 @@ def evaluate_gate(
     alignment = None if top is None else ignored_top_ranked(top.mean, top.n)
 
     errored = sum(1 for result in ordered if result.errored)
-    pairwise = summarise_pairwise(ordered, config)
+    pairwise = _pairwise_summary(ordered, config)
     error_rate = error_rate_check(ordered, config, nothing_gated(facts))
     checks = [
         *(metric_check(aggregate, config) for aggregate in aggregates.values()),
@@ -257,7 +284,7 @@ def evaluate_gate(
     ]
     repeated = any(aggregate.judge_noise for aggregate in aggregates.values())
     not_evaluated = not_evaluated_checks(config, facts.baseline, repeated=repeated)
-    head_to_head = pairwise_check(pairwise)
+    head_to_head = _pairwise_check(pairwise)
     if head_to_head is not None and head_to_head.kind == "not_evaluated":
         not_evaluated = [*not_evaluated, head_to_head]
         head_to_head = None
@@ -322,7 +349,7 @@ def evaluate_gate(
         pairwise=pairwise,
         diagnosis=diagnosis if diagnosis.diagnosed else None,
         agreement=agreement,
-        oracle_gaps=paired_oracle_gaps(ordered, metrics),
+        oracle_gaps=_oracle_gaps(ordered, metrics),
         auto_repeats=auto_summary(ordered),
         conversations=_conversations_line(ordered, below_own),
         cases=cases,

@@ -30,10 +30,13 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..text_safety import json_text
-from .cache_signing import CacheIntegrity, EntrySigner, EntryVerifier
+from .cache_integrity import CacheIntegrity
+
+if TYPE_CHECKING:
+    from .cache_signing import EntrySigner, EntryVerifier
 
 #: What the cache does: read and write entries, only read them, or neither.
 CacheMode = Literal["readwrite", "read", "off"]

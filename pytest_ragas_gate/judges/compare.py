@@ -20,13 +20,15 @@ contexts, both answers, earlier turns) goes through the request's fence.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
 from ..golden.cases import Message
-from .prompts import Block
 from .requests import JudgeRequest, Reply
+
+if TYPE_CHECKING:
+    from .prompts import Block
 
 __all__ = ["COMPARE_PROMPT_VERSION", "CompareAnswers", "Comparison", "Preference"]
 

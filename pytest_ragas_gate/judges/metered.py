@@ -17,16 +17,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..exceptions import BudgetExceeded, JudgeError
 from ..usage import Usage
 from .base import Answer, Judge, ReplyT, charge, judge_repeat
 from .cache import JudgeCache, cache_key
 from .pricing import PriceTable
-from .prompts import PROMPT_VERSION
 from .requests import JudgeRequest
-from .transport import TransportStats
+
+if TYPE_CHECKING:
+    from .transport import TransportStats
 
 
 @runtime_checkable
@@ -137,6 +138,11 @@ class MeteredJudge:
         """The inner judge's live transport counters, when it has a transport."""
         transport = getattr(self.inner, "transport", None)
         stats = getattr(transport, "stats", None)
+        if stats is None:
+            return None
+        # Loaded by every judge that has a transport; the offline judge has none.
+        from .transport import TransportStats
+
         return stats if isinstance(stats, TransportStats) else None
 
     @property
@@ -217,6 +223,9 @@ class MeteredJudge:
         # The offline judge is deterministic and free: nothing to gain from caching it.
         if self.cache is None or not self.cache.reads or self.kind == "offline":
             return None
+        # The prompts load only for a judge that sends them, never for the offline judge.
+        from .prompts import PROMPT_VERSION
+
         return cache_key(
             judge_kind=self.kind,
             model=self.model,
@@ -227,6 +236,8 @@ class MeteredJudge:
         )
 
     def _about(self, kind: str) -> dict[str, Any]:
+        from .prompts import PROMPT_VERSION
+
         return {
             "judge": self.kind,
             "model": self.model,

@@ -28,7 +28,7 @@ from ..judges.base import CaseJudge
 from ..metrics.base import Metric, MetricFacts, MetricResult, missing_fields
 from ..metrics.registry import BUILTIN_FACTS
 from ..settings.config import GateConfig
-from .oracle_gaps import ORACLE_PREFIX, oracle_gap_lines, paired_oracle_gaps
+from .oracle_gap_figures import ORACLE_PREFIX
 
 if TYPE_CHECKING:
     from .targets import LiveTarget
@@ -41,8 +41,6 @@ __all__ = [
     "apply_oracle",
     "check_accepts_contexts",
     "gold_contexts",
-    "oracle_gap_lines",
-    "paired_oracle_gaps",
     "read_corpus",
 ]
 

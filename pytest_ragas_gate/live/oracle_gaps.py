@@ -11,28 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import default_direction
 from ..stats import mean
+from .oracle_gap_figures import ORACLE_PREFIX, OracleGap, oracle_gap_lines
 
 __all__ = ["ORACLE_PREFIX", "OracleGap", "oracle_gap_lines", "paired_oracle_gaps"]
-
-#: Oracle metrics are named ``oracle_<metric>``.
-ORACLE_PREFIX = "oracle_"
-
-
-class OracleGap(BaseModel):
-    """One generation metric, scored with the retriever and with gold contexts on ``n`` cases."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    metric: str
-    retriever: float
-    oracle: float
-    gap: float
-    n: int
 
 
 def _number(result: CaseResult, metric: str) -> float | None:
@@ -94,18 +78,3 @@ def paired_oracle_gaps(results: Sequence[CaseResult], metrics: Sequence[str]) ->
             )
         )
     return gaps
-
-
-def oracle_gap_lines(gaps: Sequence[OracleGap]) -> list[str]:
-    """One summary line per gap, saying on how many cases it was measured.
-
-    >>> gap = OracleGap(metric="faithfulness", retriever=0.71, oracle=0.93, gap=0.22, n=4)
-    >>> print(oracle_gap_lines([gap])[0])  # doctest: +NORMALIZE_WHITESPACE
-    faithfulness 0.71 with your retriever, 0.93 with gold contexts: retrieval costs 0.22
-    (n=4 cases scored both ways)
-    """
-    return [
-        f"{gap.metric} {gap.retriever:.2f} with your retriever, {gap.oracle:.2f} with gold "
-        f"contexts: retrieval costs {gap.gap:.2f} (n={gap.n} cases scored both ways)"
-        for gap in gaps
-    ]

@@ -221,6 +221,7 @@ def resolve_target(
     *,
     max_threads: int = 32,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    hooked: object = None,
 ) -> LiveTarget | None:
     """The run's live-mode target: the configured one, else the conftest hook's, else None.
 
@@ -229,6 +230,7 @@ def resolve_target(
         spec: The ``target`` setting (command line or config file).
         max_threads: The most sync target calls at once (the run's concurrency).
         timeout_s: The seconds one call may take (``target_timeout``).
+        hooked: What the conftest hook already returned, if the caller asked it.
 
     Returns:
         The target, or None in static mode.
@@ -240,7 +242,8 @@ def resolve_target(
         search_paths = [pytest_config.rootpath, pytest_config.invocation_params.dir]
         found = import_target(spec, search_paths=search_paths)
         return LiveTarget(found, name=spec.strip(), max_threads=max_threads, timeout_s=timeout_s)
-    hooked = pytest_config.hook.pytest_rag_gate_target(config=pytest_config)
+    if hooked is None:
+        hooked = pytest_config.hook.pytest_rag_gate_target(config=pytest_config)
     if hooked is None:
         return None
     name = f"pytest_rag_gate_target hook ({_describe(hooked)})"

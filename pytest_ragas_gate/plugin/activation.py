@@ -26,6 +26,8 @@ from .session import GateRun
 from .xdist_exchange import WorkerInfo
 
 if TYPE_CHECKING:
+    from ..live.oracle import OracleTarget
+    from ..live.targets import LiveTarget
     from ..reports.json_report import SavedReport
     from ..trust.labels import LabelSet
 
@@ -67,21 +69,30 @@ def start_run(
 
         metrics.update(hook_metrics(config, metrics))
         loaded = replace(loaded, config=with_metric_defaults(loaded.config, metrics))
-        from ..live.targets import resolve_target
+        spec = loaded.config.target
+        hooked = None if spec else config.hook.pytest_rag_gate_target(config=config)
+        live = None
+        if spec or hooked is not None:
+            # Live mode loads only for a run with a target, configured or from the hook.
+            from ..live.targets import resolve_target
 
-        live = resolve_target(
-            config,
-            loaded.config.target,
-            max_threads=loaded.config.concurrency,
-            timeout_s=loaded.config.target_timeout,
-        )
-        from ..live.oracle import apply_oracle
-
+            live = resolve_target(
+                config,
+                spec,
+                max_threads=loaded.config.concurrency,
+                timeout_s=loaded.config.target_timeout,
+                hooked=hooked,
+            )
         installed = metrics
-        settings, metrics, target = apply_oracle(
-            loaded.config, metrics, live, rootdir=config.invocation_params.dir
-        )
-        loaded = replace(loaded, config=settings)
+        target: LiveTarget | OracleTarget | None = live
+        if loaded.config.oracle != "off" or loaded.config.corpus:
+            # Oracle mode (and its check of live.corpus) loads only when configured.
+            from ..live.oracle import apply_oracle
+
+            settings, metrics, target = apply_oracle(
+                loaded.config, metrics, live, rootdir=config.invocation_params.dir
+            )
+            loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
         check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
         _check_output_paths(loaded.config, config)

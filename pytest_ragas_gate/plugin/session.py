@@ -22,7 +22,7 @@ import pytest
 
 from ..gate.baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from ..gate.coverage import Census, CoverageLedger, build_ledger
-from ..gate.gate_changes import BASE_REF_ENV, GateChanges, failing_cases, find_gate_changes
+from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
 from ..golden.loading import (
@@ -35,19 +35,17 @@ from ..golden.loading import (
 )
 from ..judges.base import Judge
 from ..judges.cache import JudgeCache
-from ..judges.cache_signing import CacheIntegrity
-from ..live.conversation_replay import ConversationReplay
+from ..judges.cache_integrity import CacheIntegrity
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
-from ..scoring.gated_metrics import metrics_for_case, metrics_to_gate
+from ..scoring.gated_metrics import gated_metric_names, metrics_for_case, metrics_to_gate
 from ..scoring.interruption import fill_unscored, is_incomplete
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
-from ..scoring.scheduler import Progress, ProgressCallback, score_cases
+from ..scoring.scheduler import Progress, ProgressCallback, Target, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
-from ..trust.labels import LabelSet, apply_labels
 from ..usage import Usage
 from .collection_census import CensusTaker, deselecting_options, stop_reason
 from .items import CaseItem, attached_result
@@ -68,10 +66,12 @@ from .xdist_exchange import (
 )
 
 if TYPE_CHECKING:
+    from ..gate.gate_changes import GateChanges
     from ..live.oracle import OracleTarget
     from ..live.targets import LiveTarget
     from ..reports.history import HistoryEntry
     from ..reports.json_report import JudgeInfo, SavedReport
+    from ..trust.labels import LabelSet
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
 RERUN_OUTCOME = "rerun"
@@ -117,6 +117,7 @@ class GateRun:
     _ordered: list[CaseResult] | None = None
     # Where the OpenTelemetry records went, once sent (outputs.otel).
     otel_sent: str | None = None
+    _bounds: Mapping[str, Bound] | None = None
 
     @property
     def config(self) -> GateConfig:
@@ -203,7 +204,11 @@ class GateRun:
             checked.loaded, self.metrics, self.config.metrics, self.config.direction_of
         )
         loaded = self._unique_ids(skip_rejected(loaded))
-        loaded = apply_labels(loaded, self.labels)
+        if self.labels is not None:
+            # The labels module loads only for a run with a labels file.
+            from ..trust.labels import apply_labels
+
+            loaded = apply_labels(loaded, self.labels)
         self.loaded_keys.update((case.file, case.id) for case in loaded.cases)
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
         self.census_taker.loaded(
@@ -391,8 +396,11 @@ class GateRun:
         if not cases:
             return {}
 
+        # The same for every case: worked out once, not per case.
+        gated = gated_metric_names(self.config, list(self.metrics))
+
         def metric_names_for(case: GoldenCase) -> list[str]:
-            return metrics_for_case(case, self.metrics, self.config)
+            return metrics_for_case(case, self.metrics, self.config, gated=gated)
 
         show_progress = self._progress_printer()
         return asyncio.run(self._score_and_compare(cases, metric_names_for, show_progress, into))
@@ -423,7 +431,7 @@ class GateRun:
                 ),
                 on_progress=show_progress,
                 into=into,
-                target=None if self.target is None else ConversationReplay(self.target),
+                target=self._replay(),
                 close_judge=False,
                 **self._repeat_settings(cases),
             )
@@ -432,6 +440,14 @@ class GateRun:
             return results
         finally:
             await self.judge.aclose()
+
+    def _replay(self) -> Target | None:
+        """Live mode: the target, called once per turn of each case; None in static mode."""
+        if self.target is None:
+            return None
+        from ..live.conversation_replay import ConversationReplay
+
+        return ConversationReplay(self.target)
 
     async def _compare_with_baseline(
         self, cases: Sequence[GoldenCase], results: Mapping[str, CaseResult]
@@ -512,9 +528,14 @@ class GateRun:
         )
         self._relay.start()
 
-    def bounds(self) -> dict[str, Bound]:
-        """The gate's thresholds, whose directions a case's own thresholds take."""
-        return self.config.bounds()
+    def bounds(self) -> Mapping[str, Bound]:
+        """The gate's thresholds, whose directions a case's own thresholds take.
+
+        Read once: every case item asks, and the settings do not change during a run.
+        """
+        if self._bounds is None:
+            self._bounds = self.config.bounds()
+        return self._bounds
 
     def result_for(self, item: CaseItem) -> CaseResult:
         """The item's precomputed result, from this process or the worker that scored it."""
@@ -583,6 +604,9 @@ class GateRun:
         base_ref = os.environ.get(BASE_REF_ENV, "").strip()
         if not base_ref:
             return None
+        # Only a pull request's run compares with its base branch (git, the config's history).
+        from ..gate.gate_changes import failing_cases, find_gate_changes
+
         failing = None
         if self.baseline is not None:
             failing = failing_cases(self.baseline.results, self.baseline.config)
@@ -689,12 +713,12 @@ class GateRun:
 
     def _write_reports(self) -> None:
         assert self.verdict is not None
-        from ..reports.json_report import build_report, write_report
-        from ..reports.junit import write_junit
-
         root = self.pytest_config.invocation_params.dir
         ordered = self.collected
         if self.config.report or self.config.html or self.config.history:
+            # The JSON report is built only for the outputs made from it.
+            from ..reports.json_report import build_report, write_report
+
             shard = self.pytest_config.option.rag_gate_shard
             report = build_report(
                 results=ordered,
@@ -735,6 +759,9 @@ class GateRun:
                     cases=self.verdict.cases,
                 )
         if self.config.junit:
+            # Each renderer loads only for the output asked for.
+            from ..reports.junit import write_junit
+
             write_junit(
                 root / self.config.junit,
                 results=ordered,

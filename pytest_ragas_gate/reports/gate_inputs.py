@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..exceptions import ReportError
-from ..gate.gate_changes import GateChanges, failing_cases, find_gate_changes
-from ..judges.cache_signing import CacheIntegrity
+from ..gate.gate_change_list import GateChanges
+from ..judges.cache_integrity import CacheIntegrity
 from .integrity import cache_integrity_lines
-from .json_report import SavedReport, load_report
+
+if TYPE_CHECKING:
+    from .json_report import SavedReport
 
 __all__ = [
     "changed_thresholds",
@@ -139,6 +141,9 @@ def changes_in_report_scope(report: SavedReport, base_ref: str, rootdir: Path) -
     ``rootdir`` is where the report's golden-file paths are relative to (the directory
     pytest ran in); a removed case is called out when the report's baseline failed it.
     """
+    # git and the config history load only for a pull request's comparison.
+    from ..gate.gate_changes import failing_cases, find_gate_changes
+
     baseline = _baseline_report(report)
     return find_gate_changes(
         rootdir,
@@ -157,6 +162,8 @@ def _baseline_report(report: SavedReport) -> SavedReport | None:
     stored = report.config.baseline
     if not stored or report.facts.baseline is None:
         return None
+    from .json_report import load_report
+
     for path in (Path(stored), report.path.parent / stored):
         if path.is_file():
             try:

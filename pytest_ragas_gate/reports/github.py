@@ -13,13 +13,12 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..gate.gate_changes import GateChanges
+from ..gate.gate_change_list import GateChanges
 from ..gate.verdict import CaseVerdict, GateVerdict
+from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, split_source
 from ..usage import Usage
 from .gate_inputs import changed_thresholds
-from .json_report import JudgeInfo
-from .markdown import render_markdown
 
 __all__ = [
     "MAX_CASE_ANNOTATIONS",
@@ -157,6 +156,9 @@ def summary_markdown(
     html_report: bool = False,
 ) -> str:
     """The Markdown summary of a run, as the step summary and ``outputs.markdown`` hold it."""
+    # The renderer loads only for a run that writes Markdown (step summary or file).
+    from .markdown import render_markdown
+
     return render_markdown(
         verdict,
         results=results,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..judges.cache import JudgeCache
-from ..judges.cache_signing import CacheIntegrity
+from ..judges.cache_integrity import CacheIntegrity
 
 __all__ = ["cache_integrity_lines", "cache_signing_line"]
 

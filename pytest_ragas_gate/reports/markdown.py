@@ -8,10 +8,10 @@ from ..gate.baseline import BaselineComparison
 from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import CaseVerdict, GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
-from ..live.oracle_gaps import oracle_gap_lines
+from ..live.oracle_gap_figures import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..stats import interval_text
-from ..trust.agreement import Figure
+from ..trust.figures import Figure
 from ..usage import Usage
 from .gate_inputs import threshold_change_note
 from .json_report import JudgeInfo

@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 
 from ..gate.diagnosis import DiagnosisSummary
 from ..gate.verdict import GateVerdict, MetricAggregate
+from ..judges.base import JudgeInfo
 from ..live.latency import latency_rows
-from ..live.oracle_gaps import oracle_gap_lines
+from ..live.oracle_gap_figures import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..usage import Usage
-from .json_report import JudgeInfo
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
 __all__ = ["broken_turn_lines", "cases_line", "human_label_lines", "summary_lines"]

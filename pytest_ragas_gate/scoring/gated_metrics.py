@@ -63,17 +63,24 @@ def gated_metric_names(config: GateConfig, metrics: Sequence[str]) -> list[str]:
 
 
 def metrics_for_case(
-    case: GoldenCase, metrics: Mapping[str, Metric], config: GateConfig
+    case: GoldenCase,
+    metrics: Mapping[str, Metric],
+    config: GateConfig,
+    *,
+    gated: Collection[str] | None = None,
 ) -> list[str]:
     """The metrics ``case`` is scored on, in registry order.
 
     The selected metrics when ``metrics:`` names them; otherwise every metric whose fields
     the case has, plus every gated metric and every metric of the case's own thresholds
-    (which then record why they are not applicable).
+    (which then record why they are not applicable). ``gated`` is
+    :func:`gated_metric_names`, when the caller worked it out once for all its cases.
     """
     if config.metrics is not None:
         return list(config.metrics)
-    wanted = set(applicable_metrics(case, metrics)) | set(gated_metric_names(config, list(metrics)))
+    if gated is None:
+        gated = gated_metric_names(config, list(metrics))
+    wanted = set(applicable_metrics(case, metrics)) | set(gated)
     # A case's own thresholds gate it too: their metrics say why when they cannot run.
     wanted |= set(case.thresholds)
     return [name for name in metrics if name in wanted]

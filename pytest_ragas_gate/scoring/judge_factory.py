@@ -28,12 +28,9 @@ from typing import Any
 from ..exceptions import JudgeError, UsageError
 from ..judges.base import Answer, Judge, JudgeInfo, ReplyT
 from ..judges.cache import JudgeCache
-from ..judges.cache_signing import EntryVerifier, signer_from_env
 from ..judges.metered import MeteredJudge
 from ..judges.pricing import PriceTable
-from ..judges.prompts import PROMPT_VERSION
 from ..judges.requests import JudgeRequest
-from ..judges.transport import AdaptiveLimiter, RateLimiter, RetryPolicy
 from ..settings.config import GateConfig
 
 #: Sent to keyless OpenAI-compatible servers, which ignore it (the SDK requires a key).
@@ -117,6 +114,21 @@ def create_judge(
         reason = chosen_by or f"--rag-gate-judge {kind}"
 
     pricing = PriceTable(config.prices)
+    inner: Judge
+    structured_output = ""
+    if kind == "offline":
+        from ..judges.offline.judge import OfflineJudge
+
+        inner = OfflineJudge(citation_pattern=config.citation_pattern)
+        metered = MeteredJudge(
+            inner, cache=None, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
+        )
+        return metered, JudgeInfo(kind="offline", model=inner.model, selected_by=reason)
+
+    # Retries, limits and prompts are the LLM judges' own: the offline judge loads none.
+    from ..judges.prompts import PROMPT_VERSION
+    from ..judges.transport import AdaptiveLimiter, RateLimiter, RetryPolicy
+
     limiter = AdaptiveLimiter(config.concurrency)
     rate_limiter = RateLimiter(config.requests_per_minute) if config.requests_per_minute else None
     transport_settings: dict[str, Any] = {
@@ -130,16 +142,6 @@ def create_judge(
         "rate_limiter": rate_limiter,
         "seed": config.seed,
     }
-    inner: Judge
-    structured_output = ""
-    if kind == "offline":
-        from ..judges.offline.judge import OfflineJudge
-
-        inner = OfflineJudge(citation_pattern=config.citation_pattern)
-        metered = MeteredJudge(
-            inner, cache=None, pricing=pricing, max_calls=config.max_calls, max_cost=config.max_cost
-        )
-        return metered, JudgeInfo(kind="offline", model=inner.model, selected_by=reason)
 
     if kind == "anthropic":
         from ..judges.anthropic_judge import DEFAULT_ANTHROPIC_MODEL, AnthropicJudge
@@ -226,6 +228,9 @@ def _judge_cache(config: GateConfig, cache_dir: Path, env: Mapping[str, str]) ->
     """The reply cache, signing what it writes and verifying what it replays when set up to."""
     if config.cache == "off":
         return None
+    # Only a cached judge signs or verifies; the offline judge and cache: off never do.
+    from ..judges.cache_signing import EntryVerifier, signer_from_env
+
     public_key = config.cache_public_key
     return JudgeCache(
         cache_dir,

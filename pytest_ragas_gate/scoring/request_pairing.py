@@ -48,7 +48,8 @@ CONTEXT_KINDS = frozenset(
 )
 
 #: Sends a request for a metric: ``send(request, metric, repeat)``.
-Send = Callable[[JudgeRequest[Any], str, int], Awaitable[Any]]
+# A string: subscripting the request model at run time would build a pydantic class.
+Send = Callable[["JudgeRequest[Any]", str, int], Awaitable[Any]]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from ..config_values import (
 )
 from ..exceptions import ConfigError
 from ..judges.cache import CacheMode
-from ..judges.cache_signing import check_public_key
 from ..judges.pricing import ModelPrice
 from ..judges.structured_output import StructuredOutput
 from ..metrics.citations import compile_citation_pattern
@@ -234,6 +233,11 @@ class GateConfig(BaseModel):
     @field_validator("cache_public_key", mode="before")
     @classmethod
     def _public_key_typed(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        # Signing loads only for a config that names a key.
+        from ..judges.cache_signing import check_public_key
+
         return check_public_key(value)
 
     @field_validator(*NUMERIC_SETTINGS, mode="before")

@@ -26,9 +26,8 @@ import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ..stats import mean, percentile
+from .figures import Figure, MetricAgreement
 
 __all__ = [
     "Figure",
@@ -44,55 +43,6 @@ __all__ = [
 
 # A score equal to its threshold on paper may land a few ulps below it.
 _TOLERANCE = 1e-9
-
-
-class Figure(BaseModel):
-    """One agreement statistic and its bootstrap interval; None where undefined."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    value: float | None
-    ci_low: float | None = None
-    ci_high: float | None = None
-
-    def text(self, digits: int = 2) -> str:
-        """``0.82 [0.71–0.90]``, or ``n/a`` when undefined."""
-        if self.value is None:
-            return "n/a"
-        shown = f"{self.value:.{digits}f}"
-        if self.ci_low is None or self.ci_high is None:
-            return shown
-        return f"{shown} [{self.ci_low:.{digits}f}–{self.ci_high:.{digits}f}]"
-
-
-class MetricAgreement(BaseModel):
-    """Agreement of one metric's judge scores with human labels, and its floors.
-
-    ``passed`` is None when the metric has no floor: agreement is reported, not gated.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    metric: str
-    n: int
-    binary: bool = False
-    threshold: float | None = None
-    judge_mean: float | None = None
-    human_mean: float | None = None
-    bias: Figure = Field(default_factory=lambda: Figure(value=None))
-    mae: Figure = Field(default_factory=lambda: Figure(value=None))
-    spearman: Figure = Field(default_factory=lambda: Figure(value=None))
-    auroc: Figure | None = None
-    accuracy: Figure | None = None
-    kappa: Figure | None = None
-    floors: dict[str, float] = Field(default_factory=dict)
-    passed: bool | None = None
-    message: str = ""
-
-    def statistic(self, name: str) -> Figure | None:
-        """The figure of a floor's statistic (``auroc``, ``kappa`` …), None if not measured."""
-        figure = getattr(self, name, None)
-        return figure if isinstance(figure, Figure) else None
 
 
 # --- the statistics, on plain vectors ---------------------------------------------------

@@ -33,7 +33,7 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist
 
-from pydantic import BaseModel, ConfigDict
+from .figures import PowerTunedEstimate, PpiEstimate
 
 __all__ = [
     "PowerTunedEstimate",
@@ -42,53 +42,6 @@ __all__ = [
     "ppi_mean",
     "variance",
 ]
-
-
-class PowerTunedEstimate(BaseModel):
-    """The PPI++ figure: the classical estimator with the judge weighed by ``lam``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    lam: float
-    estimate: float
-    ci_low: float
-    ci_high: float
-    standard_error: float
-
-
-class PpiEstimate(BaseModel):
-    """The prediction-powered estimate of a metric's mean on the human scale.
-
-    Attributes:
-        labelled: n, the cases with both a judge score and a human label.
-        unlabelled: N, the cases with a judge score and no label.
-        estimate: The classical PPI estimate of the human-scale mean.
-        ci_low: The lower bound of its normal-approximation interval, at least 0.
-        ci_high: The upper bound, at most 1.
-        standard_error: The estimate's standard error (the interval's half-width over z).
-        judge_mean: The judge's mean over the unlabelled cases (over the labelled ones
-            when every case is labelled).
-        rectifier: The judge's mean error (judge − human) over the labelled cases.
-        human_mean: The labels' own mean, the human-only estimate.
-        power_tuned: The PPI++ figure, when asked for.
-        left_out: Labelled cases left out of the estimate because they were picked for
-            labelling near the threshold (``sampled_by: near_threshold``), not at random:
-            PPI is valid for a random sample only. Their judge scores count as unlabelled.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    labelled: int
-    unlabelled: int
-    estimate: float
-    ci_low: float
-    ci_high: float
-    standard_error: float
-    judge_mean: float
-    rectifier: float
-    human_mean: float
-    power_tuned: PowerTunedEstimate | None = None
-    left_out: int = 0
 
 
 def _mean(values: Sequence[float]) -> float:
