@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -49,6 +49,7 @@ from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
 from ..usage import Usage
 from . import wh_chinese, wh_english
+from .entities import Distinctive, named_things
 from .prose import is_chinese
 from .requests import (
     Critique,
@@ -456,33 +457,83 @@ def _entity_words(fact: Fact) -> set[str]:
     return names | {" ".join(subject[-3:])} - {""}
 
 
+def multi_links(
+    fact: Fact, chinese: bool, terms: Collection[str] = (), title: str = ""
+) -> set[str]:
+    """What ``fact`` can link to another chunk's fact: the specific things its question names.
+
+    English: proper names, commands, files and options (:func:`.entities.named_things`);
+    Chinese: the names its question is about (capitalised Latin words, its subject). The
+    name of the fact's own document is no link: every chunk of it is about that.
+    """
+    found = _entity_words(fact) if chinese else named_things(fact.question, terms)
+    return found - {short_name(title).lower()}
+
+
+def chunk_terms(chunk: str, title: str) -> set[str]:
+    """The options a reference list of ``chunk`` describes (``timeout``, ``DIR_MODE``)."""
+    found: set[str] = set()
+    for fact in term_facts(chunk, short_name(title)):
+        found.update(part.strip() for part in re.split(r",| and ", fact.subject) if part.strip())
+    return found
+
+
+def multi_pairs(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    names: frozenset[str] = frozenset(),
+    distinctive: Distinctive | None = None,
+) -> list[tuple[Fact, Fact, str]]:
+    """Facts of the first and the second chunk about one distinctive named thing, the best.
+
+    Each pair asks two properties of one thing — a name, a command, a file or an option few
+    documents mention — each stated in its own chunk; a shared common word or a name every
+    document mentions links nothing.
+    """
+    if len(chunks) < 2:
+        return []
+    rare = distinctive or Distinctive(chunks, titles)
+    first = chunk_facts(chunks[0], titles[0], chinese, names)
+    second = chunk_facts(chunks[1], titles[1], chinese, names)
+    terms = chunk_terms(chunks[0], titles[0]) | chunk_terms(chunks[1], titles[1])
+    links_b = [multi_links(b, chinese, terms, titles[1]) for b in second]
+    scored: list[tuple[int, int, tuple[Fact, Fact, str]]] = []
+    for a in first:
+        links_a = multi_links(a, chinese, terms, titles[0])
+        for b, linked in zip(second, links_b, strict=True):
+            shared = sorted(
+                (link for link in links_a & linked if rare.allows(link)),
+                key=lambda link: (-len(link), link),
+            )
+            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
+            if not shared or a.sentence == b.sentence or same:
+                continue
+            # Both facts are about the thing itself ("GNU Wget is …", "Wget has been …"): the
+            # strongest pair; one that names it only in passing comes after.
+            about = sum(shared[0] in fact.subject.lower() for fact in (a, b))
+            strength = _link_strength(a, b) + 2 * about
+            scored.append((-strength, len(scored), (a, b, shared[0])))
+    if not scored:
+        return []
+    # Only the pairs a reader would ask together most: a weak link (an option's default
+    # beside another's description) only when there is nothing better.
+    best = min(score for score, _, _ in scored)
+    return [pair for score, _, pair in sorted(scored) if score == best]
+
+
 def _multi(
     chunks: Sequence[str],
     titles: Sequence[str],
     chinese: bool,
     slot: int,
     names: frozenset[str] = frozenset(),
+    distinctive: Distinctive | None = None,
 ) -> SynthQuestion | None:
-    if len(chunks) < 2:
-        return None
-    first = chunk_facts(chunks[0], titles[0], chinese, names)
-    second = chunk_facts(chunks[1], titles[1], chinese, names)
-    pairs = []
-    for a in first:
-        for b in second:
-            shared = _entity_words(a) & _entity_words(b)
-            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
-            if shared and a.sentence != b.sentence and not same:
-                pairs.append((a, b))
+    pairs = multi_pairs(chunks, titles, chinese, names, distinctive)
     if not pairs:
         return None
-    # The pairs a reader would ask together first: one fact names the other's subject, or
-    # two options of one family asked alike (DIR_MODE and SYS_DIR_MODE); a weak link
-    # (an option's default beside another's description) only when there is nothing better.
-    strength = [_link_strength(a, b) for a, b in pairs]
-    best = max(strength)
-    pairs = [pair for pair, score in zip(pairs, strength, strict=True) if score == best]
-    a, b = pairs[slot % len(pairs)]
+    a, b, _ = pairs[slot % len(pairs)]
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
@@ -552,6 +603,8 @@ class Corpus:
         self.names = frozenset().union(
             *(wh_english.proper_words(text) for text in [*self.texts, *titles])
         )
+        #: Which names few enough documents mention to link two chunks (``multi``).
+        self.distinctive = Distinctive(self.texts, chunk_titles)
         self._kinds: dict[str, set[str]] = {}
         # Terms of reference lists per document title: whether a default is given.
         self._terms: dict[str, dict[str, bool]] = {}
@@ -719,7 +772,14 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
             elif kind == "reasoning":
                 written = _reasoning(request.chunks, request.titles, chinese, slot, names)
             elif kind == "multi":
-                written = _multi(request.chunks, request.titles, chinese, slot, names)
+                written = _multi(
+                    request.chunks,
+                    request.titles,
+                    chinese,
+                    slot,
+                    names,
+                    corpus.distinctive if corpus is not None else None,
+                )
             elif kind == "conversation":
                 written = _conversation(chunk, title, chinese, slot, names)
             else:
@@ -913,6 +973,10 @@ def _near_miss_parts(question: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _title(titles: Sequence[str], index: int) -> str:
+    return titles[index] if index < len(titles) else (titles[0] if titles else "")
+
+
 def _multi_problem(
     request: CritiqueQuestions, question: str, reference: str, cited: Sequence[int]
 ) -> tuple[Any, str] | None:
@@ -928,12 +992,25 @@ def _multi_problem(
                 break
     if len(needed) < 2:
         return "wrong_kind", "one chunk answers it alone"
-    first, second = (
-        {token.text for token in content_tokens(request.chunks[index])} for index in used[:2]
+    if is_chinese(question):
+        first, second = (
+            {token.text for token in content_tokens(request.chunks[index])} for index in used[:2]
+        )
+        asked = {token.text for token in content_tokens(question)}
+        if not first & second & asked:
+            return "wrong_kind", "its two chunks share no entity the question names"
+        return None
+    texts = [request.chunks[index].lower() for index in used[:2]]
+    terms = set().union(
+        *(chunk_terms(request.chunks[index], _title(request.titles, index)) for index in used[:2])
     )
-    asked = {token.text for token in content_tokens(question)}
-    if not first & second & asked:
-        return "wrong_kind", "its two chunks share no entity the question names"
+    shared = [
+        thing
+        for thing in named_things(question, terms)
+        if all(re.search(rf"(?<![\w-]){re.escape(thing)}(?![\w-])", text) for text in texts)
+    ]
+    if not shared:
+        return "wrong_kind", "its two chunks share no named thing the question asks about"
     return None
 
 

@@ -160,6 +160,8 @@ _CLAUSE_JOIN = re.compile(
     r"|and so|so that|which means|allowing|making|enabling|causing)\b)"
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
+#: ", and it supports …": a new clause about the same subject, a fact of its own.
+_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she)\s+[a-z]")
 
 
 def answering_clause(sentence: str, answer: str, question: str = "") -> str:
@@ -172,6 +174,8 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
     >>> answering_clause("LSB 1.3 lists bin as legacy, and says: 'New apps must not use it.'",
     ...                  "bin as legacy")
     'LSB 1.3 lists bin as legacy.'
+    >>> answering_clause("GNU Wget is a free utility, and it supports FTP.", "a free utility")
+    'GNU Wget is a free utility.'
     >>> answering_clause("年票可以退款，月票不退款，日票可以改签。", "不退款")
     '年票可以退款，月票不退款。'
     """
@@ -186,6 +190,12 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         alone = bool(asked) and holding > 0 and asked in parts[holding]
         kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
+    at = text.find(answer) if answer else -1
+    further = _PRONOUN_CLAUSE.search(text)
+    if further is not None and 0 <= at < further.start():
+        # "GNU Wget is a free utility …, and it supports HTTP": the answer ends at the comma.
+        answer = answer[: further.start() - at]
+        text = text[: further.start()].rstrip(",;: ") + "."
     joined = _joined_verb_phrases(text, answer)
     if joined is not None:
         return joined
