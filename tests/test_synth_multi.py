@@ -124,3 +124,14 @@ def test_the_critic_drops_a_multi_question_whose_chunks_share_no_named_thing() -
     assert [verdict.keep for verdict in verdicts] == [False, True], verdicts
     assert verdicts[0].problem == "wrong_kind"
     assert "named thing" in verdicts[0].reason
+
+
+def test_a_multi_half_whose_point_is_only_in_its_answer_is_not_asked(tmp_path: Path) -> None:
+    robust = ROBUST + "Wget allows you to install a global startup file for site settings.\n"
+    docs = folder(tmp_path, {"libc.md": LIBC, "wget.md": WGET, "robust.md": robust})
+    status, rows, _ = run(tmp_path, docs, "--n", "4", "--kinds", "single,multi")
+
+    assert status == 0 and rows
+    for row in rows:
+        assert not re.search(r"what does (?:GNU )?Wget allow\b", row["question"], re.I), row
+    assert any(row["tags"][1] == "multi" for row in rows)

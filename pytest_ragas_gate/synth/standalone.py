@@ -73,7 +73,8 @@ _QUANTIFIED = re.compile(
 )
 #: Verbs whose object is not what the sentence says: its meaning is in what follows.
 _LIGHT_VERBS = frozenset(
-    "use take have get make keep give put let do see need want find try read become".split()
+    "use take have get make keep give put let do see need want find try read become allow "
+    "permit enable".split()
 )
 
 
