@@ -135,3 +135,21 @@ def test_a_multi_half_whose_point_is_only_in_its_answer_is_not_asked(tmp_path: P
     for row in rows:
         assert not re.search(r"what does (?:GNU )?Wget allow\b", row["question"], re.I), row
     assert any(row["tags"][1] == "multi" for row in rows)
+
+
+def test_a_command_the_documents_cite_as_a_manual_page_is_a_named_thing(tmp_path: Path) -> None:
+    # "fsck" is lowercase, but the documents cite it as fsck(8): a command, not a word.
+    files = {
+        "repair.md": "# Repair\n\nfsck was written by Theodore Ts'o in 1993.\n",
+        "checks.md": "# Checks\n\nfsck is a front end for the filesystem checkers.\n",
+        "fields.md": "# Fields\n\nThe sixth field is used by fsck(8) to order the checks.\n",
+        "libc.md": LIBC,
+        "wget.md": WGET,
+    }
+    status, rows, _ = run(tmp_path, folder(tmp_path, files), "--n", "1", "--kinds", "multi")
+
+    assert status == 0
+    [row] = multi_rows(rows)
+    assert row["question"].count("fsck") == 2, row["question"]
+    documents = {chunk_id.split("#")[0] for chunk_id in row["relevant_context_ids"]}
+    assert documents == {"repair.md", "checks.md"}

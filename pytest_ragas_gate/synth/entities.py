@@ -49,6 +49,7 @@ _UNIT = re.compile(r"[kmgtp]i?b|bytes?|usd|eur|gbp|cpu|ram|id|ids|\d[\w.]*", re.
 #: Where the question is set, not what it asks about: "In rsyncd.conf, …", "… in rrsync?".
 _CONTEXT = re.compile(r"^In [^,]{1,60}, ")
 _PLACE = re.compile(r" in [^\s?]+\?$")
+_CITED = re.compile(r"(?<![\w.-])([a-z][\w.+-]*)\([1-9][a-z]*\)|`([a-z][\w.+-]*)`")
 _WORD = re.compile(r"[^\s,;:?!\"“”'‘’]+")
 
 
@@ -115,6 +116,14 @@ class Distinctive:
         for document, text in zip(aligned, texts, strict=True):
             self._by_document[document] = self._by_document.get(document, "") + "\n" + text.lower()
         self._counts: dict[str, int] = {}
+        #: Lowercase names the documents cite as a manual page or code (``fsck(8)``,
+        #: ```gzip```): commands and files, names whatever their case.
+        self.commands = frozenset(
+            match.group(1) or match.group(2)
+            for text in texts
+            for match in _CITED.finditer(text)
+            if (match.group(1) or match.group(2)).lower() not in _FUNCTION_WORDS | GENERIC_NOUNS
+        )
 
     @property
     def documents(self) -> int:

@@ -160,7 +160,7 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
             stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
             stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
         if "multi" in wanted:
-            terms = chunk_terms(chunk.text, chunk.title)
+            terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
             for fact in facts:
                 for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
                     if corpus.distinctive.allows(entity):
@@ -200,7 +200,7 @@ def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
     corpus = Corpus([chunk.text for chunk in chunks], (), [chunk.title for chunk in chunks])
     holders: dict[tuple[bool, str], list[int]] = {}
     for index, chunk in enumerate(chunks):
-        terms = chunk_terms(chunk.text, chunk.title)
+        terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
         for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, corpus.names):
             for entity in sorted(multi_links(fact, chunk.chinese, terms, chunk.title)):
                 if not corpus.distinctive.allows(entity):

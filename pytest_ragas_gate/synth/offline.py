@@ -496,7 +496,7 @@ def multi_pairs(
     rare = distinctive or Distinctive(chunks, titles)
     first = chunk_facts(chunks[0], titles[0], chinese, names)
     second = chunk_facts(chunks[1], titles[1], chinese, names)
-    terms = chunk_terms(chunks[0], titles[0]) | chunk_terms(chunks[1], titles[1])
+    terms = chunk_terms(chunks[0], titles[0]) | chunk_terms(chunks[1], titles[1]) | rare.commands
     links_b = [multi_links(b, chinese, terms, titles[1]) for b in second]
     scored: list[tuple[int, int, tuple[Fact, Fact, str]]] = []
     for a in first:
@@ -876,7 +876,8 @@ class OfflineSynthJudge:
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
             return "not_answerable", "cites no valid chunk"
         if kind == "multi":
-            problem = _multi_problem(request, question, reference, cited)
+            commands = self._near.distinctive.commands if self._near is not None else ()
+            problem = _multi_problem(request, question, reference, cited, commands)
             if problem is not None:
                 return problem
         evidence = Evidence.of([request.chunks[index] for index in cited])
@@ -978,12 +979,21 @@ def _title(titles: Sequence[str], index: int) -> str:
 
 
 def _multi_problem(
-    request: CritiqueQuestions, question: str, reference: str, cited: Sequence[int]
+    request: CritiqueQuestions,
+    question: str,
+    reference: str,
+    cited: Sequence[int],
+    commands: Collection[str] = (),
 ) -> tuple[Any, str] | None:
     used = list(dict.fromkeys(cited))
     if len(used) < 2:
         return "not_answerable", "a multi question must need two chunks"
-    sentences = split_sentences(reference) or [reference]
+    # A sentence may open with a lowercase command ("… in 1993. fsck is …"): split there too.
+    sentences = [
+        part
+        for sentence in split_sentences(reference) or [reference]
+        for part in re.split(r"(?<=[.!?])\s+(?=[a-z])", sentence)
+    ]
     needed = set()
     for sentence in sentences:
         for index in used:
@@ -1001,7 +1011,7 @@ def _multi_problem(
             return "wrong_kind", "its two chunks share no entity the question names"
         return None
     texts = [request.chunks[index].lower() for index in used[:2]]
-    terms = set().union(
+    terms = set(commands).union(
         *(chunk_terms(request.chunks[index], _title(request.titles, index)) for index in used[:2])
     )
     shared = [
