@@ -153,3 +153,15 @@ def test_a_command_the_documents_cite_as_a_manual_page_is_a_named_thing(tmp_path
     assert row["question"].count("fsck") == 2, row["question"]
     documents = {chunk_id.split("#")[0] for chunk_id in row["relevant_context_ids"]}
     assert documents == {"repair.md", "checks.md"}
+
+
+def test_a_the_way_sentence_is_not_garbled_into_a_question(tmp_path: Path) -> None:
+    text = (
+        "# Symlinks\n\nThe way rsync disables the use of symlinks is to prefix each one with "
+        'the string "/rsyncd-munged/".\n'
+    )
+    status, rows, _ = run(tmp_path, folder(tmp_path, {"munge.md": text}), "--n", "2")
+
+    assert status in (0, 1)
+    for row in rows:
+        assert not re.search(r"what does the way\b", row["question"], re.I), row["question"]

@@ -66,6 +66,7 @@ _WHAT_A_DOCUMENT_IS_ABOUT = frozenset(
     "module library package program tool tutorial spec specification server client "
     "system project application software command service protocol format".split()
 )
+_CLAUSE_HEAD = re.compile(r"^(?:the )?(?:way|manner|reason|extent)\s", re.I)
 _QUANTIFIED = re.compile(
     r"^(?:any|most|many|some|all|several|few|a few|every|no|other|a number of|a lot of)\s"
     r"|\bother\b",
@@ -150,6 +151,9 @@ def empty_predicate(question: str, subject: str, verb: str) -> str | None:
         return f"{subject.strip()!r} names nothing: what the question asks is only in its answer"
     if _QUANTIFIED.match(subject.strip()):
         return f"its subject {subject.strip()!r} is not one thing a reader could ask about"
+    if _CLAUSE_HEAD.match(subject.strip()):
+        # "The way rsync disables symlinks is …": the subject is the whole clause.
+        return f"{subject.strip()!r} opens a clause, not a subject: the sentence is misread"
     if verb.lower() in _LIGHT_VERBS:
         return f"'{verb}' says little: what the question asks is only in its answer"
     return None
