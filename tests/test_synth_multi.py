@@ -165,3 +165,26 @@ def test_a_the_way_sentence_is_not_garbled_into_a_question(tmp_path: Path) -> No
     assert status in (0, 1)
     for row in rows:
         assert not re.search(r"what does the way\b", row["question"], re.I), row["question"]
+
+
+def test_two_keywords_that_both_match_something_are_not_one_thing(
+    tmp_path: Path, capsys: Any
+) -> None:
+    files = {
+        "final.md": "# Final\n\nThe final keyword matches only during the last pass of parsing.\n",
+        "local.md": "# Local\n\nThe localuser keyword matches the name of the local user.\n",
+    }
+    status, rows, _ = run(tmp_path, folder(tmp_path, files), "--n", "4", "--kinds", "single,multi")
+
+    assert status == 0 and rows
+    assert multi_rows(rows) == [], [row["question"] for row in multi_rows(rows)]
+    assert "short: multi 0/2: could not" in capsys.readouterr().out
+
+
+def test_an_e_mail_address_is_never_left_inside_a_question(tmp_path: Path) -> None:
+    text = "# Author\n\npam_env was written by Dave Kinchlea <kinch@kinch.ark.com>.\n"
+    status, rows, _ = run(tmp_path, folder(tmp_path, {"author.md": text}), "--n", "2")
+
+    assert status in (0, 1)
+    for row in rows:
+        assert not re.search(r"[<>@]", row["question"]), row["question"]

@@ -39,10 +39,12 @@ _IDENTIFIER = re.compile(
     r"|[A-Za-z][\w-]*\(\d\w*\))$"
 )
 #: "the file fstab", "the rsync command": the word the kind names is a name, lowercase or not.
+#: After "keyword" or "option" comes the verb as often as the name ("the final keyword
+#: matches"), so those only name what comes before them.
 _KIND_NAMED = re.compile(
-    r"\b(?:file|command|program|package|option|directive|parameter|keyword|variable|utility"
-    r"|daemon|module|library|tool) ([A-Za-z][\w.+/-]*)\b|\b([a-z][\w.+-]*) (?:command|package"
-    r"|utility|daemon|program|directive|parameter|option)\b"
+    r"\bthe (?:file|command|program|package|utility|daemon|library|tool) ([A-Za-z][\w.+/-]*)\b"
+    r"|\b([a-z][\w.+-]*) (?:command|package|utility|daemon|program|directive|parameter|option"
+    r"|keyword|variable)\b"
 )
 #: Units and amounts written in capitals ("GB", "USD") name nothing two facts could share.
 _UNIT = re.compile(r"[kmgtp]i?b|bytes?|usd|eur|gbp|cpu|ram|id|ids|\d[\w.]*", re.IGNORECASE)

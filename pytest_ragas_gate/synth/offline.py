@@ -215,6 +215,7 @@ def chunk_facts(
     return sorted(facts, key=lambda fact: -fact.score)
 
 
+_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://")
 _OBJECT_QUESTION = re.compile(
     r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
@@ -223,6 +224,8 @@ _OBJECT_QUESTION = re.compile(
 
 def question_problem(question: str) -> str | None:
     """Why an English question does not stand alone or asks nothing, or None."""
+    if _ADDRESS.search(question):
+        return "an e-mail or web address is left inside it: its sentence was misread"
     reason = dangling(question)
     if reason is not None:
         return reason
