@@ -52,6 +52,7 @@ def test_multi_asks_two_properties_of_one_named_thing_with_the_two_answering_cla
     # Both halves ask about Wget; nothing of the GNU C Library.
     first, second = row["question"].split(", and ")
     assert "Wget" in first and "Wget" in second, row["question"]
+    assert first == "What is GNU Wget", row["question"]  # what it is, then the rest
     assert "Library" not in row["question"]
     # Exactly the two clauses that answer it: not the protocols, not the retrying.
     assert sorted(re.split(r"(?<=\.) ", row["reference"])) == [

@@ -290,10 +290,18 @@ def _strip_context(question: str) -> str:
 
 
 def _joined(first: str, second: str, chinese: bool) -> str:
+    """Two questions as one, the place they share said once.
+
+    >>> _joined("In ssh_config, what is X?", "What is Y in ssh_config?", False)
+    'In ssh_config, what is X, and what is Y?'
+    """
     if chinese:
         return first.rstrip("？?") + "，" + _strip_context(second).rstrip("？?") + "？"
     second = _strip_context(second)
     place = re.search(r" in [^?]{1,60}\?$", first)
+    lead = re.match(r"In ([^,]{1,60}), ", first)
+    if lead and not place:
+        place = re.search(rf" in {re.escape(lead.group(1))}\?$", second)
     if place and second.endswith(place.group()):
         second = second[: -len(place.group())] + "?"  # "… in apt.conf" once is enough
     return first.rstrip("?") + ", and " + second
@@ -460,6 +468,10 @@ def _entity_words(fact: Fact) -> set[str]:
     return names | {" ".join(subject[-3:])} - {""}
 
 
+#: "What is GNU Wget?": what a thing is, asked before its other properties.
+_DEFINITION = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [^,?]{1,40}\?$")
+
+
 def multi_links(
     fact: Fact, chinese: bool, terms: Collection[str] = (), title: str = ""
 ) -> set[str]:
@@ -537,6 +549,8 @@ def _multi(
     if not pairs:
         return None
     a, b, _ = pairs[slot % len(pairs)]
+    if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
+        a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
