@@ -13,6 +13,7 @@ else ``dev``):
 from __future__ import annotations
 
 import os
+import socket
 
 import pytest
 
@@ -31,6 +32,39 @@ except ImportError:  # the otel extra is not installed: its tests skip
 from hypothesis import HealthCheck, settings
 
 __all__ = ["fake_llm"]
+
+
+def _close_rerunfailures_connections_that_ended() -> None:
+    """Make pytest-rerunfailures before 16.7 stop reading a connection its peer closed.
+
+    Those releases read a closed socket in a loop forever. Every in-process run with
+    ``-n`` leaves one such thread behind in this process, and on the lowest pytest (which
+    no release with the fix supports) a few dozen of them took the suite from two minutes
+    to nine.
+    """
+    try:
+        import pytest_rerunfailures
+    except ImportError:
+        return
+    socket_db = getattr(pytest_rerunfailures, "SocketDB", None)
+    if socket_db is None or hasattr(socket_db, "_sock_recv_bytes"):
+        return
+
+    def _sock_recv(self: object, conn: socket.socket) -> str:
+        delimiter: bytes = getattr(self, "delim")  # noqa: B009
+        buffer = b""
+        while True:
+            byte = conn.recv(1)
+            if not byte:
+                raise ConnectionError("the StatusDB connection was closed")
+            if byte == delimiter:
+                return buffer.decode()
+            buffer += byte
+
+    socket_db._sock_recv = _sock_recv
+
+
+_close_rerunfailures_connections_that_ended()
 
 #: Examples per property test in the default profiles: enough to reach every branch the
 #: strategies aim at, few enough that the properties cost seconds, not minutes.
