@@ -41,7 +41,10 @@ reads each case against its source and fills in
 per kind and in total, the GOOD / USABLE / BAD shares against the goal (at least 50%
 GOOD, at most 15% BAD) and the BAD reasons; a case with no verdict is listed as unread.
 The sheet of the Debian corpus read for the README figures is
-``benchmarks/synth_reading_debian.jsonl`` (which documents: see its first line).
+``benchmarks/synth_reading_debian.jsonl`` (which documents: see its first line); the
+holdout sheets, of Debian documentation the writer was never tuned on and read before and
+after a change, are in ``benchmarks/synth_reading_holdout.jsonl`` (corpora and package
+versions on its ``corpus`` lines, each row's ``corpus`` and ``round``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from .chunking import Chunk
-from .offline import Corpus, _conversation, _entity_words, _swapped, chunk_facts, reasoning_pairs
+from .offline import (
+    Corpus,
+    _conversation,
+    _swapped,
+    chunk_facts,
+    chunk_terms,
+    multi_links,
+    reasoning_pairs,
+)
 from .requests import KINDS, QuestionKind
 
 __all__ = [
@@ -34,7 +42,8 @@ WHY_NONE: dict[QuestionKind, str] = {
     "a name, a definition, an option and its default)",
     "reasoning": "no document states two comparable amounts or dates: none states a size, a "
     "duration, a price or a year the offline writer can read",
-    "multi": "no entity is named in facts of two different chunks",
+    "multi": "no named thing (a name, command, file or option that at most 60% of the "
+    "documents mention) has a property stated in two different chunks",
     "unanswerable": "no entity has a sibling the documents describe differently (a property "
     "given for one plan, option or version and not for another)",
     "conversation": "no chunk states two facts about one subject",
@@ -151,9 +160,11 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
             stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
             stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
         if "multi" in wanted:
+            terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
             for fact in facts:
-                for entity in _entity_words(fact):
-                    holders.setdefault((chunk.chinese, entity), set()).add(index)
+                for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
+                    if corpus.distinctive.allows(entity):
+                        holders.setdefault((chunk.chinese, entity), set()).add(index)
         if "unanswerable" in wanted:
             counts["unanswerable"] += len(_swapped(chunk.text, chunk.title, chunk.chinese, corpus))
         if "conversation" in wanted and _conversation(
@@ -176,26 +187,37 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     )
 
 
+#: Chunks of one entity paired with each other at most: a name on every page is no link.
+_MOST_HOLDERS = 6
+
+
 def linked_chunk_pairs(chunks: Sequence[Chunk]) -> list[tuple[str, str]]:
     """Pairs of chunk ids whose facts name one entity: where a ``multi`` question can be.
 
     The offline writer links two chunks only through an entity their facts share; pairing
     chunks by overall word overlap would mostly miss them.
     """
-    names = Corpus([chunk.text for chunk in chunks]).names
+    corpus = Corpus([chunk.text for chunk in chunks], (), [chunk.title for chunk in chunks])
     holders: dict[tuple[bool, str], list[int]] = {}
     for index, chunk in enumerate(chunks):
-        for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, names):
-            for entity in sorted(_entity_words(fact)):
+        terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
+        for fact in chunk_facts(chunk.text, chunk.title, chunk.chinese, corpus.names):
+            for entity in sorted(multi_links(fact, chunk.chinese, terms, chunk.title)):
+                if not corpus.distinctive.allows(entity):
+                    continue
                 held = holders.setdefault((chunk.chinese, entity), [])
                 if index not in held:
                     held.append(index)
     pairs: list[tuple[str, str]] = []
-    for held in holders.values():
-        for first, second in zip(held, held[1:], strict=False):
-            pair = (chunks[first].id, chunks[second].id)
-            if pair not in pairs:
-                pairs.append(pair)
+    # Neighbours first (one entity's consecutive mentions), then the farther ones: the
+    # two facts a reader asks together may sit in any two of the chunks naming it.
+    for gap in range(1, _MOST_HOLDERS):
+        for held in holders.values():
+            held = held[:_MOST_HOLDERS]
+            for first, second in zip(held, held[gap:], strict=False):
+                pair = (chunks[first].id, chunks[second].id)
+                if pair not in pairs:
+                    pairs.append(pair)
     return pairs
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -49,6 +49,7 @@ from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
 from ..usage import Usage
 from . import wh_chinese, wh_english
+from .entities import Distinctive, named_things
 from .prose import is_chinese
 from .requests import (
     Critique,
@@ -214,6 +215,7 @@ def chunk_facts(
     return sorted(facts, key=lambda fact: -fact.score)
 
 
+_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://")
 _OBJECT_QUESTION = re.compile(
     r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
@@ -222,6 +224,8 @@ _OBJECT_QUESTION = re.compile(
 
 def question_problem(question: str) -> str | None:
     """Why an English question does not stand alone or asks nothing, or None."""
+    if _ADDRESS.search(question):
+        return "an e-mail or web address is left inside it: its sentence was misread"
     reason = dangling(question)
     if reason is not None:
         return reason
@@ -286,10 +290,18 @@ def _strip_context(question: str) -> str:
 
 
 def _joined(first: str, second: str, chinese: bool) -> str:
+    """Two questions as one, the place they share said once.
+
+    >>> _joined("In ssh_config, what is X?", "What is Y in ssh_config?", False)
+    'In ssh_config, what is X, and what is Y?'
+    """
     if chinese:
         return first.rstrip("？?") + "，" + _strip_context(second).rstrip("？?") + "？"
     second = _strip_context(second)
     place = re.search(r" in [^?]{1,60}\?$", first)
+    lead = re.match(r"In ([^,]{1,60}), ", first)
+    if lead and not place:
+        place = re.search(rf" in {re.escape(lead.group(1))}\?$", second)
     if place and second.endswith(place.group()):
         second = second[: -len(place.group())] + "?"  # "… in apt.conf" once is enough
     return first.rstrip("?") + ", and " + second
@@ -456,33 +468,89 @@ def _entity_words(fact: Fact) -> set[str]:
     return names | {" ".join(subject[-3:])} - {""}
 
 
+#: "What is GNU Wget?": what a thing is, asked before its other properties.
+_DEFINITION = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [^,?]{1,40}\?$")
+
+
+def multi_links(
+    fact: Fact, chinese: bool, terms: Collection[str] = (), title: str = ""
+) -> set[str]:
+    """What ``fact`` can link to another chunk's fact: the specific things its question names.
+
+    English: proper names, commands, files and options (:func:`.entities.named_things`);
+    Chinese: the names its question is about (capitalised Latin words, its subject). The
+    name of the fact's own document is no link: every chunk of it is about that.
+    """
+    found = _entity_words(fact) if chinese else named_things(fact.question, terms)
+    return found - {short_name(title).lower()}
+
+
+def chunk_terms(chunk: str, title: str) -> set[str]:
+    """The options a reference list of ``chunk`` describes (``timeout``, ``DIR_MODE``)."""
+    found: set[str] = set()
+    for fact in term_facts(chunk, short_name(title)):
+        found.update(part.strip() for part in re.split(r",| and ", fact.subject) if part.strip())
+    return found
+
+
+def multi_pairs(
+    chunks: Sequence[str],
+    titles: Sequence[str],
+    chinese: bool,
+    names: frozenset[str] = frozenset(),
+    distinctive: Distinctive | None = None,
+) -> list[tuple[Fact, Fact, str]]:
+    """Facts of the first and the second chunk about one distinctive named thing, the best.
+
+    Each pair asks two properties of one thing — a name, a command, a file or an option few
+    documents mention — each stated in its own chunk; a shared common word or a name every
+    document mentions links nothing.
+    """
+    if len(chunks) < 2:
+        return []
+    rare = distinctive or Distinctive(chunks, titles)
+    first = chunk_facts(chunks[0], titles[0], chinese, names)
+    second = chunk_facts(chunks[1], titles[1], chinese, names)
+    terms = chunk_terms(chunks[0], titles[0]) | chunk_terms(chunks[1], titles[1]) | rare.commands
+    links_b = [multi_links(b, chinese, terms, titles[1]) for b in second]
+    scored: list[tuple[int, int, tuple[Fact, Fact, str]]] = []
+    for a in first:
+        links_a = multi_links(a, chinese, terms, titles[0])
+        for b, linked in zip(second, links_b, strict=True):
+            shared = sorted(
+                (link for link in links_a & linked if rare.allows(link)),
+                key=lambda link: (-len(link), link),
+            )
+            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
+            if not shared or a.sentence == b.sentence or same:
+                continue
+            # Both facts are about the thing itself ("GNU Wget is …", "Wget has been …"): the
+            # strongest pair; one that names it only in passing comes after.
+            about = sum(shared[0] in fact.subject.lower() for fact in (a, b))
+            strength = _link_strength(a, b) + 2 * about
+            scored.append((-strength, len(scored), (a, b, shared[0])))
+    if not scored:
+        return []
+    # Only the pairs a reader would ask together most: a weak link (an option's default
+    # beside another's description) only when there is nothing better.
+    best = min(score for score, _, _ in scored)
+    return [pair for score, _, pair in sorted(scored) if score == best]
+
+
 def _multi(
     chunks: Sequence[str],
     titles: Sequence[str],
     chinese: bool,
     slot: int,
     names: frozenset[str] = frozenset(),
+    distinctive: Distinctive | None = None,
 ) -> SynthQuestion | None:
-    if len(chunks) < 2:
-        return None
-    first = chunk_facts(chunks[0], titles[0], chinese, names)
-    second = chunk_facts(chunks[1], titles[1], chinese, names)
-    pairs = []
-    for a in first:
-        for b in second:
-            shared = _entity_words(a) & _entity_words(b)
-            same = _strip_context(a.question) == _strip_context(b.question) or a.answer == b.answer
-            if shared and a.sentence != b.sentence and not same:
-                pairs.append((a, b))
+    pairs = multi_pairs(chunks, titles, chinese, names, distinctive)
     if not pairs:
         return None
-    # The pairs a reader would ask together first: one fact names the other's subject, or
-    # two options of one family asked alike (DIR_MODE and SYS_DIR_MODE); a weak link
-    # (an option's default beside another's description) only when there is nothing better.
-    strength = [_link_strength(a, b) for a, b in pairs]
-    best = max(strength)
-    pairs = [pair for pair, score in zip(pairs, strength, strict=True) if score == best]
-    a, b = pairs[slot % len(pairs)]
+    a, b, _ = pairs[slot % len(pairs)]
+    if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
+        a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
@@ -552,6 +620,8 @@ class Corpus:
         self.names = frozenset().union(
             *(wh_english.proper_words(text) for text in [*self.texts, *titles])
         )
+        #: Which names few enough documents mention to link two chunks (``multi``).
+        self.distinctive = Distinctive(self.texts, chunk_titles)
         self._kinds: dict[str, set[str]] = {}
         # Terms of reference lists per document title: whether a default is given.
         self._terms: dict[str, dict[str, bool]] = {}
@@ -719,7 +789,14 @@ def write_questions(request: WriteQuestions, corpus: Corpus | None = None) -> Sy
             elif kind == "reasoning":
                 written = _reasoning(request.chunks, request.titles, chinese, slot, names)
             elif kind == "multi":
-                written = _multi(request.chunks, request.titles, chinese, slot, names)
+                written = _multi(
+                    request.chunks,
+                    request.titles,
+                    chinese,
+                    slot,
+                    names,
+                    corpus.distinctive if corpus is not None else None,
+                )
             elif kind == "conversation":
                 written = _conversation(chunk, title, chinese, slot, names)
             else:
@@ -816,7 +893,8 @@ class OfflineSynthJudge:
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
             return "not_answerable", "cites no valid chunk"
         if kind == "multi":
-            problem = _multi_problem(request, question, reference, cited)
+            commands = self._near.distinctive.commands if self._near is not None else ()
+            problem = _multi_problem(request, question, reference, cited, commands)
             if problem is not None:
                 return problem
         evidence = Evidence.of([request.chunks[index] for index in cited])
@@ -913,13 +991,26 @@ def _near_miss_parts(question: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _title(titles: Sequence[str], index: int) -> str:
+    return titles[index] if index < len(titles) else (titles[0] if titles else "")
+
+
 def _multi_problem(
-    request: CritiqueQuestions, question: str, reference: str, cited: Sequence[int]
+    request: CritiqueQuestions,
+    question: str,
+    reference: str,
+    cited: Sequence[int],
+    commands: Collection[str] = (),
 ) -> tuple[Any, str] | None:
     used = list(dict.fromkeys(cited))
     if len(used) < 2:
         return "not_answerable", "a multi question must need two chunks"
-    sentences = split_sentences(reference) or [reference]
+    # A sentence may open with a lowercase command ("… in 1993. fsck is …"): split there too.
+    sentences = [
+        part
+        for sentence in split_sentences(reference) or [reference]
+        for part in re.split(r"(?<=[.!?])\s+(?=[a-z])", sentence)
+    ]
     needed = set()
     for sentence in sentences:
         for index in used:
@@ -928,12 +1019,25 @@ def _multi_problem(
                 break
     if len(needed) < 2:
         return "wrong_kind", "one chunk answers it alone"
-    first, second = (
-        {token.text for token in content_tokens(request.chunks[index])} for index in used[:2]
+    if is_chinese(question):
+        first, second = (
+            {token.text for token in content_tokens(request.chunks[index])} for index in used[:2]
+        )
+        asked = {token.text for token in content_tokens(question)}
+        if not first & second & asked:
+            return "wrong_kind", "its two chunks share no entity the question names"
+        return None
+    texts = [request.chunks[index].lower() for index in used[:2]]
+    terms = set(commands).union(
+        *(chunk_terms(request.chunks[index], _title(request.titles, index)) for index in used[:2])
     )
-    asked = {token.text for token in content_tokens(question)}
-    if not first & second & asked:
-        return "wrong_kind", "its two chunks share no entity the question names"
+    shared = [
+        thing
+        for thing in named_things(question, terms)
+        if all(re.search(rf"(?<![\w-]){re.escape(thing)}(?![\w-])", text) for text in texts)
+    ]
+    if not shared:
+        return "wrong_kind", "its two chunks share no named thing the question asks about"
     return None
 
 

@@ -66,6 +66,7 @@ _WHAT_A_DOCUMENT_IS_ABOUT = frozenset(
     "module library package program tool tutorial spec specification server client "
     "system project application software command service protocol format".split()
 )
+_CLAUSE_HEAD = re.compile(r"^(?:the )?(?:way|manner|reason|extent)\s", re.I)
 _QUANTIFIED = re.compile(
     r"^(?:any|most|many|some|all|several|few|a few|every|no|other|a number of|a lot of)\s"
     r"|\bother\b",
@@ -73,7 +74,8 @@ _QUANTIFIED = re.compile(
 )
 #: Verbs whose object is not what the sentence says: its meaning is in what follows.
 _LIGHT_VERBS = frozenset(
-    "use take have get make keep give put let do see need want find try read become".split()
+    "use take have get make keep give put let do see need want find try read become allow "
+    "permit enable".split()
 )
 
 
@@ -149,6 +151,9 @@ def empty_predicate(question: str, subject: str, verb: str) -> str | None:
         return f"{subject.strip()!r} names nothing: what the question asks is only in its answer"
     if _QUANTIFIED.match(subject.strip()):
         return f"its subject {subject.strip()!r} is not one thing a reader could ask about"
+    if _CLAUSE_HEAD.match(subject.strip()):
+        # "The way rsync disables symlinks is …": the subject is the whole clause.
+        return f"{subject.strip()!r} opens a clause, not a subject: the sentence is misread"
     if verb.lower() in _LIGHT_VERBS:
         return f"'{verb}' says little: what the question asks is only in its answer"
     return None
@@ -160,6 +165,8 @@ _CLAUSE_JOIN = re.compile(
     r"|and so|so that|which means|allowing|making|enabling|causing)\b)"
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
+#: ", and it supports …": a new clause about the same subject, a fact of its own.
+_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she)\s+[a-z]")
 
 
 def answering_clause(sentence: str, answer: str, question: str = "") -> str:
@@ -172,6 +179,8 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
     >>> answering_clause("LSB 1.3 lists bin as legacy, and says: 'New apps must not use it.'",
     ...                  "bin as legacy")
     'LSB 1.3 lists bin as legacy.'
+    >>> answering_clause("GNU Wget is a free utility, and it supports FTP.", "a free utility")
+    'GNU Wget is a free utility.'
     >>> answering_clause("年票可以退款，月票不退款，日票可以改签。", "不退款")
     '年票可以退款，月票不退款。'
     """
@@ -186,6 +195,12 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         alone = bool(asked) and holding > 0 and asked in parts[holding]
         kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
+    at = text.find(answer) if answer else -1
+    further = _PRONOUN_CLAUSE.search(text)
+    if further is not None and 0 <= at < further.start():
+        # "GNU Wget is a free utility …, and it supports HTTP": the answer ends at the comma.
+        answer = answer[: further.start() - at]
+        text = text[: further.start()].rstrip(",;: ") + "."
     joined = _joined_verb_phrases(text, answer)
     if joined is not None:
         return joined
