@@ -92,6 +92,33 @@ def _import_the_whole_package_once() -> None:
 
 _import_the_whole_package_once()
 
+
+
+def _name_the_plugins_once() -> None:
+    """Read the installed plugins' names and versions once per test process, not per run.
+
+    Every in-process run prints the ``plugins:`` header line, for which pytest parses each
+    plugin's package metadata again: some 10,000 metadata reads, seven seconds of the suite.
+    """
+    from _pytest import terminal
+
+    original = terminal._plugin_nameversions
+    named: dict[tuple[str, ...], list[str]] = {}
+
+    def plugin_nameversions(plugininfo: list[tuple[object, object]]) -> list[str]:
+        paths = [getattr(getattr(dist, "_dist", dist), "_path", None) for _, dist in plugininfo]
+        if None in paths:
+            return original(plugininfo)
+        key = tuple(sorted(str(path) for path in paths))
+        if key not in named:
+            named[key] = original(plugininfo)
+        return list(named[key])
+
+    terminal._plugin_nameversions = plugin_nameversions  # type: ignore[assignment]
+
+
+_name_the_plugins_once()
+
 #: Examples per property test in the default profiles: enough to reach every branch the
 #: strategies aim at, few enough that the properties cost seconds, not minutes.
 EXAMPLES = 25
