@@ -94,7 +94,6 @@ def _import_the_whole_package_once() -> None:
 _import_the_whole_package_once()
 
 
-
 def _name_the_plugins_once() -> None:
     """Read the installed plugins' names and versions once per test process, not per run.
 
@@ -119,7 +118,6 @@ def _name_the_plugins_once() -> None:
 
 
 _name_the_plugins_once()
-
 
 
 def _read_package_metadata_once() -> None:

@@ -620,6 +620,7 @@ def test_the_workflow_steps_after_the_gate_run_with_its_outputs(runner: Runner) 
             assert outputs["summary"] in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verdict", ["partial", "ungated"])
 def test_the_step_fails_on_any_verdict_but_passed_unless_allowed(
     runner: Runner, tmp_path: Path, verdict: str

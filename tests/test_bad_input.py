@@ -390,6 +390,7 @@ def test_ten_thousand_rows_with_one_bad_row(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*golden.jsonl:7777: field 'contexts': expected a list*"])
 
 
+@pytest.mark.slow
 def test_a_directory_without_golden_files_says_what_was_looked_for(
     pytester: pytest.Pytester,
 ) -> None:

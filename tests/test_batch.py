@@ -391,6 +391,7 @@ def test_a_canceled_batch_left_saved_is_read_and_only_its_unanswered_requests_se
     assert store.saved(api, MODELS[api]) == []
 
 
+@pytest.mark.slow
 def test_a_saved_batch_the_provider_does_not_know_is_submitted_anew(tmp_path: Path) -> None:
     store = BatchStore(tmp_path / "batches")
     lines: list[str] = []

@@ -38,6 +38,7 @@ def ask_all(judge: MeteredJudge, requests: list[JudgeRequest[Any]]) -> list[Any]
     return asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_readwrite_then_read_replays_with_the_server_stopped(tmp_path: Path) -> None:
     with FakeLLM() as server:
         first = ask_all(metered(server, tmp_path), EVERY_KIND)
@@ -159,6 +160,7 @@ def _read_while_writing(directory: Path, writing: threading.Event) -> tuple[Judg
     return cache, seen
 
 
+@pytest.mark.slow
 def test_two_processes_writing_the_same_entries_leave_valid_files(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     started = {worker: context.Event() for worker in (1, 2)}
@@ -288,6 +290,7 @@ def test_keyless_read_mode_replays_what_a_keyed_run_recorded(tmp_path: Path) -> 
         ask_all(replayer, [EVERY_KIND[1]])
 
 
+@pytest.mark.slow
 def test_openai_through_the_factory_with_a_base_url_only(tmp_path: Path) -> None:
     with FakeLLM() as server:
         judge, info = create_judge(

@@ -119,6 +119,7 @@ def test_gate_merges_several_reports_and_needs_an_output(tmp_path: Path) -> None
     assert_usage_error(result, "Merging 2 reports: name the merged report with -o OUT.")
 
 
+@pytest.mark.slow
 def test_render_writes_markdown_or_html(tmp_path: Path) -> None:
     write(tmp_path / "run.json", cases([0.9, 0.8, 0.7, 1.0]))
     printed = rag_gate("render", "run.json", cwd=tmp_path)
@@ -134,6 +135,7 @@ def test_render_writes_markdown_or_html(tmp_path: Path) -> None:
     assert_usage_error(no_file, "render --format html writes a file: name it with -o OUT.")
 
 
+@pytest.mark.slow
 def test_regate_with_new_thresholds_and_no_judge(tmp_path: Path) -> None:
     write(tmp_path / "run.json", cases([0.9, 0.8, 0.7, 1.0]))
     passed = rag_gate("regate", "run.json", cwd=tmp_path)
@@ -182,6 +184,7 @@ def test_regate_under_github_actions_writes_summary_and_annotations(tmp_path: Pa
     assert "## ❌ RAG gate: FAILED" in summary.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_regate_rejects_bad_input_with_exit_4(tmp_path: Path) -> None:
     write(tmp_path / "run.json", cases([0.9]))
     (tmp_path / "garbage.json").write_text("{not json", encoding="utf-8")
@@ -206,6 +209,7 @@ def test_regate_rejects_bad_input_with_exit_4(tmp_path: Path) -> None:
     assert_in_process_usage_error(tmp_path, ("frobnicate",), "invalid choice")
 
 
+@pytest.mark.slow
 def test_compare_shows_metric_and_case_deltas(tmp_path: Path) -> None:
     write(tmp_path / "base.json", [*cases([0.9] * 12), case("removed", 0.9, line=40)])
     new = cases([0.9] * 4 + [0.5] * 6 + [0.2, 0.3])
@@ -258,6 +262,7 @@ def test_merge_recombines_shards_and_gates_the_whole(tmp_path: Path) -> None:
     assert relaxed[0] == 0, relaxed
 
 
+@pytest.mark.slow
 def test_merge_refuses_mismatched_or_overlapping_reports(tmp_path: Path) -> None:
     write(tmp_path / "a.json", cases([1.0], prefix="a"))
     write(tmp_path / "overlap.json", cases([1.0, 1.0], prefix="a"))
@@ -304,6 +309,7 @@ def test_merge_refuses_mismatched_or_overlapping_reports(tmp_path: Path) -> None
     assert not (tmp_path / "out.json").exists()
 
 
+@pytest.mark.slow
 def test_summary_prints_markdown_with_the_baseline(tmp_path: Path) -> None:
     write(tmp_path / "base.json", cases([0.9] * 10))
     shutil.copy(tmp_path / "base.json", tmp_path / "copy.json")

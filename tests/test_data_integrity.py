@@ -68,6 +68,7 @@ def case_ids(pytester: pytest.Pytester) -> dict[str, str | None]:
 # --- lone surrogates ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "field"),
     [

@@ -160,6 +160,7 @@ def test_regate_repeats_the_changes_the_run_saw(
     assert "  rag_gate.yaml: threshold faithfulness 0.85 → 0.50" in out
 
 
+@pytest.mark.slow
 def test_the_comment_names_the_changes_from_the_report_or_from_base_ref(
     pytester: pytest.Pytester,
     monkeypatch: pytest.MonkeyPatch,

@@ -353,6 +353,7 @@ def test_blocks_the_page_does_not_know_are_still_shown(tmp_path: Path) -> None:
     assert "<th>cache read tokens</th>" in text and "1,234" in text
 
 
+@pytest.mark.slow
 def test_a_1000_case_page_stays_one_reasonable_file(tmp_path: Path) -> None:
     results = [case(f"case-{index:04d}", (index % 100) / 100, line=index) for index in range(1000)]
     report = json.loads(

@@ -209,6 +209,7 @@ def two_good() -> list[Case]:
     return [GOOD, second]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", sorted(WRITERS))
 def test_an_imported_sample_gates_pass_and_fail(
     sample: str, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]

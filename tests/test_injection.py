@@ -256,7 +256,9 @@ def score_injections(
     return server
 
 
-@pytest.mark.parametrize("api", ["anthropic", "openai"])
+@pytest.mark.parametrize(
+    "api", ["anthropic", pytest.param("openai", marks=pytest.mark.slow)]
+)
 def test_injections_never_raise_a_score(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
 ) -> None:

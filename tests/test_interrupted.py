@@ -167,6 +167,7 @@ def test_ctrl_c_during_scoring_keeps_what_finished_and_a_rerun_judges_only_the_r
     assert second["usage"]["cache_hits"] > 0
 
 
+@pytest.mark.slow
 def test_half_written_cache_entries_are_ignored_and_rewritten(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,6 +49,7 @@ def test_a_target_that_gives_no_answer_makes_that_case_an_error(
     assert report["metrics"]["faithfulness"]["errors"] == 1
 
 
+@pytest.mark.slow
 def test_a_hung_target_is_an_error_after_target_timeout_and_does_not_hold_the_exit(
     pytester: pytest.Pytester,
 ) -> None:

@@ -1053,6 +1053,7 @@ def _as_csv(rows: list[dict[str, Any]]) -> tuple[str, list[int]]:
     return output.getvalue(), lines
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

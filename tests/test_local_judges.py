@@ -60,6 +60,7 @@ def scored_cases(report: dict[str, Any]) -> int:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", sorted(AUTO_PICKS))
 def test_auto_scores_every_case_on_each_server_with_constrained_replies(
     pytester: pytest.Pytester, local_server: FakeLLM, dialect: str
@@ -80,6 +81,7 @@ def test_auto_scores_every_case_on_each_server_with_constrained_replies(
     )
 
 
+@pytest.mark.slow
 def test_the_probe_is_kept_per_server_and_model(
     pytester: pytest.Pytester, local_server: FakeLLM
 ) -> None:
@@ -98,6 +100,7 @@ def test_the_probe_is_kept_per_server_and_model(
     assert "no-key-needed" not in kept.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_format_refused_with_500_steps_down_without_a_retry(
     pytester: pytest.Pytester, local_server: FakeLLM
 ) -> None:
@@ -116,6 +119,7 @@ def test_a_format_refused_with_500_steps_down_without_a_retry(
     outcome.stdout.fnmatch_lines(["*refused structured output json_schema (HTTP 500)*"])
 
 
+@pytest.mark.slow
 def test_json_object_named_in_the_config_is_sent_as_is(
     pytester: pytest.Pytester, local_server: FakeLLM
 ) -> None:
@@ -130,6 +134,7 @@ def test_json_object_named_in_the_config_is_sent_as_is(
     outcome.stdout.fnmatch_lines(["*structured output json_object (set in the config)*"])
 
 
+@pytest.mark.slow
 def test_a_named_tool_call_carries_the_reply(
     pytester: pytest.Pytester, local_server: FakeLLM
 ) -> None:
@@ -142,6 +147,7 @@ def test_a_named_tool_call_carries_the_reply(
     assert body["tool_choice"]["function"]["name"] == body["tools"][0]["function"]["name"]
 
 
+@pytest.mark.slow
 def test_lm_studio_refusing_json_object_is_never_sent_it(
     pytester: pytest.Pytester, local_server: FakeLLM
 ) -> None:
@@ -220,6 +226,7 @@ def _ask_once(server: FakeLLM, request: Any, mode: Any = "json_object_schema") -
     return asyncio.run(ask())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("request_", EVERY_KIND, ids=lambda request: request.kind)
 def test_every_kind_is_answered_in_one_call_when_the_grammar_knows_the_counts(
     local_server: FakeLLM, request_: Any

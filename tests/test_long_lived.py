@@ -44,6 +44,7 @@ def test_the_module_is_loaded_and_the_collector_runs_again(module_dir: Path) -> 
     assert gc.get_freeze_count() == frozen_before
 
 
+@pytest.mark.slow
 def test_scoring_spares_what_it_loads_and_gives_everything_back(module_dir: Path) -> None:
     if INTERPRETER_FROZE_AT_STARTUP:
         pytest.skip(
@@ -116,6 +117,7 @@ def test_an_interpreter_that_starts_with_frozen_objects_keeps_them_after_scoring
             gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_garbage_made_after_loading_is_still_collected(module_dir: Path) -> None:
     (module_dir / "gate_sdk_like.py").write_text("VALUE = 1\n")
     import_module_paused("gate_sdk_like")

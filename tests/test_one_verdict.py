@@ -71,6 +71,7 @@ def junit_gate_cases(path: Path) -> dict[str, str]:
     return outcomes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("continue_on_errors", [False, True], ids=["default", "continue"])
 def test_a_run_with_an_unreadable_golden_file_regates_as_failed(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], continue_on_errors: bool

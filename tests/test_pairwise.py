@@ -282,6 +282,7 @@ def biased_toward_a(call: FakeCall) -> dict[str, Any]:
     return default_reply(call)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", ["anthropic", "openai"])
 def test_llm_judges_compare_each_changed_case_at_most_twice(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
@@ -311,6 +312,7 @@ def test_llm_judges_compare_each_changed_case_at_most_twice(
     assert again.report["usage"]["by_metric"]["pairwise"]["cache_hits"] == 60
 
 
+@pytest.mark.slow
 def test_a_position_biased_judge_yields_ties_not_wins(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -328,6 +330,7 @@ def test_a_position_biased_judge_yields_ties_not_wins(
     outcome.stdout.fnmatch_lines(["*judge position-consistency 0%*"])
 
 
+@pytest.mark.slow
 def test_a_judge_that_cannot_compare_fails_the_gate_closed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -478,6 +481,7 @@ CHAT: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow
 def test_each_turn_of_a_conversation_is_compared_with_its_earlier_turns_shown(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -65,6 +65,7 @@ def suite_verdict(suite: ElementTree.Element) -> str | None:
     return None if verdict is None else verdict.get("value")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", [503, 429])
 def test_an_outage_is_error_in_every_report(
     pytester: pytest.Pytester,
@@ -176,6 +177,7 @@ def test_the_actions_verdict_output_is_error_on_an_outage(tmp_path: Path) -> Non
     assert "no verdict" not in runner.summary
 
 
+@pytest.mark.slow
 def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server: FakeLLM) -> None:
     write_golden(pytester.path, [GOOD, HALLUCINATED, GOOD, HALLUCINATED])
     server.fail(status(503))

@@ -221,6 +221,7 @@ def test_xdist_workers_sharing_a_cache_send_each_request_once(
     assert len(set(bodies)) == len(bodies)
 
 
+@pytest.mark.slow
 def test_a_judge_that_always_fails_errors_every_case_and_decides_nothing(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -288,6 +289,7 @@ def test_a_reply_that_breaks_the_schema_is_asked_again(
     assert result.report["usage"]["calls"] == 4
 
 
+@pytest.mark.slow
 def test_core_metrics_take_three_calls_per_case_and_two_in_a_row(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -353,6 +353,7 @@ SLOW_TARGET = """
 """
 
 
+@pytest.mark.slow
 def test_latency_budget_passes_and_fails(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", questions("apple", "eiffel", "nile"))
     write_target(pytester, SLOW_TARGET)

@@ -34,6 +34,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
 OPTIONS: dict[str, Any] = {"judge": "anthropic", "metrics": METRICS}
 
 
+@pytest.mark.slow
 def test_three_repeats_make_three_times_the_calls_and_a_cached_rerun_none(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -107,6 +108,7 @@ def test_a_judge_that_never_flips_agrees_with_itself_fully(
         assert metrics[name]["judge_noise"]["items"] >= 3
 
 
+@pytest.mark.slow
 def test_a_flipping_judge_shows_its_noise_in_every_report(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:
@@ -313,6 +315,7 @@ def test_auto_repeats_a_seeded_sample_and_the_cases_near_a_threshold(
     assert {case["id"] for case in again["cases"] if case["auto_repeat"]} == set(picked)
 
 
+@pytest.mark.slow
 def test_auto_repeats_the_cases_changed_against_the_baseline(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -31,6 +31,7 @@ def golden(pytester: pytest.Pytester) -> None:
     (pytester.path / "golden_bad.jsonl").write_text('{"question": ""}\n', encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("golden")
 def test_json_report_has_the_documented_keys(pytester: pytest.Pytester) -> None:
     result, report = gate_run(pytester, **OPTIONS)

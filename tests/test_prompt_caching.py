@@ -220,6 +220,7 @@ def test_configured_prices_keep_the_providers_cache_ratios() -> None:
 # --- end to end ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", ["anthropic", "openai"])
 def test_the_summary_and_report_show_prompt_cache_tokens(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str

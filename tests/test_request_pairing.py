@@ -201,6 +201,7 @@ def test_anthropic_caches_the_contexts_only_when_another_request_reads_them(
     assert all("cache_control" in contexts_block(request) for request in with_contexts)
 
 
+@pytest.mark.slow
 def test_anthropic_writes_the_shared_system_block_once_per_run(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -222,6 +222,7 @@ def prepare(
         write_config(pytester.path, public_key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_a_forged_entry_is_a_case_error_in_read_mode(
     forgery: str,
@@ -258,6 +259,7 @@ def test_a_forged_entry_is_a_case_error_in_read_mode(
     assert f"failed verification: {forgery}" in case["errors"]["faithfulness"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_a_forged_entry_is_asked_again_and_re_signed_in_readwrite(
     forgery: str,

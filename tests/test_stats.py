@@ -114,6 +114,7 @@ def test_paired_bootstrap_straddles_zero_for_noise() -> None:
     assert low < 0.0 < high
 
 
+@pytest.mark.slow
 def test_large_runs_resample_by_counts_with_the_same_interval() -> None:
     """From 1,000 values on, the counted bootstrap matches value-by-value resampling."""
     rng = random.Random(7)

@@ -90,6 +90,7 @@ def test_kinds_follow_the_mix_within_ten_percent(tmp_path: Path) -> None:
         assert abs(found - share) <= 0.10, (kind, found)
 
 
+@pytest.mark.slow
 def test_ids_are_stable_across_runs_and_working_directories(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

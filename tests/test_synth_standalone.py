@@ -78,6 +78,7 @@ def test_discourse_openers_are_stripped_from_questions(tmp_path: Path) -> None:
     assert "What is the Sea Dragon moored at?" in questions
 
 
+@pytest.mark.slow
 def test_a_dangling_such_or_its_gives_no_question(tmp_path: Path) -> None:
     _, rows, _ = run(tmp_path, folder(tmp_path, {"harbor_museum.txt": HARBOR}), "--n", "12")
 
@@ -249,6 +250,7 @@ def test_a_conversation_follow_up_never_asks_what_turn_one_answered() -> None:
     assert not verdict.keep and verdict.problem == "trivial"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes", [(4, 8, 16)])
 def test_yield_rises_with_n_until_the_corpus_runs_out(
     tmp_path: Path, sizes: tuple[int, ...], capsys: Any
