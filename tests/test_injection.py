@@ -256,9 +256,7 @@ def score_injections(
     return server
 
 
-@pytest.mark.parametrize(
-    "api", ["anthropic", pytest.param("openai", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("api", ["anthropic", pytest.param("openai", marks=pytest.mark.slow)])
 def test_injections_never_raise_a_score(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
 ) -> None:
