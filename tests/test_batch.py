@@ -121,7 +121,7 @@ def test_a_batch_run_scores_like_a_direct_run(
     assert server.judge_requests() == []
 
 
-@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("api", ["anthropic", pytest.param("openai", marks=pytest.mark.slow)])
 def test_a_batch_run_is_priced_at_half_and_shows_its_progress(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, api: str
 ) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_conversation_metrics import PLAN_CHAT
 from test_html_browser import console_problems, gate_page, open_case, rows, start_browser, wait_for
 
 
+@pytest.mark.slow  # a real browser, as every browser test
 def test_a_turns_panel_shows_its_conversation_as_a_chat(tmp_path: Path) -> None:
     page = gate_page(tmp_path / "chat", [PLAN_CHAT])
     driver = start_browser()
