@@ -134,6 +134,7 @@ def test_jsonl_bad_line_in_the_middle_does_not_hide_the_others(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 def test_jsonl_of_ten_thousand_rows(tmp_path: Path) -> None:
     rows = [
         {"id": f"case-{index}", "question": f"Question {index}?", "contexts": [f"chunk {index}"]}

@@ -93,6 +93,7 @@ def test_a_process_that_froze_objects_itself_is_left_frozen() -> None:
     assert not froze_here or not is_frozen(holder, owner)
 
 
+@pytest.mark.slow
 def test_an_interpreter_that_starts_with_frozen_objects_keeps_them_after_scoring(
     module_dir: Path,
 ) -> None:

@@ -64,6 +64,16 @@ def test_questions_are_wh_questions_not_cloze_and_copy_no_long_run(tmp_path: Pat
         assert copied_run(question, chunks) < COPY_RUN, question
 
 
+@pytest.fixture(scope="module")
+def rail_single_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """One keyless draft of single questions over the rail corpus, read by every span test."""
+    directory = tmp_path_factory.mktemp("rail")
+    rows, _ = synth(
+        directory, write_rail_corpus(directory / "docs"), "--n", "30", "--mix", "single=1"
+    )
+    return rows
+
+
 @pytest.mark.parametrize(
     ("expected", "answer"),
     [
@@ -78,12 +88,9 @@ def test_questions_are_wh_questions_not_cloze_and_copy_no_long_run(tmp_path: Pat
     ],
 )
 def test_each_kind_of_span_gets_its_question_word_and_the_answer_stays_out(
-    tmp_path: Path, expected: str, answer: str
+    rail_single_rows: list[dict[str, Any]], expected: str, answer: str
 ) -> None:
-    rows, _ = synth(
-        tmp_path, write_rail_corpus(tmp_path / "docs"), "--n", "30", "--mix", "single=1"
-    )
-
+    rows = rail_single_rows
     matching = [row for row in rows if expected in row["question"].lower()]
     assert matching, (expected, questions_of(rows))
     assert answer in matching[0]["reference"]
