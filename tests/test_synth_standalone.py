@@ -719,3 +719,32 @@ def test_the_same_documents_give_the_same_draft_whatever_the_hash_seed(tmp_path:
         subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
         drafts.add(out.read_text(encoding="utf-8"))
     assert len(drafts) == 1
+
+
+def test_an_amount_that_sizes_a_noun_gives_no_how_many_question() -> None:
+    from pytest_ragas_gate.synth.wh_english import sentence_facts
+
+    garbled = [
+        fact.question
+        for sentence, name in [
+            (
+                "The 'ulimit' builtin uses a block size of 512 bytes for the '-c' and '-f' "
+                "options.",
+                "Bash POSIX Mode",
+            ),
+            (
+                "In glibc 2.25 and earlier, the search list is limited to six domains with a "
+                "total of 256 characters.",
+                "resolv.conf",
+            ),
+        ]
+        for fact in sentence_facts(sentence, name)
+    ]
+    kept = [fact.question for fact in sentence_facts("The cache keeps 90 days of events.", "Cache")]
+    kept += [fact.question for fact in sentence_facts("The list holds 6 domains.", "resolv.conf")]
+
+    assert not [question for question in garbled if "how many" in question.lower()], garbled
+    assert [question.lower().split(", ")[-1] for question in kept] == [
+        "how many days of events does the cache keep?",
+        "how many domains does the list hold?",
+    ]

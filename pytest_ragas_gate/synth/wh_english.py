@@ -158,6 +158,8 @@ _DETERMINERS = frozenset(
     "the a an to of and or its their our your my his her these this those that each every all "
     "some any no many several most such which whose".split()
 )
+# "a block size of", "a total of": the amount after "of" measures that noun.
+_SIZED_NOUN = re.compile(r"\b(?:a|an|the)\s+(?:[\w-]+\s+){0,2}[\w-]+\s+$", re.I)
 _NOUN_AFTER = (
     r"\s+(?!(?:of|per|each|for|in|on|at|to|by|and|or|with|from|is|are|was|were|can|will|"
     r"than|when|if|after|before|a|an|the)\b)[a-z]+\b"
@@ -516,6 +518,8 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         prep = (match.group("prep") or "").strip().lower()
         if prep == "than":
             continue  # "larger than 4GB": a comparison, not the sentence's amount
+        if prep == "of" and _SIZED_NOUN.search(predicate[: match.start()]):
+            continue  # "uses a block size of 512 bytes": asking how many bytes garbles it
         modifier = _MODIFIERS.get((match.group("mod") or "").strip().lower(), "")
         end = match.end()
         unit_key = _singular_of(unit) if unit and unit != "%" else unit
