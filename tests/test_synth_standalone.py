@@ -748,3 +748,46 @@ def test_an_amount_that_sizes_a_noun_gives_no_how_many_question() -> None:
         "how many days of events does the cache keep?",
         "how many domains does the list hold?",
     ]
+
+
+def test_the_critic_drops_cut_parentheses_cut_addresses_and_why_is_it_a_noun() -> None:
+    chunk = (
+        "fstab\nDefaults to zero (don't check the filesystem) if not present. "
+        "In 2002, Albert moved procps to http://procps.sourceforge.net. "
+        "Getopt(1) is a program to help shell scripts parse command-line parameters. "
+        "ssh-agent is setgid to _ssh in order to prevent ptrace attacks. "
+        "The first column (on the left) specifies the database name."
+    )
+    candidates = [
+        Candidate(kind="single", question=question, reference=reference, chunks=[0])
+        for question, reference in [
+            (
+                "In fstab, what do defaults to zero (don't check?",
+                "Defaults to zero (don't check the filesystem) if not present.",
+            ),
+            ("When does Albert moved procp to http?", "In 2002, Albert moved procps."),
+            (
+                "Why is getopt(1) a program?",
+                "Getopt(1) is a program to help shell scripts parse command-line parameters.",
+            ),
+            (
+                "Why is ssh-agent setgid to _ssh?",
+                "ssh-agent is setgid to _ssh in order to prevent ptrace attacks.",
+            ),
+            (
+                "In fstab, what does the first column (on the left) specify?",
+                "The first column (on the left) specifies the database name.",
+            ),
+        ]
+    ]
+    verdicts = OfflineSynthJudge([chunk]).critique(
+        CritiqueQuestions(chunks=[chunk], titles=["fstab"], candidates=candidates)
+    )
+
+    assert [(v.keep, v.problem) for v in verdicts.verdicts] == [
+        (False, "trivial"),
+        (False, "trivial"),
+        (False, "trivial"),
+        (True, "ok"),
+        (True, "ok"),
+    ], [v.reason for v in verdicts.verdicts]

@@ -215,7 +215,11 @@ def chunk_facts(
     return sorted(facts, key=lambda fact: -fact.score)
 
 
-_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://")
+# A sentence cut at the dot of a URL leaves its bare scheme at the question's end.
+_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://|\b(?:https?|ftp)\?$")
+# "getopt is a program to help scripts parse options" states what it is for; asking why it
+# is a program asks nothing the sentence answers.
+_WHY_A_NOUN = re.compile(r"^(?:In [^,]{1,60}, )?Why (?:is|are|was|were) .+ (?:a|an) [\w-]+\?$")
 _OBJECT_QUESTION = re.compile(
     r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
@@ -226,6 +230,10 @@ def question_problem(question: str) -> str | None:
     """Why an English question does not stand alone or asks nothing, or None."""
     if _ADDRESS.search(question):
         return "an e-mail or web address is left inside it: its sentence was misread"
+    if question.count("(") != question.count(")"):
+        return "a parenthesis is cut in two: its sentence was misread"
+    if _WHY_A_NOUN.match(question):
+        return "asks why it is what it is; its sentence says what it is for"
     reason = dangling(question)
     if reason is not None:
         return reason
