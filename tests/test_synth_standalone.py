@@ -791,3 +791,35 @@ def test_the_critic_drops_cut_parentheses_cut_addresses_and_why_is_it_a_noun() -
         (True, "ok"),
         (True, "ok"),
     ], [v.reason for v in verdicts.verdicts]
+
+
+def test_a_condition_read_as_a_subject_gives_no_question() -> None:
+    from pytest_ragas_gate.synth.offline import question_problem
+    from pytest_ragas_gate.synth.wh_english import sentence_facts
+
+    garbled = sentence_facts(
+        "Non-interactive shells exit if there is a syntax error in a script read with the "
+        "'.' or 'source' builtins.",
+        "Bash POSIX Mode",
+    )
+    kept = sentence_facts(
+        "The domain directive is an obsolete name for the search directive.", "resolv.conf"
+    )
+
+    assert [fact.question for fact in garbled if " if there" in fact.question] == []
+    assert [fact.question for fact in kept][:1] == ["In resolv.conf, what is the domain directive?"]
+    assert question_problem("In Bash POSIX Mode, what is non-interactive shells exit if there?")
+    assert question_problem("In Bash POSIX Mode, what is tilde expansion performed on?") is None
+
+
+def test_it_never_stands_for_a_quantified_subject_like_many_people() -> None:
+    from pytest_ragas_gate.synth.offline import chunk_facts
+
+    chunk = (
+        "AUTHOR\nRsync was originally written by Andrew Tridgell and Paul Mackerras. "
+        "Many people have later contributed to it. It is currently maintained by Wayne Davison."
+    )
+    questions = [fact.question for fact in chunk_facts(chunk, "rsyncd.conf", False)]
+
+    assert not [question for question in questions if "many people" in question.lower()]
+    assert "In rsyncd.conf, who was rsync originally written by?" in questions

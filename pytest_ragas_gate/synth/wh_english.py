@@ -149,6 +149,7 @@ _DEFINITION = re.compile(
     r"^(?P<term>[^,;:()]{2,60}?)\s+(?P<verb>is|are|means|refers to)\s+"
     r"(?P<rest>(?:a|an|the|one of|any|short for)\s.{6,})$"
 )
+_SUBORDINATOR = re.compile(r"\b(?:if|when|unless|because|whether|while)\b", re.I)
 _CLAUSE_END = re.compile(
     r"\s*(?:[,;:(]|\s-\s|\s—\s|\b(?:and|or|which|who|whose|because|so that|so|unless|if|when|while"
     r"|whereas|although|though|but|and then|where|as well as|including|such as|e\.g\.|i\.e\.)\b)"
@@ -933,6 +934,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
         return []
     if term.split()[0].lower().endswith("ing"):
         return []  # "Maintaining pypdf is a collaborative effort": an activity, not a term
+    if _SUBORDINATOR.search(term):
+        return []  # "Shells exit if there is an error": the "is" belongs to the condition
     term = _subject_text(term, name, proper)
     verb = match.group("verb")
     if verb == "means":
