@@ -719,3 +719,16 @@ def test_the_same_documents_give_the_same_draft_whatever_the_hash_seed(tmp_path:
         subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
         drafts.add(out.read_text(encoding="utf-8"))
     assert len(drafts) == 1
+
+
+def test_a_kind_that_used_all_the_documents_offer_says_so_in_its_own_unit() -> None:
+    from pytest_ragas_gate.synth.offer import CorpusOffer
+
+    offer = CorpusOffer(counts={"multi": 3, "reasoning": 1})
+    # One entity shared by three chunks gives more than one pair: 4 written of 3 counted.
+    assert offer.why_short("multi", 4, 5) == (
+        "multi 4/5: the documents offer no more (3 entities shared by two chunks, all used)"
+    )
+    assert offer.why_short("reasoning", 1, 3) == (
+        "reasoning 1/3: the documents offer no more (1 comparison, all used)"
+    )
