@@ -823,3 +823,16 @@ def test_it_never_stands_for_a_quantified_subject_like_many_people() -> None:
 
     assert not [question for question in questions if "many people" in question.lower()]
     assert "In rsyncd.conf, who was rsync originally written by?" in questions
+
+
+def test_a_kind_that_used_all_the_documents_offer_says_so_in_its_own_unit() -> None:
+    from pytest_ragas_gate.synth.offer import CorpusOffer
+
+    offer = CorpusOffer(counts={"multi": 3, "reasoning": 1})
+    # One entity shared by three chunks gives more than one pair: 4 written of 3 counted.
+    assert offer.why_short("multi", 4, 5) == (
+        "multi 4/5: the documents offer no more (3 entities shared by two chunks, all used)"
+    )
+    assert offer.why_short("reasoning", 1, 3) == (
+        "reasoning 1/3: the documents offer no more (1 comparison, all used)"
+    )

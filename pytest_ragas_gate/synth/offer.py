@@ -50,6 +50,16 @@ WHY_NONE: dict[QuestionKind, str] = {
 }
 
 
+#: What the offline writer counts as the documents' offer for each kind, one of them.
+_OFFERED: dict[QuestionKind, tuple[str, str]] = {
+    "single": ("fact", "facts"),
+    "multi": ("entity shared by two chunks", "entities shared by two chunks"),
+    "reasoning": ("comparison", "comparisons"),
+    "unanswerable": ("near miss", "near misses"),
+    "conversation": ("subject with two facts", "subjects with two facts"),
+}
+
+
 @dataclass
 class CorpusOffer:
     """How many questions of each kind the offline writer can find in a corpus."""
@@ -105,7 +115,12 @@ class CorpusOffer:
         if offered == 0:
             return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
         if kept >= offered:
-            return f"{kind} {kept}/{target}: the documents offer only {offered}, all written"
+            # A shared entity or a subject may give more than one question, so kept can
+            # pass what was counted: the point is that the documents hold no more.
+            return (
+                f"{kind} {kept}/{target}: the documents offer no more "
+                f"({offered} {_OFFERED[kind][offered != 1]}, all used)"
+            )
         return (
             f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
             "with their chunk, repeated a kept case, or failed the critic"
