@@ -721,6 +721,110 @@ def test_the_same_documents_give_the_same_draft_whatever_the_hash_seed(tmp_path:
     assert len(drafts) == 1
 
 
+def test_an_amount_that_sizes_a_noun_gives_no_how_many_question() -> None:
+    from pytest_ragas_gate.synth.wh_english import sentence_facts
+
+    garbled = [
+        fact.question
+        for sentence, name in [
+            (
+                "The 'ulimit' builtin uses a block size of 512 bytes for the '-c' and '-f' "
+                "options.",
+                "Bash POSIX Mode",
+            ),
+            (
+                "In glibc 2.25 and earlier, the search list is limited to six domains with a "
+                "total of 256 characters.",
+                "resolv.conf",
+            ),
+        ]
+        for fact in sentence_facts(sentence, name)
+    ]
+    kept = [fact.question for fact in sentence_facts("The cache keeps 90 days of events.", "Cache")]
+    kept += [fact.question for fact in sentence_facts("The list holds 6 domains.", "resolv.conf")]
+
+    assert not [question for question in garbled if "how many" in question.lower()], garbled
+    assert [question.lower().split(", ")[-1] for question in kept] == [
+        "how many days of events does the cache keep?",
+        "how many domains does the list hold?",
+    ]
+
+
+def test_the_critic_drops_cut_parentheses_cut_addresses_and_why_is_it_a_noun() -> None:
+    chunk = (
+        "fstab\nDefaults to zero (don't check the filesystem) if not present. "
+        "In 2002, Albert moved procps to http://procps.sourceforge.net. "
+        "Getopt(1) is a program to help shell scripts parse command-line parameters. "
+        "ssh-agent is setgid to _ssh in order to prevent ptrace attacks. "
+        "The first column (on the left) specifies the database name."
+    )
+    candidates = [
+        Candidate(kind="single", question=question, reference=reference, chunks=[0])
+        for question, reference in [
+            (
+                "In fstab, what do defaults to zero (don't check?",
+                "Defaults to zero (don't check the filesystem) if not present.",
+            ),
+            ("When does Albert moved procp to http?", "In 2002, Albert moved procps."),
+            (
+                "Why is getopt(1) a program?",
+                "Getopt(1) is a program to help shell scripts parse command-line parameters.",
+            ),
+            (
+                "Why is ssh-agent setgid to _ssh?",
+                "ssh-agent is setgid to _ssh in order to prevent ptrace attacks.",
+            ),
+            (
+                "In fstab, what does the first column (on the left) specify?",
+                "The first column (on the left) specifies the database name.",
+            ),
+        ]
+    ]
+    verdicts = OfflineSynthJudge([chunk]).critique(
+        CritiqueQuestions(chunks=[chunk], titles=["fstab"], candidates=candidates)
+    )
+
+    assert [(v.keep, v.problem) for v in verdicts.verdicts] == [
+        (False, "trivial"),
+        (False, "trivial"),
+        (False, "trivial"),
+        (True, "ok"),
+        (True, "ok"),
+    ], [v.reason for v in verdicts.verdicts]
+
+
+def test_a_condition_read_as_a_subject_gives_no_question() -> None:
+    from pytest_ragas_gate.synth.offline import question_problem
+    from pytest_ragas_gate.synth.wh_english import sentence_facts
+
+    garbled = sentence_facts(
+        "Non-interactive shells exit if there is a syntax error in a script read with the "
+        "'.' or 'source' builtins.",
+        "Bash POSIX Mode",
+    )
+    kept = sentence_facts(
+        "The domain directive is an obsolete name for the search directive.", "resolv.conf"
+    )
+
+    assert [fact.question for fact in garbled if " if there" in fact.question] == []
+    assert [fact.question for fact in kept][:1] == ["In resolv.conf, what is the domain directive?"]
+    assert question_problem("In Bash POSIX Mode, what is non-interactive shells exit if there?")
+    assert question_problem("In Bash POSIX Mode, what is tilde expansion performed on?") is None
+
+
+def test_it_never_stands_for_a_quantified_subject_like_many_people() -> None:
+    from pytest_ragas_gate.synth.offline import chunk_facts
+
+    chunk = (
+        "AUTHOR\nRsync was originally written by Andrew Tridgell and Paul Mackerras. "
+        "Many people have later contributed to it. It is currently maintained by Wayne Davison."
+    )
+    questions = [fact.question for fact in chunk_facts(chunk, "rsyncd.conf", False)]
+
+    assert not [question for question in questions if "many people" in question.lower()]
+    assert "In rsyncd.conf, who was rsync originally written by?" in questions
+
+
 def test_a_kind_that_used_all_the_documents_offer_says_so_in_its_own_unit() -> None:
     from pytest_ragas_gate.synth.offer import CorpusOffer
 

@@ -79,6 +79,8 @@ _NOT_STANDALONE = re.compile(
 _PRONOUN_SUBJECT = re.compile(r"^(?:It|This|These|They|That|Those|He|She)\b")
 #: Pronouns that stand for a whole idea rather than a thing a question could name.
 _IDEA_PRONOUNS = frozenset({"This", "That", "These", "Those"})
+#: "Many people have contributed to it. It is maintained by …": "it" is not the people.
+_QUANTIFIERS = frozenset("many some several few most all both other various".split())
 #: A subject a later "it" can stand for: a short noun phrase, no verb or pronoun in it.
 _NOUN_PHRASE = re.compile(
     r"^(?:[Tt]he |[Aa]n? )?(?!(?:you|we|i|it|this|they|there|here)\b)"
@@ -201,7 +203,13 @@ def chunk_facts(
                 continue  # "This is a separate step": nothing to name what "this" is
             found = wh_english.sentence_facts(sentence, referent, proper, context=name)
             subject = wh_english.subject_of(sentence)
-            previous = subject if subject and _NOUN_PHRASE.match(subject) else None
+            previous = (
+                subject
+                if subject
+                and _NOUN_PHRASE.match(subject)
+                and subject.split()[0].lower() not in _QUANTIFIERS
+                else None
+            )
             if topic != name:
                 # The question names the section; the document's name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
@@ -215,7 +223,13 @@ def chunk_facts(
     return sorted(facts, key=lambda fact: -fact.score)
 
 
-_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://")
+# A sentence cut at the dot of a URL leaves its bare scheme at the question's end.
+_ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://|\b(?:https?|ftp)\?$")
+# "… exit if there?": the question stops where its sentence's condition begins.
+_CUT_CONDITION = re.compile(r"\b(?:if|when|unless|because|whether) (?:there|it)\?$", re.I)
+# "getopt is a program to help scripts parse options" states what it is for; asking why it
+# is a program asks nothing the sentence answers.
+_WHY_A_NOUN = re.compile(r"^(?:In [^,]{1,60}, )?Why (?:is|are|was|were) .+ (?:a|an) [\w-]+\?$")
 _OBJECT_QUESTION = re.compile(
     r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
@@ -226,6 +240,12 @@ def question_problem(question: str) -> str | None:
     """Why an English question does not stand alone or asks nothing, or None."""
     if _ADDRESS.search(question):
         return "an e-mail or web address is left inside it: its sentence was misread"
+    if question.count("(") != question.count(")"):
+        return "a parenthesis is cut in two: its sentence was misread"
+    if _CUT_CONDITION.search(question):
+        return "ends inside a condition: its sentence was misread"
+    if _WHY_A_NOUN.match(question):
+        return "asks why it is what it is; its sentence says what it is for"
     reason = dangling(question)
     if reason is not None:
         return reason

@@ -149,6 +149,7 @@ _DEFINITION = re.compile(
     r"^(?P<term>[^,;:()]{2,60}?)\s+(?P<verb>is|are|means|refers to)\s+"
     r"(?P<rest>(?:a|an|the|one of|any|short for)\s.{6,})$"
 )
+_SUBORDINATOR = re.compile(r"\b(?:if|when|unless|because|whether|while)\b", re.I)
 _CLAUSE_END = re.compile(
     r"\s*(?:[,;:(]|\s-\s|\s—\s|\b(?:and|or|which|who|whose|because|so that|so|unless|if|when|while"
     r"|whereas|although|though|but|and then|where|as well as|including|such as|e\.g\.|i\.e\.)\b)"
@@ -158,6 +159,8 @@ _DETERMINERS = frozenset(
     "the a an to of and or its their our your my his her these this those that each every all "
     "some any no many several most such which whose".split()
 )
+# "a block size of", "a total of": the amount after "of" measures that noun.
+_SIZED_NOUN = re.compile(r"\b(?:a|an|the)\s+(?:[\w-]+\s+){0,2}[\w-]+\s+$", re.I)
 _NOUN_AFTER = (
     r"\s+(?!(?:of|per|each|for|in|on|at|to|by|and|or|with|from|is|are|was|were|can|will|"
     r"than|when|if|after|before|a|an|the)\b)[a-z]+\b"
@@ -516,6 +519,8 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         prep = (match.group("prep") or "").strip().lower()
         if prep == "than":
             continue  # "larger than 4GB": a comparison, not the sentence's amount
+        if prep == "of" and _SIZED_NOUN.search(predicate[: match.start()]):
+            continue  # "uses a block size of 512 bytes": asking how many bytes garbles it
         modifier = _MODIFIERS.get((match.group("mod") or "").strip().lower(), "")
         end = match.end()
         unit_key = _singular_of(unit) if unit and unit != "%" else unit
@@ -929,6 +934,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
         return []
     if term.split()[0].lower().endswith("ing"):
         return []  # "Maintaining pypdf is a collaborative effort": an activity, not a term
+    if _SUBORDINATOR.search(term):
+        return []  # "Shells exit if there is an error": the "is" belongs to the condition
     term = _subject_text(term, name, proper)
     verb = match.group("verb")
     if verb == "means":
