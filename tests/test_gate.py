@@ -276,6 +276,10 @@ def test_tag_without_scored_cases_fails() -> None:
     assert not verdict.passed
     assert verdict.tags[0].n == 0
     assert "has no scored cases" in verdict.tags[0].message
+    # Nothing was measured: the recommendation says so, and offers no advice on quality.
+    assert "tag 'zh' has no scored cases" in verdict.recommendation
+    assert "below threshold" not in verdict.recommendation
+    assert verdict.hints == {}
 
 
 def test_combined_causes_in_recommendation() -> None:

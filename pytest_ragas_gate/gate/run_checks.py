@@ -122,8 +122,11 @@ def tag_check(tag: TagVerdict, results: Sequence[CaseResult]) -> GateCheck:
         message=tag.message,
         cause=None
         if tag.passed
+        # Nothing was measured: neither "below threshold" nor quality advice would be true.
+        else f"tag {tag.tag!r} has no scored cases"
+        if tag.n == 0
         else f"tag {tag.tag!r} {'below' if tag.direction == 'min' else 'above'} threshold",
-        hint=None if tag.passed else hint_for(tag.metric),
+        hint=None if tag.passed or tag.n == 0 else hint_for(tag.metric),
         subject=tag.metric,
         properties={
             "mean": _figure(tag.mean),
