@@ -98,13 +98,11 @@ class CorpusOffer:
 
     def line(self) -> str:
         """One summary line: what the corpus offered for the kinds asked."""
-        what = {
-            "reasoning": "comparisons (reasoning)",
-            "multi": "entities shared by two chunks (multi)",
-            "unanswerable": "near misses (unanswerable)",
-            "conversation": "subjects with two facts (conversation)",
-        }
-        parts = [f"{self.counts.get(kind, 0)} {what[kind]}" for kind in self.wanted if kind in what]
+        parts = [
+            f"{self.counts.get(kind, 0)} {_OFFERED[kind][1]} ({kind})"
+            for kind in self.wanted
+            if kind != "single"
+        ]
         return f"  the documents offer {self.facts} facts" + (
             "; " + ", ".join(parts) if parts else ""
         )
