@@ -21,6 +21,7 @@ import pytest
 from fakellm import INVALID, MALFORMED, FakeCall, FakeLLM, Fault, default_reply, status
 from gate_runs import (
     FAST_RETRIES,
+    WORKERS,
     assert_no_traceback,
     assert_scores_are_numbers,
     case_row,
@@ -202,13 +203,7 @@ def test_ten_percent_faults_still_score_every_case(
     assert set(junit_case_outcomes(pytester.path / "junit.xml").values()) == {"passed"}
 
 
-@pytest.mark.parametrize(
-    "workers",
-    [
-        pytest.param([], id="serial"),
-        pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.parametrize("workers", WORKERS)
 def test_sixty_percent_faults_error_explicitly_and_fail_closed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
 ) -> None:

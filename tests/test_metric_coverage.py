@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import GOOD, gate_run, write_jsonl
+from gate_runs import GOOD, WORKERS, gate_run, write_jsonl
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-XDIST = pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)
-SERIAL = pytest.param([], id="serial")
 
 OPTIONS: dict[str, Any] = {"judge": "offline", "cache": "off", "disable": ("randomly",)}
 
@@ -34,7 +32,7 @@ def misspelt_support_rows() -> list[dict[str, Any]]:
     return rows
 
 
-@pytest.mark.parametrize("args", [SERIAL, XDIST])
+@pytest.mark.parametrize("args", WORKERS)
 def test_a_key_misspelt_on_most_rows_fails_the_gate_closed(
     pytester: pytest.Pytester, args: list[str]
 ) -> None:

@@ -8,7 +8,7 @@ baseline", with the baseline's mean on the same paired cases, labelled so.
 from __future__ import annotations
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, gate_run, write_jsonl
+from gate_runs import GOOD, HALLUCINATED, WORKERS, gate_run, write_jsonl
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.json_report import load_report
@@ -19,10 +19,7 @@ ROWS = [{**GOOD, "id": f"case-{index}"} for index in range(10)]
 THRESHOLD = ("--rag-gate-threshold", "faithfulness=0.95")
 
 
-@pytest.mark.parametrize(
-    "workers",
-    [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)],
-)
+@pytest.mark.parametrize("workers", WORKERS)
 def test_a_metric_that_newly_fails_inside_the_noise_is_named_in_every_report(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_runs import case_row, gate_run, read_report, write_golden
+from gate_runs import WORKERS, case_row, gate_run, read_report, write_golden
 
 from pytest_ragas_gate import cli
 
@@ -113,10 +113,7 @@ def test_pytest_and_rag_gate_print_the_same_summary(
     assert "cases: gated 3 of 3 collected golden case(s); 2 scored, 1 errored" in lines
 
 
-@pytest.mark.parametrize(
-    "workers",
-    [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)],
-)
+@pytest.mark.parametrize("workers", WORKERS)
 def test_reruns_gate_each_case_once_by_its_final_outcome(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], workers: list[str]
 ) -> None:

@@ -19,15 +19,12 @@ import pytest
 from gate_runs import (
     GOOD,
     HALLUCINATED,
+    WORKERS,
     gate_process_command,
     gate_run,
     read_report,
     write_jsonl,
 )
-
-XDIST = pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)
-SERIAL = pytest.param([], id="serial")
-
 
 #: How every run of this module gates: faithfulness only, fresh judgements, fixed order,
 #: and no traceback printed.
@@ -73,7 +70,7 @@ def three_files(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.usefixtures("three_files")
-@pytest.mark.parametrize("workers", [SERIAL, XDIST])
+@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize(
     ("setup", "args", "reason"),
     [
@@ -113,7 +110,7 @@ def test_a_golden_file_pytest_excludes_makes_the_run_partial(
     assert report["run"]["coverage"]["total_cases"] == 12
 
 
-@pytest.mark.parametrize("workers", [SERIAL, XDIST])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_norecursedirs_hides_no_golden_file(pytester: pytest.Pytester, workers: list[str]) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a"))
     legacy = pytester.mkdir("legacy")
@@ -201,7 +198,7 @@ def test_golden_files_in_virtualenvs_hidden_and_build_directories_are_not_counte
 
 
 @pytest.mark.usefixtures("three_files")
-@pytest.mark.parametrize("workers", [SERIAL, XDIST])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_two_golden_files_of_one_directory_named_are_both_collected(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
@@ -340,7 +337,7 @@ def test_empty_files_and_broken_symlinks_are_accounted_for_under_xdist(
     assert report["verdict"] == "partial"
 
 
-@pytest.mark.parametrize("workers", [SERIAL, XDIST])
+@pytest.mark.parametrize("workers", WORKERS)
 def test_duplicate_ids_keep_a_result_each(pytester: pytest.Pytester, workers: list[str]) -> None:
     write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": "same"}] * 3)
     write_jsonl(pytester, "golden_more.jsonl", [{**GOOD, "id": "same"}, {**GOOD, "id": "other"}])
