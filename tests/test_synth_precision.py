@@ -1,0 +1,158 @@
+"""The keyless writer writes only what it is sure of: each misreading found by reading
+drafts of real documentation gives no question, or a repaired one, and the critic drops it
+when another writer hands it in."""
+
+from __future__ import annotations
+
+from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
+from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
+
+
+def questions(chunk: str, title: str) -> list[str]:
+    return [fact.question for fact in chunk_facts(chunk, title, False)]
+
+
+def verdicts(chunk: str, title: str, cases: list[tuple[str, str, str]]) -> list[bool]:
+    candidates = [
+        Candidate(
+            kind=kind,  # type: ignore[arg-type]
+            question=question,
+            reference=reference,
+            chunks=[0] if kind == "single" else [0, 1],
+        )
+        for kind, question, reference in cases
+    ]
+    chunks = [chunk, chunk]
+    reply = OfflineSynthJudge(chunks, [title, title]).critique(
+        CritiqueQuestions(chunks=chunks, titles=[title, title], candidates=candidates)
+    )
+    return [verdict.keep for verdict in reply.verdicts]
+
+
+def test_a_question_stopping_at_an_infinitive_asks_what_it_does_or_is_not_written() -> None:
+    chunk = (
+        "Design\nThe gzip format was designed to accommodate several compression algorithms. "
+        "Adduser is intended to be used in maintainer scripts. "
+        "The compression method is chosen to the best that is available."
+    )
+    asked = questions(chunk, "gzip README")
+
+    assert [question for question in asked if question.endswith(" to?")] == []
+    assert "What was the gzip format designed to do?" in asked
+
+
+def test_a_what_in_question_whose_answer_is_a_date_or_version_asks_when_or_which() -> None:
+    chunk = (
+        "History\nThe code base was started in the 1990s. "
+        "Debconf support was removed in adduser 3.125."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert "In adduser, when was the code base started?" in asked
+    assert "In adduser, in which version was debconf support removed?" in asked
+    assert not [question for question in asked if question.endswith(" in?")]
+
+
+def test_the_pages_own_voice_and_pointing_words_in_the_reference_give_no_question() -> None:
+    chunk = (
+        "Testing\nThe introduction of our test suite has made changes to adduser much easier. "
+        "Bug reports usually include this information in the template. "
+        "The port field is the port number to use for this service. "
+        "The gzip header format is deliberately different from that of pkzip to avoid such a "
+        "constraint. The file /etc/deluser.conf contains defaults for deluser(8)."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert [question.split(", ")[-1] for question in asked] == [
+        "what does the file /etc/deluser.conf contain?"
+    ]
+
+
+def test_an_amount_of_a_second_clause_is_not_asked_of_the_first_clauses_subject() -> None:
+    chunk = (
+        "Testing\nThe test suite has made changes to adduser much easier, but the code is still "
+        "25 years old. Guided tours last 45 minutes."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert not [question for question in asked if "test suite" in question]
+    assert "In adduser, how long do guided tours last?" in asked
+
+
+def test_a_noun_read_as_a_verb_gives_no_question() -> None:
+    asked = questions("Bugs\nBug reports usually include the version in the template.", "APT")
+
+    assert [question for question in asked if "bug report" in question.lower()] == []
+
+
+def test_a_condition_the_question_leaves_out_gives_no_question() -> None:
+    chunk = (
+        "Shell\nBash removes an exited background process's status from the list after the "
+        "'wait' builtin is used to obtain it. For pack, gunzip checks the uncompressed length. "
+        "After the global parameters you should define a number of modules. "
+        "By default, the ownership of the terminal is set to the user's primary group."
+    )
+    asked = questions(chunk, "Bash POSIX Mode")
+
+    assert [q for q in asked if "remove" in q or "gunzip" in q or "global" in q] == []
+    assert "In Bash POSIX Mode, what is the ownership of the terminal set to by default?" in asked
+
+
+def test_a_tables_row_is_no_reference() -> None:
+    chunk = "login.defs\nMAX_MEMBERS_PER_GROUP\ngroupmems\nSYSLOG_SG_ENAB\nnewusers\n"
+    asked = questions(chunk, "login.defs")
+
+    assert not [question for question in asked if "MAX_MEMBERS_PER_GROUP" in question]
+
+
+def test_the_critic_drops_each_misreading_and_each_misread_half_of_a_multi_question() -> None:
+    chunk = (
+        "adduser\nAdduser is intended to be used in maintainer scripts. adduser is developed on "
+        "Salsa. Bug reports usually include this information in the template. The file "
+        "/etc/deluser.conf contains defaults for deluser(8). MAX_MEMBERS groupmems."
+    )
+    kept = verdicts(
+        chunk,
+        "adduser",
+        [
+            ("single", "What is adduser intended to?", "Adduser is intended to be used."),
+            (
+                "single",
+                "In adduser, what do bug reports include?",
+                "Bug reports usually include this information in the template.",
+            ),
+            ("single", "What is MAX_MEMBERS in adduser?", "MAX_MEMBERS groupmems."),
+            (
+                "multi",
+                "What is adduser intended to, and what is adduser developed on?",
+                "Adduser is intended to be used in maintainer scripts. adduser is developed on "
+                "Salsa.",
+            ),
+            (
+                "single",
+                "What does the file /etc/deluser.conf contain?",
+                "The file /etc/deluser.conf contains defaults for deluser(8).",
+            ),
+        ],
+    )
+
+    assert kept == [False, False, False, False, True]
+
+
+def test_a_near_miss_swaps_no_placeholder_no_numbered_sibling_and_no_options_amount() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus, _swapped
+
+    chunks = [
+        "nsswitch\nLibraries called /lib/libnss_SERVICE.so.X will provide the named SERVICE. "
+        "Known ones are libnss_dns and libnss_files.",
+        "jpeg\nThe JFIF version 1 has been adopted as ISO/IEC 10918-5. It runs on Linux version 2.",
+        "ssh\nThe ServerAliveInterval option will be set to 30 seconds by default. "
+        "The Hostname option is read first.",
+    ]
+    corpus = Corpus(chunks, ["demo"], ["demo"] * 3)
+
+    swapped = [
+        question for chunk in chunks for question, _ in _swapped(chunk, "demo", False, corpus)
+    ]
+
+    assert swapped == [], swapped
