@@ -4,6 +4,9 @@ when another writer hands it in."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from pytest_ragas_gate.cli import main
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
 from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
 
@@ -156,3 +159,41 @@ def test_a_near_miss_swaps_no_placeholder_no_numbered_sibling_and_no_options_amo
     ]
 
     assert swapped == [], swapped
+
+
+def test_single_questions_are_asked_of_the_chunks_stating_facts_not_of_chatty_ones(
+    tmp_path: Path,
+) -> None:
+    chatty = " ".join(["Readers often wonder about things, and talk about them at length."] * 6)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number in range(30):
+        (docs / f"chat{number:02}.md").write_text(f"# Chat {number}\n\n{chatty}\n\n{chatty}\n")
+    for name in ("ferry", "tram", "bus"):
+        facts = [
+            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
+        ]
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--n",
+            "10",
+            "--kinds",
+            "single",
+            "--chunk-tokens",
+            "20",
+        ]
+    )
+
+    assert status == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 10
