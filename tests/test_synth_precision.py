@@ -197,3 +197,54 @@ def test_single_questions_are_asked_of_the_chunks_stating_facts_not_of_chatty_on
 
     assert status == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 10
+
+
+def test_a_terms_description_agrees_with_its_one_term() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "BACKUP_SUFFIX\nSelect compression algorithm for a home directory backup.\n"
+        "-no-del\nDisable rsync's --delete* and --remove* options.\n"
+        "ForwardX11Timeout\nSpecify a timeout for untrusted X11 forwarding.\n"
+    )
+    references = [fact.sentence for fact in term_facts(chunk, "demo")]
+
+    assert references == [
+        "BACKUP_SUFFIX selects compression algorithm for a home directory backup.",
+        "-no-del disables rsync's --delete* and --remove* options.",
+        "ForwardX11Timeout specifies a timeout for untrusted X11 forwarding.",
+    ]
+
+
+def test_a_titles_section_number_and_leading_article_stay_out_of_the_question() -> None:
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    assert short_name("6.11 Bash POSIX Mode") == "Bash POSIX Mode"
+    assert short_name("The man-db manual pager suite") == "the man-db manual pager suite"
+
+
+def test_a_markdown_link_in_a_reference_reads_as_text_and_address() -> None:
+    chunk = "Development\nadduser is developed on [Salsa](https://salsa.debian.org/adduser)."
+    kept = [
+        (fact.question, fact.sentence)
+        for fact in chunk_facts(chunk, "adduser", False)
+        if "developed" in fact.question
+    ]
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    fact = Fact("What is adduser developed on?", "[Salsa]", kept[0][1], "what", "adduser")
+    assert _reference(fact) == "adduser is developed on Salsa (https://salsa.debian.org/adduser)."
+
+
+def test_the_default_for_this_option_is_a_stated_default_so_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+
+    chunk = (
+        "DESCRIPTION\nPubkeyAlgorithms\nSpecifies the signature algorithms.  The default for "
+        "this option is: ssh-ed25519.\n\nSetEnv\nDirectly specify one or more variables.\n"
+        "\nPortNumber\nSpecifies the port number.  The default is 22.\n"
+    )
+    corpus = Corpus([chunk], ["ssh_config"], ["ssh_config"])
+
+    assert corpus.terms_without_default("PortNumber", "ssh_config") == ["SetEnv"]

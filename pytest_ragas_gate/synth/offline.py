@@ -327,7 +327,17 @@ def _single(
 
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
-    return answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    return _MARKDOWN_LINK.sub(_link_text, clause)
+
+
+#: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
+_MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\]\[]+)\]\((?P<address>[^()\s]+)\)")
+
+
+def _link_text(match: re.Match[str]) -> str:
+    text, address = match.group("text"), match.group("address")
+    return text if text == address else f"{text} ({address})"
 
 
 def _references(a: Fact, b: Fact, chinese: bool) -> str:
@@ -764,7 +774,7 @@ def _family(identifier: str) -> str:
 #: A term's paragraph that gives its default anywhere (conservative: no near miss on it).
 _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
-    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, "
+    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, |\b[Tt]he default for this \w+ is\b"
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
