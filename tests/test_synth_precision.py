@@ -248,3 +248,43 @@ def test_the_default_for_this_option_is_a_stated_default_so_no_near_miss() -> No
     corpus = Corpus([chunk], ["ssh_config"], ["ssh_config"])
 
     assert corpus.terms_without_default("PortNumber", "ssh_config") == ["SetEnv"]
+
+
+def test_a_reference_stops_before_a_second_sentence_opening_with_a_lowercase_name() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    cases = [
+        (
+            "The file fstab contains descriptive information about the filesystems. fstab is "
+            "only read by programs, and not written.",
+            "descriptive information about the filesystems",
+        ),
+        (
+            "Port numbers are assigned by the IANA, and their current policy is to assign both "
+            "TCP and UDP protocols.",
+            "the IANA",
+        ),
+    ]
+    references = [
+        _reference(Fact("What does it hold?", answer, sentence, "what", "x"))
+        for sentence, answer in cases
+    ]
+
+    assert references == [
+        "The file fstab contains descriptive information about the filesystems.",
+        "Port numbers are assigned by the IANA.",
+    ]
+
+
+def test_two_terms_default_agrees_and_a_copula_gives_no_what_question() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = "UID_POOL and GID_POOL\nspecify pool files.  Defaults to empty.\n"
+    defaults = [fact.sentence for fact in term_facts(chunk, "adduser.conf")]
+    asked = questions(
+        "Speed\nDecompression speed remains roughly the same at all settings.", "zstd README"
+    )
+
+    assert "UID_POOL and GID_POOL default to empty." in defaults
+    assert [question for question in asked if "remain" in question] == []

@@ -75,7 +75,7 @@ _QUANTIFIED = re.compile(
 #: Verbs whose object is not what the sentence says: its meaning is in what follows.
 _LIGHT_VERBS = frozenset(
     "use take have get make keep give put let do see need want find try read become allow "
-    "permit enable".split()
+    "permit enable remain stay seem appear".split()
 )
 
 
@@ -166,7 +166,12 @@ _CLAUSE_JOIN = re.compile(
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 #: ", and it supports …": a new clause about the same subject, a fact of its own.
-_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she)\s+[a-z]")
+_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she|its|their)\s+[a-z]")
+#: ". fstab is only read …": a sentence opening with a lowercase name, which the sentence
+#: splitter keeps glued to the one before (not after "e.g." or "etc.").
+_LOWERCASE_SENTENCE = re.compile(
+    r"(?<=[a-z0-9)\]\"'][a-z0-9)\]\"'])(?<!\be\.g)(?<!\betc)(?<!\bvs)\.\s+(?=[a-z])"
+)
 
 
 def answering_clause(sentence: str, answer: str, question: str = "") -> str:
@@ -196,6 +201,10 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
     at = text.find(answer) if answer else -1
+    if at >= 0:
+        second = _LOWERCASE_SENTENCE.search(text, at + len(answer))
+        if second is not None:
+            text = text[: second.start()] + "."
     further = _PRONOUN_CLAUSE.search(text)
     if further is not None and 0 <= at < further.start():
         # "GNU Wget is a free utility …, and it supports HTTP": the answer ends at the comma.

@@ -145,11 +145,12 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 defaulted.add(named)
                 # A size or a duration compares with another option's (a reasoning pair).
                 amount = quantity(value)
+                several = bool(re.search(r",|\band\b", named))
                 facts.append(
                     Fact(
                         f"What is the default of {named}{where}?",
                         value,
-                        f"{named} defaults to {value}.",
+                        f"{named} default{'' if several else 's'} to {value}.",
                         "what",
                         named,
                         value=amount[0] if amount else None,
