@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_ragas_gate.cli import main
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
 from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
@@ -288,3 +290,42 @@ def test_two_terms_default_agrees_and_a_copula_gives_no_what_question() -> None:
 
     assert "UID_POOL and GID_POOL default to empty." in defaults
     assert [question for question in asked if "remain" in question] == []
+
+
+def test_the_share_of_a_kind_the_documents_cannot_support_is_written_as_single(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("ferry", "tram", "bus", "boat"):
+        facts = [
+            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
+        ]
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--n",
+            "10",
+            "--kinds",
+            "single,reasoning",
+            "--chunk-tokens",
+            "20",
+        ]
+    )
+
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert "short: reasoning 0/5: could not" in printed
+    assert "single 10/5" in printed
+    assert "the 5 of reasoning the documents cannot support are written as single" in printed
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 10
