@@ -329,3 +329,33 @@ def test_the_share_of_a_kind_the_documents_cannot_support_is_written_as_single(
     assert "single 10/5" in printed
     assert "the 5 of reasoning the documents cannot support are written as single" in printed
     assert len(out.read_text(encoding="utf-8").splitlines()) == 10
+
+
+def test_a_subject_that_is_only_a_value_or_a_counted_set_gives_no_question() -> None:
+    chunk = (
+        "Modules\nA negative value disables the module. A value of zero means no timeout. "
+        "The 3 supported levels are the same as for the --human-readable option. "
+        "A standalone plus sign is a wildcard character."
+    )
+    asked = questions(chunk, "rsyncd.conf")
+
+    assert asked == ["In rsyncd.conf, what is a standalone plus sign?"]
+
+
+def test_an_and_their_noun_phrase_stays_and_a_glued_sentence_inside_the_answer_goes() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    listing = (
+        "services is a plain ASCII file providing a mapping between textual names for internet "
+        "services, and their underlying assigned port numbers."
+    )
+    glued = (
+        "zip is an archiver: it compresses several files into a single archive file. gzip is a "
+        "simple compressor: each file is compressed separately."
+    )
+
+    assert _reference(Fact("What is services?", listing[12:], listing, "what", "x")) == listing
+    assert _reference(Fact("What is zip?", glued[7:], glued, "what", "zip")) == (
+        "zip is an archiver: it compresses several files into a single archive file."
+    )

@@ -166,7 +166,10 @@ _CLAUSE_JOIN = re.compile(
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 #: ", and it supports …": a new clause about the same subject, a fact of its own.
-_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she|its|their)\s+[a-z]")
+_PRONOUN_CLAUSE = re.compile(
+    r",\s+and\s+(?:(?:it|they|this|these|he|she)\s+[a-z]"
+    r"|(?:its|their)\s+(?:[\w-]+\s+){1,3}(?:is|are|was|were|has|have|can|will|must|may)\b)"
+)
 #: ". fstab is only read …": a sentence opening with a lowercase name, which the sentence
 #: splitter keeps glued to the one before (not after "e.g." or "etc.").
 _LOWERCASE_SENTENCE = re.compile(
@@ -202,7 +205,8 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         return "".join(kept).rstrip("，；：") + "。"
     at = text.find(answer) if answer else -1
     if at >= 0:
-        second = _LOWERCASE_SENTENCE.search(text, at + len(answer))
+        # From the answer's start: a glued second sentence is never part of an answer.
+        second = _LOWERCASE_SENTENCE.search(text, at)
         if second is not None:
             text = text[: second.start()] + "."
     further = _PRONOUN_CLAUSE.search(text)

@@ -59,6 +59,11 @@ _FRONTED = re.compile(
 _BY_DEFAULT = re.compile(r"^By default,\s+")
 #: Where a sentence starts a second clause with its own subject.
 _SECOND_CLAUSE = re.compile(r",\s+(?:but|while|whereas|although|though|yet)\s+|;\s+")
+#: "A negative value disables …" (of which setting?), "the 3 supported levels" (which?).
+_OWNERLESS = re.compile(
+    r"^(?:(?:a|an|any)\s+(?:[a-z-]+\s+)?(?:value|number|argument|parameter|setting|option|flag)s?"
+    r"|the\s+\d+\s+(?:[a-z-]+\s+)*[a-z-]+)\b"
+)
 _AMOUNTS = frozenset({"how_long", "how_much", "how_many", "percentage"})
 _INFINITIVE_VERB = re.compile(
     r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely"
@@ -136,6 +141,10 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
     reason = first_person(fact.question)
     if reason is not None:
         return reason
+    if _OWNERLESS.match((fact.subject or "").lower()) and not re.search(
+        r"[A-Z_/]", (fact.subject or "")[1:]
+    ):
+        return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
     fronted = _FRONTED.match(sentence)
     if fronted is not None:
