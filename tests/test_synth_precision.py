@@ -12,6 +12,8 @@ from pytest_ragas_gate.cli import main
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
 from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
 
+NAMES = frozenset({"Tilde"})
+
 
 def questions(chunk: str, title: str) -> list[str]:
     return [fact.question for fact in chunk_facts(chunk, title, False)]
@@ -359,3 +361,21 @@ def test_an_and_their_noun_phrase_stays_and_a_glued_sentence_inside_the_answer_g
     assert _reference(Fact("What is zip?", glued[7:], glued, "what", "zip")) == (
         "zip is an archiver: it compresses several files into a single archive file."
     )
+
+
+def test_a_numbered_sections_questions_name_the_section_and_a_faq_heading_is_no_title(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+
+    chunk = "6.11 Bash POSIX Mode\nTilde expansion is performed on assignments before a command."
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "man-db-FAQ.txt").write_text(
+        "Frequently Asked Questions\n==========================\n\nman-db has no search engine.\n"
+    )
+
+    asked = [fact.question for fact in chunk_facts(chunk, "6.11 Bash POSIX Mode", False, NAMES)]
+
+    assert asked == ["In Bash POSIX Mode, what is Tilde expansion performed on?"]
+    assert [document.title for document in read_documents([docs])] == ["man db FAQ"]

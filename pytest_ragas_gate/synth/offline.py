@@ -189,7 +189,8 @@ def chunk_facts(
     """
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
-    heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
+    numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
+    heading = heading[numbered.end() :] if numbered else heading  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(chunk) | names
     facts: list[Fact] = [] if chinese else term_facts(chunk, name)
@@ -218,8 +219,9 @@ def chunk_facts(
                 and subject.split()[0].lower() not in _QUANTIFIERS
                 else None
             )
-            if topic != name:
-                # The question names the section; the document's name makes it standalone.
+            if topic != name or numbered:
+                # The question names the section (a numbered one is part of a larger manual
+                # even when it is the whole document); the name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
         for fact in found:
             if not chinese:
