@@ -379,3 +379,11 @@ def test_a_numbered_sections_questions_name_the_section_and_a_faq_heading_is_no_
 
     assert asked == ["In Bash POSIX Mode, what is Tilde expansion performed on?"]
     assert [document.title for document in read_documents([docs])] == ["man db FAQ"]
+
+
+def test_in_particular_is_a_discourse_opener_left_out_of_the_reference() -> None:
+    from pytest_ragas_gate.synth.standalone import strip_discourse
+
+    assert strip_discourse("In particular, mail servers are started from boot scripts.") == (
+        "Mail servers are started from boot scripts."
+    )

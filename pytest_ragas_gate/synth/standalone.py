@@ -32,7 +32,7 @@ _OPENER = re.compile(
     r"|in this case|in any case|on the other hand|of course|in fact|indeed|instead|finally"
     r"|next|again|likewise|similarly|meanwhile|unfortunately|fortunately|happily|basically"
     r"|as a result|in addition|moreover|furthermore|in practice|in short|at this point"
-    r"|this way|that way)\b,?\s+)+",
+    r"|this way|that way|in particular|in general)\b,?\s+)+",
     re.IGNORECASE,
 )
 _TRAILER = re.compile(
