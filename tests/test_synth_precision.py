@@ -4,6 +4,7 @@ when another writer hands it in."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -387,3 +388,128 @@ def test_in_particular_is_a_discourse_opener_left_out_of_the_reference() -> None
     assert strip_discourse("In particular, mail servers are started from boot scripts.") == (
         "Mail servers are started from boot scripts."
     )
+
+
+def test_a_manual_page_name_line_gives_the_name_as_title_never_cut_at_a_comma(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "man8_rotor.txt").write_text(
+        "ROTOR(8)            System Administrator's Manual            ROTOR(8)\n\n"
+        "NAME\n       rotor \u2010 rotates, compresses, and mails system logs\n\n"
+        "DESCRIPTION\n       rotor is designed to ease administration of systems that "
+        "generate\n       large numbers of log files.\n"
+    )
+
+    title = read_documents([docs])[0].title
+
+    assert short_name(title) == "rotor"
+    assert short_name("rotor \u2010 rotates, compresses, and mails system logs") == "rotor"
+    assert short_name("rotates, compresses, and mails system logs") == (
+        "rotates, compresses, and mails system logs"
+    )
+
+
+def test_an_option_item_whose_sentence_does_not_name_it_carries_its_name_or_is_refused() -> None:
+    chunk = (
+        "olddir directory\nLogs are moved into directory for rotation. The directory must be "
+        "on the same physical device as the log file being rotated. Old versions are kept "
+        "for 4 weeks."
+    )
+    asked = questions(chunk, "rotor")
+
+    assert asked, "the item still gives a question"
+    assert all("olddir" in question for question in asked)
+    assert not [question for question in asked if question.endswith("moved into?")]
+
+
+def test_an_amount_or_date_governed_by_a_condition_is_not_asked_without_it() -> None:
+    chunk = (
+        "Rotation\nLog files are rotated once each weekday, or if the date is advanced by at "
+        "least 7 days since the last rotation. Archives are removed when they are older than "
+        "30 days. Reports are mailed unless the job ran for 2 hours."
+    )
+    asked = questions(chunk, "rotor")
+
+    assert not [question for question in asked if re.search(r"how (?:many|long)", question)]
+
+
+def test_a_date_is_never_cut_out_of_its_day_and_month() -> None:
+    chunk = "Clock\nThe system clock must be set past Sep 9th 2001 for the format to work."
+    facts = chunk_facts(chunk, "rotor", False)
+
+    assert [fact.answer for fact in facts if fact.wh == "when"] in ([], ["Sep 9th 2001"])
+    assert not [fact.question for fact in facts if "Sep" in fact.question]
+
+
+def test_a_relative_clause_is_never_read_as_the_subject() -> None:
+    chunk = (
+        "Comments\nLines whose first non-space character is a pound-sign are comments. "
+        "Files which the daemon reads are kept for 3 days."
+    )
+    asked = questions(chunk, "crontab")
+
+    assert not [question for question in asked if re.search(r"\b(?:whose|which)\b", question)]
+
+
+def test_a_sentence_tied_by_in_this_case_to_the_one_before_gives_no_question_about_it() -> None:
+    chunk = (
+        "Debug\nWhen the function returns, the same information is logged. In this case, the "
+        "return value is a string."
+    )
+
+    assert not [
+        question for question in questions(chunk, "sudo.conf") if "return value" in question
+    ]
+
+
+def test_an_object_question_keeps_the_complement_that_says_where_it_goes() -> None:
+    chunk = "Groups\nSudo passes the user's group list to the policy plugin."
+
+    assert [q.lower() for q in questions(chunk, "sudo.conf")] == [
+        "what does sudo pass to the policy plugin?"
+    ]
+
+
+def test_a_question_ending_in_a_preposition_to_is_asked_as_a_value_not_to_do() -> None:
+    chunk = "Renaming\nThe log file is renamed to temporary filename in the same directory."
+
+    assert not [q for q in questions(chunk, "rotor") if q.endswith("to do?")]
+
+
+def test_derived_kinds_use_only_facts_whose_single_question_is_kept(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rotor.md").write_text(
+        "# Rotor\n\nRotor is a log rotation tool. Rotor was written by Ann Lee in 2003. Rotor "
+        "keeps old logs for 4 weeks. Rotor sends reports to the system administrator.\n\n"
+        "## Weekly\n\nLog files are rotated once each weekday, or if the date is "
+        "advanced by at least 7 days since the last rotation.\n\n## Monthly\n\nConversion "
+        "files are rotated once each month, or if the date is advanced by at least 31 days.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--n",
+            "8",
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--kinds",
+            "single,multi,unanswerable,reasoning,conversation",
+        ]
+    )
+
+    assert status == 0
+    written = out.read_text(encoding="utf-8") if out.exists() else ""
+    assert "how many days" not in written

@@ -544,6 +544,7 @@ def man_page(text: str) -> tuple[str, str] | None:
     out: list[str] = []
     title = ""
     section = ""
+    synopsis = False
     for index, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -553,16 +554,20 @@ def man_page(text: str) -> tuple[str, str] | None:
             continue  # the running header, or the footer with the date
         indent = len(line) - len(line.lstrip())
         if indent == 0 and _MAN_SECTION.match(stripped):
-            section = stripped
+            section, synopsis = stripped, False
             out += ["", "## " + stripped.capitalize(), ""]
             continue
         following = next((other for other in lines[index + 1 :] if other.strip()), "")
         deeper = len(following) - len(following.lstrip()) > indent > 0
         if section == "NAME" and not title:
-            title = re.sub(r"\s+\\?[-–—]\s+", ": ", stripped, count=1)
+            title = re.sub(r"\s+\\?[-\u2010\u2011\u2212–—]\s+", ": ", stripped, count=1)
         if deeper and len(stripped.split()) <= 6 and not stripped.endswith((".", ":", ",")):
-            out += ["", "### " + stripped]
+            # "firstaction / script / endscript": an item's synopsis over several lines is
+            # one item, named by its first line, not an empty item and a second one.
+            out += [stripped] if synopsis else ["", "### " + stripped]
+            synopsis = True
             continue
+        synopsis = synopsis and len(stripped.split()) <= 3 and not stripped.endswith(".")
         tagged = re.match(r"^([A-Z][\w:.-]*)\s{2,}(\S.*)$", stripped)
         if tagged and indent > 0 and len(following) - len(following.lstrip()) > indent:
             # "Port    Specifies the port …": a short option and its text on one line.

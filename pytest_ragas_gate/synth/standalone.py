@@ -50,7 +50,7 @@ _FILLER = re.compile(
 #: "the following tests", "previous charts": what they are is on the page, not in the question.
 _ORDINAL_REFERENCE = re.compile(
     r"\b(?P<word>(?:the )?(?:following|previous|preceding|aforementioned|latter|former)"
-    r"(?: \w+)?)\b",
+    r"(?: \w+)?|the (?:first|last|next) few \w+|the next (?!version|release)\w+)\b",
     re.IGNORECASE,
 )
 _DANGLING_WORDS = re.compile(

@@ -64,10 +64,31 @@ _OWNERLESS = re.compile(
     r"^(?:(?:a|an|any)\s+(?:[a-z-]+\s+)?(?:value|number|argument|parameter|setting|option|flag)s?"
     r"|the\s+\d+\s+(?:[a-z-]+\s+)*[a-z-]+)\b"
 )
+#: "rotated once each weekday, or if the date is advanced by at least 7 days": an amount or
+#: date after a condition word belongs to the condition, not to the main clause.
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|unless|once(?! (?:a|an|each|every|per|in)\b)|until|while|whether"
+    r"|provided|as long as)\b",
+    re.I,
+)
+#: "Sep 9th 2001" read as "2001": the month or day in front of the year is part of the date.
+_DATE_BEFORE = re.compile(
+    r"\b(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+    r"|\d{1,2}(?:st|nd|rd|th)?),?\s*$"
+)
+#: "Lines whose first character …": a relative clause is part of a subject, never all of it.
+_RELATIVE = re.compile(r"\b(?:whose|which|who|whom)\b", re.IGNORECASE)
 _AMOUNTS = frozenset({"how_long", "how_much", "how_many", "percentage"})
 _INFINITIVE_VERB = re.compile(
     r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely"
     r"|going|tries|tried|needs?|wants?|has|have|had|ought) to\?$"
+)
+#: Words after which "to" opens an infinitive ("allowed to co-exist"); after any other
+#: ("renamed to temporary filename") it is a preposition and the question asks for a value.
+_TAKES_INFINITIVE = re.compile(
+    r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely|going"
+    r"|tries|tried|needs?|wants?|has|have|had|ought|allowed|permitted|scheduled|configured"
+    r"|set up|built|made|written|free|necessary|possible|easy|hard|safe)\s+to\?$"
 )
 _ADVERB = re.compile(r"^[a-z]+ly$")
 #: Words that open a noun phrase ("chosen to the best"), or "be" of a passive infinitive.
@@ -87,7 +108,11 @@ def repaired_question(question: str, answer: str) -> str | None:
     if _INFINITIVE.search(question):
         first = answer.split()[0] if answer.split() else ""
         # After "to" a lowercase word that opens no noun phrase is the infinitive's verb.
-        if re.fullmatch(r"[a-z]{2,}", first) and first not in _NOT_A_VERB:
+        if (
+            re.fullmatch(r"[a-z][a-z-]+", first)
+            and first not in _NOT_A_VERB
+            and _TAKES_INFINITIVE.search(question)
+        ):
             return question[:-1] + " do?"
         if first == "be" or wants_infinitive(question):
             return None  # "intended to be used in …", "chosen to the best": no clean ask
@@ -145,6 +170,8 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
+    if _RELATIVE.search(fact.subject or ""):
+        return f"{fact.subject!r} holds a relative clause: the subject is misread"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
     fronted = _FRONTED.match(sentence)
     if fronted is not None:
@@ -152,6 +179,13 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         if not phrase <= set(wh_english.words(body)):
             return f"leaves out {fronted.group('phrase')!r}, which limits what its sentence says"
     at = sentence.find(fact.answer) if fact.answer else -1
+    if (fact.wh in _AMOUNTS or fact.wh == "when") and at >= 0:
+        asked = body.lower().split()
+        for condition in _CONDITION.finditer(sentence[:at]):
+            if condition.group().lower() not in asked:
+                return f"its amount or date belongs to the {condition.group()!r} clause"
+        if fact.wh == "when" and _DATE_BEFORE.search(sentence[:at]):
+            return "its date is cut: the day or month before the year stays in the question"
     if fact.wh in _AMOUNTS and at >= 0:
         join = _SECOND_CLAUSE.search(sentence[:at])
         subject = (fact.subject or "").lower()
