@@ -185,6 +185,10 @@ _ITEM = re.compile(
 _TAGGED_ITEM = re.compile(r"^(?P<name>[a-z][\w.-]*[a-z0-9])\s+(?P<text>[A-Z][a-z].*)$")
 
 
+#: "What is the domain directive?": a definition of a named thing needs no item's name.
+_DEFINES_NAMED = re.compile(r"^(?:In [^,]{1,60}, )?What (?:is|are) (?:the )?\S+ \w+\?$")
+
+
 def _item(line: str) -> tuple[str, set[str]] | None:
     """The name and placeholder words of a definition-list item line, or None."""
     stripped = line.strip()
@@ -193,7 +197,11 @@ def _item(line: str) -> tuple[str, set[str]] | None:
     match = _ITEM.match(stripped)
     if match is None or match.group("name").lower() in _NOT_A_KIND | {"see", "note", "notes"}:
         return None
-    return match.group("name"), set(wh_english.words(match.group("args")))
+    # "log format" is one parameter, "olddir directory" an option and its placeholder: the
+    # words cannot tell, so the item is named as written, without bracketed arguments.
+    named = re.sub(r"\s*(?:\[[^\]]*\]|<[^>]*>)", "", stripped)
+    named = re.sub(r"^-\w,\s+", "", named)
+    return named, set(wh_english.words(match.group("args")))
 
 
 def _item_sentences(heading: str, body: str) -> list[tuple[tuple[str, set[str]] | None, str]]:
@@ -217,8 +225,14 @@ def _item_sentences(heading: str, body: str) -> list[tuple[tuple[str, set[str]] 
         after_item = False
         tagged = _TAGGED_ITEM.match(line.strip())
         if tagged is not None:
-            item, line = (tagged.group("name"), set()), tagged.group("text")
-        elif len(line.split()) <= 6 and not line.rstrip().endswith((".", "!", "?", "。")):
+            # "shadow Shadow user passwords, …": the item is described on its line only.
+            found += [
+                ((tagged.group("name"), set()), sentence)
+                for _, sentence in _item_sentences("", tagged.group("text"))
+            ]
+            item = None
+            continue
+        if len(line.split()) <= 6 and not line.rstrip().endswith((".", "!", "?", "。")):
             item = None  # a heading or a line of an example ends the item's description
         elif re.search(r"[{}$]", line):
             item = None
@@ -242,8 +256,8 @@ def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact |
     answer = set(wh_english.words(fact.answer))
     if answer & placeholders:
         return None
-    if term.lower() in fact.question.lower():
-        return fact
+    if term.split()[0].lower() in fact.question.lower() or _DEFINES_NAMED.match(fact.question):
+        return fact  # it names the item, or defines a thing of its own name
     if re.search(r",| and | or ", term):
         return None  # several items share the text: which one the fact is of is unsure
     context = re.match(r"^In [^,]{1,60}, ", fact.question)
