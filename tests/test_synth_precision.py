@@ -4,6 +4,7 @@ when another writer hands it in."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -513,3 +514,60 @@ def test_derived_kinds_use_only_facts_whose_single_question_is_kept(tmp_path: Pa
     assert status == 0
     written = out.read_text(encoding="utf-8") if out.exists() else ""
     assert "how many days" not in written
+
+
+def test_an_ellipsis_follow_up_only_when_the_second_fact_asks_the_same_of_another_subject() -> None:
+    import asyncio
+
+    from pytest_ragas_gate.synth.requests import WriteQuestions
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    chunk = (
+        "Description\nThe /etc/security/pam_env.conf file specifies the environment variables "
+        "to be set, unset or modified by pam_env(8). Each line starts with the variable name, "
+        "there are then two possible options for each variable DEFAULT and OVERRIDE. DEFAULT "
+        "allows an administrator to set the value of the variable to some default value, if "
+        "none is supplied then the empty string is assumed.\nThe /etc/environment file "
+        "specifies the environment variables to be set."
+    )
+    title = "pam_env.conf, environment: the environment variables config files"
+    written = [
+        case
+        for slot in range(3)
+        for case in asyncio.run(
+            OfflineSynthJudge().ask(
+                WriteQuestions(
+                    chunks=[chunk], titles=[title], kinds=["conversation"], avoid=["x"] * slot
+                )
+            )
+        ).reply.questions
+    ]
+
+    assert [turn.question for case in written for turn in case.follow_ups] == []
+    assert short_name(title) == "pam_env.conf"
+
+
+def test_a_manual_page_items_description_ends_where_the_sections_text_resumes(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "nsswitch.conf.txt").write_text(
+        "NSSWITCH.CONF(5)         Linux Programmer's Manual         NSSWITCH.CONF(5)\n\n"
+        "NAME\n       nsswitch.conf - Name Service Switch configuration file\n\n"
+        "DESCRIPTION\n"
+        "       shadow     Shadow user passwords, used by getspnam(3) and related\n"
+        "                  functions.\n\n"
+        "       The GNU C Library ignores databases with unknown names.  Some\n"
+        "       applications use this to implement special handling.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        ["synth", str(docs), "-o", str(out), "--n", "4", "--judge", "offline", "--cache", "off"]
+    )
+
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert status == 0
+    assert any("GNU C Library" in question for question in asked)
+    assert not [question for question in asked if "shadow" in question and "GNU" in question]

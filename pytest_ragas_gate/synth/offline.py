@@ -326,9 +326,45 @@ def chunk_facts(
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
     if not chinese:
-        # Facts of a reference list pass the same checks as the sentences' ones.
-        facts = [sure for sure in map(_sure, facts) if sure is not None]
+        # Facts of a reference list pass the same checks as the sentences' ones, and every
+        # fact is one the critic keeps as a single case: the kinds derived from facts
+        # (near misses, multi, follow-ups) start only from questions asked cleanly.
+        facts = [
+            sure
+            for sure in map(_sure, facts)
+            if sure is not None and single_problem(sure.question, _reference(sure), chunk) is None
+        ]
     return sorted(facts, key=lambda fact: -fact.score)
+
+
+def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str] | None:
+    """Why the critic drops ``question`` as a single case of ``chunk``, or None."""
+    if _NOT_STANDALONE.search(question):
+        return "not_standalone", "refers to a document it does not name"
+    if not is_chinese(question):
+        reason = dangling(question) or first_person(question)
+        if reason is not None:
+            return "not_standalone", reason
+        if (reason := question_problem(question)) is not None:
+            return "trivial", reason
+        reason = reference_leans_on(reference) or verbless_reference(reference)
+        if reason is not None:
+            return "not_answerable", reason
+    if _CLOZE.search(question):
+        return "copied", "a fill-in-the-blank, not a question a user would ask"
+    if copied_run(question, [chunk]) >= COPY_RUN:
+        return "copied", f"repeats {COPY_RUN} or more consecutive words of its chunk"
+    evidence = Evidence.of([chunk])
+    for sentence in split_sentences(reference) or [reference]:
+        support = check_support(sentence, evidence)
+        if not support.supported:
+            return "not_answerable", support.reason
+    if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
+        return "trivial", "too short to test anything"
+    given = check_support(reference, Evidence.of([question]), threshold=0.95)
+    if given.supported and numbers(reference) <= numbers(question):
+        return "trivial", "the question already holds its answer"
+    return None
 
 
 #: An opener that ties the sentence to a case the sentence before describes.
@@ -1324,6 +1360,7 @@ def _conversation(
                 other_subject
                 and other.wh == first.wh
                 and _question_words(first) - set(subject.split()) & _question_words(other)
+                and (chinese or _asked_alike(first, other, subject, other_subject))
             ):
                 parallel.append(
                     (other, f"那{other_subject}呢？" if chinese else f"And {_as_written(other)}?")
@@ -1346,6 +1383,24 @@ def _conversation(
             for fact, follow_up in rest
         ],
     )
+
+
+def _asked_alike(first: Fact, other: Fact, subject: str, other_subject: str) -> bool:
+    """Whether ``other`` asks ``first``'s question of another subject: "And X?" means it.
+
+    "What does the file specify?" then "And DEFAULT?" would ask what DEFAULT specifies;
+    when the second fact says what DEFAULT allows, the ellipsis asks the wrong thing.
+    """
+    asked = _strip_context(first.question).lower().rstrip("?")
+    again = _strip_context(other.question).lower().rstrip("?")
+    again = again.replace(other_subject.lower(), subject, 1)
+    if subject not in asked:
+        return False
+    # The same question up to the word after the subject ("valid", "specify"); what
+    # follows ("after purchase") may differ between the two facts.
+    end = asked.index(subject) + len(subject)
+    head = asked[:end] + " " + (asked[end:].split() or [""])[0]
+    return (again + " ").startswith(head.rstrip() + " ")
 
 
 def needs_history(follow_up: str, first_question: str) -> str | None:

@@ -270,6 +270,8 @@ def short_name(title: str) -> str:
         re.split(r"\s+[-\u2010\u2011\u2212—–|·]\s+|:\s", title, maxsplit=1)[0].strip()
         or title.strip()
     )
+    if re.fullmatch(r"[\w.+-]+(?:,\s*[\w.+-]+)+", name):
+        name = name.split(",")[0]  # "pam_env.conf, environment": a page of two names
     # "6.11 Bash POSIX Mode": the section number is the manual's, not the topic's name.
     name = re.sub(r"^\d+(?:\.\d+)*\.?\s+(?=\S)", "", name)
     name = re.sub(r"^The (?=[a-z])", "the ", name)  # "In the man-db manual pager suite, …"
