@@ -552,6 +552,18 @@ def test_csv_row_with_more_cells_than_columns(tmp_path: Path) -> None:
     )
 
 
+def test_csv_row_with_fewer_cells_than_columns_is_not_read_short(tmp_path: Path) -> None:
+    # A row cut short (a lost delimiter, a truncated export) would otherwise lose its last
+    # fields without a word: here the reference, so context recall would call it n/a.
+    loaded = load(tmp_path, "golden.csv", "question,answer,reference\na,b,c\nd,e\nf,g,\n")
+
+    assert [case.question for case in loaded.cases] == ["a", "f"]
+    assert loaded.problems[0].message == (
+        "golden.csv:3: the row has 2 cells but the header names 3 columns: no cell for "
+        "'reference' (write an empty cell to leave it blank)"
+    )
+
+
 def test_csv_header_needs_a_question_column(tmp_path: Path) -> None:
     message = load_error(tmp_path, "golden.csv", "What is RAG?,An architecture\n")
 

@@ -575,6 +575,14 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
     extra = [cell for cell in cells[len(header) :] if cell.strip()]
     if extra:
         errors.append(f"the row has {len(cells)} cells but the header names {len(header)} columns")
+    # A row cut short (a lost delimiter, a truncated export) would lose its last fields
+    # without a word; an empty cell is how a CSV leaves a field blank.
+    missing = [name for name in header[len(cells) :] if name is not None]
+    if missing:
+        errors.append(
+            f"the row has {len(cells)} cells but the header names {len(header)} columns: no "
+            f"cell for {_quoted_list(missing)} (write an empty cell to leave it blank)"
+        )
     for number, (name, cell) in enumerate(zip(header, cells, strict=False), 1):
         if name is None or not cell.strip():
             continue
