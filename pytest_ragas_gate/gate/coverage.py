@@ -37,6 +37,7 @@ __all__ = [
     "BROKEN_SYMLINK",
     "EMPTY_FILE",
     "NOT_ON_COMMAND_LINE",
+    "SHARD_REASON_PREFIX",
     "UNREADABLE",
     "Census",
     "CensusCase",
@@ -54,6 +55,8 @@ EMPTY_FILE = "empty file"
 BROKEN_SYMLINK = "broken symlink"
 UNREADABLE = "error"
 NOT_ON_COMMAND_LINE = "not selected on the command line"
+#: How the reason of a case left to another shard begins (``not in --rag-gate-shard 1/2``).
+SHARD_REASON_PREFIX = "not in --rag-gate-shard "
 #: A selected case whose result never arrived, when nothing says why the run stopped.
 NO_RESULT = "no result reported"
 #: How many groups of not-gated cases the coverage line names before "and N more".
@@ -250,7 +253,8 @@ def merge_ledgers(
     """The ledger of a whole run split into shards (``rag-gate gate``).
 
     Every shard found the same golden files; a case is gated when some shard gated it,
-    and left out only when every shard left it out (under the first shard's reason). None
+    and left out only when every shard left it out (under the reason of the shard it
+    belonged to). None
     when a shard's report holds no ledger. With ``different_sets`` (reports of different
     golden sets, merged on purpose) the merged run holds every case of every set: what
     one left out stays left out.
@@ -277,7 +281,7 @@ def merge_ledgers(
             continue
         for case_id in group.ids:
             if (group.file, case_id) in everywhere:
-                _add(groups, group.file, group.reason, case_id)
+                _add(groups, group.file, _shard_reason(known, group.file, case_id), case_id)
     total = max(ledger.total_cases for ledger in known)
     not_gated = list(groups.values())
     return CoverageLedger(
@@ -287,6 +291,23 @@ def merge_ledgers(
         excluded=list(known[0].excluded),
         golden_set=dict(known[0].golden_set),
     )
+
+
+def _shard_reason(ledgers: Sequence[CoverageLedger], file: str, case_id: str) -> str:
+    """Why the shards left a case out: the reason of the shard it belonged to.
+
+    Every other shard left it out only because it was not theirs to score; the shard
+    whose case it was says what really happened (``deselected by -k …``, ``not reached:
+    -x stopped``).
+    """
+    reasons = [
+        group.reason
+        for ledger in ledgers
+        for group in ledger.not_gated
+        if group.file == file and case_id in group.ids
+    ]
+    own = [reason for reason in reasons if not reason.startswith(SHARD_REASON_PREFIX)]
+    return (own or reasons)[0]
 
 
 def _union(ledgers: Sequence[CoverageLedger]) -> CoverageLedger:

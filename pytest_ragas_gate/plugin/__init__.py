@@ -215,10 +215,11 @@ class GateHooks:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
+        from ..gate.coverage import SHARD_REASON_PREFIX
         from .items import select_shard
 
         shard = config.option.rag_gate_shard
-        self.run.census_taker.deselect_reason = f"not in --rag-gate-shard {shard}"
+        self.run.census_taker.deselect_reason = f"{SHARD_REASON_PREFIX}{shard}"
         select_shard(config, items, shard)
         self.run.census_taker.deselect_reason = None
 
