@@ -116,6 +116,23 @@ def test_an_outage_is_error_in_every_report(
     assert "RAG gate: ERROR" in out.splitlines()
 
 
+@pytest.mark.parametrize(
+    ("cache", "replayed"), [("readwrite", True), ("off", False)], ids=["cached", "no-cache"]
+)
+def test_the_outage_remedy_promises_a_cache_replay_only_with_a_cache(
+    pytester: pytest.Pytester, server: FakeLLM, cache: str, replayed: bool
+) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    server.fail(status(503, retry_after="0"))
+    result, report = gate_run(pytester, html="report.html", cache=cache, **OPTIONS)
+    assert report["verdict"] == "error"
+    promise = "replies already received are replayed from the cache"
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    for said in (report["recommendation"], result.stdout.str(), page):
+        assert "run the gate again once the judge answers" in said
+        assert (promise in said) is replayed
+
+
 def test_a_quality_failure_with_a_healthy_judge_stays_failed(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

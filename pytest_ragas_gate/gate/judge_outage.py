@@ -109,8 +109,12 @@ def outage_cause(results: Sequence[CaseResult]) -> ErrorCause | None:
     return causes.most_common(1)[0][0] if causes else None
 
 
-def outage_remedy(cause: ErrorCause | None) -> str:
-    """What makes an ``error`` run of this cause decidable; a rerun alone is not always it."""
+def outage_remedy(cause: ErrorCause | None, *, cached: bool = True) -> str:
+    """What makes an ``error`` run of this cause decidable; a rerun alone is not always it.
+
+    ``cached`` says whether the run kept the judge's replies (cache mode not ``off``): only
+    then does a rerun replay what was already received.
+    """
     if cause == "cache miss":
         return (
             "the read-only judge cache lacks these replies, so running again cannot pass: "
@@ -122,6 +126,8 @@ def outage_remedy(cause: ErrorCause | None) -> str:
             "the judge budget was spent before every case was scored: raise max_cost (or "
             "max_calls), or replay a recorded cache"
         )
+    if not cached:
+        return "run the gate again once the judge answers"
     return (
         "run the gate again once the judge answers (replies already received are replayed "
         "from the cache)"
