@@ -359,6 +359,19 @@ def test_a_csv_row_with_too_few_or_too_many_cells_is_malformed(
     assert [case["question"] for case in golden(output)] == ["Q2?"]
 
 
+def test_a_csv_given_to_the_json_format_is_named_as_not_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "ragas.csv"
+    source.write_text("user_input,response\nQ?,A.\n", encoding="utf-8")
+    status, _, err = run_import(capsys, "json", str(source), "-o", str(tmp_path / "o.jsonl"))
+    assert status == 4
+    assert f"{source}:1 is not valid JSON (Expecting value: line 1 column 1" in err
+    assert "holds a single value" not in err
+    assert "pytest --rag-gate" in err  # a CSV golden file needs no import
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_an_unreadable_source_is_one_line_and_exit_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
