@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -179,7 +179,11 @@ class CoverageLedger(BaseModel):
 
 
 def build_ledger(
-    census: Census, reported: Collection[tuple[str, str]], stopped: str | None
+    census: Census,
+    reported: Collection[tuple[str, str]],
+    stopped: str | None,
+    *,
+    skipped: Mapping[tuple[str, str], str] | None = None,
 ) -> CoverageLedger:
     """Account for every case of ``census`` exactly once.
 
@@ -188,6 +192,8 @@ def build_ledger(
         reported: ``(source, id)`` of every case whose result was reported.
         stopped: Why a selected case may have gone unreported (``not reached: -x
             stopped``), or None when nothing stopped the run early.
+        skipped: ``(source, id)`` of the selected cases a marker or a conftest skipped,
+            with the reason (``skipped: backend down``, ``xfailed: known gap``).
 
     Returns:
         The ledger; its ``gated_cases`` are the census cases found in ``reported``.
@@ -223,10 +229,11 @@ def build_ledger(
                 group.ids.append(case.id)
             continue
         for case in found.cases:
-            if (f"{found.path}:{case.line}", case.id) in reported:
+            key = (f"{found.path}:{case.line}", case.id)
+            if key in reported:
                 gated += 1
                 continue
-            reason = case.reason or stopped or NO_RESULT
+            reason = case.reason or (skipped or {}).get(key) or stopped or NO_RESULT
             _add(groups, found.path, reason, case.id)
     return CoverageLedger(
         total_cases=total,

@@ -240,9 +240,10 @@ class GateHooks:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the case result to the report, so it reaches an xdist controller."""
         report = yield
-        from .items import attach_result
+        from .items import attach_result, attach_skip
 
         attach_result(item, report, as_json=self.run.worker.is_worker)
+        attach_skip(item, report)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
