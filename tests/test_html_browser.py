@@ -604,3 +604,24 @@ def test_dark_mode_follows_the_system_setting(browser: Any, page: Path) -> None:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     red, green, blue = (int(part) for part in paper[paper.index("(") + 1 : -1].split(",")[:3])
     assert red + green + blue < 3 * 80, paper
+
+
+def test_a_metric_cards_more_figures_stay_inside_the_card(browser: Any, tmp_path: Path) -> None:
+    # A case without a reference gives context recall its long-named n/a figures
+    # (not_applicable_missing_fields): they wrap inside the card, not past its edge.
+    cases = [
+        {**ROWS[0], "id": f"with-{index}"} if index else {**ROWS[0], "id": "no-reference"}
+        for index in range(3)
+    ]
+    cases[0].pop("reference", None)
+    page = gate_page(tmp_path / "figures", cases)
+    browser.get(page.as_uri())
+    wait_for(lambda: rows(browser))
+    spills = browser.execute_script(
+        "document.querySelectorAll('details.extra').forEach(d => { d.open = true; });"
+        "return [...document.querySelectorAll('details.extra dl.kv')].filter(list => {"
+        "  const card = list.closest('article').getBoundingClientRect();"
+        "  return list.getBoundingClientRect().right > card.right + 1;"
+        "}).map(list => list.closest('article').querySelector('h3').textContent.trim());"
+    )
+    assert spills == []
