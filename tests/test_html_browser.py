@@ -625,3 +625,28 @@ def test_a_metric_cards_more_figures_stay_inside_the_card(browser: Any, tmp_path
         "}).map(list => list.closest('article').querySelector('h3').textContent.trim());"
     )
     assert spills == []
+
+
+def test_on_a_phone_each_gated_metric_line_says_how_sure_it_is(page: Path) -> None:
+    driver = phone_browser()
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        lines = driver.execute_script(
+            "return [...document.querySelectorAll('#metric-cards .card')].map(card => {"
+            "  const ci = card.querySelector('.ci'), box = card.getBoundingClientRect();"
+            "  const shown = ci && getComputedStyle(ci).display !== 'none';"
+            "  return [card.dataset.metric, card.classList.contains('card-report'),"
+            "          shown ? ci.textContent.trim() : null,"
+            "          shown && ci.getBoundingClientRect().right <= box.right + 1];"
+            "});"
+        )
+    finally:
+        driver.quit()
+    gated = [line for line in lines if not line[1]]
+    assert gated
+    for metric, _, interval, inside in gated:
+        assert interval is not None and "CI" in interval, metric
+        assert inside, metric
+    # Metrics only reported stay one line each, so the cases come within two screens.
+    assert all(interval is None for _, reported, interval, _ in lines if reported)
