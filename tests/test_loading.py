@@ -179,6 +179,20 @@ def test_json_list_of_rows_gives_the_line_where_each_case_starts(tmp_path: Path)
     ]
 
 
+def test_json_written_on_one_line_names_each_bad_case_by_its_item(tmp_path: Path) -> None:
+    # json.dump without indent writes every case on line 1: the line alone names none.
+    content = json.dumps([{"question": "ok"}, "just text", {"answer": "no question"}])
+    loaded = load(tmp_path, "golden.json", content)
+
+    assert [case.question for case in loaded.cases] == ["ok"]
+    assert [problem.message for problem in loaded.problems] == [
+        "golden.json:1 (item 2): expected an object with a 'question' field, got str",
+        "golden.json:1 (item 3): field 'question' is required (a non-empty string; also "
+        "accepted as 'user_input', 'query' or 'input')",
+    ]
+    assert [problem.label for problem in loaded.problems] == ["item-2", "item-3"]
+
+
 def test_json_cases_object(tmp_path: Path) -> None:
     content = (
         '{\n  "name": "smoke set",\n  "cases": [\n'

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,11 +181,24 @@ def _read_json(shown: str, text: str) -> list[RawCase]:
     position = scanner.skip(0)
     opening = text[position]
     if opening == "[":
-        return _rows_of(shown, scanner.array(position)[0])
+        return _numbered(_rows_of(shown, scanner.array(position)[0]))
     if opening == "{":
-        return _rows_of(shown, scanner.top_mapping(position))
+        return _numbered(_rows_of(shown, scanner.top_mapping(position)))
     kind = kind_of(json.loads(text))
     return _rows_of(shown, kind)
+
+
+def _numbered(rows: list[RawCase]) -> list[RawCase]:
+    """Number the cases that share a line with another (JSON written without indentation).
+
+    ``json.dump`` without ``indent`` puts every case on line 1, where the line alone names
+    none of them; their item number in the list does.
+    """
+    lines = Counter(row.line for row in rows)
+    for index, row in enumerate(rows, 1):
+        if lines[row.line] > 1:
+            row.item = index
+    return rows
 
 
 class _JsonScanner:
