@@ -135,12 +135,24 @@ def assert_usage_error(result: pytest.RunResult, *lines: str) -> None:
             "'anthropic', 'openai' or 'offline', got 'gpt'*",
         ),
         (
+            "judge: {provider: anthropc}\n",
+            "*setting 'judge.provider' from rag_gate.yaml: Input should be 'auto', "
+            "'anthropic', 'openai' or 'offline', got 'anthropc'; did you mean 'anthropic'?*",
+        ),
+        (
             "statistics: {confidence: 95}\n",
             "*setting 'statistics.confidence' from rag_gate.yaml: Input should be less than 1, "
             "got 95*",
         ),
     ],
-    ids=["metrics-text", "files-text", "thresholds-list", "provider", "confidence"],
+    ids=[
+        "metrics-text",
+        "files-text",
+        "thresholds-list",
+        "provider",
+        "provider-typo",
+        "confidence",
+    ],
 )
 def test_a_value_of_the_wrong_shape_says_what_was_given(
     pytester: pytest.Pytester, yaml_text: str, message: str

@@ -6,6 +6,7 @@ Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gat
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -518,6 +519,9 @@ def _describe_validation_error(
         # Name the setting as the user writes it (``judge.concurrency``, not ``concurrency``).
         location = ".".join([public_key(top), *(str(part) for part in detail["loc"][1:])])
         message = _shape_message(detail["type"], detail["msg"], detail.get("input"))
+        if detail["type"] == "literal_error" and isinstance(detail.get("input"), str):
+            choices = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            message += did_you_mean(detail["input"], choices)
         problems.append(f"setting {location!r} from {origin}: {message}")
     return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
 
