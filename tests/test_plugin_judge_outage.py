@@ -133,6 +133,21 @@ def test_the_outage_remedy_promises_a_cache_replay_only_with_a_cache(
         assert (promise in said) is replayed
 
 
+def test_an_outage_that_is_no_timeout_is_not_called_one(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    # Every retryable failure's message advises "judge.timeout_s"; only a request that
+    # timed out is a timeout.
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    server.fail(status(503, retry_after="0"))
+    _, report = gate_run(pytester, html="report.html", **OPTIONS)
+    assert report["verdict"] == "error"
+    assert all("judge.timeout_s" in case["errors"]["faithfulness"] for case in report["cases"])
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert "The judge gave no usable answer for 2 case(s)" in page
+    assert "timed out" not in page
+
+
 def test_a_quality_failure_with_a_healthy_judge_stays_failed(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

@@ -18,6 +18,7 @@ one stays ``failed``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -88,18 +89,20 @@ def error_cause(result: CaseResult) -> ErrorCause | None:
         return "budget"
     texts = [result.error or "", *result.errors.values()]
     for needle, cause in _CAUSE_WORDS:
-        if any(needle in text for text in texts):
+        if any(re.search(needle, text) for text in texts):
             return cause
     return "error"
 
 
-#: Words of the judge's own error messages that name each cause, first match wins.
+#: Words of the judge's own error messages that name each cause, first match wins. A
+#: timeout is "timed out" or a word "timeout": every retryable failure's advice names the
+#: setting ``judge.timeout_s``, which says nothing of what happened.
 _CAUSE_WORDS: tuple[tuple[str, ErrorCause], ...] = (
     ("cache miss in read mode", "cache miss"),
     ("failed verification", "cache miss"),
     ("budget is spent", "budget"),
     ("timed out", "timeout"),
-    ("timeout", "timeout"),
+    (r"\btimeout\b(?!_s)", "timeout"),
 )
 
 
