@@ -571,3 +571,9 @@ def test_a_manual_page_items_description_ends_where_the_sections_text_resumes(
     assert status == 0
     assert any("GNU C Library" in question for question in asked)
     assert not [question for question in asked if "shadow" in question and "GNU" in question]
+
+
+def test_a_negated_purpose_gives_no_why_question() -> None:
+    chunk = "Format\nThe 'compress' format was not designed to allow consistency checks."
+
+    assert not [q for q in questions(chunk, "gzip README") if q.startswith(("Why", "In gzip"))]

@@ -852,6 +852,8 @@ def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
     before = clause.predicate[: match.start()].rstrip(", ")
     if _CLAUSE_END.search(before) or len(before.split()) > _MAX_PREDICATE_WORDS:
         return []
+    if re.match(r"^not\b|^never\b", before):
+        return []  # "was not designed to allow checks": no purpose, what it lacks
     subject = clause.subject
     if not subject or subject.split()[0].lower() in _PRONOUNS:
         return []
