@@ -577,3 +577,16 @@ def test_a_negated_purpose_gives_no_why_question() -> None:
     chunk = "Format\nThe 'compress' format was not designed to allow consistency checks."
 
     assert not [q for q in questions(chunk, "gzip README") if q.startswith(("Why", "In gzip"))]
+
+
+def test_a_table_row_of_names_or_an_example_above_is_no_reference() -> None:
+    from pytest_ragas_gate.synth.unsure import reference_leans_on, verbless_reference
+
+    assert verbless_reference("MAX_MEMBERS_PER_GROUP groupmems MAX_MEMBERS_PER_GROUP.")
+    assert reference_leans_on("In the example above, ssh-keygen will print the fingerprint.")
+
+
+def test_a_capitalised_readme_section_is_no_item_to_name_in_questions() -> None:
+    chunk = "REFERENCES\nThe original JPEG standard is divided into two parts."
+
+    assert not [q for q in questions(chunk, "libjpeg README") if "REFERENCES" in q]

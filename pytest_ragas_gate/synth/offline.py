@@ -193,6 +193,8 @@ def _item(line: str) -> tuple[str, set[str]] | None:
     """The name and placeholder words of a definition-list item line, or None."""
     stripped = line.strip()
     if is_term(stripped):
+        if re.fullmatch(r"[A-Z]+", stripped):
+            return None  # "REFERENCES": a section of a README, no item of a reference list
         return stripped, set()
     match = _ITEM.match(stripped)
     if match is None or match.group("name").lower() in _NOT_A_KIND | {"see", "note", "notes"}:

@@ -44,7 +44,10 @@ _VERSION = re.compile(r"^(?:version |[\w+.-]+ )?v?\d+(?:\.\d+)+[a-z]?$")
 #: "our test suite", "you should": the writer's voice, unresolved outside the page.
 _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGNORECASE)
 #: A demonstrative that points into the page ("this information", "such statuses").
-_POINTER = re.compile(r"\b(?:such|this|these|those)\b(?! as\b)", re.IGNORECASE)
+_POINTER = re.compile(
+    r"\b(?:such|this|these|those)\b(?! as\b)|\b(?:example|shown|described|listed|see) (?:above|below)\b",
+    re.IGNORECASE,
+)
 #: A condition or time clause after the answer: the question leaves out when it holds.
 _TRAILING_CONDITION = re.compile(
     r"\b(?:after|before|when|whenever|if|unless|until|once|while|provided)\b", re.IGNORECASE
@@ -157,6 +160,10 @@ def verbless_reference(reference: str) -> str | None:
     """Why ``reference`` is no sentence (a table row: "MAX_MEMBERS groupmems ."), or None."""
     if len(re.findall(r"[\w'-]+", reference)) < 3:
         return "its reference is no sentence: a row of a table, not a statement"
+    tokens = reference.split()
+    names = [t for t in tokens if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+\W?", t)]
+    if len(names) >= 2 and len(names) * 5 >= len(tokens) * 2:
+        return "its reference is a row of a table of names, not a statement"
     return None
 
 
