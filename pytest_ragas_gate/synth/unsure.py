@@ -45,7 +45,8 @@ _VERSION = re.compile(r"^(?:version |[\w+.-]+ )?v?\d+(?:\.\d+)+[a-z]?$")
 _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGNORECASE)
 #: A demonstrative that points into the page ("this information", "such statuses").
 _POINTER = re.compile(
-    r"\b(?:such|this|these|those)\b(?! as\b)|\b(?:example|shown|described|listed|see) (?:above|below)\b",
+    r"\b(?:such|this|these|those)\b(?! as\b)"
+    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b",
     re.IGNORECASE,
 )
 #: A condition or time clause after the answer: the question leaves out when it holds.
