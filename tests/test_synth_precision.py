@@ -590,3 +590,25 @@ def test_a_capitalised_readme_section_is_no_item_to_name_in_questions() -> None:
     chunk = "REFERENCES\nThe original JPEG standard is divided into two parts."
 
     assert not [q for q in questions(chunk, "libjpeg README") if "REFERENCES" in q]
+
+
+def test_an_infinitive_whose_complement_is_a_time_asks_when_and_a_judgement_defines_nothing() -> (
+    None
+):
+    chunk = (
+        "Schedule\nWeekly scripts are scheduled to run on Sundays. Preferences are a strong "
+        "power in the hands of an administrator, but they can become a nightmare."
+    )
+    asked = questions(chunk, "anacron")
+
+    assert "In anacron, when are weekly scripts scheduled to run?" in asked
+    assert not [q for q in asked if "Preferences" in q or "preferences" in q]
+
+
+def test_a_second_clause_about_other_names_stays_out_of_the_reference() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    chunk = "Env\nSHELL is set to /bin/sh, and LOGNAME and HOME are set from the /etc/passwd line."
+    fact = chunk_facts(chunk, "crontab", False)[0]
+
+    assert _reference(fact) == "SHELL is set to /bin/sh."

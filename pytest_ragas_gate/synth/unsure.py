@@ -94,6 +94,11 @@ _TAKES_INFINITIVE = re.compile(
     r"|tries|tried|needs?|wants?|has|have|had|ought|allowed|permitted|scheduled|configured"
     r"|set up|built|made|written|free|necessary|possible|easy|hard|safe)\s+to\?$"
 )
+#: "run on Sundays", "start at 6:25": an infinitive whose complement is a time.
+_TIMED = re.compile(
+    r"^(?P<verb>[a-z]+) (?:on (?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|at \d"
+    r"|every \w+|each \w+|(?:daily|weekly|monthly|hourly|yearly)\b|once a \w+)"
+)
 _ADVERB = re.compile(r"^[a-z]+ly$")
 #: Words that open a noun phrase ("chosen to the best"), or "be" of a passive infinitive.
 _NOT_A_VERB = frozenset(
@@ -109,6 +114,13 @@ def repaired_question(question: str, answer: str) -> str | None:
     passive "be used …", which has no clean question); a "what … in?" whose answer is a
     year or decade becomes a when-question, one whose answer is a version asks which.
     """
+    timed = _TIMED.match(answer)
+    asks = re.match(r"^(?P<context>In [^,]{1,60}, )?[Ww]hat (?P<rest>.+ to)\?$", question)
+    if _INFINITIVE.search(question) and timed is not None and asks is not None:
+        # "scheduled to run on Sundays": when it runs is what the sentence says.
+        context = asks.group("context") or ""
+        lead = "when" if context else "When"
+        return f"{context}{lead} {asks.group('rest')} {timed.group('verb')}?"
     if _INFINITIVE.search(question):
         first = answer.split()[0] if answer.split() else ""
         # After "to" a lowercase word that opens no noun phrase is the infinitive's verb.

@@ -971,6 +971,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
         return []  # "Maintaining pypdf is a collaborative effort": an activity, not a term
     if _SUBORDINATOR.search(term):
         return []  # "Shells exit if there is an error": the "is" belongs to the condition
+    if re.search(r",? but\b", match.group("rest")):
+        return []  # "a strong power …, but they can become …": a judgement, no definition
     term = _subject_text(term, name, proper)
     verb = match.group("verb")
     if verb == "means":
