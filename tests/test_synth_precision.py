@@ -612,3 +612,121 @@ def test_a_second_clause_about_other_names_stays_out_of_the_reference() -> None:
     fact = chunk_facts(chunk, "crontab", False)[0]
 
     assert _reference(fact) == "SHELL is set to /bin/sh."
+
+
+RSYSLOG_OUTCHANNEL = (
+    "OUTPUT CHANNELS\nOutput channels are defined via an $outchannel directive.  It's syntax\n"
+    "is as follows:\n\n    $outchannel name,file-name,max-size,action-on-max-size\n\n"
+    "name is the name of the output channel (not the file), file-name is the\n"
+    "file name to be written to, max-size the maximum allowed size  and ac-\n"
+    "tion-on-max-size a command to be issued when the max size is reached.\n"
+)
+
+
+def test_a_syntax_placeholder_is_no_subject_a_question_asks_about() -> None:
+    asked = questions(RSYSLOG_OUTCHANNEL, "rsyslog.conf")
+
+    assert not [q for q in asked if re.search(r"\bwhat is name\?", q, re.I)]
+    assert "In rsyslog.conf, what are output channels defined via?" in asked
+    assert verdicts(
+        RSYSLOG_OUTCHANNEL,
+        "rsyslog.conf",
+        [
+            ("single", "In rsyslog.conf, what is name?", "name is the name of the output channel."),
+            ("single", "In /etc/updatedb.conf, what is VARIABLE?", "VARIABLE is a string."),
+        ],
+    ) == [False, False]
+
+
+def test_a_row_of_a_property_list_is_not_read_as_a_sentence() -> None:
+    chunk = (
+        "Available Properties\nmsg the MSG part of the message.\n\n"
+        "rawmsg the message exactly as it was received from the socket. "
+        "Should be useful for debugging."
+    )
+
+    assert not [q for q in questions(chunk, "rsyslog.conf") if "rawmsg" in q]
+    assert verdicts(
+        chunk,
+        "rsyslog.conf",
+        [
+            (
+                "single",
+                "In rsyslog.conf, what was rawmsg the message exactly as it received from?",
+                "rawmsg the message exactly as it was received from the socket.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_bare_name_and_a_verb_ask_nothing_the_answer_does_not_say() -> None:
+    chunk = (
+        "QUEUED OPERATIONS\nRsyslogd supports queued operations to handle offline outputs. "
+        "Output channels support template definitions like all other actions."
+    )
+    asked = questions(chunk, "rsyslog.conf")
+
+    assert not [q for q in asked if "rsyslogd support?" in q.lower()]
+    assert "In rsyslog.conf, what do output channels support?" in asked
+    assert verdicts(
+        chunk,
+        "rsyslog.conf",
+        [
+            (
+                "single",
+                "In rsyslog.conf, what does rsyslogd support?",
+                "Rsyslogd supports queued operations to handle offline outputs.",
+            ),
+            ("single", "What does Sudo pass?", "Sudo passes the user's group list."),
+        ],
+    ) == [False, False]
+
+
+def test_a_vague_noun_phrase_of_the_passage_is_no_subject() -> None:
+    chunk = (
+        "Socket directory\nThe socket directory must be owned by the user. "
+        "The actual test is a bit more complicated."
+    )
+
+    assert not [q for q in questions(chunk, "Screen Information") if "actual test" in q]
+    assert verdicts(
+        chunk,
+        "Screen Information",
+        [
+            ("single", "In sudo.conf, what is the return value?", "The return value is 0."),
+            (
+                "single",
+                "In Screen Information, what is the actual test?",
+                "The actual test is a bit more complicated.",
+            ),
+        ],
+    ) == [False, False]
+
+
+def test_an_infinitive_clause_is_not_read_as_a_subject() -> None:
+    chunk = (
+        "Configuration\nTo override the configuration it is recommended to create an other "
+        "APT configuration file fragment which overrides the shipped default value."
+    )
+
+    assert not [q for q in questions(chunk, "Unattended upgrades") if "to override" in q]
+    assert verdicts(
+        chunk,
+        "Unattended upgrades",
+        [
+            (
+                "single",
+                "In Unattended upgrades, what is to override the configuration it recommended to?",
+                "To override the configuration it is recommended to create a fragment.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_fronted_by_default_without_its_comma_ends_the_question() -> None:
+    chunk = "Schedule\nBy default unattended-upgrades runs an update every day."
+
+    asked = questions(chunk, "Unattended upgrades")
+
+    assert "What does unattended-upgrades run by default?" in asked
+    assert not [q for q in asked if "by default unattended" in q.lower()]

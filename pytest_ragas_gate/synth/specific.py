@@ -1,0 +1,110 @@
+"""Whether a question asks about one specific thing and says what it wants to know.
+
+The keyless writer refuses a question unless both halves carry content:
+
+- its **subject** is a named thing (an option, a directive, a file, a program) or a noun
+  phrase whose head is a content word — not a syntax placeholder (``name``, ``VARIABLE``),
+  not a vague phrase (``the actual test``, ``the return value``), not a row of a property
+  list read as one phrase (``rawmsg the message``), not an infinitive clause (``to override
+  the configuration``);
+- its **predicate** says something in the question itself: "What does rsyslogd support?"
+  asks for the one thing a whole program does, named only in the answer.
+
+Each shape was read as a rejected or edited case on documentation the writer was not tuned
+on; a named or content-headed subject with a predicate of its own was kept as it was.
+
+>>> unspecific("In rsyslog.conf, what is name?")
+"'name' is a placeholder of a syntax the question does not show"
+>>> unspecific("In rsyslog.conf, what does rsyslogd support?")
+"'what does rsyslogd support?' is a bare name and a verb: what it asks is only in its answer"
+>>> unspecific("In rsyslog.conf, what do output channels support?") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import wh_english
+
+__all__ = ["list_row_subject", "unspecific"]
+
+_CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
+_AUX = r"(?:is|are|was|were)"
+_DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
+#: "What is name?": the question is the subject alone, so the subject carries all it asks.
+_DEFINITION = re.compile(rf"^[Ww]hat {_AUX} (?P<subject>.+?)(?: in [\w./-]+)?\?$")
+#: "What does rsyslogd support?": a bare name and a verb, nothing else.
+_BARE_DO = re.compile(rf"^[Ww]hat {_DO} (?P<subject>[\w.+-]+) (?P<verb>[a-z][\w-]*)\?$")
+#: "What is to override the configuration …": an infinitive clause read as a subject.
+_INFINITIVE_SUBJECT = re.compile(rf"^[Ww]hat {_AUX} to [a-z]+\b")
+#: "what was rawmsg the message …": a list row, a name then its description.
+_ROW = re.compile(rf"^[Ww]hat {_AUX} (?P<name>[\w.-]+) (?:the|a|an) \w")
+#: Words of a syntax line that stand for a value the reader fills in.
+_PLACEHOLDERS = frozenset(
+    "name names value values file filename path size string number type mode level action "
+    "variable variables option options argument arguments parameter parameters key keys "
+    "pattern patterns expression command program user group directory dir host address "
+    "port id text word list item entry field fields format template".split()
+)
+#: Adjectives that point into the passage ("the actual test": of what?).
+_VAGUE = frozenset(
+    "actual real whole main overall general basic exact usual present said respective "
+    "same other certain various specific particular entire full above below latter "
+    "former following previous next last first second given current original new old "
+    "return resulting".split()
+)
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.I)
+#: A token that names one thing: a capital, digit, underscore, path or option spelling.
+_NAMED = re.compile(r"[A-Z0-9_/.:#$%@]|^-|\w-\w|\(\d\)")
+_PREPOSITIONS = frozenset("of to for in on at by with from into as via".split())
+
+
+def unspecific(question: str) -> str | None:
+    """Why ``question`` names no specific thing or asks nothing of it, or None."""
+    body = _CONTEXT.sub("", question.strip())
+    if _INFINITIVE_SUBJECT.match(body):
+        return "an infinitive clause is read as its subject: the sentence is misread"
+    row = _ROW.match(body)
+    if row is not None and row.group("name").lower() not in _PREPOSITIONS:
+        return f"{row.group('name')!r} and a description after it are a row of a list"
+    bare = _BARE_DO.match(body)
+    if bare is not None:
+        asked = f"what {body.split()[1]} {bare.group('subject')} {bare.group('verb')}?"
+        return f"{asked!r} is a bare name and a verb: what it asks is only in its answer"
+    definition = _DEFINITION.match(body)
+    if definition is not None:
+        return _vague_subject(definition.group("subject"))
+    return None
+
+
+def _vague_subject(subject: str) -> str | None:
+    """Why a "What is <subject>?" question's subject names no one thing, or None."""
+    words = subject.split()
+    if len(words) == 1:
+        word = words[0]
+        if word.lower().rstrip("s") in _PLACEHOLDERS or word.lower() in _PLACEHOLDERS:
+            if word.islower() or word.isupper():
+                return f"{word!r} is a placeholder of a syntax the question does not show"
+        return None
+    if not _DETERMINER.match(subject) or any(_NAMED.search(word) for word in words[1:]):
+        return None
+    rest = [word.lower() for word in words[1:]]
+    if any(word in _PREPOSITIONS for word in rest):
+        return None  # "the location of the services file" says whose
+    head = rest[-1]
+    generic = head in wh_english.GENERIC_NOUNS or head.rstrip("s") in wh_english.GENERIC_NOUNS
+    if any(word in _VAGUE for word in rest[:-1]) or (len(rest) == 2 and generic):
+        return f"{subject!r} names nothing without its passage: of what?"
+    return None
+
+
+def list_row_subject(subject: str) -> bool:
+    """Whether ``subject`` is a name and its description glued ("rawmsg the message")."""
+    words = subject.split()
+    return (
+        len(words) >= 3
+        and words[1].lower() in ("the", "a", "an")
+        and words[0].lower() not in _PREPOSITIONS | {"the", "a", "an", "all", "both"}
+        and _DETERMINER.match(subject) is None
+    )
