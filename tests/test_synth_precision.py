@@ -730,3 +730,45 @@ def test_a_fronted_by_default_without_its_comma_ends_the_question() -> None:
 
     assert "What does unattended-upgrades run by default?" in asked
     assert not [q for q in asked if "by default unattended" in q.lower()]
+
+
+def test_a_verb_clause_or_a_negation_is_no_subject() -> None:
+    options = (
+        "GatewayPorts\nSpecifies whether remote hosts are allowed to connect to local "
+        "forwarded ports. The argument must be yes or no."
+    )
+    formats = (
+        "Formats\nNeither man nor man-db includes a converter for the HTML format. "
+        "No direct support is provided for the info format."
+    )
+
+    assert not [q for q in questions(options, "ssh_config") if "specifies" in q.lower()]
+    assert questions(formats, "man-db FAQ") == []
+
+
+def test_a_value_generic_noun_or_question_heading_names_nothing_without_its_item() -> None:
+    chunk = (
+        "PASS_MAX_DAYS\nThe maximum number of days a password may be used. "
+        "A zero means the password never expires. The format is a text string. "
+        "Valid arguments are any and inet. Per-cpu stats are disabled by default to save memory."
+    )
+    cases = [
+        ("In login.defs, what does a zero mean?", "A zero means the password never expires."),
+        ("In rsyncd.conf, what is the format?", "The format is a text string."),
+        ("In ssh_config, what are valid arguments?", "Valid arguments are any and inet."),
+        (
+            "In Why does \"ps -aux\" complain about a bogus '-'?, why are per-cpu stats "
+            "disabled by default?",
+            "Per-cpu stats are disabled by default to save memory.",
+        ),
+        (
+            "In login.defs, with PASS_MAX_DAYS, what does a zero mean?",
+            "A zero means the password never expires.",
+        ),
+    ]
+
+    assert "In login.defs, with PASS_MAX_DAYS, what does a zero mean?" in questions(
+        chunk, "login.defs"
+    )
+    kept = verdicts(chunk, "login.defs", [("single", q, r) for q, r in cases])
+    assert kept == [False, False, False, False, True]

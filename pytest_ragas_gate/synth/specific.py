@@ -27,7 +27,7 @@ import re
 
 from . import wh_english
 
-__all__ = ["list_row_subject", "unspecific"]
+__all__ = ["list_row_subject", "misread_subject", "unspecific"]
 
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
@@ -60,42 +60,94 @@ _NAMED = re.compile(r"[A-Z0-9_/.:#$%@]|^-|\w-\w|\(\d\)")
 _PREPOSITIONS = frozenset("of to for in on at by with from into as via".split())
 
 
+#: "In Why does "ps -aux" complain …?, what …": a question-shaped heading is no context.
+_QUESTION_CONTEXT = re.compile(r"^In [^,]*\?[^,]*, ")
+#: "What does a zero mean?": a value of a setting the question does not name.
+_OWNERLESS_VALUE = re.compile(
+    rf"^[Ww]hat (?:{_DO}|{_AUX}) (?:a |the )?(?:zero|non-zero|nonzero|negative value"
+    r"|positive value|value of (?:zero|\d+|-\d+))\b"
+)
+#: "What is the format?": a generic noun is specific only for the option item it is under.
+_ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
+
+
 def unspecific(question: str) -> str | None:
     """Why ``question`` names no specific thing or asks nothing of it, or None."""
+    if _QUESTION_CONTEXT.match(question.strip()):
+        return "names a question-shaped heading as its document: the heading was misread"
     body = _CONTEXT.sub("", question.strip())
     if _INFINITIVE_SUBJECT.match(body):
         return "an infinitive clause is read as its subject: the sentence is misread"
     row = _ROW.match(body)
     if row is not None and row.group("name").lower() not in _PREPOSITIONS:
         return f"{row.group('name')!r} and a description after it are a row of a list"
+    if _OWNERLESS_VALUE.match(body) and not _ITEM_CONTEXT.match(question.strip()):
+        return "asks what a value means without naming the setting it is a value of"
     bare = _BARE_DO.match(body)
     if bare is not None:
         asked = f"what {body.split()[1]} {bare.group('subject')} {bare.group('verb')}?"
         return f"{asked!r} is a bare name and a verb: what it asks is only in its answer"
     definition = _DEFINITION.match(body)
     if definition is not None:
-        return _vague_subject(definition.group("subject"))
+        under_item = _ITEM_CONTEXT.match(question.strip()) is not None
+        return _vague_subject(definition.group("subject"), under_item)
     return None
 
 
-def _vague_subject(subject: str) -> str | None:
+def _vague_subject(subject: str, under_item: bool = False) -> str | None:
     """Why a "What is <subject>?" question's subject names no one thing, or None."""
     words = subject.split()
+    plain = [w.lower() for w in words if w.lower() not in ("the", "a", "an")]
     if len(words) == 1:
         word = words[0]
         if word.lower().rstrip("s") in _PLACEHOLDERS or word.lower() in _PLACEHOLDERS:
             if word.islower() or word.isupper():
                 return f"{word!r} is a placeholder of a syntax the question does not show"
         return None
+    if (
+        not under_item
+        and not re.match(r"^an?\s", subject, re.I)  # "What is a list?" defines a term
+        and plain
+        and not any(_NAMED.search(w) for w in words)
+        and all(_generic(w) or w in _VAGUE or w in _VAGUE_ONLY for w in plain)
+    ):
+        return f"{subject!r} names nothing without its passage: of what?"
     if not _DETERMINER.match(subject) or any(_NAMED.search(word) for word in words[1:]):
         return None
     rest = [word.lower() for word in words[1:]]
     if any(word in _PREPOSITIONS for word in rest):
         return None  # "the location of the services file" says whose
-    head = rest[-1]
-    generic = head in wh_english.GENERIC_NOUNS or head.rstrip("s") in wh_english.GENERIC_NOUNS
-    if any(word in _VAGUE for word in rest[:-1]) or (len(rest) == 2 and generic):
+    if any(word in _VAGUE for word in rest[:-1]) or (len(rest) == 2 and _generic(rest[-1])):
         return f"{subject!r} names nothing without its passage: of what?"
+    return None
+
+
+#: Adjectives that say nothing of which thing is meant ("valid arguments").
+_VAGUE_ONLY = frozenset("valid invalid possible available allowed supported default".split())
+
+
+def _generic(word: str) -> bool:
+    return word in wh_english.GENERIC_NOUNS or word.rstrip("s") in wh_english.GENERIC_NOUNS
+
+
+#: Words a subject never holds when it was read right: a pronoun, "there", a negation.
+_MISREAD_SUBJECT = re.compile(
+    r"^(?:no|neither|none|nothing|nobody)\b|\b(?:there|it|they|them|he|she|we|you)\b"
+    # "specifies whether remote hosts …": a verb and its clause, no subject at all.
+    r"|^[a-z]+(?:ies|es|s) (?:whether|that|if|how|what|which)\b",
+    re.I,
+)
+
+
+def misread_subject(subject: str) -> str | None:
+    """Why ``subject`` cannot be what its sentence is about, or None."""
+    if list_row_subject(subject):
+        return f"{subject!r} is a name and its description: a row of a list, misread"
+    if re.match(r"^to [a-z]+\b", subject):
+        return f"{subject!r} is an infinitive clause: the subject is misread"
+    match = _MISREAD_SUBJECT.search(subject)
+    if match is not None:
+        return f"{subject!r} holds {match.group().strip()!r}: no thing a reader could ask about"
     return None
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from . import wh_english
-from .specific import list_row_subject
+from .specific import misread_subject
 
 __all__ = [
     "fact_problem",
@@ -191,10 +191,9 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
-    if list_row_subject(fact.subject or ""):
-        return f"{fact.subject!r} is a name and its description: a row of a list, misread"
-    if re.match(r"^to [a-z]+\b", fact.subject or ""):
-        return f"{fact.subject!r} is an infinitive clause: the subject is misread"
+    reason = misread_subject(fact.subject or "")
+    if reason is not None:
+        return reason
     if _RELATIVE.search(fact.subject or ""):
         return f"{fact.subject!r} holds a relative clause: the subject is misread"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
