@@ -772,3 +772,36 @@ def test_a_value_generic_noun_or_question_heading_names_nothing_without_its_item
     )
     kept = verdicts(chunk, "login.defs", [("single", q, r) for q, r in cases])
     assert kept == [False, False, False, False, True]
+
+
+def test_a_syntax_argument_or_a_one_word_who_is_no_answer() -> None:
+    from pytest_ragas_gate.synth.specific import misread_answer
+
+    chunk = "Scripts\nLogs are moved into directory for rotation."
+
+    assert questions(chunk, "logrotate") == []
+    assert misread_answer("who", "Dir") is not None  # "Dir::Bin" cut at its colons
+    assert misread_answer("who", "the IANA") is None
+    assert misread_answer("who", "IANA") is None
+
+
+def test_the_whole_or_new_thing_is_asked_only_under_its_option_item() -> None:
+    chunk = (
+        "SCRIPTS\nThe whole pattern is passed to the script as its first argument. "
+        "Later config files may override the options given in earlier files."
+    )
+    reference = "The whole pattern is passed to the script as its first argument."
+
+    assert not [q for q in questions(chunk, "logrotate") if "whole pattern" in q]
+    assert verdicts(
+        chunk,
+        "logrotate",
+        [
+            ("single", "In logrotate, what is the whole pattern passed to?", reference),
+            (
+                "single",
+                "In logrotate, with firstaction, what is the whole pattern passed to?",
+                reference,
+            ),
+        ],
+    ) == [False, True]

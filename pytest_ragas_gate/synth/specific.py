@@ -27,7 +27,7 @@ import re
 
 from . import wh_english
 
-__all__ = ["list_row_subject", "misread_subject", "unspecific"]
+__all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"]
 
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
@@ -67,6 +67,12 @@ _OWNERLESS_VALUE = re.compile(
     rf"^[Ww]hat (?:{_DO}|{_AUX}) (?:a |the )?(?:zero|non-zero|nonzero|negative value"
     r"|positive value|value of (?:zero|\d+|-\d+))\b"
 )
+#: "the whole pattern", "the new history": whose, which? (only an option item says).
+_VAGUE_PHRASE = re.compile(
+    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+) (?:{_AUX}|{_DO}) "
+    r"(?P<phrase>the (?:actual|real|whole|entire|new|old|same|said|present|respective|above"
+    r"|below) [a-z][\w-]*\b)(?! (?:of|for|in|from)\b)"
+)
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
 
@@ -83,6 +89,9 @@ def unspecific(question: str) -> str | None:
         return f"{row.group('name')!r} and a description after it are a row of a list"
     if _OWNERLESS_VALUE.match(body) and not _ITEM_CONTEXT.match(question.strip()):
         return "asks what a value means without naming the setting it is a value of"
+    vague = _VAGUE_PHRASE.search(body)
+    if vague is not None and not _ITEM_CONTEXT.match(question.strip()):
+        return f"{vague.group('phrase')!r} names nothing without its passage: of what?"
     bare = _BARE_DO.match(body)
     if bare is not None:
         asked = f"what {body.split()[1]} {bare.group('subject')} {bare.group('verb')}?"
@@ -103,7 +112,6 @@ def _vague_subject(subject: str, under_item: bool = False) -> str | None:
         if word.lower().rstrip("s") in _PLACEHOLDERS or word.lower() in _PLACEHOLDERS:
             if word.islower() or word.isupper():
                 return f"{word!r} is a placeholder of a syntax the question does not show"
-        return None
     if (
         not under_item
         and not re.match(r"^an?\s", subject, re.I)  # "What is a list?" defines a term
@@ -112,7 +120,11 @@ def _vague_subject(subject: str, under_item: bool = False) -> str | None:
         and all(_generic(w) or w in _VAGUE or w in _VAGUE_ONLY for w in plain)
     ):
         return f"{subject!r} names nothing without its passage: of what?"
-    if not _DETERMINER.match(subject) or any(_NAMED.search(word) for word in words[1:]):
+    if (
+        len(words) == 1
+        or not _DETERMINER.match(subject)
+        or any(_NAMED.search(word) for word in words[1:])
+    ):
         return None
     rest = [word.lower() for word in words[1:]]
     if any(word in _PREPOSITIONS for word in rest):
@@ -137,6 +149,20 @@ _MISREAD_SUBJECT = re.compile(
     r"|^[a-z]+(?:ies|es|s) (?:whether|that|if|how|what|which)\b",
     re.I,
 )
+
+
+#: "directory for rotation": the argument of a directive's syntax line, not its value.
+_ARGUMENTS = frozenset("directory dir file filename path name value string number command".split())
+
+
+def misread_answer(wh: str, answer: str) -> str | None:
+    """Why ``answer`` cannot answer its question ("who …?" → "Dir"), or None."""
+    words = answer.split()
+    if wh == "who" and len(words) == 1 and not words[0].isupper():
+        return f"{answer!r} is no person or body: a who-question misread"
+    if 0 < len(words) <= 3 and words[0] in _ARGUMENTS:
+        return f"{answer!r} is a placeholder of a syntax line, not a value"
+    return None
 
 
 def misread_subject(subject: str) -> str | None:

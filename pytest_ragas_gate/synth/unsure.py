@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from . import wh_english
-from .specific import misread_subject
+from .specific import misread_answer, misread_subject
 
 __all__ = [
     "fact_problem",
@@ -191,7 +191,7 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
-    reason = misread_subject(fact.subject or "")
+    reason = misread_subject(fact.subject or "") or misread_answer(fact.wh, fact.answer)
     if reason is not None:
         return reason
     if _RELATIVE.search(fact.subject or ""):
