@@ -805,3 +805,17 @@ def test_the_whole_or_new_thing_is_asked_only_under_its_option_item() -> None:
             ),
         ],
     ) == [False, True]
+
+
+def test_a_reference_stops_before_an_and_it_can_clause_without_a_comma() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    chunk = (
+        "Properties\nProperties are accessed via the property replacer and it can for "
+        "example pick a substring or do date-specific formatting."
+    )
+    facts = chunk_facts(chunk, "rsyslog.conf", False)
+
+    assert [_reference(fact) for fact in facts] == [
+        "Properties are accessed via the property replacer."
+    ]
