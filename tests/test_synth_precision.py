@@ -819,3 +819,28 @@ def test_a_reference_stops_before_an_and_it_can_clause_without_a_comma() -> None
     assert [_reference(fact) for fact in facts] == [
         "Properties are accessed via the property replacer."
     ]
+
+
+def test_a_page_question_is_no_subject_and_a_purpose_gives_no_why() -> None:
+    chunk = (
+        "Questions\nIt answers questions such as:\n\n"
+        "        What files include this header file?\n\n"
+        "It has been released by The Santa Cruz Operation, Inc as Open Source under the BSD "
+        "license.\n\nThe purpose of the left- and rightcodes is merely to reduce the amount "
+        "of typing necessary."
+    )
+    asked = questions(chunk, "cscope")
+
+    assert not [q for q in asked if "What files" in q or "merely" in q], asked
+    assert verdicts(
+        chunk,
+        "dir_colors",
+        [
+            (
+                "single",
+                "In dir_colors, why is the purpose of the left- and rightcodes merely?",
+                "The purpose of the left- and rightcodes is merely to reduce the amount of "
+                "typing necessary.",
+            )
+        ],
+    ) == [False]

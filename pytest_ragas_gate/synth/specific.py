@@ -73,6 +73,10 @@ _VAGUE_PHRASE = re.compile(
     r"(?P<phrase>the (?:actual|real|whole|entire|new|old|same|said|present|respective|above"
     r"|below) [a-z][\w-]*\b)(?! (?:of|for|in|from)\b)"
 )
+#: "Why is the purpose of X merely?": "is merely to reduce …" read as a reason.
+_WHY_PURPOSE = re.compile(
+    rf"^[Ww]hy {_AUX} (?:the (?:purpose|reason|goal|aim|point|intent|idea)\b.*|.+ \w+ly)\?$"
+)
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
 
@@ -92,6 +96,8 @@ def unspecific(question: str) -> str | None:
     vague = _VAGUE_PHRASE.search(body)
     if vague is not None and not _ITEM_CONTEXT.match(question.strip()):
         return f"{vague.group('phrase')!r} names nothing without its passage: of what?"
+    if _WHY_PURPOSE.match(body):
+        return "asks why of a purpose or an adverb: its sentence says what it is for"
     bare = _BARE_DO.match(body)
     if bare is not None:
         asked = f"what {body.split()[1]} {bare.group('subject')} {bare.group('verb')}?"
@@ -145,6 +151,8 @@ def _generic(word: str) -> bool:
 #: Words a subject never holds when it was read right: a pronoun, "there", a negation.
 _MISREAD_SUBJECT = re.compile(
     r"^(?:no|neither|none|nothing|nobody)\b|\b(?:there|it|they|them|he|she|we|you)\b"
+    # "What files …": a question of the page read as the thing "it" stands for.
+    r"|^(?:what|which|who|whom|whose|how|where|why|when)\b"
     # "specifies whether remote hosts …": a verb and its clause, no subject at all.
     r"|^[a-z]+(?:ies|es|s) (?:whether|that|if|how|what|which)\b",
     re.I,
