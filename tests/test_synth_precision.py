@@ -844,3 +844,9 @@ def test_a_page_question_is_no_subject_and_a_purpose_gives_no_why() -> None:
             )
         ],
     ) == [False]
+
+
+def test_an_objects_infinitive_gives_no_why_question() -> None:
+    chunk = "Building\nThe Makefile contains rules to make sbc. The bc program reads files."
+
+    assert not [q for q in questions(chunk, "bc") if q.startswith(("Why", "In bc, why"))]

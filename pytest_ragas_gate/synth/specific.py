@@ -77,6 +77,11 @@ _VAGUE_PHRASE = re.compile(
 _WHY_PURPOSE = re.compile(
     rf"^[Ww]hy {_AUX} (?:the (?:purpose|reason|goal|aim|point|intent|idea)\b.*|.+ \w+ly)\?$"
 )
+#: "Why does the Makefile contain rules?": "rules to make sbc" says what the rules do.
+_WHY_OBJECT = re.compile(
+    rf"^[Ww]hy {_DO} .+ (?:contain|have|include|provide|offer|hold|need|use|support|list)"
+    r" [\w -]+\?$"
+)
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
 
@@ -96,6 +101,8 @@ def unspecific(question: str) -> str | None:
     vague = _VAGUE_PHRASE.search(body)
     if vague is not None and not _ITEM_CONTEXT.match(question.strip()):
         return f"{vague.group('phrase')!r} names nothing without its passage: of what?"
+    if _WHY_OBJECT.match(body):
+        return "asks why of an object's own infinitive ('contains rules to make …')"
     if _WHY_PURPOSE.match(body):
         return "asks why of a purpose or an adverb: its sentence says what it is for"
     bare = _BARE_DO.match(body)
