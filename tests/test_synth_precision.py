@@ -850,3 +850,13 @@ def test_an_objects_infinitive_gives_no_why_question() -> None:
     chunk = "Building\nThe Makefile contains rules to make sbc. The bc program reads files."
 
     assert not [q for q in questions(chunk, "bc") if q.startswith(("Why", "In bc, why"))]
+
+
+def test_a_section_of_the_page_is_no_answer() -> None:
+    chunk = (
+        "CONFIGURATION DIRECTORIES AND PRECEDENCE\nConfiguration files are read from "
+        "directories in /etc/, /run/, /usr/local/lib/, and /lib/, in order of precedence, as "
+        "listed in the SYNOPSIS section above."
+    )
+
+    assert questions(chunk, "binfmt.d") == []

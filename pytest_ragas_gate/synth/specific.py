@@ -170,9 +170,14 @@ _MISREAD_SUBJECT = re.compile(
 _ARGUMENTS = frozenset("directory dir file filename path name value string number command".split())
 
 
-def misread_answer(wh: str, answer: str) -> str | None:
+def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
     """Why ``answer`` cannot answer its question ("who …?" → "Dir"), or None."""
     words = answer.split()
+    at = sentence.find(answer) if answer else -1
+    if at >= 0 and re.match(
+        r"\s+(?:section|chapter|above|below|later|earlier)\b", sentence[at + len(answer) :]
+    ):
+        return f"{answer!r} points to a part of the page ('… section above'), not a value"
     if wh == "who" and len(words) == 1 and not words[0].isupper():
         return f"{answer!r} is no person or body: a who-question misread"
     if 0 < len(words) <= 3 and words[0] in _ARGUMENTS:

@@ -191,7 +191,7 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
-    reason = misread_subject(fact.subject or "") or misread_answer(fact.wh, fact.answer)
+    reason = misread_subject(fact.subject or "") or misread_answer(fact.wh, fact.answer, sentence)
     if reason is not None:
         return reason
     if _RELATIVE.search(fact.subject or ""):
