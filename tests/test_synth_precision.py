@@ -860,3 +860,21 @@ def test_a_section_of_the_page_is_no_answer() -> None:
     )
 
     assert questions(chunk, "binfmt.d") == []
+
+
+def test_an_amount_of_a_which_clause_and_an_ownerless_default_are_not_asked() -> None:
+    chunk = (
+        "Lines\nA line cannot be longer than LINE_MAX, which should be more than 2000 bytes "
+        "on all platforms. The default is true in order to keep the store nearly empty."
+    )
+    reference = "The default is true in order to keep the store nearly empty."
+
+    assert questions(chunk, "netconfig") == []
+    assert verdicts(
+        chunk,
+        "pstore.conf",
+        [
+            ("single", "In pstore.conf, why is the default true?", reference),
+            ("single", "In pstore.conf, with Unlink=, why is the default true?", reference),
+        ],
+    ) == [False, True]

@@ -82,6 +82,12 @@ _WHY_OBJECT = re.compile(
     rf"^[Ww]hy {_DO} .+ (?:contain|have|include|provide|offer|hold|need|use|support|list)"
     r" [\w -]+\?$"
 )
+#: "Why is the default true?": the default of which option, only its item says.
+_GENERIC_SUBJECT = re.compile(
+    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+) (?:{_AUX}|{_DO}) "
+    r"(?P<phrase>the (?:default|value|result|setting|option|argument|number))"
+    r"(?! (?:of|for|in|from|with|to)\b)(?= [a-z]+\b)"
+)
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
 
@@ -98,6 +104,9 @@ def unspecific(question: str) -> str | None:
         return f"{row.group('name')!r} and a description after it are a row of a list"
     if _OWNERLESS_VALUE.match(body) and not _ITEM_CONTEXT.match(question.strip()):
         return "asks what a value means without naming the setting it is a value of"
+    generic = _GENERIC_SUBJECT.match(body)
+    if generic is not None and not _ITEM_CONTEXT.match(question.strip()):
+        return f"{generic.group('phrase')!r} names nothing without its option: of what?"
     vague = _VAGUE_PHRASE.search(body)
     if vague is not None and not _ITEM_CONTEXT.match(question.strip()):
         return f"{vague.group('phrase')!r} names nothing without its passage: of what?"

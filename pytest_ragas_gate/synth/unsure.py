@@ -210,6 +210,8 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
                 return f"its amount or date belongs to the {condition.group()!r} clause"
         if fact.wh == "when" and _DATE_BEFORE.search(sentence[:at]):
             return "its date is cut: the day or month before the year stays in the question"
+    if fact.wh in _AMOUNTS and at >= 0 and re.search(r",\s+(?:which|where|who)\b", sentence[:at]):
+        return "its amount belongs to a ', which …' clause, not to what the question asks"
     if fact.wh in _AMOUNTS and at >= 0:
         join = _SECOND_CLAUSE.search(sentence[:at])
         subject = (fact.subject or "").lower()
