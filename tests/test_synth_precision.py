@@ -878,3 +878,18 @@ def test_an_amount_of_a_which_clause_and_an_ownerless_default_are_not_asked() ->
             ("single", "In pstore.conf, with Unlink=, why is the default true?", reference),
         ],
     ) == [False, True]
+
+
+def test_a_bare_kind_is_no_answer_and_a_reference_link_reads_as_its_text() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    vague = "Configure\nThe configure script provides a non-standard option."
+    linked = (
+        "History\nVersions 1.x of AT-SPI were based on [CORBA][CORBA] for inter-process "
+        "communication."
+    )
+
+    assert questions(vague, "Gettext readme") == []
+    assert [_reference(fact) for fact in chunk_facts(linked, "AT-SPI", False)] == [
+        "Versions 1.x of AT-SPI were based on CORBA for inter-process communication."
+    ]

@@ -491,10 +491,12 @@ def _single(
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
     clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
-    return _MARKDOWN_LINK.sub(_link_text, clause)
+    return _MARKDOWN_REFERENCE.sub(r"\g<text>", _MARKDOWN_LINK.sub(_link_text, clause))
 
 
 #: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
+#: "[CORBA][CORBA]": a reference-style link reads as its text (the address is elsewhere).
+_MARKDOWN_REFERENCE = re.compile(r"\[(?P<text>[^\]\[]+)\]\[[^\]\[]*\]")
 _MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\]\[]+)\]\((?P<address>[^()\s]+)\)")
 
 

@@ -189,6 +189,8 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
         return f"{answer!r} points to a part of the page ('… section above'), not a value"
     if wh == "who" and len(words) == 1 and not words[0].isupper():
         return f"{answer!r} is no person or body: a who-question misread"
+    if re.fullmatch(r"(?:a|an) (?:[\w-]+ )?[\w-]+", answer) and _generic(words[-1].lower()):
+        return f"{answer!r} says nothing a reader could check: a kind, not a fact"
     if 0 < len(words) <= 3 and words[0] in _ARGUMENTS:
         return f"{answer!r} is a placeholder of a syntax line, not a value"
     return None
