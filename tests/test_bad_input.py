@@ -252,13 +252,13 @@ CATALOGUE = [
     ),
     Bad(
         "golden.csv",
-        csv_text(["bad", "Q?", "A", "['ok' '\\ud800']"]),
+        csv_text(["bad", "Q?", "A", "['ok' '\\ud800']", "R"]),
         "case",
         "*golden.csv:3: field 'contexts': contains a lone surrogate (\\ud800)*",
     ),
     Bad(
         "golden.csv",
-        csv_text(["bad", "Q?", "A", "['0' '1' ... '1499']"]),
+        csv_text(["bad", "Q?", "A", "['0' '1' ... '1499']", "R"]),
         "case",
         "*golden.csv:3: field 'contexts' (column 4): the list was cut short*",
     ),
@@ -270,13 +270,20 @@ CATALOGUE = [
     ),
     Bad(
         "golden.csv",
-        csv_text(["bad", "Q?", "A", "not a list"]),
+        csv_text(["bad", "Q?", "A", CONTEXTS]),
+        "case",
+        "*golden.csv:3: the row has 4 cells but the header names 5 columns: no cell for "
+        "'reference' (write an empty cell to leave it blank)*",
+    ),
+    Bad(
+        "golden.csv",
+        csv_text(["bad", "Q?", "A", "not a list", "R"]),
         "case",
         "*golden.csv:3: field 'contexts' (column 4): expected a JSON array*",
     ),
     Bad(
         "golden.csv",
-        csv_text(["bad", "Who\x00?", "A", CONTEXTS]),
+        csv_text(["bad", "Who\x00?", "A", CONTEXTS, "R"]),
         "case",
         "*golden.csv:3: field 'question': a NUL byte (\\x00)*",
     ),

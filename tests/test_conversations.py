@@ -216,6 +216,19 @@ def test_a_turn_error_errors_its_conversation_and_an_all_na_conversation_is_na()
     assert aggregate.mean == 0.5
 
 
+def test_an_all_na_metric_counts_conversations_and_says_its_reasons_count_turns() -> None:
+    reasons = {"reasons": {"faithfulness": "no contexts"}}
+    results = [turn("a", 1, None, **reasons), turn("a", 2, None, **reasons)]
+    results.append(turn("b", 1, None, **reasons))
+    aggregate = aggregate_metric(results, "faithfulness", GateConfig())
+    assert aggregate.not_applicable == 2
+    # Two conversations are n/a; the reason counts their three turns, and says so.
+    assert aggregate.message.startswith(
+        "faithfulness has no scored cases (n=0, 2 conversation(s) not applicable, their "
+        "turns: 3 no contexts, 0 errors)"
+    )
+
+
 def test_a_trailing_user_turn_is_a_case_for_the_live_target_and_ids_never_clash(
     tmp_path: Path,
 ) -> None:

@@ -604,3 +604,49 @@ def test_dark_mode_follows_the_system_setting(browser: Any, page: Path) -> None:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     red, green, blue = (int(part) for part in paper[paper.index("(") + 1 : -1].split(",")[:3])
     assert red + green + blue < 3 * 80, paper
+
+
+def test_a_metric_cards_more_figures_stay_inside_the_card(browser: Any, tmp_path: Path) -> None:
+    # A case without a reference gives context recall its long-named n/a figures
+    # (not_applicable_missing_fields): they wrap inside the card, not past its edge.
+    cases = [
+        {**ROWS[0], "id": f"with-{index}"} if index else {**ROWS[0], "id": "no-reference"}
+        for index in range(3)
+    ]
+    cases[0].pop("reference", None)
+    page = gate_page(tmp_path / "figures", cases)
+    browser.get(page.as_uri())
+    wait_for(lambda: rows(browser))
+    spills = browser.execute_script(
+        "document.querySelectorAll('details.extra').forEach(d => { d.open = true; });"
+        "return [...document.querySelectorAll('details.extra dl.kv')].filter(list => {"
+        "  const card = list.closest('article').getBoundingClientRect();"
+        "  return list.getBoundingClientRect().right > card.right + 1;"
+        "}).map(list => list.closest('article').querySelector('h3').textContent.trim());"
+    )
+    assert spills == []
+
+
+def test_on_a_phone_each_gated_metric_line_says_how_sure_it_is(page: Path) -> None:
+    driver = phone_browser()
+    try:
+        driver.get(page.as_uri())
+        wait_for(lambda: rows(driver))
+        lines = driver.execute_script(
+            "return [...document.querySelectorAll('#metric-cards .card')].map(card => {"
+            "  const ci = card.querySelector('.ci'), box = card.getBoundingClientRect();"
+            "  const shown = ci && getComputedStyle(ci).display !== 'none';"
+            "  return [card.dataset.metric, card.classList.contains('card-report'),"
+            "          shown ? ci.textContent.trim() : null,"
+            "          shown && ci.getBoundingClientRect().right <= box.right + 1];"
+            "});"
+        )
+    finally:
+        driver.quit()
+    gated = [line for line in lines if not line[1]]
+    assert gated
+    for metric, _, interval, inside in gated:
+        assert interval is not None and "CI" in interval, metric
+        assert inside, metric
+    # Metrics only reported stay one line each, so the cases come within two screens.
+    assert all(interval is None for _, reported, interval, _ in lines if reported)

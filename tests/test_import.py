@@ -320,6 +320,58 @@ def test_deepeval_csv_list_cells_json_or_delimited(
     assert second["contexts"] == ["x", "y"]
 
 
+def test_a_csv_with_a_stray_quote_is_refused_not_read_into_one_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The unclosed quote would otherwise swallow every later row into the first question.
+    source = tmp_path / "hand.csv"
+    source.write_text(
+        'input,actual_output,retrieval_context\n"Q1?,A1,x\nQ2?,A2,y\n', encoding="utf-8"
+    )
+    output = tmp_path / "golden.jsonl"
+    status, out, err = run_import(capsys, "deepeval", str(source), "-o", str(output))
+    assert status == 4, out
+    assert f"{source}:2: the file is not valid CSV" in err
+    assert 'a double quote inside a quoted cell must be written twice ("")' in err
+    assert len(err.strip().splitlines()) == 1
+    assert not output.exists()
+
+
+def test_a_csv_row_with_too_few_or_too_many_cells_is_malformed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "hand.csv"
+    source.write_text(
+        "input,actual_output,retrieval_context\nQ1?,A1\nQ2?,A2,y\nQ3?,A3,z,extra\n",
+        encoding="utf-8",
+    )
+    output = tmp_path / "golden.jsonl"
+    status, out, err = run_import(capsys, "deepeval", str(source), "-o", str(output))
+    assert status == 4, out
+    assert (
+        f"{source} row 1: field 'retrieval_context': no cell; the row has 2 cells but the "
+        "header names 3 columns (write an empty cell to leave it blank)"
+    ) in err
+    assert f"{source} row 3: the row has 4 cells but the header names 3 columns" in err
+    assert not output.exists()
+    args = ("deepeval", str(source), "-o", str(output), "--skip-invalid")
+    assert run_import(capsys, *args)[0] == 0
+    assert [case["question"] for case in golden(output)] == ["Q2?"]
+
+
+def test_a_csv_given_to_the_json_format_is_named_as_not_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "ragas.csv"
+    source.write_text("user_input,response\nQ?,A.\n", encoding="utf-8")
+    status, _, err = run_import(capsys, "json", str(source), "-o", str(tmp_path / "o.jsonl"))
+    assert status == 4
+    assert f"{source}:1 is not valid JSON (Expecting value: line 1 column 1" in err
+    assert "holds a single value" not in err
+    assert "pytest --rag-gate" in err  # a CSV golden file needs no import
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_an_unreadable_source_is_one_line_and_exit_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -179,6 +179,20 @@ def test_json_list_of_rows_gives_the_line_where_each_case_starts(tmp_path: Path)
     ]
 
 
+def test_json_written_on_one_line_names_each_bad_case_by_its_item(tmp_path: Path) -> None:
+    # json.dump without indent writes every case on line 1: the line alone names none.
+    content = json.dumps([{"question": "ok"}, "just text", {"answer": "no question"}])
+    loaded = load(tmp_path, "golden.json", content)
+
+    assert [case.question for case in loaded.cases] == ["ok"]
+    assert [problem.message for problem in loaded.problems] == [
+        "golden.json:1 (item 2): expected an object with a 'question' field, got str",
+        "golden.json:1 (item 3): field 'question' is required (a non-empty string; also "
+        "accepted as 'user_input', 'query' or 'input')",
+    ]
+    assert [problem.label for problem in loaded.problems] == ["item-2", "item-3"]
+
+
 def test_json_cases_object(tmp_path: Path) -> None:
     content = (
         '{\n  "name": "smoke set",\n  "cases": [\n'
@@ -549,6 +563,18 @@ def test_csv_row_with_more_cells_than_columns(tmp_path: Path) -> None:
     assert [case.question for case in loaded.cases] == ["a"]
     assert loaded.problems[0].message == (
         "golden.csv:3: the row has 3 cells but the header names 2 columns"
+    )
+
+
+def test_csv_row_with_fewer_cells_than_columns_is_not_read_short(tmp_path: Path) -> None:
+    # A row cut short (a lost delimiter, a truncated export) would otherwise lose its last
+    # fields without a word: here the reference, so context recall would call it n/a.
+    loaded = load(tmp_path, "golden.csv", "question,answer,reference\na,b,c\nd,e\nf,g,\n")
+
+    assert [case.question for case in loaded.cases] == ["a", "f"]
+    assert loaded.problems[0].message == (
+        "golden.csv:3: the row has 2 cells but the header names 3 columns: no cell for "
+        "'reference' (write an empty cell to leave it blank)"
     )
 
 

@@ -249,3 +249,22 @@ def test_the_summary_lists_gated_failing_cases_first_and_folds_the_others(
     folded = [row for table in page.tables for row in table if "context_recall" in row[-1]]
     assert len(folded) == 3
     assert_tables_keep_their_columns(page)
+
+
+def test_a_lone_backtick_in_a_case_id_does_not_let_its_text_become_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cases([0.95, 0.2, 0.95])
+    run[1].id = "one`tick <b>bold</b>"
+    # An error quotes what the row held: text, never markup.
+    run[2].error = "field 'answer': expected a string, got '<b>loud</b>'"
+    raw = write(tmp_path / "raw.json", run)
+    capsys.readouterr()
+    cli.main(["summary", str(raw)])
+    page = Rendered(github_html(capsys.readouterr().out))
+
+    assert "b" not in page.tags
+    assert_tables_keep_their_columns(page)
+    cells = [cell for table in page.tables for row in table for cell in row]
+    assert "one`tick <b>bold</b>" in cells
+    assert any("got '<b>loud</b>'" in cell for cell in cells)

@@ -17,6 +17,7 @@ import pytest
 from gate_runs import GOOD, gate_run, read_report, write_jsonl
 
 from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.golden.sharding import shard_of
 
 OPTIONS: dict[str, Any] = {
     "judge": "offline",
@@ -96,3 +97,25 @@ def test_shards_of_one_set_still_merge(pytester: pytest.Pytester) -> None:
     status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
     assert status == 0, out + err
     assert "gated 6 of 6 collected golden case(s)" in out
+
+
+def test_a_case_a_shard_deselected_keeps_that_reason_in_the_merged_run(
+    pytester: pytest.Pytester,
+) -> None:
+    ids = [f"case-{i}" for i in range(6)]
+    write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": case_id} for case_id in ids])
+    dropped = next(case_id for case_id in ids if shard_of("golden.jsonl", case_id, 2) == 2)
+    for index in (1, 2):
+        selection = ("-k", f"not {dropped}") if index == 2 else ()
+        outcome = gate_run(
+            pytester, *selection, report=f"s{index}.json", shard=f"{index}/2", **OPTIONS
+        )
+        assert outcome.ret in (0, 1)
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    # Shard 1 left the case out because it belongs to shard 2; shard 2 because of -k.
+    assert status == 0, out + err
+    assert (
+        f"gated 5 of 6 golden case(s); not gated: golden.jsonl (1 case(s), deselected by "
+        f"-k 'not {dropped}')"
+    ) in out
+    assert "not in --rag-gate-shard" not in out

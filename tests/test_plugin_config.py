@@ -112,6 +112,55 @@ def assert_usage_error(result: pytest.RunResult, *lines: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("yaml_text", "message"),
+    [
+        (
+            "metrics: faithfulness\n",
+            "*setting 'metrics' from rag_gate.yaml: expected a list, got the text "
+            "'faithfulness'; write it as a list: [[]faithfulness]*",
+        ),
+        (
+            'golden:\n  files: "golden*.jsonl"\n',
+            "*setting 'golden.files' from rag_gate.yaml: expected a list, got the text "
+            "'golden*.jsonl'; write it as a list: [[]golden*.jsonl]*",
+        ),
+        (
+            "thresholds: [0.9]\n",
+            "*setting 'thresholds' from rag_gate.yaml: expected a mapping (key: value), got a "
+            "list [[]0.9]*",
+        ),
+        (
+            "judge: {provider: gpt}\n",
+            "*setting 'judge.provider' from rag_gate.yaml: Input should be 'auto', "
+            "'anthropic', 'openai' or 'offline', got 'gpt'*",
+        ),
+        (
+            "judge: {provider: anthropc}\n",
+            "*setting 'judge.provider' from rag_gate.yaml: Input should be 'auto', "
+            "'anthropic', 'openai' or 'offline', got 'anthropc'; did you mean 'anthropic'?*",
+        ),
+        (
+            "statistics: {confidence: 95}\n",
+            "*setting 'statistics.confidence' from rag_gate.yaml: Input should be less than 1, "
+            "got 95*",
+        ),
+    ],
+    ids=[
+        "metrics-text",
+        "files-text",
+        "thresholds-list",
+        "provider",
+        "provider-typo",
+        "confidence",
+    ],
+)
+def test_a_value_of_the_wrong_shape_says_what_was_given(
+    pytester: pytest.Pytester, yaml_text: str, message: str
+) -> None:
+    assert_usage_error(run_with_config(pytester, yaml_text), message)
+
+
+@pytest.mark.parametrize(
     ("written", "read"),
     [("off", "false"), ("no", "false"), ("false", "false"), ("true", "true"), ("yes", "true")],
 )

@@ -110,6 +110,39 @@ def test_a_golden_file_pytest_excludes_makes_the_run_partial(
     assert report["run"]["coverage"]["total_cases"] == 12
 
 
+@pytest.mark.usefixtures("three_files")
+@pytest.mark.parametrize("workers", WORKERS)
+@pytest.mark.parametrize(
+    ("marker", "outcome", "reason"),
+    [
+        ("pytest.mark.skip(reason='zh backend down')", "8 skipped", "skipped: zh backend down"),
+        ("pytest.mark.xfail(reason='known gap', run=False)", "8 xfailed", "xfailed: known gap"),
+    ],
+    ids=["skip", "xfail"],
+)
+def test_a_case_a_conftest_skips_is_named_as_skipped_in_the_coverage(
+    pytester: pytest.Pytester, marker: str, outcome: str, reason: str, workers: list[str]
+) -> None:
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        if 'zh-' in item.nodeid or 'b-' in item.nodeid:\n"
+        f"            item.add_marker({marker})\n"
+    )
+    result, report = gate_run(pytester, *workers, **OPTIONS)
+    assert "Safe to deploy" not in result.stdout.str()
+    result.stdout.fnmatch_lines([f"*4 passed, {outcome}*"])
+    result.stdout.fnmatch_lines(
+        [
+            "Partial run, not a deploy decision — gated 4 of 12 golden case(s); not gated: "
+            f"golden_b.jsonl (4 case(s), {reason}); golden_zh.jsonl (4 case(s), {reason}); "
+            "gate the whole golden set to decide",
+        ]
+    )
+    assert report["verdict"] == "partial"
+
+
 @pytest.mark.parametrize("workers", WORKERS)
 def test_norecursedirs_hides_no_golden_file(pytester: pytest.Pytester, workers: list[str]) -> None:
     write_jsonl(pytester, "golden_a.jsonl", good("a"))

@@ -135,7 +135,8 @@ def test_strict_fields_makes_an_unknown_key_an_error_of_its_case(
     rows[2] = {**rows[2], "category": "billing"}
     write_jsonl(pytester, "golden.jsonl", rows)
     write_config(pytester.path, strict_fields=True)
-    result = pytester.runpytest("--rag-gate", "--rag-gate-report=r.json")
+    # A fixed order: the two errors are matched in file order (pytest-randomly shuffles).
+    result = pytester.runpytest("--rag-gate", "--rag-gate-report=r.json", "-p", "no:randomly")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [

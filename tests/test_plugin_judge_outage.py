@@ -116,6 +116,38 @@ def test_an_outage_is_error_in_every_report(
     assert "RAG gate: ERROR" in out.splitlines()
 
 
+@pytest.mark.parametrize(
+    ("cache", "replayed"), [("readwrite", True), ("off", False)], ids=["cached", "no-cache"]
+)
+def test_the_outage_remedy_promises_a_cache_replay_only_with_a_cache(
+    pytester: pytest.Pytester, server: FakeLLM, cache: str, replayed: bool
+) -> None:
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    server.fail(status(503, retry_after="0"))
+    result, report = gate_run(pytester, html="report.html", cache=cache, **OPTIONS)
+    assert report["verdict"] == "error"
+    promise = "replies already received are replayed from the cache"
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    for said in (report["recommendation"], result.stdout.str(), page):
+        assert "run the gate again once the judge answers" in said
+        assert (promise in said) is replayed
+
+
+def test_an_outage_that_is_no_timeout_is_not_called_one(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    # Every retryable failure's message advises "judge.timeout_s"; only a request that
+    # timed out is a timeout.
+    write_golden(pytester.path, [GOOD, HALLUCINATED])
+    server.fail(status(503, retry_after="0"))
+    _, report = gate_run(pytester, html="report.html", **OPTIONS)
+    assert report["verdict"] == "error"
+    assert all("judge.timeout_s" in case["errors"]["faithfulness"] for case in report["cases"])
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert "The judge gave no usable answer for 2 case(s)" in page
+    assert "timed out" not in page
+
+
 def test_a_quality_failure_with_a_healthy_judge_stays_failed(
     pytester: pytest.Pytester, server: FakeLLM
 ) -> None:

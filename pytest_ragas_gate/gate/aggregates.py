@@ -272,9 +272,12 @@ def aggregate_metric(
     }
     too_few = threshold is not None and len(scores) < config.min_cases
     if not scores:
+        # A conversation is one unit of the aggregate, but its reasons are counted by turn.
+        by_turn = any(result.conversation is not None for result in ordered)
+        units = f"{not_applicable} conversation(s)" if by_turn else str(not_applicable)
+        why = (f", their turns: {reasons}" if by_turn else f": {reasons}") if reasons else ""
         message = (
-            f"{metric} has no scored cases (n=0, {not_applicable} not applicable"
-            f"{f': {reasons}' if reasons else ''}, "
+            f"{metric} has no scored cases (n=0, {units} not applicable{why}, "
             f"{errors} error{'s' if errors != 1 else ''}); "
             + ("an empty aggregate fails the gate" if threshold is not None else "not gated")
         )

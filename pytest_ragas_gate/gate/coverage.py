@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,6 +37,7 @@ __all__ = [
     "BROKEN_SYMLINK",
     "EMPTY_FILE",
     "NOT_ON_COMMAND_LINE",
+    "SHARD_REASON_PREFIX",
     "UNREADABLE",
     "Census",
     "CensusCase",
@@ -54,6 +55,8 @@ EMPTY_FILE = "empty file"
 BROKEN_SYMLINK = "broken symlink"
 UNREADABLE = "error"
 NOT_ON_COMMAND_LINE = "not selected on the command line"
+#: How the reason of a case left to another shard begins (``not in --rag-gate-shard 1/2``).
+SHARD_REASON_PREFIX = "not in --rag-gate-shard "
 #: A selected case whose result never arrived, when nothing says why the run stopped.
 NO_RESULT = "no result reported"
 #: How many groups of not-gated cases the coverage line names before "and N more".
@@ -176,7 +179,11 @@ class CoverageLedger(BaseModel):
 
 
 def build_ledger(
-    census: Census, reported: Collection[tuple[str, str]], stopped: str | None
+    census: Census,
+    reported: Collection[tuple[str, str]],
+    stopped: str | None,
+    *,
+    skipped: Mapping[tuple[str, str], str] | None = None,
 ) -> CoverageLedger:
     """Account for every case of ``census`` exactly once.
 
@@ -185,6 +192,8 @@ def build_ledger(
         reported: ``(source, id)`` of every case whose result was reported.
         stopped: Why a selected case may have gone unreported (``not reached: -x
             stopped``), or None when nothing stopped the run early.
+        skipped: ``(source, id)`` of the selected cases a marker or a conftest skipped,
+            with the reason (``skipped: backend down``, ``xfailed: known gap``).
 
     Returns:
         The ledger; its ``gated_cases`` are the census cases found in ``reported``.
@@ -220,10 +229,11 @@ def build_ledger(
                 group.ids.append(case.id)
             continue
         for case in found.cases:
-            if (f"{found.path}:{case.line}", case.id) in reported:
+            key = (f"{found.path}:{case.line}", case.id)
+            if key in reported:
                 gated += 1
                 continue
-            reason = case.reason or stopped or NO_RESULT
+            reason = case.reason or (skipped or {}).get(key) or stopped or NO_RESULT
             _add(groups, found.path, reason, case.id)
     return CoverageLedger(
         total_cases=total,
@@ -250,7 +260,8 @@ def merge_ledgers(
     """The ledger of a whole run split into shards (``rag-gate gate``).
 
     Every shard found the same golden files; a case is gated when some shard gated it,
-    and left out only when every shard left it out (under the first shard's reason). None
+    and left out only when every shard left it out (under the reason of the shard it
+    belonged to). None
     when a shard's report holds no ledger. With ``different_sets`` (reports of different
     golden sets, merged on purpose) the merged run holds every case of every set: what
     one left out stays left out.
@@ -277,7 +288,7 @@ def merge_ledgers(
             continue
         for case_id in group.ids:
             if (group.file, case_id) in everywhere:
-                _add(groups, group.file, group.reason, case_id)
+                _add(groups, group.file, _shard_reason(known, group.file, case_id), case_id)
     total = max(ledger.total_cases for ledger in known)
     not_gated = list(groups.values())
     return CoverageLedger(
@@ -287,6 +298,23 @@ def merge_ledgers(
         excluded=list(known[0].excluded),
         golden_set=dict(known[0].golden_set),
     )
+
+
+def _shard_reason(ledgers: Sequence[CoverageLedger], file: str, case_id: str) -> str:
+    """Why the shards left a case out: the reason of the shard it belonged to.
+
+    Every other shard left it out only because it was not theirs to score; the shard
+    whose case it was says what really happened (``deselected by -k …``, ``not reached:
+    -x stopped``).
+    """
+    reasons = [
+        group.reason
+        for ledger in ledgers
+        for group in ledger.not_gated
+        if group.file == file and case_id in group.ids
+    ]
+    own = [reason for reason in reasons if not reason.startswith(SHARD_REASON_PREFIX)]
+    return (own or reasons)[0]
 
 
 def _union(ledgers: Sequence[CoverageLedger]) -> CoverageLedger:

@@ -18,6 +18,7 @@ one stays ``failed``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -88,18 +89,20 @@ def error_cause(result: CaseResult) -> ErrorCause | None:
         return "budget"
     texts = [result.error or "", *result.errors.values()]
     for needle, cause in _CAUSE_WORDS:
-        if any(needle in text for text in texts):
+        if any(re.search(needle, text) for text in texts):
             return cause
     return "error"
 
 
-#: Words of the judge's own error messages that name each cause, first match wins.
+#: Words of the judge's own error messages that name each cause, first match wins. A
+#: timeout is "timed out" or a word "timeout": every retryable failure's advice names the
+#: setting ``judge.timeout_s``, which says nothing of what happened.
 _CAUSE_WORDS: tuple[tuple[str, ErrorCause], ...] = (
     ("cache miss in read mode", "cache miss"),
     ("failed verification", "cache miss"),
     ("budget is spent", "budget"),
     ("timed out", "timeout"),
-    ("timeout", "timeout"),
+    (r"\btimeout\b(?!_s)", "timeout"),
 )
 
 
@@ -109,8 +112,12 @@ def outage_cause(results: Sequence[CaseResult]) -> ErrorCause | None:
     return causes.most_common(1)[0][0] if causes else None
 
 
-def outage_remedy(cause: ErrorCause | None) -> str:
-    """What makes an ``error`` run of this cause decidable; a rerun alone is not always it."""
+def outage_remedy(cause: ErrorCause | None, *, cached: bool = True) -> str:
+    """What makes an ``error`` run of this cause decidable; a rerun alone is not always it.
+
+    ``cached`` says whether the run kept the judge's replies (cache mode not ``off``): only
+    then does a rerun replay what was already received.
+    """
     if cause == "cache miss":
         return (
             "the read-only judge cache lacks these replies, so running again cannot pass: "
@@ -122,6 +129,8 @@ def outage_remedy(cause: ErrorCause | None) -> str:
             "the judge budget was spent before every case was scored: raise max_cost (or "
             "max_calls), or replay a recorded cache"
         )
+    if not cached:
+        return "run the gate again once the judge answers"
     return (
         "run the gate again once the judge answers (replies already received are replayed "
         "from the cache)"

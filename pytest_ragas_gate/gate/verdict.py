@@ -319,7 +319,14 @@ def evaluate_gate(
     decided = [*checks, *not_evaluated, *(check for check in run_level if check is not None)]
     diagnosis = summarise_diagnoses(diagnose(result, bounds) for result in ordered)
     status, recommendation = _status(
-        decided, ordered, list(aggregates), coverage, partial_reasons, diagnosis, gated=gated
+        decided,
+        ordered,
+        list(aggregates),
+        coverage,
+        partial_reasons,
+        diagnosis,
+        gated=gated,
+        cached=config.cache != "off",
     )
     if status == "ungated":
         decided.insert(len(checks), ungated_check(recommendation))
@@ -414,6 +421,7 @@ def _status(
     diagnosis: DiagnosisSummary,
     *,
     gated: bool,
+    cached: bool,
 ) -> tuple[GateStatus, str]:
     """The verdict's word and its recommendation, read off the checks."""
     failing = failed_checks(checks)
@@ -423,7 +431,8 @@ def _status(
     if judge_undecided(checks, results):
         error_rate = next(check for check in checks if check.name == "error_rate")
         return "error", (
-            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; " + outage_remedy(outage_cause(results))
+            f"{JUDGE_UNAVAILABLE} — {error_rate.message}; "
+            + outage_remedy(outage_cause(results), cached=cached)
         )
     if failing:
         diagnosed = f"; {diagnosis.failures}: {diagnosis.advice}" if diagnosis.failures else ""

@@ -152,6 +152,8 @@ class CaseProblem:
     #: What the row held that reads as it was written (question, answer, contexts, tags),
     #: so the reports show the malformed case with every field it had.
     salvaged: dict[str, Any] = field(default_factory=dict)
+    #: The case's place in its list when other cases share its line (see ``RawCase``).
+    item: int | None = None
 
     def __str__(self) -> str:
         return self.message
@@ -159,7 +161,9 @@ class CaseProblem:
     @property
     def label(self) -> str:
         """The case's id, or ``line-N`` when it has none: how items and reports name it."""
-        return self.case_id or f"line-{self.line}"
+        if self.case_id:
+            return self.case_id
+        return f"item-{self.item}" if self.item else f"line-{self.line}"
 
     def as_error(self) -> CaseError:
         """The problem as the exception an errored case item raises."""
@@ -177,6 +181,12 @@ class RawCase:
     line: int
     value: Any
     errors: list[str] = field(default_factory=list)
+    #: The case's 1-based place in its list, when other cases start on the same line.
+    item: int | None = None
+
+    def where(self, shown: str) -> str:
+        """``golden.json:3``, or ``golden.json:1 (item 2)`` when the line is shared."""
+        return f"{shown}:{self.line}" + (f" (item {self.item})" if self.item else "")
 
 
 def salvage(value: Any) -> dict[str, Any]:
@@ -254,8 +264,10 @@ def validate_rows(shown: str, rows: list[RawCase]) -> tuple[list[GoldenCase], li
             else:
                 first_line_of_id[case_id] = raw.line
         if errors or built is None:
-            message = f"{shown}:{raw.line}: " + "; ".join(errors)
-            problems.append(CaseProblem(shown, raw.line, case_id, message, salvage(raw.value)))
+            message = f"{raw.where(shown)}: " + "; ".join(errors)
+            problems.append(
+                CaseProblem(shown, raw.line, case_id, message, salvage(raw.value), raw.item)
+            )
         else:
             for turn in built:
                 first_line_of_id.setdefault(turn.id, raw.line)

@@ -25,6 +25,7 @@ import json
 import os
 import re
 import tokenize
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,11 +181,24 @@ def _read_json(shown: str, text: str) -> list[RawCase]:
     position = scanner.skip(0)
     opening = text[position]
     if opening == "[":
-        return _rows_of(shown, scanner.array(position)[0])
+        return _numbered(_rows_of(shown, scanner.array(position)[0]))
     if opening == "{":
-        return _rows_of(shown, scanner.top_mapping(position))
+        return _numbered(_rows_of(shown, scanner.top_mapping(position)))
     kind = kind_of(json.loads(text))
     return _rows_of(shown, kind)
+
+
+def _numbered(rows: list[RawCase]) -> list[RawCase]:
+    """Number the cases that share a line with another (JSON written without indentation).
+
+    ``json.dump`` without ``indent`` puts every case on line 1, where the line alone names
+    none of them; their item number in the list does.
+    """
+    lines = Counter(row.line for row in rows)
+    for index, row in enumerate(rows, 1):
+        if lines[row.line] > 1:
+            row.item = index
+    return rows
 
 
 class _JsonScanner:
@@ -575,6 +589,14 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
     extra = [cell for cell in cells[len(header) :] if cell.strip()]
     if extra:
         errors.append(f"the row has {len(cells)} cells but the header names {len(header)} columns")
+    # A row cut short (a lost delimiter, a truncated export) would lose its last fields
+    # without a word; an empty cell is how a CSV leaves a field blank.
+    missing = [name for name in header[len(cells) :] if name is not None]
+    if missing:
+        errors.append(
+            f"the row has {len(cells)} cells but the header names {len(header)} columns: no "
+            f"cell for {_quoted_list(missing)} (write an empty cell to leave it blank)"
+        )
     for number, (name, cell) in enumerate(zip(header, cells, strict=False), 1):
         if name is None or not cell.strip():
             continue

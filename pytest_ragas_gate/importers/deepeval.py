@@ -37,7 +37,11 @@ _LIST_KEYS = ("goldens", "test_cases", "testCases", "cases")
 def read_deepeval(path: Path, list_delimiter: str = "|") -> Iterator[Outcome]:
     """The cases of a DeepEval dataset file (``.json``, ``.jsonl`` or ``.csv``)."""
     if path.suffix.lower() == ".csv":
-        for place, row in csv_rows(path):
+        for read in csv_rows(path):
+            if isinstance(read, Malformed):
+                yield read
+                continue
+            place, row = read
             yield _case(place, _from_csv(row, list_delimiter))
     else:
         for place, record in stream_records(path, _LIST_KEYS):

@@ -288,7 +288,11 @@ def _test(place: Place, test: object, defaults: list[Any]) -> Outcome:
 
 def _tests_csv(path: Path, defaults: list[Any]) -> Iterator[Outcome]:
     """A promptfoo tests CSV: a column per variable; ``__``-columns are promptfoo's own."""
-    for place, row in csv_rows(path):
+    for read in csv_rows(path):
+        if isinstance(read, Malformed):
+            yield read
+            continue
+        place, row = read
         variables = {key: value for key, value in row.items() if not key.startswith("__")}
         test: dict[str, Any] = {"vars": variables}
         if row.get("__description"):

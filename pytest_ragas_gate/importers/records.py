@@ -97,6 +97,8 @@ class Malformed:
 
     def __str__(self) -> str:
         """``data.json item 3: field 'input': expected non-empty text, got null``."""
+        if not self.field:
+            return f"{self.place}: {self.expected}"
         return f"{self.place}: field '{self.field}': {self.expected}"
 
 
@@ -187,20 +189,47 @@ def text_list(value: object, field_name: str) -> list[str]:
     return texts
 
 
-def csv_rows(path: Path) -> Iterator[tuple[Place, dict[str, str]]]:
+def csv_rows(path: Path) -> Iterator[tuple[Place, dict[str, str]] | Malformed]:
     """The rows of a CSV file with a header; row 1 is the first row after the header.
 
+    A row with fewer or more cells than the header has columns is :class:`Malformed`: its
+    cells no longer line up with their columns, and reading it would lose or shift fields.
+
     Raises:
-        CommandError: the file cannot be read.
+        CommandError: the file cannot be read, or is not valid CSV (an unclosed or stray
+            quote, which would otherwise swallow the rest of the file into one cell).
     """
+    row_start = 1
     try:
         with path.open(encoding="utf-8-sig", newline="") as source:
-            for number, row in enumerate(csv.DictReader(source), start=1):
-                yield (
-                    Place(str(path), "row", number),
-                    {str(key): value or "" for key, value in row.items() if key is not None},
-                )
+            reader = csv.DictReader(source, strict=True)
+            columns = len(reader.fieldnames or [])
+            row_start = reader.line_num + 1
+            for number, row in enumerate(reader, start=1):
+                row_start = reader.line_num + 1
+                place = Place(str(path), "row", number)
+                extra = row.get(None)
+                missing = [str(key) for key, value in row.items() if value is None]
+                if extra or missing:
+                    cells = columns + len(extra or []) - len(missing)
+                    shape = f"the row has {cells} cells but the header names {columns} columns"
+                    if missing:
+                        yield Malformed(
+                            place,
+                            missing[0],
+                            f"no cell; {shape} (write an empty cell to leave it blank)",
+                        )
+                    else:
+                        yield Malformed(place, "", shape)
+                    continue
+                yield (place, {str(key): value or "" for key, value in row.items()})
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None
-    except (UnicodeDecodeError, csv.Error) as error:
+    except csv.Error as error:
+        raise CommandError(
+            f"{path}:{row_start}: the file is not valid CSV: {error} (in the row starting on "
+            f"line {row_start}); a double quote inside a "
+            'quoted cell must be written twice ("").'
+        ) from None
+    except UnicodeDecodeError as error:
         raise CommandError(f"{path} is not a readable UTF-8 CSV file ({error}).") from None

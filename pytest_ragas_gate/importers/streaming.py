@@ -130,6 +130,8 @@ def stream_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tupl
         except UnicodeDecodeError as error:
             raise CommandError(f"{path} is not UTF-8 text ({error.reason}).") from None
         if key is None:
+            if first not in ("{", '"', ""):
+                _refuse_if_not_json(path)
             keys = " or ".join(f"'{key}'" for key in list_keys)
             holder = f", or an object with a list under {keys}" if keys else ""
             held = {"{": "an object", '"': "text", "": "nothing"}.get(first, "a single value")
@@ -137,6 +139,24 @@ def stream_records(path: Path, list_keys: tuple[str, ...] = ()) -> Iterator[tupl
         prefix = f"{key}.item"
     for index, record in enumerate(stream_items(path, prefix), start=1):
         yield Place(name, "item", index), record
+
+
+def _refuse_if_not_json(path: Path) -> None:
+    """Name the line where a file that is not JSON at all (a CSV, a text) stops being JSON.
+
+    Its first character would otherwise read as the start of some single value.
+    """
+    try:
+        json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as precise:
+        hint = ""
+        if path.suffix.lower() in (".csv", ".tsv"):
+            hint = "; a CSV golden file needs no import: pytest --rag-gate reads it as it is"
+        raise CommandError(
+            f"{path}:{precise.lineno} is not valid JSON ({precise}){hint}."
+        ) from None
+    except (OSError, UnicodeDecodeError, MemoryError):
+        pass
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[Place, Any]]:

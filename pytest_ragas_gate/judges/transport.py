@@ -408,7 +408,7 @@ class Transport:
 
     def _final_error(self, failure: Failure, what: str, retries: int) -> JudgeError:
         if failure.retryable:
-            tries = "attempt" if retries == 0 else f"{retries + 1} attempts"
+            tries = "1 attempt" if retries == 0 else f"{retries + 1} attempts"
             message = (
                 f"The {self.describe} failed the {what} request after {tries}: "
                 f"{failure.description}. Lower judge.concurrency, set "

@@ -220,10 +220,11 @@ class GateHooks:
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         """Keep only this job's shard of the golden cases (``--rag-gate-shard``)."""
+        from ..gate.coverage import SHARD_REASON_PREFIX
         from .items import select_shard
 
         shard = config.option.rag_gate_shard
-        self.run.census_taker.deselect_reason = f"not in --rag-gate-shard {shard}"
+        self.run.census_taker.deselect_reason = f"{SHARD_REASON_PREFIX}{shard}"
         select_shard(config, items, shard)
         self.run.census_taker.deselect_reason = None
 
@@ -244,9 +245,10 @@ class GateHooks:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the case result to the report, so it reaches an xdist controller."""
         report = yield
-        from .items import attach_result
+        from .items import attach_result, attach_skip
 
         attach_result(item, report, as_json=self.run.worker.is_worker)
+        attach_skip(item, report)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -248,6 +248,41 @@ def attach_result(item: pytest.Item, report: pytest.TestReport, *, as_json: bool
         setattr(report, RESULT_ATTRIBUTE, result.to_json() if as_json else result)
 
 
+#: The report attribute that names a skipped case: ``source\tid\treason`` text, which
+#: survives an xdist worker's serialisation of the report.
+SKIP_ATTRIBUTE = "rag_gate_skipped"
+
+
+def attach_skip(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Say which case a skipped (or xfailed) report is about, and why it did not run.
+
+    A case a conftest or a marker skips is never scored into the gate; the coverage line
+    then names it ``skipped: <reason>`` rather than an unexplained missing result.
+    """
+    if not (report.skipped and isinstance(item, CaseItem)):
+        return
+    reason = getattr(report, "wasxfail", None)
+    if reason is not None:
+        reason = str(reason).removeprefix("[NOTRUN]").strip()
+        why = f"xfailed: {reason}" if reason else "xfailed"
+    else:
+        longrepr = report.longrepr
+        text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr or "")
+        text = text.removeprefix("Skipped: ").strip()
+        why = f"skipped: {text}" if text else "skipped"
+    why = " ".join(why.split())
+    setattr(report, SKIP_ATTRIBUTE, "\t".join((item.case.source, item.case.id, why)))
+
+
+def skipped_case(report: pytest.TestReport) -> tuple[tuple[str, str], str] | None:
+    """``((source, id), reason)`` of a case a skipped report names (see :func:`attach_skip`)."""
+    note = getattr(report, SKIP_ATTRIBUTE, None)
+    if not isinstance(note, str):
+        return None
+    source, case_id, reason = note.split("\t", 2)
+    return (source, case_id), reason
+
+
 def attached_result(report: pytest.TestReport) -> CaseResult | None:
     """The case result a report carries (see :func:`attach_result`), or None."""
     payload = getattr(report, RESULT_ATTRIBUTE, None)

@@ -48,7 +48,7 @@ from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
 from ..usage import Usage
 from .collection_census import CensusTaker, deselecting_options, stop_reason
-from .items import CaseItem, attached_result
+from .items import CaseItem, attached_result, skipped_case
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 from .xdist_exchange import (
     USAGE_STOP_KEY,
@@ -92,6 +92,8 @@ class GateRun:
     golden_files: dict[str, int | None] = field(default_factory=dict)
     golden_file_errors: list[str] = field(default_factory=list)
     other_failures: dict[str, None] = field(default_factory=dict)
+    #: ``(source, id)`` of each case skipped or xfailed without running, with the reason.
+    skipped: dict[tuple[str, str], str] = field(default_factory=dict)
     workers_counted: int = 0
     verdict: GateVerdict | None = None
     run_facts: RunFacts = field(default_factory=RunFacts)
@@ -572,6 +574,10 @@ class GateRun:
         """
         if str(report.outcome) == RERUN_OUTCOME:
             return
+        skipped = skipped_case(report)
+        if skipped is not None:
+            key, reason = skipped
+            self.skipped[key] = reason
         result = attached_result(report)
         if result is not None:
             self.reported[report.nodeid] = result
@@ -623,7 +629,7 @@ class GateRun:
         if self.census is None:
             return None
         reported = {(result.source, result.id) for result in self.reported.values()}
-        return build_ledger(self.census, reported, self._stopped)
+        return build_ledger(self.census, reported, self._stopped, skipped=self.skipped)
 
     def finish(self, session: pytest.Session) -> None:
         """Apply the gate, write the reports and set the exit status to agree with it."""

@@ -810,7 +810,7 @@ def _outage(report: Mapping[str, Any], results: Sequence[CaseResult]) -> dict[st
     return {
         "cause": cause or "error",
         "title": _CAUSE_TITLES[cause or "error"].format(n=count),
-        "remedy": outage_remedy(cause),
+        "remedy": outage_remedy(cause, cached=(report.get("config") or {}).get("cache") != "off"),
     }
 
 

@@ -34,6 +34,30 @@ def _cell(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 
 
+def _prose(text: str) -> str:
+    """Untrusted text (an answer, an error quoting a row) as plain text: never HTML."""
+    for character, escape in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        text = text.replace(character, escape)
+    return text
+
+
+def code_span(text: str) -> str:
+    r"""``text`` as an inline code span inside a table cell: never markup, never a new cell.
+
+    The fence is longer than any run of backticks in ``text``, so a backtick in a case id
+    cannot close the span early and let the rest of the id be read as Markdown or HTML.
+
+    >>> print(code_span("a|b`c"))
+    ``a\|b`c``
+    """
+    flat = _cell(text)
+    fence = "`"
+    while fence in flat:
+        fence += "`"
+    padding = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{padding}{flat}{padding}{fence}"
+
+
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
@@ -81,7 +105,7 @@ def _agreement_section(verdict: GateVerdict) -> list[str]:
         aggregate = verdict.metrics.get(metric)
         ppi = None if aggregate is None else aggregate.ppi
         cells = [
-            f"`{_cell(metric)}`",
+            f"{code_span(metric)}",
             str(figures.n),
             figure(figures.bias),
             figure(figures.mae),
@@ -108,7 +132,7 @@ def _metric_row(
     else:
         interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
     cells = [
-        f"`{_cell(aggregate.metric)}`",
+        f"{code_span(aggregate.metric)}",
         _number(aggregate.mean),
         interval,
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
@@ -135,8 +159,8 @@ def _why(case: CaseVerdict, gated: Collection[str] | None = None) -> str:
     reported_error = gated is not None and case.error_metric not in (None, *gated)
     if case.error is not None and not (reported_error and case.worst is not None):
         if case.error_metric is None:
-            return f"error: {case.error}"
-        return f"`{case.error_metric}` error: {case.error}"
+            return f"error: {_prose(case.error)}"
+        return f"{code_span(case.error_metric)} error: {_prose(case.error)}"
     worst = case.worst
     if worst is None:
         return "; ".join(case.own_misses)
@@ -166,7 +190,7 @@ def _case_rows(ranked: Sequence[CaseVerdict], gated: Collection[str], more_in: s
     lines = ["| case | source | worst metric |", "|---|---|---|"]
     for case in ranked[:MAX_FAILING_CASES]:
         why = _why(case, gated)
-        lines.append(f"| `{_cell(case.id)}` | `{_cell(case.source)}` | {_cell(why)} |")
+        lines.append(f"| {code_span(case.id)} | {code_span(case.source)} | {_cell(why)} |")
     if len(ranked) > MAX_FAILING_CASES:
         lines += ["", f"… and {len(ranked) - MAX_FAILING_CASES} more in the {more_in}."]
     return lines
@@ -203,7 +227,7 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
 def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[str]) -> list[str]:
     confidence = f"{round(comparison.confidence * 100, 6):g}%"
     lines = [
-        f"### Baseline `{_cell(comparison.path)}`",
+        f"### Baseline {code_span(comparison.path)}",
         "",
         f"{comparison.paired_cases} paired case(s) · {len(comparison.new_cases)} new · "
         f"{len(comparison.removed_cases)} removed · max regression "
@@ -225,7 +249,7 @@ def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[st
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
         cells = [
-            f"`{_cell(delta.metric)}`",
+            f"{code_span(delta.metric)}",
             _number(delta.base_mean),
             _number(delta.new_mean),
             change,
@@ -256,7 +280,7 @@ def _judge_noise_section(verdict: GateVerdict) -> list[str]:
         if noise is None:
             continue
         cells = [
-            f"`{_cell(aggregate.metric)}`",
+            f"{code_span(aggregate.metric)}",
             _number(noise.agreement),
             _number(noise.sd),
             f"{noise.cases} × {noise.repeats}",
@@ -304,7 +328,10 @@ def _conversation_chats(
         return []
     lines = [f"### Conversations with a broken turn ({len(broken)})", ""]
     for group in broken[:MAX_CHATS]:
-        lines += [f"**`{_cell(group[0].conversation or '')}`** · `{_cell(group[0].source)}`", ""]
+        lines += [
+            f"**{code_span(group[0].conversation or '')}** · {code_span(group[0].source)}",
+            "",
+        ]
         for result in group:
             case = failing.get(result.key)
             scores = " · ".join(
@@ -313,9 +340,9 @@ def _conversation_chats(
             )
             mark = f"❌ {_cell(_why(case))}" if case is not None else "✅"
             lines += [
-                f"> 🧑 **{result.turn}.** {_cell(_short(result.question))}",
+                f"> 🧑 **{result.turn}.** {_cell(_prose(_short(result.question)))}",
                 ">",
-                f"> 🤖 {_cell(_short(result.answer))}",
+                f"> 🤖 {_cell(_prose(_short(result.answer)))}",
                 ">",
                 f"> {mark} — {_cell(scores) or 'no scores'}",
                 "",
@@ -366,7 +393,7 @@ def render_markdown(
         lines += [*(lead[1:] if lead and not lead[0] else lead), ""]
     if judge.kind == "offline":
         lines += [f"> ⚠️ {OFFLINE_WARNING}", ""]
-    judge_line = f"Judge: `{_cell(judge.kind)}` · model `{_cell(judge.model)}`"
+    judge_line = f"Judge: {code_span(judge.kind)} · model {code_span(judge.model)}"
     if judge.selected_by:
         judge_line += f" · {_cell(judge.selected_by)}"
     lines += [judge_line, ""]
@@ -393,8 +420,8 @@ def render_markdown(
         lines += ["| tag | metric | mean | threshold | n | verdict |", "|---|---|---|---|---|---|"]
         for tag in verdict.tags:
             cells = [
-                f"`{_cell(tag.tag)}`",
-                f"`{_cell(tag.metric)}`",
+                f"{code_span(tag.tag)}",
+                f"{code_span(tag.metric)}",
                 _number(tag.mean),
                 _number(tag.threshold),
                 str(tag.n),
@@ -438,5 +465,5 @@ def render_markdown(
     ]
     if verdict.hints and verdict.status != "error":
         lines += ["", "### Hints", ""]
-        lines += [f"- `{_cell(metric)}`: {_cell(hint)}" for metric, hint in verdict.hints.items()]
+        lines += [f"- {code_span(metric)}: {_cell(hint)}" for metric, hint in verdict.hints.items()]
     return "\n".join(lines) + "\n"

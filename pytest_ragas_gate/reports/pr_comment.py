@@ -49,7 +49,7 @@ from .gate_inputs import (
 )
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
-from .markdown import NOT_JUDGED
+from .markdown import NOT_JUDGED, code_span
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -84,20 +84,6 @@ _HEADINGS = {
 
 
 # --- the body -------------------------------------------------------------------------------
-
-
-def _code(text: str) -> str:
-    r"""``text`` as an inline code span inside a table cell: never markup, never a new cell.
-
-    >>> print(_code("a|b`c"))
-    ``a\|b`c``
-    """
-    flat = " ".join(text.split()).replace("|", "\\|")
-    fence = "`"
-    while fence in flat:
-        fence += "`"
-    padding = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{fence}{padding}{flat}{padding}{fence}"
 
 
 def _text(text: str) -> str:
@@ -145,7 +131,7 @@ def _metric_row(
     )
     state += threshold_change_note(name, changed or {})
     return (
-        f"| {_code(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
+        f"| {code_span(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
         f"{change} | {state} |"
     )
 
@@ -209,7 +195,7 @@ def _pairwise_losses(verdict: GateVerdict) -> list[str]:
             "|---|---|---|---|",
         ]
         lines += [
-            f"| {_code(loss.case)} | {_quoted(loss.baseline_answer)} | "
+            f"| {code_span(loss.case)} | {_quoted(loss.baseline_answer)} | "
             f"{_quoted(loss.new_answer)} | {_quoted(next(iter(loss.reasons), ''))} |"
             for loss in summary.worst_losses
         ]
@@ -232,8 +218,8 @@ def _regressed_cases(
 
     def row(drop: CaseDelta) -> str:
         return (
-            f"| {_code(drop.case)} | {_code(drop.metric)} | {drop.base:.2f} | {drop.new:.2f} | "
-            f"{drop.delta:+.2f} |"
+            f"| {code_span(drop.case)} | {code_span(drop.metric)} | {drop.base:.2f} | "
+            f"{drop.new:.2f} | {drop.delta:+.2f} |"
         )
 
     # Drops of gated metrics first; those of metrics only reported folded below them.
@@ -283,7 +269,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         "| case | why |",
         "|---|---|",
     ]
-    lines += [f"| {_code(key)} | {_text(why)} |" for _, _, key, why in shown]
+    lines += [f"| {code_span(key)} | {_text(why)} |" for _, _, key, why in shown]
     return lines + _showing(len(shown), len(failing))
 
 
@@ -309,7 +295,7 @@ def _baseline_name(baseline: SavedReport | None, fallback: str, environ: Mapping
         return named + (f" ([run]({run_url}))" if run_url else "")
     if run_url:
         return f"of [this run]({run_url})"
-    return _code(PurePath(fallback).name)
+    return code_span(PurePath(fallback).name)
 
 
 @dataclass(frozen=True)
@@ -374,7 +360,9 @@ def comment_body(
     verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
     stamp = stamp or RunStampFacts(time=_run_time(report))
     judge = report.judge
-    facts = [f"judge {_code(judge.kind)}" + (f" ({_code(judge.model)})" if judge.model else "")]
+    facts = [
+        f"judge {code_span(judge.kind)}" + (f" ({code_span(judge.model)})" if judge.model else "")
+    ]
     facts.append(_text(verdict.coverage))
     if run_url:
         facts.append(

@@ -6,6 +6,7 @@ Precedence, highest first: command line, environment (``RAG_GATE_*``), ``rag_gat
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -517,9 +518,44 @@ def _describe_validation_error(
         origin = next((name for name, layer in reversed(layers) if top in layer), "the defaults")
         # Name the setting as the user writes it (``judge.concurrency``, not ``concurrency``).
         location = ".".join([public_key(top), *(str(part) for part in detail["loc"][1:])])
-        message = detail["msg"].removeprefix("Value error, ")
+        message = _shape_message(detail["type"], detail["msg"], detail.get("input"))
+        if detail["type"] == "literal_error" and isinstance(detail.get("input"), str):
+            choices = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            message += did_you_mean(detail["input"], choices)
         problems.append(f"setting {location!r} from {origin}: {message}")
     return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
+
+
+def _shape_message(kind: str, message: str, given: Any) -> str:
+    """Pydantic's message, saying what was given: ``expected a list, got the text 'x'``.
+
+    Our own checks (``value_error``) already name the value; pydantic's type, choice and
+    bound errors do not, and "Input should be a valid list" alone leaves the reader to
+    guess which value was read and how to write it.
+    """
+    if kind == "value_error":
+        return message.removeprefix("Value error, ")
+    if kind == "list_type":
+        if isinstance(given, str):
+            return (
+                f"expected a list, got the text {given[:60]!r}; write it as a list: [{given[:60]}]"
+            )
+        return f"expected a list, got {_shown(given)}"
+    if kind == "dict_type":
+        return f"expected a mapping (key: value), got {_shown(given)}"
+    if given is None:
+        return message
+    return f"{message}, got {given!r}" if len(repr(given)) <= 60 else message
+
+
+def _shown(value: Any) -> str:
+    """A value as a message shows it: its kind and, when short, the value."""
+    kinds = {bool: "the boolean", list: "a list", dict: "a mapping", str: "the text"}
+    kind = next((name for cls, name in kinds.items() if isinstance(value, cls)), "")
+    text = repr(value)
+    if len(text) > 60:
+        return kind or type(value).__name__
+    return f"{kind} {text}".strip()
 
 
 def _read_yaml_mapping(path: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -331,12 +331,18 @@ def _synth(options: argparse.Namespace) -> int:
     )
     progress = _progress(sys.stderr)
     offline = isinstance(judge.inner, OfflineSynthJudge)
+    offer = None
+    if offline:
+        offer = corpus_offer(chunks, [kind for kind, count in targets.items() if count])
+    written_as_single = _unsupported_as_single(needed, offer)
+    asked = dict(needed)
+    asked["single"] = asked.get("single", 0) + sum(written_as_single.values())
 
     async def generate() -> SynthOutcome:
         try:
             return await synthesize(
                 chunks,
-                needed,
+                asked,
                 judge,
                 known=known,
                 per_request=options.per_request,
@@ -351,6 +357,7 @@ def _synth(options: argparse.Namespace) -> int:
             await judge.aclose()
 
     outcome = asyncio.run(generate()) if any(needed.values()) else SynthOutcome(targets=needed)
+    outcome.targets = dict(needed)  # the summary measures each kind against what was asked
     new_ids = {row["id"] for row in (carried.rows + carried.stale)}
     rows = [row for row in case_rows(outcome.kept, chunks) if row["id"] not in new_ids]
     rows = _in_document_order([*carried.rows, *carried.stale, *rows], chunks)
@@ -360,12 +367,10 @@ def _synth(options: argparse.Namespace) -> int:
         write_jsonl(Path(options.chunks_out), chunk_rows(chunks))
     if options.dropped:
         write_jsonl(Path(options.dropped), (drop.as_json() for drop in outcome.dropped))
-    offer = None
-    if isinstance(judge.inner, OfflineSynthJudge):
-        offer = corpus_offer(chunks, [kind for kind, count in targets.items() if count])
     lines = summary_lines(
         outcome,
         offer=offer,
+        written_as_single=written_as_single,
         output=output if rows else None,
         documents=len(documents),
         skipped=skipped_lines(documents),
@@ -380,6 +385,28 @@ def _synth(options: argparse.Namespace) -> int:
     if not rows or outcome.stopped:
         return EXIT_FAILED
     return EXIT_PASSED
+
+
+def _unsupported_as_single(
+    needed: dict[QuestionKind, int], offer: CorpusOffer | None
+) -> dict[QuestionKind, int]:
+    """Per kind the documents offer none of, how many of its cases to write as single.
+
+    Asking for 30 cases and getting 15 because the corpus holds no comparison is not what a
+    reader wants: the share of a kind the documents cannot support goes to single, as far
+    as the documents offer further facts. Only when single was asked for at all.
+    """
+    if offer is None or not needed.get("single"):
+        return {}
+    room = max(0, offer.facts - needed["single"])
+    moved: dict[QuestionKind, int] = {}
+    for kind in KINDS:
+        count = needed.get(kind, 0)
+        if kind == "single" or not count or offer.counts.get(kind, 0) or not room:
+            continue
+        moved[kind] = min(count, room)
+        room -= moved[kind]
+    return moved
 
 
 def _in_document_order(rows: list[dict[str, Any]], chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
@@ -465,6 +492,7 @@ def summary_lines(
     skipped: Sequence[str] = (),
     written: int | None = None,
     offer: CorpusOffer | None = None,
+    written_as_single: Mapping[QuestionKind, int] | None = None,
 ) -> list[str]:
     """What the run made, what it dropped and why, and what it cost."""
     counts = outcome.counts()
@@ -515,6 +543,12 @@ def summary_lines(
             lines.append("  short: " + offer.why_short(kind, counts[kind], target))
         else:
             lines.append("  short: " + _why_short(outcome, kind, counts[kind], target))
+    if written_as_single:
+        moved = ", ".join(f"{count} of {kind}" for kind, count in written_as_single.items())
+        lines.append(
+            f"  single {counts['single']}/{outcome.targets.get('single', 0)}: the {moved} the "
+            "documents cannot support are written as single"
+        )
     if short:
         lines.append(
             "  the other kinds are written in full; for more of the short ones add documents "

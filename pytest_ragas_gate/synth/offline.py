@@ -63,6 +63,14 @@ from .requests import (
 )
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import is_term, term_facts
+from .unsure import (
+    fact_problem,
+    first_person,
+    reference_leans_on,
+    repaired_question,
+    verbless_reference,
+    wants_infinitive,
+)
 from .wh_english import Fact, longest_shared_run, short_name
 
 __all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run", "needs_history"]
@@ -181,7 +189,8 @@ def chunk_facts(
     """
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
-    heading = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", "", heading)  # "2.1 The Basics"
+    numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
+    heading = heading[numbered.end() :] if numbered else heading  # "2.1 The Basics"
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(chunk) | names
     facts: list[Fact] = [] if chinese else term_facts(chunk, name)
@@ -210,17 +219,40 @@ def chunk_facts(
                 and subject.split()[0].lower() not in _QUANTIFIERS
                 else None
             )
-            if topic != name:
-                # The question names the section; the document's name makes it standalone.
+            if topic != name or numbered:
+                # The question names the section (a numbered one is part of a larger manual
+                # even when it is the whole document); the name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
         for fact in found:
             if not chinese:
-                fact = _tidied(fact)
-                if question_problem(fact.question) is not None:
+                repaired = _sure(_tidied(fact))
+                if repaired is None or question_problem(repaired.question) is not None:
                     continue
+                fact = repaired
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
+    if not chinese:
+        # Facts of a reference list pass the same checks as the sentences' ones.
+        facts = [sure for sure in map(_sure, facts) if sure is not None]
     return sorted(facts, key=lambda fact: -fact.score)
+
+
+def _sure(fact: Fact) -> Fact | None:
+    """``fact`` asked cleanly (repaired where the repair is certain), or None."""
+    question = repaired_question(fact.question, fact.answer)
+    if question is None:
+        return None
+    if re.match(r"^By default,\s", fact.sentence.strip()) and "by default" not in question:
+        question = question[:-1] + " by default?"  # the default is what the sentence states
+    fact = replace(fact, question=question)
+    reference = _reference(fact)
+    if (
+        fact_problem(fact) is not None
+        or reference_leans_on(reference) is not None
+        or verbless_reference(reference) is not None
+    ):
+        return None
+    return fact
 
 
 # A sentence cut at the dot of a URL leaves its bare scheme at the question's end.
@@ -236,8 +268,18 @@ _OBJECT_QUESTION = re.compile(
 )
 
 
+def _asked_parts(question: str) -> list[str]:
+    """The questions a multi question joins ("What is X, and what is Y?"), each whole."""
+    first, joined, second = question.partition(", and ")
+    if not joined:
+        return [question]
+    return [first + "?", second[:1].upper() + second[1:]]
+
+
 def question_problem(question: str) -> str | None:
     """Why an English question does not stand alone or asks nothing, or None."""
+    if wants_infinitive(question):
+        return "stops where an infinitive begins: what it asks is only in its answer"
     if _ADDRESS.search(question):
         return "an e-mail or web address is left inside it: its sentence was misread"
     if question.count("(") != question.count(")"):
@@ -287,7 +329,17 @@ def _single(
 
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
-    return answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    return _MARKDOWN_LINK.sub(_link_text, clause)
+
+
+#: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
+_MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\]\[]+)\]\((?P<address>[^()\s]+)\)")
+
+
+def _link_text(match: re.Match[str]) -> str:
+    text, address = match.group("text"), match.group("address")
+    return text if text == address else f"{text} ({address})"
 
 
 def _references(a: Fact, b: Fact, chinese: bool) -> str:
@@ -699,13 +751,17 @@ class Corpus:
         if not mentions:
             return False
         named = {token.text for token in content_tokens(entity)}
-        asked = _strip_context(question)
+        # "What is X in deluser.conf?": the page's name is where, not what, it asks.
+        asked = re.sub(r" in [^\s?]+\?$", "?", _strip_context(question))
         tokens = [
             t for t in content_tokens(asked) if t.text not in _WH_WORDS and t.text not in named
         ]
         if not tokens:
             defines = re.compile(
-                rf"{re.escape(entity)}\s*(?:is|are|means|refers to|stands for|是|指)", re.I
+                rf"{re.escape(entity)}\s*(?:is|are|means|refers to|stands for|specifies|sets"
+                r"|selects|defines|controls|determines|names|holds|contains|describes"
+                r"|indicates|enables|disables|是|指)\b",
+                re.I,
             )
             return any(defines.search(sentence) for sentence in mentions)
         evidence = Evidence.of(mentions)
@@ -720,10 +776,20 @@ def _family(identifier: str) -> str:
 #: A term's paragraph that gives its default anywhere (conservative: no near miss on it).
 _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
-    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, "
+    r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, |\b[Tt]he default for this \w+ is\b"
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
+#: "version 1" after the swapped name: the number belongs to the first thing, not the sibling.
+_UNLIKE_SIBLINGS = re.compile(r"^[\w+-]+ [a-z][\w-]* \d")
+#: Kinds whose siblings each hold a different sort of value (seconds, a path, yes/no).
+_TYPED = frozenset(
+    "option options parameter parameters setting settings variable variables "
+    "field fields directive directives flag flags keyword keywords".split()
+)
+_AMOUNT_KINDS = frozenset({"how_long", "how_much", "how_many", "percentage"})
+#: A lowercase identifier with a capitalised part: a placeholder ("libnss_SERVICE").
+_PLACEHOLDER = re.compile(r"[a-z][a-z0-9]*_[A-Z][A-Z0-9]+\b|\b[A-Z][A-Z0-9]+_[a-z]")
 
 
 def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tuple[str, str]]:
@@ -743,6 +809,10 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
         for match in pattern.finditer(fact.question, context.end() if context else 0):
             if not chinese and match.start() == 0:
                 continue
+            if not chinese and _UNLIKE_SIBLINGS.search(fact.question[match.start() :]):
+                continue  # "JFIF version 1" → "GCC version 1": siblings of a different sort
+            if not chinese and fact.wh in _AMOUNT_KINDS and match.group("kind") in _TYPED:
+                continue  # another option need not count seconds: no near miss, nonsense
             for sibling in corpus.siblings(match.group("head"), match.group("kind")):
                 question = (
                     fact.question[: match.start("head")]
@@ -752,7 +822,9 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
                 entity = f"{sibling}{'' if chinese else ' '}{match.group('kind')}"
                 if not corpus.states(question, entity):
                     found.append((question, entity))
-        for match in _IDENTIFIER.finditer(fact.question):
+        for match in _IDENTIFIER.finditer(fact.question, context.end() if context else 0):
+            if _PLACEHOLDER.search(match.group()):
+                continue  # "libnss_SERVICE" stands for every sibling: each is answered
             for sibling in corpus.sibling_identifiers(match.group()):
                 question = fact.question[: match.start()] + sibling + fact.question[match.end() :]
                 if not corpus.states(question, sibling):
@@ -899,11 +971,16 @@ class OfflineSynthJudge:
         if _NOT_STANDALONE.search(question):
             return "not_standalone", "refers to a document it does not name"
         if not is_chinese(question) and kind != "unanswerable":
-            reason = dangling(question)
+            reason = dangling(question) or first_person(question)
             if reason is not None:
                 return "not_standalone", reason
-            if kind == "single" and (reason := question_problem(question)) is not None:
-                return "trivial", reason
+            if kind in ("single", "multi"):
+                for part in _asked_parts(question) if kind == "multi" else [question]:
+                    if (reason := question_problem(part)) is not None:
+                        return "trivial", reason
+            reason = reference_leans_on(reference) or verbless_reference(reference)
+            if reason is not None:
+                return "not_answerable", reason
         if _CLOZE.search(question):
             return "copied", "a fill-in-the-blank, not a question a user would ask"
         if copied_run(question, request.chunks) >= COPY_RUN:

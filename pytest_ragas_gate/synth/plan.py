@@ -248,6 +248,10 @@ def plan_units(
     if not chunks:
         return []
     order = interleaved(chunks, fruitful)
+    if fruitful:
+        # A chunk stating no fact the writer can ask gives no question: asking it wastes a
+        # request, and a round, that another chunk's facts could fill.
+        order = [chunk for chunk in order if chunk.id in fruitful] or order
     if skip:
         start = skip % len(order)
         order = order[start:] + order[:start]

@@ -32,7 +32,7 @@ _OPENER = re.compile(
     r"|in this case|in any case|on the other hand|of course|in fact|indeed|instead|finally"
     r"|next|again|likewise|similarly|meanwhile|unfortunately|fortunately|happily|basically"
     r"|as a result|in addition|moreover|furthermore|in practice|in short|at this point"
-    r"|this way|that way)\b,?\s+)+",
+    r"|this way|that way|in particular|in general)\b,?\s+)+",
     re.IGNORECASE,
 )
 _TRAILER = re.compile(
@@ -75,7 +75,7 @@ _QUANTIFIED = re.compile(
 #: Verbs whose object is not what the sentence says: its meaning is in what follows.
 _LIGHT_VERBS = frozenset(
     "use take have get make keep give put let do see need want find try read become allow "
-    "permit enable".split()
+    "permit enable remain stay seem appear".split()
 )
 
 
@@ -166,7 +166,15 @@ _CLAUSE_JOIN = re.compile(
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 #: ", and it supports …": a new clause about the same subject, a fact of its own.
-_PRONOUN_CLAUSE = re.compile(r",\s+and\s+(?:it|they|this|these|he|she)\s+[a-z]")
+_PRONOUN_CLAUSE = re.compile(
+    r",\s+and\s+(?:(?:it|they|this|these|he|she)\s+[a-z]"
+    r"|(?:its|their)\s+(?:[\w-]+\s+){1,3}(?:is|are|was|were|has|have|can|will|must|may)\b)"
+)
+#: ". fstab is only read …": a sentence opening with a lowercase name, which the sentence
+#: splitter keeps glued to the one before (not after "e.g." or "etc.").
+_LOWERCASE_SENTENCE = re.compile(
+    r"(?<=[a-z0-9)\]\"'][a-z0-9)\]\"'])(?<!\be\.g)(?<!\betc)(?<!\bvs)\.\s+(?=[a-z])"
+)
 
 
 def answering_clause(sentence: str, answer: str, question: str = "") -> str:
@@ -196,6 +204,11 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
         kept = [parts[holding]] if alone else parts[:1] + ([parts[holding]] if holding else [])
         return "".join(kept).rstrip("，；：") + "。"
     at = text.find(answer) if answer else -1
+    if at >= 0:
+        # From the answer's start: a glued second sentence is never part of an answer.
+        second = _LOWERCASE_SENTENCE.search(text, at)
+        if second is not None:
+            text = text[: second.start()] + "."
     further = _PRONOUN_CLAUSE.search(text)
     if further is not None and 0 <= at < further.start():
         # "GNU Wget is a free utility …, and it supports HTTP": the answer ends at the comma.

@@ -28,7 +28,8 @@ _TERM_WORD = re.compile(
     r"|[A-Z][a-z]+[A-Z][\w]*)$"
 )
 _DEFAULT = re.compile(
-    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)|The default(?: value)? is|Default:)"
+    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)"
+    r"|The default(?: value)?(?: for this \w+)? is:?|Default:)"
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )
@@ -99,8 +100,19 @@ def _description(term: str, sentence: str) -> str | None:
         verb = verb.lower()
         if plural and verb.endswith("s") and not verb.endswith("ss"):
             verb = verb[:-1]
+        elif not plural and (not verb.endswith("s") or verb.endswith("ss")):
+            verb = _third_person(verb)  # "Specify a timeout" describes one term: "specifies"
         return f"{term} {verb} {rest}"
     return None
+
+
+def _third_person(verb: str) -> str:
+    """``verb`` agreeing with one subject: "specify" → "specifies", "match" → "matches"."""
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    return verb + "s"
 
 
 def term_facts(chunk: str, name: str) -> list[Fact]:
@@ -133,11 +145,12 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 defaulted.add(named)
                 # A size or a duration compares with another option's (a reasoning pair).
                 amount = quantity(value)
+                several = bool(re.search(r",|\band\b", named))
                 facts.append(
                     Fact(
                         f"What is the default of {named}{where}?",
                         value,
-                        f"{named} defaults to {value}.",
+                        f"{named} default{'' if several else 's'} to {value}.",
                         "what",
                         named,
                         value=amount[0] if amount else None,

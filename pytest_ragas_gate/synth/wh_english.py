@@ -263,6 +263,9 @@ def short_name(title: str) -> str:
     if product:
         return product.group(1).strip()
     name = re.split(r"\s+[-—–|·]\s+|[:,]\s", title, maxsplit=1)[0].strip() or title.strip()
+    # "6.11 Bash POSIX Mode": the section number is the manual's, not the topic's name.
+    name = re.sub(r"^\d+(?:\.\d+)*\.?\s+(?=\S)", "", name)
+    name = re.sub(r"^The (?=[a-z])", "the ", name)  # "In the man-db manual pager suite, …"
     return name.title() if name.isupper() and len(name) > 4 else name
 
 

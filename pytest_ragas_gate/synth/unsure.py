@@ -1,0 +1,176 @@
+"""Facts the keyless writer is unsure of: repaired where the repair is certain, else refused.
+
+A reviewer rejects a case whose question or reference leans on something it does not say.
+Each rule here names one way a sentence is misread, found by reading drafts of real
+documentation against their sources; a case the writer cannot ask cleanly is not written
+(its kind then says "could not" in the summary), because a rejected case costs the
+reviewer more than a missing one.
+
+>>> repaired_question("What was the gzip format designed to?", "accommodate several formats")
+'What was the gzip format designed to do?'
+>>> repaired_question("What is adduser intended to?", "be used in maintainer scripts") is None
+True
+>>> repaired_question("What was the code base started in?", "the 1990s")
+'When was the code base started?'
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import wh_english
+
+__all__ = [
+    "fact_problem",
+    "first_person",
+    "reference_leans_on",
+    "repaired_question",
+    "verbless_reference",
+    "wants_infinitive",
+]
+
+#: "designed to?": the question stops where an infinitive begins.
+_INFINITIVE = re.compile(r" to\?$")
+#: "What was X started in?" whose answer is a time: a when-question.
+_WHAT_PASSIVE_IN = re.compile(
+    r"^(?P<context>In [^,]{1,60}, )?[Ww]hat (?P<aux>is|are|was|were) (?P<rest>.+) in\?$"
+)
+_TIME = re.compile(
+    r"^(?:the )?(?:(?:early |late |mid-)?(?:1[5-9]|20)\d0s|(?:1[5-9]|20)\d\d"
+    r"|(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December) (?:\d{1,2}, )?(?:1[5-9]|20)\d\d|\d{1,2}(?:st|nd|rd|th) century)$"
+)
+_VERSION = re.compile(r"^(?:version |[\w+.-]+ )?v?\d+(?:\.\d+)+[a-z]?$")
+#: "our test suite", "you should": the writer's voice, unresolved outside the page.
+_FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGNORECASE)
+#: A demonstrative that points into the page ("this information", "such statuses").
+_POINTER = re.compile(r"\b(?:such|this|these|those)\b(?! as\b)", re.IGNORECASE)
+#: A condition or time clause after the answer: the question leaves out when it holds.
+_TRAILING_CONDITION = re.compile(
+    r"\b(?:after|before|when|whenever|if|unless|until|once|while|provided)\b", re.IGNORECASE
+)
+#: A phrase in front of the sentence that restricts it ("For pack, …", "In glibc 2.25 and
+#: earlier, …"): the question must say it too, or it asks something the source limits.
+_FRONTED = re.compile(
+    r"^(?P<phrase>(?:For|After|Before|If|When|Whenever|Unless|Once|Until|Without|Except"
+    r"|Under|With|During|Since|As of|On)\b[^,]{1,60}"
+    r"|In\b[^,]{0,50}(?:\d|\b(?:earlier|later|older|newer|versions?)\b)[^,]{0,20}),\s+"
+)
+_BY_DEFAULT = re.compile(r"^By default,\s+")
+#: Where a sentence starts a second clause with its own subject.
+_SECOND_CLAUSE = re.compile(r",\s+(?:but|while|whereas|although|though|yet)\s+|;\s+")
+#: "A negative value disables …" (of which setting?), "the 3 supported levels" (which?).
+_OWNERLESS = re.compile(
+    r"^(?:(?:a|an|any)\s+(?:[a-z-]+\s+)?(?:value|number|argument|parameter|setting|option|flag)s?"
+    r"|the\s+\d+\s+(?:[a-z-]+\s+)*[a-z-]+)\b"
+)
+_AMOUNTS = frozenset({"how_long", "how_much", "how_many", "percentage"})
+_INFINITIVE_VERB = re.compile(
+    r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely"
+    r"|going|tries|tried|needs?|wants?|has|have|had|ought) to\?$"
+)
+_ADVERB = re.compile(r"^[a-z]+ly$")
+#: Words that open a noun phrase ("chosen to the best"), or "be" of a passive infinitive.
+_NOT_A_VERB = frozenset(
+    "be the a an this that these those its their his her our your my some any all each "
+    "every no both either neither one two three".split()
+)
+
+
+def repaired_question(question: str, answer: str) -> str | None:
+    """``question`` made to ask what ``answer`` answers, the same when it does, or None.
+
+    A question ending in "to?" is asked as "to do?" when its answer is a verb phrase (not a
+    passive "be used …", which has no clean question); a "what … in?" whose answer is a
+    year or decade becomes a when-question, one whose answer is a version asks which.
+    """
+    if _INFINITIVE.search(question):
+        first = answer.split()[0] if answer.split() else ""
+        # After "to" a lowercase word that opens no noun phrase is the infinitive's verb.
+        if re.fullmatch(r"[a-z]{2,}", first) and first not in _NOT_A_VERB:
+            return question[:-1] + " do?"
+        if first == "be" or wants_infinitive(question):
+            return None  # "intended to be used in …", "chosen to the best": no clean ask
+        return question  # "What is the ownership set to?" asks for a value
+    passive = _WHAT_PASSIVE_IN.match(question)
+    if passive is not None:
+        context = passive.group("context") or ""
+        if _TIME.match(answer.strip()):
+            lead = "when" if context else "When"
+            return f"{context}{lead} {passive.group('aux')} {passive.group('rest')}?"
+        if _VERSION.match(answer.strip()):
+            lead = "in which version" if context else "In which version"
+            return f"{context}{lead} {passive.group('aux')} {passive.group('rest')}?"
+    return question
+
+
+def wants_infinitive(question: str) -> bool:
+    """Whether ``question`` ends at a "to" that only an infinitive follows ("designed to?")."""
+    match = _INFINITIVE_VERB.search(question)
+    return match is not None
+
+
+def first_person(question: str) -> str | None:
+    """Why ``question`` speaks in the page's own voice ("our test suite"), or None."""
+    match = _FIRST_PERSON.search(question)
+    if match is None:
+        return None
+    return f"says {match.group().lower()!r}: whose is it, outside the page?"
+
+
+def reference_leans_on(reference: str) -> str | None:
+    """Why ``reference`` points at something only its page shows, or None."""
+    match = _POINTER.search(reference)
+    if match is None:
+        return None
+    following = reference[match.end() :].split()[:1]
+    word = f"{match.group().lower()} {following[0]}" if following else match.group().lower()
+    return f"its reference leans on {word!r}, which it does not resolve"
+
+
+def verbless_reference(reference: str) -> str | None:
+    """Why ``reference`` is no sentence (a table row: "MAX_MEMBERS groupmems ."), or None."""
+    if len(re.findall(r"[\w'-]+", reference)) < 3:
+        return "its reference is no sentence: a row of a table, not a statement"
+    return None
+
+
+def fact_problem(fact: wh_english.Fact) -> str | None:
+    """Why ``fact`` (a question, its answer and its sentence) is not asked cleanly, or None."""
+    sentence = " ".join(fact.sentence.split())
+    reason = first_person(fact.question)
+    if reason is not None:
+        return reason
+    if _OWNERLESS.match((fact.subject or "").lower()) and not re.search(
+        r"[A-Z_/]", (fact.subject or "")[1:]
+    ):
+        return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
+    body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
+    fronted = _FRONTED.match(sentence)
+    if fronted is not None:
+        phrase = set(wh_english.words(fronted.group("phrase"))) - {"for", "in", "and", "the"}
+        if not phrase <= set(wh_english.words(body)):
+            return f"leaves out {fronted.group('phrase')!r}, which limits what its sentence says"
+    at = sentence.find(fact.answer) if fact.answer else -1
+    if fact.wh in _AMOUNTS and at >= 0:
+        join = _SECOND_CLAUSE.search(sentence[:at])
+        subject = (fact.subject or "").lower()
+        if join is not None and subject and subject in sentence[: join.start()].lower():
+            return "its amount belongs to a second clause with another subject"
+    if fact.wh == "what" and at >= 0:
+        words = fact.answer.split()
+        head = words[1] if len(words) > 1 and _ADVERB.match(words[0]) else words[0]
+        determined = re.match(r"^(?:the|a|an)\s", (fact.subject or "").lower())
+        if (
+            not determined
+            and re.fullmatch(r"[a-z]+", fact.subject or "")
+            and head in wh_english.BASE_VERBS
+        ):
+            # "Bug reports usually include …" read as "bug" that "reports": the verb is
+            # the answer's first word.
+            return "a noun read as its verb: the subject is misread"
+        after = sentence[at + len(fact.answer) :]
+        if re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|will|can)\b", fact.question):
+            if _TRAILING_CONDITION.search(after):
+                return "its sentence says when it holds, which the question leaves out"
+    return None

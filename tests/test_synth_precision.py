@@ -1,0 +1,389 @@
+"""The keyless writer writes only what it is sure of: each misreading found by reading
+drafts of real documentation gives no question, or a repaired one, and the critic drops it
+when another writer hands it in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
+from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
+
+NAMES = frozenset({"Tilde"})
+
+
+def questions(chunk: str, title: str) -> list[str]:
+    return [fact.question for fact in chunk_facts(chunk, title, False)]
+
+
+def verdicts(chunk: str, title: str, cases: list[tuple[str, str, str]]) -> list[bool]:
+    candidates = [
+        Candidate(
+            kind=kind,  # type: ignore[arg-type]
+            question=question,
+            reference=reference,
+            chunks=[0] if kind == "single" else [0, 1],
+        )
+        for kind, question, reference in cases
+    ]
+    chunks = [chunk, chunk]
+    reply = OfflineSynthJudge(chunks, [title, title]).critique(
+        CritiqueQuestions(chunks=chunks, titles=[title, title], candidates=candidates)
+    )
+    return [verdict.keep for verdict in reply.verdicts]
+
+
+def test_a_question_stopping_at_an_infinitive_asks_what_it_does_or_is_not_written() -> None:
+    chunk = (
+        "Design\nThe gzip format was designed to accommodate several compression algorithms. "
+        "Adduser is intended to be used in maintainer scripts. "
+        "The compression method is chosen to the best that is available."
+    )
+    asked = questions(chunk, "gzip README")
+
+    assert [question for question in asked if question.endswith(" to?")] == []
+    assert "What was the gzip format designed to do?" in asked
+
+
+def test_a_what_in_question_whose_answer_is_a_date_or_version_asks_when_or_which() -> None:
+    chunk = (
+        "History\nThe code base was started in the 1990s. "
+        "Debconf support was removed in adduser 3.125."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert "In adduser, when was the code base started?" in asked
+    assert "In adduser, in which version was debconf support removed?" in asked
+    assert not [question for question in asked if question.endswith(" in?")]
+
+
+def test_the_pages_own_voice_and_pointing_words_in_the_reference_give_no_question() -> None:
+    chunk = (
+        "Testing\nThe introduction of our test suite has made changes to adduser much easier. "
+        "Bug reports usually include this information in the template. "
+        "The port field is the port number to use for this service. "
+        "The gzip header format is deliberately different from that of pkzip to avoid such a "
+        "constraint. The file /etc/deluser.conf contains defaults for deluser(8)."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert [question.split(", ")[-1] for question in asked] == [
+        "what does the file /etc/deluser.conf contain?"
+    ]
+
+
+def test_an_amount_of_a_second_clause_is_not_asked_of_the_first_clauses_subject() -> None:
+    chunk = (
+        "Testing\nThe test suite has made changes to adduser much easier, but the code is still "
+        "25 years old. Guided tours last 45 minutes."
+    )
+    asked = questions(chunk, "adduser")
+
+    assert not [question for question in asked if "test suite" in question]
+    assert "In adduser, how long do guided tours last?" in asked
+
+
+def test_a_noun_read_as_a_verb_gives_no_question() -> None:
+    asked = questions("Bugs\nBug reports usually include the version in the template.", "APT")
+
+    assert [question for question in asked if "bug report" in question.lower()] == []
+
+
+def test_a_condition_the_question_leaves_out_gives_no_question() -> None:
+    chunk = (
+        "Shell\nBash removes an exited background process's status from the list after the "
+        "'wait' builtin is used to obtain it. For pack, gunzip checks the uncompressed length. "
+        "After the global parameters you should define a number of modules. "
+        "By default, the ownership of the terminal is set to the user's primary group."
+    )
+    asked = questions(chunk, "Bash POSIX Mode")
+
+    assert [q for q in asked if "remove" in q or "gunzip" in q or "global" in q] == []
+    assert "In Bash POSIX Mode, what is the ownership of the terminal set to by default?" in asked
+
+
+def test_a_tables_row_is_no_reference() -> None:
+    chunk = "login.defs\nMAX_MEMBERS_PER_GROUP\ngroupmems\nSYSLOG_SG_ENAB\nnewusers\n"
+    asked = questions(chunk, "login.defs")
+
+    assert not [question for question in asked if "MAX_MEMBERS_PER_GROUP" in question]
+
+
+def test_the_critic_drops_each_misreading_and_each_misread_half_of_a_multi_question() -> None:
+    chunk = (
+        "adduser\nAdduser is intended to be used in maintainer scripts. adduser is developed on "
+        "Salsa. Bug reports usually include this information in the template. The file "
+        "/etc/deluser.conf contains defaults for deluser(8). MAX_MEMBERS groupmems."
+    )
+    kept = verdicts(
+        chunk,
+        "adduser",
+        [
+            ("single", "What is adduser intended to?", "Adduser is intended to be used."),
+            (
+                "single",
+                "In adduser, what do bug reports include?",
+                "Bug reports usually include this information in the template.",
+            ),
+            ("single", "What is MAX_MEMBERS in adduser?", "MAX_MEMBERS groupmems."),
+            (
+                "multi",
+                "What is adduser intended to, and what is adduser developed on?",
+                "Adduser is intended to be used in maintainer scripts. adduser is developed on "
+                "Salsa.",
+            ),
+            (
+                "single",
+                "What does the file /etc/deluser.conf contain?",
+                "The file /etc/deluser.conf contains defaults for deluser(8).",
+            ),
+        ],
+    )
+
+    assert kept == [False, False, False, False, True]
+
+
+def test_a_near_miss_swaps_no_placeholder_no_numbered_sibling_and_no_options_amount() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus, _swapped
+
+    chunks = [
+        "nsswitch\nLibraries called /lib/libnss_SERVICE.so.X will provide the named SERVICE. "
+        "Known ones are libnss_dns and libnss_files.",
+        "jpeg\nThe JFIF version 1 has been adopted as ISO/IEC 10918-5. It runs on Linux version 2.",
+        "ssh\nThe ServerAliveInterval option will be set to 30 seconds by default. "
+        "The Hostname option is read first.",
+    ]
+    corpus = Corpus(chunks, ["demo"], ["demo"] * 3)
+
+    swapped = [
+        question for chunk in chunks for question, _ in _swapped(chunk, "demo", False, corpus)
+    ]
+
+    assert swapped == [], swapped
+
+
+def test_single_questions_are_asked_of_the_chunks_stating_facts_not_of_chatty_ones(
+    tmp_path: Path,
+) -> None:
+    chatty = " ".join(["Readers often wonder about things, and talk about them at length."] * 6)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number in range(30):
+        (docs / f"chat{number:02}.md").write_text(f"# Chat {number}\n\n{chatty}\n\n{chatty}\n")
+    for name in ("ferry", "tram", "bus"):
+        facts = [
+            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
+        ]
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--n",
+            "10",
+            "--kinds",
+            "single",
+            "--chunk-tokens",
+            "20",
+        ]
+    )
+
+    assert status == 0
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 10
+
+
+def test_a_terms_description_agrees_with_its_one_term() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "BACKUP_SUFFIX\nSelect compression algorithm for a home directory backup.\n"
+        "-no-del\nDisable rsync's --delete* and --remove* options.\n"
+        "ForwardX11Timeout\nSpecify a timeout for untrusted X11 forwarding.\n"
+    )
+    references = [fact.sentence for fact in term_facts(chunk, "demo")]
+
+    assert references == [
+        "BACKUP_SUFFIX selects compression algorithm for a home directory backup.",
+        "-no-del disables rsync's --delete* and --remove* options.",
+        "ForwardX11Timeout specifies a timeout for untrusted X11 forwarding.",
+    ]
+
+
+def test_a_titles_section_number_and_leading_article_stay_out_of_the_question() -> None:
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    assert short_name("6.11 Bash POSIX Mode") == "Bash POSIX Mode"
+    assert short_name("The man-db manual pager suite") == "the man-db manual pager suite"
+
+
+def test_a_markdown_link_in_a_reference_reads_as_text_and_address() -> None:
+    chunk = "Development\nadduser is developed on [Salsa](https://salsa.debian.org/adduser)."
+    kept = [
+        (fact.question, fact.sentence)
+        for fact in chunk_facts(chunk, "adduser", False)
+        if "developed" in fact.question
+    ]
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    fact = Fact("What is adduser developed on?", "[Salsa]", kept[0][1], "what", "adduser")
+    assert _reference(fact) == "adduser is developed on Salsa (https://salsa.debian.org/adduser)."
+
+
+def test_the_default_for_this_option_is_a_stated_default_so_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+
+    chunk = (
+        "DESCRIPTION\nPubkeyAlgorithms\nSpecifies the signature algorithms.  The default for "
+        "this option is: ssh-ed25519.\n\nSetEnv\nDirectly specify one or more variables.\n"
+        "\nPortNumber\nSpecifies the port number.  The default is 22.\n"
+    )
+    corpus = Corpus([chunk], ["ssh_config"], ["ssh_config"])
+
+    assert corpus.terms_without_default("PortNumber", "ssh_config") == ["SetEnv"]
+
+
+def test_a_reference_stops_before_a_second_sentence_opening_with_a_lowercase_name() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    cases = [
+        (
+            "The file fstab contains descriptive information about the filesystems. fstab is "
+            "only read by programs, and not written.",
+            "descriptive information about the filesystems",
+        ),
+        (
+            "Port numbers are assigned by the IANA, and their current policy is to assign both "
+            "TCP and UDP protocols.",
+            "the IANA",
+        ),
+    ]
+    references = [
+        _reference(Fact("What does it hold?", answer, sentence, "what", "x"))
+        for sentence, answer in cases
+    ]
+
+    assert references == [
+        "The file fstab contains descriptive information about the filesystems.",
+        "Port numbers are assigned by the IANA.",
+    ]
+
+
+def test_two_terms_default_agrees_and_a_copula_gives_no_what_question() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = "UID_POOL and GID_POOL\nspecify pool files.  Defaults to empty.\n"
+    defaults = [fact.sentence for fact in term_facts(chunk, "adduser.conf")]
+    asked = questions(
+        "Speed\nDecompression speed remains roughly the same at all settings.", "zstd README"
+    )
+
+    assert "UID_POOL and GID_POOL default to empty." in defaults
+    assert [question for question in asked if "remain" in question] == []
+
+
+def test_the_share_of_a_kind_the_documents_cannot_support_is_written_as_single(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("ferry", "tram", "bus", "boat"):
+        facts = [
+            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
+        ]
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--n",
+            "10",
+            "--kinds",
+            "single,reasoning",
+            "--chunk-tokens",
+            "20",
+        ]
+    )
+
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert "short: reasoning 0/5: could not" in printed
+    assert "single 10/5" in printed
+    assert "the 5 of reasoning the documents cannot support are written as single" in printed
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 10
+
+
+def test_a_subject_that_is_only_a_value_or_a_counted_set_gives_no_question() -> None:
+    chunk = (
+        "Modules\nA negative value disables the module. A value of zero means no timeout. "
+        "The 3 supported levels are the same as for the --human-readable option. "
+        "A standalone plus sign is a wildcard character."
+    )
+    asked = questions(chunk, "rsyncd.conf")
+
+    assert asked == ["In rsyncd.conf, what is a standalone plus sign?"]
+
+
+def test_an_and_their_noun_phrase_stays_and_a_glued_sentence_inside_the_answer_goes() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+    from pytest_ragas_gate.synth.wh_english import Fact
+
+    listing = (
+        "services is a plain ASCII file providing a mapping between textual names for internet "
+        "services, and their underlying assigned port numbers."
+    )
+    glued = (
+        "zip is an archiver: it compresses several files into a single archive file. gzip is a "
+        "simple compressor: each file is compressed separately."
+    )
+
+    assert _reference(Fact("What is services?", listing[12:], listing, "what", "x")) == listing
+    assert _reference(Fact("What is zip?", glued[7:], glued, "what", "zip")) == (
+        "zip is an archiver: it compresses several files into a single archive file."
+    )
+
+
+def test_a_numbered_sections_questions_name_the_section_and_a_faq_heading_is_no_title(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+
+    chunk = "6.11 Bash POSIX Mode\nTilde expansion is performed on assignments before a command."
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "man-db-FAQ.txt").write_text(
+        "Frequently Asked Questions\n==========================\n\nman-db has no search engine.\n"
+    )
+
+    asked = [fact.question for fact in chunk_facts(chunk, "6.11 Bash POSIX Mode", False, NAMES)]
+
+    assert asked == ["In Bash POSIX Mode, what is Tilde expansion performed on?"]
+    assert [document.title for document in read_documents([docs])] == ["man db FAQ"]
+
+
+def test_in_particular_is_a_discourse_opener_left_out_of_the_reference() -> None:
+    from pytest_ragas_gate.synth.standalone import strip_discourse
+
+    assert strip_discourse("In particular, mail servers are started from boot scripts.") == (
+        "Mail servers are started from boot scripts."
+    )
