@@ -4,6 +4,8 @@ when another writer hands it in."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -387,3 +389,226 @@ def test_in_particular_is_a_discourse_opener_left_out_of_the_reference() -> None
     assert strip_discourse("In particular, mail servers are started from boot scripts.") == (
         "Mail servers are started from boot scripts."
     )
+
+
+def test_a_manual_page_name_line_gives_the_name_as_title_never_cut_at_a_comma(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "man8_rotor.txt").write_text(
+        "ROTOR(8)            System Administrator's Manual            ROTOR(8)\n\n"
+        "NAME\n       rotor \u2010 rotates, compresses, and mails system logs\n\n"
+        "DESCRIPTION\n       rotor is designed to ease administration of systems that "
+        "generate\n       large numbers of log files.\n"
+    )
+
+    title = read_documents([docs])[0].title
+
+    assert short_name(title) == "rotor"
+    assert short_name("rotor \u2010 rotates, compresses, and mails system logs") == "rotor"
+    assert short_name("rotates, compresses, and mails system logs") == (
+        "rotates, compresses, and mails system logs"
+    )
+
+
+def test_an_option_item_whose_sentence_does_not_name_it_carries_its_name_or_is_refused() -> None:
+    chunk = (
+        "olddir directory\nLogs are moved into directory for rotation. The directory must be "
+        "on the same physical device as the log file being rotated. Old versions are kept "
+        "for 4 weeks."
+    )
+    asked = questions(chunk, "rotor")
+
+    assert asked, "the item still gives a question"
+    assert all("olddir" in question for question in asked)
+    assert not [question for question in asked if question.endswith("moved into?")]
+
+
+def test_an_amount_or_date_governed_by_a_condition_is_not_asked_without_it() -> None:
+    chunk = (
+        "Rotation\nLog files are rotated once each weekday, or if the date is advanced by at "
+        "least 7 days since the last rotation. Archives are removed when they are older than "
+        "30 days. Reports are mailed unless the job ran for 2 hours."
+    )
+    asked = questions(chunk, "rotor")
+
+    assert not [question for question in asked if re.search(r"how (?:many|long)", question)]
+
+
+def test_a_date_is_never_cut_out_of_its_day_and_month() -> None:
+    chunk = "Clock\nThe system clock must be set past Sep 9th 2001 for the format to work."
+    facts = chunk_facts(chunk, "rotor", False)
+
+    assert [fact.answer for fact in facts if fact.wh == "when"] in ([], ["Sep 9th 2001"])
+    assert not [fact.question for fact in facts if "Sep" in fact.question]
+
+
+def test_a_relative_clause_is_never_read_as_the_subject() -> None:
+    chunk = (
+        "Comments\nLines whose first non-space character is a pound-sign are comments. "
+        "Files which the daemon reads are kept for 3 days."
+    )
+    asked = questions(chunk, "crontab")
+
+    assert not [question for question in asked if re.search(r"\b(?:whose|which)\b", question)]
+
+
+def test_a_sentence_tied_by_in_this_case_to_the_one_before_gives_no_question_about_it() -> None:
+    chunk = (
+        "Debug\nWhen the function returns, the same information is logged. In this case, the "
+        "return value is a string."
+    )
+
+    assert not [
+        question for question in questions(chunk, "sudo.conf") if "return value" in question
+    ]
+
+
+def test_an_object_question_keeps_the_complement_that_says_where_it_goes() -> None:
+    chunk = "Groups\nSudo passes the user's group list to the policy plugin."
+
+    assert [q.lower() for q in questions(chunk, "sudo.conf")] == [
+        "what does sudo pass to the policy plugin?"
+    ]
+
+
+def test_a_question_ending_in_a_preposition_to_is_asked_as_a_value_not_to_do() -> None:
+    chunk = "Renaming\nThe log file is renamed to temporary filename in the same directory."
+
+    assert not [q for q in questions(chunk, "rotor") if q.endswith("to do?")]
+
+
+def test_derived_kinds_use_only_facts_whose_single_question_is_kept(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rotor.md").write_text(
+        "# Rotor\n\nRotor is a log rotation tool. Rotor was written by Ann Lee in 2003. Rotor "
+        "keeps old logs for 4 weeks. Rotor sends reports to the system administrator.\n\n"
+        "## Weekly\n\nLog files are rotated once each weekday, or if the date is "
+        "advanced by at least 7 days since the last rotation.\n\n## Monthly\n\nConversion "
+        "files are rotated once each month, or if the date is advanced by at least 31 days.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        [
+            "synth",
+            str(docs),
+            "-o",
+            str(out),
+            "--n",
+            "8",
+            "--judge",
+            "offline",
+            "--cache",
+            "off",
+            "--kinds",
+            "single,multi,unanswerable,reasoning,conversation",
+        ]
+    )
+
+    assert status == 0
+    written = out.read_text(encoding="utf-8") if out.exists() else ""
+    assert "how many days" not in written
+
+
+def test_an_ellipsis_follow_up_only_when_the_second_fact_asks_the_same_of_another_subject() -> None:
+    import asyncio
+
+    from pytest_ragas_gate.synth.requests import WriteQuestions
+    from pytest_ragas_gate.synth.wh_english import short_name
+
+    chunk = (
+        "Description\nThe /etc/security/pam_env.conf file specifies the environment variables "
+        "to be set, unset or modified by pam_env(8). Each line starts with the variable name, "
+        "there are then two possible options for each variable DEFAULT and OVERRIDE. DEFAULT "
+        "allows an administrator to set the value of the variable to some default value, if "
+        "none is supplied then the empty string is assumed.\nThe /etc/environment file "
+        "specifies the environment variables to be set."
+    )
+    title = "pam_env.conf, environment: the environment variables config files"
+    written = [
+        case
+        for slot in range(3)
+        for case in asyncio.run(
+            OfflineSynthJudge().ask(
+                WriteQuestions(
+                    chunks=[chunk], titles=[title], kinds=["conversation"], avoid=["x"] * slot
+                )
+            )
+        ).reply.questions
+    ]
+
+    assert [turn.question for case in written for turn in case.follow_ups] == []
+    assert short_name(title) == "pam_env.conf"
+
+
+def test_a_manual_page_items_description_ends_where_the_sections_text_resumes(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "nsswitch.conf.txt").write_text(
+        "NSSWITCH.CONF(5)         Linux Programmer's Manual         NSSWITCH.CONF(5)\n\n"
+        "NAME\n       nsswitch.conf - Name Service Switch configuration file\n\n"
+        "DESCRIPTION\n"
+        "       shadow     Shadow user passwords, used by getspnam(3) and related\n"
+        "                  functions.\n\n"
+        "       The GNU C Library ignores databases with unknown names.  Some\n"
+        "       applications use this to implement special handling.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    status = main(
+        ["synth", str(docs), "-o", str(out), "--n", "4", "--judge", "offline", "--cache", "off"]
+    )
+
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert status == 0
+    assert any("GNU C Library" in question for question in asked)
+    assert not [question for question in asked if "shadow" in question and "GNU" in question]
+
+
+def test_a_negated_purpose_gives_no_why_question() -> None:
+    chunk = "Format\nThe 'compress' format was not designed to allow consistency checks."
+
+    assert not [q for q in questions(chunk, "gzip README") if q.startswith(("Why", "In gzip"))]
+
+
+def test_a_table_row_of_names_or_an_example_above_is_no_reference() -> None:
+    from pytest_ragas_gate.synth.unsure import reference_leans_on, verbless_reference
+
+    assert verbless_reference("MAX_MEMBERS_PER_GROUP groupmems MAX_MEMBERS_PER_GROUP.")
+    assert reference_leans_on("In the example above, ssh-keygen will print the fingerprint.")
+
+
+def test_a_capitalised_readme_section_is_no_item_to_name_in_questions() -> None:
+    chunk = "REFERENCES\nThe original JPEG standard is divided into two parts."
+
+    assert not [q for q in questions(chunk, "libjpeg README") if "REFERENCES" in q]
+
+
+def test_an_infinitive_whose_complement_is_a_time_asks_when_and_a_judgement_defines_nothing() -> (
+    None
+):
+    chunk = (
+        "Schedule\nWeekly scripts are scheduled to run on Sundays. Preferences are a strong "
+        "power in the hands of an administrator, but they can become a nightmare."
+    )
+    asked = questions(chunk, "anacron")
+
+    assert "In anacron, when are weekly scripts scheduled to run?" in asked
+    assert not [q for q in asked if "Preferences" in q or "preferences" in q]
+
+
+def test_a_second_clause_about_other_names_stays_out_of_the_reference() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    chunk = "Env\nSHELL is set to /bin/sh, and LOGNAME and HOME are set from the /etc/passwd line."
+    fact = chunk_facts(chunk, "crontab", False)[0]
+
+    assert _reference(fact) == "SHELL is set to /bin/sh."

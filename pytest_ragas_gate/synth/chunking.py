@@ -102,21 +102,27 @@ def chunk_document(document: Document, *, target_tokens: int) -> list[Chunk]:
     body: list[str] = []
     size = 0
 
+    inner: str | None = None  # a short section's heading riding inside the body
+
     def flush() -> None:
-        nonlocal size
+        nonlocal size, heading, inner
         if body:
             texts.append("\n".join([heading, *body] if heading else body))
         body.clear()
         size = 0
+        if inner is not None:
+            # The chunk after continues the section that began inside this one.
+            heading, inner = inner, None
 
     for block in document.prose:
         if block.heading:
             if size >= target_tokens * _MIN_SHARE or not body:
                 flush()
-                heading = block.text
+                heading, inner = block.text, None
             else:
                 # A short section rides with the next one instead of making a tiny chunk.
                 body.append(block.text)
+                inner = block.text
             continue
         for piece in _pieces(block.text, target_tokens):
             tokens = estimate_tokens(piece)

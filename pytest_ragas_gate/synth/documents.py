@@ -544,6 +544,8 @@ def man_page(text: str) -> tuple[str, str] | None:
     out: list[str] = []
     title = ""
     section = ""
+    synopsis = False
+    item_indent: int | None = None
     for index, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -553,21 +555,37 @@ def man_page(text: str) -> tuple[str, str] | None:
             continue  # the running header, or the footer with the date
         indent = len(line) - len(line.lstrip())
         if indent == 0 and _MAN_SECTION.match(stripped):
-            section = stripped
+            section, synopsis, item_indent = stripped, False, None
             out += ["", "## " + stripped.capitalize(), ""]
             continue
         following = next((other for other in lines[index + 1 :] if other.strip()), "")
         deeper = len(following) - len(following.lstrip()) > indent > 0
         if section == "NAME" and not title:
-            title = re.sub(r"\s+\\?[-–—]\s+", ": ", stripped, count=1)
+            title = re.sub(r"\s+\\?[-\u2010\u2011\u2212–—]\s+", ": ", stripped, count=1)
         if deeper and len(stripped.split()) <= 6 and not stripped.endswith((".", ":", ",")):
-            out += ["", "### " + stripped]
+            # "firstaction / script / endscript": an item's synopsis over several lines is
+            # one item, named by its first line, not an empty item and a second one.
+            out += [stripped] if synopsis else ["", "### " + stripped]
+            synopsis, item_indent = True, indent
             continue
-        tagged = re.match(r"^([A-Z][\w:.-]*)\s{2,}(\S.*)$", stripped)
+        synopsis = synopsis and len(stripped.split()) <= 3 and not stripped.endswith(".")
+        tagged = re.match(
+            r"^([A-Z][\w:.-]*)\s{2,}(\S.*)$|^([a-z][\w.-]*)\s+([A-Z][a-z]\S*\s.*)$", stripped
+        )
         if tagged and indent > 0 and len(following) - len(following.lstrip()) > indent:
             # "Port    Specifies the port …": a short option and its text on one line.
-            out += ["", "### " + tagged.group(1), tagged.group(2)]
+            # "filter The daemon has …": a lowercase item and its text too.
+            out += [
+                "",
+                "### " + (tagged.group(1) or tagged.group(3)),
+                tagged.group(2) or tagged.group(4),
+            ]
+            item_indent = indent
             continue
+        if item_indent is not None and indent <= item_indent and section:
+            # Back at the item's own indent: the section's text resumes, no item's any more.
+            out += ["", "## " + section.capitalize(), ""]
+            item_indent = None
         out.append(stripped)
     return title or header, "\n".join(out)
 

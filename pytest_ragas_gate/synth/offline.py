@@ -168,15 +168,105 @@ def _heading_and_body(chunk: str) -> tuple[str, str]:
 
 
 def _sentences(body: str) -> list[str]:
-    # A term of a reference list or a heading inside the chunk is a line of its own, not
-    # the start of the sentence after it.
-    lines = [line for line in body.split("\n") if not is_term(line)]
-    return [
-        sentence.strip()
-        for line in lines
-        for sentence in split_sentences(line)
-        if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS and not _CODE_IN_PROSE.search(sentence)
-    ]
+    return [sentence for _, sentence in _item_sentences("", body)]
+
+
+#: An item of a definition list as a manual page writes it: the directive or option, then
+#: at most one placeholder word or bracketed arguments ("olddir directory", "weekly
+#: [weekday]", "--log file", "dateformat format_string").
+_ITEM = re.compile(
+    r"^(?:-\w,\s+)?(?P<name>--?[\w-]+|[a-z][\w.-]*[a-z0-9])"
+    r"(?P<args>(?:\s+(?:\[[^\]]{1,30}\]|<[^>]{1,30}>|[a-z][\w-]*|[A-Z][A-Z0-9_]+)){0,1}"
+    r"(?:\s+(?:\[[^\]]{1,30}\]|<[^>]{1,30}>))*)$"
+)
+
+
+#: "copy Make a copy of the log file …": a short item and its text on one line.
+_TAGGED_ITEM = re.compile(r"^(?P<name>[a-z][\w.-]*[a-z0-9])\s+(?P<text>[A-Z][a-z].*)$")
+
+
+#: "What is the domain directive?": a definition of a named thing needs no item's name.
+_DEFINES_NAMED = re.compile(r"^(?:In [^,]{1,60}, )?What (?:is|are) (?:the )?\S+ \w+\?$")
+
+
+def _item(line: str) -> tuple[str, set[str]] | None:
+    """The name and placeholder words of a definition-list item line, or None."""
+    stripped = line.strip()
+    if is_term(stripped):
+        if re.fullmatch(r"[A-Z]+", stripped):
+            return None  # "REFERENCES": a section of a README, no item of a reference list
+        return stripped, set()
+    match = _ITEM.match(stripped)
+    if match is None or match.group("name").lower() in _NOT_A_KIND | {"see", "note", "notes"}:
+        return None
+    # "log format" is one parameter, "olddir directory" an option and its placeholder: the
+    # words cannot tell, so the item is named as written, without bracketed arguments.
+    named = re.sub(r"\s*(?:\[[^\]]*\]|<[^>]*>)", "", stripped)
+    named = re.sub(r"^-\w,\s+", "", named)
+    return named, set(wh_english.words(match.group("args")))
+
+
+def _item_sentences(heading: str, body: str) -> list[tuple[tuple[str, set[str]] | None, str]]:
+    """The body's sentences, each with the definition-list item it describes (or None).
+
+    A term of a reference list or a heading inside the chunk is a line of its own, not the
+    start of the sentence after it.
+    """
+    item = _item(heading) if heading else None
+    found: list[tuple[tuple[str, set[str]] | None, str]] = []
+    after_item = False
+    for line in body.split("\n"):
+        if not line.strip():
+            continue
+        as_item = _item(line)
+        if as_item is not None:
+            # "firstaction" then "endscript": the second closes the first, which is named.
+            item = item if after_item else as_item
+            after_item = True
+            continue
+        after_item = False
+        tagged = _TAGGED_ITEM.match(line.strip())
+        if tagged is not None:
+            # "shadow Shadow user passwords, …": the item is described on its line only.
+            found += [
+                ((tagged.group("name"), set()), sentence)
+                for _, sentence in _item_sentences("", tagged.group("text"))
+            ]
+            item = None
+            continue
+        if len(line.split()) <= 6 and not line.rstrip().endswith((".", "!", "?", "。")):
+            item = None  # a heading or a line of an example ends the item's description
+        elif re.search(r"[{}$]", line):
+            item = None
+        for sentence in split_sentences(line):
+            if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS and not _CODE_IN_PROSE.search(
+                sentence
+            ):
+                found.append((item, sentence.strip()))
+    return found
+
+
+def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact | None:
+    """``fact`` of a definition-list item's description, asked with the item's name.
+
+    "Logs are moved into directory" under ``olddir directory`` asks nothing without the
+    directive; its answer is the placeholder ``directory``, which no question asks cleanly.
+    """
+    if item is None:
+        return fact
+    term, placeholders = item
+    answer = set(wh_english.words(fact.answer))
+    if answer & placeholders:
+        return None
+    if term.split()[0].lower() in fact.question.lower() or _DEFINES_NAMED.match(fact.question):
+        return fact  # it names the item, or defines a thing of its own name
+    if re.search(r",| and | or ", term):
+        return None  # several items share the text: which one the fact is of is unsure
+    context = re.match(r"^In [^,]{1,60}, ", fact.question)
+    rest = fact.question[context.end() :] if context else fact.question
+    rest = rest[:1].lower() + rest[1:] if not re.match(r"^[A-Z]{2}|[A-Z]\w*[A-Z_]", rest) else rest
+    where = f"In {name}, with {term}, " if name else f"With {term}, "
+    return replace(fact, question=where + rest)
 
 
 def chunk_facts(
@@ -195,8 +285,10 @@ def chunk_facts(
     proper = wh_english.proper_words(chunk) | names
     facts: list[Fact] = [] if chinese else term_facts(chunk, name)
     previous: str | None = None
-    for sentence in _sentences(body):
+    for item, sentence in _item_sentences("" if chinese else heading, body):
+        tied = False
         if not chinese:
+            tied = _CASE_OPENER.match(sentence) is not None
             sentence = strip_discourse(sentence)
             if not sentence:
                 continue
@@ -225,16 +317,72 @@ def chunk_facts(
                 found = [_with_document(fact, name) for fact in found]
         for fact in found:
             if not chinese:
+                if tied and _generic_subject(fact.subject):
+                    continue  # "In this case, the return value is …": which case?
                 repaired = _sure(_tidied(fact))
+                if repaired is not None:
+                    repaired = _of_item(repaired, item, name)
                 if repaired is None or question_problem(repaired.question) is not None:
                     continue
                 fact = repaired
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
     if not chinese:
-        # Facts of a reference list pass the same checks as the sentences' ones.
-        facts = [sure for sure in map(_sure, facts) if sure is not None]
+        # Facts of a reference list pass the same checks as the sentences' ones, and every
+        # fact is one the critic keeps as a single case: the kinds derived from facts
+        # (near misses, multi, follow-ups) start only from questions asked cleanly.
+        facts = [
+            sure
+            for sure in map(_sure, facts)
+            if sure is not None and single_problem(sure.question, _reference(sure), chunk) is None
+        ]
     return sorted(facts, key=lambda fact: -fact.score)
+
+
+def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str] | None:
+    """Why the critic drops ``question`` as a single case of ``chunk``, or None."""
+    if _NOT_STANDALONE.search(question):
+        return "not_standalone", "refers to a document it does not name"
+    if not is_chinese(question):
+        reason = dangling(question) or first_person(question)
+        if reason is not None:
+            return "not_standalone", reason
+        if (reason := question_problem(question)) is not None:
+            return "trivial", reason
+        reason = reference_leans_on(reference) or verbless_reference(reference)
+        if reason is not None:
+            return "not_answerable", reason
+    if _CLOZE.search(question):
+        return "copied", "a fill-in-the-blank, not a question a user would ask"
+    if copied_run(question, [chunk]) >= COPY_RUN:
+        return "copied", f"repeats {COPY_RUN} or more consecutive words of its chunk"
+    evidence = Evidence.of([chunk])
+    for sentence in split_sentences(reference) or [reference]:
+        support = check_support(sentence, evidence)
+        if not support.supported:
+            return "not_answerable", support.reason
+    if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
+        return "trivial", "too short to test anything"
+    given = check_support(reference, Evidence.of([question]), threshold=0.95)
+    if given.supported and numbers(reference) <= numbers(question):
+        return "trivial", "the question already holds its answer"
+    return None
+
+
+#: An opener that ties the sentence to a case the sentence before describes.
+_CASE_OPENER = re.compile(
+    r"^(?:in (?:that|this|such|either|each|both|which) cases?|then|otherwise|here|there)\b", re.I
+)
+
+
+def _generic_subject(subject: str) -> bool:
+    """Whether ``subject`` is a common noun phrase ("the return value") naming no one thing."""
+    words = subject.split()
+    return (
+        bool(words)
+        and not re.search(r"[A-Z_/.:]", subject)
+        and (words[-1].lower() in wh_english.GENERIC_NOUNS)
+    )
 
 
 def _sure(fact: Fact) -> Fact | None:
@@ -809,6 +957,8 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
         for match in pattern.finditer(fact.question, context.end() if context else 0):
             if not chinese and match.start() == 0:
                 continue
+            if not chinese and match.group("kind") in wh_english.GENERIC_NOUNS:
+                continue  # "Log file" → "README file": files of no one kind, nonsense
             if not chinese and _UNLIKE_SIBLINGS.search(fact.question[match.start() :]):
                 continue  # "JFIF version 1" → "GCC version 1": siblings of a different sort
             if not chinese and fact.wh in _AMOUNT_KINDS and match.group("kind") in _TYPED:
@@ -1212,6 +1362,7 @@ def _conversation(
                 other_subject
                 and other.wh == first.wh
                 and _question_words(first) - set(subject.split()) & _question_words(other)
+                and (chinese or _asked_alike(first, other, subject, other_subject))
             ):
                 parallel.append(
                     (other, f"那{other_subject}呢？" if chinese else f"And {_as_written(other)}?")
@@ -1234,6 +1385,24 @@ def _conversation(
             for fact, follow_up in rest
         ],
     )
+
+
+def _asked_alike(first: Fact, other: Fact, subject: str, other_subject: str) -> bool:
+    """Whether ``other`` asks ``first``'s question of another subject: "And X?" means it.
+
+    "What does the file specify?" then "And DEFAULT?" would ask what DEFAULT specifies;
+    when the second fact says what DEFAULT allows, the ellipsis asks the wrong thing.
+    """
+    asked = _strip_context(first.question).lower().rstrip("?")
+    again = _strip_context(other.question).lower().rstrip("?")
+    again = again.replace(other_subject.lower(), subject, 1)
+    if subject not in asked:
+        return False
+    # The same question up to the word after the subject ("valid", "specify"); what
+    # follows ("after purchase") may differ between the two facts.
+    end = asked.index(subject) + len(subject)
+    head = asked[:end] + " " + (asked[end:].split() or [""])[0]
+    return (again + " ").startswith(head.rstrip() + " ")
 
 
 def needs_history(follow_up: str, first_question: str) -> str | None:

@@ -50,7 +50,7 @@ _FILLER = re.compile(
 #: "the following tests", "previous charts": what they are is on the page, not in the question.
 _ORDINAL_REFERENCE = re.compile(
     r"\b(?P<word>(?:the )?(?:following|previous|preceding|aforementioned|latter|former)"
-    r"(?: \w+)?)\b",
+    r"(?: \w+)?|the (?:first|last|next) few \w+|the next (?!version|release)\w+)\b",
     re.IGNORECASE,
 )
 _DANGLING_WORDS = re.compile(
@@ -163,6 +163,9 @@ def empty_predicate(question: str, subject: str, verb: str) -> str | None:
 _CLAUSE_JOIN = re.compile(
     r";\s+|\s+[—–]\s+|:\s+(?=[\"“'])|,\s+(?=(?:but|while|whereas|although|though|and says"
     r"|and so|so that|which means|allowing|making|enabling|causing)\b)"
+    # ", and LOGNAME and HOME are set from …": a second clause about other names.
+    r"|,\s+(?=and\s+[A-Z][\w.-]*(?:\s+(?:and|or)\s+[A-Z][\w.-]*)?"
+    r"\s+(?:is|are|was|were|has|have|can|will|must)\b)"
 )
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 #: ", and it supports …": a new clause about the same subject, a fact of its own.

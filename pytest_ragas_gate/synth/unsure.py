@@ -44,7 +44,11 @@ _VERSION = re.compile(r"^(?:version |[\w+.-]+ )?v?\d+(?:\.\d+)+[a-z]?$")
 #: "our test suite", "you should": the writer's voice, unresolved outside the page.
 _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGNORECASE)
 #: A demonstrative that points into the page ("this information", "such statuses").
-_POINTER = re.compile(r"\b(?:such|this|these|those)\b(?! as\b)", re.IGNORECASE)
+_POINTER = re.compile(
+    r"\b(?:such|this|these|those)\b(?! as\b)"
+    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b",
+    re.IGNORECASE,
+)
 #: A condition or time clause after the answer: the question leaves out when it holds.
 _TRAILING_CONDITION = re.compile(
     r"\b(?:after|before|when|whenever|if|unless|until|once|while|provided)\b", re.IGNORECASE
@@ -64,10 +68,36 @@ _OWNERLESS = re.compile(
     r"^(?:(?:a|an|any)\s+(?:[a-z-]+\s+)?(?:value|number|argument|parameter|setting|option|flag)s?"
     r"|the\s+\d+\s+(?:[a-z-]+\s+)*[a-z-]+)\b"
 )
+#: "rotated once each weekday, or if the date is advanced by at least 7 days": an amount or
+#: date after a condition word belongs to the condition, not to the main clause.
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|unless|once(?! (?:a|an|each|every|per|in)\b)|until|while|whether"
+    r"|provided|as long as)\b",
+    re.I,
+)
+#: "Sep 9th 2001" read as "2001": the month or day in front of the year is part of the date.
+_DATE_BEFORE = re.compile(
+    r"\b(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+    r"|\d{1,2}(?:st|nd|rd|th)?),?\s*$"
+)
+#: "Lines whose first character …": a relative clause is part of a subject, never all of it.
+_RELATIVE = re.compile(r"\b(?:whose|which|who|whom)\b", re.IGNORECASE)
 _AMOUNTS = frozenset({"how_long", "how_much", "how_many", "percentage"})
 _INFINITIVE_VERB = re.compile(
     r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely"
     r"|going|tries|tried|needs?|wants?|has|have|had|ought) to\?$"
+)
+#: Words after which "to" opens an infinitive ("allowed to co-exist"); after any other
+#: ("renamed to temporary filename") it is a preposition and the question asks for a value.
+_TAKES_INFINITIVE = re.compile(
+    r"\b(?:designed|intended|meant|supposed|expected|required|chosen|used|able|likely|going"
+    r"|tries|tried|needs?|wants?|has|have|had|ought|allowed|permitted|scheduled|configured"
+    r"|set up|built|made|written|free|necessary|possible|easy|hard|safe)\s+to\?$"
+)
+#: "run on Sundays", "start at 6:25": an infinitive whose complement is a time.
+_TIMED = re.compile(
+    r"^(?P<verb>[a-z]+) (?:on (?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|at \d"
+    r"|every \w+|each \w+|(?:daily|weekly|monthly|hourly|yearly)\b|once a \w+)"
 )
 _ADVERB = re.compile(r"^[a-z]+ly$")
 #: Words that open a noun phrase ("chosen to the best"), or "be" of a passive infinitive.
@@ -84,10 +114,21 @@ def repaired_question(question: str, answer: str) -> str | None:
     passive "be used …", which has no clean question); a "what … in?" whose answer is a
     year or decade becomes a when-question, one whose answer is a version asks which.
     """
+    timed = _TIMED.match(answer)
+    asks = re.match(r"^(?P<context>In [^,]{1,60}, )?[Ww]hat (?P<rest>.+ to)\?$", question)
+    if _INFINITIVE.search(question) and timed is not None and asks is not None:
+        # "scheduled to run on Sundays": when it runs is what the sentence says.
+        context = asks.group("context") or ""
+        lead = "when" if context else "When"
+        return f"{context}{lead} {asks.group('rest')} {timed.group('verb')}?"
     if _INFINITIVE.search(question):
         first = answer.split()[0] if answer.split() else ""
         # After "to" a lowercase word that opens no noun phrase is the infinitive's verb.
-        if re.fullmatch(r"[a-z]{2,}", first) and first not in _NOT_A_VERB:
+        if (
+            re.fullmatch(r"[a-z][a-z-]+", first)
+            and first not in _NOT_A_VERB
+            and _TAKES_INFINITIVE.search(question)
+        ):
             return question[:-1] + " do?"
         if first == "be" or wants_infinitive(question):
             return None  # "intended to be used in …", "chosen to the best": no clean ask
@@ -132,6 +173,10 @@ def verbless_reference(reference: str) -> str | None:
     """Why ``reference`` is no sentence (a table row: "MAX_MEMBERS groupmems ."), or None."""
     if len(re.findall(r"[\w'-]+", reference)) < 3:
         return "its reference is no sentence: a row of a table, not a statement"
+    tokens = reference.split()
+    names = [t for t in tokens if re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+\W?", t)]
+    if len(names) >= 2 and len(names) * 5 >= len(tokens) * 2:
+        return "its reference is a row of a table of names, not a statement"
     return None
 
 
@@ -145,6 +190,8 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
+    if _RELATIVE.search(fact.subject or ""):
+        return f"{fact.subject!r} holds a relative clause: the subject is misread"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
     fronted = _FRONTED.match(sentence)
     if fronted is not None:
@@ -152,6 +199,13 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         if not phrase <= set(wh_english.words(body)):
             return f"leaves out {fronted.group('phrase')!r}, which limits what its sentence says"
     at = sentence.find(fact.answer) if fact.answer else -1
+    if (fact.wh in _AMOUNTS or fact.wh == "when") and at >= 0:
+        asked = body.lower().split()
+        for condition in _CONDITION.finditer(sentence[:at]):
+            if condition.group().lower() not in asked:
+                return f"its amount or date belongs to the {condition.group()!r} clause"
+        if fact.wh == "when" and _DATE_BEFORE.search(sentence[:at]):
+            return "its date is cut: the day or month before the year stays in the question"
     if fact.wh in _AMOUNTS and at >= 0:
         join = _SECOND_CLAUSE.search(sentence[:at])
         subject = (fact.subject or "").lower()

@@ -126,7 +126,9 @@ _AMOUNT = re.compile(
 )
 _YEAR = re.compile(
     r"(?:(?P<prep>\b(?:in|since|until|by|before|after|from|during|on)\s+))?"
-    rf"(?P<date>(?:(?:{_MONTHS})\s+(?:\d{{1,2}},?\s+)?)?(?<![\w.-])(?:1[6-9]|20)\d\d)(?![\w.-]\d|\d)"
+    rf"(?P<date>(?:(?:{_MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+)?(?<![\w.-])(?:1[6-9]|20)\d\d)"
+    r"(?![\w.-]\d|\d)"
 )
 _AGENT = re.compile(
     r"\bby\s+(?P<name>(?:the\s+)?(?:[A-Z][\w&.'-]*)(?:\s+(?:of\s+|and\s+|&\s+)?[A-Z][\w&.'-]*){0,4})"
@@ -262,7 +264,14 @@ def short_name(title: str) -> str:
     product = re.search(r"\(([^():]{2,40})(?::[^()]*)?\)\s*$", title)
     if product:
         return product.group(1).strip()
-    name = re.split(r"\s+[-—–|·]\s+|[:,]\s", title, maxsplit=1)[0].strip() or title.strip()
+    # "logrotate - rotates, compresses, and mails …": a manual page's name line (any dash)
+    # gives the name; a comma is inside the description, never where the name ends.
+    name = (
+        re.split(r"\s+[-\u2010\u2011\u2212—–|·]\s+|:\s", title, maxsplit=1)[0].strip()
+        or title.strip()
+    )
+    if re.fullmatch(r"[\w.+-]+(?:,\s*[\w.+-]+)+", name):
+        name = name.split(",")[0]  # "pam_env.conf, environment": a page of two names
     # "6.11 Bash POSIX Mode": the section number is the manual's, not the topic's name.
     name = re.sub(r"^\d+(?:\.\d+)*\.?\s+(?=\S)", "", name)
     name = re.sub(r"^The (?=[a-z])", "the ", name)  # "In the man-db manual pager suite, …"
@@ -353,7 +362,7 @@ def _split_clause(sentence: str) -> _Clause | None:
     guessed_at: tuple[int, str, str] | None = None
     for index, token in enumerate(window, 1):
         word = token.group().lower()
-        if "," in word or word in ("that", "which", "who", "where", "when", "if"):
+        if "," in word or word in ("that", "which", "who", "whom", "whose", "where", "when", "if"):
             break
         previous = tokens[index - 1].group().lower()
         if word in _AUX:
@@ -648,6 +657,10 @@ def _year_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str
                 continue  # a year in an aside
             if re.search(r"\b(?:of|the)\s*$", text[: match.start()]):
                 continue  # "since the start of 2008": the year belongs to a noun phrase
+            if re.search(
+                r"\b(?:past|than|around|to|at|as|through|till|beyond)\s*$", text[: match.start()]
+            ):
+                continue  # "set past Sep 9th 2001": no "when" asks it without the word
             prep = (match.group("prep") or "").lower()
             wh_phrase = {"since": "since when", "until": "until when", "by": "by when"}.get(
                 prep, "when"
@@ -839,6 +852,8 @@ def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
     before = clause.predicate[: match.start()].rstrip(", ")
     if _CLAUSE_END.search(before) or len(before.split()) > _MAX_PREDICATE_WORDS:
         return []
+    if re.match(r"^not\b|^never\b", before):
+        return []  # "was not designed to allow checks": no purpose, what it lacks
     subject = clause.subject
     if not subject or subject.split()[0].lower() in _PRONOUNS:
         return []
@@ -857,6 +872,13 @@ def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[
 
 
 _MODALS = frozenset("must should can may will shall could would".split())
+
+
+#: Verbs that move their object somewhere: where it goes belongs in the question.
+_TRANSFER = frozenset(
+    "pass send add move copy write return give apply forward deliver attach append assign map "
+    "pipe print save export import".split()
+)
 
 
 def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
@@ -911,7 +933,17 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
         return []  # an amount is asked for by the amount questions
     if re.search(r"\b(?:as|into|in sync|up to date)\b", obj):
         return []  # "lists bin as legacy": the complement, not the object, is the fact
-    question = f"What {clause.aux} {_subject_text(subject, name, proper)} {verb}?"
+    # "passes the user's group list to the policy plugin": where it goes is part of the
+    # question, or "What does sudo pass?" asks nothing the reader can pin down.
+    complement = ""
+    where = re.match(
+        r"^(?P<head>\S+(?:\s+\S+)*?)\s+(?P<to>(?:to|into|onto|from|for|on|in|at|with)\s+"
+        r"(?:the|a|an|each|every|all)\s+[\w'-]+(?:\s+[\w'-]+){0,3})$",
+        obj,
+    )
+    if where is not None and len(where.group("head").split()) >= 2 and verb in _TRANSFER:
+        obj, complement = where.group("head"), " " + where.group("to")
+    question = f"What {clause.aux} {_subject_text(subject, name, proper)} {verb}{complement}?"
     return [
         Fact(
             _standalone(question, name),
@@ -939,6 +971,8 @@ def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[
         return []  # "Maintaining pypdf is a collaborative effort": an activity, not a term
     if _SUBORDINATOR.search(term):
         return []  # "Shells exit if there is an error": the "is" belongs to the condition
+    if re.search(r",? but\b", match.group("rest")):
+        return []  # "a strong power …, but they can become …": a judgement, no definition
     term = _subject_text(term, name, proper)
     verb = match.group("verb")
     if verb == "means":
