@@ -12,7 +12,6 @@ else ``dev``):
 
 from __future__ import annotations
 
-import gc
 import os
 import socket
 from typing import Any
@@ -160,20 +159,6 @@ def _read_package_metadata_once() -> None:
 
 
 _read_package_metadata_once()
-
-
-def _spare_the_collector_what_was_imported() -> None:
-    """Leave what the imports above built out of every later garbage collection.
-
-    The package, the SDKs, hypothesis and pytest are a few hundred thousand objects that
-    live as long as the test process; every full collection walked all of them again, a
-    third of a second each time and about a tenth of the suite. ``tests/test_long_lived.py``
-    gives them back to the collector while it checks how scoring spares it.
-    """
-    gc.freeze()
-
-
-_spare_the_collector_what_was_imported()
 
 #: Examples per property test in the default profiles: enough to reach every branch the
 #: strategies aim at, few enough that the properties cost seconds, not minutes.

@@ -29,14 +29,6 @@ INTERPRETER_FROZE_AT_STARTUP = int(
 )
 
 
-@pytest.fixture(autouse=True)
-def _collector_as_a_user_has_it() -> Iterator[None]:
-    """The collector with nothing frozen, as in a user's process; conftest.py froze a lot."""
-    gc.unfreeze()
-    yield
-    gc.freeze()
-
-
 @pytest.fixture
 def module_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.syspath_prepend(str(tmp_path))
