@@ -94,28 +94,6 @@ def _import_the_whole_package_once() -> None:
 _import_the_whole_package_once()
 
 
-def _import_the_judge_sdks_once() -> None:
-    """Import the ``anthropic`` and ``openai`` SDKs here, once per test process.
-
-    The judges import their SDK on first use, and pytester forgets every module an
-    in-process run imported: each in-process run with an LLM judge imported the SDK again,
-    over a second each time, more than the rest of the run. A client is built too, since
-    that loads the HTTP transport (httpcore) the SDK imports only then: a copy loaded by
-    one run and forgotten after it raises connection errors the SDK no longer recognises.
-    """
-    import anthropic
-
-    anthropic.Anthropic(api_key="not-a-key").close()
-    try:
-        import openai
-    except ImportError:  # the openai extra is not installed: its tests skip
-        return
-    openai.OpenAI(api_key="not-a-key").close()
-
-
-_import_the_judge_sdks_once()
-
-
 def _read_package_metadata_once() -> None:
     """Read each installed package's metadata files once per test process, not per run.
 
