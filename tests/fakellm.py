@@ -1426,6 +1426,9 @@ _SCHEMA_INVALID: dict[str, Any] = {
 def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # The headers and the body go out in two writes on a kept-alive connection: with
+        # Nagle's algorithm the body waits for the client's delayed ACK, 40 ms per reply.
+        disable_nagle_algorithm = True
         _request_headers: dict[str, str]
         _raw: bytes = b""
 

@@ -32,9 +32,10 @@ def test_each_run_appends_one_compact_line_with_commit_verdict_and_metrics(
     write_jsonl(pytester, "golden.jsonl", good_rows(3))
     options = ["--rag-gate", "--rag-gate-history=runs/history.jsonl", *workers]
 
-    first = pytester.runpytest_subprocess(*options)
+    # In this process: the history's run in a process of its own is the corrupt-line test.
+    first = pytester.runpytest(*options)
     write_jsonl(pytester, "golden.jsonl", [*good_rows(3), HALLUCINATED])
-    second = pytester.runpytest_subprocess(*options)
+    second = pytester.runpytest(*options)
 
     assert first.ret == pytest.ExitCode.OK
     assert second.ret == pytest.ExitCode.TESTS_FAILED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import subprocess
 import sys
@@ -11,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.long_lived import collector_spared, import_module_paused
+from pytest_ragas_gate.metrics.registry import MetricRegistry, applicable_metrics
+from pytest_ragas_gate.scoring.scheduler import score_cases
 
 # What a fresh interpreter holds frozen before any code runs: 0, except on CPython 3.12.
 INTERPRETER_FROZE_AT_STARTUP = int(
@@ -156,3 +161,45 @@ def test_a_loaded_module_is_not_imported_again(module_dir: Path) -> None:
     import_module_paused("gate_sdk_like")
     import_module_paused("gate_sdk_like")
     assert sys.modules["gate_sdk_like"].LOADS == [1]
+
+
+def _garbage_left_by_scoring(cases: int) -> int:
+    """Objects the cyclic collector finds unreachable after scoring ``cases`` cases."""
+    contexts = [Context(text="Apple was founded in 1976 by Steve Jobs and Steve Wozniak.")]
+    golden = [
+        GoldenCase(
+            id=f"case-{index}",
+            question="Who founded Apple and when?",
+            answer="Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
+            contexts=contexts,
+            reference="Apple was founded in 1976 by Steve Jobs and Steve Wozniak.",
+        )
+        for index in range(cases)
+    ]
+    metrics = MetricRegistry.installed().metrics
+    # Only the youngest generation is collected: what scoring made stays there while the
+    # collector is off, and the rest of this process's objects need not be walked.
+    gc.collect(0)
+    gc.disable()
+    try:
+        results = asyncio.run(
+            score_cases(
+                golden,
+                lambda case: applicable_metrics(case, metrics),
+                metrics,
+                OfflineJudge(),
+                max_cases_in_flight=4,
+            )
+        )
+        assert len(results) == cases and not any(result.errors for result in results.values())
+        return gc.collect(0)
+    finally:
+        gc.enable()
+
+
+def test_scored_cases_leave_no_garbage_cycles_behind() -> None:
+    # Each judge request's task once held a copy of the context that held the case's view
+    # of the judge, which held the task: cycles only the collector frees, each walked by
+    # every collection until then, a dozen thousand objects per 100 cases.
+    few, many = _garbage_left_by_scoring(5), _garbage_left_by_scoring(25)
+    assert many - few < 20, (few, many)

@@ -55,6 +55,25 @@ def echoing() -> Iterator[dict[int, FakeLLM]]:
         yield {401: rejecting, 500: failing}
 
 
+@pytest.fixture
+def judge_sdks_loaded() -> Iterator[None]:
+    """Both SDKs imported for this test's runs, then forgotten as pytester forgets them.
+
+    Each in-process run would import the SDK it uses again (over a second each time); the
+    modules imported here are dropped afterwards, so later tests import them as before.
+    """
+    before = set(sys.modules)
+    import anthropic
+    import openai
+
+    # A client loads the HTTP transport the SDKs import only then, so the runs share it.
+    anthropic.Anthropic(api_key="not-a-key").close()
+    openai.OpenAI(api_key="not-a-key").close()
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+
+
 def produced_text(directory: Path) -> Iterator[tuple[Path, str]]:
     for path in directory.rglob("*"):
         if path.is_file():
@@ -83,6 +102,7 @@ def test_keys_never_reach_any_output(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     echoing: dict[int, FakeLLM],
+    judge_sdks_loaded: None,
 ) -> None:
     write_golden(pytester.path, [case_row(index) for index in range(3)])
     write_config(pytester.path, cache="readwrite", **{**FAST_RETRIES, "max_retries": 1})

@@ -29,6 +29,9 @@ from .requests import JudgeRequest
 if TYPE_CHECKING:
     from .transport import TransportStats
 
+#: What an answer that sent nothing and hit no cache costs.
+_FREE = Usage()
+
 
 @runtime_checkable
 class _Embedder(Protocol):
@@ -152,7 +155,8 @@ class MeteredJudge:
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
         """Answer from the cache, or from the inner judge within the budgets."""
-        key = self._key(request.kind, request.model_dump(mode="json"))
+        # The request is serialised only for a cache key, never for the offline judge.
+        key = self._key(request.kind, request.model_dump(mode="json")) if self._caches else None
         if key is not None and self.cache is not None:
             entry = self.cache.load(key)
             if entry is not None:
@@ -219,9 +223,13 @@ class MeteredJudge:
         """Close the inner judge."""
         await self.inner.aclose()
 
-    def _key(self, kind: str, payload: Any) -> str | None:
+    @property
+    def _caches(self) -> bool:
         # The offline judge is deterministic and free: nothing to gain from caching it.
-        if self.cache is None or not self.cache.reads or self.kind == "offline":
+        return self.cache is not None and self.cache.reads and self.kind != "offline"
+
+    def _key(self, kind: str, payload: Any) -> str | None:
+        if not self._caches:
             return None
         # The prompts load only for a judge that sends them, never for the offline judge.
         from .prompts import PROMPT_VERSION
@@ -301,6 +309,15 @@ class MeteredJudge:
         return self._account(kind, Answer(answer.reply, usage))
 
     def _priced(self, usage: Usage, model: str | None) -> Usage:
+        tokens = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+        )
+        if not any(tokens):
+            # Zero tokens cost zero on any model (every answer of the offline judge).
+            return usage
         # Requests of a judge in batch mode go through the batch API at its discount;
         # embeddings (model given) are always sent directly.
         batch = model is None and getattr(self.inner, "batch_mode", False) is True
@@ -315,6 +332,10 @@ class MeteredJudge:
         return usage.model_copy(update={"cost_usd": usage.cost_usd + cost.usd})
 
     def _account(self, kind: str, answer: Answer[Any]) -> Answer[Any]:
+        if answer.usage == _FREE:
+            # Adding nothing: the sums stay, and the kind is still listed as asked.
+            self.by_kind.setdefault(kind, _FREE)
+            return answer
         self.totals = self.totals + answer.usage
         self.by_kind[kind] = self.by_kind.get(kind, Usage()) + answer.usage
         return answer

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..golden.sharding import parse_shard
+from ..long_lived import collector_spared, import_module_paused
 from ..settings.config_sections import OUTPUT_KINDS, REMOVED_IN
 from ..settings.options import parse_assignment, parse_metric_list, parse_output, parse_threshold
 from .option_aliases import ALIASES
@@ -156,6 +157,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Activate the gate only when ``--rag-gate`` is given."""
     if not config.option.rag_gate:
         return
+    # The gate's stages and the pydantic models they define are never garbage: the
+    # collector, run over them while they load, found nothing and cost a tenth of a run.
+    import_module_paused("pytest_ragas_gate.plugin.activation")
     from .activation import start_run
 
     run = start_run(
@@ -259,13 +263,16 @@ class GateHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Gate the run; the exit status then agrees with the verdict."""
-        self.run.finish(session)
+        # Every test has run: the collector may skip the long-lived objects meanwhile.
+        with collector_spared():
+            self.run.finish(session)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the per-metric table and the verdict."""
         from .terminal import write_summary
 
-        write_summary(self.run, terminalreporter)
+        with collector_spared():
+            write_summary(self.run, terminalreporter)
 
 
 class XdistHooks:

@@ -89,6 +89,10 @@ class Target(Protocol):
         ...
 
 
+async def _sent_nowhere(request: JudgeRequest[Any], metric: str, repeat: int) -> Any:
+    raise RuntimeError(f"the {request.kind} request came after its case was scored")
+
+
 class _SharedRequests:
     """The judge as seen by one case: identical requests are answered once."""
 
@@ -98,6 +102,16 @@ class _SharedRequests:
         self._pending: dict[str, asyncio.Task[Any]] = {}
         self._pairing = RequestPairing(CasePlan(), self._dispatch)
         self.usage_by_metric: dict[str, Usage] = {}
+
+    def settle(self) -> None:
+        """The case is scored: let go of its answered requests.
+
+        Each request's task holds a copy of the context, whose usage sink holds this view,
+        which holds the task; the pairing sends through this view's own method. Such cycles
+        only the cyclic collector frees, and every collection until then walked them again.
+        """
+        self._pending.clear()
+        self._pairing = RequestPairing(self._pairing.plan, _sent_nowhere)
 
     def plan(self, plan: CasePlan) -> None:
         """Pair this case's requests as ``plan`` says (before any is asked)."""
@@ -238,6 +252,7 @@ async def score_case(
         return name, combine_repeats(judged)
 
     outcomes = await asyncio.gather(*(run_one(name) for name in metric_names))
+    shared.settle()
     for name, outcome in outcomes:
         if isinstance(outcome, BaseException):
             message, trace = describe_error(outcome)
