@@ -8,7 +8,13 @@ The keyless writer refuses a question unless both halves carry content:
   list read as one phrase (``rawmsg the message``), not an infinitive clause (``to override
   the configuration``);
 - its **predicate** says something in the question itself: "What does rsyslogd support?"
-  asks for the one thing a whole program does, named only in the answer.
+  asks for the one thing a whole program does, named only in the answer;
+- its **answer** is a value a reader can check: not one word of a who-question (``Dir``
+  of ``Dir::Bin``), a syntax argument (``directory for rotation``), a bare kind (``a
+  non-standard option``) or a part of the page (``the SYNOPSIS section above``).
+
+A phrase that names nothing outside its passage (``the whole pattern``, ``the default``)
+is asked only under the option item it belongs to ("In logrotate, with firstaction, …").
 
 Each shape was read as a rejected or edited case on documentation the writer was not tuned
 on; a named or content-headed subject with a predicate of its own was kept as it was.
