@@ -37,7 +37,7 @@ reads each case against its source and fills in
 - ``BAD`` — rejected: garbled, vague, dangling, wrong kind, or the reference does not
   answer it; ``reason`` says which.
 
-``--labels FILE`` reads the filled sheet back (cases matched by question) and reports,
+``--labels FILE`` reads the filled sheet back (cases matched by kind and question) and reports,
 per kind and in total, the GOOD / USABLE / BAD shares against the goal (at least 50%
 GOOD, at most 15% BAD) and the BAD reasons; a case with no verdict is listed as unread.
 The sheet of the Debian corpus read for the README figures is
@@ -178,25 +178,28 @@ def question_of(row: dict[str, Any]) -> str:
 
 def report_labels(path: Path, rows: list[dict[str, Any]]) -> None:
     """GOOD / USABLE / BAD per kind for the cases of this run, from a filled reading sheet."""
-    labels: dict[str, dict[str, Any]] = {}
+    # Matched by kind and question: a near miss may ask what a single case answers.
+    labels: dict[tuple[str, str], dict[str, Any]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
         if "question" in entry:
-            labels[entry["question"]] = entry
+            labels[(entry.get("kind", ""), entry["question"])] = entry
+            labels.setdefault(("", entry["question"]), entry)
     tally: dict[str, Counter[str]] = {}
     bad: Counter[str] = Counter()
     unread = []
     for row in rows:
         kind = row["tags"][1]
         question = question_of(row)
-        verdict = str(labels.get(question, {}).get("verdict", "")).upper()
+        label = labels.get((kind, question)) or labels.get(("", question), {})
+        verdict = str(label.get("verdict", "")).upper()
         if verdict not in VERDICTS:
             unread.append(question)
             continue
         tally.setdefault(kind, Counter())[verdict] += 1
         tally.setdefault("all", Counter())[verdict] += 1
         if verdict == "BAD":
-            bad[str(labels[question].get("reason", "")).split(":")[0]] += 1
+            bad[str(label.get("reason", "")).split(":")[0]] += 1
     print(f"\nreading ({path}):")
     for kind in [*sorted(k for k in tally if k != "all"), "all"]:
         if kind not in tally:

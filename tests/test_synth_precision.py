@@ -612,3 +612,284 @@ def test_a_second_clause_about_other_names_stays_out_of_the_reference() -> None:
     fact = chunk_facts(chunk, "crontab", False)[0]
 
     assert _reference(fact) == "SHELL is set to /bin/sh."
+
+
+RSYSLOG_OUTCHANNEL = (
+    "OUTPUT CHANNELS\nOutput channels are defined via an $outchannel directive.  It's syntax\n"
+    "is as follows:\n\n    $outchannel name,file-name,max-size,action-on-max-size\n\n"
+    "name is the name of the output channel (not the file), file-name is the\n"
+    "file name to be written to, max-size the maximum allowed size  and ac-\n"
+    "tion-on-max-size a command to be issued when the max size is reached.\n"
+)
+
+
+def test_a_syntax_placeholder_is_no_subject_a_question_asks_about() -> None:
+    asked = questions(RSYSLOG_OUTCHANNEL, "rsyslog.conf")
+
+    assert not [q for q in asked if re.search(r"\bwhat is name\?", q, re.I)]
+    assert "In rsyslog.conf, what are output channels defined via?" in asked
+    assert verdicts(
+        RSYSLOG_OUTCHANNEL,
+        "rsyslog.conf",
+        [
+            ("single", "In rsyslog.conf, what is name?", "name is the name of the output channel."),
+            ("single", "In /etc/updatedb.conf, what is VARIABLE?", "VARIABLE is a string."),
+        ],
+    ) == [False, False]
+
+
+def test_a_row_of_a_property_list_is_not_read_as_a_sentence() -> None:
+    chunk = (
+        "Available Properties\nmsg the MSG part of the message.\n\n"
+        "rawmsg the message exactly as it was received from the socket. "
+        "Should be useful for debugging."
+    )
+
+    assert not [q for q in questions(chunk, "rsyslog.conf") if "rawmsg" in q]
+    assert verdicts(
+        chunk,
+        "rsyslog.conf",
+        [
+            (
+                "single",
+                "In rsyslog.conf, what was rawmsg the message exactly as it received from?",
+                "rawmsg the message exactly as it was received from the socket.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_bare_name_and_a_verb_ask_nothing_the_answer_does_not_say() -> None:
+    chunk = (
+        "QUEUED OPERATIONS\nRsyslogd supports queued operations to handle offline outputs. "
+        "Output channels support template definitions like all other actions."
+    )
+    asked = questions(chunk, "rsyslog.conf")
+
+    assert not [q for q in asked if "rsyslogd support?" in q.lower()]
+    assert "In rsyslog.conf, what do output channels support?" in asked
+    assert verdicts(
+        chunk,
+        "rsyslog.conf",
+        [
+            (
+                "single",
+                "In rsyslog.conf, what does rsyslogd support?",
+                "Rsyslogd supports queued operations to handle offline outputs.",
+            ),
+            ("single", "What does Sudo pass?", "Sudo passes the user's group list."),
+        ],
+    ) == [False, False]
+
+
+def test_a_vague_noun_phrase_of_the_passage_is_no_subject() -> None:
+    chunk = (
+        "Socket directory\nThe socket directory must be owned by the user. "
+        "The actual test is a bit more complicated."
+    )
+
+    assert not [q for q in questions(chunk, "Screen Information") if "actual test" in q]
+    assert verdicts(
+        chunk,
+        "Screen Information",
+        [
+            ("single", "In sudo.conf, what is the return value?", "The return value is 0."),
+            (
+                "single",
+                "In Screen Information, what is the actual test?",
+                "The actual test is a bit more complicated.",
+            ),
+        ],
+    ) == [False, False]
+
+
+def test_an_infinitive_clause_is_not_read_as_a_subject() -> None:
+    chunk = (
+        "Configuration\nTo override the configuration it is recommended to create an other "
+        "APT configuration file fragment which overrides the shipped default value."
+    )
+
+    assert not [q for q in questions(chunk, "Unattended upgrades") if "to override" in q]
+    assert verdicts(
+        chunk,
+        "Unattended upgrades",
+        [
+            (
+                "single",
+                "In Unattended upgrades, what is to override the configuration it recommended to?",
+                "To override the configuration it is recommended to create a fragment.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_fronted_by_default_without_its_comma_ends_the_question() -> None:
+    chunk = "Schedule\nBy default unattended-upgrades runs an update every day."
+
+    asked = questions(chunk, "Unattended upgrades")
+
+    assert "What does unattended-upgrades run by default?" in asked
+    assert not [q for q in asked if "by default unattended" in q.lower()]
+
+
+def test_a_verb_clause_or_a_negation_is_no_subject() -> None:
+    options = (
+        "GatewayPorts\nSpecifies whether remote hosts are allowed to connect to local "
+        "forwarded ports. The argument must be yes or no."
+    )
+    formats = (
+        "Formats\nNeither man nor man-db includes a converter for the HTML format. "
+        "No direct support is provided for the info format."
+    )
+
+    assert not [q for q in questions(options, "ssh_config") if "specifies" in q.lower()]
+    assert questions(formats, "man-db FAQ") == []
+
+
+def test_a_value_generic_noun_or_question_heading_names_nothing_without_its_item() -> None:
+    chunk = (
+        "PASS_MAX_DAYS\nThe maximum number of days a password may be used. "
+        "A zero means the password never expires. The format is a text string. "
+        "Valid arguments are any and inet. Per-cpu stats are disabled by default to save memory."
+    )
+    cases = [
+        ("In login.defs, what does a zero mean?", "A zero means the password never expires."),
+        ("In rsyncd.conf, what is the format?", "The format is a text string."),
+        ("In ssh_config, what are valid arguments?", "Valid arguments are any and inet."),
+        (
+            "In Why does \"ps -aux\" complain about a bogus '-'?, why are per-cpu stats "
+            "disabled by default?",
+            "Per-cpu stats are disabled by default to save memory.",
+        ),
+        (
+            "In login.defs, with PASS_MAX_DAYS, what does a zero mean?",
+            "A zero means the password never expires.",
+        ),
+    ]
+
+    assert "In login.defs, with PASS_MAX_DAYS, what does a zero mean?" in questions(
+        chunk, "login.defs"
+    )
+    kept = verdicts(chunk, "login.defs", [("single", q, r) for q, r in cases])
+    assert kept == [False, False, False, False, True]
+
+
+def test_a_syntax_argument_or_a_one_word_who_is_no_answer() -> None:
+    from pytest_ragas_gate.synth.specific import misread_answer
+
+    chunk = "Scripts\nLogs are moved into directory for rotation."
+
+    assert questions(chunk, "logrotate") == []
+    assert misread_answer("who", "Dir") is not None  # "Dir::Bin" cut at its colons
+    assert misread_answer("who", "the IANA") is None
+    assert misread_answer("who", "IANA") is None
+
+
+def test_the_whole_or_new_thing_is_asked_only_under_its_option_item() -> None:
+    chunk = (
+        "SCRIPTS\nThe whole pattern is passed to the script as its first argument. "
+        "Later config files may override the options given in earlier files."
+    )
+    reference = "The whole pattern is passed to the script as its first argument."
+
+    assert not [q for q in questions(chunk, "logrotate") if "whole pattern" in q]
+    assert verdicts(
+        chunk,
+        "logrotate",
+        [
+            ("single", "In logrotate, what is the whole pattern passed to?", reference),
+            (
+                "single",
+                "In logrotate, with firstaction, what is the whole pattern passed to?",
+                reference,
+            ),
+        ],
+    ) == [False, True]
+
+
+def test_a_reference_stops_before_an_and_it_can_clause_without_a_comma() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    chunk = (
+        "Properties\nProperties are accessed via the property replacer and it can for "
+        "example pick a substring or do date-specific formatting."
+    )
+    facts = chunk_facts(chunk, "rsyslog.conf", False)
+
+    assert [_reference(fact) for fact in facts] == [
+        "Properties are accessed via the property replacer."
+    ]
+
+
+def test_a_page_question_is_no_subject_and_a_purpose_gives_no_why() -> None:
+    chunk = (
+        "Questions\nIt answers questions such as:\n\n"
+        "        What files include this header file?\n\n"
+        "It has been released by The Santa Cruz Operation, Inc as Open Source under the BSD "
+        "license.\n\nThe purpose of the left- and rightcodes is merely to reduce the amount "
+        "of typing necessary."
+    )
+    asked = questions(chunk, "cscope")
+
+    assert not [q for q in asked if "What files" in q or "merely" in q], asked
+    assert verdicts(
+        chunk,
+        "dir_colors",
+        [
+            (
+                "single",
+                "In dir_colors, why is the purpose of the left- and rightcodes merely?",
+                "The purpose of the left- and rightcodes is merely to reduce the amount of "
+                "typing necessary.",
+            )
+        ],
+    ) == [False]
+
+
+def test_an_objects_infinitive_gives_no_why_question() -> None:
+    chunk = "Building\nThe Makefile contains rules to make sbc. The bc program reads files."
+
+    assert not [q for q in questions(chunk, "bc") if q.startswith(("Why", "In bc, why"))]
+
+
+def test_a_section_of_the_page_is_no_answer() -> None:
+    chunk = (
+        "CONFIGURATION DIRECTORIES AND PRECEDENCE\nConfiguration files are read from "
+        "directories in /etc/, /run/, /usr/local/lib/, and /lib/, in order of precedence, as "
+        "listed in the SYNOPSIS section above."
+    )
+
+    assert questions(chunk, "binfmt.d") == []
+
+
+def test_an_amount_of_a_which_clause_and_an_ownerless_default_are_not_asked() -> None:
+    chunk = (
+        "Lines\nA line cannot be longer than LINE_MAX, which should be more than 2000 bytes "
+        "on all platforms. The default is true in order to keep the store nearly empty."
+    )
+    reference = "The default is true in order to keep the store nearly empty."
+
+    assert questions(chunk, "netconfig") == []
+    assert verdicts(
+        chunk,
+        "pstore.conf",
+        [
+            ("single", "In pstore.conf, why is the default true?", reference),
+            ("single", "In pstore.conf, with Unlink=, why is the default true?", reference),
+        ],
+    ) == [False, True]
+
+
+def test_a_bare_kind_is_no_answer_and_a_reference_link_reads_as_its_text() -> None:
+    from pytest_ragas_gate.synth.offline import _reference
+
+    vague = "Configure\nThe configure script provides a non-standard option."
+    linked = (
+        "History\nVersions 1.x of AT-SPI were based on [CORBA][CORBA] for inter-process "
+        "communication."
+    )
+
+    assert questions(vague, "Gettext readme") == []
+    assert [_reference(fact) for fact in chunk_facts(linked, "AT-SPI", False)] == [
+        "Versions 1.x of AT-SPI were based on CORBA for inter-process communication."
+    ]

@@ -61,6 +61,7 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
+from .specific import unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import is_term, term_facts
 from .unsure import (
@@ -385,11 +386,23 @@ def _generic_subject(subject: str) -> bool:
     )
 
 
+#: "What does by default X run?": a fronted "By default" without its comma kept in place.
+_DEFAULT_INSIDE = re.compile(
+    r"^(?P<lead>(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|is|are|was|were|can|will|must) )"
+    r"by default,? (?P<rest>.+)\?$"
+)
+
+
 def _sure(fact: Fact) -> Fact | None:
     """``fact`` asked cleanly (repaired where the repair is certain), or None."""
     question = repaired_question(fact.question, fact.answer)
     if question is None:
         return None
+    inside = _DEFAULT_INSIDE.match(question)
+    if inside is not None:
+        # "By default unattended-upgrades runs …" read with "by default" in the subject.
+        question = f"{inside.group('lead')}{inside.group('rest')} by default?"
+        fact = replace(fact, subject=re.sub(r"^by default,? ", "", fact.subject, flags=re.I))
     if re.match(r"^By default,\s", fact.sentence.strip()) and "by default" not in question:
         question = question[:-1] + " by default?"  # the default is what the sentence states
     fact = replace(fact, question=question)
@@ -436,7 +449,7 @@ def question_problem(question: str) -> str | None:
         return "ends inside a condition: its sentence was misread"
     if _WHY_A_NOUN.match(question):
         return "asks why it is what it is; its sentence says what it is for"
-    reason = dangling(question)
+    reason = dangling(question) or unspecific(question)
     if reason is not None:
         return reason
     match = _OBJECT_QUESTION.match(question)
@@ -478,10 +491,12 @@ def _single(
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
     clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
-    return _MARKDOWN_LINK.sub(_link_text, clause)
+    return _MARKDOWN_REFERENCE.sub(r"\g<text>", _MARKDOWN_LINK.sub(_link_text, clause))
 
 
 #: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
+#: "[CORBA][CORBA]": a reference-style link reads as its text (the address is elsewhere).
+_MARKDOWN_REFERENCE = re.compile(r"\[(?P<text>[^\]\[]+)\]\[[^\]\[]*\]")
 _MARKDOWN_LINK = re.compile(r"\[(?P<text>[^\]\[]+)\]\((?P<address>[^()\s]+)\)")
 
 

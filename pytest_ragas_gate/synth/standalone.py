@@ -170,7 +170,10 @@ _CLAUSE_JOIN = re.compile(
 _CJK_CLAUSE = re.compile(r"(?<=[，；：])")
 #: ", and it supports …": a new clause about the same subject, a fact of its own.
 _PRONOUN_CLAUSE = re.compile(
-    r",\s+and\s+(?:(?:it|they|this|these|he|she)\s+[a-z]"
+    # "… via the property replacer and it can pick …": no comma, but a modal says a new clause.
+    r"\s+and\s+(?:it|they)\s+(?:can|could|will|would|may|might|must|should|does|do|is|are"
+    r"|has|have)\s+(?!be\b)[a-z]"
+    r"|,\s+and\s+(?:(?:it|they|this|these|he|she)\s+[a-z]"
     r"|(?:its|their)\s+(?:[\w-]+\s+){1,3}(?:is|are|was|were|has|have|can|will|must|may)\b)"
 )
 #: ". fstab is only read …": a sentence opening with a lowercase name, which the sentence

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from . import wh_english
+from .specific import misread_answer, misread_subject
 
 __all__ = [
     "fact_problem",
@@ -190,6 +191,9 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
         r"[A-Z_/]", (fact.subject or "")[1:]
     ):
         return f"{fact.subject!r} names no thing: what it belongs to is in the passage"
+    reason = misread_subject(fact.subject or "") or misread_answer(fact.wh, fact.answer, sentence)
+    if reason is not None:
+        return reason
     if _RELATIVE.search(fact.subject or ""):
         return f"{fact.subject!r} holds a relative clause: the subject is misread"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
@@ -206,6 +210,8 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
                 return f"its amount or date belongs to the {condition.group()!r} clause"
         if fact.wh == "when" and _DATE_BEFORE.search(sentence[:at]):
             return "its date is cut: the day or month before the year stays in the question"
+    if fact.wh in _AMOUNTS and at >= 0 and re.search(r",\s+(?:which|where|who)\b", sentence[:at]):
+        return "its amount belongs to a ', which …' clause, not to what the question asks"
     if fact.wh in _AMOUNTS and at >= 0:
         join = _SECOND_CLAUSE.search(sentence[:at])
         subject = (fact.subject or "").lower()
