@@ -167,6 +167,42 @@ def test_a_near_miss_swaps_no_placeholder_no_numbered_sibling_and_no_options_amo
     assert swapped == [], swapped
 
 
+KEYBOARD_OPTIONS = """\
+OPTIONS
+       The following variables can be set.
+
+       XKBMODEL
+              Specifies the XKB keyboard model name.  Default: pc105  on  most
+              platforms.
+
+       XKBLAYOUT
+              Specifies the XKB keyboard layout name. This is usually the
+              country or language type of the keyboard. Default:  us  on  most
+              platforms.
+
+       XKBVARIANT
+              Specifies the XKB keyboard variant components.  Default: not set.
+
+       XKBOPTIONS
+              Specifies the XKB keyboard option components.
+"""
+
+
+def test_a_near_miss_is_never_a_question_the_documents_answer() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus, _swapped
+
+    corpus = Corpus([KEYBOARD_OPTIONS], ["keyboard"], ["keyboard"])
+    answered = {
+        fact.question for fact in chunk_facts(KEYBOARD_OPTIONS, "keyboard", False, corpus.names)
+    }
+
+    # "Default: pc105" states a default as "defaults to" does.
+    assert corpus.terms_without_default("XKBLAYOUT", "keyboard") == ["XKBOPTIONS"]
+    swapped = [question for question, _ in _swapped(KEYBOARD_OPTIONS, "keyboard", False, corpus)]
+    assert not set(swapped) & answered, set(swapped) & answered
+    assert not any(re.search("XKBMODEL|XKBVARIANT|XKBLAYOUT", q) for q in swapped), swapped
+
+
 def test_single_questions_are_asked_of_the_chunks_stating_facts_not_of_chatty_ones(
     tmp_path: Path,
 ) -> None:

@@ -879,6 +879,8 @@ class Corpus:
                     # "USERS_GROUP defaults to users" inside the paragraph states it too.
                     named = re.search(rf"\b{re.escape(term)}\s+defaults?\s+to\b", following)
                     terms[term] = terms.get(term, False) or stated or named is not None
+        self._chunk_titles = aligned
+        self._asked: dict[bool, frozenset[str]] = {}
         self._identifiers: dict[str, set[str]] = {}
         for identifier in {m.group() for text in self.texts for m in _IDENTIFIER.finditer(text)}:
             self._identifiers.setdefault(_family(identifier), set()).add(identifier)
@@ -890,6 +892,21 @@ class Corpus:
                     if match.group("kind") in _NOT_A_KIND:
                         continue  # "UID_POOL and …": no kind of thing
                     self._kinds.setdefault(match.group("kind"), set()).add(match.group("head"))
+
+    def asks(self, question: str, chinese: bool) -> bool:
+        """Whether the writer asks ``question`` of some chunk, i.e. the corpus answers it.
+
+        A near miss is built by swapping a name; when the swapped question is one the
+        corpus itself answers, calling it unanswerable would label a case wrongly.
+        """
+        if chinese not in self._asked:
+            titles = self._chunk_titles or [""] * len(self.texts)
+            self._asked[chinese] = frozenset(
+                fact.question
+                for text, title in zip(self.texts, titles, strict=True)
+                for fact in chunk_facts(text, title, chinese, self.names)
+            )
+        return question in self._asked[chinese]
 
     def terms_without_default(self, term: str, title: str = "") -> list[str]:
         """Other terms of the document's reference lists whose description gives no default."""
@@ -940,6 +957,7 @@ def _family(identifier: str) -> str:
 _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
     r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, |\b[Tt]he default for this \w+ is\b"
+    r"|\b[Dd]efault(?: value)?:\s*\S"
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
@@ -994,7 +1012,7 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
                 question = fact.question[: match.start()] + sibling + fact.question[match.end() :]
                 if not corpus.states(question, sibling):
                     found.append((question, sibling))
-    return found
+    return [(question, entity) for question, entity in found if not corpus.asks(question, chinese)]
 
 
 def _near_miss(
