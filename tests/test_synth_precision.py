@@ -21,6 +21,22 @@ def questions(chunk: str, title: str) -> list[str]:
     return [fact.question for fact in chunk_facts(chunk, title, False)]
 
 
+def synth(docs: Path, out: Path, *options: str) -> int:
+    """``rag-gate synth`` with the offline writer and no cache, as a keyless user runs it."""
+    return main(
+        ["synth", str(docs), "-o", str(out), "--judge", "offline", "--cache", "off", *options]
+    )
+
+
+def write_fact_pages(docs: Path, names: tuple[str, ...]) -> None:
+    """One page per name, four facts each."""
+    for name in names:
+        facts = [
+            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
+        ]
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+
+
 def verdicts(chunk: str, title: str, cases: list[tuple[str, str, str]]) -> list[bool]:
     candidates = [
         Candidate(
@@ -211,31 +227,10 @@ def test_single_questions_are_asked_of_the_chunks_stating_facts_not_of_chatty_on
     docs.mkdir()
     for number in range(30):
         (docs / f"chat{number:02}.md").write_text(f"# Chat {number}\n\n{chatty}\n\n{chatty}\n")
-    for name in ("ferry", "tram", "bus"):
-        facts = [
-            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
-        ]
-        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    write_fact_pages(docs, ("ferry", "tram", "bus"))
     out = tmp_path / "golden.jsonl"
 
-    status = main(
-        [
-            "synth",
-            str(docs),
-            "-o",
-            str(out),
-            "--judge",
-            "offline",
-            "--cache",
-            "off",
-            "--n",
-            "10",
-            "--kinds",
-            "single",
-            "--chunk-tokens",
-            "20",
-        ]
-    )
+    status = synth(docs, out, "--n", "10", "--kinds", "single", "--chunk-tokens", "20")
 
     assert status == 0
     assert len(out.read_text(encoding="utf-8").splitlines()) == 10
@@ -337,31 +332,10 @@ def test_the_share_of_a_kind_the_documents_cannot_support_is_written_as_single(
 ) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    for name in ("ferry", "tram", "bus", "boat"):
-        facts = [
-            f"The {name} number {number} was built by Tom Baker in Leeds." for number in range(4)
-        ]
-        (docs / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(facts) + "\n")
+    write_fact_pages(docs, ("ferry", "tram", "bus", "boat"))
     out = tmp_path / "golden.jsonl"
 
-    status = main(
-        [
-            "synth",
-            str(docs),
-            "-o",
-            str(out),
-            "--judge",
-            "offline",
-            "--cache",
-            "off",
-            "--n",
-            "10",
-            "--kinds",
-            "single,reasoning",
-            "--chunk-tokens",
-            "20",
-        ]
-    )
+    status = synth(docs, out, "--n", "10", "--kinds", "single,reasoning", "--chunk-tokens", "20")
 
     printed = capsys.readouterr().out
     assert status == 0
@@ -530,21 +504,8 @@ def test_derived_kinds_use_only_facts_whose_single_question_is_kept(tmp_path: Pa
     )
     out = tmp_path / "golden.jsonl"
 
-    status = main(
-        [
-            "synth",
-            str(docs),
-            "-o",
-            str(out),
-            "--n",
-            "8",
-            "--judge",
-            "offline",
-            "--cache",
-            "off",
-            "--kinds",
-            "single,multi,unanswerable,reasoning,conversation",
-        ]
+    status = synth(
+        docs, out, "--n", "8", "--kinds", "single,multi,unanswerable,reasoning,conversation"
     )
 
     assert status == 0
@@ -599,9 +560,7 @@ def test_a_manual_page_items_description_ends_where_the_sections_text_resumes(
     )
     out = tmp_path / "golden.jsonl"
 
-    status = main(
-        ["synth", str(docs), "-o", str(out), "--n", "4", "--judge", "offline", "--cache", "off"]
-    )
+    status = synth(docs, out, "--n", "4")
 
     asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
     assert status == 0

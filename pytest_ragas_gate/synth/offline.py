@@ -340,23 +340,39 @@ def chunk_facts(
     return sorted(facts, key=lambda fact: -fact.score)
 
 
-def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str] | None:
-    """Why the critic drops ``question`` as a single case of ``chunk``, or None."""
+def wording_problem(
+    kind: QuestionKind, question: str, reference: str, chunks: Sequence[str]
+) -> tuple[Any, str] | None:
+    """Why a case's wording fails, or None.
+
+    The writer's own check of a single fact and the critic's check of any writer's case
+    apply the same rules.
+    """
     if _NOT_STANDALONE.search(question):
         return "not_standalone", "refers to a document it does not name"
-    if not is_chinese(question):
+    if not is_chinese(question) and kind != "unanswerable":
         reason = dangling(question) or first_person(question)
         if reason is not None:
             return "not_standalone", reason
-        if (reason := question_problem(question)) is not None:
-            return "trivial", reason
+        if kind in ("single", "multi"):
+            for part in _asked_parts(question) if kind == "multi" else [question]:
+                if (reason := question_problem(part)) is not None:
+                    return "trivial", reason
         reason = reference_leans_on(reference) or verbless_reference(reference)
         if reason is not None:
             return "not_answerable", reason
     if _CLOZE.search(question):
         return "copied", "a fill-in-the-blank, not a question a user would ask"
-    if copied_run(question, [chunk]) >= COPY_RUN:
+    if copied_run(question, chunks) >= COPY_RUN:
         return "copied", f"repeats {COPY_RUN} or more consecutive words of its chunk"
+    return None
+
+
+def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str] | None:
+    """Why the critic drops ``question`` as a single case of ``chunk``, or None."""
+    shape = wording_problem("single", question, reference, [chunk])
+    if shape is not None:
+        return shape
     evidence = Evidence.of([chunk])
     for sentence in split_sentences(reference) or [reference]:
         support = check_support(sentence, evidence)
@@ -1151,23 +1167,9 @@ class OfflineSynthJudge:
         reference: str,
         cited: Sequence[int],
     ) -> tuple[Any, str]:
-        if _NOT_STANDALONE.search(question):
-            return "not_standalone", "refers to a document it does not name"
-        if not is_chinese(question) and kind != "unanswerable":
-            reason = dangling(question) or first_person(question)
-            if reason is not None:
-                return "not_standalone", reason
-            if kind in ("single", "multi"):
-                for part in _asked_parts(question) if kind == "multi" else [question]:
-                    if (reason := question_problem(part)) is not None:
-                        return "trivial", reason
-            reason = reference_leans_on(reference) or verbless_reference(reference)
-            if reason is not None:
-                return "not_answerable", reason
-        if _CLOZE.search(question):
-            return "copied", "a fill-in-the-blank, not a question a user would ask"
-        if copied_run(question, request.chunks) >= COPY_RUN:
-            return "copied", f"repeats {COPY_RUN} or more consecutive words of its chunk"
+        shape = wording_problem(kind, question, reference, request.chunks)
+        if shape is not None:
+            return shape
         if kind == "unanswerable":
             return self._unanswerable_problem(request, question)
         if not cited or any(not 0 <= index < len(request.chunks) for index in cited):
