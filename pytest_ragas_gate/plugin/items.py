@@ -263,7 +263,9 @@ def attach_skip(item: pytest.Item, report: pytest.TestReport) -> None:
         return
     reason = getattr(report, "wasxfail", None)
     if reason is not None:
-        reason = str(reason).removeprefix("[NOTRUN]").strip()
+        # pytest before 8 writes an imperative xfail's reason as "reason: …", as its own
+        # terminal report strips; an xfail(run=False) is "[NOTRUN] …" on every version.
+        reason = str(reason).removeprefix("reason: ").removeprefix("[NOTRUN]").strip()
         why = f"xfailed: {reason}" if reason else "xfailed"
     else:
         longrepr = report.longrepr
