@@ -280,6 +280,7 @@ def merge_ledgers(
         {(group.file, group.reason) for group in ledger.not_gated if not group.ids}
         for ledger in known
     ]
+    reasons = _shard_reasons(known, everywhere)
     groups: dict[tuple[str, str], NotGated] = {}
     for group in known[0].not_gated:
         if not group.ids:
@@ -288,7 +289,7 @@ def merge_ledgers(
             continue
         for case_id in group.ids:
             if (group.file, case_id) in everywhere:
-                _add(groups, group.file, _shard_reason(known, group.file, case_id), case_id)
+                _add(groups, group.file, reasons[(group.file, case_id)], case_id)
     total = max(ledger.total_cases for ledger in known)
     not_gated = list(groups.values())
     return CoverageLedger(
@@ -300,21 +301,25 @@ def merge_ledgers(
     )
 
 
-def _shard_reason(ledgers: Sequence[CoverageLedger], file: str, case_id: str) -> str:
-    """Why the shards left a case out: the reason of the shard it belonged to.
+def _shard_reasons(
+    ledgers: Sequence[CoverageLedger], cases: Collection[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """Why the shards left each of ``cases`` out: the reason of the shard it belonged to.
 
     Every other shard left it out only because it was not theirs to score; the shard
     whose case it was says what really happened (``deselected by -k …``, ``not reached:
-    -x stopped``).
+    -x stopped``). Read in one pass over the ledgers, however many cases were left out.
     """
-    reasons = [
-        group.reason
-        for ledger in ledgers
-        for group in ledger.not_gated
-        if group.file == file and case_id in group.ids
-    ]
-    own = [reason for reason in reasons if not reason.startswith(SHARD_REASON_PREFIX)]
-    return (own or reasons)[0]
+    found: dict[tuple[str, str], list[str]] = {}
+    for ledger in ledgers:
+        for group in ledger.not_gated:
+            for case_id in group.ids:
+                if (group.file, case_id) in cases:
+                    found.setdefault((group.file, case_id), []).append(group.reason)
+    return {
+        key: next((r for r in reasons if not r.startswith(SHARD_REASON_PREFIX)), reasons[0])
+        for key, reasons in found.items()
+    }
 
 
 def _union(ledgers: Sequence[CoverageLedger]) -> CoverageLedger:

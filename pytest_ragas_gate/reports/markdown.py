@@ -41,6 +41,11 @@ def _prose(text: str) -> str:
     return text
 
 
+def plain_cell(text: str) -> str:
+    """Untrusted text as a table cell's plain text: never HTML, never a new cell."""
+    return _cell(_prose(text))
+
+
 def code_span(text: str) -> str:
     r"""``text`` as an inline code span inside a table cell: never markup, never a new cell.
 
@@ -105,7 +110,7 @@ def _agreement_section(verdict: GateVerdict) -> list[str]:
         aggregate = verdict.metrics.get(metric)
         ppi = None if aggregate is None else aggregate.ppi
         cells = [
-            f"{code_span(metric)}",
+            code_span(metric),
             str(figures.n),
             figure(figures.bias),
             figure(figures.mae),
@@ -132,7 +137,7 @@ def _metric_row(
     else:
         interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
     cells = [
-        f"{code_span(aggregate.metric)}",
+        code_span(aggregate.metric),
         _number(aggregate.mean),
         interval,
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
@@ -249,7 +254,7 @@ def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[st
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
         cells = [
-            f"{code_span(delta.metric)}",
+            code_span(delta.metric),
             _number(delta.base_mean),
             _number(delta.new_mean),
             change,
@@ -280,7 +285,7 @@ def _judge_noise_section(verdict: GateVerdict) -> list[str]:
         if noise is None:
             continue
         cells = [
-            f"{code_span(aggregate.metric)}",
+            code_span(aggregate.metric),
             _number(noise.agreement),
             _number(noise.sd),
             f"{noise.cases} × {noise.repeats}",
@@ -340,9 +345,9 @@ def _conversation_chats(
             )
             mark = f"❌ {_cell(_why(case))}" if case is not None else "✅"
             lines += [
-                f"> 🧑 **{result.turn}.** {_cell(_prose(_short(result.question)))}",
+                f"> 🧑 **{result.turn}.** {plain_cell(_short(result.question))}",
                 ">",
-                f"> 🤖 {_cell(_prose(_short(result.answer)))}",
+                f"> 🤖 {plain_cell(_short(result.answer))}",
                 ">",
                 f"> {mark} — {_cell(scores) or 'no scores'}",
                 "",
@@ -420,8 +425,8 @@ def render_markdown(
         lines += ["| tag | metric | mean | threshold | n | verdict |", "|---|---|---|---|---|---|"]
         for tag in verdict.tags:
             cells = [
-                f"{code_span(tag.tag)}",
-                f"{code_span(tag.metric)}",
+                code_span(tag.tag),
+                code_span(tag.metric),
                 _number(tag.mean),
                 _number(tag.threshold),
                 str(tag.n),

@@ -49,7 +49,7 @@ from .gate_inputs import (
 )
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
-from .markdown import NOT_JUDGED, code_span
+from .markdown import NOT_JUDGED, code_span, plain_cell
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -88,11 +88,8 @@ _HEADINGS = {
 
 def _text(text: str) -> str:
     """Plain text for a table cell or a line: no HTML, no mention, no new cell."""
-    flat = " ".join(text.split())
-    for character, escape in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        flat = flat.replace(character, escape)
     # A zero-width joiner keeps "@team" from notifying anyone.
-    return flat.replace("@", "@\u200d")
+    return plain_cell(text).replace("@", "@\u200d")
 
 
 def _number(value: float | None) -> str:
