@@ -34,6 +34,7 @@ How long are uploads kept?
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Collection, Sequence
@@ -278,6 +279,13 @@ def chunk_facts(
     ``names`` are words the corpus writes capitalised inside sentences: a sentence opening
     with one keeps it capitalised ("Skyfile accepts …" asks what Skyfile accepts).
     """
+    return list(_chunk_facts(chunk, title, chinese, names))
+
+
+# The offer, the plan, every kind's writer, the near misses and the critic each read a
+# chunk's facts: a run asked the same chunk about seventeen times. Facts are frozen.
+@functools.lru_cache(maxsize=4096)
+def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -> tuple[Fact, ...]:
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
     numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
@@ -337,7 +345,7 @@ def chunk_facts(
             for sure in map(_sure, facts)
             if sure is not None and single_problem(sure.question, _reference(sure), chunk) is None
         ]
-    return sorted(facts, key=lambda fact: -fact.score)
+    return tuple(sorted(facts, key=lambda fact: -fact.score))
 
 
 def wording_problem(
