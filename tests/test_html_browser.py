@@ -218,9 +218,17 @@ def opened(browser: Any, page: Path) -> Any:
 
 
 def wait_for(condition: Any, timeout: float = 5.0) -> Any:
+    # The page re-renders the table and panel on every step; an element found just before
+    # a re-render goes stale, which means "not yet", not a failure of the page.
+    stale = pytest.importorskip("selenium.common.exceptions").StaleElementReferenceException
     deadline = time.monotonic() + timeout
     while True:
-        value = condition()
+        try:
+            value = condition()
+        except stale:
+            if time.monotonic() > deadline:
+                raise
+            value = None
         if value or time.monotonic() > deadline:
             return value
         time.sleep(0.05)
