@@ -12,7 +12,7 @@ one that fails is a miss.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -35,6 +35,15 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
 
     kind: ClassVar[str]
     reply_type: ClassVar[type[BaseModel]]
+
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, reply: Any) -> type[JudgeRequest[Any]]:
+            # ``JudgeRequest[Claims]`` names the reply type for the type checker only: no
+            # field depends on it (``reply_type`` says it at run time), and letting pydantic
+            # build a parametrised class for each request would cost every run, judge or
+            # none, a model build apiece for nothing.
+            return cls
 
     @model_serializer(mode="wrap")
     def _without_empty_history(self, handler: SerializerFunctionWrapHandler) -> Any:
