@@ -42,7 +42,7 @@ __all__ = [
 class MisspeltKey(BaseModel):
     """Rows that lack a field a metric needs and carry a key one edit from it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     key: str
     field: str
@@ -102,7 +102,7 @@ class MetricAggregate(BaseModel):
 class TagVerdict(BaseModel):
     """One per-tag minimum (``tag_thresholds``) and whether the tagged cases reach it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     tag: str
     metric: str

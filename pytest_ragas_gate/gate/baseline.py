@@ -57,7 +57,7 @@ _TOLERANCE = 1e-9
 class MetricDelta(BaseModel):
     """One metric, new run against baseline, over the cases scored in both."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     metric: str
     n_paired: int
@@ -80,7 +80,7 @@ class MetricDelta(BaseModel):
 class BaselineComparison(BaseModel):
     """The comparison of a run with its baseline, as stored under ``baseline`` in reports."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     path: str
     max_regression: float
@@ -138,7 +138,7 @@ class BaselineComparison(BaseModel):
 class CaseDelta(BaseModel):
     """One paired case's change on one metric."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     case: str
     metric: str

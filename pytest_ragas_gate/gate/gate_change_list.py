@@ -23,7 +23,7 @@ ChangeKind = Literal[
 class GateChange(BaseModel):
     """One change to the gate's inputs: what kind, which file, and what it does."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: ChangeKind
     path: str
@@ -37,7 +37,7 @@ class GateChanges(BaseModel):
     are then unknown, not absent.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base_ref: str
     changes: list[GateChange] = Field(default_factory=list)

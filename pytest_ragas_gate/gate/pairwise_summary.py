@@ -14,7 +14,7 @@ __all__ = ["PairwiseLoss", "PairwiseSummary"]
 class PairwiseLoss(BaseModel):
     """One case whose new answer lost to the baseline's, as the reports show it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     case: str
     question: str
@@ -26,7 +26,7 @@ class PairwiseLoss(BaseModel):
 class PairwiseSummary(BaseModel):
     """Win, loss and tie rates of the new answers against the baseline's, with intervals."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     compared: int
     changed: int

@@ -43,7 +43,7 @@ class Context(BaseModel):
 class Message(BaseModel):
     """One earlier turn of a conversation, as a case's history holds it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     role: Literal["user", "assistant"]
     content: str

@@ -161,6 +161,12 @@ def _no_history() -> Any:
     return Field(default_factory=list)
 
 
+#: For the models of requests a plain run rarely or never asks (question generation, the
+#: paired case review, citations): pydantic builds their validators when one is first used,
+#: not on every run that imports this module. Their schemas are the same either way.
+_BUILT_ON_FIRST_USE = ConfigDict(defer_build=True)
+
+
 class Reply(BaseModel):
     """Base of every reply model."""
 
@@ -370,12 +376,16 @@ class RateRelevancy(JudgeRequest[RelevancyRating]):
 class GeneratedQuestions(Reply):
     """Questions the answer would answer, and whether the answer is noncommittal."""
 
+    model_config = _BUILT_ON_FIRST_USE
+
     questions: list[str]
     noncommittal: bool = False
 
 
 class GenerateQuestions(JudgeRequest[GeneratedQuestions]):
     """Write ``count`` questions the answer would answer (reverse-questions relevancy)."""
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "generate_questions"
     reply_type: ClassVar[type[BaseModel]] = GeneratedQuestions
@@ -482,6 +492,8 @@ class CaseReview(Reply):
     statement its attribution.
     """
 
+    model_config = _BUILT_ON_FIRST_USE
+
     verdicts: list[ClaimVerdict]
     chunks: list[ChunkVerdict]
     statements: list[StatementVerdict]
@@ -504,6 +516,8 @@ class ReviewCase(JudgeRequest[CaseReview]):
     are sent once and need no prompt-cache write. Its reply splits into the two replies
     the metrics asked for, so scores do not depend on whether it was used.
     """
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "review_case"
     reply_type: ClassVar[type[BaseModel]] = CaseReview
@@ -582,6 +596,8 @@ class AttributeAnswer(JudgeRequest[DocumentUsage]):
 class SentenceCitations(Reply):
     """One answer sentence: whether it states a fact, and which of its cited contexts back it."""
 
+    model_config = _BUILT_ON_FIRST_USE
+
     index: int = Field(ge=0)
     factual: bool
     supporting: list[int] = Field(default_factory=list)
@@ -590,6 +606,8 @@ class SentenceCitations(Reply):
 
 class CitationVerdicts(Reply):
     """One entry per answer sentence."""
+
+    model_config = _BUILT_ON_FIRST_USE
 
     sentences: list[SentenceCitations]
 
@@ -601,6 +619,8 @@ class VerifyCitations(JudgeRequest[CitationVerdicts]):
     it cites none); a sentence without citations still gets a verdict, since citation
     recall asks whether each factual sentence carries a supporting citation.
     """
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "verify_citations"
     reply_type: ClassVar[type[BaseModel]] = CitationVerdicts

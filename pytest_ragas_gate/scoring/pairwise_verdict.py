@@ -25,7 +25,7 @@ class PairwiseVerdict(BaseModel):
     no usable answer: the case was not compared.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     outcome: PairwiseOutcome
     changed: bool

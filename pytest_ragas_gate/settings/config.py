@@ -61,7 +61,7 @@ class LatencyBudget(BaseModel):
     {'p95': 2.0, 'max': 5.0}
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     p50: float | None = Field(default=None, gt=0)
     p90: float | None = Field(default=None, gt=0)

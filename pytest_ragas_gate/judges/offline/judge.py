@@ -26,14 +26,13 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from ...exceptions import JudgeError
 from ...usage import Usage
 from ..base import Answer
-from ..compare import CompareAnswers, Comparison
 from ..requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -78,6 +77,9 @@ from .text import (
     split_sentences,
 )
 from .values import find_values, value_spellings
+
+if TYPE_CHECKING:
+    from ..compare import CompareAnswers, Comparison
 
 __all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_claims"]
 
@@ -387,8 +389,12 @@ class OfflineJudge:
             return _attribute_answer(request)
         if isinstance(request, VerifyCitations):
             return self._verify_citations(request)
-        if isinstance(request, CompareAnswers):
-            return self._compare(request)
+        if request.kind == "compare_answers":
+            # Only pairwise judging asks this: its models load with the request, not here.
+            from ..compare import CompareAnswers
+
+            if isinstance(request, CompareAnswers):
+                return self._compare(request)
         kind = getattr(request, "kind", type(request).__name__)
         raise JudgeError(
             f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
@@ -497,6 +503,8 @@ class OfflineJudge:
         the reference's statements it covers, and its relevancy rating. The scores do not
         depend on the position, so the offline judge is position-consistent by design.
         """
+        from ..compare import Comparison
+
         a = self._answer_quality(request, request.answer_a)
         b = self._answer_quality(request, request.answer_b)
         shown = f"A {_figures(a)}; B {_figures(b)}"
