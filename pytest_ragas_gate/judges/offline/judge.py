@@ -110,7 +110,13 @@ reference statements, each chunk), and cases in flight together each hold a few 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 _NAME_WORD = re.compile(r"[^\W\d_]+")
-_CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+@functools.lru_cache(maxsize=1)
+def _cjk_character() -> re.Pattern[str]:
+    # Compiled on the first text that is not ASCII: the class is costly to compile, and
+    # ASCII text holds none of it (see text.py).
+    return re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _prefix(token: str) -> str | None:
@@ -168,7 +174,8 @@ def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset
         spellings |= value_spellings(sentence)
     # A claim's lone CJK character ("批" of "第一批", once the numeral is read as a value) is
     # backed by the same character anywhere in the text.
-    tokens.update(_CJK_CHARACTER.findall(text))
+    if not text.isascii():
+        tokens.update(_cjk_character().findall(text))
     # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
     # of their union.
     prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
@@ -213,7 +220,8 @@ def _cjk_share(text: str) -> float:
     letters = [char for char in text if char.isalnum()]
     if not letters:
         return 0.0
-    return sum(1 for char in letters if _CJK_CHARACTER.match(char)) / len(letters)
+    cjk = [char for char in letters if not char.isascii() and _cjk_character().match(char)]
+    return len(cjk) / len(letters)
 
 
 def _weighted_coverage(
