@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..golden.cases import case_identity
 from ..golden.sharding import Shard
 from ..judges.base import JudgeInfo
+from ..model_defaults import empty_list
 from ..scoring.results import CaseResult, canonical_order, conversation_score
 from ..settings.bounds import Direction
 from ..settings.config import GateConfig
@@ -87,13 +88,13 @@ class BaselineComparison(BaseModel):
     confidence: float
     paired_cases: int
     paired_by_id_only: int
-    new_cases: list[str] = Field(default_factory=list)
-    removed_cases: list[str] = Field(default_factory=list)
+    new_cases: list[str] = Field(default_factory=empty_list)
+    removed_cases: list[str] = Field(default_factory=empty_list)
     metrics: dict[str, MetricDelta] = Field(default_factory=dict)
-    regressed_metrics: list[str] = Field(default_factory=list)
+    regressed_metrics: list[str] = Field(default_factory=empty_list)
     min_paired: int = 1
     # How the baseline was scored differently (judge, model, prompt version, metrics).
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=empty_list)
     # Per paired case (by this run's key) that missed any, the metrics it missed a
     # threshold of in the baseline, under this run's thresholds: what a case's "newly
     # failing" is measured against (None: a report written before this was recorded).
@@ -145,8 +146,8 @@ class CaseDelta(BaseModel):
     base: float
     new: float
     # Each repeat's score, when the run judged the case more than once (else empty).
-    base_repeats: list[float] = Field(default_factory=list)
-    new_repeats: list[float] = Field(default_factory=list)
+    base_repeats: list[float] = Field(default_factory=empty_list)
+    new_repeats: list[float] = Field(default_factory=empty_list)
 
     @property
     def delta(self) -> float:

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
+
 __all__ = ["BASE_REF_ENV", "ChangeKind", "GateChange", "GateChanges"]
 
 #: Set by GitHub Actions on pull_request events: the branch the pull request targets.
@@ -40,5 +42,5 @@ class GateChanges(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base_ref: str
-    changes: list[GateChange] = Field(default_factory=list)
+    changes: list[GateChange] = Field(default_factory=empty_list)
     problem: str | None = None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
+
 __all__ = ["PairwiseLoss", "PairwiseSummary"]
 
 
@@ -20,7 +22,7 @@ class PairwiseLoss(BaseModel):
     question: str
     new_answer: str
     baseline_answer: str
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
 
 
 class PairwiseSummary(BaseModel):
@@ -52,7 +54,7 @@ class PairwiseSummary(BaseModel):
     confidence: float = 0.95
     max_loss_rate: float | None = None
     min_paired: int = 1
-    worst_losses: list[PairwiseLoss] = Field(default_factory=list)
+    worst_losses: list[PairwiseLoss] = Field(default_factory=empty_list)
 
     @property
     def evaluated(self) -> bool:

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from ..golden.cases import Message
+from ..model_defaults import empty_list
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -158,7 +159,7 @@ def _most_statements(text: str) -> int:
 def _no_history() -> Any:
     # Left out of a dump when empty (JudgeRequest's serializer), so a single-turn request
     # dumps, and so caches, exactly as before conversations existed.
-    return Field(default_factory=list)
+    return Field(default_factory=empty_list)
 
 
 #: For the models of requests a plain run rarely or never asks (question generation, the
@@ -334,9 +335,9 @@ class CorrectnessClasses(Reply):
     statements the answer misses.
     """
 
-    tp: list[CorrectnessItem] = Field(default_factory=list)
-    fp: list[CorrectnessItem] = Field(default_factory=list)
-    fn: list[CorrectnessItem] = Field(default_factory=list)
+    tp: list[CorrectnessItem] = Field(default_factory=empty_list)
+    fp: list[CorrectnessItem] = Field(default_factory=empty_list)
+    fn: list[CorrectnessItem] = Field(default_factory=empty_list)
 
 
 class ClassifyCorrectness(JudgeRequest[CorrectnessClasses]):
@@ -600,7 +601,7 @@ class SentenceCitations(Reply):
 
     index: int = Field(ge=0)
     factual: bool
-    supporting: list[int] = Field(default_factory=list)
+    supporting: list[int] = Field(default_factory=empty_list)
     reason: str = ""
 
 
