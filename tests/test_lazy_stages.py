@@ -60,6 +60,7 @@ NOT_LOADED = (
     "pytest_ragas_gate.live.conversation_replay",
     "pytest_ragas_gate.judges.cache_signing",
     "pytest_ragas_gate.judges.compare",
+    "pytest_ragas_gate.gate.baseline",
 )
 #: Models a plain run defines but never validates on their own: pydantic builds their
 #: validators on first use, so a run without baseline, pairwise judging, labels, latency,
@@ -67,9 +68,9 @@ NOT_LOADED = (
 NOT_BUILT = tuple(
     f"pytest_ragas_gate.{name}"
     for name in (
-        "gate.baseline.BaselineComparison",
-        "gate.baseline.CaseDelta",
-        "gate.baseline.MetricDelta",
+        "gate.baseline_figures.BaselineComparison",
+        "gate.baseline_figures.CaseDelta",
+        "gate.baseline_figures.MetricDelta",
         "gate.coverage.NotGated",
         "gate.aggregates.MisspeltKey",
         "gate.aggregates.TagVerdict",

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..judges.cache_integrity import CacheIntegrity
 from ..model_defaults import empty_list
-from .baseline import BaselineComparison
+from .baseline_figures import BaselineComparison
 from .coverage import CoverageLedger
 from .gate_change_list import GateChanges
 

@@ -33,7 +33,7 @@ from .aggregates import (
     tag_verdict,
 )
 from .auto_repeats import auto_summary
-from .baseline import BaselineComparison, against_baseline
+from .baseline_figures import BaselineComparison
 from .case_verdicts import CaseVerdict, case_verdicts
 from .checks import GateCheck, failed_checks, hints_of, recommendation_causes
 from .coverage import coverage_check
@@ -247,10 +247,15 @@ def evaluate_gate(
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)
-    aggregates = {
-        metric: against_baseline(aggregate_metric(ordered, metric, config), facts.baseline)
-        for metric in metrics
-    }
+    aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
+    if facts.baseline is not None:
+        # The comparison's code loads only for a run given a baseline.
+        from .baseline import against_baseline
+
+        aggregates = {
+            metric: against_baseline(aggregate, facts.baseline)
+            for metric, aggregate in aggregates.items()
+        }
     tags = [
         tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()
