@@ -61,6 +61,8 @@ NOT_LOADED = (
     "pytest_ragas_gate.judges.cache_signing",
     "pytest_ragas_gate.judges.compare",
     "pytest_ragas_gate.gate.baseline",
+    "pytest_ragas_gate.reports.github",
+    "pytest_ragas_gate.reports.gate_inputs",
 )
 #: Models a plain run defines but never validates on their own: pydantic builds their
 #: validators on first use, so a run without baseline, pairwise judging, labels, latency,
