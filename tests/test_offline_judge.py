@@ -340,6 +340,18 @@ def test_ascii_texts_are_judged_without_compiling_the_cjk_patterns() -> None:
     assert text._cjk_run.cache_info().currsize == offline._cjk_character.cache_info().currsize == 1
 
 
+def test_closing_the_judge_lets_go_of_the_texts_it_memoised() -> None:
+    # Kept, a run's texts would be walked by every collector pass for the rest of the process.
+    request = VerifyClaims(claims=["Apple was founded in 1976."], contexts=["Apple, 1976."])
+    judge = OfflineJudge()
+    first = asyncio.run(judge.ask(request)).reply
+    caches = [value for value in vars(text).values() if hasattr(value, "cache_info")]
+    assert any(cache.cache_info().currsize for cache in caches)
+    asyncio.run(judge.aclose())
+    assert [cache.cache_info().currsize for cache in caches] == [0] * len(caches)
+    assert asyncio.run(OfflineJudge().ask(request)).reply == first
+
+
 def test_empty_inputs_are_answered() -> None:
     assert ask(ExtractClaims(question="", answer="")).claims == []
     assert (

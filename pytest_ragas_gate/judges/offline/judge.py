@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -63,6 +64,10 @@ from ..requests import (
     VerifyCitations,
     VerifyClaims,
 )
+from . import contradiction as _contradiction
+from . import records as _records
+from . import text as _text
+from . import values as _values
 from .contradiction import find_contradiction
 from .records import read_record
 from .refusal import is_lead_in, is_refusal
@@ -334,6 +339,15 @@ def extract_claims(question: str, answer: str, markers: re.Pattern[str] | None =
     return [f"{reply}: {proposition[:1].lower()}{proposition[1:]}"]
 
 
+def forget_texts() -> None:
+    """Empty the offline judge's memo caches (they refill as texts are judged again)."""
+    for module in (_contradiction, _records, _text, _values, sys.modules[__name__]):
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear):
+                clear()
+
+
 class OfflineJudge:
     """A deterministic judge built from text heuristics; it never sends anything anywhere.
 
@@ -367,7 +381,13 @@ class OfflineJudge:
         return Answer(reply=reply, usage=Usage())
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Let go of the texts memoised while judging.
+
+        A finished run's texts and their tokens, thousands of objects per 100 cases, would
+        otherwise stay for the rest of the process, walked by every pass of the garbage
+        collector (pytest makes a full one as the session ends).
+        """
+        forget_texts()
 
     def answer(self, request: JudgeRequest[Any]) -> BaseModel:
         """Answer ``request`` synchronously (the benchmark uses this directly).
