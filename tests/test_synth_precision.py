@@ -888,3 +888,120 @@ def test_a_bare_kind_is_no_answer_and_a_reference_link_reads_as_its_text() -> No
     assert [_reference(fact) for fact in chunk_facts(linked, "AT-SPI", False)] == [
         "Versions 1.x of AT-SPI were based on CORBA for inter-process communication."
     ]
+
+
+# Parses the writer is unsure of give no case, and the critic drops them from any writer.
+# Each sentence below is made up in the shape of a case a reader rejected.
+
+
+def test_a_purpose_infinitive_is_not_asked_as_a_preposition() -> None:
+    chunk = (
+        "Naming\nThe naming of the slot was introduced to capture possible future extensions "
+        "of the parser. The parser map is consulted to set up managed mount points when the "
+        "daemon starts. The backup file is renamed to a temporary name in the same folder."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "introduced to" in question]
+    assert not [question for question in asked if "consulted to" in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what was the naming of the slot introduced to?",
+                "The naming of the slot was introduced to capture possible future extensions "
+                "of the parser.",
+            ),
+            (
+                "single",
+                "In widget.conf, what is the backup file renamed to?",
+                "The backup file is renamed to a temporary name in the same folder.",
+            ),
+        ],
+    ) == [False, True]
+
+
+def test_a_passive_or_a_role_is_not_asked_as_a_definition() -> None:
+    chunk = (
+        "Maps\nThe contents of files under the given folder are included to the main map. "
+        "TCP/IPv4 is the transport to be used. Frobnicator is a daemon that watches folders."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "contents of files" in question]
+    assert not [question for question in asked if question.endswith("TCP/IPv4?")]
+    assert "What is Frobnicator?" in [question.split(", ")[-1] for question in asked] or any(
+        "frobnicator?" in question.lower() for question in asked
+    )
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what are the contents of files under the given folder?",
+                "The contents of files under the given folder are included to the main map.",
+            ),
+            (
+                "single",
+                "In widget.conf, what is TCP/IPv4?",
+                "TCP/IPv4 is the transport to be used.",
+            ),
+            ("single", "What is Frobnicator?", "Frobnicator is a daemon that watches folders."),
+        ],
+    ) == [False, False, True]
+
+
+def test_a_verb_coordinated_inside_an_infinitive_is_not_given_to_the_subject() -> None:
+    chunk = (
+        "Devices\nThe word devices will cause frobd to read /proc/devices and include all disks "
+        "and volumes found there."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if question.endswith("include?")]
+
+
+def test_a_vague_quantity_is_no_answer() -> None:
+    chunk = (
+        "Tools\nThe home page lists a handful of tools that have been proposed. "
+        "The web page lists a bunch that have been suggested. "
+        "The device line may contain a number of different devices."
+    )
+    asked = questions(chunk, "widget")
+
+    assert not [question for question in asked if "page list" in question]
+    assert verdicts(
+        chunk,
+        "widget",
+        [
+            (
+                "single",
+                "In widget, what does the home page list?",
+                "The home page lists a handful of tools that have been proposed.",
+            ),
+            (
+                "single",
+                "In widget, what may the device line contain?",
+                "The device line may contain a number of different devices.",
+            ),
+        ],
+    ) == [False, True]
+
+
+def test_a_relative_clause_inside_a_question_is_dropped_by_the_critic() -> None:
+    chunk = "Comments\nEntries whose first character is a semicolon are comments and are ignored."
+
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what is entries whose first character?",
+                "Entries whose first character is a semicolon are comments.",
+            )
+        ],
+    ) == [False]

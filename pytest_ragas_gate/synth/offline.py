@@ -62,12 +62,13 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
-from .specific import unspecific
+from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import is_term, term_facts
 from .unsure import (
     fact_problem,
     first_person,
+    purpose_asked_as_value,
     reference_leans_on,
     repaired_question,
     verbless_reference,
@@ -363,8 +364,13 @@ def wording_problem(
         if reason is not None:
             return "not_standalone", reason
         if kind in ("single", "multi"):
-            for part in _asked_parts(question) if kind == "multi" else [question]:
+            parts = _asked_parts(question) if kind == "multi" else [question]
+            for part in parts:
                 if (reason := question_problem(part)) is not None:
+                    return "trivial", reason
+            answers = split_sentences(reference) if kind == "multi" else [reference]
+            for part, answer in zip(parts, answers, strict=False):
+                if (reason := parse_problem(part, answer)) is not None:
                     return "trivial", reason
         reason = reference_leans_on(reference) or verbless_reference(reference)
         if reason is not None:
@@ -479,6 +485,43 @@ def question_problem(question: str) -> str | None:
     match = _OBJECT_QUESTION.match(question)
     if match is not None:
         return empty_predicate(question, match.group("subject"), match.group("verb"))
+    return None
+
+
+_DEFINITION_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?[Ww]hat (?P<aux>is|are|was|were) (?P<term>[^?]+?)(?: in [\w./-]+)?\?$"
+)
+
+
+def parse_problem(question: str, reference: str) -> str | None:
+    """Why ``reference`` shows that ``question`` misreads its sentence, or None.
+
+    The writer refuses these parses from the sentence itself; the critic reads the same
+    misreading off any writer's reference: a purpose asked as a value ("introduced to?" of
+    "introduced to capture …"), a passive or a role asked as a definition ("what are the
+    contents of X?" of "… are included to …", "what is UDP/IPv6?" of "… is the protocol
+    to be used"), an amount of unnamed things as the object ("a bunch that …").
+    """
+    reason = purpose_asked_as_value(question, reference)
+    if reason is not None:
+        return reason
+    definition = _DEFINITION_QUESTION.match(question)
+    if definition is not None:
+        term = re.sub(r"^(?:the|a|an) ", "", definition.group("term"), flags=re.I)
+        stated = re.search(
+            rf"\b{re.escape(term)}\s+(?:is|are|was|were)\s+(?P<rest>.+)", reference, re.I
+        )
+        if stated is not None:
+            return wh_english.not_a_definition(stated.group("rest"))
+        return None
+    asked = _OBJECT_QUESTION.match(question)
+    if asked is not None:
+        verb = re.escape(asked.group("verb").lower())
+        said = re.search(
+            rf"\b{verb}(?:s|es)?\s+(?P<object>[^,;.]+)", reference.replace("ies ", "y ")
+        )
+        if said is not None:
+            return misread_answer("what", said.group("object").strip())
     return None
 
 

@@ -38,6 +38,11 @@ __all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
 _DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
+#: "what is lines whose first non-space character?": a noun and its relative clause, cut.
+_RELATIVE_INSIDE = re.compile(
+    r"\b(?!(?:in|of|to|for|by|with|from|on|at|and|or|under|through|into|about)\b)"
+    r"[\w-]+ (?:whose|which|whom|who)\b.*"
+)
 #: "What is name?": the question is the subject alone, so the subject carries all it asks.
 _DEFINITION = re.compile(rf"^[Ww]hat {_AUX} (?P<subject>.+?)(?: in [\w./-]+)?\?$")
 #: "What does rsyslogd support?": a bare name and a verb, nothing else.
@@ -103,6 +108,9 @@ def unspecific(question: str) -> str | None:
     if _QUESTION_CONTEXT.match(question.strip()):
         return "names a question-shaped heading as its document: the heading was misread"
     body = _CONTEXT.sub("", question.strip())
+    relative = _RELATIVE_INSIDE.search(body)
+    if relative is not None:
+        return f"holds the relative clause {relative.group()!r}: its sentence is misread"
     if _INFINITIVE_SUBJECT.match(body):
         return "an infinitive clause is read as its subject: the sentence is misread"
     row = _ROW.match(body)
@@ -199,7 +207,21 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
         return f"{answer!r} says nothing a reader could check: a kind, not a fact"
     if 0 < len(words) <= 3 and words[0] in _ARGUMENTS:
         return f"{answer!r} is a placeholder of a syntax line, not a value"
+    vague = _VAGUE_AMOUNT.match(answer)
+    if vague is not None:
+        rest = re.split(r"\b(?:that|which|who|whose)\b", vague.group("rest"))[0]
+        named = [w for w in rest.split() if w.lower() not in ("the", "a", "an", "such")]
+        if not any(_NAMED.search(w) for w in named) and all(_generic(w.lower()) for w in named):
+            return f"{answer!r} is an amount of unnamed things: what they are is nowhere"
     return None
+
+
+#: "a bunch that have been suggested", "a handful of tools …": how many, not which.
+_VAGUE_AMOUNT = re.compile(
+    r"^(?:a (?:bunch|handful|couple|lot|few|number|variety|range|series)|lots|several|some"
+    r"|many|various|numerous|a few|things|stuff)\b(?: of)?(?P<rest>.*)$",
+    re.I,
+)
 
 
 def misread_subject(subject: str) -> str | None:

@@ -24,6 +24,8 @@ from .specific import misread_answer, misread_subject
 __all__ = [
     "fact_problem",
     "first_person",
+    "opens_infinitive",
+    "purpose_asked_as_value",
     "reference_leans_on",
     "repaired_question",
     "verbless_reference",
@@ -133,6 +135,8 @@ def repaired_question(question: str, answer: str) -> str | None:
             return question[:-1] + " do?"
         if first == "be" or wants_infinitive(question):
             return None  # "intended to be used in …", "chosen to the best": no clean ask
+        if opens_infinitive(answer):
+            return None  # "introduced to capture …": a purpose, asked as if it were a place
         return question  # "What is the ownership set to?" asks for a value
     passive = _WHAT_PASSIVE_IN.match(question)
     if passive is not None:
@@ -144,6 +148,47 @@ def repaired_question(question: str, answer: str) -> str | None:
             lead = "in which version" if context else "In which version"
             return f"{context}{lead} {passive.group('aux')} {passive.group('rest')}?"
     return question
+
+
+#: Verbs a purpose infinitive often opens with that the common-verb list lacks.
+_PURPOSE_VERBS = frozenset(
+    "avoid prevent ensure capture find determine reduce improve obtain select choose control "
+    "decide detect simplify speed protect mount locate update verify validate resolve look "
+    "tell distinguish compute calculate fetch test allow keep make get help mark".split()
+)
+#: Endings of adjectives and nouns, never of a verb's base form ("temporary", "files").
+_NOT_BASE_ENDING = re.compile(
+    r"(?:ary|ory|ous|ive|al|ic|ful|less|able|ible|ent|ant|ed|ing|ly|s|tion|ness|ment|er|or"
+    r"|ity|ism|ist)$"
+)
+
+
+def opens_infinitive(answer: str) -> bool:
+    """Whether ``answer`` (the words after a question's final "to") is a verb phrase.
+
+    "capture possible future extensions" is one: the "to" opened a purpose, and "what was
+    X introduced to?" asks it as if it were a place. "a temporary name", "root" are not.
+    """
+    tokens = answer.split()
+    if not tokens or not re.fullmatch(r"[a-z][a-z-]*", tokens[0]) or tokens[0] in _NOT_A_VERB:
+        return False
+    first = tokens[0]
+    if first in wh_english.BASE_VERBS or first in _PURPOSE_VERBS:
+        return True
+    return len(tokens) >= 3 and len(first) > 3 and _NOT_BASE_ENDING.search(first) is None
+
+
+def purpose_asked_as_value(question: str, reference: str) -> str | None:
+    """Why "what is X <verb> to?" asks a purpose of ``reference`` as a value, or None."""
+    asked = re.search(r"(?P<verb>[\w-]+) to\?$", question)
+    if asked is None:
+        return None
+    found = re.search(rf"\b{re.escape(asked.group('verb'))} to (?P<rest>.+)", reference)
+    if found is None or _TAKES_INFINITIVE.search(f"{asked.group('verb')} to?"):
+        return None
+    if opens_infinitive(found.group("rest")):
+        return "asks a purpose ('… to capture …') as if it were a value: its sentence is misread"
+    return None
 
 
 def wants_infinitive(question: str) -> bool:

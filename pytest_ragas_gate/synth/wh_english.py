@@ -956,9 +956,46 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
     ]
 
 
+#: Past participles without "-ed": "X is read by programs" is a passive, not a definition.
+_PARTICIPLES = frozenset(
+    "given written taken known shown done made set put kept held built sent found read run "
+    "seen chosen driven hidden broken spoken begun bound sold told left lost meant paid "
+    "brought thought caught taught".split()
+)
+_NOT_PARTICIPLES = frozenset(
+    "speed seed feed embed shed string spring nothing something everything anything".split()
+)
+#: "the transport to be used", "the file to read": a role in an example, not a kind.
+_ROLE = re.compile(r"^the (?:[\w-]+ )?[\w-]+ to (?:be )?[a-z]+\b")
+
+
+def not_a_definition(rest: str) -> str | None:
+    """Why ``rest``, what follows "X is", does not say what X is, or None.
+
+    >>> not_a_definition("included to the master map")
+    "'included' opens a passive or a verb phrase: it says what is done to it"
+    >>> not_a_definition("the protocol to be used")
+    "'the protocol to be used' is a role its example gives it, not what it is"
+    >>> not_a_definition("a daemon that watches folders") is None
+    True
+    """
+    first = rest.split()[0] if rest.split() else ""
+    low = first.lower()
+    if low not in _NOT_PARTICIPLES and (
+        low in _PARTICIPLES or re.fullmatch(r"[a-z]{3,}(?:ed|ing)", first)
+    ):
+        return f"{first!r} opens a passive or a verb phrase: it says what is done to it"
+    role = _ROLE.match(rest)
+    if role is not None:
+        return f"{role.group()!r} is a role its example gives it, not what it is"
+    return None
+
+
 def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[Fact]:
     match = _DEFINITION.match(sentence)
     if match is None:
+        return []
+    if not_a_definition(match.group("rest")) is not None:
         return []
     term = match.group("term").strip()
     if term.lower() in ("true", "false", "yes", "no", "none", "default", "one", "it"):
@@ -1050,6 +1087,8 @@ def sentence_facts(
         clauses.append(clause)
         # "costs $6 and includes 200 GB": the second verb phrase has the same subject.
         joined = re.search(r",?\s+and\s+(?P<verb>[a-z]+)\s", clause.predicate)
+        if joined and re.search(r"\bto\s+[a-z]+", clause.predicate[: joined.start()]):
+            joined = None  # "cause X to read Y and include Z": the verb may be the infinitive's
         based = _base_of(joined.group("verb")) if joined else None
         if based is not None and based[0] == "do" and clause.aux in ("is", "was", "has", "does"):
             based = None  # "is valid and cost …" does not agree: not a second verb phrase
