@@ -1005,3 +1005,43 @@ def test_a_relative_clause_inside_a_question_is_dropped_by_the_critic() -> None:
             )
         ],
     ) == [False]
+
+
+def test_a_comment_of_a_manual_pages_example_gives_no_question(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.conf.5.txt").write_text(
+        "WIDGET.CONF(5)                File Formats                WIDGET.CONF(5)\n\n"
+        "NAME\n       widget.conf - configuration file of the frob daemon\n\n"
+        "DESCRIPTION\n       The file widget.conf holds the defaults of the frob daemon.\n"
+        "       The frob daemon reads the file at start-up.\n\n"
+        'EXAMPLES\n       [ Server "files.example.org" ]\n'
+        "       # TCP/IPv4 is the transport that the server understands\n"
+        "       proto=tcp\n"
+        "       # Frobd is a daemon that watches folders\n"
+        "       watch=/srv\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "6") == 0
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert asked
+    assert not [question for question in asked if "TCP/IPv4" in question or "frobd" in question]
+
+
+def test_a_reference_pointing_back_with_therein_is_dropped() -> None:
+    chunk = "Devices\nThe device list includes all disks and volumes found therein."
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "device list" in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what does the device list include?",
+                "The device list includes all disks and volumes found therein.",
+            )
+        ],
+    ) == [False]

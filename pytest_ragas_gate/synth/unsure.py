@@ -49,7 +49,9 @@ _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGN
 #: A demonstrative that points into the page ("this information", "such statuses").
 _POINTER = re.compile(
     r"\b(?:such|this|these|those)\b(?! as\b)"
-    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b",
+    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b"
+    # "found therein": in what? the sentence before says.
+    r"|\b(?:therein|thereof|therefrom|herein|aforementioned|above-mentioned)\b",
     re.IGNORECASE,
 )
 #: A condition or time clause after the answer: the question leaves out when it holds.
