@@ -1045,3 +1045,29 @@ def test_a_reference_pointing_back_with_therein_is_dropped() -> None:
             )
         ],
     ) == [False]
+
+
+def test_the_summary_counts_the_facts_refused_as_unsure_by_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.md").write_text(
+        "# Widget\n\n"
+        "The naming of the slot was introduced to capture possible future extensions. "
+        "The home page lists a handful of tools that have been proposed. "
+        "The cache folder keeps all files found therein for seven days. "
+        "Guided tours of the widget factory last 45 minutes.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "3", "--kinds", "single") == 0
+    printed = capsys.readouterr().out
+    refused = re.search(r"refused (\d+) facts the writer was unsure of: (.*)", printed)
+    assert refused is not None, printed
+    assert int(refused.group(1)) >= 3
+    assert "misread sentences" in refused.group(2)
+    assert "references leaning on their page" in refused.group(2)
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    # "tours of": a plural noun before "of" heads the subject, it is not the verb.
+    assert asked == ["How long do guided tours of the widget factory last?"]

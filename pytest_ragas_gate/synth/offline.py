@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -280,13 +281,33 @@ def chunk_facts(
     ``names`` are words the corpus writes capitalised inside sentences: a sentence opening
     with one keeps it capitalised ("Skyfile accepts …" asks what Skyfile accepts).
     """
-    return list(_chunk_facts(chunk, title, chinese, names))
+    return list(_chunk_reading(chunk, title, chinese, names)[0])
+
+
+#: Why the writer refused a fact it found, as the summary counts them.
+REFUSALS: dict[str, str] = {
+    "misread": "misread sentences (a clause, list row or purpose read as subject or object)",
+    "vague": "vague questions (what they ask is only in the answer, or names nothing)",
+    "leaning": "references leaning on their page (this, such, therein, a table row)",
+    "critic": "failed the critic's check (unsupported, trivial or copied)",
+}
+
+
+def chunk_refusals(
+    chunk: str, title: str, chinese: bool, names: frozenset[str] = frozenset()
+) -> Counter[str]:
+    """The facts of ``chunk`` the writer found but refused, counted by :data:`REFUSALS` key."""
+    return Counter(_chunk_reading(chunk, title, chinese, names)[1])
 
 
 # The offer, the plan, every kind's writer, the near misses and the critic each read a
 # chunk's facts: a run asked the same chunk about seventeen times. Facts are frozen.
 @functools.lru_cache(maxsize=4096)
-def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -> tuple[Fact, ...]:
+def _chunk_reading(
+    chunk: str, title: str, chinese: bool, names: frozenset[str]
+) -> tuple[tuple[Fact, ...], tuple[str, ...]]:
+    """The chunk's facts, most informative first, and why each refused one was refused."""
+    refused: list[str] = []
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
     numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
@@ -328,11 +349,16 @@ def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -
         for fact in found:
             if not chinese:
                 if tied and _generic_subject(fact.subject):
+                    refused.append("misread")
                     continue  # "In this case, the return value is …": which case?
-                repaired = _sure(_tidied(fact))
+                repaired, why = _sure_why(_tidied(fact))
                 if repaired is not None:
                     repaired = _of_item(repaired, item, name)
-                if repaired is None or question_problem(repaired.question) is not None:
+                    why = "misread" if repaired is None else why
+                if repaired is not None and question_problem(repaired.question) is not None:
+                    repaired, why = None, "vague"
+                if repaired is None:
+                    refused.append(why or "misread")
                     continue
                 fact = repaired
             if copied_run(fact.question, [chunk]) < COPY_RUN:
@@ -341,12 +367,17 @@ def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -
         # Facts of a reference list pass the same checks as the sentences' ones, and every
         # fact is one the critic keeps as a single case: the kinds derived from facts
         # (near misses, multi, follow-ups) start only from questions asked cleanly.
-        facts = [
-            sure
-            for sure in map(_sure, facts)
-            if sure is not None and single_problem(sure.question, _reference(sure), chunk) is None
-        ]
-    return tuple(sorted(facts, key=lambda fact: -fact.score))
+        checked = []
+        for fact in facts:
+            sure, why = _sure_why(fact)
+            if sure is not None and single_problem(sure.question, _reference(sure), chunk):
+                sure, why = None, "critic"
+            if sure is None:
+                refused.append(why or "misread")
+            else:
+                checked.append(sure)
+        facts = checked
+    return tuple(sorted(facts, key=lambda fact: -fact.score)), tuple(refused)
 
 
 def wording_problem(
@@ -425,9 +456,14 @@ _DEFAULT_INSIDE = re.compile(
 
 def _sure(fact: Fact) -> Fact | None:
     """``fact`` asked cleanly (repaired where the repair is certain), or None."""
+    return _sure_why(fact)[0]
+
+
+def _sure_why(fact: Fact) -> tuple[Fact | None, str]:
+    """``fact`` asked cleanly, or None and why not (a :data:`REFUSALS` key)."""
     question = repaired_question(fact.question, fact.answer)
     if question is None:
-        return None
+        return None, "misread"
     inside = _DEFAULT_INSIDE.match(question)
     if inside is not None:
         # "By default unattended-upgrades runs …" read with "by default" in the subject.
@@ -437,13 +473,11 @@ def _sure(fact: Fact) -> Fact | None:
         question = question[:-1] + " by default?"  # the default is what the sentence states
     fact = replace(fact, question=question)
     reference = _reference(fact)
-    if (
-        fact_problem(fact) is not None
-        or reference_leans_on(reference) is not None
-        or verbless_reference(reference) is not None
-    ):
-        return None
-    return fact
+    if fact_problem(fact) is not None:
+        return None, "misread"
+    if reference_leans_on(reference) is not None or verbless_reference(reference) is not None:
+        return None, "leaning"
+    return fact, ""
 
 
 # A sentence cut at the dot of a URL leaves its bare scheme at the question's end.

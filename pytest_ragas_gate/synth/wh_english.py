@@ -343,6 +343,11 @@ def _guess_base(word: str) -> str | None:
     return stem
 
 
+#: Verbs a sentence follows with "of" ("consists of"); any other "-s" word before "of" is a
+#: plural noun heading the subject.
+_OF_VERBS = frozenset("consist think speak hear approve dispose smell taste remind".split())
+
+
 def _split_clause(sentence: str) -> _Clause | None:
     """Subject, auxiliary (or do-support) and predicate of a simple declarative sentence."""
     front = ""
@@ -389,6 +394,9 @@ def _split_clause(sentence: str) -> _Clause | None:
             if nxt in _PREPOSITIONS | _DETERMINERS or nxt[:1].isdigit() or nxt.startswith("$"):
                 present = _guess_present(word)
                 based = ("does", present) if present else None
+        after_word = tokens[index + 1].group().lower() if index + 1 < len(tokens) else ""
+        if based is not None and after_word == "of" and based[1] not in _OF_VERBS:
+            continue  # "Day passes of the factory cost …": a plural noun, not the verb
         if based is not None and (based[0] != "did" or word in _IRREGULAR_PAST):
             verb_at = (index, *based)
             break
