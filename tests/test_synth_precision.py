@@ -1071,3 +1071,20 @@ def test_the_summary_counts_the_facts_refused_as_unsure_by_reason(
     asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
     # "tours of": a plural noun before "of" heads the subject, it is not the verb.
     assert asked == ["How long do guided tours of the widget factory last?"]
+
+
+def test_a_hash_inside_wrapped_prose_of_a_manual_page_stays_prose(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.conf.5.txt").write_text(
+        "WIDGET.CONF(5)                File Formats                WIDGET.CONF(5)\n\n"
+        "NAME\n       widget.conf - configuration file of the frob daemon\n\n"
+        "DESCRIPTION\n       The syntax of the file resembles the syntax of shell scripts.\n"
+        "       Lines starting with\n"
+        "       # are treated as comments by the frob daemon.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "4", "--kinds", "single") == 0
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert any("lines starting with #" in question for question in asked), asked

@@ -973,8 +973,15 @@ _PARTICIPLES = frozenset(
 _NOT_PARTICIPLES = frozenset(
     "speed seed feed embed shed string spring nothing something everything anything".split()
 )
-#: "the transport to be used", "the file to read": a role in an example, not a kind.
-_ROLE = re.compile(r"^the (?:[\w-]+ )?[\w-]+ to (?:be )?[a-z]+\b")
+#: "the protocol to be used", "the file to read": a role in an example, not a kind ("the only
+#: way to delete a list" says what it does, and stays).
+_ROLE = re.compile(r"^the (?:[\w-]+ )?(?P<noun>[\w-]+) to (?P<be>be )?[a-z]+\b")
+
+
+_ROLE_NOUNS = frozenset(
+    "file files value protocol transport port host server directory folder program command "
+    "option name user group key address path device interface".split()
+)
 
 
 def not_a_definition(rest: str) -> str | None:
@@ -994,7 +1001,7 @@ def not_a_definition(rest: str) -> str | None:
     ):
         return f"{first!r} opens a passive or a verb phrase: it says what is done to it"
     role = _ROLE.match(rest)
-    if role is not None:
+    if role is not None and (role.group("be") or role.group("noun") in _ROLE_NOUNS):
         return f"{role.group()!r} is a role its example gives it, not what it is"
     return None
 
