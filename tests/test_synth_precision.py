@@ -1088,3 +1088,26 @@ def test_a_hash_inside_wrapped_prose_of_a_manual_page_stays_prose(tmp_path: Path
     assert synth(docs, out, "--n", "4", "--kinds", "single") == 0
     asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
     assert any("lines starting with #" in question for question in asked), asked
+
+
+def test_an_answer_that_points_elsewhere_in_the_page_is_no_answer() -> None:
+    chunk = (
+        "Options\nArguments to Widgetd accept the tokens described in the PATTERNS section. "
+        "The four log levels are the same as for the --verbose option. "
+        "Arguments to Frobd accept a comma-separated list of host names."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "Widgetd" in question or "levels" in question]
+    assert any("Frobd" in question for question in asked), asked
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what do arguments to Widgetd accept?",
+                "Arguments to Widgetd accept the tokens described in the PATTERNS section.",
+            )
+        ],
+    ) == [False]

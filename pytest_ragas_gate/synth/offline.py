@@ -546,16 +546,24 @@ def parse_problem(question: str, reference: str) -> str | None:
             rf"\b{re.escape(term)}\s+(?:is|are|was|were)\s+(?P<rest>.+)", reference, re.I
         )
         if stated is not None:
-            return wh_english.not_a_definition(stated.group("rest"))
+            return wh_english.not_a_definition(stated.group("rest")) or misread_answer(
+                "what", stated.group("rest").strip()
+            )
         return None
-    asked = _OBJECT_QUESTION.match(question)
-    if asked is not None:
-        verb = re.escape(asked.group("verb").lower())
-        said = re.search(
-            rf"\b{verb}(?:s|es)?\s+(?P<object>[^,;.]+)", reference.replace("ies ", "y ")
-        )
-        if said is not None:
-            return misread_answer("what", said.group("object").strip())
+    if not re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat\b", question):
+        return None
+    # What follows the question's last word in the reference is what it asks for: "what
+    # does X accept?" → "accept(s) …", "what are X treated as?" → "treated as …".
+    last = re.search(r"([\w-]+)\?$", question)
+    if last is None:
+        return None
+    said = re.search(
+        rf"\b{re.escape(last.group(1).lower())}(?:s|es)?\s+(?P<object>[^,;.]+)",
+        reference.replace("ies ", "y "),
+        re.I,
+    )
+    if said is not None:
+        return misread_answer("what", said.group("object").strip())
     return None
 
 

@@ -201,6 +201,8 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
         r"\s+(?:section|chapter|above|below|later|earlier)\b", sentence[at + len(answer) :]
     ):
         return f"{answer!r} points to a part of the page ('… section above'), not a value"
+    if _POINTS_ELSEWHERE.search(answer):
+        return f"{answer!r} points to another part of the page, not a value"
     if wh == "who" and len(words) == 1 and not words[0].isupper():
         return f"{answer!r} is no person or body: a who-question misread"
     if re.fullmatch(r"(?:a|an) (?:[\w-]+ )?[\w-]+", answer) and _generic(words[-1].lower()):
@@ -216,6 +218,13 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
     return None
 
 
+#: "the same as for the --verbose option", "the tokens described in the TOKENS section".
+_POINTS_ELSEWHERE = re.compile(
+    r"^(?:the same as|similar to|as (?:described|shown|explained|listed|for) (?:in|by|above)"
+    r"|(?:described|shown|explained|listed) (?:in|above|below))\b"
+    r"|\b(?:described|listed|shown|explained|defined) in the [\w-]+ section\b",
+    re.I,
+)
 #: "a bunch that have been suggested", "a handful of tools …": how many, not which.
 _VAGUE_AMOUNT = re.compile(
     r"^(?:a (?:bunch|handful|couple|lot|few|number|variety|range|series)|lots|several|some"
