@@ -1111,3 +1111,48 @@ def test_an_answer_that_points_elsewhere_in_the_page_is_no_answer() -> None:
             )
         ],
     ) == [False]
+
+
+def test_the_critic_drops_an_amount_or_date_asked_of_the_wrong_clause() -> None:
+    chunk = (
+        "Limits\nIn version 2.1 and earlier, the cache is limited to four folders with a total "
+        "of 200 files. The reader uses a buffer size of 4096 bytes for the '-r' and '-w' "
+        "options. Archives are pruned once each night, or if the clock is advanced by at least "
+        "5 hours since the last pruning. The clock must be set past Mar 3rd 1999 for the import "
+        "to work. The cache holds 300 files. Presets are a strong tool in the hands of an "
+        "administrator, but they can become a burden."
+    )
+    cases = [
+        (
+            "In widget.conf, how many files is the cache limited to four folders with a total "
+            "in version 2.1 and earlier?",
+            "In version 2.1 and earlier, the cache is limited to four folders with a total of "
+            "200 files.",
+        ),
+        (
+            "In widget.conf, how many bytes does the reader use a buffer size for the '-r'?",
+            "The reader uses a buffer size of 4096 bytes for the '-r' and '-w' options.",
+        ),
+        (
+            "In widget.conf, at least by how many hours are archives pruned once each night?",
+            "Archives are pruned once each night, or if the clock is advanced by at least 5 "
+            "hours since the last pruning.",
+        ),
+        (
+            "In widget.conf, when must the clock be set past Mar 3rd for the import?",
+            "The clock must be set past Mar 3rd 1999 for the import to work.",
+        ),
+        (
+            "In widget.conf, what are presets?",
+            "Presets are a strong tool in the hands of an administrator, but they can become a "
+            "burden.",
+        ),
+        (
+            "In widget.conf, how many files does the widget cache hold?",
+            "The widget cache holds 300 files.",
+        ),
+    ]
+
+    kept = verdicts(chunk, "widget.conf", [("single", q, r) for q, r in cases])
+
+    assert kept == [False, False, False, False, False, True]

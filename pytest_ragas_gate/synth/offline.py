@@ -67,6 +67,7 @@ from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import is_term, term_facts
 from .unsure import (
+    amount_problem,
     fact_problem,
     first_person,
     purpose_asked_as_value,
@@ -536,7 +537,7 @@ def parse_problem(question: str, reference: str) -> str | None:
     contents of X?" of "… are included to …", "what is UDP/IPv6?" of "… is the protocol
     to be used"), an amount of unnamed things as the object ("a bunch that …").
     """
-    reason = purpose_asked_as_value(question, reference)
+    reason = purpose_asked_as_value(question, reference) or amount_problem(question, reference)
     if reason is not None:
         return reason
     definition = _DEFINITION_QUESTION.match(question)
@@ -549,7 +550,6 @@ def parse_problem(question: str, reference: str) -> str | None:
             return wh_english.not_a_definition(stated.group("rest")) or misread_answer(
                 "what", stated.group("rest").strip()
             )
-        return None
     if not re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat\b", question):
         return None
     # What follows the question's last word in the reference is what it asks for: "what

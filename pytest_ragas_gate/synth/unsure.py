@@ -22,6 +22,7 @@ from . import wh_english
 from .specific import misread_answer, misread_subject
 
 __all__ = [
+    "amount_problem",
     "fact_problem",
     "first_person",
     "opens_infinitive",
@@ -189,7 +190,55 @@ def purpose_asked_as_value(question: str, reference: str) -> str | None:
     if found is None or _TAKES_INFINITIVE.search(f"{asked.group('verb')} to?"):
         return None
     if opens_infinitive(found.group("rest")):
-        return "asks a purpose ('… to capture …') as if it were a value: its sentence is misread"
+        verb = found.group("rest").split()[0]
+        return f"asks a purpose ('… to {verb} …') as if it were a value: its sentence is misread"
+    return None
+
+
+_NUMBER_WORD = (
+    r"(?:\d[\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+    r"|thirty|forty|fifty|sixty|hundred|thousand)"
+)
+#: "how many characters is the list limited to six domains …": a second amount kept inside.
+_OTHER_AMOUNT = re.compile(rf"\b{_NUMBER_WORD}\s+[a-z]+s\b", re.I)
+_AMOUNT_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow"
+    r" (?P<how>many|much|long|old|often)(?: (?P<unit>[a-z]+))?|[Ww]hen|[Ww]hat percentage)"
+    r"\b(?P<body>.*)\?$"
+)
+
+
+def amount_problem(question: str, reference: str) -> str | None:
+    """Why an amount or date question misreads the sentence ``reference`` states, or None.
+
+    The critic reads off any writer's reference what the writer checks on its sentence: a
+    second amount kept in the question, an amount sizing a noun ("a block size of 512
+    bytes"), an amount or date of a condition clause ("or if the date is advanced by at
+    least 7 days"), a date cut from its day ("past Sep 9th" of 2001).
+    """
+    asked = _AMOUNT_QUESTION.match(question)
+    if asked is None:
+        return None
+    body = asked.group("body")
+    if asked.group("how") and _OTHER_AMOUNT.search(body):
+        return "keeps a second amount of its sentence inside: which one it asks is unclear"
+    unit = asked.group("unit") or ""
+    if asked.group("how") in ("many", "much") and unit:
+        sized = re.search(rf"\b([\w-]+) of (?:\w+ ){{0,2}}?{_NUMBER_WORD}\s*{unit}", reference)
+        if sized is not None and sized.group(1).lower() in body.lower().split():
+            return f"its amount sizes {sized.group(1)!r}: the question asks it of the wrong word"
+    amount = re.compile(r"\b(?:1[5-9]|20)\d\d\b" if not asked.group("how") else _NUMBER_WORD)
+    asked_words = question.lower().split()
+    for found in amount.finditer(reference):
+        if found.group().lower() in asked_words:
+            continue  # "In glibc 2.25 and earlier": the question keeps it, it is no answer
+        before = reference[: found.start()]
+        for condition in _CONDITION.finditer(before):
+            if condition.group().lower() not in asked_words:
+                return f"its amount or date belongs to the {condition.group()!r} clause"
+        if not asked.group("how") and _DATE_BEFORE.search(before):
+            return "its date is cut: the day or month before the year stays in the question"
+        break
     return None
 
 

@@ -1000,6 +1000,8 @@ def not_a_definition(rest: str) -> str | None:
         low in _PARTICIPLES or re.fullmatch(r"[a-z]{3,}(?:ed|ing)", first)
     ):
         return f"{first!r} opens a passive or a verb phrase: it says what is done to it"
+    if re.search(r",? but\b", rest):
+        return "a judgement ('…, but …'), not what it is"
     role = _ROLE.match(rest)
     if role is not None and (role.group("be") or role.group("noun") in _ROLE_NOUNS):
         return f"{role.group()!r} is a role its example gives it, not what it is"
