@@ -1066,8 +1066,8 @@ def test_the_summary_counts_the_facts_refused_as_unsure_by_reason(
     refused = re.search(r"refused (\d+) facts the writer was unsure of: (.*)", printed)
     assert refused is not None, printed
     assert int(refused.group(1)) >= 3
-    assert "misread sentences" in refused.group(2)
-    assert "references leaning on their page" in refused.group(2)
+    assert "1 misread sentence (a clause, list row or purpose" in refused.group(2)
+    assert "1 reference leaning on its page (this, such, therein" in refused.group(2)
     asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
     # "tours of": a plural noun before "of" heads the subject, it is not the verb.
     assert asked == ["How long do guided tours of the widget factory last?"]

@@ -117,7 +117,7 @@ class CorpusOffer:
         if not total:
             return None
         return f"  refused {total} facts the writer was unsure of: " + "; ".join(
-            f"{count} {REFUSALS[key]}"
+            f"{count} {REFUSALS[key][count != 1]} ({REFUSALS[key][2]})"
             for key, count in sorted(self.refused.items(), key=lambda item: -item[1])
         )
 

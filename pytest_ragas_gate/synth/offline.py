@@ -285,12 +285,28 @@ def chunk_facts(
     return list(_chunk_reading(chunk, title, chinese, names)[0])
 
 
-#: Why the writer refused a fact it found, as the summary counts them.
-REFUSALS: dict[str, str] = {
-    "misread": "misread sentences (a clause, list row or purpose read as subject or object)",
-    "vague": "vague questions (what they ask is only in the answer, or names nothing)",
-    "leaning": "references leaning on their page (this, such, therein, a table row)",
-    "critic": "failed the critic's check (unsupported, trivial or copied)",
+#: Why the writer refused a fact it found, as the summary counts them: one, several, why.
+REFUSALS: dict[str, tuple[str, str, str]] = {
+    "misread": (
+        "misread sentence",
+        "misread sentences",
+        "a clause, list row or purpose read as subject or object",
+    ),
+    "vague": (
+        "vague question",
+        "vague questions",
+        "what they ask is only in the answer, or names nothing",
+    ),
+    "leaning": (
+        "reference leaning on its page",
+        "references leaning on their page",
+        "this, such, therein, a table row",
+    ),
+    "critic": (
+        "failed the critic's check",
+        "failed the critic's check",
+        "unsupported, trivial or copied",
+    ),
 }
 
 
