@@ -1156,3 +1156,20 @@ def test_the_critic_drops_an_amount_or_date_asked_of_the_wrong_clause() -> None:
     kept = verdicts(chunk, "widget.conf", [("single", q, r) for q, r in cases])
 
     assert kept == [False, False, False, False, False, True]
+
+
+def test_a_question_whose_verb_does_not_agree_with_its_subject_is_dropped() -> None:
+    chunk = "Policies\nA POLICY-LINE line identify the path to one or more disk devices."
+
+    assert not [question for question in questions(chunk, "widget.conf") if " do a " in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what do a POLICY-LINE line identify?",
+                "A POLICY-LINE line identify the path to one or more disk devices.",
+            )
+        ],
+    ) == [False]

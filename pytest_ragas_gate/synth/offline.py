@@ -510,6 +510,13 @@ _OBJECT_QUESTION = re.compile(
 )
 
 
+#: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
+_DISAGREES = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Hh]ow(?: \w+)?) do"
+    r" (?:a|an|each|every|one|this|that)\s"
+)
+
+
 def _asked_parts(question: str) -> list[str]:
     """The questions a multi question joins ("What is X, and what is Y?"), each whole."""
     first, joined, second = question.partition(", and ")
@@ -528,6 +535,8 @@ def question_problem(question: str) -> str | None:
         return "a parenthesis is cut in two: its sentence was misread"
     if _CUT_CONDITION.search(question):
         return "ends inside a condition: its sentence was misread"
+    if _DISAGREES.match(question):
+        return "its verb does not agree with its subject ('do a …'): its sentence was misread"
     if _WHY_A_NOUN.match(question):
         return "asks why it is what it is; its sentence says what it is for"
     reason = dangling(question) or unspecific(question)
