@@ -12,6 +12,7 @@ import pytest
 
 from pytest_ragas_gate.cli import main
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
+from pytest_ragas_gate.synth.offline import _reference as offline_reference
 from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
 
 NAMES = frozenset({"Tilde"})
@@ -1173,3 +1174,15 @@ def test_a_question_whose_verb_does_not_agree_with_its_subject_is_dropped() -> N
             )
         ],
     ) == [False]
+
+
+def test_a_pronoun_subject_is_named_in_the_reference() -> None:
+    chunk = (
+        "Frobnicator\nFrobnicator is a small tool that archives log files. "
+        "It was written by Jane Doe in 2019."
+    )
+    facts = chunk_facts(chunk, "Frobnicator", False)
+    asked = {fact.question: offline_reference(fact) for fact in facts}
+
+    when = [reference for question, reference in asked.items() if question.startswith("When")]
+    assert when == ["Frobnicator was written by Jane Doe in 2019."], asked

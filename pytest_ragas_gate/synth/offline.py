@@ -625,7 +625,15 @@ def _single(
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
     clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    pronoun = re.match(r"^(?:It|They|He|She)\b", clause)
+    named = fact.subject.strip()
+    if pronoun is not None and named and named.split()[0].lower() not in _REFERENCE_PRONOUNS:
+        # "It was written by Jane Doe": the question names Frobnicator, so does its answer.
+        clause = named[:1].upper() + named[1:] + clause[pronoun.end() :]
     return _MARKDOWN_REFERENCE.sub(r"\g<text>", _MARKDOWN_LINK.sub(_link_text, clause))
+
+
+_REFERENCE_PRONOUNS = frozenset("it they he she this these that those".split())
 
 
 #: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
