@@ -1186,3 +1186,15 @@ def test_a_pronoun_subject_is_named_in_the_reference() -> None:
 
     when = [reference for question, reference in asked.items() if question.startswith("When")]
     assert when == ["Frobnicator was written by Jane Doe in 2019."], asked
+
+
+def test_a_reference_stops_before_a_second_verb_phrase_with_its_own_auxiliary() -> None:
+    chunk = (
+        "History\nFrobd was originally written by John Smith in 1998 and is now maintained by "
+        "the Widget team. The frobd timeout is measured in seconds and defaults to 30."
+    )
+    facts = chunk_facts(chunk, "frobd", False)
+    references = {fact.question: offline_reference(fact) for fact in facts}
+
+    assert "Frobd was originally written by John Smith in 1998." in references.values(), references
+    assert "The frobd timeout is measured in seconds." in references.values(), references

@@ -259,7 +259,9 @@ def _joined_verb_phrases(text: str, answer: str) -> str | None:
         return None
     verb = match.group("verb")
     base = verb[:-1] if verb.endswith("s") else verb
-    if verb not in wh_english.BASE_VERBS and base not in wh_english.BASE_VERBS:
+    # "… in 1998 and is now maintained by …": an auxiliary opens a verb phrase of its own.
+    own = verb in wh_english.AUXILIARIES or verb in ("defaults", "default")
+    if verb not in wh_english.BASE_VERBS and base not in wh_english.BASE_VERBS and not own:
         return None
     first, second = rest[: match.start()], rest[match.start("verb") :]
     if answer in first and answer not in second:
