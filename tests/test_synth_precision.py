@@ -1198,3 +1198,32 @@ def test_a_reference_stops_before_a_second_verb_phrase_with_its_own_auxiliary() 
 
     assert "Frobd was originally written by John Smith in 1998." in references.values(), references
     assert "The frobd timeout is measured in seconds." in references.values(), references
+
+
+def test_a_multi_question_whose_half_needs_an_option_item_is_dropped() -> None:
+    chunks = [
+        "ServerAliveInterval\nServerAliveInterval sets a timeout interval in seconds.",
+        "BatchMode\nIf BatchMode is set, the ServerAliveInterval option will be set to 300 "
+        "seconds by default.",
+    ]
+    candidates = [
+        Candidate(
+            kind="multi",
+            question=question,
+            reference="ServerAliveInterval sets a timeout interval in seconds. The "
+            "ServerAliveInterval option will be set to 300 seconds by default.",
+            chunks=[0, 1],
+        )
+        for question in (
+            "What is ServerAliveInterval in ssh_config, and with BatchMode, to how many "
+            "seconds will the ServerAliveInterval option be set by default?",
+            "What is ServerAliveInterval in ssh_config, and to how many seconds will the "
+            "ServerAliveInterval option be set by default?",
+        )
+    ]
+    titles = ["ssh_config", "ssh_config"]
+    reply = OfflineSynthJudge(chunks, titles).critique(
+        CritiqueQuestions(chunks=chunks, titles=titles, candidates=candidates)
+    )
+
+    assert [verdict.keep for verdict in reply.verdicts] == [False, True]

@@ -413,6 +413,10 @@ def wording_problem(
             return "not_standalone", reason
         if kind in ("single", "multi"):
             parts = _asked_parts(question) if kind == "multi" else [question]
+            if kind == "multi" and re.match(r"^[Ww]ith [^,]{1,40}, ", parts[-1]):
+                # "…, and with BatchMode, to how many seconds …": the item it needs is a
+                # condition the joined question cannot carry in passing.
+                return "trivial", "its second half needs an option item of its own"
             for part in parts:
                 if (reason := question_problem(part)) is not None:
                     return "trivial", reason
