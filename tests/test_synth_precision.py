@@ -1227,3 +1227,24 @@ def test_a_multi_question_whose_half_needs_an_option_item_is_dropped() -> None:
     )
 
     assert [verdict.keep for verdict in reply.verdicts] == [False, True]
+
+
+def test_a_value_read_as_a_subject_gives_no_question() -> None:
+    chunk = (
+        "MaxConnections\nLimits the number of simultaneous connections to the upstream server. "
+        "The default of 4 is suitable for most servers."
+    )
+    asked = questions(chunk, "quuxd.conf")
+
+    assert not [question for question in asked if "of 4" in question], asked
+    assert verdicts(
+        chunk,
+        "quuxd.conf",
+        [
+            (
+                "single",
+                "In quuxd.conf, with MaxConnections, what is the default of 4?",
+                "The default of 4 is suitable for most servers.",
+            )
+        ],
+    ) == [False]

@@ -38,6 +38,11 @@ __all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
 _DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
+#: "what is the default of 4?" of "The default of 4 is suitable …": a value as a subject.
+_VALUE_SUBJECT = re.compile(
+    r"^(?:[Ww]hat|[Ww]hich|[Ww]hen|[Ww]hy|[Hh]ow \w+) (?:is|are|was|were|does|do|did|can|will)"
+    r" (?P<phrase>(?:the|a|an) [\w-]+ of (?:\d[\d.,]*|zero|one|two|three|four|five|ten)\b)"
+)
 #: "what is lines whose first non-space character?": a noun and its relative clause, cut.
 _RELATIVE_INSIDE = re.compile(
     r"\b(?!(?:in|of|to|for|by|with|from|on|at|and|or|under|through|into|about)\b)"
@@ -108,6 +113,9 @@ def unspecific(question: str) -> str | None:
     if _QUESTION_CONTEXT.match(question.strip()):
         return "names a question-shaped heading as its document: the heading was misread"
     body = _CONTEXT.sub("", question.strip())
+    value = _VALUE_SUBJECT.match(body)
+    if value is not None:
+        return f"{value.group('phrase')!r} is a value, not a thing a reader could ask about"
     relative = _RELATIVE_INSIDE.search(body)
     if relative is not None:
         return f"holds the relative clause {relative.group()!r}: its sentence is misread"
