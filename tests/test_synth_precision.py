@@ -1248,3 +1248,10 @@ def test_a_value_read_as_a_subject_gives_no_question() -> None:
             )
         ],
     ) == [False]
+
+
+def test_a_reference_stops_before_a_second_passive_participle() -> None:
+    chunk = "Logs\nZork logs are written to /var/log/zork.log and rotated weekly by logrotate."
+    references = [offline_reference(fact) for fact in chunk_facts(chunk, "zork", False)]
+
+    assert "Zork logs are written to /var/log/zork.log." in references, references

@@ -244,6 +244,12 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
     return text
 
 
+_PARTICIPLES = frozenset(
+    "given written taken known shown done made kept held built sent found read run seen "
+    "chosen driven hidden broken bound sold told left lost paid brought".split()
+)
+
+
 def _joined_verb_phrases(text: str, answer: str) -> str | None:
     """The verb phrase of two joined by "and" that holds ``answer``, with the subject.
 
@@ -261,11 +267,21 @@ def _joined_verb_phrases(text: str, answer: str) -> str | None:
     base = verb[:-1] if verb.endswith("s") else verb
     # "… in 1998 and is now maintained by …": an auxiliary opens a verb phrase of its own.
     own = verb in wh_english.AUXILIARIES or verb in ("defaults", "default")
-    if verb not in wh_english.BASE_VERBS and base not in wh_english.BASE_VERBS and not own:
+    # "Logs are written to … and rotated weekly": a second participle of the same passive.
+    passive = rest.split()[:1] in (["is"], ["are"], ["was"], ["were"])
+    participle = passive and (re.fullmatch(r"[a-z]{3,}ed", verb) or verb in _PARTICIPLES)
+    if (
+        verb not in wh_english.BASE_VERBS
+        and base not in wh_english.BASE_VERBS
+        and not own
+        and not participle
+    ):
         return None
     first, second = rest[: match.start()], rest[match.start("verb") :]
     if answer in first and answer not in second:
         return f"{subject}{first}."
+    if participle and answer in second and answer not in first:
+        return f"{subject} {rest.split()[0]} {second.rstrip('.')}."
     if answer in second and answer not in first:
         return f"{subject} {second.rstrip('.')}."
     return None
