@@ -413,7 +413,7 @@ def wording_problem(
             return "not_standalone", reason
         if kind in ("single", "multi"):
             parts = _asked_parts(question) if kind == "multi" else [question]
-            if kind == "multi" and re.match(r"^[Ww]ith [^,]{1,40}, ", parts[-1]):
+            if kind == "multi" and _ITEM_LED.match(parts[-1]):
                 # "…, and with BatchMode, to how many seconds …": the item it needs is a
                 # condition the joined question cannot carry in passing.
                 return "trivial", "its second half needs an option item of its own"
@@ -514,6 +514,8 @@ _OBJECT_QUESTION = re.compile(
 )
 
 
+#: "with BatchMode, to how many seconds …": a question asked under an option item.
+_ITEM_LED = re.compile(r"^[Ww]ith [^,]{1,40}, ")
 #: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
 _DISAGREES = re.compile(
     r"^(?:In [^,]{1,60}, )?(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Hh]ow(?: \w+)?) do"
@@ -926,12 +928,15 @@ def _multi(
     names: frozenset[str] = frozenset(),
     distinctive: Distinctive | None = None,
 ) -> SynthQuestion | None:
-    pairs = multi_pairs(chunks, titles, chinese, names, distinctive)
+    pairs = []
+    for a, b, _ in multi_pairs(chunks, titles, chinese, names, distinctive):
+        if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
+            a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
+        if not _ITEM_LED.match(_strip_context(b.question)):
+            pairs.append((a, b))  # "…, and with BatchMode, …" the critic drops
     if not pairs:
         return None
-    a, b, _ = pairs[slot % len(pairs)]
-    if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
-        a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
+    a, b = pairs[slot % len(pairs)]
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
