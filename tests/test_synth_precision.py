@@ -1255,3 +1255,12 @@ def test_a_reference_stops_before_a_second_passive_participle() -> None:
     references = [offline_reference(fact) for fact in chunk_facts(chunk, "zork", False)]
 
     assert "Zork logs are written to /var/log/zork.log." in references, references
+
+
+def test_an_faq_answer_label_is_no_part_of_its_sentence() -> None:
+    chunk = (
+        "Thumbnails\nQ: Where does plinth keep its thumbnails?\n"
+        "A: Plinth thumbnails are stored in ~/.cache/plinth."
+    )
+
+    assert questions(chunk, "plinth FAQ") == ["What are plinth thumbnails stored in?"]

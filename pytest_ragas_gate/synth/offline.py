@@ -337,7 +337,8 @@ def _chunk_reading(
         tied = False
         if not chinese:
             tied = _CASE_OPENER.match(sentence) is not None
-            sentence = strip_discourse(sentence)
+            # "A: The index needs …": an FAQ's answer label is no part of its sentence.
+            sentence = strip_discourse(re.sub(r"^(?:A|Answer)\s*:\s+(?=[A-Z])", "", sentence))
             if not sentence:
                 continue
         if chinese:
