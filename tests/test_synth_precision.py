@@ -1264,3 +1264,18 @@ def test_an_faq_answer_label_is_no_part_of_its_sentence() -> None:
     )
 
     assert questions(chunk, "plinth FAQ") == ["What are plinth thumbnails stored in?"]
+
+
+def test_a_term_whose_paragraph_says_anything_of_its_default_or_absence_is_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+
+    chunk = (
+        "DESCRIPTION\nMailTo\nSends a report to an address after each run. If no address is "
+        "given, no report is sent.\n\nLogLevel\nSets the log level. Unless set, only errors "
+        "are logged.\n\nNiceLevel\nSets the priority; the defaults differ per platform.\n"
+        "\nPortNumber\nSpecifies the port number.  The default is 22.\n\nHostAlias\n"
+        "Specifies another name for the host.\n"
+    )
+    corpus = Corpus([chunk], ["frob.conf"], ["frob.conf"])
+
+    assert corpus.terms_without_default("PortNumber", "frob.conf") == ["HostAlias"]

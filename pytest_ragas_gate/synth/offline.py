@@ -1110,6 +1110,11 @@ _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
     r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, |\b[Tt]he default for this \w+ is\b"
     r"|\b[Dd]efault(?: value)?:\s*\S"
+    # Any word of its default, or of what happens when it is not set, says something of it:
+    # a near miss on it may be answered there ("If no address is given, no report is sent").
+    r"|\b[Dd]efaults?\b|\b(?:[Ii]f|[Uu]nless|[Ww]hen)\b[^.]{0,40}\b(?:not|no|un)(?:set|given"
+    r"|specified|present|defined)?\b|\b(?:[Ii]f|[Uu]nless|[Ww]hen) (?:omitted|unset|empty|absent)"
+    r"|\b[Oo]therwise\b|\b[Uu]nless (?:it is |this is )?(?:set|given|specified|present|defined)\b"
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
