@@ -1279,3 +1279,21 @@ def test_a_term_whose_paragraph_says_anything_of_its_default_or_absence_is_no_ne
     corpus = Corpus([chunk], ["frob.conf"], ["frob.conf"])
 
     assert corpus.terms_without_default("PortNumber", "frob.conf") == ["HostAlias"]
+
+
+def test_a_word_after_a_preposition_is_never_read_as_the_verb() -> None:
+    chunk = "Names\nDots in host names must be escaped with a backslash."
+    asked = questions(chunk, "frobd")
+
+    assert not [question for question in asked if question.endswith(" in host?")], asked
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, what do dots in host?",
+                "Dots in host names must be escaped with a backslash.",
+            )
+        ],
+    ) == [False]

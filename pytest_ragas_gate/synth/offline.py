@@ -515,6 +515,8 @@ _OBJECT_QUESTION = re.compile(
 )
 
 
+#: Words a subject never ends with: "what do dots in host?" read "host" as the verb.
+_SUBJECT_ENDS = frozenset("in of for on at to from with by into the a an".split())
 #: "with BatchMode, to how many seconds …": a question asked under an option item.
 _ITEM_LED = re.compile(r"^[Ww]ith [^,]{1,40}, ")
 #: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
@@ -550,6 +552,14 @@ def question_problem(question: str) -> str | None:
     if reason is not None:
         return reason
     match = _OBJECT_QUESTION.match(question)
+    subject_words = match.group("subject").lower().split() if match is not None else []
+    if (
+        subject_words
+        and subject_words[-1] in _SUBJECT_ENDS
+        and not any(word in wh_english.BASE_VERBS for word in subject_words[1:])
+    ):
+        # "… run by default?" has its verb before the preposition; "dots in host?" has none.
+        return "its verb follows a preposition: a noun was read as the verb"
     if match is not None:
         return empty_predicate(question, match.group("subject"), match.group("verb"))
     return None

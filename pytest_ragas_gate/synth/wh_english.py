@@ -382,8 +382,8 @@ def _split_clause(sentence: str) -> _Clause | None:
             predicate = (verb_not + " " + body[rest_at:]).strip()
             offset = start + len(body) - len(body[rest_at:].lstrip())
             return _Clause(front, body[: token.start()].strip(), aux, "", predicate, offset)
-        if previous in _DETERMINERS:
-            continue
+        if previous in _DETERMINERS or previous in _PREPOSITIONS:
+            continue  # "Dots in host names …": a word after "in" is a noun, not the verb
         following_word = tokens[index + 1].group().lower() if index + 1 < len(tokens) else ""
         if following_word in _AUX:
             continue  # "Day passes are valid": the noun before an auxiliary is the subject
