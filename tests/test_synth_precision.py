@@ -1120,8 +1120,9 @@ def test_the_critic_drops_an_amount_or_date_asked_of_the_wrong_clause() -> None:
         "of 200 files. The reader uses a buffer size of 4096 bytes for the '-r' and '-w' "
         "options. Archives are pruned once each night, or if the clock is advanced by at least "
         "5 hours since the last pruning. The clock must be set past Mar 3rd 1999 for the import "
-        "to work. The cache holds 300 files. Presets are a strong tool in the hands of an "
-        "administrator, but they can become a burden."
+        "to work. The widget cache holds 300 files. The widget cache was first released in "
+        "March 2012. Presets are a strong tool in the hands of an administrator, but they can "
+        "become a burden."
     )
     cases = [
         (
@@ -1152,11 +1153,15 @@ def test_the_critic_drops_an_amount_or_date_asked_of_the_wrong_clause() -> None:
             "In widget.conf, how many files does the widget cache hold?",
             "The widget cache holds 300 files.",
         ),
+        (
+            "When was the widget cache first released?",
+            "The widget cache was first released in March 2012.",
+        ),
     ]
 
     kept = verdicts(chunk, "widget.conf", [("single", q, r) for q, r in cases])
 
-    assert kept == [False, False, False, False, False, True]
+    assert kept == [False, False, False, False, False, True, True]
 
 
 def test_a_question_whose_verb_does_not_agree_with_its_subject_is_dropped() -> None:

@@ -236,7 +236,8 @@ def amount_problem(question: str, reference: str) -> str | None:
         for condition in _CONDITION.finditer(before):
             if condition.group().lower() not in asked_words:
                 return f"its amount or date belongs to the {condition.group()!r} clause"
-        if not asked.group("how") and _DATE_BEFORE.search(before):
+        cut = _DATE_BEFORE.search(before)
+        if not asked.group("how") and cut and cut.group().strip(" ,.").lower() in question.lower():
             return "its date is cut: the day or month before the year stays in the question"
         break
     return None
