@@ -1302,3 +1302,15 @@ def test_a_word_after_a_preposition_is_never_read_as_the_verb() -> None:
             )
         ],
     ) == [False]
+
+
+def test_a_default_of_yes_or_a_file_name_is_an_answer_not_a_repeat_of_the_question() -> None:
+    chunk = (
+        "Options\nPasswordAuthentication\nSpecifies whether to use password authentication. "
+        "The argument must be yes or no. The default is yes.\n\nProtocol\n"
+        "The frob packet protocol is implemented in packet.c."
+    )
+    asked = questions(chunk, "frob_config")
+
+    assert "What is the default of PasswordAuthentication in frob_config?" in asked, asked
+    assert any(question.endswith("protocol implemented in?") for question in asked), asked

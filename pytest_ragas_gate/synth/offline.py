@@ -448,9 +448,27 @@ def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str]
     if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
         return "trivial", "too short to test anything"
     given = check_support(reference, Evidence.of([question]), threshold=0.95)
-    if given.supported and numbers(reference) <= numbers(question):
+    if (
+        given.supported
+        and numbers(reference) <= numbers(question)
+        and not _new_words(reference, question)
+    ):
         return "trivial", "the question already holds its answer"
     return None
+
+
+#: Words an answer may add without saying anything new.
+_FUNCTION_WORDS = frozenset(
+    "the a an is are was were be been to of in on at for by with and or as it its that this "
+    "default defaults defaulted set value".split()
+)
+
+
+def _new_words(reference: str, question: str) -> set[str]:
+    """Words of ``reference`` its question does not hold ("yes" of "… defaults to yes")."""
+    asked = {word.lower() for word in re.findall(r"[\w./-]+", question)}
+    said = {word.lower().rstrip(".") for word in re.findall(r"[\w./-]+", reference)}
+    return {word for word in said - asked - _FUNCTION_WORDS if word}
 
 
 #: An opener that ties the sentence to a case the sentence before describes.

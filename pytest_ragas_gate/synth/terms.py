@@ -124,7 +124,13 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
         term = line.strip()
         if not is_term(term):
             continue
-        sentences = [s.strip() for s in split_sentences(lines[index + 1]) if s.strip()]
+        sentences = [
+            part.strip()
+            for sentence in split_sentences(lines[index + 1])
+            # "… must be yes or no. The default is yes.": "no." ends the sentence here.
+            for part in re.split(r"(?<=\bno)\.\s+(?=(?:The|It|This|Defaults?)\b)", sentence)
+            if part.strip()
+        ]
         if not sentences:
             continue
         defaulted: set[str] = set()
