@@ -1314,3 +1314,21 @@ def test_a_default_of_yes_or_a_file_name_is_an_answer_not_a_repeat_of_the_questi
 
     assert "What is the default of PasswordAuthentication in frob_config?" in asked, asked
     assert any(question.endswith("protocol implemented in?") for question in asked), asked
+
+
+def test_a_verb_without_an_object_is_not_asked_what_it_takes() -> None:
+    chunk = "Tips\nLarge collections index faster on an SSD. Small widget files load quickly."
+    asked = questions(chunk, "plinth")
+
+    assert not [question for question in asked if question.endswith(("index?", "load?"))], asked
+    assert verdicts(
+        chunk,
+        "plinth",
+        [
+            (
+                "single",
+                "In plinth, what do large collections index?",
+                "Large collections index faster on an SSD.",
+            )
+        ],
+    ) == [False]

@@ -211,6 +211,8 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
         return f"{answer!r} points to a part of the page ('… section above'), not a value"
     if _POINTS_ELSEWHERE.search(answer):
         return f"{answer!r} points to another part of the page, not a value"
+    if wh == "what" and words and words[0].lower() in _NO_OBJECT:
+        return f"{answer!r} opens with {words[0]!r}: the verb takes no object to ask for"
     if wh == "who" and len(words) == 1 and not words[0].isupper():
         return f"{answer!r} is no person or body: a who-question misread"
     if re.fullmatch(r"(?:a|an) (?:[\w-]+ )?[\w-]+", answer) and _generic(words[-1].lower()):
@@ -232,6 +234,12 @@ _POINTS_ELSEWHERE = re.compile(
     r"|(?:described|shown|explained|listed) (?:in|above|below))\b"
     r"|\b(?:described|listed|shown|explained|defined) in the [\w-]+ section\b",
     re.I,
+)
+#: "index faster on an SSD": an adverb or a preposition where an object would stand.
+_NO_OBJECT = frozenset(
+    "faster slower better worse earlier later sooner well fast slowly quickly again often "
+    "always never sometimes on in at into onto from with without within by via over under "
+    "through across".split()
 )
 #: "a bunch that have been suggested", "a handful of tools …": how many, not which.
 _VAGUE_AMOUNT = re.compile(
