@@ -1332,3 +1332,10 @@ def test_a_verb_without_an_object_is_not_asked_what_it_takes() -> None:
             )
         ],
     ) == [False]
+
+
+def test_a_limit_or_a_maximum_of_nothing_named_gives_no_question() -> None:
+    chunk = "Limits\nThe limit is 100 jobs per user. The maximum is 8 workers."
+    asked = questions(chunk, "frobd")
+
+    assert asked == [], asked

@@ -100,9 +100,10 @@ _WHY_OBJECT = re.compile(
 )
 #: "Why is the default true?": the default of which option, only its item says.
 _GENERIC_SUBJECT = re.compile(
-    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+) (?:{_AUX}|{_DO}) "
-    r"(?P<phrase>the (?:default|value|result|setting|option|argument|number))"
-    r"(?! (?:of|for|in|from|with|to)\b)(?= [a-z]+\b)"
+    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+(?: [a-z]+)?) (?:{_AUX}|{_DO}) "
+    r"(?P<phrase>the (?:default|value|result|setting|option|argument|number|limit|maximum|minimum"
+    r"|total|threshold|size|count|problem|reason|answer|exception))"
+    r"(?! (?:of|for|in|from|with|to)\b)(?=\?| [a-z]+\b)"
 )
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
