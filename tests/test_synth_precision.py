@@ -1339,3 +1339,36 @@ def test_a_limit_or_a_maximum_of_nothing_named_gives_no_question() -> None:
     asked = questions(chunk, "frobd")
 
     assert asked == [], asked
+
+
+def test_an_option_with_a_placeholder_gives_its_default_and_a_described_option_its_use() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "OPTIONS\n-t seconds\nWait at most seconds for an answer. The default is 10.\n"
+        "FROB_SOCKET\nOverrides the socket path. Takes precedence over -c.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobctl")}
+
+    assert facts == {
+        "What is the default of -t in frobctl?": "-t defaults to 10.",
+        "What is FROB_SOCKET in frobctl?": "FROB_SOCKET overrides the socket path.",
+    }
+
+
+def test_an_option_of_two_spellings_is_one_term_and_a_flag_is_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "OPTIONS\n-v, --verbose\nPrint each command before it is sent.\n"
+        "-q, --quiet\nPrint nothing but errors.\nFROB_SOCKET\nOverrides the socket path.\n"
+        "FROB_TIMEOUT\nSets the timeout. The default is 10.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobctl")}
+    corpus = Corpus([chunk], ["frobctl"], ["frobctl"])
+
+    assert facts["What is --verbose in frobctl?"] == (
+        "--verbose prints each command before it is sent."
+    ), facts
+    assert corpus.terms_without_default("FROB_TIMEOUT", "frobctl") == ["FROB_SOCKET"]

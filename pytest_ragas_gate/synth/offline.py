@@ -1091,7 +1091,12 @@ class Corpus:
     def terms_without_default(self, term: str, title: str = "") -> list[str]:
         """Other terms of the document's reference lists whose description gives no default."""
         terms = self._terms.get(title if title in self._terms else "", {})
-        return sorted(other for other, has in terms.items() if not has and other != term)
+        # A command-line flag ("-v, --verbose") takes no value: it has no default to miss.
+        return sorted(
+            other
+            for other, has in terms.items()
+            if not has and other != term and not other.startswith("-")
+        )
 
     def siblings(self, head: str, kind: str) -> list[str]:
         """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
