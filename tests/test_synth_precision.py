@@ -1372,3 +1372,21 @@ def test_an_option_of_two_spellings_is_one_term_and_a_flag_is_no_near_miss() -> 
         "--verbose prints each command before it is sent."
     ), facts
     assert corpus.terms_without_default("FROB_TIMEOUT", "frobctl") == ["FROB_SOCKET"]
+
+
+def test_a_mode_or_a_function_word_is_no_amount() -> None:
+    chunk = "Socket\nThe frobd socket is created with mode 0600 for security reasons."
+    asked = questions(chunk, "frobd")
+
+    assert not [question for question in asked if "how many" in question.lower()], asked
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, how many for security reasons is the frobd socket created with mode?",
+                "The frobd socket is created with mode 0600 for security reasons.",
+            )
+        ],
+    ) == [False]

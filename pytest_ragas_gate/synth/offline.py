@@ -535,6 +535,11 @@ _OBJECT_QUESTION = re.compile(
 
 #: Words a subject never ends with: "what do dots in host?" read "host" as the verb.
 _SUBJECT_ENDS = frozenset("in of for on at to from with by into the a an".split())
+#: "how many for security reasons …": the word after "how many" is what it counts.
+_FUNCTION_UNIT = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow (?:many|much)|[Aa]fter how"
+    r" many) (?:for|to|in|on|at|by|with|from|and|or|the|a|an)\b"
+)
 #: "with BatchMode, to how many seconds …": a question asked under an option item.
 _ITEM_LED = re.compile(r"^[Ww]ith [^,]{1,40}, ")
 #: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
@@ -562,6 +567,8 @@ def question_problem(question: str) -> str | None:
         return "a parenthesis is cut in two: its sentence was misread"
     if _CUT_CONDITION.search(question):
         return "ends inside a condition: its sentence was misread"
+    if _FUNCTION_UNIT.match(question):
+        return "counts a function word ('how many for …'): its amount was misread"
     if _DISAGREES.match(question):
         return "its verb does not agree with its subject ('do a …'): its sentence was misread"
     if _WHY_A_NOUN.match(question):

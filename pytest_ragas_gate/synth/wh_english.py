@@ -120,7 +120,9 @@ _AMOUNT = re.compile(
     r"(?:(?P<prep>\b(?:for|within|in|after|before|at|by|with|every|to|from|of|than|on)\s+))?"
     r"(?P<mod>\b(?:up to|at most|at least|no more than|more than|over|less than|fewer than"
     r"|about|around|approximately|roughly|nearly|almost)\s+)?"
-    r"(?P<money>[$€£])?(?P<num>(?<![\w.#/:-])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.#/:-])\d+(?:\.\d+)?)"
+    # "mode 0600": a number with a leading zero is a code, not an amount.
+    r"(?P<money>[$€£])?(?P<num>(?<![\w.#/:-])\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"|(?<![\w.#/:-])(?!0\d)\d+(?:\.\d+)?)"
     r"(?![\w.]\d|[:/-]\d)"
     r"(?:\s?(?P<unit>%|percent\b|[A-Za-z][A-Za-z-]*))?"
 )
