@@ -1390,3 +1390,25 @@ def test_a_mode_or_a_function_word_is_no_amount() -> None:
             )
         ],
     ) == [False]
+
+
+def test_an_amount_of_a_named_resource_and_a_second_verb_in_es_read_cleanly() -> None:
+    chunk = (
+        "Needs\nFrobd needs 2 GB of RAM on large mirrors. "
+        "The frobd rotator keeps 7 rotated logs and compresses all but the newest."
+    )
+    facts = {fact.question: offline_reference(fact) for fact in chunk_facts(chunk, "frobd", False)}
+
+    assert "How much RAM does frobd need on large mirrors?" in facts, facts
+    assert "The frobd rotator keeps 7 rotated logs." in facts.values(), facts
+
+
+def test_a_verb_coordinated_with_an_infinitive_stays_in_the_reference() -> None:
+    chunk = (
+        "Methods\nThe frob method invokes FROBSH to connect to a remote host and access the "
+        "files as a given user."
+    )
+    references = [offline_reference(fact) for fact in chunk_facts(chunk, "frob", False)]
+
+    assert all(reference.endswith("as a given user.") for reference in references), references
+    assert references

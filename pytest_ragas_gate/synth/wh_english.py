@@ -576,7 +576,7 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
             if re.match(_NOUN_AFTER, after):
                 continue  # "the last 8 MB block": the amount describes a noun
             base, counted = number * _SIZE_UNITS[unit.lower()], "size"
-            of_noun = re.match(r"\s+of\s+(?P<noun>[a-z][\w-]*)", after)
+            of_noun = re.match(r"\s+of\s+(?P<noun>[a-z][\w-]*|[A-Z]{2,}\b)", after)
             wh, phrase = "how_much", f"how many {unit}"
             if of_noun:
                 phrase, end = f"how much {of_noun.group('noun')}", end + of_noun.end()
