@@ -1412,3 +1412,20 @@ def test_a_verb_coordinated_with_an_infinitive_stays_in_the_reference() -> None:
 
     assert all(reference.endswith("as a given user.") for reference in references), references
     assert references
+
+
+def test_a_subject_pointing_back_with_further_or_latter_is_dropped() -> None:
+    chunk = "Queue\nThe queue holds 500 jobs; further jobs are rejected with error 503."
+
+    assert not [q for q in questions(chunk, "frobd") if "further" in q]
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, what are further jobs rejected with?",
+                "Further jobs are rejected with error 503.",
+            )
+        ],
+    ) == [False]

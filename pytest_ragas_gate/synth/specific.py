@@ -38,6 +38,12 @@ __all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
 _DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
+#: "what are further jobs rejected with?": more than what, the sentence before says.
+_POINTS_BACK = re.compile(
+    r"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+(?: [a-z]+)?) (?:is|are|was|were|do|does"
+    r"|did|can|will|must|should|may) (?P<phrase>(?:the )?(?:further|preceding|latter|former"
+    r"|aforementioned) [\w-]+)"
+)
 #: "what is the default of 4?" of "The default of 4 is suitable …": a value as a subject.
 _VALUE_SUBJECT = re.compile(
     r"^(?:[Ww]hat|[Ww]hich|[Ww]hen|[Ww]hy|[Hh]ow \w+) (?:is|are|was|were|does|do|did|can|will)"
@@ -114,6 +120,9 @@ def unspecific(question: str) -> str | None:
     if _QUESTION_CONTEXT.match(question.strip()):
         return "names a question-shaped heading as its document: the heading was misread"
     body = _CONTEXT.sub("", question.strip())
+    back = _POINTS_BACK.match(body)
+    if back is not None:
+        return f"{back.group('phrase')!r} points back into its passage: further than what?"
     value = _VALUE_SUBJECT.match(body)
     if value is not None:
         return f"{value.group('phrase')!r} is a value, not a thing a reader could ask about"
