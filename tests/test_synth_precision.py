@@ -1429,3 +1429,22 @@ def test_a_subject_pointing_back_with_further_or_latter_is_dropped() -> None:
             )
         ],
     ) == [False]
+
+
+def test_the_critic_keeps_a_default_of_yes_it_would_have_written_itself() -> None:
+    chunk = (
+        "PubkeyAuthentication\nSpecifies whether to try public key authentication. "
+        "The default is yes.\n"
+    )
+
+    assert verdicts(
+        chunk,
+        "frob_config",
+        [
+            (
+                "single",
+                "What is the default of PubkeyAuthentication in frob_config?",
+                "PubkeyAuthentication defaults to yes.",
+            )
+        ],
+    ) == [True]

@@ -1376,7 +1376,11 @@ class OfflineSynthJudge:
         if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
-        if given.supported and numbers(reference) <= numbers(question):
+        if (
+            given.supported
+            and numbers(reference) <= numbers(question)
+            and not _new_words(reference, question)
+        ):
             return "trivial", "the question already holds its answer"
         return "ok", "standalone, supported by its chunks, of its kind"
 
