@@ -12,6 +12,7 @@ import pytest
 
 from pytest_ragas_gate.cli import main
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge, chunk_facts
+from pytest_ragas_gate.synth.offline import _reference as offline_reference
 from pytest_ragas_gate.synth.requests import Candidate, CritiqueQuestions
 
 NAMES = frozenset({"Tilde"})
@@ -888,3 +889,562 @@ def test_a_bare_kind_is_no_answer_and_a_reference_link_reads_as_its_text() -> No
     assert [_reference(fact) for fact in chunk_facts(linked, "AT-SPI", False)] == [
         "Versions 1.x of AT-SPI were based on CORBA for inter-process communication."
     ]
+
+
+# Parses the writer is unsure of give no case, and the critic drops them from any writer.
+# Each sentence below is made up in the shape of a case a reader rejected.
+
+
+def test_a_purpose_infinitive_is_not_asked_as_a_preposition() -> None:
+    chunk = (
+        "Naming\nThe naming of the slot was introduced to capture possible future extensions "
+        "of the parser. The parser map is consulted to set up managed mount points when the "
+        "daemon starts. The backup file is renamed to a temporary name in the same folder."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "introduced to" in question]
+    assert not [question for question in asked if "consulted to" in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what was the naming of the slot introduced to?",
+                "The naming of the slot was introduced to capture possible future extensions "
+                "of the parser.",
+            ),
+            (
+                "single",
+                "In widget.conf, what is the backup file renamed to?",
+                "The backup file is renamed to a temporary name in the same folder.",
+            ),
+        ],
+    ) == [False, True]
+
+
+def test_a_passive_or_a_role_is_not_asked_as_a_definition() -> None:
+    chunk = (
+        "Maps\nThe contents of files under the given folder are included to the main map. "
+        "TCP/IPv4 is the transport to be used. Frobnicator is a daemon that watches folders."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "contents of files" in question]
+    assert not [question for question in asked if question.endswith("TCP/IPv4?")]
+    assert "What is Frobnicator?" in [question.split(", ")[-1] for question in asked] or any(
+        "frobnicator?" in question.lower() for question in asked
+    )
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what are the contents of files under the given folder?",
+                "The contents of files under the given folder are included to the main map.",
+            ),
+            (
+                "single",
+                "In widget.conf, what is TCP/IPv4?",
+                "TCP/IPv4 is the transport to be used.",
+            ),
+            ("single", "What is Frobnicator?", "Frobnicator is a daemon that watches folders."),
+        ],
+    ) == [False, False, True]
+
+
+def test_a_verb_coordinated_inside_an_infinitive_is_not_given_to_the_subject() -> None:
+    chunk = (
+        "Devices\nThe word devices will cause frobd to read /proc/devices and include all disks "
+        "and volumes found there."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if question.endswith("include?")]
+
+
+def test_a_vague_quantity_is_no_answer() -> None:
+    chunk = (
+        "Tools\nThe home page lists a handful of tools that have been proposed. "
+        "The web page lists a bunch that have been suggested. "
+        "The device line may contain a number of different devices."
+    )
+    asked = questions(chunk, "widget")
+
+    assert not [question for question in asked if "page list" in question]
+    assert verdicts(
+        chunk,
+        "widget",
+        [
+            (
+                "single",
+                "In widget, what does the home page list?",
+                "The home page lists a handful of tools that have been proposed.",
+            ),
+            (
+                "single",
+                "In widget, what may the device line contain?",
+                "The device line may contain a number of different devices.",
+            ),
+        ],
+    ) == [False, True]
+
+
+def test_a_relative_clause_inside_a_question_is_dropped_by_the_critic() -> None:
+    chunk = "Comments\nEntries whose first character is a semicolon are comments and are ignored."
+
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what is entries whose first character?",
+                "Entries whose first character is a semicolon are comments.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_comment_of_a_manual_pages_example_gives_no_question(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.conf.5.txt").write_text(
+        "WIDGET.CONF(5)                File Formats                WIDGET.CONF(5)\n\n"
+        "NAME\n       widget.conf - configuration file of the frob daemon\n\n"
+        "DESCRIPTION\n       The file widget.conf holds the defaults of the frob daemon.\n"
+        "       The frob daemon reads the file at start-up.\n\n"
+        'EXAMPLES\n       [ Server "files.example.org" ]\n'
+        "       # TCP/IPv4 is the transport that the server understands\n"
+        "       proto=tcp\n"
+        "       # Frobd is a daemon that watches folders\n"
+        "       watch=/srv\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "6") == 0
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert asked
+    assert not [question for question in asked if "TCP/IPv4" in question or "frobd" in question]
+
+
+def test_a_reference_pointing_back_with_therein_is_dropped() -> None:
+    chunk = "Devices\nThe device list includes all disks and volumes found therein."
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "device list" in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what does the device list include?",
+                "The device list includes all disks and volumes found therein.",
+            )
+        ],
+    ) == [False]
+
+
+def test_the_summary_counts_the_facts_refused_as_unsure_by_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.md").write_text(
+        "# Widget\n\n"
+        "The naming of the slot was introduced to capture possible future extensions. "
+        "The home page lists a handful of tools that have been proposed. "
+        "The cache folder keeps all files found therein for seven days. "
+        "Guided tours of the widget factory last 45 minutes.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "3", "--kinds", "single") == 0
+    printed = capsys.readouterr().out
+    refused = re.search(r"refused (\d+) facts the writer was unsure of: (.*)", printed)
+    assert refused is not None, printed
+    assert int(refused.group(1)) >= 3
+    assert "1 misread sentence (a clause, list row or purpose" in refused.group(2)
+    assert "1 reference leaning on its page (this, such, therein" in refused.group(2)
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    # "tours of": a plural noun before "of" heads the subject, it is not the verb.
+    assert asked == ["How long do guided tours of the widget factory last?"]
+
+
+def test_a_hash_inside_wrapped_prose_of_a_manual_page_stays_prose(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "widget.conf.5.txt").write_text(
+        "WIDGET.CONF(5)                File Formats                WIDGET.CONF(5)\n\n"
+        "NAME\n       widget.conf - configuration file of the frob daemon\n\n"
+        "DESCRIPTION\n       The syntax of the file resembles the syntax of shell scripts.\n"
+        "       Lines starting with\n"
+        "       # are treated as comments by the frob daemon.\n"
+    )
+    out = tmp_path / "golden.jsonl"
+
+    assert synth(docs, out, "--n", "4", "--kinds", "single") == 0
+    asked = [json.loads(line)["question"] for line in out.read_text().splitlines()]
+    assert any("lines starting with #" in question for question in asked), asked
+
+
+def test_an_answer_that_points_elsewhere_in_the_page_is_no_answer() -> None:
+    chunk = (
+        "Options\nArguments to Widgetd accept the tokens described in the PATTERNS section. "
+        "The four log levels are the same as for the --verbose option. "
+        "Arguments to Frobd accept a comma-separated list of host names."
+    )
+    asked = questions(chunk, "widget.conf")
+
+    assert not [question for question in asked if "Widgetd" in question or "levels" in question]
+    assert any("Frobd" in question for question in asked), asked
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what do arguments to Widgetd accept?",
+                "Arguments to Widgetd accept the tokens described in the PATTERNS section.",
+            )
+        ],
+    ) == [False]
+
+
+def test_the_critic_drops_an_amount_or_date_asked_of_the_wrong_clause() -> None:
+    chunk = (
+        "Limits\nIn version 2.1 and earlier, the cache is limited to four folders with a total "
+        "of 200 files. The reader uses a buffer size of 4096 bytes for the '-r' and '-w' "
+        "options. Archives are pruned once each night, or if the clock is advanced by at least "
+        "5 hours since the last pruning. The clock must be set past Mar 3rd 1999 for the import "
+        "to work. The widget cache holds 300 files. The widget cache was first released in "
+        "March 2012. Presets are a strong tool in the hands of an administrator, but they can "
+        "become a burden."
+    )
+    cases = [
+        (
+            "In widget.conf, how many files is the cache limited to four folders with a total "
+            "in version 2.1 and earlier?",
+            "In version 2.1 and earlier, the cache is limited to four folders with a total of "
+            "200 files.",
+        ),
+        (
+            "In widget.conf, how many bytes does the reader use a buffer size for the '-r'?",
+            "The reader uses a buffer size of 4096 bytes for the '-r' and '-w' options.",
+        ),
+        (
+            "In widget.conf, at least by how many hours are archives pruned once each night?",
+            "Archives are pruned once each night, or if the clock is advanced by at least 5 "
+            "hours since the last pruning.",
+        ),
+        (
+            "In widget.conf, when must the clock be set past Mar 3rd for the import?",
+            "The clock must be set past Mar 3rd 1999 for the import to work.",
+        ),
+        (
+            "In widget.conf, what are presets?",
+            "Presets are a strong tool in the hands of an administrator, but they can become a "
+            "burden.",
+        ),
+        (
+            "In widget.conf, how many files does the widget cache hold?",
+            "The widget cache holds 300 files.",
+        ),
+        (
+            "When was the widget cache first released?",
+            "The widget cache was first released in March 2012.",
+        ),
+    ]
+
+    kept = verdicts(chunk, "widget.conf", [("single", q, r) for q, r in cases])
+
+    assert kept == [False, False, False, False, False, True, True]
+
+
+def test_a_question_whose_verb_does_not_agree_with_its_subject_is_dropped() -> None:
+    chunk = "Policies\nA POLICY-LINE line identify the path to one or more disk devices."
+
+    assert not [question for question in questions(chunk, "widget.conf") if " do a " in question]
+    assert verdicts(
+        chunk,
+        "widget.conf",
+        [
+            (
+                "single",
+                "In widget.conf, what do a POLICY-LINE line identify?",
+                "A POLICY-LINE line identify the path to one or more disk devices.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_pronoun_subject_is_named_in_the_reference() -> None:
+    chunk = (
+        "Frobnicator\nFrobnicator is a small tool that archives log files. "
+        "It was written by Jane Doe in 2019."
+    )
+    facts = chunk_facts(chunk, "Frobnicator", False)
+    asked = {fact.question: offline_reference(fact) for fact in facts}
+
+    when = [reference for question, reference in asked.items() if question.startswith("When")]
+    assert when == ["Frobnicator was written by Jane Doe in 2019."], asked
+
+
+def test_a_reference_stops_before_a_second_verb_phrase_with_its_own_auxiliary() -> None:
+    chunk = (
+        "History\nFrobd was originally written by John Smith in 1998 and is now maintained by "
+        "the Widget team. The frobd timeout is measured in seconds and defaults to 30."
+    )
+    facts = chunk_facts(chunk, "frobd", False)
+    references = {fact.question: offline_reference(fact) for fact in facts}
+
+    assert "Frobd was originally written by John Smith in 1998." in references.values(), references
+    assert "The frobd timeout is measured in seconds." in references.values(), references
+
+
+def test_a_multi_question_whose_half_needs_an_option_item_is_dropped() -> None:
+    chunks = [
+        "ServerAliveInterval\nServerAliveInterval sets a timeout interval in seconds.",
+        "BatchMode\nIf BatchMode is set, the ServerAliveInterval option will be set to 300 "
+        "seconds by default.",
+    ]
+    candidates = [
+        Candidate(
+            kind="multi",
+            question=question,
+            reference="ServerAliveInterval sets a timeout interval in seconds. The "
+            "ServerAliveInterval option will be set to 300 seconds by default.",
+            chunks=[0, 1],
+        )
+        for question in (
+            "What is ServerAliveInterval in ssh_config, and with BatchMode, to how many "
+            "seconds will the ServerAliveInterval option be set by default?",
+            "What is ServerAliveInterval in ssh_config, and to how many seconds will the "
+            "ServerAliveInterval option be set by default?",
+        )
+    ]
+    titles = ["ssh_config", "ssh_config"]
+    reply = OfflineSynthJudge(chunks, titles).critique(
+        CritiqueQuestions(chunks=chunks, titles=titles, candidates=candidates)
+    )
+
+    assert [verdict.keep for verdict in reply.verdicts] == [False, True]
+
+
+def test_a_value_read_as_a_subject_gives_no_question() -> None:
+    chunk = (
+        "MaxConnections\nLimits the number of simultaneous connections to the upstream server. "
+        "The default of 4 is suitable for most servers."
+    )
+    asked = questions(chunk, "quuxd.conf")
+
+    assert not [question for question in asked if "of 4" in question], asked
+    assert verdicts(
+        chunk,
+        "quuxd.conf",
+        [
+            (
+                "single",
+                "In quuxd.conf, with MaxConnections, what is the default of 4?",
+                "The default of 4 is suitable for most servers.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_reference_stops_before_a_second_passive_participle() -> None:
+    chunk = "Logs\nZork logs are written to /var/log/zork.log and rotated weekly by logrotate."
+    references = [offline_reference(fact) for fact in chunk_facts(chunk, "zork", False)]
+
+    assert "Zork logs are written to /var/log/zork.log." in references, references
+
+
+def test_an_faq_answer_label_is_no_part_of_its_sentence() -> None:
+    chunk = (
+        "Thumbnails\nQ: Where does plinth keep its thumbnails?\n"
+        "A: Plinth thumbnails are stored in ~/.cache/plinth."
+    )
+
+    assert questions(chunk, "plinth FAQ") == ["What are plinth thumbnails stored in?"]
+
+
+def test_a_term_whose_paragraph_says_anything_of_its_default_or_absence_is_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+
+    chunk = (
+        "DESCRIPTION\nMailTo\nSends a report to an address after each run. If no address is "
+        "given, no report is sent.\n\nLogLevel\nSets the log level. Unless set, only errors "
+        "are logged.\n\nNiceLevel\nSets the priority; the defaults differ per platform.\n"
+        "\nPortNumber\nSpecifies the port number.  The default is 22.\n\nHostAlias\n"
+        "Specifies another name for the host.\n"
+    )
+    corpus = Corpus([chunk], ["frob.conf"], ["frob.conf"])
+
+    assert corpus.terms_without_default("PortNumber", "frob.conf") == ["HostAlias"]
+
+
+def test_a_word_after_a_preposition_is_never_read_as_the_verb() -> None:
+    chunk = "Names\nDots in host names must be escaped with a backslash."
+    asked = questions(chunk, "frobd")
+
+    assert not [question for question in asked if question.endswith(" in host?")], asked
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, what do dots in host?",
+                "Dots in host names must be escaped with a backslash.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_default_of_yes_or_a_file_name_is_an_answer_not_a_repeat_of_the_question() -> None:
+    chunk = (
+        "Options\nPasswordAuthentication\nSpecifies whether to use password authentication. "
+        "The argument must be yes or no. The default is yes.\n\nProtocol\n"
+        "The frob packet protocol is implemented in packet.c."
+    )
+    asked = questions(chunk, "frob_config")
+
+    assert "What is the default of PasswordAuthentication in frob_config?" in asked, asked
+    assert any(question.endswith("protocol implemented in?") for question in asked), asked
+
+
+def test_a_verb_without_an_object_is_not_asked_what_it_takes() -> None:
+    chunk = "Tips\nLarge collections index faster on an SSD. Small widget files load quickly."
+    asked = questions(chunk, "plinth")
+
+    assert not [question for question in asked if question.endswith(("index?", "load?"))], asked
+    assert verdicts(
+        chunk,
+        "plinth",
+        [
+            (
+                "single",
+                "In plinth, what do large collections index?",
+                "Large collections index faster on an SSD.",
+            )
+        ],
+    ) == [False]
+
+
+def test_a_limit_or_a_maximum_of_nothing_named_gives_no_question() -> None:
+    chunk = "Limits\nThe limit is 100 jobs per user. The maximum is 8 workers."
+    asked = questions(chunk, "frobd")
+
+    assert asked == [], asked
+
+
+def test_an_option_with_a_placeholder_gives_its_default_and_a_described_option_its_use() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "OPTIONS\n-t seconds\nWait at most seconds for an answer. The default is 10.\n"
+        "FROB_SOCKET\nOverrides the socket path. Takes precedence over -c.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobctl")}
+
+    assert facts == {
+        "What is the default of -t in frobctl?": "-t defaults to 10.",
+        "What is FROB_SOCKET in frobctl?": "FROB_SOCKET overrides the socket path.",
+    }
+
+
+def test_an_option_of_two_spellings_is_one_term_and_a_flag_is_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "OPTIONS\n-v, --verbose\nPrint each command before it is sent.\n"
+        "-q, --quiet\nPrint nothing but errors.\nFROB_SOCKET\nOverrides the socket path.\n"
+        "FROB_TIMEOUT\nSets the timeout. The default is 10.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobctl")}
+    corpus = Corpus([chunk], ["frobctl"], ["frobctl"])
+
+    assert facts["What is --verbose in frobctl?"] == (
+        "--verbose prints each command before it is sent."
+    ), facts
+    assert corpus.terms_without_default("FROB_TIMEOUT", "frobctl") == ["FROB_SOCKET"]
+
+
+def test_a_mode_or_a_function_word_is_no_amount() -> None:
+    chunk = "Socket\nThe frobd socket is created with mode 0600 for security reasons."
+    asked = questions(chunk, "frobd")
+
+    assert not [question for question in asked if "how many" in question.lower()], asked
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, how many for security reasons is the frobd socket created with mode?",
+                "The frobd socket is created with mode 0600 for security reasons.",
+            )
+        ],
+    ) == [False]
+
+
+def test_an_amount_of_a_named_resource_and_a_second_verb_in_es_read_cleanly() -> None:
+    chunk = (
+        "Needs\nFrobd needs 2 GB of RAM on large mirrors. "
+        "The frobd rotator keeps 7 rotated logs and compresses all but the newest."
+    )
+    facts = {fact.question: offline_reference(fact) for fact in chunk_facts(chunk, "frobd", False)}
+
+    assert "How much RAM does frobd need on large mirrors?" in facts, facts
+    assert "The frobd rotator keeps 7 rotated logs." in facts.values(), facts
+
+
+def test_a_verb_coordinated_with_an_infinitive_stays_in_the_reference() -> None:
+    chunk = (
+        "Methods\nThe frob method invokes FROBSH to connect to a remote host and access the "
+        "files as a given user."
+    )
+    references = [offline_reference(fact) for fact in chunk_facts(chunk, "frob", False)]
+
+    assert all(reference.endswith("as a given user.") for reference in references), references
+    assert references
+
+
+def test_a_subject_pointing_back_with_further_or_latter_is_dropped() -> None:
+    chunk = "Queue\nThe queue holds 500 jobs; further jobs are rejected with error 503."
+
+    assert not [q for q in questions(chunk, "frobd") if "further" in q]
+    assert verdicts(
+        chunk,
+        "frobd",
+        [
+            (
+                "single",
+                "In frobd, what are further jobs rejected with?",
+                "Further jobs are rejected with error 503.",
+            )
+        ],
+    ) == [False]
+
+
+def test_the_critic_keeps_a_default_of_yes_it_would_have_written_itself() -> None:
+    chunk = (
+        "PubkeyAuthentication\nSpecifies whether to try public key authentication. "
+        "The default is yes.\n"
+    )
+
+    assert verdicts(
+        chunk,
+        "frob_config",
+        [
+            (
+                "single",
+                "What is the default of PubkeyAuthentication in frob_config?",
+                "PubkeyAuthentication defaults to yes.",
+            )
+        ],
+    ) == [True]

@@ -536,6 +536,8 @@ def summary_lines(
         )
     if offer is not None:
         lines.append(offer.line())
+        if (refused := offer.refused_line()) is not None:
+            lines.append(refused)
     short = [kind for kind in KINDS if counts[kind] < outcome.targets.get(kind, 0)]
     for kind in short:
         target = outcome.targets.get(kind, 0)

@@ -554,6 +554,25 @@ def man_page(text: str) -> tuple[str, str] | None:
         if stripped.endswith(header) and (stripped.startswith(header) or index > len(lines) - 4):
             continue  # the running header, or the footer with the date
         indent = len(line) - len(line.lstrip())
+        before = out[-1].strip() if out else ""
+        if (
+            indent > 0
+            and re.match(r"^(?:#|//|;)(?:\s|$)", stripped)
+            and (
+                not before
+                or before.endswith((".", ":", "]", ")"))
+                or "=" in before
+                or re.match(r"^(?:#|//|;)(?:\s|$)", before) is not None
+            )
+        ):
+            # "# UDP/IPv6 is the protocol to be used": a comment of an example's line, not a
+            # Markdown heading nor a statement of the page; it stays code with its example.
+            out.append("    " + stripped)
+            continue
+        if stripped.startswith("#") and before:
+            # "Lines starting with / # are comments": wrapped prose, never a Markdown heading.
+            out[-1] = f"{out[-1]} {stripped}"
+            continue
         if indent == 0 and _MAN_SECTION.match(stripped):
             section, synopsis, item_indent = stripped, False, None
             out += ["", "## " + stripped.capitalize(), ""]

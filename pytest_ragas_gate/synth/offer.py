@@ -17,10 +17,12 @@ from pathlib import PurePath
 
 from .chunking import Chunk
 from .offline import (
+    REFUSALS,
     Corpus,
     _conversation,
     _swapped,
     chunk_facts,
+    chunk_refusals,
     chunk_terms,
     multi_links,
     reasoning_pairs,
@@ -70,6 +72,8 @@ class CorpusOffer:
     amounts: dict[str, Counter[str]] = field(default_factory=dict)
     #: Per document (as chunks name it), the facts its sentences state.
     facts_by_document: dict[str, int] = field(default_factory=dict)
+    #: Facts the writer found but refused as unsure, by :data:`.offline.REFUSALS` key.
+    refused: Counter[str] = field(default_factory=Counter)
 
     def uncovered_line(self, covered: set[str]) -> str | None:
         """The documents no kept case comes from, each with why; None when every one has one."""
@@ -105,6 +109,16 @@ class CorpusOffer:
         ]
         return f"  the documents offer {self.facts} facts" + (
             "; " + ", ".join(parts) if parts else ""
+        )
+
+    def refused_line(self) -> str | None:
+        """One summary line: the facts refused as unsure, by reason; None when none were."""
+        total = sum(self.refused.values())
+        if not total:
+            return None
+        return f"  refused {total} facts the writer was unsure of: " + "; ".join(
+            f"{count} {REFUSALS[key][count != 1]} ({REFUSALS[key][2]})"
+            for key, count in sorted(self.refused.items(), key=lambda item: -item[1])
         )
 
     def why_short(self, kind: QuestionKind, kept: int, target: int) -> str:
@@ -164,10 +178,12 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     holders: dict[tuple[bool, str], set[int]] = {}
     amounts: dict[str, Counter[str]] = {}
     facts_by_document: dict[str, int] = {}
+    refused: Counter[str] = Counter()
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
         facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
         counts["single"] += len(facts)
+        refused.update(chunk_refusals(chunk.text, chunk.title, chunk.chinese, names))
         facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
         if "reasoning" in wanted:
             stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
@@ -196,7 +212,7 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                 )
             )
     return CorpusOffer(
-        counts, tuple(kind for kind in KINDS if kind in wanted), amounts, facts_by_document
+        counts, tuple(kind for kind in KINDS if kind in wanted), amounts, facts_by_document, refused
     )
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -62,12 +63,14 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
-from .specific import unspecific
+from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import is_term, term_facts
 from .unsure import (
+    amount_problem,
     fact_problem,
     first_person,
+    purpose_asked_as_value,
     reference_leans_on,
     repaired_question,
     verbless_reference,
@@ -279,13 +282,49 @@ def chunk_facts(
     ``names`` are words the corpus writes capitalised inside sentences: a sentence opening
     with one keeps it capitalised ("Skyfile accepts …" asks what Skyfile accepts).
     """
-    return list(_chunk_facts(chunk, title, chinese, names))
+    return list(_chunk_reading(chunk, title, chinese, names)[0])
+
+
+#: Why the writer refused a fact it found, as the summary counts them: one, several, why.
+REFUSALS: dict[str, tuple[str, str, str]] = {
+    "misread": (
+        "misread sentence",
+        "misread sentences",
+        "a clause, list row or purpose read as subject or object",
+    ),
+    "vague": (
+        "vague question",
+        "vague questions",
+        "what they ask is only in the answer, or names nothing",
+    ),
+    "leaning": (
+        "reference leaning on its page",
+        "references leaning on their page",
+        "this, such, therein, a table row",
+    ),
+    "critic": (
+        "failed the critic's check",
+        "failed the critic's check",
+        "unsupported, trivial or copied",
+    ),
+}
+
+
+def chunk_refusals(
+    chunk: str, title: str, chinese: bool, names: frozenset[str] = frozenset()
+) -> Counter[str]:
+    """The facts of ``chunk`` the writer found but refused, counted by :data:`REFUSALS` key."""
+    return Counter(_chunk_reading(chunk, title, chinese, names)[1])
 
 
 # The offer, the plan, every kind's writer, the near misses and the critic each read a
 # chunk's facts: a run asked the same chunk about seventeen times. Facts are frozen.
 @functools.lru_cache(maxsize=4096)
-def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -> tuple[Fact, ...]:
+def _chunk_reading(
+    chunk: str, title: str, chinese: bool, names: frozenset[str]
+) -> tuple[tuple[Fact, ...], tuple[str, ...]]:
+    """The chunk's facts, most informative first, and why each refused one was refused."""
+    refused: list[str] = []
     heading, body = _heading_and_body(chunk)
     name = short_name(title)
     numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
@@ -298,7 +337,8 @@ def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -
         tied = False
         if not chinese:
             tied = _CASE_OPENER.match(sentence) is not None
-            sentence = strip_discourse(sentence)
+            # "A: The index needs …": an FAQ's answer label is no part of its sentence.
+            sentence = strip_discourse(re.sub(r"^(?:A|Answer)\s*:\s+(?=[A-Z])", "", sentence))
             if not sentence:
                 continue
         if chinese:
@@ -327,11 +367,16 @@ def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -
         for fact in found:
             if not chinese:
                 if tied and _generic_subject(fact.subject):
+                    refused.append("misread")
                     continue  # "In this case, the return value is …": which case?
-                repaired = _sure(_tidied(fact))
+                repaired, why = _sure_why(_tidied(fact))
                 if repaired is not None:
                     repaired = _of_item(repaired, item, name)
-                if repaired is None or question_problem(repaired.question) is not None:
+                    why = "misread" if repaired is None else why
+                if repaired is not None and question_problem(repaired.question) is not None:
+                    repaired, why = None, "vague"
+                if repaired is None:
+                    refused.append(why or "misread")
                     continue
                 fact = repaired
             if copied_run(fact.question, [chunk]) < COPY_RUN:
@@ -340,12 +385,17 @@ def _chunk_facts(chunk: str, title: str, chinese: bool, names: frozenset[str]) -
         # Facts of a reference list pass the same checks as the sentences' ones, and every
         # fact is one the critic keeps as a single case: the kinds derived from facts
         # (near misses, multi, follow-ups) start only from questions asked cleanly.
-        facts = [
-            sure
-            for sure in map(_sure, facts)
-            if sure is not None and single_problem(sure.question, _reference(sure), chunk) is None
-        ]
-    return tuple(sorted(facts, key=lambda fact: -fact.score))
+        checked = []
+        for fact in facts:
+            sure, why = _sure_why(fact)
+            if sure is not None and single_problem(sure.question, _reference(sure), chunk):
+                sure, why = None, "critic"
+            if sure is None:
+                refused.append(why or "misread")
+            else:
+                checked.append(sure)
+        facts = checked
+    return tuple(sorted(facts, key=lambda fact: -fact.score)), tuple(refused)
 
 
 def wording_problem(
@@ -363,8 +413,17 @@ def wording_problem(
         if reason is not None:
             return "not_standalone", reason
         if kind in ("single", "multi"):
-            for part in _asked_parts(question) if kind == "multi" else [question]:
+            parts = _asked_parts(question) if kind == "multi" else [question]
+            if kind == "multi" and _ITEM_LED.match(parts[-1]):
+                # "…, and with BatchMode, to how many seconds …": the item it needs is a
+                # condition the joined question cannot carry in passing.
+                return "trivial", "its second half needs an option item of its own"
+            for part in parts:
                 if (reason := question_problem(part)) is not None:
+                    return "trivial", reason
+            answers = split_sentences(reference) if kind == "multi" else [reference]
+            for part, answer in zip(parts, answers, strict=False):
+                if (reason := parse_problem(part, answer)) is not None:
                     return "trivial", reason
         reason = reference_leans_on(reference) or verbless_reference(reference)
         if reason is not None:
@@ -389,9 +448,27 @@ def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str]
     if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
         return "trivial", "too short to test anything"
     given = check_support(reference, Evidence.of([question]), threshold=0.95)
-    if given.supported and numbers(reference) <= numbers(question):
+    if (
+        given.supported
+        and numbers(reference) <= numbers(question)
+        and not _new_words(reference, question)
+    ):
         return "trivial", "the question already holds its answer"
     return None
+
+
+#: Words an answer may add without saying anything new.
+_FUNCTION_WORDS = frozenset(
+    "the a an is are was were be been to of in on at for by with and or as it its that this "
+    "default defaults defaulted set value".split()
+)
+
+
+def _new_words(reference: str, question: str) -> set[str]:
+    """Words of ``reference`` its question does not hold ("yes" of "… defaults to yes")."""
+    asked = {word.lower() for word in re.findall(r"[\w./-]+", question)}
+    said = {word.lower().rstrip(".") for word in re.findall(r"[\w./-]+", reference)}
+    return {word for word in said - asked - _FUNCTION_WORDS if word}
 
 
 #: An opener that ties the sentence to a case the sentence before describes.
@@ -419,9 +496,14 @@ _DEFAULT_INSIDE = re.compile(
 
 def _sure(fact: Fact) -> Fact | None:
     """``fact`` asked cleanly (repaired where the repair is certain), or None."""
+    return _sure_why(fact)[0]
+
+
+def _sure_why(fact: Fact) -> tuple[Fact | None, str]:
+    """``fact`` asked cleanly, or None and why not (a :data:`REFUSALS` key)."""
     question = repaired_question(fact.question, fact.answer)
     if question is None:
-        return None
+        return None, "misread"
     inside = _DEFAULT_INSIDE.match(question)
     if inside is not None:
         # "By default unattended-upgrades runs …" read with "by default" in the subject.
@@ -431,13 +513,11 @@ def _sure(fact: Fact) -> Fact | None:
         question = question[:-1] + " by default?"  # the default is what the sentence states
     fact = replace(fact, question=question)
     reference = _reference(fact)
-    if (
-        fact_problem(fact) is not None
-        or reference_leans_on(reference) is not None
-        or verbless_reference(reference) is not None
-    ):
-        return None
-    return fact
+    if fact_problem(fact) is not None:
+        return None, "misread"
+    if reference_leans_on(reference) is not None or verbless_reference(reference) is not None:
+        return None, "leaning"
+    return fact, ""
 
 
 # A sentence cut at the dot of a URL leaves its bare scheme at the question's end.
@@ -450,6 +530,22 @@ _WHY_A_NOUN = re.compile(r"^(?:In [^,]{1,60}, )?Why (?:is|are|was|were) .+ (?:a|
 _OBJECT_QUESTION = re.compile(
     r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
+)
+
+
+#: Words a subject never ends with: "what do dots in host?" read "host" as the verb.
+_SUBJECT_ENDS = frozenset("in of for on at to from with by into the a an".split())
+#: "how many for security reasons …": the word after "how many" is what it counts.
+_FUNCTION_UNIT = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow (?:many|much)|[Aa]fter how"
+    r" many) (?:for|to|in|on|at|by|with|from|and|or|the|a|an)\b"
+)
+#: "with BatchMode, to how many seconds …": a question asked under an option item.
+_ITEM_LED = re.compile(r"^[Ww]ith [^,]{1,40}, ")
+#: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
+_DISAGREES = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Hh]ow(?: \w+)?) do"
+    r" (?:a|an|each|every|one|this|that)\s"
 )
 
 
@@ -471,14 +567,70 @@ def question_problem(question: str) -> str | None:
         return "a parenthesis is cut in two: its sentence was misread"
     if _CUT_CONDITION.search(question):
         return "ends inside a condition: its sentence was misread"
+    if _FUNCTION_UNIT.match(question):
+        return "counts a function word ('how many for …'): its amount was misread"
+    if _DISAGREES.match(question):
+        return "its verb does not agree with its subject ('do a …'): its sentence was misread"
     if _WHY_A_NOUN.match(question):
         return "asks why it is what it is; its sentence says what it is for"
     reason = dangling(question) or unspecific(question)
     if reason is not None:
         return reason
     match = _OBJECT_QUESTION.match(question)
+    subject_words = match.group("subject").lower().split() if match is not None else []
+    if (
+        subject_words
+        and subject_words[-1] in _SUBJECT_ENDS
+        and not any(word in wh_english.BASE_VERBS for word in subject_words[1:])
+    ):
+        # "… run by default?" has its verb before the preposition; "dots in host?" has none.
+        return "its verb follows a preposition: a noun was read as the verb"
     if match is not None:
         return empty_predicate(question, match.group("subject"), match.group("verb"))
+    return None
+
+
+_DEFINITION_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?[Ww]hat (?P<aux>is|are|was|were) (?P<term>[^?]+?)(?: in [\w./-]+)?\?$"
+)
+
+
+def parse_problem(question: str, reference: str) -> str | None:
+    """Why ``reference`` shows that ``question`` misreads its sentence, or None.
+
+    The writer refuses these parses from the sentence itself; the critic reads the same
+    misreading off any writer's reference: a purpose asked as a value ("introduced to?" of
+    "introduced to capture …"), a passive or a role asked as a definition ("what are the
+    contents of X?" of "… are included to …", "what is UDP/IPv6?" of "… is the protocol
+    to be used"), an amount of unnamed things as the object ("a bunch that …").
+    """
+    reason = purpose_asked_as_value(question, reference) or amount_problem(question, reference)
+    if reason is not None:
+        return reason
+    definition = _DEFINITION_QUESTION.match(question)
+    if definition is not None:
+        term = re.sub(r"^(?:the|a|an) ", "", definition.group("term"), flags=re.I)
+        stated = re.search(
+            rf"\b{re.escape(term)}\s+(?:is|are|was|were)\s+(?P<rest>.+)", reference, re.I
+        )
+        if stated is not None:
+            return wh_english.not_a_definition(stated.group("rest")) or misread_answer(
+                "what", stated.group("rest").strip()
+            )
+    if not re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat\b", question):
+        return None
+    # What follows the question's last word in the reference is what it asks for: "what
+    # does X accept?" → "accept(s) …", "what are X treated as?" → "treated as …".
+    last = re.search(r"([\w-]+)\?$", question)
+    if last is None:
+        return None
+    said = re.search(
+        rf"\b{re.escape(last.group(1).lower())}(?:s|es)?\s+(?P<object>[^,;.]+)",
+        reference.replace("ies ", "y "),
+        re.I,
+    )
+    if said is not None:
+        return misread_answer("what", said.group("object").strip())
     return None
 
 
@@ -515,7 +667,15 @@ def _single(
 def _reference(fact: Fact) -> str:
     """What answers ``fact``'s question: the clause holding its answer."""
     clause = answering_clause(fact.sentence, fact.answer, _strip_context(fact.question))
+    pronoun = re.match(r"^(?:It|They|He|She)\b", clause)
+    named = fact.subject.strip()
+    if pronoun is not None and named and named.split()[0].lower() not in _REFERENCE_PRONOUNS:
+        # "It was written by Jane Doe": the question names Frobnicator, so does its answer.
+        clause = named[:1].upper() + named[1:] + clause[pronoun.end() :]
     return _MARKDOWN_REFERENCE.sub(r"\g<text>", _MARKDOWN_LINK.sub(_link_text, clause))
+
+
+_REFERENCE_PRONOUNS = frozenset("it they he she this these that those".split())
 
 
 #: "[Salsa](https://…)": a reviewer reads the link's text and its address, not the markup.
@@ -804,12 +964,15 @@ def _multi(
     names: frozenset[str] = frozenset(),
     distinctive: Distinctive | None = None,
 ) -> SynthQuestion | None:
-    pairs = multi_pairs(chunks, titles, chinese, names, distinctive)
+    pairs = []
+    for a, b, _ in multi_pairs(chunks, titles, chinese, names, distinctive):
+        if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
+            a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
+        if not _ITEM_LED.match(_strip_context(b.question)):
+            pairs.append((a, b))  # "…, and with BatchMode, …" the critic drops
     if not pairs:
         return None
-    a, b, _ = pairs[slot % len(pairs)]
-    if _DEFINITION.match(b.question) and not _DEFINITION.match(a.question):
-        a, b = b, a  # what the thing is, then the rest: "What is GNU Wget, and …"
+    a, b = pairs[slot % len(pairs)]
     return SynthQuestion(
         kind="multi",
         question=_joined(a.question, b.question, chinese),
@@ -935,7 +1098,12 @@ class Corpus:
     def terms_without_default(self, term: str, title: str = "") -> list[str]:
         """Other terms of the document's reference lists whose description gives no default."""
         terms = self._terms.get(title if title in self._terms else "", {})
-        return sorted(other for other, has in terms.items() if not has and other != term)
+        # A command-line flag ("-v, --verbose") takes no value: it has no default to miss.
+        return sorted(
+            other
+            for other, has in terms.items()
+            if not has and other != term and not other.startswith("-")
+        )
 
     def siblings(self, head: str, kind: str) -> list[str]:
         """Other names the corpus gives things of ``kind`` ("Business" beside "Team plan")."""
@@ -982,6 +1150,11 @@ _TERM_DEFAULT = re.compile(
     r"\b[Dd]efault(?:s|ing)? (?:to|is)\b|\b[Tt]he default (?:value )?is\b|\(the default\)"
     r"|\b[Bb]y default\b|\(default[:\s]|\b[Tt]he default, |\b[Tt]he default for this \w+ is\b"
     r"|\b[Dd]efault(?: value)?:\s*\S"
+    # Any word of its default, or of what happens when it is not set, says something of it:
+    # a near miss on it may be answered there ("If no address is given, no report is sent").
+    r"|\b[Dd]efaults?\b|\b(?:[Ii]f|[Uu]nless|[Ww]hen)\b[^.]{0,40}\b(?:not|no|un)(?:set|given"
+    r"|specified|present|defined)?\b|\b(?:[Ii]f|[Uu]nless|[Ww]hen) (?:omitted|unset|empty|absent)"
+    r"|\b[Oo]therwise\b|\b[Uu]nless (?:it is |this is )?(?:set|given|specified|present|defined)\b"
 )
 _DEFAULT_QUESTION = re.compile(r"^What is the default of (?P<term>\S+) in ")
 _NOT_A_KIND = frozenset("and or is are was were the of to in on for with by as at".split())
@@ -1203,7 +1376,11 @@ class OfflineSynthJudge:
         if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
             return "trivial", "too short to test anything"
         given = check_support(reference, Evidence.of([question]), threshold=0.95)
-        if given.supported and numbers(reference) <= numbers(question):
+        if (
+            given.supported
+            and numbers(reference) <= numbers(question)
+            and not _new_words(reference, question)
+        ):
             return "trivial", "the question already holds its answer"
         return "ok", "standalone, supported by its chunks, of its kind"
 

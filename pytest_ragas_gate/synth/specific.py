@@ -38,6 +38,22 @@ __all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"
 _CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
 _DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
+#: "what are further jobs rejected with?": more than what, the sentence before says.
+_POINTS_BACK = re.compile(
+    r"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+(?: [a-z]+)?) (?:is|are|was|were|do|does"
+    r"|did|can|will|must|should|may) (?P<phrase>(?:the )?(?:further|preceding|latter|former"
+    r"|aforementioned) [\w-]+)"
+)
+#: "what is the default of 4?" of "The default of 4 is suitable …": a value as a subject.
+_VALUE_SUBJECT = re.compile(
+    r"^(?:[Ww]hat|[Ww]hich|[Ww]hen|[Ww]hy|[Hh]ow \w+) (?:is|are|was|were|does|do|did|can|will)"
+    r" (?P<phrase>(?:the|a|an) [\w-]+ of (?:\d[\d.,]*|zero|one|two|three|four|five|ten)\b)"
+)
+#: "what is lines whose first non-space character?": a noun and its relative clause, cut.
+_RELATIVE_INSIDE = re.compile(
+    r"\b(?!(?:in|of|to|for|by|with|from|on|at|and|or|under|through|into|about)\b)"
+    r"[\w-]+ (?:whose|which|whom|who)\b.*"
+)
 #: "What is name?": the question is the subject alone, so the subject carries all it asks.
 _DEFINITION = re.compile(rf"^[Ww]hat {_AUX} (?P<subject>.+?)(?: in [\w./-]+)?\?$")
 #: "What does rsyslogd support?": a bare name and a verb, nothing else.
@@ -90,9 +106,10 @@ _WHY_OBJECT = re.compile(
 )
 #: "Why is the default true?": the default of which option, only its item says.
 _GENERIC_SUBJECT = re.compile(
-    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+) (?:{_AUX}|{_DO}) "
-    r"(?P<phrase>the (?:default|value|result|setting|option|argument|number))"
-    r"(?! (?:of|for|in|from|with|to)\b)(?= [a-z]+\b)"
+    rf"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Hh]ow \w+(?: [a-z]+)?) (?:{_AUX}|{_DO}) "
+    r"(?P<phrase>the (?:default|value|result|setting|option|argument|number|limit|maximum|minimum"
+    r"|total|threshold|size|count|problem|reason|answer|exception))"
+    r"(?! (?:of|for|in|from|with|to)\b)(?=\?| [a-z]+\b)"
 )
 #: "What is the format?": a generic noun is specific only for the option item it is under.
 _ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
@@ -103,6 +120,15 @@ def unspecific(question: str) -> str | None:
     if _QUESTION_CONTEXT.match(question.strip()):
         return "names a question-shaped heading as its document: the heading was misread"
     body = _CONTEXT.sub("", question.strip())
+    back = _POINTS_BACK.match(body)
+    if back is not None:
+        return f"{back.group('phrase')!r} points back into its passage: further than what?"
+    value = _VALUE_SUBJECT.match(body)
+    if value is not None:
+        return f"{value.group('phrase')!r} is a value, not a thing a reader could ask about"
+    relative = _RELATIVE_INSIDE.search(body)
+    if relative is not None:
+        return f"holds the relative clause {relative.group()!r}: its sentence is misread"
     if _INFINITIVE_SUBJECT.match(body):
         return "an infinitive clause is read as its subject: the sentence is misread"
     row = _ROW.match(body)
@@ -193,13 +219,44 @@ def misread_answer(wh: str, answer: str, sentence: str = "") -> str | None:
         r"\s+(?:section|chapter|above|below|later|earlier)\b", sentence[at + len(answer) :]
     ):
         return f"{answer!r} points to a part of the page ('… section above'), not a value"
+    if _POINTS_ELSEWHERE.search(answer):
+        return f"{answer!r} points to another part of the page, not a value"
+    if wh == "what" and words and words[0].lower() in _NO_OBJECT:
+        return f"{answer!r} opens with {words[0]!r}: the verb takes no object to ask for"
     if wh == "who" and len(words) == 1 and not words[0].isupper():
         return f"{answer!r} is no person or body: a who-question misread"
     if re.fullmatch(r"(?:a|an) (?:[\w-]+ )?[\w-]+", answer) and _generic(words[-1].lower()):
         return f"{answer!r} says nothing a reader could check: a kind, not a fact"
     if 0 < len(words) <= 3 and words[0] in _ARGUMENTS:
         return f"{answer!r} is a placeholder of a syntax line, not a value"
+    vague = _VAGUE_AMOUNT.match(answer)
+    if vague is not None:
+        rest = re.split(r"\b(?:that|which|who|whose)\b", vague.group("rest"))[0]
+        named = [w for w in rest.split() if w.lower() not in ("the", "a", "an", "such")]
+        if not any(_NAMED.search(w) for w in named) and all(_generic(w.lower()) for w in named):
+            return f"{answer!r} is an amount of unnamed things: what they are is nowhere"
     return None
+
+
+#: "the same as for the --verbose option", "the tokens described in the TOKENS section".
+_POINTS_ELSEWHERE = re.compile(
+    r"^(?:the same as|similar to|as (?:described|shown|explained|listed|for) (?:in|by|above)"
+    r"|(?:described|shown|explained|listed) (?:in|above|below))\b"
+    r"|\b(?:described|listed|shown|explained|defined) in the [\w-]+ section\b",
+    re.I,
+)
+#: "index faster on an SSD": an adverb or a preposition where an object would stand.
+_NO_OBJECT = frozenset(
+    "faster slower better worse earlier later sooner well fast slowly quickly again often "
+    "always never sometimes on in at into onto from with without within by via over under "
+    "through across".split()
+)
+#: "a bunch that have been suggested", "a handful of tools …": how many, not which.
+_VAGUE_AMOUNT = re.compile(
+    r"^(?:a (?:bunch|handful|couple|lot|few|number|variety|range|series)|lots|several|some"
+    r"|many|various|numerous|a few|things|stuff)\b(?: of)?(?P<rest>.*)$",
+    re.I,
+)
 
 
 def misread_subject(subject: str) -> str | None:

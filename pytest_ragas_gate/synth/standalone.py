@@ -244,6 +244,13 @@ def answering_clause(sentence: str, answer: str, question: str = "") -> str:
     return text
 
 
+_OBJECT_OPENERS = frozenset("the a an all each every any its their it them no".split())
+_PARTICIPLES = frozenset(
+    "given written taken known shown done made kept held built sent found read run seen "
+    "chosen driven hidden broken bound sold told left lost paid brought".split()
+)
+
+
 def _joined_verb_phrases(text: str, answer: str) -> str | None:
     """The verb phrase of two joined by "and" that holds ``answer``, with the subject.
 
@@ -259,11 +266,36 @@ def _joined_verb_phrases(text: str, answer: str) -> str | None:
         return None
     verb = match.group("verb")
     base = verb[:-1] if verb.endswith("s") else verb
-    if verb not in wh_english.BASE_VERBS and base not in wh_english.BASE_VERBS:
+    if base not in wh_english.BASE_VERBS and verb.endswith("es"):
+        base = verb[:-2]  # "matches"
+    # "… and compresses all but the newest": an -s word before an object's determiner.
+    after = rest[match.end("verb") :].split()[:1]
+    objected = (
+        verb.endswith("s")
+        and not verb.endswith("ss")
+        and after
+        and after[0].lower() in _OBJECT_OPENERS
+    )
+    # "… in 1998 and is now maintained by …": an auxiliary opens a verb phrase of its own.
+    own = verb in wh_english.AUXILIARIES or verb in ("defaults", "default")
+    # "Logs are written to … and rotated weekly": a second participle of the same passive.
+    passive = rest.split()[:1] in (["is"], ["are"], ["was"], ["were"])
+    participle = passive and (re.fullmatch(r"[a-z]{3,}ed", verb) or verb in _PARTICIPLES)
+    if (
+        verb not in wh_english.BASE_VERBS
+        and base not in wh_english.BASE_VERBS
+        and not own
+        and not participle
+        and not objected
+    ):
         return None
     first, second = rest[: match.start()], rest[match.start("verb") :]
+    if not own and not participle and re.search(r"\bto\s+[a-z]+", first):
+        return None  # "to connect … and access …": the second verb may be the infinitive's
     if answer in first and answer not in second:
         return f"{subject}{first}."
+    if participle and answer in second and answer not in first:
+        return f"{subject} {rest.split()[0]} {second.rstrip('.')}."
     if answer in second and answer not in first:
         return f"{subject} {second.rstrip('.')}."
     return None

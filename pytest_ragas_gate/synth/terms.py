@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..judges.offline.text import split_sentences
-from .wh_english import Fact, quantity
+from .wh_english import BASE_VERBS, Fact, quantity
 
 __all__ = ["is_term", "term_facts"]
 
@@ -58,6 +58,10 @@ _SECTIONS = frozenset(
 )
 
 
+#: An option and its placeholder on the term's line: "-t seconds", "--config=file".
+_ARGUED = re.compile(r"^(?P<term>--?[\w-]+)(?:\s+|=)(?P<placeholder>[a-z][\w-]*|<[\w-]+>)$")
+
+
 def is_term(line: str) -> bool:
     """Whether ``line`` is a term of a reference list rather than a heading or a sentence."""
     if line.strip().upper() in _SECTIONS or line.strip().startswith("SEE "):
@@ -94,7 +98,7 @@ def _description(term: str, sentence: str) -> str | None:
     head = re.split(r"\b(?:that|which|who|whose|where|when)\b", text, maxsplit=1)[0]
     if re.match(r"^(?:The|A|An) [a-z]", text) and not _FINITE.search(head):
         return f"{term} is {text[0].lower()}{text[1:]}"
-    if _VERB_START.match(text):
+    if _VERB_START.match(text) or _known_verb(text):
         plural = bool(re.search(r",|\band\b", term))
         verb, _, rest = text.partition(" ")
         verb = verb.lower()
@@ -104,6 +108,18 @@ def _description(term: str, sentence: str) -> str | None:
             verb = _third_person(verb)  # "Specify a timeout" describes one term: "specifies"
         return f"{term} {verb} {rest}"
     return None
+
+
+def _known_verb(text: str) -> bool:
+    """Whether a description opens with a verb the writer knows ("Overrides", "Prints").
+
+    "List of …", "Record of …" open with a noun.
+    """
+    words = text.split()
+    if len(words) < 3 or not words[0][:1].isupper() or words[1].lower() in ("of", "for", "and"):
+        return False
+    lowered = words[0].lower()
+    return bool({lowered, lowered[:-1], lowered[:-2], lowered[:-3] + "y"} & BASE_VERBS)
 
 
 def _third_person(verb: str) -> str:
@@ -122,9 +138,23 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
     where = f" in {name}" if name else ""
     for index, line in enumerate(lines[:-1]):
         term = line.strip()
+        placeholder = ""
+        argued = _ARGUED.match(term)
+        if argued is not None and not is_term(term):
+            # "-t seconds": the option and the value the reader fills in, named apart.
+            term, placeholder = argued.group("term"), argued.group("placeholder")
         if not is_term(term):
             continue
-        sentences = [s.strip() for s in split_sentences(lines[index + 1]) if s.strip()]
+        spelled = re.fullmatch(r"-\w,\s*(?P<long>--[\w-]+)", term)
+        if spelled is not None:
+            term = spelled.group("long")  # "-v, --verbose": one option, two spellings
+        sentences = [
+            part.strip()
+            for sentence in split_sentences(lines[index + 1])
+            # "… must be yes or no. The default is yes.": "no." ends the sentence here.
+            for part in re.split(r"(?<=\bno)\.\s+(?=(?:The|It|This|Defaults?)\b)", sentence)
+            if part.strip()
+        ]
         if not sentences:
             continue
         defaulted: set[str] = set()
@@ -161,6 +191,8 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 if named == term:
                     break  # one term: its first default; several: each its own
         described = _description(term, sentences[0])
+        if placeholder and described is not None and re.search(rf"\b{placeholder}\b", described):
+            described = None  # "Wait at most seconds": a placeholder read as a value
         if described is not None and len(described.split()) <= 40:
             plural = bool(re.search(r",|\band\b", term))
             asked = f"What {'are' if plural else 'is'} {term}{where}?"

@@ -22,8 +22,11 @@ from . import wh_english
 from .specific import misread_answer, misread_subject
 
 __all__ = [
+    "amount_problem",
     "fact_problem",
     "first_person",
+    "opens_infinitive",
+    "purpose_asked_as_value",
     "reference_leans_on",
     "repaired_question",
     "verbless_reference",
@@ -47,7 +50,9 @@ _FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|you|your|yours|I|my)\b", re.IGN
 #: A demonstrative that points into the page ("this information", "such statuses").
 _POINTER = re.compile(
     r"\b(?:such|this|these|those)\b(?! as\b)"
-    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b",
+    r"|\b(?:example|shown|described|listed|see) (?:above|below)\b"
+    # "found therein": in what? the sentence before says.
+    r"|\b(?:therein|thereof|therefrom|herein|aforementioned|above-mentioned)\b",
     re.IGNORECASE,
 )
 #: A condition or time clause after the answer: the question leaves out when it holds.
@@ -133,6 +138,8 @@ def repaired_question(question: str, answer: str) -> str | None:
             return question[:-1] + " do?"
         if first == "be" or wants_infinitive(question):
             return None  # "intended to be used in …", "chosen to the best": no clean ask
+        if opens_infinitive(answer):
+            return None  # "introduced to capture …": a purpose, asked as if it were a place
         return question  # "What is the ownership set to?" asks for a value
     passive = _WHAT_PASSIVE_IN.match(question)
     if passive is not None:
@@ -144,6 +151,96 @@ def repaired_question(question: str, answer: str) -> str | None:
             lead = "in which version" if context else "In which version"
             return f"{context}{lead} {passive.group('aux')} {passive.group('rest')}?"
     return question
+
+
+#: Verbs a purpose infinitive often opens with that the common-verb list lacks.
+_PURPOSE_VERBS = frozenset(
+    "avoid prevent ensure capture find determine reduce improve obtain select choose control "
+    "decide detect simplify speed protect mount locate update verify validate resolve look "
+    "tell distinguish compute calculate fetch test allow keep make get help mark".split()
+)
+#: Endings of adjectives and nouns, never of a verb's base form ("temporary", "files").
+_NOT_BASE_ENDING = re.compile(
+    r"(?:ary|ory|ous|ive|al|ic|ful|less|able|ible|ent|ant|ed|ing|ly|s|tion|ness|ment|er|or"
+    r"|ity|ism|ist)$"
+)
+
+
+def opens_infinitive(answer: str) -> bool:
+    """Whether ``answer`` (the words after a question's final "to") is a verb phrase.
+
+    "capture possible future extensions" is one: the "to" opened a purpose, and "what was
+    X introduced to?" asks it as if it were a place. "a temporary name", "root" are not.
+    """
+    tokens = answer.split()
+    if not tokens or not re.fullmatch(r"[a-z][a-z-]*", tokens[0]) or tokens[0] in _NOT_A_VERB:
+        return False
+    first = tokens[0]
+    if first in wh_english.BASE_VERBS or first in _PURPOSE_VERBS:
+        return True
+    return len(tokens) >= 3 and len(first) > 3 and _NOT_BASE_ENDING.search(first) is None
+
+
+def purpose_asked_as_value(question: str, reference: str) -> str | None:
+    """Why "what is X <verb> to?" asks a purpose of ``reference`` as a value, or None."""
+    asked = re.search(r"(?P<verb>[\w-]+) to\?$", question)
+    if asked is None:
+        return None
+    found = re.search(rf"\b{re.escape(asked.group('verb'))} to (?P<rest>.+)", reference)
+    if found is None or _TAKES_INFINITIVE.search(f"{asked.group('verb')} to?"):
+        return None
+    if opens_infinitive(found.group("rest")):
+        verb = found.group("rest").split()[0]
+        return f"asks a purpose ('… to {verb} …') as if it were a value: its sentence is misread"
+    return None
+
+
+_NUMBER_WORD = (
+    r"(?:\d[\d.,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+    r"|thirty|forty|fifty|sixty|hundred|thousand)"
+)
+#: "how many characters is the list limited to six domains …": a second amount kept inside.
+_OTHER_AMOUNT = re.compile(rf"\b{_NUMBER_WORD}\s+[a-z]+s\b", re.I)
+_AMOUNT_QUESTION = re.compile(
+    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow"
+    r" (?P<how>many|much|long|old|often)(?: (?P<unit>[a-z]+))?|[Ww]hen|[Ww]hat percentage)"
+    r"\b(?P<body>.*)\?$"
+)
+
+
+def amount_problem(question: str, reference: str) -> str | None:
+    """Why an amount or date question misreads the sentence ``reference`` states, or None.
+
+    The critic reads off any writer's reference what the writer checks on its sentence: a
+    second amount kept in the question, an amount sizing a noun ("a block size of 512
+    bytes"), an amount or date of a condition clause ("or if the date is advanced by at
+    least 7 days"), a date cut from its day ("past Sep 9th" of 2001).
+    """
+    asked = _AMOUNT_QUESTION.match(question)
+    if asked is None:
+        return None
+    body = asked.group("body")
+    if asked.group("how") and _OTHER_AMOUNT.search(body):
+        return "keeps a second amount of its sentence inside: which one it asks is unclear"
+    unit = asked.group("unit") or ""
+    if asked.group("how") in ("many", "much") and unit:
+        sized = re.search(rf"\b([\w-]+) of (?:\w+ ){{0,2}}?{_NUMBER_WORD}\s*{unit}", reference)
+        if sized is not None and sized.group(1).lower() in body.lower().split():
+            return f"its amount sizes {sized.group(1)!r}: the question asks it of the wrong word"
+    amount = re.compile(r"\b(?:1[5-9]|20)\d\d\b" if not asked.group("how") else _NUMBER_WORD)
+    asked_words = question.lower().split()
+    for found in amount.finditer(reference):
+        if found.group().lower() in asked_words:
+            continue  # "In glibc 2.25 and earlier": the question keeps it, it is no answer
+        before = reference[: found.start()]
+        for condition in _CONDITION.finditer(before):
+            if condition.group().lower() not in asked_words:
+                return f"its amount or date belongs to the {condition.group()!r} clause"
+        cut = _DATE_BEFORE.search(before)
+        if not asked.group("how") and cut and cut.group().strip(" ,.").lower() in question.lower():
+            return "its date is cut: the day or month before the year stays in the question"
+        break
+    return None
 
 
 def wants_infinitive(question: str) -> bool:

@@ -120,7 +120,9 @@ _AMOUNT = re.compile(
     r"(?:(?P<prep>\b(?:for|within|in|after|before|at|by|with|every|to|from|of|than|on)\s+))?"
     r"(?P<mod>\b(?:up to|at most|at least|no more than|more than|over|less than|fewer than"
     r"|about|around|approximately|roughly|nearly|almost)\s+)?"
-    r"(?P<money>[$€£])?(?P<num>(?<![\w.#/:-])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.#/:-])\d+(?:\.\d+)?)"
+    # "mode 0600": a number with a leading zero is a code, not an amount.
+    r"(?P<money>[$€£])?(?P<num>(?<![\w.#/:-])\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"|(?<![\w.#/:-])(?!0\d)\d+(?:\.\d+)?)"
     r"(?![\w.]\d|[:/-]\d)"
     r"(?:\s?(?P<unit>%|percent\b|[A-Za-z][A-Za-z-]*))?"
 )
@@ -343,6 +345,11 @@ def _guess_base(word: str) -> str | None:
     return stem
 
 
+#: Verbs a sentence follows with "of" ("consists of"); any other "-s" word before "of" is a
+#: plural noun heading the subject.
+_OF_VERBS = frozenset("consist think speak hear approve dispose smell taste remind".split())
+
+
 def _split_clause(sentence: str) -> _Clause | None:
     """Subject, auxiliary (or do-support) and predicate of a simple declarative sentence."""
     front = ""
@@ -377,8 +384,8 @@ def _split_clause(sentence: str) -> _Clause | None:
             predicate = (verb_not + " " + body[rest_at:]).strip()
             offset = start + len(body) - len(body[rest_at:].lstrip())
             return _Clause(front, body[: token.start()].strip(), aux, "", predicate, offset)
-        if previous in _DETERMINERS:
-            continue
+        if previous in _DETERMINERS or previous in _PREPOSITIONS:
+            continue  # "Dots in host names …": a word after "in" is a noun, not the verb
         following_word = tokens[index + 1].group().lower() if index + 1 < len(tokens) else ""
         if following_word in _AUX:
             continue  # "Day passes are valid": the noun before an auxiliary is the subject
@@ -389,6 +396,9 @@ def _split_clause(sentence: str) -> _Clause | None:
             if nxt in _PREPOSITIONS | _DETERMINERS or nxt[:1].isdigit() or nxt.startswith("$"):
                 present = _guess_present(word)
                 based = ("does", present) if present else None
+        after_word = tokens[index + 1].group().lower() if index + 1 < len(tokens) else ""
+        if based is not None and after_word == "of" and based[1] not in _OF_VERBS:
+            continue  # "Day passes of the factory cost …": a plural noun, not the verb
         if based is not None and (based[0] != "did" or word in _IRREGULAR_PAST):
             verb_at = (index, *based)
             break
@@ -566,7 +576,7 @@ def _amount_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
             if re.match(_NOUN_AFTER, after):
                 continue  # "the last 8 MB block": the amount describes a noun
             base, counted = number * _SIZE_UNITS[unit.lower()], "size"
-            of_noun = re.match(r"\s+of\s+(?P<noun>[a-z][\w-]*)", after)
+            of_noun = re.match(r"\s+of\s+(?P<noun>[a-z][\w-]*|[A-Z]{2,}\b)", after)
             wh, phrase = "how_much", f"how many {unit}"
             if of_noun:
                 phrase, end = f"how much {of_noun.group('noun')}", end + of_noun.end()
@@ -956,9 +966,55 @@ def _object_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[s
     ]
 
 
+#: Past participles without "-ed": "X is read by programs" is a passive, not a definition.
+_PARTICIPLES = frozenset(
+    "given written taken known shown done made set put kept held built sent found read run "
+    "seen chosen driven hidden broken spoken begun bound sold told left lost meant paid "
+    "brought thought caught taught".split()
+)
+_NOT_PARTICIPLES = frozenset(
+    "speed seed feed embed shed string spring nothing something everything anything".split()
+)
+#: "the protocol to be used", "the file to read": a role in an example, not a kind ("the only
+#: way to delete a list" says what it does, and stays).
+_ROLE = re.compile(r"^the (?:[\w-]+ )?(?P<noun>[\w-]+) to (?P<be>be )?[a-z]+\b")
+
+
+_ROLE_NOUNS = frozenset(
+    "file files value protocol transport port host server directory folder program command "
+    "option name user group key address path device interface".split()
+)
+
+
+def not_a_definition(rest: str) -> str | None:
+    """Why ``rest``, what follows "X is", does not say what X is, or None.
+
+    >>> not_a_definition("included to the master map")
+    "'included' opens a passive or a verb phrase: it says what is done to it"
+    >>> not_a_definition("the protocol to be used")
+    "'the protocol to be used' is a role its example gives it, not what it is"
+    >>> not_a_definition("a daemon that watches folders") is None
+    True
+    """
+    first = rest.split()[0] if rest.split() else ""
+    low = first.lower()
+    if low not in _NOT_PARTICIPLES and (
+        low in _PARTICIPLES or re.fullmatch(r"[a-z]{3,}(?:ed|ing)", first)
+    ):
+        return f"{first!r} opens a passive or a verb phrase: it says what is done to it"
+    if re.search(r",? but\b", rest):
+        return "a judgement ('…, but …'), not what it is"
+    role = _ROLE.match(rest)
+    if role is not None and (role.group("be") or role.group("noun") in _ROLE_NOUNS):
+        return f"{role.group()!r} is a role its example gives it, not what it is"
+    return None
+
+
 def _definition_facts(sentence: str, name: str, proper: frozenset[str]) -> list[Fact]:
     match = _DEFINITION.match(sentence)
     if match is None:
+        return []
+    if not_a_definition(match.group("rest")) is not None:
         return []
     term = match.group("term").strip()
     if term.lower() in ("true", "false", "yes", "no", "none", "default", "one", "it"):
@@ -1050,6 +1106,8 @@ def sentence_facts(
         clauses.append(clause)
         # "costs $6 and includes 200 GB": the second verb phrase has the same subject.
         joined = re.search(r",?\s+and\s+(?P<verb>[a-z]+)\s", clause.predicate)
+        if joined and re.search(r"\bto\s+[a-z]+", clause.predicate[: joined.start()]):
+            joined = None  # "cause X to read Y and include Z": the verb may be the infinitive's
         based = _base_of(joined.group("verb")) if joined else None
         if based is not None and based[0] == "do" and clause.aux in ("is", "was", "has", "does"):
             based = None  # "is valid and cost …" does not agree: not a second verb phrase
