@@ -602,6 +602,52 @@ def test_the_summary_names_each_document_without_a_case_and_why(
     ), out
 
 
+#: A page whose only facts are of shapes the keyless writer refuses as unsure.
+UNSURE_ONLY = (
+    "# Widget\n\nThe naming of the slot was introduced to capture possible future extensions. "
+    "The home page lists a handful of tools that have been proposed. "
+    "The cache folder keeps all files found therein for seven days.\n"
+)
+
+
+def test_a_document_whose_facts_were_all_refused_is_not_said_to_state_none(
+    tmp_path: Path, capsys: Any
+) -> None:
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "widget.md": UNSURE_ONLY}),
+        "--n",
+        "3",
+        "--kinds",
+        "single",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    line = re.search(r"no case from 1 document: (.*)", out)
+    assert line is not None, out
+    assert line.group(1) == (
+        "widget.md (3 facts refused as unsure: 1 vague question, 1 misread sentence, "
+        "1 reference leaning on its page)"
+    ), out
+    assert "no fact" not in out
+
+
+def test_a_kind_short_because_every_fact_was_refused_says_so(tmp_path: Path, capsys: Any) -> None:
+    status, _, _ = run(
+        tmp_path, folder(tmp_path, {"widget.md": UNSURE_ONLY}), "--n", "3", "--kinds", "single"
+    )
+
+    out = capsys.readouterr().out
+    assert status == 1
+    assert (
+        "short: single 0/3: could not — the writer found 3 facts and refused all of them as "
+        "unsure (by reason above)" in out
+    ), out
+    assert "no sentence states a fact" not in out
+    assert "widget.md (3 facts refused as unsure:" in out
+
+
 def test_the_plan_visits_each_document_in_proportion_to_its_prose() -> None:
     from pytest_ragas_gate.synth.chunking import Chunk
     from pytest_ragas_gate.synth.plan import interleaved
