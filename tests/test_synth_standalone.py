@@ -355,6 +355,62 @@ Demo 1.0                         2024-01-01                   SSH_DEMO(5)
 """
 
 
+FROBD_MANUAL = """\
+FROBD.CONF(5)                 File Formats                 FROBD.CONF(5)
+
+NAME
+       frobd.conf - frobd configuration file
+
+SECTION [SERVER]
+       use-frob=  Takes a boolean value ("yes" or "no"). If set to "no" frobd
+       will not use frob sockets. Default is "yes".
+
+       frob-name=  Set the host name frobd tries to register on the LAN. If
+       omitted defaults to the system host name.
+
+       cache-size=  Takes an unsigned integer. Sets the size of the frob cache
+       in entries. This option defaults to 4096.
+
+       ratelimit-burst=  Takes an unsigned integer. Sets the burst of packets
+       frobd sends in one interval.
+
+Frobd 1.0                        2024-01-01                 FROBD.CONF(5)
+"""
+
+
+def test_a_manual_page_option_written_name_equals_its_text_gives_its_default_and_use(
+    tmp_path: Path,
+) -> None:
+    docs = folder(tmp_path, {"frobd.conf.5.txt": FROBD_MANUAL})
+    _, rows, _ = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+
+    references = {row["question"]: row["reference"] for row in rows}
+    assert references.get("What is the default of use-frob in frobd.conf?") == (
+        'use-frob defaults to "yes".'
+    ), references
+    assert references.get("What is the default of frob-name in frobd.conf?") == (
+        "frob-name defaults to the system host name."
+    ), references
+    assert references.get("What is the default of cache-size in frobd.conf?") == (
+        "cache-size defaults to 4096."
+    ), references
+    assert references.get("What is frob-name in frobd.conf?") == (
+        "frob-name sets the host name frobd tries to register on the LAN."
+    ), references
+    # "Takes a boolean value" says what it takes, not what it is for.
+    assert not any("takes a" in reference.lower() for reference in references.values())
+
+
+def test_no_near_miss_asks_the_default_of_an_option_written_name_equals_that_states_one(
+    tmp_path: Path,
+) -> None:
+    docs = folder(tmp_path, {"frobd.conf.5.txt": FROBD_MANUAL})
+    _, rows, _ = run(tmp_path, docs, "--n", "4", "--kinds", "unanswerable")
+
+    asked = {row["question"] for row in rows}
+    assert asked == {"What is the default of ratelimit-burst in frobd.conf?"}
+
+
 def test_a_default_given_in_parentheses_is_asked_and_never_a_near_miss(tmp_path: Path) -> None:
     docs = folder(tmp_path, {"ssh_demo.5.txt": SSH_MANUAL})
     _, single, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")

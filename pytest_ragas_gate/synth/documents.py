@@ -601,6 +601,13 @@ def man_page(text: str) -> tuple[str, str] | None:
             ]
             item_indent = indent
             continue
+        keyed = re.match(r"^([A-Za-z][\w.-]*[A-Za-z0-9]=)\s+([A-Z\"].*)$", stripped)
+        if keyed and indent > 0:
+            # "use-frob=  Takes a boolean value …": a key and its text on one line, the text
+            # wrapped at the key's own indent up to the blank line.
+            out += ["", "### " + keyed.group(1), keyed.group(2)]
+            item_indent = None
+            continue
         if item_indent is not None and indent <= item_indent and section:
             # Back at the item's own indent: the section's text resumes, no item's any more.
             out += ["", "## " + section.capitalize(), ""]
