@@ -1378,6 +1378,24 @@ def test_an_option_written_with_its_equals_sign_and_its_text_on_one_line_is_an_i
     }
 
 
+def test_a_type_sentence_is_no_use_unless_it_says_what_the_value_specifies() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "Server\nentries-max= Takes an unsigned integer specifying how many frobs are kept "
+        "per interface. Bigger values cost memory. Defaults to 4096.\n"
+        "use-wide= Takes a boolean value. If set frobd spreads wide.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobd.conf")}
+
+    assert facts == {
+        "What is the default of entries-max in frobd.conf?": "entries-max defaults to 4096.",
+        "What is entries-max in frobd.conf?": (
+            "entries-max specifies how many frobs are kept per interface."
+        ),
+    }
+
+
 def test_if_omitted_and_this_option_defaults_to_state_a_default() -> None:
     from pytest_ragas_gate.synth.terms import term_facts
 

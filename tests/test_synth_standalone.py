@@ -382,7 +382,10 @@ def test_a_manual_page_option_written_name_equals_its_text_gives_its_default_and
     tmp_path: Path,
 ) -> None:
     docs = folder(tmp_path, {"frobd.conf.5.txt": FROBD_MANUAL})
-    _, rows, _ = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+    _, rows, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+
+    # "SECTION [SERVER]" is the section's heading, not a line left out as boilerplate.
+    assert any("Section [server]\nuse-frob=\n" in chunk["text"] for chunk in chunks), chunks
 
     references = {row["question"]: row["reference"] for row in rows}
     assert references.get("What is the default of use-frob in frobd.conf?") == (

@@ -520,7 +520,7 @@ def stem_title(stem: str) -> str:
 
 
 _MAN_HEADER = re.compile(r"^(\S+\(\d\w*\))\s.*\s\1\s*$")
-_MAN_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,/&-]{1,40}$")
+_MAN_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,/&-]{1,40}(?: \[[A-Z0-9 _-]{1,30}\])?$")
 
 
 def man_page(text: str) -> tuple[str, str] | None:

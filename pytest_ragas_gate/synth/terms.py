@@ -125,6 +125,21 @@ def _description(term: str, sentence: str) -> str | None:
     return None
 
 
+def _specifying(sentence: str) -> str:
+    """The use ``sentence`` states: itself, or for a type sentence the use it names, or "".
+
+    "Takes an integer specifying how many …" names it: "Specifies how many …".
+    """
+    takes = _TAKES.match(sentence)
+    if takes is None:
+        return sentence
+    use = re.match(
+        r"\s+(?:specifying|that specifies|which specifies)\s+(?P<rest>\S.*)$",
+        sentence[takes.end() :],
+    )
+    return f"Specifies {use.group('rest')}" if use else ""
+
+
 def _known_verb(text: str) -> bool:
     """Whether a description opens with a verb the writer knows ("Overrides", "Prints").
 
@@ -210,8 +225,16 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 )
                 if named == term:
                     break  # one term: its first default; several: each its own
-        # "Takes a boolean value. Sets …": the use, if any, is the sentence after the type.
-        used = next((sentence for sentence in sentences if not _TAKES.match(sentence)), "")
+        # "Takes a boolean value. Sets …": the use, if any, is the sentence after the type;
+        # "Takes an unsigned integer specifying how many …" states it in the same sentence.
+        used = next(
+            (
+                _specifying(sentence)
+                for sentence in sentences
+                if not _TAKES.match(sentence) or _specifying(sentence)
+            ),
+            "",
+        )
         described = _description(term, used) if used else None
         if placeholder and described is not None and re.search(rf"\b{placeholder}\b", described):
             described = None  # "Wait at most seconds": a placeholder read as a value
