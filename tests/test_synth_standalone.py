@@ -692,6 +692,27 @@ def test_a_document_whose_facts_were_all_refused_is_not_said_to_state_none(
     assert "no fact" not in out
 
 
+def test_a_document_whose_facts_all_repeat_kept_cases_is_said_so_with_the_count(
+    tmp_path: Path, capsys: Any
+) -> None:
+    docs = folder(
+        tmp_path,
+        {
+            "museum.md": "The harbor museum opened in 1987 in the old customs house. "
+            "Guided tours last 45 minutes.\n",
+            "tours.md": "Guided tours last 45 minutes.\n",
+        },
+    )
+    status, rows, _ = run(tmp_path, docs, "--n", "6", "--kinds", "single")
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    assert (
+        "no case from 1 document: tours.md (1 fact, none kept: 1 near-duplicate of a kept case)"
+        in out
+    ), out
+
+
 def test_a_kind_short_because_every_fact_was_refused_says_so(tmp_path: Path, capsys: Any) -> None:
     status, _, _ = run(
         tmp_path, folder(tmp_path, {"widget.md": UNSURE_ONLY}), "--n", "3", "--kinds", "single"
