@@ -46,7 +46,8 @@ def lone_surrogate_problem(value: Any, *, in_name: bool = False) -> str | None:
     >>> lone_surrogate_problem("\U0001f600 is fine") is None
     True
     """
-    for text in texts_in(value, keys=True):
+    # Most values are one string, checked for every field of every case: no walk for it.
+    for text in (value,) if isinstance(value, str) else texts_in(value, keys=True):
         found = LONE_SURROGATE.search(text)
         if found is not None:
             return (
@@ -65,6 +66,9 @@ def texts_in(value: Any, *, keys: bool = False) -> Iterator[str]:
         value: A string, or lists and mappings holding strings at any depth.
         keys: Whether the keys of mappings are included.
     """
+    if isinstance(value, str):
+        yield value
+        return
     # A stack rather than recursion: YAML lets a value nest deeper than Python's stack, and
     # its aliases can make a list contain itself.
     pending = [value]

@@ -18,11 +18,26 @@ from gate_runs import good_rows, write_golden
 MODULE_DUMP = """
 import sys
 
+from pydantic import BaseModel
+
 
 def pytest_unconfigure(config):
     names = sorted(name for name in sys.modules if name.startswith("pytest_ragas_gate"))
     with open("modules.txt", "w", encoding="utf-8") as out:
         out.write("\\n".join(names) + "\\n")
+    models, pending = set(), [BaseModel]
+    while pending:
+        for model in pending.pop().__subclasses__():
+            if model not in models:
+                models.add(model)
+                pending.append(model)
+    built = sorted(
+        f"{model.__module__}.{model.__qualname__}"
+        for model in models
+        if model.__module__.startswith("pytest_ragas_gate") and model.__pydantic_complete__
+    )
+    with open("models.txt", "w", encoding="utf-8") as out:
+        out.write("\\n".join(built) + "\\n")
 """
 
 #: Stages a run without their setting or output never needs.
@@ -44,6 +59,43 @@ NOT_LOADED = (
     "pytest_ragas_gate.live.oracle_gaps",
     "pytest_ragas_gate.live.conversation_replay",
     "pytest_ragas_gate.judges.cache_signing",
+    "pytest_ragas_gate.judges.compare",
+    "pytest_ragas_gate.gate.baseline",
+    "pytest_ragas_gate.reports.github",
+    "pytest_ragas_gate.reports.gate_inputs",
+)
+#: Models a plain run defines but never validates on their own: pydantic builds their
+#: validators on first use, so a run without baseline, pairwise judging, labels, latency,
+#: live targets, conversations or citations does not pay for them.
+NOT_BUILT = tuple(
+    f"pytest_ragas_gate.{name}"
+    for name in (
+        "gate.baseline_figures.BaselineComparison",
+        "gate.baseline_figures.CaseDelta",
+        "gate.baseline_figures.MetricDelta",
+        "gate.coverage.NotGated",
+        "gate.aggregates.MisspeltKey",
+        "gate.aggregates.TagVerdict",
+        "gate.gate_change_list.GateChanges",
+        "gate.judge_noise.JudgeNoise",
+        "gate.pairwise_summary.PairwiseSummary",
+        "golden.cases.Message",
+        "golden.tool_calls.ToolCall",
+        "golden.tool_calls.ExpectedTool",
+        "judges.cache_integrity.CacheIntegrity",
+        "judges.pricing.ModelPrice",
+        "judges.requests.CaseReview",
+        "judges.requests.ReviewCase",
+        "judges.requests.GenerateQuestions",
+        "judges.requests.VerifyCitations",
+        "live.latency.LatencyVerdict",
+        "live.oracle_gap_figures.OracleGap",
+        "scoring.pairwise_verdict.PairwiseVerdict",
+        "scoring.repeats.AutoRepeat",
+        "settings.config.LatencyBudget",
+        "trust.figures.MetricAgreement",
+        "trust.figures.PpiEstimate",
+    )
 )
 #: Whole packages only the ``rag-gate`` command uses.
 NOT_LOADED_PACKAGES = (
@@ -85,3 +137,10 @@ def test_a_plain_offline_run_loads_no_optional_stage(tmp_path: Path) -> None:
     )
     assert sorted(loaded & set(NOT_LOADED)) == []
     assert [name for name in sorted(loaded) if name.startswith(NOT_LOADED_PACKAGES)] == []
+    built = set((tmp_path / "models.txt").read_text(encoding="utf-8").split())
+    # The models the run used were built: the dump saw them.
+    assert {
+        "pytest_ragas_gate.golden.cases.GoldenCase",
+        "pytest_ragas_gate.gate.verdict.GateVerdict",
+    } <= (built)
+    assert sorted(built & set(NOT_BUILT)) == []

@@ -15,7 +15,7 @@ from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.live import targets as live
 from pytest_ragas_gate.live.latency import evaluate_latency
 from pytest_ragas_gate.live.targets import LiveTarget, check_target, normalize_output
-from pytest_ragas_gate.metrics.faithfulness import Faithfulness
+from pytest_ragas_gate.metrics.faithfulness import ContradictionRate, Faithfulness
 from pytest_ragas_gate.metrics.tool_selection import ToolSelection
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.scoring.scheduler import score_cases
@@ -198,6 +198,42 @@ def test_the_scheduler_scores_whatever_the_target_answered() -> None:
     assert up.answer == "Paris." and up.latency_s == 1.5 and up.scores["faithfulness"] == 1.0
     assert down.error == "the system is down" and down.latency_s is None and not down.scores
     assert target.closed
+
+
+class CountingJudge(OfflineJudge):
+    def __init__(self) -> None:
+        super().__init__()
+        self.kinds: list[str] = []
+
+    async def ask(self, request: Any) -> Any:
+        self.kinds.append(request.kind)
+        return await super().ask(request)
+
+
+def test_an_answer_holding_a_lone_surrogate_is_scored_and_its_requests_shared() -> None:
+    # A live target's output can hold half a surrogate pair, which pydantic's JSON writer
+    # refuses: identical requests are still told apart and asked once.
+    class HalfPair(ScriptedTarget):
+        async def answer(self, case: GoldenCase) -> tuple[GoldenCase, float]:
+            update = {"answer": "Paris \ud83d.", "contexts": [Context(text="Paris.")]}
+            return case.model_copy(update=update), 0.5
+
+    case = GoldenCase(id="q", question="What is the capital of France?", file="g.jsonl", line=1)
+    judge = CountingJudge()
+    results = asyncio.run(
+        score_cases(
+            [case],
+            lambda case: ["faithfulness", "contradiction_rate"] if case.answer else [],
+            {"faithfulness": Faithfulness(), "contradiction_rate": ContradictionRate()},
+            judge,
+            max_cases_in_flight=1,
+            target=HalfPair(),
+        )
+    )
+    (result,) = results.values()
+    assert result.answer == "Paris \ud83d." and not result.errors
+    assert set(result.scores) == {"faithfulness", "contradiction_rate"}
+    assert judge.kinds.count("extract_claims") == 1
 
 
 def test_classes_and_plain_values_are_not_targets() -> None:

@@ -49,6 +49,20 @@ def test_the_module_is_loaded_and_the_collector_runs_again(module_dir: Path) -> 
     assert gc.get_freeze_count() == frozen_before
 
 
+def test_what_an_import_builds_goes_straight_to_the_oldest_generation(module_dir: Path) -> None:
+    # Young collections would otherwise walk it all, twice, before it got there.
+    if INTERPRETER_FROZE_AT_STARTUP:
+        pytest.skip("an interpreter that starts with frozen objects keeps them: no move")
+    (module_dir / "gate_sdk_like.py").write_text(
+        "class Model:\n    pass\n\nMODELS = [type(f'M{i}', (Model,), {}) for i in range(50)]\n"
+    )
+    import_module_paused("gate_sdk_like")
+    models = sys.modules["gate_sdk_like"].MODELS
+    oldest = {id(item) for item in gc.get_objects(generation=2)}
+    assert id(models) in oldest and all(id(model) in oldest for model in models)
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
 @pytest.mark.slow
 def test_scoring_spares_what_it_loads_and_gives_everything_back(module_dir: Path) -> None:
     if INTERPRETER_FROZE_AT_STARTUP:

@@ -325,6 +325,33 @@ def test_memoised_text_functions_are_bounded(module: object) -> None:
     assert all(cache.cache_info().maxsize is not None for cache in caches)
 
 
+def test_ascii_texts_are_judged_without_compiling_the_cjk_patterns() -> None:
+    # Those patterns take milliseconds to compile, on every run that would load them.
+    patterns = (text._cjk_char, text._cjk_run, offline._cjk_character)
+    for pattern in patterns:
+        pattern.cache_clear()
+    claims = ["Apple was founded in 1976."]
+    verdict = ask(VerifyClaims(claims=claims, contexts=["Apple was founded in 1976."]))
+    assert verdict.verdicts[0].supported
+    assert [pattern.cache_info().currsize for pattern in patterns] == [0, 0, 0]
+    cjk = ask(VerifyClaims(claims=["苹果公司成立于1976年。"], contexts=["苹果公司成立于1976年。"]))
+    assert cjk.verdicts[0].supported
+    # Non-ASCII text compiles what it needs.
+    assert text._cjk_run.cache_info().currsize == offline._cjk_character.cache_info().currsize == 1
+
+
+def test_closing_the_judge_lets_go_of_the_texts_it_memoised() -> None:
+    # Kept, a run's texts would be walked by every collector pass for the rest of the process.
+    request = VerifyClaims(claims=["Apple was founded in 1976."], contexts=["Apple, 1976."])
+    judge = OfflineJudge()
+    first = asyncio.run(judge.ask(request)).reply
+    caches = [value for value in vars(text).values() if hasattr(value, "cache_info")]
+    assert any(cache.cache_info().currsize for cache in caches)
+    asyncio.run(judge.aclose())
+    assert [cache.cache_info().currsize for cache in caches] == [0] * len(caches)
+    assert asyncio.run(OfflineJudge().ask(request)).reply == first
+
+
 def test_empty_inputs_are_answered() -> None:
     assert ask(ExtractClaims(question="", answer="")).claims == []
     assert (

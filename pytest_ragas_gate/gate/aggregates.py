@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..golden.cases import is_missing_fields_reason
+from ..model_defaults import empty_list
 from ..scoring.gated_metrics import not_applicable_reasons, too_few_cases
 from ..scoring.results import (
     CaseResult,
@@ -42,7 +43,7 @@ __all__ = [
 class MisspeltKey(BaseModel):
     """Rows that lack a field a metric needs and carry a key one edit from it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     key: str
     field: str
@@ -89,7 +90,7 @@ class MetricAggregate(BaseModel):
     # has, by its nature, nothing for the metric to score.
     not_applicable_missing_fields: dict[str, int] = Field(default_factory=dict)
     not_applicable_by_nature: dict[str, int] = Field(default_factory=dict)
-    misspelt_keys: list[MisspeltKey] = Field(default_factory=list)
+    misspelt_keys: list[MisspeltKey] = Field(default_factory=empty_list)
     # Against a baseline: its mean on the cases paired with this run (``baseline_paired``
     # of them), whether the metric passed this run's threshold in the baseline, and
     # whether it passed there and fails now, whatever the paired test says of the drop.
@@ -102,7 +103,7 @@ class MetricAggregate(BaseModel):
 class TagVerdict(BaseModel):
     """One per-tag minimum (``tag_thresholds``) and whether the tagged cases reach it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     tag: str
     metric: str

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ..golden.cases import is_missing_fields_reason
+from ..model_defaults import empty_list
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound, Direction, own_bound
 
@@ -88,12 +89,12 @@ class CaseVerdict(BaseModel):
     error: str | None = None
     error_metric: str | None = None
     # Every threshold the case misses, worst (largest shortfall) first.
-    misses: list[MetricMiss] = Field(default_factory=list)
+    misses: list[MetricMiss] = Field(default_factory=empty_list)
     # The case's own thresholds it misses or could not check, as verdict lines.
-    own_misses: list[str] = Field(default_factory=list)
+    own_misses: list[str] = Field(default_factory=empty_list)
     # Against the baseline: metrics this case misses now and met there, and the reverse.
-    newly_failing: list[str] = Field(default_factory=list)
-    newly_passing: list[str] = Field(default_factory=list)
+    newly_failing: list[str] = Field(default_factory=empty_list)
+    newly_passing: list[str] = Field(default_factory=empty_list)
 
     @property
     def failing(self) -> bool:

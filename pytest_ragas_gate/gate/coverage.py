@@ -31,6 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
 from .checks import GateCheck
 
 __all__ = [
@@ -84,7 +85,7 @@ class CensusFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str
-    cases: list[CensusCase] = Field(default_factory=list)
+    cases: list[CensusCase] = Field(default_factory=empty_list)
     reason: str | None = None
     by_config: bool = False
 
@@ -94,18 +95,18 @@ class Census(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    files: list[CensusFile] = Field(default_factory=list)
+    files: list[CensusFile] = Field(default_factory=empty_list)
 
 
 class NotGated(BaseModel):
     """Cases of one golden file left out of the gate for one reason."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     file: str
     reason: str
     cases: int
-    ids: list[str] = Field(default_factory=list)
+    ids: list[str] = Field(default_factory=empty_list)
 
     def describe(self) -> str:
         """``golden_b.jsonl (4 case(s), excluded by --ignore)``."""
@@ -142,8 +143,8 @@ class CoverageLedger(BaseModel):
 
     total_cases: int
     gated_cases: int
-    not_gated: list[NotGated] = Field(default_factory=list)
-    excluded: list[NotGated] = Field(default_factory=list)
+    not_gated: list[NotGated] = Field(default_factory=empty_list)
+    excluded: list[NotGated] = Field(default_factory=empty_list)
     golden_set: dict[str, GoldenFileFingerprint] = Field(default_factory=dict)
 
     @property

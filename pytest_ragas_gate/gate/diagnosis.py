@@ -35,6 +35,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
 from ..scoring.results import CaseResult
 from ..settings.bounds import Bound, own_bound
 from ..settings.config import DEFAULT_THRESHOLDS
@@ -102,7 +103,7 @@ class Diagnosis(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     component: Component
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
 
 
 class DiagnosisSummary(BaseModel):

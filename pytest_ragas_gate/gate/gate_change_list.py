@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
+
 __all__ = ["BASE_REF_ENV", "ChangeKind", "GateChange", "GateChanges"]
 
 #: Set by GitHub Actions on pull_request events: the branch the pull request targets.
@@ -23,7 +25,7 @@ ChangeKind = Literal[
 class GateChange(BaseModel):
     """One change to the gate's inputs: what kind, which file, and what it does."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: ChangeKind
     path: str
@@ -37,8 +39,8 @@ class GateChanges(BaseModel):
     are then unknown, not absent.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     base_ref: str
-    changes: list[GateChange] = Field(default_factory=list)
+    changes: list[GateChange] = Field(default_factory=empty_list)
     problem: str | None = None

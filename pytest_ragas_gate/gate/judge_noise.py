@@ -41,7 +41,7 @@ __all__ = [
 class JudgeNoise(BaseModel):
     """How much one metric's judge disagrees with itself across repeats of the same case."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     agreement: float | None
     sd: float | None

@@ -8,25 +8,27 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
+
 __all__ = ["PairwiseLoss", "PairwiseSummary"]
 
 
 class PairwiseLoss(BaseModel):
     """One case whose new answer lost to the baseline's, as the reports show it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     case: str
     question: str
     new_answer: str
     baseline_answer: str
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
 
 
 class PairwiseSummary(BaseModel):
     """Win, loss and tie rates of the new answers against the baseline's, with intervals."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     compared: int
     changed: int
@@ -52,7 +54,7 @@ class PairwiseSummary(BaseModel):
     confidence: float = 0.95
     max_loss_rate: float | None = None
     min_paired: int = 1
-    worst_losses: list[PairwiseLoss] = Field(default_factory=list)
+    worst_losses: list[PairwiseLoss] = Field(default_factory=empty_list)
 
     @property
     def evaluated(self) -> bool:

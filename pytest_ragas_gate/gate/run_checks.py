@@ -16,7 +16,7 @@ from ..scoring.results import CaseResult
 from ..settings.config import GateConfig
 from ..trust.figures import MetricAgreement
 from .aggregates import MetricAggregate, TagVerdict
-from .baseline import BaselineComparison
+from .baseline_figures import BaselineComparison
 from .checks import CheckKind, GateCheck
 from .hints import hint_for
 from .ignored_top import IgnoredTopRanked

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..judges.cache_integrity import CacheIntegrity
-from .baseline import BaselineComparison
+from ..model_defaults import empty_list
+from .baseline_figures import BaselineComparison
 from .coverage import CoverageLedger
 from .gate_change_list import GateChanges
 
@@ -33,12 +34,12 @@ class RunFacts(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     counted: bool = False
-    case_files: list[str] = Field(default_factory=list)
+    case_files: list[str] = Field(default_factory=empty_list)
     golden_files: dict[str, int | None] = Field(default_factory=dict)
-    unreadable_files: list[str] = Field(default_factory=list)
-    selection: list[str] = Field(default_factory=list)
+    unreadable_files: list[str] = Field(default_factory=empty_list)
+    selection: list[str] = Field(default_factory=empty_list)
     shard: str | None = None
-    other_failures: list[str] = Field(default_factory=list)
+    other_failures: list[str] = Field(default_factory=empty_list)
     baseline: BaselineComparison | None = None
     # Where every golden case went (gated, or why not); None in reports written before it.
     coverage: CoverageLedger | None = None

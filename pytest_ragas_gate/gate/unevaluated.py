@@ -10,7 +10,7 @@ the run ``partial`` (not a deploy decision) and says why.
 from __future__ import annotations
 
 from ..settings.config import GateConfig
-from .baseline import BaselineComparison
+from .baseline_figures import BaselineComparison
 from .checks import GateCheck
 
 __all__ = [

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..live.latency import LatencyVerdict, evaluate_latency
 from ..live.oracle_gap_figures import ORACLE_PREFIX, OracleGap
+from ..model_defaults import empty_list
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
 from ..settings.config import GateConfig
 from ..trust.figures import MetricAgreement
@@ -32,7 +33,7 @@ from .aggregates import (
     tag_verdict,
 )
 from .auto_repeats import auto_summary
-from .baseline import BaselineComparison, against_baseline
+from .baseline_figures import BaselineComparison
 from .case_verdicts import CaseVerdict, case_verdicts
 from .checks import GateCheck, failed_checks, hints_of, recommendation_causes
 from .coverage import coverage_check
@@ -114,26 +115,26 @@ class GateVerdict(BaseModel):
     checks: list[GateCheck]
     latency: LatencyVerdict | None = None
     alignment: IgnoredTopRanked | None = None
-    below_own_thresholds: list[str] = Field(default_factory=list)
-    unreadable_files: list[str] = Field(default_factory=list)
-    other_failures: list[str] = Field(default_factory=list)
+    below_own_thresholds: list[str] = Field(default_factory=empty_list)
+    unreadable_files: list[str] = Field(default_factory=empty_list)
+    other_failures: list[str] = Field(default_factory=empty_list)
     baseline: BaselineComparison | None = None
     # With pairwise judging: the new answers against the baseline's (win, loss, tie rates).
     pairwise: PairwiseSummary | None = None
     diagnosis: DiagnosisSummary | None = None
     agreement: dict[str, MetricAgreement] = Field(default_factory=dict)
-    oracle_gaps: list[OracleGap] = Field(default_factory=list)
+    oracle_gaps: list[OracleGap] = Field(default_factory=empty_list)
     # Under ``repeats: auto``: which cases were judged again and what that cost.
     auto_repeats: str | None = None
     # With conversation cases: how many, over how many turns, and which turns broke.
     conversations: str | None = None
     # Each case's verdict, in canonical order: what every report lists as failing.
-    cases: list[CaseVerdict] = Field(default_factory=list)
+    cases: list[CaseVerdict] = Field(default_factory=empty_list)
     # Cases not errored on which a gated metric was scored (every case not errored when
     # nothing is gated); None in verdicts of reports written before it was counted.
     scored_cases: int | None = None
     # Keys of golden rows one edit from a field those rows lack, said beside the verdict.
-    misspelt_keys: list[str] = Field(default_factory=list)
+    misspelt_keys: list[str] = Field(default_factory=empty_list)
 
     @property
     def headline(self) -> str:
@@ -246,10 +247,15 @@ def evaluate_gate(
     """
     facts = facts or RunFacts()
     ordered = canonical_order(results)
-    aggregates = {
-        metric: against_baseline(aggregate_metric(ordered, metric, config), facts.baseline)
-        for metric in metrics
-    }
+    aggregates = {metric: aggregate_metric(ordered, metric, config) for metric in metrics}
+    if facts.baseline is not None:
+        # The comparison's code loads only for a run given a baseline.
+        from .baseline import against_baseline
+
+        aggregates = {
+            metric: against_baseline(aggregate, facts.baseline)
+            for metric, aggregate in aggregates.items()
+        }
     tags = [
         tag_verdict(ordered, tag, metric, threshold, config)
         for tag, thresholds in config.tag_thresholds.items()

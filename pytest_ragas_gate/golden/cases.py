@@ -10,6 +10,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
 from .tool_calls import ExpectedTool, ToolCall
 
 #: How a case was picked for labelling (``sampled_by``): ``random`` labels are a fair sample
@@ -43,7 +44,7 @@ class Context(BaseModel):
 class Message(BaseModel):
     """One earlier turn of a conversation, as a case's history holds it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     role: Literal["user", "assistant"]
     content: str
@@ -74,7 +75,7 @@ class GoldenCase(BaseModel):
     contexts: list[Context] | None = None
     reference: str | None = None
     relevant_context_ids: list[str] | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
     # A number takes the metric's direction; ``"<=0.1"`` / ``">=0.8"`` states it too.
     thresholds: dict[str, float | str] = Field(default_factory=dict)
     # Human labels per metric, in [0, 1]: what people scored this case (see agreement.py).
@@ -87,7 +88,7 @@ class GoldenCase(BaseModel):
     # answer the assistant's reply; the gate aggregates such cases per conversation.
     conversation: str | None = None
     turn: int | None = None
-    history: list[Message] = Field(default_factory=list)
+    history: list[Message] = Field(default_factory=empty_list)
     # An agent's tool calls in order, the calls the case expects, and the most calls it
     # may make (see tool_calls.py and the tool metrics).
     tools_called: list[ToolCall] | None = None

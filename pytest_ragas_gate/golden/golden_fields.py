@@ -524,10 +524,14 @@ def nul_message(where: str) -> str:
 
 
 def _longest_text(value: Any) -> int:
+    if isinstance(value, str):  # most fields: no walk
+        return len(value)
     return max((len(text) for text in texts_in(value)), default=0)
 
 
 def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
     return any("\x00" in text for text in texts_in(value))
 
 

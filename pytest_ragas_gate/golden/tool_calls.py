@@ -45,7 +45,7 @@ class ToolCall(BaseModel):
     ``input_parameters`` is None when the call's arguments were not recorded.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     input_parameters: dict[str, Any] | None = None

@@ -19,7 +19,7 @@ class CacheIntegrity(BaseModel):
     Each xdist worker keeps its own counts; the controller sums them with :meth:`plus`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     #: The fingerprint of ``cache_public_key``; None when entries are not verified.
     public_key_fingerprint: str | None = None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from ..golden.cases import Message
+from ..model_defaults import empty_list
 from .requests import JudgeRequest, Reply
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class CompareAnswers(JudgeRequest[Comparison]):
     answer_a: str
     answer_b: str
     #: A conversation's earlier turns, so a follow-up question is read with them.
-    history: list[Message] = Field(default_factory=list)
+    history: list[Message] = Field(default_factory=empty_list)
     version: str = COMPARE_PROMPT_VERSION
 
     def swapped(self) -> CompareAnswers:

@@ -27,7 +27,7 @@ class ModelPrice(BaseModel):
     is the share taken off every token of a batch job (default 0.5).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)

@@ -12,7 +12,7 @@ one that fails is a miss.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from ..golden.cases import Message
+from ..model_defaults import empty_list
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
@@ -35,6 +36,15 @@ class JudgeRequest(BaseModel, Generic[ReplyT]):
 
     kind: ClassVar[str]
     reply_type: ClassVar[type[BaseModel]]
+
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, reply: Any) -> type[JudgeRequest[Any]]:
+            # ``JudgeRequest[Claims]`` names the reply type for the type checker only: no
+            # field depends on it (``reply_type`` says it at run time), and letting pydantic
+            # build a parametrised class for each request would cost every run, judge or
+            # none, a model build apiece for nothing.
+            return cls
 
     @model_serializer(mode="wrap")
     def _without_empty_history(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -149,7 +159,13 @@ def _most_statements(text: str) -> int:
 def _no_history() -> Any:
     # Left out of a dump when empty (JudgeRequest's serializer), so a single-turn request
     # dumps, and so caches, exactly as before conversations existed.
-    return Field(default_factory=list)
+    return Field(default_factory=empty_list)
+
+
+#: For the models of requests a plain run rarely or never asks (question generation, the
+#: paired case review, citations): pydantic builds their validators when one is first used,
+#: not on every run that imports this module. Their schemas are the same either way.
+_BUILT_ON_FIRST_USE = ConfigDict(defer_build=True)
 
 
 class Reply(BaseModel):
@@ -319,9 +335,9 @@ class CorrectnessClasses(Reply):
     statements the answer misses.
     """
 
-    tp: list[CorrectnessItem] = Field(default_factory=list)
-    fp: list[CorrectnessItem] = Field(default_factory=list)
-    fn: list[CorrectnessItem] = Field(default_factory=list)
+    tp: list[CorrectnessItem] = Field(default_factory=empty_list)
+    fp: list[CorrectnessItem] = Field(default_factory=empty_list)
+    fn: list[CorrectnessItem] = Field(default_factory=empty_list)
 
 
 class ClassifyCorrectness(JudgeRequest[CorrectnessClasses]):
@@ -361,12 +377,16 @@ class RateRelevancy(JudgeRequest[RelevancyRating]):
 class GeneratedQuestions(Reply):
     """Questions the answer would answer, and whether the answer is noncommittal."""
 
+    model_config = _BUILT_ON_FIRST_USE
+
     questions: list[str]
     noncommittal: bool = False
 
 
 class GenerateQuestions(JudgeRequest[GeneratedQuestions]):
     """Write ``count`` questions the answer would answer (reverse-questions relevancy)."""
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "generate_questions"
     reply_type: ClassVar[type[BaseModel]] = GeneratedQuestions
@@ -473,6 +493,8 @@ class CaseReview(Reply):
     statement its attribution.
     """
 
+    model_config = _BUILT_ON_FIRST_USE
+
     verdicts: list[ClaimVerdict]
     chunks: list[ChunkVerdict]
     statements: list[StatementVerdict]
@@ -495,6 +517,8 @@ class ReviewCase(JudgeRequest[CaseReview]):
     are sent once and need no prompt-cache write. Its reply splits into the two replies
     the metrics asked for, so scores do not depend on whether it was used.
     """
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "review_case"
     reply_type: ClassVar[type[BaseModel]] = CaseReview
@@ -573,14 +597,18 @@ class AttributeAnswer(JudgeRequest[DocumentUsage]):
 class SentenceCitations(Reply):
     """One answer sentence: whether it states a fact, and which of its cited contexts back it."""
 
+    model_config = _BUILT_ON_FIRST_USE
+
     index: int = Field(ge=0)
     factual: bool
-    supporting: list[int] = Field(default_factory=list)
+    supporting: list[int] = Field(default_factory=empty_list)
     reason: str = ""
 
 
 class CitationVerdicts(Reply):
     """One entry per answer sentence."""
+
+    model_config = _BUILT_ON_FIRST_USE
 
     sentences: list[SentenceCitations]
 
@@ -592,6 +620,8 @@ class VerifyCitations(JudgeRequest[CitationVerdicts]):
     it cites none); a sentence without citations still gets a verdict, since citation
     recall asks whether each factual sentence carries a supporting citation.
     """
+
+    model_config = _BUILT_ON_FIRST_USE
 
     kind: ClassVar[str] = "verify_citations"
     reply_type: ClassVar[type[BaseModel]] = CitationVerdicts

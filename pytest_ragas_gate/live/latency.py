@@ -30,7 +30,7 @@ _TOLERANCE = 1e-9
 class LatencyCheck(BaseModel):
     """One statistic against its limit."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     statistic: str
     seconds: float | None
@@ -45,7 +45,7 @@ class LatencyVerdict(BaseModel):
     ``passed`` is None when no budget is configured: latency is then reported, not gated.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     n: int
     # Calls that failed (raised, timed out, no answer): counted in n and the statistics

@@ -19,7 +19,7 @@ ORACLE_PREFIX = "oracle_"
 class OracleGap(BaseModel):
     """One generation metric, scored with the retriever and with gold contexts on ``n`` cases."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     metric: str
     retriever: float

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..gate.baseline import BaselineComparison, compare_to_baseline, in_shard, scoring_differences
 from ..gate.coverage import Census, CoverageLedger, build_ledger
 from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
@@ -66,6 +65,7 @@ from .xdist_exchange import (
 )
 
 if TYPE_CHECKING:
+    from ..gate.baseline_figures import BaselineComparison
     from ..gate.gate_changes import GateChanges
     from ..live.oracle import OracleTarget
     from ..live.targets import LiveTarget
@@ -456,7 +456,7 @@ class GateRun:
     ) -> None:
         """Judge each scored case's answer against the baseline's answer to it."""
         assert self.baseline is not None
-        from ..gate.baseline import pair_cases
+        from ..gate.baseline import in_shard, pair_cases
         from ..scoring.pairwise import judge_pairs
 
         baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard)
@@ -680,6 +680,9 @@ class GateRun:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
         if self.baseline is None:
             return None
+        # The comparison's code loads only for a run given a baseline.
+        from ..gate.baseline import compare_to_baseline, in_shard, scoring_differences
+
         metrics = self._gate_metric_names()
         return compare_to_baseline(
             in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
@@ -749,6 +752,8 @@ class GateRun:
 
                 baseline = None
                 if self.baseline is not None:
+                    from ..gate.baseline import in_shard
+
                     baseline = in_shard(self.baseline.results, shard)
                 stamp = None
                 if self.baseline is not None:

@@ -20,8 +20,6 @@ from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult
 from ..usage import Usage
-from .gate_inputs import gate_inputs_markdown, gate_inputs_text
-from .github import annotation_lines, summary_markdown, write_step_summary
 from .integrity import cache_integrity_lines
 from .summary import summary_lines
 
@@ -76,10 +74,20 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
     )
     for line in lines:
         write(line, "headline" if line == outcome.headline else "plain")
-    for line in gate_inputs_text(facts.gate_changes):
-        write(line, "warning")
+    if facts.gate_changes is not None:
+        from .gate_inputs import gate_inputs_text
+
+        for line in gate_inputs_text(facts.gate_changes):
+            write(line, "warning")
     for line in cache_integrity_lines(facts.cache_integrity, cache_mode=outputs.cache_mode):
         write(line, "alarm" if "failed verification" in line else "plain")
+    in_actions = outputs.environ.get("GITHUB_ACTIONS") == "true"
+    step_summary = bool(outputs.environ.get("GITHUB_STEP_SUMMARY"))
+    if not (step_summary or outputs.markdown is not None or in_actions):
+        return  # no Markdown and no annotations: their writers need not load
+    from .gate_inputs import gate_inputs_markdown
+    from .github import annotation_lines, summary_markdown, write_step_summary
+
     extra = gate_inputs_markdown(
         facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
     )
@@ -105,7 +113,7 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
             html_report=outputs.html_report,
         )
         write_text_atomic(outputs.markdown, text)
-    if outputs.environ.get("GITHUB_ACTIONS") != "true":
+    if not in_actions:
         return
     for line in annotation_lines(
         outcome,

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..model_defaults import empty_list
+
 __all__ = ["PairwiseOutcome", "PairwiseVerdict", "PreferenceSeen"]
 
 #: The new answer against the baseline's: better, worse, or neither.
@@ -25,13 +27,13 @@ class PairwiseVerdict(BaseModel):
     no usable answer: the case was not compared.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     outcome: PairwiseOutcome
     changed: bool
-    seen: list[PreferenceSeen] = Field(default_factory=list)
+    seen: list[PreferenceSeen] = Field(default_factory=empty_list)
     consistent: bool | None = None
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
     # The baseline's answer, kept for a changed case so reports show both side by side.
     baseline_answer: str | None = None
     error: str | None = None

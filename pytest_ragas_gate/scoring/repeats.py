@@ -39,7 +39,7 @@ class ItemAgreement(BaseModel):
     many of them every repeat holds, verdict included.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     identical: int = Field(ge=0)
     items: int = Field(ge=0)
@@ -48,7 +48,7 @@ class ItemAgreement(BaseModel):
 class AutoRepeat(BaseModel):
     """Why ``repeats: auto`` judged a case again, and the judge calls that took."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     reason: str
     extra_calls: int = Field(default=0, ge=0)

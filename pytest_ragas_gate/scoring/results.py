@@ -12,6 +12,7 @@ from ..config_values import read_threshold
 from ..golden.cases import GoldenCase, LabelSampling, case_identity
 from ..golden.golden_fields import canonical_field
 from ..golden.trace_origin import trace_origin
+from ..model_defaults import empty_list
 from ..text_safety import json_text
 from ..usage import Usage
 from .pairwise_verdict import PairwiseVerdict
@@ -50,7 +51,7 @@ class CaseResult(BaseModel):
 
     id: str
     source: str
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
     question: str = ""
     answer: str | None = None
     contexts: list[str] | None = None
@@ -63,7 +64,7 @@ class CaseResult(BaseModel):
     # How the case was picked for labelling (random or near_threshold; None: not said,
     # taken as random). PPI uses only randomly sampled labels.
     sampled_by: LabelSampling | None = None
-    metrics: list[str] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=empty_list)
     scores: dict[str, Score] = Field(default_factory=dict)
     reasons: dict[str, str] = Field(default_factory=dict)
     details: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
@@ -79,7 +80,7 @@ class CaseResult(BaseModel):
     pairwise: PairwiseVerdict | None = None
     # The metrics whose error is the judge's not answering (outage, spent budget, a miss in
     # read mode): a run whose every failure is such an error ends ``error``, not ``failed``.
-    judge_errors: list[str] = Field(default_factory=list)
+    judge_errors: list[str] = Field(default_factory=empty_list)
     error: str | None = None
     incomplete: bool = False
     usage: dict[str, Usage] = Field(default_factory=dict)

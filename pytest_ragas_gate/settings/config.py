@@ -30,6 +30,7 @@ from ..judges.pricing import ModelPrice
 from ..judges.structured_output import StructuredOutput
 from ..metrics.citations import compile_citation_pattern
 from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
+from ..model_defaults import empty_list
 from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
 from .config_sections import SectionError, dotted_layer, public_key, translate
@@ -61,7 +62,7 @@ class LatencyBudget(BaseModel):
     {'p95': 2.0, 'max': 5.0}
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     p50: float | None = Field(default=None, gt=0)
     p90: float | None = Field(default=None, gt=0)
@@ -107,7 +108,7 @@ class GateConfig(BaseModel):
     # Metrics whose threshold is a maximum besides the built-in ones (contradiction_rate):
     # a custom metric's ``lower_is_better = True`` lands here, so a saved report re-gates
     # every threshold of the metric (case, tag, config) in the same direction.
-    lower_is_better: list[str] = Field(default_factory=list)
+    lower_is_better: list[str] = Field(default_factory=empty_list)
     rule: Rule = "mean"
     rules: dict[str, Rule] = Field(default_factory=dict)
     tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
@@ -146,7 +147,7 @@ class GateConfig(BaseModel):
     case_files: list[str] = Field(default_factory=lambda: list(DEFAULT_CASE_FILES))
     # Golden files left out of the gate on purpose (globs on the rootdir-relative path or
     # the file name): listed as excluded, and the run can still pass.
-    exclude: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=empty_list)
     target: str | None = None
     # Seconds one live-target call may take before that case is an error.
     target_timeout: float = Field(default=60.0, gt=0)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..judges.prompts import Block
 from ..judges.requests import JudgeRequest, Reply
+from ..model_defaults import empty_list
 
 __all__ = [
     "KINDS",
@@ -50,7 +51,7 @@ class SynthTurn(Reply):
 
     question: str
     reference: str
-    chunks: list[int] = Field(default_factory=list)
+    chunks: list[int] = Field(default_factory=empty_list)
 
 
 class SynthQuestion(Reply):
@@ -62,8 +63,8 @@ class SynthQuestion(Reply):
     kind: QuestionKind
     question: str
     reference: str
-    chunks: list[int] = Field(default_factory=list)
-    follow_ups: list[SynthTurn] = Field(default_factory=list)
+    chunks: list[int] = Field(default_factory=empty_list)
+    follow_ups: list[SynthTurn] = Field(default_factory=empty_list)
 
 
 class SynthQuestions(Reply):
@@ -136,7 +137,7 @@ class WriteQuestions(JudgeRequest[SynthQuestions]):
     titles: list[str]
     kinds: list[QuestionKind]
     chinese: bool = False
-    avoid: list[str] = Field(default_factory=list)
+    avoid: list[str] = Field(default_factory=empty_list)
     version: str = SYNTH_PROMPT_VERSION
 
     def prompt_task(self) -> str:
@@ -165,8 +166,8 @@ class Candidate(BaseModel):
     kind: QuestionKind
     question: str
     reference: str
-    chunks: list[int] = Field(default_factory=list)
-    follow_ups: list[SynthTurn] = Field(default_factory=list)
+    chunks: list[int] = Field(default_factory=empty_list)
+    follow_ups: list[SynthTurn] = Field(default_factory=empty_list)
 
 
 class Critique(Reply):

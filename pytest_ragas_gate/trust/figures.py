@@ -14,7 +14,7 @@ __all__ = ["Figure", "MetricAgreement", "PowerTunedEstimate", "PpiEstimate"]
 class Figure(BaseModel):
     """One agreement statistic and its bootstrap interval; None where undefined."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     value: float | None
     ci_low: float | None = None
@@ -36,7 +36,7 @@ class MetricAgreement(BaseModel):
     ``passed`` is None when the metric has no floor: agreement is reported, not gated.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     metric: str
     n: int
@@ -63,7 +63,7 @@ class MetricAgreement(BaseModel):
 class PowerTunedEstimate(BaseModel):
     """The PPI++ figure: the classical estimator with the judge weighed by ``lam``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     lam: float
     estimate: float
@@ -92,7 +92,7 @@ class PpiEstimate(BaseModel):
             PPI is valid for a random sample only. Their judge scores count as unlabelled.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     labelled: int
     unlabelled: int

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from ...exceptions import JudgeError
 from ...usage import Usage
 from ..base import Answer
-from ..compare import CompareAnswers, Comparison
 from ..requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -64,6 +64,10 @@ from ..requests import (
     VerifyCitations,
     VerifyClaims,
 )
+from . import contradiction as _contradiction
+from . import records as _records
+from . import text as _text
+from . import values as _values
 from .contradiction import find_contradiction
 from .records import read_record
 from .refusal import is_lead_in, is_refusal
@@ -78,6 +82,9 @@ from .text import (
     split_sentences,
 )
 from .values import find_values, value_spellings
+
+if TYPE_CHECKING:
+    from ..compare import CompareAnswers, Comparison
 
 __all__ = ["Evidence", "OfflineJudge", "Support", "check_support", "extract_claims"]
 
@@ -108,7 +115,13 @@ reference statements, each chunk), and cases in flight together each hold a few 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 _NAME_WORD = re.compile(r"[^\W\d_]+")
-_CJK_CHARACTER = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+@functools.lru_cache(maxsize=1)
+def _cjk_character() -> re.Pattern[str]:
+    # Compiled on the first text that is not ASCII: the class is costly to compile, and
+    # ASCII text holds none of it (see text.py).
+    return re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _prefix(token: str) -> str | None:
@@ -166,7 +179,8 @@ def _text_evidence(text: str) -> tuple[frozenset[str], frozenset[str], frozenset
         spellings |= value_spellings(sentence)
     # A claim's lone CJK character ("批" of "第一批", once the numeral is read as a value) is
     # backed by the same character anywhere in the text.
-    tokens.update(_CJK_CHARACTER.findall(text))
+    if not text.isascii():
+        tokens.update(_cjk_character().findall(text))
     # A prefix depends on its token alone, so the union of texts' prefixes is the prefixes
     # of their union.
     prefixes = {prefix for token in tokens if (prefix := _prefix(token))}
@@ -211,7 +225,8 @@ def _cjk_share(text: str) -> float:
     letters = [char for char in text if char.isalnum()]
     if not letters:
         return 0.0
-    return sum(1 for char in letters if _CJK_CHARACTER.match(char)) / len(letters)
+    cjk = [char for char in letters if not char.isascii() and _cjk_character().match(char)]
+    return len(cjk) / len(letters)
 
 
 def _weighted_coverage(
@@ -324,6 +339,15 @@ def extract_claims(question: str, answer: str, markers: re.Pattern[str] | None =
     return [f"{reply}: {proposition[:1].lower()}{proposition[1:]}"]
 
 
+def forget_texts() -> None:
+    """Empty the offline judge's memo caches (they refill as texts are judged again)."""
+    for module in (_contradiction, _records, _text, _values, sys.modules[__name__]):
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear):
+                clear()
+
+
 class OfflineJudge:
     """A deterministic judge built from text heuristics; it never sends anything anywhere.
 
@@ -357,7 +381,13 @@ class OfflineJudge:
         return Answer(reply=reply, usage=Usage())
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Let go of the texts memoised while judging.
+
+        A finished run's texts and their tokens, thousands of objects per 100 cases, would
+        otherwise stay for the rest of the process, walked by every pass of the garbage
+        collector (pytest makes a full one as the session ends).
+        """
+        forget_texts()
 
     def answer(self, request: JudgeRequest[Any]) -> BaseModel:
         """Answer ``request`` synchronously (the benchmark uses this directly).
@@ -387,8 +417,12 @@ class OfflineJudge:
             return _attribute_answer(request)
         if isinstance(request, VerifyCitations):
             return self._verify_citations(request)
-        if isinstance(request, CompareAnswers):
-            return self._compare(request)
+        if request.kind == "compare_answers":
+            # Only pairwise judging asks this: its models load with the request, not here.
+            from ..compare import CompareAnswers
+
+            if isinstance(request, CompareAnswers):
+                return self._compare(request)
         kind = getattr(request, "kind", type(request).__name__)
         raise JudgeError(
             f"The offline judge cannot answer a {kind!r} request; use an LLM judge for it."
@@ -497,6 +531,8 @@ class OfflineJudge:
         the reference's statements it covers, and its relevancy rating. The scores do not
         depend on the position, so the offline judge is position-consistent by design.
         """
+        from ..compare import Comparison
+
         a = self._answer_quality(request, request.answer_a)
         b = self._answer_quality(request, request.answer_b)
         shown = f"A {_figures(a)}; B {_figures(b)}"

@@ -41,8 +41,21 @@ _CJK_RANGES = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"  # hangul
 )
-_CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+
+
+# Compiling a class of some 40,000 characters takes milliseconds, paid by every run that
+# loads this module; ASCII text holds none of them, so the patterns compile on the first
+# text that is not ASCII, and most English golden sets never need them.
+@functools.lru_cache(maxsize=1)
+def _cjk_char() -> re.Pattern[str]:
+    return re.compile(f"[{_CJK_RANGES}]")
+
+
+@functools.lru_cache(maxsize=1)
+def _cjk_run() -> re.Pattern[str]:
+    return re.compile(f"([{_CJK_RANGES}]+)")
+
+
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")
 
 # The offline judge splits and tokenises the same texts many times per case: each context
@@ -167,7 +180,7 @@ class Token:
 
 def is_cjk(char: str) -> bool:
     """Whether ``char`` is a Han, kana or hangul character."""
-    return bool(_CJK_CHAR.match(char))
+    return not char.isascii() and bool(_cjk_char().match(char))
 
 
 def _normalise(text: str) -> str:
@@ -613,10 +626,10 @@ def _content_tokens(text: str) -> tuple[Token, ...]:
     if _FIRST_PERSON.search(text):
         tokens[SPEAKER_TOKEN] = Token(SPEAKER_TOKEN)
     position = 0
-    for chunk in re.split(f"([{_CJK_RANGES}]+)", text):
+    for chunk in [text] if text.isascii() else _cjk_run().split(text):
         if not chunk:
             continue
-        if _CJK_RUN.fullmatch(chunk):
+        if not chunk.isascii() and _cjk_run().fullmatch(chunk):
             grams = (
                 [chunk] if len(chunk) == 1 else [chunk[i : i + 2] for i in range(len(chunk) - 1)]
             )

@@ -1,0 +1,118 @@
+"""The shapes of a comparison with a baseline, apart from the code that makes one.
+
+Every verdict carries a ``baseline`` field, set or not, so these load on every run; the
+comparison itself (:mod:`.baseline`) loads only for a run given a baseline.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..model_defaults import empty_list
+from ..settings.bounds import Direction
+
+__all__ = ["BaselineComparison", "CaseDelta", "MetricDelta"]
+
+
+class MetricDelta(BaseModel):
+    """One metric, new run against baseline, over the cases scored in both."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    metric: str
+    n_paired: int
+    base_mean: float | None
+    new_mean: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    regressed: bool
+    gated: bool = True
+    message: str
+    # With repeated judgements: the half-width of the band a change of the mean stays in
+    # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
+    judge_noise: float | None = None
+    # Whether the metric passed this run's threshold in the baseline, over all its cases
+    # (None: not gated, or a report written before this was recorded).
+    base_passed: bool | None = None
+
+
+class BaselineComparison(BaseModel):
+    """The comparison of a run with its baseline, as stored under ``baseline`` in reports."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    path: str
+    max_regression: float
+    confidence: float
+    paired_cases: int
+    paired_by_id_only: int
+    new_cases: list[str] = Field(default_factory=empty_list)
+    removed_cases: list[str] = Field(default_factory=empty_list)
+    metrics: dict[str, MetricDelta] = Field(default_factory=dict)
+    regressed_metrics: list[str] = Field(default_factory=empty_list)
+    min_paired: int = 1
+    # How the baseline was scored differently (judge, model, prompt version, metrics).
+    warnings: list[str] = Field(default_factory=empty_list)
+    # Per paired case (by this run's key) that missed any, the metrics it missed a
+    # threshold of in the baseline, under this run's thresholds: what a case's "newly
+    # failing" is measured against (None: a report written before this was recorded).
+    case_misses: dict[str, list[str]] | None = None
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether enough cases were paired for the comparison to have checked anything."""
+        return self.paired_cases >= self.min_paired
+
+    @property
+    def not_evaluated_reason(self) -> str | None:
+        """Why the baseline check says nothing, or None when it was evaluated."""
+        if self.evaluated:
+            return None
+        cases = "case" if self.paired_cases == 1 else "cases"
+        return (
+            f"baseline check not evaluated: {self.paired_cases} {cases} paired with the "
+            f"baseline (min_paired {self.min_paired}); check that {self.path} is a report "
+            "of the same golden set"
+        )
+
+    @property
+    def passed(self) -> bool:
+        """Whether the comparison was evaluated and no metric regressed."""
+        return self.evaluated and not self.regressed_metrics
+
+    def summary_line(self) -> str:
+        """One line for the terminal and the Markdown summary."""
+        if self.regressed_metrics:
+            verdict = f"{len(self.regressed_metrics)} metric(s) regressed: " + ", ".join(
+                self.regressed_metrics
+            )
+        else:
+            verdict = "no regression" if self.evaluated else "baseline check not evaluated"
+        return (
+            f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
+            f"{len(self.removed_cases)} removed case(s); {verdict}"
+        )
+
+
+class CaseDelta(BaseModel):
+    """One paired case's change on one metric."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    case: str
+    metric: str
+    base: float
+    new: float
+    # Each repeat's score, when the run judged the case more than once (else empty).
+    base_repeats: list[float] = Field(default_factory=empty_list)
+    new_repeats: list[float] = Field(default_factory=empty_list)
+
+    @property
+    def delta(self) -> float:
+        """New minus baseline."""
+        return self.new - self.base
+
+    def worsening(self, direction: Direction) -> float:
+        """How far the case moved to the worse side: down for a minimum, up for a maximum."""
+        return -self.delta if direction == "min" else self.delta
