@@ -1356,6 +1356,79 @@ def test_an_option_with_a_placeholder_gives_its_default_and_a_described_option_i
     }
 
 
+def test_an_option_written_with_its_equals_sign_and_its_text_on_one_line_is_an_item() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        'Server\nuse-frob= Takes a boolean value ("yes" or "no"). If set to "no" frobd '
+        'will not use frob sockets. Default is "yes".\n'
+        "frob-name= Set the host name frobd tries to register on the LAN. If omitted defaults "
+        "to the system host name.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobd.conf")}
+
+    assert facts == {
+        "What is the default of use-frob in frobd.conf?": 'use-frob defaults to "yes".',
+        "What is the default of frob-name in frobd.conf?": (
+            "frob-name defaults to the system host name."
+        ),
+        "What is frob-name in frobd.conf?": (
+            "frob-name sets the host name frobd tries to register on the LAN."
+        ),
+    }
+
+
+def test_a_type_sentence_is_no_use_unless_it_says_what_the_value_specifies() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "Server\nentries-max= Takes an unsigned integer specifying how many frobs are kept "
+        "per interface. Bigger values cost memory. Defaults to 4096.\n"
+        "use-wide= Takes a boolean value. If set frobd spreads wide.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobd.conf")}
+
+    assert facts == {
+        "What is the default of entries-max in frobd.conf?": "entries-max defaults to 4096.",
+        "What is entries-max in frobd.conf?": (
+            "entries-max specifies how many frobs are kept per interface."
+        ),
+    }
+
+
+def test_if_omitted_and_this_option_defaults_to_state_a_default() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "OPTIONS\nFROB_CACHE\nSets the size of the frob cache. This option defaults to 4096.\n"
+        "FROB_HOST\nNames the host to register. If omitted defaults to the system host name.\n"
+        "FROB_WIDE\nSpreads frobs wide. Defaults to no.\n"
+    )
+    facts = {fact.question: fact.sentence for fact in term_facts(chunk, "frobd.conf")}
+
+    assert facts["What is the default of FROB_CACHE in frobd.conf?"] == (
+        "FROB_CACHE defaults to 4096."
+    )
+    assert facts["What is the default of FROB_HOST in frobd.conf?"] == (
+        "FROB_HOST defaults to the system host name."
+    )
+    assert facts["What is the default of FROB_WIDE in frobd.conf?"] == "FROB_WIDE defaults to no."
+
+
+def test_an_option_with_its_equals_sign_whose_paragraph_gives_a_default_is_no_near_miss() -> None:
+    from pytest_ragas_gate.synth.offline import Corpus
+
+    chunk = (
+        'Server\nuse-frob=\nTakes a boolean value. Default is "yes".\n\n'
+        "frob-name=\nSet the host name to register. If omitted defaults to the system host "
+        "name.\n\ncache-size=\nSets the size of the frob cache. This option defaults to 4096."
+        "\n\nratelimit-burst=\nSets the burst of packets frobd sends in one interval.\n"
+    )
+    corpus = Corpus([chunk], ["frobd.conf"], ["frobd.conf"])
+
+    assert corpus.terms_without_default("use-frob", "frobd.conf") == ["ratelimit-burst"]
+
+
 def test_an_option_of_two_spellings_is_one_term_and_a_flag_is_no_near_miss() -> None:
     from pytest_ragas_gate.synth.offline import Corpus
     from pytest_ragas_gate.synth.terms import term_facts

@@ -355,6 +355,65 @@ Demo 1.0                         2024-01-01                   SSH_DEMO(5)
 """
 
 
+FROBD_MANUAL = """\
+FROBD.CONF(5)                 File Formats                 FROBD.CONF(5)
+
+NAME
+       frobd.conf - frobd configuration file
+
+SECTION [SERVER]
+       use-frob=  Takes a boolean value ("yes" or "no"). If set to "no" frobd
+       will not use frob sockets. Default is "yes".
+
+       frob-name=  Set the host name frobd tries to register on the LAN. If
+       omitted defaults to the system host name.
+
+       cache-size=  Takes an unsigned integer. Sets the size of the frob cache
+       in entries. This option defaults to 4096.
+
+       ratelimit-burst=  Takes an unsigned integer. Sets the burst of packets
+       frobd sends in one interval.
+
+Frobd 1.0                        2024-01-01                 FROBD.CONF(5)
+"""
+
+
+def test_a_manual_page_option_written_name_equals_its_text_gives_its_default_and_use(
+    tmp_path: Path,
+) -> None:
+    docs = folder(tmp_path, {"frobd.conf.5.txt": FROBD_MANUAL})
+    _, rows, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")
+
+    # "SECTION [SERVER]" is the section's heading, not a line left out as boilerplate.
+    assert any("Section [server]\nuse-frob=\n" in chunk["text"] for chunk in chunks), chunks
+
+    references = {row["question"]: row["reference"] for row in rows}
+    assert references.get("What is the default of use-frob in frobd.conf?") == (
+        'use-frob defaults to "yes".'
+    ), references
+    assert references.get("What is the default of frob-name in frobd.conf?") == (
+        "frob-name defaults to the system host name."
+    ), references
+    assert references.get("What is the default of cache-size in frobd.conf?") == (
+        "cache-size defaults to 4096."
+    ), references
+    assert references.get("What is frob-name in frobd.conf?") == (
+        "frob-name sets the host name frobd tries to register on the LAN."
+    ), references
+    # "Takes a boolean value" says what it takes, not what it is for.
+    assert not any("takes a" in reference.lower() for reference in references.values())
+
+
+def test_no_near_miss_asks_the_default_of_an_option_written_name_equals_that_states_one(
+    tmp_path: Path,
+) -> None:
+    docs = folder(tmp_path, {"frobd.conf.5.txt": FROBD_MANUAL})
+    _, rows, _ = run(tmp_path, docs, "--n", "4", "--kinds", "unanswerable")
+
+    asked = {row["question"] for row in rows}
+    assert asked == {"What is the default of ratelimit-burst in frobd.conf?"}
+
+
 def test_a_default_given_in_parentheses_is_asked_and_never_a_near_miss(tmp_path: Path) -> None:
     docs = folder(tmp_path, {"ssh_demo.5.txt": SSH_MANUAL})
     _, single, chunks = run(tmp_path, docs, "--n", "8", "--kinds", "single")
@@ -600,6 +659,73 @@ def test_the_summary_names_each_document_without_a_case_and_why(
         r"amount, a date, a name, a definition or an option's default\)",
         out,
     ), out
+
+
+#: A page whose only facts are of shapes the keyless writer refuses as unsure.
+UNSURE_ONLY = (
+    "# Widget\n\nThe naming of the slot was introduced to capture possible future extensions. "
+    "The home page lists a handful of tools that have been proposed. "
+    "The cache folder keeps all files found therein for seven days.\n"
+)
+
+
+def test_a_document_whose_facts_were_all_refused_is_not_said_to_state_none(
+    tmp_path: Path, capsys: Any
+) -> None:
+    status, rows, _ = run(
+        tmp_path,
+        folder(tmp_path, {"harbor_museum.txt": HARBOR, "widget.md": UNSURE_ONLY}),
+        "--n",
+        "3",
+        "--kinds",
+        "single",
+    )
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    line = re.search(r"no case from 1 document: (.*)", out)
+    assert line is not None, out
+    assert line.group(1) == (
+        "widget.md (3 facts refused as unsure: 1 vague question, 1 misread sentence, "
+        "1 reference leaning on its page)"
+    ), out
+    assert "no fact" not in out
+
+
+def test_a_document_whose_facts_all_repeat_kept_cases_is_said_so_with_the_count(
+    tmp_path: Path, capsys: Any
+) -> None:
+    docs = folder(
+        tmp_path,
+        {
+            "museum.md": "The harbor museum opened in 1987 in the old customs house. "
+            "Guided tours last 45 minutes.\n",
+            "tours.md": "Guided tours last 45 minutes.\n",
+        },
+    )
+    status, rows, _ = run(tmp_path, docs, "--n", "6", "--kinds", "single")
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    assert (
+        "no case from 1 document: tours.md (1 fact, none kept: 1 near-duplicate of a kept case)"
+        in out
+    ), out
+
+
+def test_a_kind_short_because_every_fact_was_refused_says_so(tmp_path: Path, capsys: Any) -> None:
+    status, _, _ = run(
+        tmp_path, folder(tmp_path, {"widget.md": UNSURE_ONLY}), "--n", "3", "--kinds", "single"
+    )
+
+    out = capsys.readouterr().out
+    assert status == 1
+    assert (
+        "short: single 0/3: could not — the writer found 3 facts and refused all of them as "
+        "unsure (by reason above)" in out
+    ), out
+    assert "no sentence states a fact" not in out
+    assert "widget.md (3 facts refused as unsure:" in out
 
 
 def test_the_plan_visits_each_document_in_proportion_to_its_prose() -> None:

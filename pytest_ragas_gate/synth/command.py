@@ -17,6 +17,7 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -513,8 +514,14 @@ def summary_lines(
         f"  from {documents} documents, {chunks} chunks; {covered} of {documents} documents "
         f"have cases; {outcome.rounds} round(s), {outcome.generated} questions written"
     )
+    dropped_by_document: dict[str, Counter[str]] = {}
+    for drop in outcome.dropped:
+        if drop.documents and drop.stage != "surplus":
+            dropped_by_document.setdefault(drop.documents[0], Counter())[drop.stage] += 1
     if offer is not None and (
-        uncovered := offer.uncovered_line({kept_case.documents[0] for kept_case in outcome.kept})
+        uncovered := offer.uncovered_line(
+            {kept_case.documents[0] for kept_case in outcome.kept}, dropped_by_document
+        )
     ):
         lines.append(uncovered)
     lines.extend(skipped)

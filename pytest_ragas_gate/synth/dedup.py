@@ -16,6 +16,10 @@ True
 True
 >>> seen.add("How long are files kept?", fact="Files are kept for 3 hours!")
 False
+>>> seen.add("What is the default of frob-name in frobd.conf?")
+True
+>>> seen.add("What is frob-name in frobd.conf?")  # a name of two parts is one word
+True
 """
 
 from __future__ import annotations
@@ -29,9 +33,17 @@ __all__ = ["NEAR_DUPLICATE", "NearDuplicates", "fact_key"]
 NEAR_DUPLICATE = 0.8
 
 
+#: A name of joined parts ("frob-name", "UID_POOL", "frobd.conf"): one word to compare.
+_JOINED = re.compile(r"\b[A-Za-z]\w*(?:[-_.][A-Za-z0-9]\w*)+\b")
+
+
 def _signature(question: str) -> frozenset[str]:
-    return frozenset(token.text for token in content_tokens(question)) | frozenset(
-        numbers(question)
+    # A joined name counts once: split into its parts it would outweigh the rest of a short
+    # question ("What is frob-name?" beside "What is the default of frob-name?").
+    joined = frozenset(match.group().lower() for match in _JOINED.finditer(question))
+    rest = _JOINED.sub(" ", question)
+    return (
+        frozenset(token.text for token in content_tokens(rest)) | joined | frozenset(numbers(rest))
     )
 
 

@@ -520,7 +520,7 @@ def stem_title(stem: str) -> str:
 
 
 _MAN_HEADER = re.compile(r"^(\S+\(\d\w*\))\s.*\s\1\s*$")
-_MAN_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,/&-]{1,40}$")
+_MAN_SECTION = re.compile(r"^[A-Z][A-Z0-9 ,/&-]{1,40}(?: \[[A-Z0-9 _-]{1,30}\])?$")
 
 
 def man_page(text: str) -> tuple[str, str] | None:
@@ -600,6 +600,13 @@ def man_page(text: str) -> tuple[str, str] | None:
                 tagged.group(2) or tagged.group(4),
             ]
             item_indent = indent
+            continue
+        keyed = re.match(r"^([A-Za-z][\w.-]*[A-Za-z0-9]=)\s+([A-Z\"].*)$", stripped)
+        if keyed and indent > 0:
+            # "use-frob=  Takes a boolean value …": a key and its text on one line, the text
+            # wrapped at the key's own indent up to the blank line.
+            out += ["", "### " + keyed.group(1), keyed.group(2)]
+            item_indent = None
             continue
         if item_indent is not None and indent <= item_indent and section:
             # Back at the item's own indent: the section's text resumes, no item's any more.

@@ -11,7 +11,7 @@ of — say plainly that the documents do not support it, rather than a bare coun
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -74,26 +74,54 @@ class CorpusOffer:
     facts_by_document: dict[str, int] = field(default_factory=dict)
     #: Facts the writer found but refused as unsure, by :data:`.offline.REFUSALS` key.
     refused: Counter[str] = field(default_factory=Counter)
+    #: The same refusals per document (as chunks name it).
+    refused_by_document: dict[str, Counter[str]] = field(default_factory=dict)
 
-    def uncovered_line(self, covered: set[str]) -> str | None:
-        """The documents no kept case comes from, each with why; None when every one has one."""
+    def uncovered_line(
+        self, covered: set[str], dropped: Mapping[str, Counter[str]] | None = None
+    ) -> str | None:
+        """The documents no kept case comes from, each with why; None when every one has one.
+
+        ``dropped`` counts, per document, the questions of it the run dropped, by stage
+        (``critic``, ``near_duplicate``, …): a document whose facts were all dropped or
+        refused is said to be so, never to state no fact.
+        """
         missing = [doc for doc in self.facts_by_document if doc not in covered]
         if not missing:
             return None
         reasons = [
-            f"{PurePath(doc).name} ("
-            + (
-                "no fact: none of its sentences states an amount, a date, a name, a definition "
-                "or an option's default"
-                if not self.facts_by_document[doc]
-                else f"{_counted(self.facts_by_document[doc], 'fact')}, none kept: each "
-                "repeated a kept case or failed the critic, or --n ran out first"
-            )
-            + ")"
+            f"{PurePath(doc).name} ({self._why_uncovered(doc, (dropped or {}).get(doc))})"
             for doc in missing
         ]
         noun = "document" if len(missing) == 1 else "documents"
         return f"  no case from {len(missing)} {noun}: " + "; ".join(reasons)
+
+    def _why_uncovered(self, document: str, dropped: Counter[str] | None) -> str:
+        """Why no case comes from ``document``: what it offered and where each fact went."""
+        found = self.facts_by_document[document]
+        refused = self.refused_by_document.get(document, Counter())
+        unsure = sum(refused.values())
+        if not found and not unsure:
+            return (
+                "no fact: none of its sentences states an amount, a date, a name, a "
+                "definition or an option's default"
+            )
+        refusals = ", ".join(
+            f"{count} {REFUSALS[key][count != 1]}" for key, count in _by_count(refused)
+        )
+        if not found:
+            return f"{_counted(unsure, 'fact')} refused as unsure: {refusals}"
+        drops = dropped or Counter()
+        parts = [
+            f"{count} {_DROP_NAMES.get(stage, (stage, stage))[count != 1]}"
+            for stage, count in _by_count(drops)
+        ]
+        if found > sum(drops.values()):
+            parts.append("the rest not reached before --n ran out")
+        why = f"{_counted(found, 'fact')}, none kept: " + ", ".join(parts)
+        if unsure:
+            why += f"; {unsure} more refused as unsure: {refusals}"
+        return why
 
     @property
     def facts(self) -> int:
@@ -124,6 +152,14 @@ class CorpusOffer:
     def why_short(self, kind: QuestionKind, kept: int, target: int) -> str:
         """Why ``kind`` has ``kept`` of ``target``: the corpus supports none, or only so many."""
         offered = self.counts.get(kind, 0)
+        unsure = sum(self.refused.values())
+        if offered == 0 and kind == "single" and unsure:
+            # The sentences do state facts: saying none exists would send the user
+            # looking for documents when the writer's caution is what stopped it.
+            return (
+                f"{kind} {kept}/{target}: could not — the writer found {_counted(unsure, 'fact')} "
+                "and refused all of them as unsure (by reason above)"
+            )
         if offered == 0:
             return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
         if kept >= offered:
@@ -159,6 +195,19 @@ class CorpusOffer:
 
 _UNIT_NAMES = {"size": "size", "time": "duration", "money": "price", "year": "date"}
 
+#: A run's drop stages as a document's reason names them: one, several.
+_DROP_NAMES: dict[str, tuple[str, str]] = {
+    "critic": ("dropped by the critic", "dropped by the critic"),
+    "near_duplicate": ("near-duplicate of a kept case", "near-duplicates of kept cases"),
+    "invalid": ("invalid question", "invalid questions"),
+    "failed": ("failed request", "failed requests"),
+}
+
+
+def _by_count(counts: Counter[str]) -> list[tuple[str, int]]:
+    """``counts`` most first; ties in the order the keys were first counted."""
+    return sorted(counts.items(), key=lambda item: -item[1])
+
 
 def _counted(n: int, unit: str) -> str:
     name = _UNIT_NAMES.get(unit, unit)
@@ -179,11 +228,14 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
     amounts: dict[str, Counter[str]] = {}
     facts_by_document: dict[str, int] = {}
     refused: Counter[str] = Counter()
+    refused_by_document: dict[str, Counter[str]] = {}
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
         facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
         counts["single"] += len(facts)
-        refused.update(chunk_refusals(chunk.text, chunk.title, chunk.chinese, names))
+        refusals = chunk_refusals(chunk.text, chunk.title, chunk.chinese, names)
+        refused.update(refusals)
+        refused_by_document.setdefault(chunk.document, Counter()).update(refusals)
         facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
         if "reasoning" in wanted:
             stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
@@ -212,7 +264,12 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
                 )
             )
     return CorpusOffer(
-        counts, tuple(kind for kind in KINDS if kind in wanted), amounts, facts_by_document, refused
+        counts,
+        tuple(kind for kind in KINDS if kind in wanted),
+        amounts,
+        facts_by_document,
+        refused,
+        refused_by_document,
     )
 
 

@@ -187,7 +187,7 @@ _ITEM = re.compile(
 
 
 #: "copy Make a copy of the log file …": a short item and its text on one line.
-_TAGGED_ITEM = re.compile(r"^(?P<name>[a-z][\w.-]*[a-z0-9])\s+(?P<text>[A-Z][a-z].*)$")
+_TAGGED_ITEM = re.compile(r"^(?P<name>[a-z][\w.-]*[a-z0-9])=?\s+(?P<text>[A-Z][a-z].*)$")
 
 
 #: "What is the domain directive?": a definition of a named thing needs no item's name.
@@ -200,7 +200,7 @@ def _item(line: str) -> tuple[str, set[str]] | None:
     if is_term(stripped):
         if re.fullmatch(r"[A-Z]+", stripped):
             return None  # "REFERENCES": a section of a README, no item of a reference list
-        return stripped, set()
+        return stripped.rstrip("="), set()  # "use-frob=": the key, without its sign
     match = _ITEM.match(stripped)
     if match is None or match.group("name").lower() in _NOT_A_KIND | {"see", "note", "notes"}:
         return None
@@ -329,6 +329,7 @@ def _chunk_reading(
     name = short_name(title)
     numbered = re.match(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+", heading)
     heading = heading[numbered.end() :] if numbered else heading  # "2.1 The Basics"
+    heading = heading.rstrip("=")  # "use-frob=": a key's heading names the key
     topic = heading if heading and len(heading.split()) <= 4 and not chinese else name
     proper = wh_english.proper_words(chunk) | names
     facts: list[Fact] = [] if chinese else term_facts(chunk, name)
@@ -1062,7 +1063,7 @@ class Corpus:
                 )
                 following = " ".join(lines[at + 1 : end])
                 stated = _TERM_DEFAULT.search(following) is not None
-                for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()):
+                for term in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip().rstrip("=")):
                     # "USERS_GROUP defaults to users" inside the paragraph states it too.
                     named = re.search(rf"\b{re.escape(term)}\s+defaults?\s+to\b", following)
                     terms[term] = terms.get(term, False) or stated or named is not None

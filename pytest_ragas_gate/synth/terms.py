@@ -28,7 +28,9 @@ _TERM_WORD = re.compile(
     r"|[A-Z][a-z]+[A-Z][\w]*)$"
 )
 _DEFAULT = re.compile(
-    r"^(?:It |This |Both |Each |All )?(?:[Dd]efaults? (?:to|is)"
+    r"^(?:It |This |Both |Each |All |(?:This|The) (?:option|setting|value|parameter|variable"
+    r"|directive|key) |If (?:omitted|unset|not set|not given|not specified|not present),? )?"
+    r"(?:[Dd]efaults? (?:to|is)"
     r"|The default(?: value)?(?: for this \w+)? is:?|Default:)"
     r"\s+(?P<value>.+?)"
     r"\.?$"
@@ -61,11 +63,24 @@ _SECTIONS = frozenset(
 #: An option and its placeholder on the term's line: "-t seconds", "--config=file".
 _ARGUED = re.compile(r"^(?P<term>--?[\w-]+)(?:\s+|=)(?P<placeholder>[a-z][\w-]*|<[\w-]+>)$")
 
+#: A key written with its equals sign, alone or before its text: "use-frob=", as
+#: configuration references render their keys ("use-frob=  Takes a boolean value …").
+_KEYED = re.compile(r"^(?P<term>[A-Za-z][\w.-]*[A-Za-z0-9])=(?:\s+(?P<text>[A-Z\"].*))?$")
+
+#: "Takes a boolean value", "Takes an unsigned integer": what a key takes, not its use.
+_TAKES = re.compile(
+    r"^(?:Takes|Expects|Accepts|Requires) (?:an?|one|the) (?:[\w-]+ ){0,3}?"
+    r"(?:value|argument|integer|number|string|list|path|boolean|name|time|size)s?\b"
+)
+
 
 def is_term(line: str) -> bool:
     """Whether ``line`` is a term of a reference list rather than a heading or a sentence."""
     if line.strip().upper() in _SECTIONS or line.strip().startswith("SEE "):
         return False
+    keyed = _KEYED.match(line.strip())
+    if keyed is not None and keyed.group("text") is None:
+        return True
     parts = [p for p in re.split(r",\s*|\s+and\s+|\s+or\s+", line.strip()) if p]
     return 0 < len(parts) <= 4 and all(_TERM_WORD.match(part) for part in parts)
 
@@ -110,6 +125,21 @@ def _description(term: str, sentence: str) -> str | None:
     return None
 
 
+def _specifying(sentence: str) -> str:
+    """The use ``sentence`` states: itself, or for a type sentence the use it names, or "".
+
+    "Takes an integer specifying how many …" names it: "Specifies how many …".
+    """
+    takes = _TAKES.match(sentence)
+    if takes is None:
+        return sentence
+    use = re.match(
+        r"\s+(?:specifying|that specifies|which specifies)\s+(?P<rest>\S.*)$",
+        sentence[takes.end() :],
+    )
+    return f"Specifies {use.group('rest')}" if use else ""
+
+
 def _known_verb(text: str) -> bool:
     """Whether a description opens with a verb the writer knows ("Overrides", "Prints").
 
@@ -136,21 +166,26 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
     lines = chunk.split("\n")
     facts: list[Fact] = []
     where = f" in {name}" if name else ""
-    for index, line in enumerate(lines[:-1]):
+    for index, line in enumerate(lines):
         term = line.strip()
         placeholder = ""
+        text = lines[index + 1] if index + 1 < len(lines) else ""
         argued = _ARGUED.match(term)
+        keyed = _KEYED.match(term)
         if argued is not None and not is_term(term):
             # "-t seconds": the option and the value the reader fills in, named apart.
             term, placeholder = argued.group("term"), argued.group("placeholder")
-        if not is_term(term):
+        elif keyed is not None:
+            # "use-frob=" on a line of its own, or with its text after it on the same line.
+            term, text = keyed.group("term"), keyed.group("text") or text
+        elif not is_term(term):
             continue
         spelled = re.fullmatch(r"-\w,\s*(?P<long>--[\w-]+)", term)
         if spelled is not None:
             term = spelled.group("long")  # "-v, --verbose": one option, two spellings
         sentences = [
             part.strip()
-            for sentence in split_sentences(lines[index + 1])
+            for sentence in split_sentences(text)
             # "… must be yes or no. The default is yes.": "no." ends the sentence here.
             for part in re.split(r"(?<=\bno)\.\s+(?=(?:The|It|This|Defaults?)\b)", sentence)
             if part.strip()
@@ -190,7 +225,17 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                 )
                 if named == term:
                     break  # one term: its first default; several: each its own
-        described = _description(term, sentences[0])
+        # "Takes a boolean value. Sets …": the use, if any, is the sentence after the type;
+        # "Takes an unsigned integer specifying how many …" states it in the same sentence.
+        used = next(
+            (
+                _specifying(sentence)
+                for sentence in sentences
+                if not _TAKES.match(sentence) or _specifying(sentence)
+            ),
+            "",
+        )
+        described = _description(term, used) if used else None
         if placeholder and described is not None and re.search(rf"\b{placeholder}\b", described):
             described = None  # "Wait at most seconds": a placeholder read as a value
         if described is not None and len(described.split()) <= 40:
