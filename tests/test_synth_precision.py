@@ -1521,3 +1521,38 @@ def test_the_critic_keeps_a_default_of_yes_it_would_have_written_itself() -> Non
             )
         ],
     ) == [True]
+
+
+def test_a_file_name_title_keeps_the_names_it_spells(tmp_path: Path) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("frobd_README.Debian.txt", "harbor_museum.txt", "Harbor_Museum_Guide.txt"):
+        (docs / name).write_text("The ferry leaves at noon every day.\n", encoding="utf-8")
+
+    titles = sorted(document.title for document in read_documents([docs]))
+
+    assert titles == ["Frobd README Debian", "Harbor museum", "Harbor museum guide"]
+
+
+def test_an_html_page_without_a_declared_charset_is_read_as_browsers_read_it(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import read_documents
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html">'
+        "<title>Frob notes</title></head><body><p>Fix typos (Jan Pokorn\xfd), "
+        "and the ferry leaves at noon \u201cevery\u201d day.</p></body></html>"
+    )
+    (docs / "notes.html").write_bytes(page.encode("cp1252"))
+    (docs / "plain.txt").write_text("The ferry leaves at noon.\n", encoding="utf-8")
+
+    texts = {document.title: document for document in read_documents([docs])}
+
+    body = " ".join(chunk for chunk in texts["Frob notes"].text.split())
+    assert "Jan Pokorn\u00fd" in body
+    assert "\u201cevery\u201d" in body

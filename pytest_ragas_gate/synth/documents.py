@@ -497,14 +497,34 @@ def _declared_encoding(path: Path) -> str:
 
 
 def _read_text(path: Path, shown: str) -> str:
+    encoding = _declared_encoding(path)
     try:
-        return path.read_text(encoding=_declared_encoding(path))
+        raw = path.read_bytes()
+        if encoding == "utf-8" and path.suffix.lower() in (".html", ".htm"):
+            return _undeclared_html(raw)
+        return raw.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
         raise DocumentError(
             f"{shown}: not UTF-8 text (byte {error.start}); save the file as UTF-8."
         ) from None
     except OSError as error:
         raise DocumentError(f"{shown}: cannot be read ({error.strerror or error}).") from None
+
+
+def _undeclared_html(raw: bytes) -> str:
+    """A page that declares no charset: UTF-8, else windows-1252 as browsers read it.
+
+    The HTML standard's fallback for a legacy page without a declaration is windows-1252,
+    whose five unassigned bytes map to the C1 controls of Latin-1.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("cp1252", errors="surrogateescape").translate(_CP1252_UNASSIGNED)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_CP1252_UNASSIGNED = {0xDC00 + byte: byte for byte in (0x81, 0x8D, 0x8F, 0x90, 0x9D)}
 
 
 def stem_title(stem: str) -> str:
@@ -516,7 +536,16 @@ def stem_title(stem: str) -> str:
     text = " ".join(re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", stem)).strip() or stem
     if " " not in text:
         return text  # one word is a name as written ("zlib", "README")
-    return text[0].upper() + text[1:].lower() if text[1:].islower() or "_" in stem else text
+    if text[1:].islower():
+        return text[0].upper() + text[1:]
+    if "_" not in stem:
+        return text
+    words = text.split(" ")
+    if all(word[:1].isupper() and word[1:].islower() for word in words):
+        # Title Case Of A File Name ("Harbor_Museum_Guide") reads as a sentence.
+        return " ".join([words[0], *(word.lower() for word in words[1:])])
+    # Otherwise the words are names as written ("apache2_README.Debian").
+    return text[0].upper() + text[1:]
 
 
 _MAN_HEADER = re.compile(r"^(\S+\(\d\w*\))\s.*\s\1\s*$")
