@@ -962,3 +962,27 @@ def test_a_kind_that_used_all_the_documents_offer_says_so_in_its_own_unit() -> N
     assert offer.why_short("reasoning", 1, 3) == (
         "reasoning 1/3: the documents offer no more (1 comparison, all used)"
     )
+
+
+def test_the_critics_drop_share_says_what_the_writer_refused_before_writing(
+    tmp_path: Path, capsys: Any
+) -> None:
+    docs = folder(
+        tmp_path,
+        {
+            "museum.md": "The harbor museum opened in 1987 in the old customs house. "
+            "Guided tours last 45 minutes.\n",
+            "tours.md": "Guided tours last 45 minutes.\n",
+            "widget.md": UNSURE_ONLY,
+        },
+    )
+    status, rows, _ = run(tmp_path, docs, "--n", "6", "--kinds", "single")
+
+    out = capsys.readouterr().out
+    assert status == 0 and rows
+    line = re.search(r"  dropped \d+: .*", out)
+    assert line is not None, out
+    assert line.group(0).endswith(
+        "of those it reviewed; the writer refused 3 more on the same checks before writing (below)"
+    ), out
+    assert re.search(r"\n  refused 3 facts the writer was unsure of: ", out), out

@@ -536,10 +536,19 @@ def summary_lines(
         if (reasons := outcome.dropped_by(stage))
     ]
     if dropped:
+        # The offline writer runs the critic's checks before it writes, so a low drop
+        # share means the misreadings were refused earlier, not that nobody looked.
+        unsure = sum(offer.refused.values()) if offer is not None else 0
+        earlier = (
+            f"; the writer refused {unsure} more on the same checks before writing (below)"
+            if unsure
+            else ""
+        )
         lines.append(
             f"  dropped {len(outcome.dropped)}: "
             + "; ".join(dropped)
             + f" — the critic dropped {outcome.critic_drop_share:.0%} of those it reviewed"
+            + earlier
         )
     if offer is not None:
         lines.append(offer.line())
