@@ -1556,3 +1556,30 @@ def test_an_html_page_without_a_declared_charset_is_read_as_browsers_read_it(
     body = " ".join(chunk for chunk in texts["Frob notes"].text.split())
     assert "Jan Pokorn\u00fd" in body
     assert "\u201cevery\u201d" in body
+
+
+def test_a_purpose_after_used_or_designed_is_asked_what_for_and_a_cause_stays_why() -> None:
+    chunk = (
+        "Frobsite\nThe frobsite helper can be used to enable a site. "
+        "The frobdump tool may be used to dump the queue. "
+        "The frobctl command is used to restart the daemon. "
+        "The frobgate module is designed to enable remote sites. "
+        "The frobd daemon must be restarted because the cache is stale."
+    )
+    facts = chunk_facts(chunk, "frob", False)
+    asked = {fact.question: offline_reference(fact) for fact in facts}
+
+    assert asked["In frob, what can the frobsite helper be used for?"] == (
+        "The frobsite helper can be used to enable a site."
+    )
+    assert asked["In frob, what may the frobdump tool be used for?"] == (
+        "The frobdump tool may be used to dump the queue."
+    )
+    assert asked["In frob, what is the frobctl command used for?"] == (
+        "The frobctl command is used to restart the daemon."
+    )
+    assert "In frob, what is the frobgate module designed to do?" in asked
+    assert "In frob, why must the frobd daemon be restarted?" in asked
+    assert not [
+        question for question in asked if re.search(r"why \w+ .* (?:used|designed)\?", question)
+    ]
