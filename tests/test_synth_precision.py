@@ -1583,3 +1583,20 @@ def test_a_purpose_after_used_or_designed_is_asked_what_for_and_a_cause_stays_wh
     assert not [
         question for question in asked if re.search(r"why \w+ .* (?:used|designed)\?", question)
     ]
+
+
+def test_a_default_stated_without_its_option_under_an_option_item_names_the_option() -> None:
+    chunk = (
+        "frob.conf\nGROUP_NOTE\n    Default value is a general note using SUPPORT.\n"
+        "FROB_ECHO\n    Default value is the quiet echo.\n"
+    )
+    asked = {
+        fact.question: offline_reference(fact) for fact in chunk_facts(chunk, "frob.conf", False)
+    }
+
+    assert asked == {
+        "What is the default of GROUP_NOTE in frob.conf?": (
+            "GROUP_NOTE defaults to a general note using SUPPORT."
+        ),
+        "What is the default of FROB_ECHO in frob.conf?": "FROB_ECHO defaults to the quiet echo.",
+    }
