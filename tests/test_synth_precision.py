@@ -1600,3 +1600,39 @@ def test_a_default_stated_without_its_option_under_an_option_item_names_the_opti
         ),
         "What is the default of FROB_ECHO in frob.conf?": "FROB_ECHO defaults to the quiet echo.",
     }
+
+
+def test_a_subject_pointing_back_with_corresponding_or_respective_is_refused_and_dropped() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    chunk = "Sites\nThe corresponding .conf files contain configuration directives for each site."
+    facts, refused = _chunk_reading(chunk, "frob", False, frozenset())
+
+    assert [fact.question for fact in facts if "corresponding" in fact.question] == []
+    assert "vague" in refused
+    assert verdicts(
+        chunk,
+        "frob",
+        [
+            (
+                "single",
+                "In frob, what do the corresponding .conf files contain?",
+                "The corresponding .conf files contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what do the respective .conf files contain?",
+                "The respective .conf files contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what must the named script contain?",
+                "The named script must contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what do the corresponding .conf files of a site contain?",
+                "The corresponding .conf files contain configuration directives for each site.",
+            ),
+        ],
+    ) == [False, False, False, True]

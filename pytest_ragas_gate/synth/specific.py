@@ -44,6 +44,16 @@ _POINTS_BACK = re.compile(
     r"|did|can|will|must|should|may) (?P<phrase>(?:the )?(?:further|preceding|latter|former"
     r"|aforementioned) [\w-]+)"
 )
+#: "what do the corresponding .conf files contain?": corresponding to what, the passage says;
+#: "the corresponding file of a site" names it and stays.
+_RELATIONAL = re.compile(
+    r"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Ww]hich \w+|[Hh]ow \w+(?: [a-z]+)?) (?:is|are"
+    r"|was|were|do|does|did|can|will|must|should|may) (?P<phrase>(?:the |a |an )?"
+    r"(?P<adjective>corresponding|respective|matching|said|aforementioned"
+    r"|named(?! (?:daemon|server|process|service)\b)) [\w.-]+)"
+)
+#: "the corresponding .conf file of a site": what it corresponds to follows its noun.
+_NAMES_COUNTERPART = re.compile(r"^(?: [\w.-]+){1,3}? (?:of|for|to|from) \w")
 #: "what is the default of 4?" of "The default of 4 is suitable …": a value as a subject.
 _VALUE_SUBJECT = re.compile(
     r"^(?:[Ww]hat|[Ww]hich|[Ww]hen|[Ww]hy|[Hh]ow \w+) (?:is|are|was|were|does|do|did|can|will)"
@@ -123,6 +133,9 @@ def unspecific(question: str) -> str | None:
     back = _POINTS_BACK.match(body)
     if back is not None:
         return f"{back.group('phrase')!r} points back into its passage: further than what?"
+    relational = _RELATIONAL.match(body)
+    if relational is not None and not _NAMES_COUNTERPART.match(body[relational.end("adjective") :]):
+        return f"{relational.group('phrase')!r} points back to a thing the question does not name"
     value = _VALUE_SUBJECT.match(body)
     if value is not None:
         return f"{value.group('phrase')!r} is a value, not a thing a reader could ask about"
