@@ -1580,6 +1580,27 @@ def test_a_purpose_after_used_or_designed_is_asked_what_for_and_a_cause_stays_wh
     )
     assert "In frob, what is the frobgate module designed to do?" in asked
     assert "In frob, why must the frobd daemon be restarted?" in asked
+    assert verdicts(
+        chunk,
+        "frob",
+        [
+            (
+                "single",
+                "In frob, why can the frobsite helper be used?",
+                "The frobsite helper can be used to enable a site.",
+            ),
+            (
+                "single",
+                "In frob, what can the frobsite helper be used for?",
+                "The frobsite helper can be used to enable a site.",
+            ),
+            (
+                "single",
+                "In frob, why must the frobd daemon be restarted?",
+                "The frobd daemon must be restarted because the cache is stale.",
+            ),
+        ],
+    ) == [False, True, True]
     assert not [
         question for question in asked if re.search(r"why \w+ .* (?:used|designed)\?", question)
     ]

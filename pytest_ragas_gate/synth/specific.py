@@ -109,6 +109,8 @@ _VAGUE_PHRASE = re.compile(
 _WHY_PURPOSE = re.compile(
     rf"^[Ww]hy {_AUX} (?:the (?:purpose|reason|goal|aim|point|intent|idea)\b.*|.+ \w+ly)\?$"
 )
+#: "Why can the frobsite helper be used?": "used to enable a site" is a use, not a reason.
+_WHY_USE = re.compile(rf"^[Ww]hy (?:{_AUX}|{_DO}) .+ (?:used|designed|intended|meant)\?$")
 #: "Why does the Makefile contain rules?": "rules to make sbc" says what the rules do.
 _WHY_OBJECT = re.compile(
     rf"^[Ww]hy {_DO} .+ (?:contain|have|include|provide|offer|hold|need|use|support|list)"
@@ -157,7 +159,7 @@ def unspecific(question: str) -> str | None:
         return f"{vague.group('phrase')!r} names nothing without its passage: of what?"
     if _WHY_OBJECT.match(body):
         return "asks why of an object's own infinitive ('contains rules to make …')"
-    if _WHY_PURPOSE.match(body):
+    if _WHY_PURPOSE.match(body) or _WHY_USE.match(body):
         return "asks why of a purpose or an adverb: its sentence says what it is for"
     bare = _BARE_DO.match(body)
     if bare is not None:
