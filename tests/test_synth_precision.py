@@ -1556,3 +1556,104 @@ def test_an_html_page_without_a_declared_charset_is_read_as_browsers_read_it(
     body = " ".join(chunk for chunk in texts["Frob notes"].text.split())
     assert "Jan Pokorn\u00fd" in body
     assert "\u201cevery\u201d" in body
+
+
+def test_a_purpose_after_used_or_designed_is_asked_what_for_and_a_cause_stays_why() -> None:
+    chunk = (
+        "Frobsite\nThe frobsite helper can be used to enable a site. "
+        "The frobdump tool may be used to dump the queue. "
+        "The frobctl command is used to restart the daemon. "
+        "The frobgate module is designed to enable remote sites. "
+        "The frobd daemon must be restarted because the cache is stale."
+    )
+    facts = chunk_facts(chunk, "frob", False)
+    asked = {fact.question: offline_reference(fact) for fact in facts}
+
+    assert asked["In frob, what can the frobsite helper be used for?"] == (
+        "The frobsite helper can be used to enable a site."
+    )
+    assert asked["In frob, what may the frobdump tool be used for?"] == (
+        "The frobdump tool may be used to dump the queue."
+    )
+    assert asked["In frob, what is the frobctl command used for?"] == (
+        "The frobctl command is used to restart the daemon."
+    )
+    assert "In frob, what is the frobgate module designed to do?" in asked
+    assert "In frob, why must the frobd daemon be restarted?" in asked
+    assert verdicts(
+        chunk,
+        "frob",
+        [
+            (
+                "single",
+                "In frob, why can the frobsite helper be used?",
+                "The frobsite helper can be used to enable a site.",
+            ),
+            (
+                "single",
+                "In frob, what can the frobsite helper be used for?",
+                "The frobsite helper can be used to enable a site.",
+            ),
+            (
+                "single",
+                "In frob, why must the frobd daemon be restarted?",
+                "The frobd daemon must be restarted because the cache is stale.",
+            ),
+        ],
+    ) == [False, True, True]
+    assert not [
+        question for question in asked if re.search(r"why \w+ .* (?:used|designed)\?", question)
+    ]
+
+
+def test_a_default_stated_without_its_option_under_an_option_item_names_the_option() -> None:
+    chunk = (
+        "frob.conf\nGROUP_NOTE\n    Default value is a general note using SUPPORT.\n"
+        "FROB_ECHO\n    Default value is the quiet echo.\n"
+    )
+    asked = {
+        fact.question: offline_reference(fact) for fact in chunk_facts(chunk, "frob.conf", False)
+    }
+
+    assert asked == {
+        "What is the default of GROUP_NOTE in frob.conf?": (
+            "GROUP_NOTE defaults to a general note using SUPPORT."
+        ),
+        "What is the default of FROB_ECHO in frob.conf?": "FROB_ECHO defaults to the quiet echo.",
+    }
+
+
+def test_a_subject_pointing_back_with_corresponding_or_respective_is_refused_and_dropped() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    chunk = "Sites\nThe corresponding .conf files contain configuration directives for each site."
+    facts, refused = _chunk_reading(chunk, "frob", False, frozenset())
+
+    assert [fact.question for fact in facts if "corresponding" in fact.question] == []
+    assert "vague" in refused
+    assert verdicts(
+        chunk,
+        "frob",
+        [
+            (
+                "single",
+                "In frob, what do the corresponding .conf files contain?",
+                "The corresponding .conf files contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what do the respective .conf files contain?",
+                "The respective .conf files contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what must the named script contain?",
+                "The named script must contain configuration directives for each site.",
+            ),
+            (
+                "single",
+                "In frob, what do the corresponding .conf files of a site contain?",
+                "The corresponding .conf files contain configuration directives for each site.",
+            ),
+        ],
+    ) == [False, False, False, True]

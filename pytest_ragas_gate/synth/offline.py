@@ -251,6 +251,10 @@ def _item_sentences(heading: str, body: str) -> list[tuple[tuple[str, set[str]] 
     return found
 
 
+#: The subject of "Default value is …" under an option item: the default of that option.
+_BARE_DEFAULT = re.compile(r"(?:the )?default(?: value| setting)?", re.I)
+
+
 def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact | None:
     """``fact`` of a definition-list item's description, asked with the item's name.
 
@@ -267,6 +271,18 @@ def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact |
         return fact  # it names the item, or defines a thing of its own name
     if re.search(r",| and | or ", term):
         return None  # several items share the text: which one the fact is of is unsure
+    if _BARE_DEFAULT.fullmatch(fact.subject.strip()) and re.search(
+        rf"\bwhat (?:is|are) {re.escape(fact.subject.strip())}\?$", fact.question, re.I
+    ):
+        # "Default value is a note" under GROUP_NOTE: "what is default value?" lacks its
+        # article and its reference its subject; both are of the item, asked as a default.
+        where = f" in {name}" if name else ""
+        return replace(
+            fact,
+            question=f"What is the default of {term}{where}?",
+            sentence=f"{term} defaults to {fact.answer}.",
+            subject=term,
+        )
     context = re.match(r"^In [^,]{1,60}, ", fact.question)
     rest = fact.question[context.end() :] if context else fact.question
     rest = rest[:1].lower() + rest[1:] if not re.match(r"^[A-Z]{2}|[A-Z]\w*[A-Z_]", rest) else rest
@@ -380,6 +396,8 @@ def _chunk_reading(
                     refused.append(why or "misread")
                     continue
                 fact = repaired
+            if any(fact.question == known.question for known in facts):
+                continue  # a reference list's default, read again from its sentence
             if copied_run(fact.question, [chunk]) < COPY_RUN:
                 facts.append(fact)
     if not chinese:

@@ -44,6 +44,16 @@ _POINTS_BACK = re.compile(
     r"|did|can|will|must|should|may) (?P<phrase>(?:the )?(?:further|preceding|latter|former"
     r"|aforementioned) [\w-]+)"
 )
+#: "what do the corresponding .conf files contain?": corresponding to what, the passage says;
+#: "the corresponding file of a site" names it and stays.
+_RELATIONAL = re.compile(
+    r"^(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Ww]ho|[Ww]hich \w+|[Hh]ow \w+(?: [a-z]+)?) (?:is|are"
+    r"|was|were|do|does|did|can|will|must|should|may) (?P<phrase>(?:the |a |an )?"
+    r"(?P<adjective>corresponding|respective|matching|said|aforementioned"
+    r"|named(?! (?:daemon|server|process|service)\b)) [\w.-]+)"
+)
+#: "the corresponding .conf file of a site": what it corresponds to follows its noun.
+_NAMES_COUNTERPART = re.compile(r"^(?: [\w.-]+){1,3}? (?:of|for|to|from) \w")
 #: "what is the default of 4?" of "The default of 4 is suitable …": a value as a subject.
 _VALUE_SUBJECT = re.compile(
     r"^(?:[Ww]hat|[Ww]hich|[Ww]hen|[Ww]hy|[Hh]ow \w+) (?:is|are|was|were|does|do|did|can|will)"
@@ -99,6 +109,8 @@ _VAGUE_PHRASE = re.compile(
 _WHY_PURPOSE = re.compile(
     rf"^[Ww]hy {_AUX} (?:the (?:purpose|reason|goal|aim|point|intent|idea)\b.*|.+ \w+ly)\?$"
 )
+#: "Why can the frobsite helper be used?": "used to enable a site" is a use, not a reason.
+_WHY_USE = re.compile(rf"^[Ww]hy (?:{_AUX}|{_DO}) .+ (?:used|designed|intended|meant)\?$")
 #: "Why does the Makefile contain rules?": "rules to make sbc" says what the rules do.
 _WHY_OBJECT = re.compile(
     rf"^[Ww]hy {_DO} .+ (?:contain|have|include|provide|offer|hold|need|use|support|list)"
@@ -123,6 +135,9 @@ def unspecific(question: str) -> str | None:
     back = _POINTS_BACK.match(body)
     if back is not None:
         return f"{back.group('phrase')!r} points back into its passage: further than what?"
+    relational = _RELATIONAL.match(body)
+    if relational is not None and not _NAMES_COUNTERPART.match(body[relational.end("adjective") :]):
+        return f"{relational.group('phrase')!r} points back to a thing the question does not name"
     value = _VALUE_SUBJECT.match(body)
     if value is not None:
         return f"{value.group('phrase')!r} is a value, not a thing a reader could ask about"
@@ -144,7 +159,7 @@ def unspecific(question: str) -> str | None:
         return f"{vague.group('phrase')!r} names nothing without its passage: of what?"
     if _WHY_OBJECT.match(body):
         return "asks why of an object's own infinitive ('contains rules to make …')"
-    if _WHY_PURPOSE.match(body):
+    if _WHY_PURPOSE.match(body) or _WHY_USE.match(body):
         return "asks why of a purpose or an adverb: its sentence says what it is for"
     bare = _BARE_DO.match(body)
     if bare is not None:

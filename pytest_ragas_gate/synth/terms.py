@@ -31,7 +31,7 @@ _DEFAULT = re.compile(
     r"^(?:It |This |Both |Each |All |(?:This|The) (?:option|setting|value|parameter|variable"
     r"|directive|key) |If (?:omitted|unset|not set|not given|not specified|not present),? )?"
     r"(?:[Dd]efaults? (?:to|is)"
-    r"|The default(?: value)?(?: for this \w+)? is:?|Default:)"
+    r"|(?:The d|D)efault(?: value)?(?: for this \w+)? is:?|Default:)"
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )

@@ -854,12 +854,61 @@ def _attribute_facts(
     ]
 
 
+_USE = re.compile(
+    r"^(?P<be>be )?(?P<adverb>(?:also|only|often|usually|typically|commonly|mainly|primarily"
+    r"|generally|normally) )?(?P<participle>used|designed|intended|meant) to "
+    r"(?P<goal>(?P<verb>[a-z][a-z-]+)\b.*)$"
+)
+
+
+def _use_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
+    """What a thing is for: "X can be used to enable a site" asks what X can be used for.
+
+    A use is no reason: "Why can X be used?" misreads it. "designed to" and "intended to"
+    ask what the subject is designed to do, as the passive questions do.
+    """
+    match = _USE.match(clause.predicate)
+    if match is None or clause.verb or match.group("verb") in _NOT_A_GOAL:
+        return []
+    if match.group("be") and clause.aux not in _MODALS:
+        return []
+    if not match.group("be") and clause.aux not in ("is", "are", "was", "were"):
+        return []
+    subject = clause.subject
+    if not subject or len(subject.split()) > 6 or subject.split()[0].lower() in _PRONOUNS:
+        return []
+    goal = _trim(match.group("goal"))
+    if len(goal.split()) < 2:
+        return []
+    ending = "for" if match.group("participle") == "used" else "to do"
+    question = (
+        f"What {clause.aux} {_subject_text(subject, name, proper)} {match.group('be') or ''}"
+        f"{match.group('adverb') or ''}{match.group('participle')} {ending}?"
+    )
+    return [
+        Fact(
+            _standalone(question, name),
+            "to " + goal,
+            sentence,
+            "what",
+            _subject_text(subject, name, proper),
+            score=2.0,
+        )
+    ]
+
+
+#: Words after "used to" that open no purpose: "intended to be used in …", "used to the …".
+_NOT_A_GOAL = frozenset("be the a an this that these those its their it them".split())
+
+
 def _purpose_facts(sentence: str, clause: _Clause, name: str, proper: frozenset[str]) -> list[Fact]:
     """A purpose: "ssh-agent is setgid to _ssh in order to prevent ptrace attacks" asks why."""
     match = _PURPOSE.search(clause.predicate)
     if match is None or match.start() < 3:
         return []
     before = clause.predicate[: match.start()].rstrip(", ")
+    if re.search(r"\b(?:used|designed|intended|meant)$", before):
+        return []  # "can be used to enable a site": what it is for, not why it is used
     if _CLAUSE_END.search(before) or len(before.split()) > _MAX_PREDICATE_WORDS:
         return []
     if re.match(r"^not\b|^never\b", before):
@@ -1139,6 +1188,8 @@ def sentence_facts(
         facts += _cause_facts(text, clause, name, proper)
         if not facts:
             facts += _attribute_facts(text, clause, name, proper)
+        if not facts:
+            facts += _use_facts(text, clause, name, proper)
         if not facts:
             facts += _purpose_facts(text, clause, name, proper)
         if not facts:
