@@ -1657,3 +1657,18 @@ def test_a_subject_pointing_back_with_corresponding_or_respective_is_refused_and
             ),
         ],
     ) == [False, False, False, True]
+
+
+def test_a_default_that_is_an_infinitive_is_stated_without_a_doubled_to() -> None:
+    from pytest_ragas_gate.synth.terms import term_facts
+
+    chunk = (
+        "AskAfterFetch\n"
+        "    If true the fetch step of frobctl will always ask to continue. "
+        "The default is to ask only on error."
+    )
+
+    references = [fact.sentence for fact in term_facts(chunk, "frob.conf")]
+
+    assert "The default of AskAfterFetch is to ask only on error." in references
+    assert not any("to to" in reference for reference in references)

@@ -65,7 +65,7 @@ from .requests import (
 )
 from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
-from .terms import is_term, term_facts
+from .terms import default_sentence, is_term, term_facts
 from .unsure import (
     amount_problem,
     fact_problem,
@@ -280,7 +280,7 @@ def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact |
         return replace(
             fact,
             question=f"What is the default of {term}{where}?",
-            sentence=f"{term} defaults to {fact.answer}.",
+            sentence=default_sentence(term, fact.answer),
             subject=term,
         )
     context = re.match(r"^In [^,]{1,60}, ", fact.question)

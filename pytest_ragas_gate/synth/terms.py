@@ -35,6 +35,22 @@ _DEFAULT = re.compile(
     r"\s+(?P<value>.+?)"
     r"\.?$"
 )
+
+
+def default_sentence(term: str, value: str, *, several: bool = False) -> str:
+    """The reference stating ``term``'s default.
+
+    >>> default_sentence("DHOME", "/home")
+    'DHOME defaults to /home.'
+    >>> default_sentence("PromptAfterUpdate", "to prompt only on error")
+    'The default of PromptAfterUpdate is to prompt only on error.'
+    """
+    if re.match(r"to [a-z]", value):
+        # "The default is to prompt …": "defaults to to prompt" would double the "to".
+        return f"The default of {term} is {value}."
+    return f"{term} default{'' if several else 's'} to {value}."
+
+
 _DEFAULTING = re.compile(r"\bdefaulting to (?P<value>[^,;()]+?)(?=[,;(]|\.?$)(?P<value2>)")
 #: "Cache-Grow defines in bytes with the default of 1048576 (~1 MB) how much …"
 _WITH_DEFAULT = re.compile(
@@ -215,7 +231,7 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
                     Fact(
                         f"What is the default of {named}{where}?",
                         value,
-                        f"{named} default{'' if several else 's'} to {value}.",
+                        default_sentence(named, value, several=several),
                         "what",
                         named,
                         value=amount[0] if amount else None,
