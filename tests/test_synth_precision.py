@@ -1672,3 +1672,96 @@ def test_a_default_that_is_an_infinitive_is_stated_without_a_doubled_to() -> Non
 
     assert "The default of AskAfterFetch is to ask only on error." in references
     assert not any("to to" in reference for reference in references)
+
+
+def test_a_files_row_is_a_term_and_its_description_no_sentence() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    for chunk in (
+        "FILES\n       $HOME/frobbox\n              The user's archive of read messages.",
+        "FILES\n       $HOME/frobbox  The user's archive of read messages.",
+    ):
+        facts, _ = _chunk_reading(chunk, "frobbox", False, frozenset())
+
+        assert [(fact.question, offline_reference(fact)) for fact in facts] == [
+            (
+                "What is $HOME/frobbox in frobbox?",
+                "$HOME/frobbox is the user's archive of read messages.",
+            )
+        ]
+
+
+def test_a_capitals_heading_over_advice_is_no_subject_and_advice_no_fact() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    chunk = "GENERAL\nMake sure to adapt /etc/frob.conf to your needs."
+    facts, refused = _chunk_reading(chunk, "frob for Debian", False, frozenset())
+
+    assert facts == ()
+    assert "misread" in refused
+    assert verdicts(
+        chunk,
+        "frob for Debian",
+        [("single", "What is GENERAL in frob?", "GENERAL makes sure to adapt /etc/frob.conf.")],
+    ) == [False]
+
+
+def test_a_multi_question_of_two_kept_single_cases_or_of_a_page_citation_is_dropped() -> None:
+    from pytest_ragas_gate.synth.entities import named_things
+
+    chunks = [
+        "Frobproxy config file\nThe Frobproxy config file is /etc/frobproxy.conf, read at start.",
+        "Manual\nThe frobproxy(8) manual page contains the list of signals frobproxy handles.",
+    ]
+    titles = ["frobproxy", "frobproxy"]
+    single_a = "What is the Frobproxy config file?"
+    single_b = "What does the frobproxy(8) manual page contain?"
+    candidates = [
+        Candidate(kind="single", question=single_a, reference=chunks[0].split("\n")[1], chunks=[0]),
+        Candidate(kind="single", question=single_b, reference=chunks[1].split("\n")[1], chunks=[1]),
+        Candidate(
+            kind="multi",
+            question="What is the Frobproxy config file, and what does the frobproxy(8) manual "
+            "page contain?",
+            reference=chunks[0].split("\n")[1] + " " + chunks[1].split("\n")[1],
+            chunks=[0, 1],
+        ),
+    ]
+    reply = OfflineSynthJudge(chunks, titles).critique(
+        CritiqueQuestions(chunks=chunks, titles=titles, candidates=candidates)
+    )
+
+    assert [verdict.keep for verdict in reply.verdicts][2] is False
+    assert "frobproxy" not in named_things(single_b, {"frobproxy"})
+    assert "frobproxy" in named_things("What does frobproxy handle?", {"frobproxy"})
+
+
+def test_a_reference_that_only_restates_the_name_is_vague() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    for chunk in ("LogLevel\nSets the log level.", "LogLevel\nLogLevel sets the log levels."):
+        facts, refused = _chunk_reading(chunk, "frob.conf", False, frozenset())
+
+        assert facts == ()
+        assert "vague" in refused
+    assert questions("LogLevel\nSets the level of detail of the frob log.", "frob.conf") == [
+        "What is LogLevel in frob.conf?"
+    ]
+    assert verdicts(
+        "LogLevel\nSets the log level.",
+        "frob.conf",
+        [("single", "What is LogLevel in frob.conf?", "LogLevel sets the log level.")],
+    ) == [False]
+
+
+def test_a_rendered_link_target_is_stripped_from_the_reference() -> None:
+    from pytest_ragas_gate.synth.offline import _chunk_reading
+
+    for anchor in ("<#std-iscman-frobd>", "<https://frob.example/frobd>"):
+        chunk = f"Rules\nThe frobd {anchor} daemon was written by Jane Doe in 2019."
+        facts, _ = _chunk_reading(chunk, "frob", False, frozenset())
+
+        references = [offline_reference(fact) for fact in facts]
+        assert references
+        assert all("<" not in reference for reference in references)
+        assert "The frobd daemon was written by Jane Doe in 2019." in references

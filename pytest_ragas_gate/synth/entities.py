@@ -98,7 +98,8 @@ def named_things(question: str, terms: Collection[str] = ()) -> set[str]:
             found.add(name.lower())
     lowered = question.lower()
     for term in terms:
-        if term and re.search(rf"(?<![\w-]){re.escape(term.lower())}(?![\w-])", lowered):
+        # "frobproxy(8)" names the manual page, not the thing "frobproxy" of another chunk.
+        if term and re.search(rf"(?<![\w-]){re.escape(term.lower())}(?![\w-]|\(\d)", lowered):
             found.add(term.lower())
     return {thing for thing in found if len(thing) >= 2 and not _UNIT.fullmatch(thing)}
 

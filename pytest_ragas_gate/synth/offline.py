@@ -65,7 +65,7 @@ from .requests import (
 )
 from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
-from .terms import default_sentence, is_term, term_facts
+from .terms import default_sentence, is_term, noun_phrase, term_facts
 from .unsure import (
     amount_problem,
     fact_problem,
@@ -73,6 +73,8 @@ from .unsure import (
     purpose_asked_as_value,
     reference_leans_on,
     repaired_question,
+    restates_name,
+    states_advice,
     verbless_reference,
     wants_infinitive,
 )
@@ -243,7 +245,7 @@ def _item_sentences(heading: str, body: str) -> list[tuple[tuple[str, set[str]] 
             item = None  # a heading or a line of an example ends the item's description
         elif re.search(r"[{}$]", line):
             item = None
-        for sentence in split_sentences(line):
+        for sentence in split_sentences(_ANCHOR.sub("", line)):
             if len(content_tokens(sentence)) >= _MIN_FACT_TOKENS and not _CODE_IN_PROSE.search(
                 sentence
             ):
@@ -381,8 +383,14 @@ def _chunk_reading(
                 # The question names the section (a numbered one is part of a larger manual
                 # even when it is the whole document); the name makes it standalone.
                 found = [_with_document(fact, name) for fact in found]
+        # "$HOME/frobbox" then "The user's archive of read messages.": a row's description
+        # names what its item is; read as a sentence, a noun becomes its verb.
+        row = item is not None and not chinese and noun_phrase(sentence)
         for fact in found:
             if not chinese:
+                if row:
+                    refused.append("misread")
+                    continue
                 if tied and _generic_subject(fact.subject):
                     refused.append("misread")
                     continue  # "In this case, the return value is …": which case?
@@ -513,6 +521,10 @@ _DEFAULT_INSIDE = re.compile(
 )
 
 
+#: "What is LogLevel in frob.conf?": a question asking what a thing is.
+_DEFINES_ASKED = re.compile(r"^(?:In [^,]{1,60}, )?What (?:is|are) ")
+
+
 def _sure(fact: Fact) -> Fact | None:
     """``fact`` asked cleanly (repaired where the repair is certain), or None."""
     return _sure_why(fact)[0]
@@ -534,6 +546,14 @@ def _sure_why(fact: Fact) -> tuple[Fact | None, str]:
     reference = _reference(fact)
     if fact_problem(fact) is not None:
         return None, "misread"
+    subject = fact.subject.strip()
+    if (
+        _DEFINES_ASKED.match(fact.question)
+        and subject
+        and reference.lower().startswith(subject.lower())
+        and restates_name(subject, reference[len(subject) :]) is not None
+    ):
+        return None, "vague"
     if reference_leans_on(reference) is not None or verbless_reference(reference) is not None:
         return None, "leaning"
     return fact, ""
@@ -629,6 +649,11 @@ def parse_problem(question: str, reference: str) -> str | None:
     definition = _DEFINITION_QUESTION.match(question)
     if definition is not None:
         term = re.sub(r"^(?:the|a|an) ", "", definition.group("term"), flags=re.I)
+        if reference.lower().startswith(term.lower()):
+            predicate = reference[len(term) :]
+            reason = states_advice(predicate) or restates_name(term, predicate)
+            if reason is not None:
+                return reason
         stated = re.search(
             rf"\b{re.escape(term)}\s+(?:is|are|was|were)\s+(?P<rest>.+)", reference, re.I
         )
@@ -691,8 +716,13 @@ def _reference(fact: Fact) -> str:
     if pronoun is not None and named and named.split()[0].lower() not in _REFERENCE_PRONOUNS:
         # "It was written by Jane Doe": the question names Frobnicator, so does its answer.
         clause = named[:1].upper() + named[1:] + clause[pronoun.end() :]
+    clause = _ANCHOR.sub("", clause)
     return _MARKDOWN_REFERENCE.sub(r"\g<text>", _MARKDOWN_LINK.sub(_link_text, clause))
 
+
+#: "frobc <#std-iscman-frobc>", "the manual <https://…>": a rendered link's target left
+#: after its text; the reference keeps the text.
+_ANCHOR = re.compile(r"\s*<(?:#[^<>\s]+|[a-z][\w+.-]*://[^<>\s]+)>")
 
 _REFERENCE_PRONOUNS = frozenset("it they he she this these that those".split())
 
@@ -1357,6 +1387,21 @@ class OfflineSynthJudge:
             verdicts.append(
                 Critique(index=index, keep=problem == "ok", problem=problem, reason=reason)
             )
+        kept_singles = {
+            candidate.question.strip().lower()
+            for candidate, verdict in zip(request.candidates, verdicts, strict=True)
+            if candidate.kind == "single" and verdict.keep
+        }
+        for candidate, verdict in zip(request.candidates, verdicts, strict=True):
+            parts = _asked_parts(candidate.question) if candidate.kind == "multi" else []
+            if (
+                verdict.keep
+                and len(parts) == 2
+                and all(part.strip().lower() in kept_singles for part in parts)
+            ):
+                # Two single cases joined by "and" test nothing the two do not test apart.
+                verdict.keep, verdict.problem = False, "trivial"
+                verdict.reason = "each half is already a single case word for word"
         return Critiques(verdicts=verdicts)
 
     def _problem(

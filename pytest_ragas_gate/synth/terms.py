@@ -19,13 +19,17 @@ import re
 from ..judges.offline.text import split_sentences
 from .wh_english import BASE_VERBS, Fact, quantity
 
-__all__ = ["is_term", "term_facts"]
+__all__ = ["is_term", "noun_phrase", "term_facts"]
 
 #: A term as written in a reference: ``DIR_MODE``, ``Acquire::http::Proxy``,
 #: ``Immediate-Configure``, ``--max-size``, several joined by "and" or commas.
 _TERM_WORD = re.compile(
     r"^(?:--?[\w-]+|[A-Z][A-Z0-9_]{2,}|[\w-]+(?:::[\w-]+)+|[A-Z][a-z0-9]+(?:-[A-Z][\w]*)+"
-    r"|[A-Z][a-z]+[A-Z][\w]*)$"
+    r"|[A-Z][a-z]+[A-Z][\w]*|(?:\$\{?[A-Z_][A-Z0-9_]*\}?|~)?/[\w.${}/-]+)$"
+)
+#: A row of a manual page's FILES list with its text on the same line: "~/.frobrc  The …".
+_PATH_ROW = re.compile(
+    r"^(?P<term>(?:\$\{?[A-Z_][A-Z0-9_]*\}?|~)?/[\w.${}/-]+)\s+(?P<text>[A-Z][a-z].*)$"
 )
 _DEFAULT = re.compile(
     r"^(?:It |This |Both |Each |All |(?:This|The) (?:option|setting|value|parameter|variable"
@@ -126,8 +130,7 @@ def _description(term: str, sentence: str) -> str | None:
     if this:
         verb = this.group().split()[1]
         return f"{term} {verb}{text[this.end() :]}"
-    head = re.split(r"\b(?:that|which|who|whose|where|when)\b", text, maxsplit=1)[0]
-    if re.match(r"^(?:The|A|An) [a-z]", text) and not _FINITE.search(head):
+    if re.match(r"^(?:The|A|An) [a-z]", text) and noun_phrase(text):
         return f"{term} is {text[0].lower()}{text[1:]}"
     if _VERB_START.match(text) or _known_verb(text):
         plural = bool(re.search(r",|\band\b", term))
@@ -139,6 +142,18 @@ def _description(term: str, sentence: str) -> str | None:
             verb = _third_person(verb)  # "Specify a timeout" describes one term: "specifies"
         return f"{term} {verb} {rest}"
     return None
+
+
+def noun_phrase(text: str) -> bool:
+    """Whether ``text`` (up to a relative clause) has no finite verb: a row's description.
+
+    "The user's archive of read messages." names what its term is; the noun that ends it
+    ("messages") is no verb, however it ends.
+    """
+    head, *rest = re.split(r"\b(?:that|which|who|whose|where|when)\b", text, maxsplit=1)
+    if not rest:
+        head = head.rstrip(" .").rsplit(" ", 1)[0]
+    return _FINITE.search(head) is None
 
 
 def _specifying(sentence: str) -> str:
@@ -188,12 +203,16 @@ def term_facts(chunk: str, name: str) -> list[Fact]:
         text = lines[index + 1] if index + 1 < len(lines) else ""
         argued = _ARGUED.match(term)
         keyed = _KEYED.match(term)
+        row = _PATH_ROW.match(term)
         if argued is not None and not is_term(term):
             # "-t seconds": the option and the value the reader fills in, named apart.
             term, placeholder = argued.group("term"), argued.group("placeholder")
         elif keyed is not None:
             # "use-frob=" on a line of its own, or with its text after it on the same line.
             term, text = keyed.group("term"), keyed.group("text") or text
+        elif row is not None:
+            # "$HOME/frobbox  The user's archive …": a FILES row, its text on its line.
+            term, text = row.group("term"), row.group("text")
         elif not is_term(term):
             continue
         spelled = re.fullmatch(r"-\w,\s*(?P<long>--[\w-]+)", term)

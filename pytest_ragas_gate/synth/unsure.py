@@ -28,7 +28,9 @@ __all__ = [
     "opens_infinitive",
     "purpose_asked_as_value",
     "reference_leans_on",
+    "restates_name",
     "repaired_question",
+    "states_advice",
     "verbless_reference",
     "wants_infinitive",
 ]
@@ -278,6 +280,39 @@ def verbless_reference(reference: str) -> str | None:
     return None
 
 
+#: "Make sure to adapt …", "Remember to restart …": advice to the reader, no fact of a thing.
+_ADVICE = re.compile(
+    r"^(?:makes? sure|be sure|is sure|remembers?|(?:do not|don't) forget|please|notes? that"
+    r"|keeps? in mind|ensures? that)\b",
+    re.I,
+)
+#: Words a restated name adds without saying what the thing is or does.
+_NAMING_VERBS = frozenset(
+    "is are sets set specifies specify controls control defines define determines determine "
+    "selects select configures configure gives give holds hold the a an of for to its".split()
+)
+
+
+def states_advice(predicate: str) -> str | None:
+    """Why ``predicate`` (what a reference says of its subject) is advice, not a fact."""
+    if _ADVICE.match(predicate.strip()):
+        return "its sentence is advice to the reader ('make sure to …'): it states no fact"
+    return None
+
+
+def _name_words(text: str) -> set[str]:
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", text)
+    return {word.lower().removesuffix("s") for word in words}
+
+
+def restates_name(subject: str, predicate: str) -> str | None:
+    """Why ``predicate`` only restates ``subject``'s own words ("LogLevel sets the log level")."""
+    said = _name_words(predicate) - {word.removesuffix("s") for word in _NAMING_VERBS}
+    if said and said <= _name_words(subject):
+        return f"its reference only restates the name {subject!r}: it says nothing of it"
+    return None
+
+
 def fact_problem(fact: wh_english.Fact) -> str | None:
     """Why ``fact`` (a question, its answer and its sentence) is not asked cleanly, or None."""
     sentence = " ".join(fact.sentence.split())
@@ -291,6 +326,11 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
     reason = misread_subject(fact.subject or "") or misread_answer(fact.wh, fact.answer, sentence)
     if reason is not None:
         return reason
+    subject = (fact.subject or "").strip()
+    if subject and sentence.lower().startswith(subject.lower()):
+        reason = states_advice(sentence[len(subject) :])
+        if reason is not None:
+            return reason
     if _RELATIVE.search(fact.subject or ""):
         return f"{fact.subject!r} holds a relative clause: the subject is misread"
     body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
