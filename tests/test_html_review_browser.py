@@ -169,7 +169,9 @@ def failing_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def panel_title(driver: Any) -> str:
-    return str(driver.find_element("id", "panel-title").text)
+    # Read in the page in one step: the panel re-renders on each key, so an element found
+    # first and read after may already have been replaced.
+    return str(driver.execute_script("return document.getElementById('panel-title').innerText"))
 
 
 def test_the_page_scrolls_as_one_document_with_the_table_header_in_view(
