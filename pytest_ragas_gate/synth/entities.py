@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from .wh_english import GENERIC_NOUNS
+from .wh_english import CONTEXT, GENERIC_NOUNS
 
 __all__ = ["Distinctive", "named_things"]
 
@@ -49,7 +49,7 @@ _KIND_NAMED = re.compile(
 #: Units and amounts written in capitals ("GB", "USD") name nothing two facts could share.
 _UNIT = re.compile(r"[kmgtp]i?b|bytes?|usd|eur|gbp|cpu|ram|id|ids|\d[\w.]*", re.IGNORECASE)
 #: Where the question is set, not what it asks about: "In rsyncd.conf, …", "… in rrsync?".
-_CONTEXT = re.compile(r"^In [^,]{1,60}, ")
+_CONTEXT = re.compile(r"^" + CONTEXT)
 _PLACE = re.compile(r" in [^\s?]+\?$")
 _CITED = re.compile(r"(?<![\w.-])([a-z][\w.+-]*)\([1-9][a-z]*\)|`([a-z][\w.+-]*)`")
 _WORD = re.compile(r"[^\s,;:?!\"“”'‘’]+")

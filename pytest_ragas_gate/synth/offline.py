@@ -78,7 +78,7 @@ from .unsure import (
     verbless_reference,
     wants_infinitive,
 )
-from .wh_english import Fact, longest_shared_run, short_name
+from .wh_english import CONTEXT, Fact, longest_shared_run, short_name
 
 __all__ = ["COPY_RUN", "OfflineSynthJudge", "copied_run", "needs_history"]
 
@@ -108,7 +108,7 @@ _COMPARISON = re.compile(
     re.IGNORECASE,
 )
 #: "What is libxslt?": one word, and a fair question when the word is a name.
-_DEFINES = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
+_DEFINES = re.compile(r"^(?:" + CONTEXT + r")?[Ww]hat (?:is|are) [\w.:+-]*[A-Za-z][\w.:+-]*\?$")
 #: A shell command or code fragment inside a sentence: nothing a reader asks about.
 _CODE_IN_PROSE = re.compile(
     r"(?:^|\s)\$ \S|(?:^|\s)(?:sudo|apt-get|systemctl|pip|git|make) [a-z-]+ "
@@ -193,7 +193,7 @@ _TAGGED_ITEM = re.compile(r"^(?P<name>[a-z][\w.-]*[a-z0-9])=?\s+(?P<text>[A-Z][a
 
 
 #: "What is the domain directive?": a definition of a named thing needs no item's name.
-_DEFINES_NAMED = re.compile(r"^(?:In [^,]{1,60}, )?What (?:is|are) (?:the )?\S+ \w+\?$")
+_DEFINES_NAMED = re.compile(r"^(?:" + CONTEXT + r")?What (?:is|are) (?:the )?\S+ \w+\?$")
 
 
 def _item(line: str) -> tuple[str, set[str]] | None:
@@ -285,7 +285,7 @@ def _of_item(fact: Fact, item: tuple[str, set[str]] | None, name: str) -> Fact |
             sentence=default_sentence(term, fact.answer),
             subject=term,
         )
-    context = re.match(r"^In [^,]{1,60}, ", fact.question)
+    context = re.match(r"^" + CONTEXT, fact.question)
     rest = fact.question[context.end() :] if context else fact.question
     rest = rest[:1].lower() + rest[1:] if not re.match(r"^[A-Z]{2}|[A-Z]\w*[A-Z_]", rest) else rest
     where = f"In {name}, with {term}, " if name else f"With {term}, "
@@ -516,13 +516,13 @@ def _generic_subject(subject: str) -> bool:
 
 #: "What does by default X run?": a fronted "By default" without its comma kept in place.
 _DEFAULT_INSIDE = re.compile(
-    r"^(?P<lead>(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|is|are|was|were|can|will|must) )"
+    r"^(?P<lead>(?:" + CONTEXT + r")?[Ww]hat (?:do|does|did|is|are|was|were|can|will|must) )"
     r"by default,? (?P<rest>.+)\?$"
 )
 
 
 #: "What is LogLevel in frob.conf?": a question asking what a thing is.
-_DEFINES_ASKED = re.compile(r"^(?:In [^,]{1,60}, )?What (?:is|are) ")
+_DEFINES_ASKED = re.compile(r"^(?:" + CONTEXT + r")?What (?:is|are) ")
 
 
 def _sure(fact: Fact) -> Fact | None:
@@ -565,9 +565,9 @@ _ADDRESS = re.compile(r"<[^>]*>|\S@\S|\bhttps?://|\b(?:https?|ftp)\?$")
 _CUT_CONDITION = re.compile(r"\b(?:if|when|unless|because|whether) (?:there|it)\?$", re.I)
 # "getopt is a program to help scripts parse options" states what it is for; asking why it
 # is a program asks nothing the sentence answers.
-_WHY_A_NOUN = re.compile(r"^(?:In [^,]{1,60}, )?Why (?:is|are|was|were) .+ (?:a|an) [\w-]+\?$")
+_WHY_A_NOUN = re.compile(r"^(?:" + CONTEXT + r")?Why (?:is|are|was|were) .+ (?:a|an) [\w-]+\?$")
 _OBJECT_QUESTION = re.compile(
-    r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
+    r"^(?:" + CONTEXT + r")?[Ww]hat (?:do|does|did|can|must|should|will|may|could|would|shall)"
     r" (?P<subject>.+) (?P<verb>[\w-]+)\?$"
 )
 
@@ -576,14 +576,14 @@ _OBJECT_QUESTION = re.compile(
 _SUBJECT_ENDS = frozenset("in of for on at to from with by into the a an".split())
 #: "how many for security reasons …": the word after "how many" is what it counts.
 _FUNCTION_UNIT = re.compile(
-    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow (?:many|much)|[Aa]fter how"
+    r"^(?:" + CONTEXT + r")?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow (?:many|much)|[Aa]fter how"
     r" many) (?:for|to|in|on|at|by|with|from|and|or|the|a|an)\b"
 )
 #: "with BatchMode, to how many seconds …": a question asked under an option item.
 _ITEM_LED = re.compile(r"^[Ww]ith [^,]{1,40}, ")
 #: "what do a PART-POLICY line identify?": a singular subject with a plural verb.
 _DISAGREES = re.compile(
-    r"^(?:In [^,]{1,60}, )?(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Hh]ow(?: \w+)?) do"
+    r"^(?:" + CONTEXT + r")?(?:[Ww]hat|[Ww]hen|[Ww]here|[Ww]hy|[Hh]ow(?: \w+)?) do"
     r" (?:a|an|each|every|one|this|that)\s"
 )
 
@@ -630,7 +630,7 @@ def question_problem(question: str) -> str | None:
 
 
 _DEFINITION_QUESTION = re.compile(
-    r"^(?:In [^,]{1,60}, )?[Ww]hat (?P<aux>is|are|was|were) (?P<term>[^?]+?)(?: in [\w./-]+)?\?$"
+    r"^(?:" + CONTEXT + r")?[Ww]hat (?P<aux>is|are|was|were) (?P<term>[^?]+?)(?: in [\w./-]+)?\?$"
 )
 
 
@@ -661,7 +661,7 @@ def parse_problem(question: str, reference: str) -> str | None:
             return wh_english.not_a_definition(stated.group("rest")) or misread_answer(
                 "what", stated.group("rest").strip()
             )
-    if not re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat\b", question):
+    if not re.match(r"^(?:" + CONTEXT + r")?[Ww]hat\b", question):
         return None
     # What follows the question's last word in the reference is what it asks for: "what
     # does X accept?" → "accept(s) …", "what are X treated as?" → "treated as …".
@@ -752,7 +752,7 @@ def _references(a: Fact, b: Fact, chinese: bool) -> str:
 
 def _strip_context(question: str) -> str:
     """The second of two joined questions, without the context the first one gives."""
-    question = re.sub(r"^In [^,]{1,60}, ", "", question)
+    question = re.sub(r"^" + CONTEXT, "", question)
     question = re.sub(r"^在[^，]{1,30}中，", "", question)
     return question[0].lower() + question[1:] if question[:1].isascii() else question
 
@@ -937,7 +937,7 @@ def _entity_words(fact: Fact) -> set[str]:
 
 
 #: "What is GNU Wget?": what a thing is, asked before its other properties.
-_DEFINITION = re.compile(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:is|are) [^,?]{1,40}\?$")
+_DEFINITION = re.compile(r"^(?:" + CONTEXT + r")?[Ww]hat (?:is|are) [^,?]{1,40}\?$")
 
 
 def multi_links(
@@ -1232,7 +1232,7 @@ def _swapped(chunk: str, title: str, chinese: bool, corpus: Corpus) -> list[tupl
                 found.append((fact.question.replace(default.group("term"), term, 1), term))
             continue
         pattern = _CJK_SIBLING if chinese else _SIBLING
-        context = re.match(r"In [^,]{1,60}, |在[^，]{1,30}中，", fact.question)
+        context = re.match(CONTEXT + r"|在[^，]{1,30}中，", fact.question)
         for match in pattern.finditer(fact.question, context.end() if context else 0):
             if not chinese and match.start() == 0:
                 continue

@@ -32,10 +32,11 @@ from __future__ import annotations
 import re
 
 from . import wh_english
+from .wh_english import CONTEXT
 
 __all__ = ["list_row_subject", "misread_answer", "misread_subject", "unspecific"]
 
-_CONTEXT = re.compile(r"^In [^,]{1,60}, (?:with [^,]{1,40}, )?")
+_CONTEXT = re.compile(r"^" + CONTEXT + r"(?:with [^,]{1,40}, )?")
 _AUX = r"(?:is|are|was|were)"
 _DO = r"(?:do|does|did|can|must|should|will|may|could|would|shall)"
 #: "what are further jobs rejected with?": more than what, the sentence before says.
@@ -124,7 +125,7 @@ _GENERIC_SUBJECT = re.compile(
     r"(?! (?:of|for|in|from|with|to)\b)(?=\?| [a-z]+\b)"
 )
 #: "What is the format?": a generic noun is specific only for the option item it is under.
-_ITEM_CONTEXT = re.compile(r"^In [^,]{1,60}, with [^,]{1,40}, ")
+_ITEM_CONTEXT = re.compile(r"^" + CONTEXT + r"with [^,]{1,40}, ")
 
 
 def unspecific(question: str) -> str | None:

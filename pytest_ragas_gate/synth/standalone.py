@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from . import wh_english
+from .wh_english import CONTEXT
 
 __all__ = ["answering_clause", "dangling", "empty_predicate", "strip_discourse"]
 
@@ -106,7 +107,7 @@ def tidy(question: str) -> str:
 
 def dangling(question: str) -> str | None:
     """Why ``question`` leans on something it does not name, or None."""
-    context = re.match(r"^In [^,]{1,60}, ", question)
+    context = re.match(r"^" + CONTEXT, question)
     body = question[context.end() :] if context else question
     match = _DANGLING_WORDS.search(body) or _ORDINAL_REFERENCE.search(body)
     if match:
@@ -145,7 +146,7 @@ def empty_predicate(question: str, subject: str, verb: str) -> str | None:
     """Why a "What does X <verb>?" question leaves its informative part to the answer."""
     named = [w for w in subject.split() if w.lower() not in ("the", "a", "an")]
     about = len(named) == 1 and named[0] in _WHAT_A_DOCUMENT_IS_ABOUT
-    if about and re.match(r"^In [^,]{1,60}, ", question):
+    if about and re.match(r"^" + CONTEXT, question):
         pass  # "In httplib2, what can the module handle?": the module is httplib2
     elif named and all(word in _GENERIC for word in named):
         return f"{subject.strip()!r} names nothing: what the question asks is only in its answer"

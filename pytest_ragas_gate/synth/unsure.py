@@ -20,6 +20,7 @@ import re
 
 from . import wh_english
 from .specific import misread_answer, misread_subject
+from .wh_english import CONTEXT
 
 __all__ = [
     "amount_problem",
@@ -39,7 +40,7 @@ __all__ = [
 _INFINITIVE = re.compile(r" to\?$")
 #: "What was X started in?" whose answer is a time: a when-question.
 _WHAT_PASSIVE_IN = re.compile(
-    r"^(?P<context>In [^,]{1,60}, )?[Ww]hat (?P<aux>is|are|was|were) (?P<rest>.+) in\?$"
+    r"^(?P<context>" + CONTEXT + r")?[Ww]hat (?P<aux>is|are|was|were) (?P<rest>.+) in\?$"
 )
 _TIME = re.compile(
     r"^(?:the )?(?:(?:early |late |mid-)?(?:1[5-9]|20)\d0s|(?:1[5-9]|20)\d\d"
@@ -123,7 +124,7 @@ def repaired_question(question: str, answer: str) -> str | None:
     year or decade becomes a when-question, one whose answer is a version asks which.
     """
     timed = _TIMED.match(answer)
-    asks = re.match(r"^(?P<context>In [^,]{1,60}, )?[Ww]hat (?P<rest>.+ to)\?$", question)
+    asks = re.match(r"^(?P<context>" + CONTEXT + r")?[Ww]hat (?P<rest>.+ to)\?$", question)
     if _INFINITIVE.search(question) and timed is not None and asks is not None:
         # "scheduled to run on Sundays": when it runs is what the sentence says.
         context = asks.group("context") or ""
@@ -204,7 +205,7 @@ _NUMBER_WORD = (
 #: "how many characters is the list limited to six domains …": a second amount kept inside.
 _OTHER_AMOUNT = re.compile(rf"\b{_NUMBER_WORD}\s+[a-z]+s\b", re.I)
 _AMOUNT_QUESTION = re.compile(
-    r"^(?:In [^,]{1,60}, )?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow"
+    r"^(?:" + CONTEXT + r")?(?:(?:at (?:least|most) )?(?:by )?[Hh]ow"
     r" (?P<how>many|much|long|old|often)(?: (?P<unit>[a-z]+))?|[Ww]hen|[Ww]hat percentage)"
     r"\b(?P<body>.*)\?$"
 )
@@ -333,7 +334,7 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
             return reason
     if _RELATIVE.search(fact.subject or ""):
         return f"{fact.subject!r} holds a relative clause: the subject is misread"
-    body = re.sub(r"^In [^,]{1,60}, ", "", fact.question)
+    body = re.sub(r"^" + CONTEXT, "", fact.question)
     fronted = _FRONTED.match(sentence)
     if fronted is not None:
         phrase = set(wh_english.words(fronted.group("phrase"))) - {"for", "in", "and", "the"}
@@ -367,7 +368,7 @@ def fact_problem(fact: wh_english.Fact) -> str | None:
             # the answer's first word.
             return "a noun read as its verb: the subject is misread"
         after = sentence[at + len(fact.answer) :]
-        if re.match(r"^(?:In [^,]{1,60}, )?[Ww]hat (?:do|does|did|will|can)\b", fact.question):
+        if re.match(r"^(?:" + CONTEXT + r")?[Ww]hat (?:do|does|did|will|can)\b", fact.question):
             if _TRAILING_CONDITION.search(after):
                 return "its sentence says when it holds, which the question leaves out"
     return None

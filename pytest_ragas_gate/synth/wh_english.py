@@ -30,6 +30,7 @@ from dataclasses import dataclass
 __all__ = [
     "AUXILIARIES",
     "BASE_VERBS",
+    "CONTEXT",
     "Fact",
     "longest_shared_run",
     "quantity",
@@ -37,6 +38,10 @@ __all__ = [
     "subject_of",
     "words",
 ]
+
+#: The context a question opens with when it names no subject of its own ("In zlib, …"), as
+#: the other synth modules match it: a document title of up to 60 characters and no comma.
+CONTEXT = r"In [^,]{1,60}, "
 
 _AUX = frozenset(
     "is are was were can could will would must should may might shall has have had does do did "
