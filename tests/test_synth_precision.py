@@ -1765,3 +1765,19 @@ def test_a_rendered_link_target_is_stripped_from_the_reference() -> None:
         assert references
         assert all("<" not in reference for reference in references)
         assert "The frobd daemon was written by Jane Doe in 2019." in references
+
+
+def test_an_html_page_declaring_utf8_that_is_not_is_an_error_naming_the_byte(
+    tmp_path: Path,
+) -> None:
+    from pytest_ragas_gate.synth.documents import DocumentError, read_documents
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes.html").write_bytes(
+        b'<html><head><meta charset="utf-8"><title>Frob</title></head>'
+        b"<body><p>Jan Pokorn\xfd fixed typos.</p></body></html>"
+    )
+
+    with pytest.raises(DocumentError, match=r"notes\.html: not UTF-8 text \(byte 79\)"):
+        read_documents([docs])

@@ -478,17 +478,14 @@ def pdf_page_blocks(pages: Sequence[str]) -> list[Block]:
 _DECLARED_CHARSET = re.compile(rb"<meta[^>]{0,200}?charset=[\"']?([\w.:-]+)", re.IGNORECASE)
 
 
-def _declared_encoding(path: Path) -> str:
-    """An HTML page's own ``<meta charset>`` (ISO-8859-1 pages are common), else UTF-8."""
-    if path.suffix.lower() not in (".html", ".htm"):
-        return "utf-8"
-    try:
-        head = path.read_bytes()[:2048]
-    except OSError:
-        return "utf-8"
-    match = _DECLARED_CHARSET.search(head)
+def _declared_encoding(raw: bytes) -> str | None:
+    """An HTML page's own ``<meta charset>`` (ISO-8859-1 pages are common).
+
+    None when the page declares none; UTF-8 when it declares one Python does not know.
+    """
+    match = _DECLARED_CHARSET.search(raw[:2048])
     if match is None:
-        return "utf-8"
+        return None
     name = match.group(1).decode("ascii", "replace")
     try:
         return codecs.lookup(name).name
@@ -497,18 +494,18 @@ def _declared_encoding(path: Path) -> str:
 
 
 def _read_text(path: Path, shown: str) -> str:
-    encoding = _declared_encoding(path)
     try:
         raw = path.read_bytes()
-        if encoding == "utf-8" and path.suffix.lower() in (".html", ".htm"):
-            return _undeclared_html(raw)
-        return raw.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+    except OSError as error:
+        raise DocumentError(f"{shown}: cannot be read ({error.strerror or error}).") from None
+    encoding = _declared_encoding(raw) if path.suffix.lower() in (".html", ".htm") else "utf-8"
+    try:
+        text = _undeclared_html(raw) if encoding is None else raw.decode(encoding)
     except UnicodeDecodeError as error:
         raise DocumentError(
             f"{shown}: not UTF-8 text (byte {error.start}); save the file as UTF-8."
         ) from None
-    except OSError as error:
-        raise DocumentError(f"{shown}: cannot be read ({error.strerror or error}).") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _undeclared_html(raw: bytes) -> str:
@@ -518,10 +515,9 @@ def _undeclared_html(raw: bytes) -> str:
     whose five unassigned bytes map to the C1 controls of Latin-1.
     """
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="surrogateescape").translate(_CP1252_UNASSIGNED)
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        return raw.decode("cp1252", errors="surrogateescape").translate(_CP1252_UNASSIGNED)
 
 
 _CP1252_UNASSIGNED = {0xDC00 + byte: byte for byte in (0x81, 0x8D, 0x8F, 0x90, 0x9D)}
