@@ -538,7 +538,7 @@ def summary_lines(
     if dropped:
         # The offline writer runs the critic's checks before it writes, so a low drop
         # share means the misreadings were refused earlier, not that nobody looked.
-        unsure = sum(offer.refused.values()) if offer is not None else 0
+        unsure = offer.refused.total() if offer is not None else 0
         earlier = (
             f"; the writer refused {unsure} more on the same checks before writing (below)"
             if unsure

@@ -100,7 +100,7 @@ class CorpusOffer:
         """Why no case comes from ``document``: what it offered and where each fact went."""
         found = self.facts_by_document[document]
         refused = self.refused_by_document.get(document, Counter())
-        unsure = sum(refused.values())
+        unsure = refused.total()
         if not found and not unsure:
             return (
                 "no fact: none of its sentences states an amount, a date, a name, a "
@@ -141,7 +141,7 @@ class CorpusOffer:
 
     def refused_line(self) -> str | None:
         """One summary line: the facts refused as unsure, by reason; None when none were."""
-        total = sum(self.refused.values())
+        total = self.refused.total()
         if not total:
             return None
         return f"  refused {total} facts the writer was unsure of: " + "; ".join(
@@ -152,7 +152,7 @@ class CorpusOffer:
     def why_short(self, kind: QuestionKind, kept: int, target: int) -> str:
         """Why ``kind`` has ``kept`` of ``target``: the corpus supports none, or only so many."""
         offered = self.counts.get(kind, 0)
-        unsure = sum(self.refused.values())
+        unsure = self.refused.total()
         if offered == 0 and kind == "single" and unsure:
             # The sentences do state facts: saying none exists would send the user
             # looking for documents when the writer's caution is what stopped it.
