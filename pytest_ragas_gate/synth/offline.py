@@ -472,6 +472,11 @@ def single_problem(question: str, reference: str, chunk: str) -> tuple[Any, str]
         support = check_support(sentence, evidence)
         if not support.supported:
             return "not_answerable", support.reason
+    return _triviality(question, reference)
+
+
+def _triviality(question: str, reference: str) -> tuple[Any, str] | None:
+    """Why ``question`` tests nothing (too short, or it holds its own answer), or None."""
     if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
         return "trivial", "too short to test anything"
     given = check_support(reference, Evidence.of([question]), threshold=0.95)
@@ -1437,16 +1442,10 @@ class OfflineSynthJudge:
                 return "wrong_kind", "asks no comparison or computation"
             if len(numbers(reference)) < 2:
                 return "wrong_kind", "the reference does not combine two facts"
-        if len(content_tokens(_strip_context(question))) < 2 and not _DEFINES.match(question):
-            return "trivial", "too short to test anything"
-        given = check_support(reference, Evidence.of([question]), threshold=0.95)
-        if (
-            given.supported
-            and numbers(reference) <= numbers(question)
-            and not _new_words(reference, question)
-        ):
-            return "trivial", "the question already holds its answer"
-        return "ok", "standalone, supported by its chunks, of its kind"
+        return _triviality(question, reference) or (
+            "ok",
+            "standalone, supported by its chunks, of its kind",
+        )
 
     def _follow_up_problem(
         self, request: CritiqueQuestions, first: str, follow_up: SynthTurn, first_reference: str
