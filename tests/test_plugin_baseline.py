@@ -401,7 +401,9 @@ def test_a_baseline_scored_by_the_heuristic_is_named_and_not_compared(
     }
     saved["metrics"]["mrr"] = saved["metrics"]["faithfulness"]
     (pytester.path / "base.json").write_text(json.dumps(saved), encoding="utf-8")
-    result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
+    result, report = gate_run(
+        pytester, "--rag-gate-baseline", "base.json", html="new.html", **OPTIONS
+    )
     judge_change = (
         "baseline judged by claude-sonnet-4-5 prompt v4, this run by the offline heuristic "
         "(heuristic-v1)"
@@ -425,6 +427,10 @@ def test_a_baseline_scored_by_the_heuristic_is_named_and_not_compared(
     }
     comment = comment_body(load_report(pytester.path / "new.json"))
     assert judge_change in comment, comment
+    page = (pytester.path / "new.html").read_text(encoding="utf-8")
+    assert f"baseline not compared: {judge_change}" in page
+    assert "Not evaluated: baseline regression check not evaluated for faithfulness" in page
+    assert "No regression." not in page
 
 
 def test_a_metric_computed_without_a_judge_is_compared_across_judges(
