@@ -314,7 +314,8 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
     change = f"baseline judged by {model} prompt v6, this run v{PROMPT_VERSION}"
     result.stdout.fnmatch_lines(
         [
-            f"baseline regression check not evaluated for faithfulness, *: {change}; "
+            f"baseline regression check not evaluated for faithfulness, answer_relevancy, "
+            f"context_precision, context_recall: {change}; "
             "a change of judge is not a change of the system (set "
             "baseline.allow_judge_change: true to compare anyway)",
             "RAG gate: PARTIAL",

@@ -93,7 +93,8 @@ class BaselineComparison(BaseModel):
             ]
         by_change: dict[str, list[str]] = {}
         for metric, delta in self.metrics.items():
-            if not delta.compared and delta.judge_change is not None:
+            # A metric only reported decides nothing, compared or not.
+            if not delta.compared and delta.gated and delta.judge_change is not None:
                 by_change.setdefault(delta.judge_change, []).append(metric)
         return [
             f"baseline regression check not evaluated for {', '.join(metrics)}: {change}; "
@@ -111,7 +112,7 @@ class BaselineComparison(BaseModel):
     @property
     def passed(self) -> bool:
         """Whether the comparison was evaluated throughout and no metric regressed."""
-        return self.evaluated and not self.regressed_metrics and not self.not_compared_metrics
+        return self.evaluated and not self.regressed_metrics and not self.not_evaluated_reasons
 
     def summary_line(self) -> str:
         """One line for the terminal and the Markdown summary."""
