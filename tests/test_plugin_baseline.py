@@ -175,7 +175,8 @@ def test_min_paired_sets_how_many_pairs_a_baseline_needs(pytester: pytest.Pytest
     assert report["not_evaluated"] == []
 
 
-@pytest.mark.parametrize("workers", WORKERS)
+# The feature's one xdist run of the default suite: the offline judge, so it is quick.
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_a_baseline_of_other_questions_under_the_same_ids_pairs_nothing(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
@@ -211,6 +212,7 @@ def test_a_baseline_of_other_questions_under_the_same_ids_pairs_nothing(
     assert report["verdict"] == "partial"
     assert report["baseline"]["paired_cases"] == 0
     assert report["baseline"]["reused_ids"] == [f"case-{index}" for index in range(8)]
+    assert report["judge"]["metrics"]["faithfulness"]["kind"] == "offline"
     assert report["baseline"]["regressed_metrics"] == []
     assert report["metrics"]["faithfulness"]["newly_failing"] is False
     assert all(case["verdict"]["newly_failing"] == [] for case in report["cases"])

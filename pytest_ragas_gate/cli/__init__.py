@@ -32,7 +32,7 @@ from ..gate.baseline import (
     scoring_differences,
 )
 from ..gate.coverage import merge_ledgers
-from ..gate.judge_changes import judge_changes
+from ..gate.judge_changes import judge_changes, judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..importers import register_command as register_import
 from ..judges.base import JudgeInfo
@@ -512,14 +512,15 @@ def _check_compatible(reports: Sequence[SavedReport]) -> None:
         changed = judge_changes(
             other.judge,
             first.judge,
-            dict.fromkeys([*first.metrics, *other.metrics, ""]),
+            dict.fromkeys([*first.metrics, *other.metrics]),
             subject=str(other.path),
         )
-        if changed:
-            # The run's judge is under "" when neither report says who scored each metric.
-            metrics = [metric for metric in changed if metric]
-            which = f" ({', '.join(metrics)})" if metrics else ""
-            line = next(iter(changed.values())).replace("this run", str(first.path))
+        line = next(iter(changed.values()), None)
+        if line is None and judged_differently(other.judge.run_judge, first.judge.run_judge):
+            line = judged_line(str(other.path), other.judge.run_judge, first.judge.run_judge)
+        if line is not None:
+            which = f" ({', '.join(changed)})" if changed else ""
+            line = line.replace(", this run", f", {first.path}")
             raise CommandError(
                 f"Cannot merge {first.path} with {other.path}: {line}{which}; shards must be "
                 "scored by the same judge, model and prompt version."

@@ -32,7 +32,7 @@ class MetricDelta(BaseModel):
     # With repeated judgements: the half-width of the band a change of the mean stays in
     # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
     judge_noise: float | None = None
-    # Whether the metric passed this run's threshold in the baseline, over all its cases
+    # Whether the metric passed this run's threshold in the baseline, over its paired cases
     # (None: not gated, not compared, or a report written before this was recorded).
     base_passed: bool | None = None
     # The baseline scored this metric with another judge, model or prompt version:

@@ -85,12 +85,15 @@ class JudgeInfo(BaseModel):
     structured_output: str = ""
     metrics: dict[str, MetricJudge] = Field(default_factory=dict)
 
+    @property
+    def run_judge(self) -> MetricJudge:
+        """The run's judge, as a metric it scored records it."""
+        return MetricJudge(kind=self.kind, model=self.model, prompt_version=self.prompt_version)
+
     def of_metric(self, metric: str) -> MetricJudge:
         """Who scored ``metric``: as recorded, else the run's judge."""
         recorded = self.metrics.get(metric)
-        if recorded is not None:
-            return recorded
-        return MetricJudge(kind=self.kind, model=self.model, prompt_version=self.prompt_version)
+        return self.run_judge if recorded is None else recorded
 
 
 #: Where usage spent outside a judge request (embeddings) is charged. The scheduler points

@@ -26,7 +26,7 @@ def with_metric_judges(
         metrics: The run's metrics by name.
         names: The metric names the run's results hold.
     """
-    run_judge = MetricJudge(kind=judge.kind, model=judge.model, prompt_version=judge.prompt_version)
+    run_judge = judge.run_judge
     recorded: dict[str, MetricJudge] = {}
     for name in names:
         metric = metrics.get(name)
