@@ -316,6 +316,9 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
     change = f"baseline judged by {model} prompt v6, this run v{PROMPT_VERSION}"
     result.stdout.fnmatch_lines(
         [
+            "baseline base.json: 8 paired, 0 new, 0 removed case(s); no regression; not "
+            "compared (judged differently): faithfulness, answer_relevancy, context_precision, "
+            "context_recall",
             f"baseline regression check not evaluated for faithfulness, answer_relevancy, "
             f"context_precision, context_recall: {change}; "
             "a change of judge is not a change of the system (set "

@@ -120,8 +120,13 @@ class BaselineComparison(BaseModel):
             verdict = f"{len(self.regressed_metrics)} metric(s) regressed: " + ", ".join(
                 self.regressed_metrics
             )
+        elif not self.evaluated:
+            verdict = "baseline check not evaluated"
         else:
-            verdict = "no regression" if self.evaluated else "baseline check not evaluated"
+            verdict = "no regression"
+        unjudged = [m for m, d in self.metrics.items() if not d.compared and d.gated]
+        if self.evaluated and unjudged:
+            verdict += f"; not compared (judged differently): {', '.join(unjudged)}"
         return (
             f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
             f"{len(self.removed_cases)} removed case(s); {verdict}"
