@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 from gate_runs import METRICS, case, cases
 
-from pytest_ragas_gate.gate.baseline import compare_to_baseline, in_shard, pair_cases
+from pytest_ragas_gate.gate.baseline import compare_to_baseline, in_shard, pair_cases, pairing
+from pytest_ragas_gate.gate.judge_changes import judge_changes
 from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
 from pytest_ragas_gate.golden.sharding import Shard
+from pytest_ragas_gate.judges.base import NO_JUDGE, JudgeInfo, MetricJudge
+from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
 
 CONFIG = GateConfig(bootstrap_resamples=500, thresholds={"faithfulness": 0.5})
@@ -111,3 +114,91 @@ def test_shards_partition_the_baseline(count: int) -> None:
     parts = [in_shard(results, Shard(index, count)) for index in range(1, count + 1)]
     assert sorted(r.id for part in parts for r in part) == sorted(r.id for r in results)
     assert all(parts)
+
+
+def _asked(result: CaseResult, **fields: object) -> CaseResult:
+    return result.model_copy(update=fields)
+
+
+def test_a_case_pairs_only_when_its_question_and_reference_match() -> None:
+    base = [
+        _asked(case("same", 1.0), reference="Paris."),
+        _asked(case("spaced", 1.0), question="Where is  the\nLouvre?"),
+        _asked(case("asked", 1.0), question="Where is the Louvre?"),
+        _asked(case("answered", 1.0), reference="Paris."),
+        _asked(case("one-sided", 1.0), reference="Paris."),
+    ]
+    new = [
+        _asked(case("same", 1.0), reference="Paris."),
+        _asked(case("spaced", 1.0), question=" Where is the Louvre? "),
+        _asked(case("asked", 0.0), question="Where is the Eiffel Tower?"),
+        _asked(case("answered", 0.0), reference="Lyon."),
+        case("one-sided", 1.0),  # no reference on one side: the question decides
+    ]
+    found = pairing(base, new)
+    assert sorted(new.id for _, new in found.pairs) == ["one-sided", "same", "spaced"]
+    assert found.reused == ["answered", "asked"]
+    comparison = compare_to_baseline(base, new, METRICS, CONFIG, path="b.json")
+    assert comparison.reused_ids == ["answered", "asked"]
+    assert comparison.warnings[0] == (
+        "2 baseline ids reused for other questions: not paired (answered, asked)"
+    )
+    assert "golden.jsonl::asked" in comparison.new_cases
+    assert "golden.jsonl::asked" in comparison.removed_cases
+
+
+def test_a_conversation_with_one_turn_asked_otherwise_is_not_paired() -> None:
+    def turn(conversation: str, number: int, question: str) -> CaseResult:
+        return _asked(
+            case(f"{conversation}#{number}", 1.0),
+            conversation=conversation,
+            turn=number,
+            question=question,
+        )
+
+    base = [turn("chat", 1, "Hi"), turn("chat", 2, "Refund?"), turn("other", 1, "Hello")]
+    new = [turn("chat", 1, "Hi"), turn("chat", 2, "Shipping?"), turn("other", 1, "Hello")]
+    found = pairing(base, new)
+    assert [new.id for _, new in found.pairs] == ["other#1"]
+    assert found.reused == ["chat"]
+
+
+def test_a_baseline_that_saved_no_question_pairs_by_id_and_says_so() -> None:
+    base = [_asked(case(name, 1.0), question="") for name in ("a", "b")]
+    new = [case("a", 1.0), case("b", 1.0)]
+    comparison = compare_to_baseline(base, new, METRICS, CONFIG, path="old.json")
+    assert comparison.paired_cases == 2
+    assert comparison.unverified_pairs == 2
+    assert comparison.warnings == [
+        "2 cases paired by id alone: the baseline saved no question to check them against (a "
+        "report written by an older version); re-run the baseline to pair by question"
+    ]
+
+
+def test_a_baseline_that_paired_too_few_has_nothing_regressed_or_newly_failing() -> None:
+    config = CONFIG.model_copy(update={"min_paired": 3})
+    base = [case("a", 1.0), case("b", 1.0)]
+    new = [case("a", 0.0), case("b", 0.0)]
+    comparison = compare_to_baseline(base, new, METRICS, config, path="b.json")
+    assert comparison.regressed_metrics == []
+    assert comparison.metrics["faithfulness"].base_passed is None
+    assert comparison.case_misses is None
+    verdict = evaluate_gate(new, METRICS, config, RunFacts(baseline=comparison))
+    assert verdict.newly_failing == []
+    assert all(not case.newly_failing for case in verdict.cases)
+
+
+def test_judge_changes_name_what_changed() -> None:
+    old = JudgeInfo(kind="openai", model="gpt-4.1-mini", prompt_version="6")
+    new = old.model_copy(update={"prompt_version": "7"})
+    assert judge_changes(old, new, ["faithfulness"]) == {
+        "faithfulness": "baseline judged by gpt-4.1-mini prompt v6, this run v7"
+    }
+    # A report written before versions were kept is not said to differ.
+    unknown = old.model_copy(update={"prompt_version": ""})
+    assert judge_changes(unknown, new, ["faithfulness"]) == {}
+    # A metric that no judge scores is comparable whoever judged the rest.
+    free = new.model_copy(update={"metrics": {"mrr": MetricJudge(kind=NO_JUDGE)}})
+    assert judge_changes(old, free, ["mrr", "faithfulness"]) == {
+        "faithfulness": "baseline judged by gpt-4.1-mini prompt v6, this run v7"
+    }

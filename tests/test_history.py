@@ -17,6 +17,7 @@ from gate_runs import (
 )
 
 from pytest_ragas_gate import cli
+from pytest_ragas_gate.judges.base import JudgeInfo
 from pytest_ragas_gate.reports.pr_comment import main as comment_main
 
 
@@ -189,3 +190,32 @@ def test_rag_gate_gate_appends_the_gated_run_to_the_history(
     assert cli.main(["gate", report, *stricter, "-o", regated]) == 1
     assert "appended 0 run(s)" in capsys.readouterr().out
     assert [entry["verdict"] for entry in history_lines(history)] == ["passed"]
+
+
+def test_history_rows_judged_otherwise_are_named_beside_the_trend(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = tmp_path / "history.jsonl"
+    for index, score in enumerate([0.95, 0.9]):
+        judge = JudgeInfo(kind="anthropic", model="claude-test", prompt_version="6")
+        path = write(tmp_path / f"r{index}.json", cases([score] * 3), judge=judge)
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw["generated_at"] = f"2026-05-0{index + 1}T12:00:00+00:00"
+        path.write_text(json.dumps(raw), encoding="utf-8")
+        cli.main(["history", str(path), "-o", str(history)])
+    assert history_lines(history)[0]["metrics"]["faithfulness"]["judge"] == {
+        "kind": "anthropic",
+        "model": "claude-test",
+        "prompt_version": "6",
+    }
+    judge = JudgeInfo(kind="anthropic", model="claude-test", prompt_version="7")
+    now = write(tmp_path / "now.json", cases([0.6] * 3), judge=judge)
+    capsys.readouterr()
+
+    comment_main([str(now), "--history", str(history), "--comment", "true", "--dry-run"], {})
+
+    body = capsys.readouterr().out
+    assert (
+        "- `faithfulness` █▇▅ 0.95 → 0.60 over 3 runs (threshold ≥ 0.85) · ⚠️ 2 earlier runs "
+        "judged by claude-test prompt v6, this run v7: not comparable"
+    ) in body

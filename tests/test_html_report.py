@@ -324,7 +324,7 @@ def test_metric_cards_show_mean_interval_threshold_and_distribution(tmp_path: Pa
 def test_baseline_deltas_per_metric_and_per_case(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
     gate(pytester, "--rag-gate-report", "base.json")
-    regressed = [good_rows(2)[0], {**HALLUCINATED, "id": "good-1"}]
+    regressed = [good_rows(2)[0], {**GOOD, "answer": "Apple was founded in 1925.", "id": "good-1"}]
     write_jsonl(pytester, "golden.jsonl", regressed)
 
     gate(pytester, "--rag-gate-baseline", "base.json", "--rag-gate-html", "page.html")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -119,3 +120,45 @@ def test_a_case_a_shard_deselected_keeps_that_reason_in_the_merged_run(
         f"-k 'not {dropped}')"
     ) in out
     assert "not in --rag-gate-shard" not in out
+
+
+def _judged_by(path: Path, model: str, prompt_version: str) -> None:
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    judge = {"kind": "anthropic", "model": model, "prompt_version": prompt_version}
+    saved["judge"].update(judge)
+    saved["judge"]["metrics"] = {name: judge for name in saved["metrics"]}
+    path.write_text(json.dumps(saved), encoding="utf-8")
+
+
+def test_merge_names_shards_judged_differently(pytester: pytest.Pytester) -> None:
+    write_jsonl(pytester, "golden.jsonl", [{**GOOD, "id": f"case-{i}"} for i in range(6)])
+    for index in (1, 2):
+        outcome = gate_run(
+            pytester, "--rag-gate-shard", f"{index}/2", report=f"s{index}.json", **OPTIONS
+        )
+        assert outcome.ret == 0, outcome.stdout.str()
+    _judged_by(pytester.path / "s1.json", "claude-x", "7")
+    _judged_by(pytester.path / "s2.json", "claude-x", "6")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 4, out + err
+    assert (
+        "Cannot merge s1.json with s2.json: s2.json judged by claude-x prompt v6, s1.json v7 "
+        "(faithfulness); shards must be scored by the same judge, model and prompt version."
+    ) in err
+    _judged_by(pytester.path / "s2.json", "claude-y", "7")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 4, out + err
+    assert "s2.json judged by claude-y prompt v7, s1.json by claude-x prompt v7" in err
+    # Reports of an older version record one judge for the run: that one is compared.
+    for name, version in (("s1.json", "7"), ("s2.json", "6")):
+        _judged_by(pytester.path / name, "claude-x", version)
+        saved = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+        del saved["judge"]["metrics"]
+        (pytester.path / name).write_text(json.dumps(saved), encoding="utf-8")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 4, out + err
+    assert "s2.json judged by claude-x prompt v6, s1.json v7 (faithfulness);" in err
+    _judged_by(pytester.path / "s2.json", "claude-x", "7")
+    _judged_by(pytester.path / "s1.json", "claude-x", "7")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 0, out + err

@@ -8,7 +8,7 @@ baseline", with the baseline's mean on the same paired cases, labelled so.
 from __future__ import annotations
 
 import pytest
-from gate_runs import GOOD, HALLUCINATED, WORKERS, gate_run, write_jsonl
+from gate_runs import GOOD, WORKERS, gate_run, write_jsonl
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.json_report import load_report
@@ -28,7 +28,11 @@ def test_a_metric_that_newly_fails_inside_the_noise_is_named_in_every_report(
     assert base.ret == pytest.ExitCode.OK
     # One answer of ten now hallucinates: the mean drops from 1.00 to 0.90, below 0.95,
     # while the paired interval of the drop still reaches 0 (inside the noise).
-    write_jsonl(pytester, "golden.jsonl", [{**HALLUCINATED, "id": "case-0"}, *ROWS[1:]])
+    write_jsonl(
+        pytester,
+        "golden.jsonl",
+        [{**GOOD, "answer": "Apple was founded in 1925.", "id": "case-0"}, *ROWS[1:]],
+    )
     run = gate_run(
         pytester,
         *THRESHOLD,
@@ -79,7 +83,11 @@ def test_a_regated_report_says_newly_failing_as_the_run_did(
 ) -> None:
     write_jsonl(pytester, "golden.jsonl", ROWS)
     assert gate_run(pytester, *THRESHOLD, report="base.json").ret == pytest.ExitCode.OK
-    write_jsonl(pytester, "golden.jsonl", [{**HALLUCINATED, "id": "case-0"}, *ROWS[1:]])
+    write_jsonl(
+        pytester,
+        "golden.jsonl",
+        [{**GOOD, "answer": "Apple was founded in 1925.", "id": "case-0"}, *ROWS[1:]],
+    )
     run = gate_run(pytester, *THRESHOLD, "--rag-gate-baseline", "base.json", report="new.json")
     # The baseline file is gone: the comparison saved in the report is what re-gates.
     (pytester.path / "base.json").unlink()
@@ -108,7 +116,11 @@ def test_a_regated_report_says_newly_failing_as_the_run_did(
 def test_a_metric_that_failed_in_the_baseline_too_is_not_newly_failing(
     pytester: pytest.Pytester,
 ) -> None:
-    write_jsonl(pytester, "golden.jsonl", [{**HALLUCINATED, "id": "case-0"}, *ROWS[1:]])
+    write_jsonl(
+        pytester,
+        "golden.jsonl",
+        [{**GOOD, "answer": "Apple was founded in 1925.", "id": "case-0"}, *ROWS[1:]],
+    )
     assert gate_run(pytester, *THRESHOLD, report="base.json").ret == pytest.ExitCode.TESTS_FAILED
     run = gate_run(pytester, *THRESHOLD, "--rag-gate-baseline", "base.json", report="new.json")
 

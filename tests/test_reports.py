@@ -136,6 +136,8 @@ def test_json_report_has_the_spec_keys() -> None:
         "prompt_version": "",
         # The openai judge names its structured-output mode and why.
         "structured_output": "",
+        # Who scored each metric (a run records it; this report was built without it).
+        "metrics": {},
     }
     assert list(report["metrics"]) == METRICS
     for aggregate in report["metrics"].values():

@@ -32,6 +32,7 @@ from ..gate.baseline import (
     scoring_differences,
 )
 from ..gate.coverage import merge_ledgers
+from ..gate.judge_changes import judge_changes, judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..importers import register_command as register_import
 from ..judges.base import JudgeInfo
@@ -113,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Pair the cases of two reports and show per-metric deltas with paired "
         "bootstrap intervals and the largest per-case changes. Exits 1 when a metric "
         "regressed: its mean dropped by more than max_regression and the interval of the "
-        "delta lies below 0.",
+        "delta lies below 0, and when nothing could be compared: fewer cases paired (same "
+        "id and question) than min_paired, or a metric scored by another judge, model or "
+        "prompt version without --allow-judge-change.",
     )
     compare.add_argument("base", metavar="BASE", help="the baseline report")
     compare.add_argument("new", metavar="NEW", help="the new report")
@@ -123,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="DROP",
         help="largest tolerated drop of a mean (default: max_regression of NEW's config)",
+    )
+    compare.add_argument(
+        "--allow-judge-change",
+        action="store_true",
+        default=None,
+        help="compare metrics the two reports' judges scored differently (default: "
+        "baseline.allow_judge_change of NEW's config)",
     )
     compare.add_argument(
         "--cases",
@@ -293,8 +303,16 @@ def _compare_with(
     judge: JudgeInfo,
 ) -> BaselineComparison:
     base = load_report(path)
-    warnings = scoring_differences(base.judge, judge, base.metrics, metrics)
-    return compare_to_baseline(base.results, results, metrics, config, path=path, warnings=warnings)
+    return compare_to_baseline(
+        base.results,
+        results,
+        metrics,
+        config,
+        path=path,
+        warnings=scoring_differences(base.metrics, metrics),
+        base_judge=base.judge,
+        new_judge=judge,
+    )
 
 
 def _print_and_publish(
@@ -426,13 +444,21 @@ def _compare(arguments: argparse.Namespace) -> int:
                 f"--max-regression must be from 0 to 1, got {arguments.max_regression}."
             )
         config = config.model_copy(update={"max_regression": arguments.max_regression})
-    warnings = scoring_differences(base.judge, new.judge, base.metrics, new.metrics)
-    for warning in warnings:
-        print(f"rag-gate compare: warning: {warning}.", file=sys.stderr)
+    if arguments.allow_judge_change:
+        config = config.model_copy(update={"allow_judge_change": True})
     metrics = [metric for metric in new.metrics if metric in base.metrics]
     comparison = compare_to_baseline(
-        base.results, new.results, metrics, config, path=arguments.base, warnings=warnings
+        base.results,
+        new.results,
+        metrics,
+        config,
+        path=arguments.base,
+        warnings=scoring_differences(base.metrics, new.metrics),
+        base_judge=base.judge,
+        new_judge=new.judge,
     )
+    for warning in comparison.warnings:
+        print(f"rag-gate compare: warning: {warning}.", file=sys.stderr)
     lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
     lines += [delta.message for delta in comparison.metrics.values()]
 
@@ -440,6 +466,7 @@ def _compare(arguments: argparse.Namespace) -> int:
     changes = [
         change
         for metric in metrics
+        if metric not in comparison.not_compared_metrics
         for change in case_deltas(pairs, metric)
         if abs(change.delta) > 1e-9
     ]
@@ -461,10 +488,16 @@ def _compare(arguments: argparse.Namespace) -> int:
         "",
         f"{comparison.paired_cases} paired case(s), {len(comparison.new_cases)} new, "
         f"{len(comparison.removed_cases)} removed",
-        (
-            "Regression: " + ", ".join(comparison.regressed_metrics)
+        *(
+            ["Regression: " + ", ".join(comparison.regressed_metrics)]
             if comparison.regressed_metrics
-            else (comparison.not_evaluated_reason or "No regression")
+            else []
+        ),
+        *comparison.not_evaluated_reasons,
+        *(
+            []
+            if comparison.regressed_metrics or comparison.not_evaluated_reasons
+            else ["No regression"]
         ),
     ]
     print("\n".join(lines))
@@ -476,11 +509,21 @@ def _check_compatible(reports: Sequence[SavedReport]) -> None:
     first = reports[0]
     reference = first.config.model_dump(mode="json")
     for other in reports[1:]:
-        if (other.judge.kind, other.judge.model) != (first.judge.kind, first.judge.model):
+        changed = judge_changes(
+            other.judge,
+            first.judge,
+            dict.fromkeys([*first.metrics, *other.metrics]),
+            subject=str(other.path),
+        )
+        line = next(iter(changed.values()), None)
+        if line is None and judged_differently(other.judge.run_judge, first.judge.run_judge):
+            line = judged_line(str(other.path), other.judge.run_judge, first.judge.run_judge)
+        if line is not None:
+            which = f" ({', '.join(changed)})" if changed else ""
+            line = line.replace(", this run", f", {first.path}")
             raise CommandError(
-                f"Cannot merge {first.path} (judge {first.judge.kind}, model "
-                f"{first.judge.model}) with {other.path} (judge {other.judge.kind}, model "
-                f"{other.judge.model}): shards must be scored by the same judge and model."
+                f"Cannot merge {first.path} with {other.path}: {line}{which}; shards must be "
+                "scored by the same judge, model and prompt version."
             )
         settings = other.config.model_dump(mode="json")
         for key in reference:

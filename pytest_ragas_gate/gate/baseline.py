@@ -9,10 +9,17 @@ does not block a deploy while a real, material drop does. Like a threshold, a re
 fails the gate only for a gated metric (one with a threshold); the regression of a
 reported-only metric is shown and does not block.
 
-A baseline that paired fewer than ``min_paired`` cases has checked nothing: its check is
-*not evaluated*, and the gate cannot pass the run on it. A baseline scored by another
-judge, model, prompt version or metric set is still compared, with a warning that its
-deltas mix judge changes with system changes.
+Two cases pair only when their question matches too (and their reference, when both runs
+saved one): a baseline of another golden set whose ids happen to be the same pairs
+nothing, and the ids reused for other questions are counted in a line. A baseline that
+paired fewer than ``min_paired`` cases has checked nothing: its check is *not evaluated*,
+nothing of it regresses or is newly failing, and the gate cannot pass the run on it.
+
+A metric the baseline scored with another judge, model or prompt version is *not
+compared* (its regression and newly failing are not evaluated, the run is partial at
+best) unless ``baseline.allow_judge_change`` is set, in which case it is compared with a
+line saying its deltas mix judge changes with system changes. Its absolute threshold
+decides either way.
 
 Everything here is pure: the plugin, ``rag-gate compare`` and ``rag-gate gate`` share it.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from ..golden.cases import case_identity
@@ -34,6 +42,7 @@ from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_b
 from .aggregates import MetricAggregate, aggregate_metric
 from .baseline_figures import BaselineComparison, CaseDelta, MetricDelta
 from .case_verdicts import case_misses
+from .judge_changes import judge_changes
 
 __all__ = [
     "against_baseline",
@@ -44,6 +53,10 @@ __all__ = [
     "case_drops",
     "compare_to_baseline",
     "pair_cases",
+    "pairing",
+    "Pairing",
+    "reused_ids_line",
+    "same_case",
     "in_shard",
     "scoring_differences",
 ]
@@ -53,28 +66,69 @@ __all__ = [
 _TOLERANCE = 1e-9
 
 
-def pair_cases(
-    base: Sequence[CaseResult], new: Sequence[CaseResult]
-) -> tuple[list[tuple[CaseResult, CaseResult]], list[CaseResult], list[CaseResult], int]:
+@dataclass(frozen=True)
+class Pairing:
+    """The baseline's cases matched with this run's.
+
+    Attributes:
+        pairs: (baseline, new) pairs, in the new run's canonical order.
+        new_only: This run's cases the baseline has no match for.
+        base_only: The baseline's cases this run has no match for.
+        by_id_only: Pairs matched on the id alone (the golden file moved).
+        reused: The ids the baseline holds for another question (or reference): those
+            cases are in ``new_only`` and ``base_only``, not paired. A conversation is
+            one id: a turn that differs unpairs all its turns.
+        unverified: Pairs matched by id alone because one side saved no question (a
+            report written before questions were kept).
+    """
+
+    pairs: list[tuple[CaseResult, CaseResult]]
+    new_only: list[CaseResult]
+    base_only: list[CaseResult]
+    by_id_only: int
+    reused: list[str] = field(default_factory=list)
+    unverified: int = 0
+
+
+def _text(value: str | None) -> str:
+    return " ".join((value or "").split())
+
+
+def same_case(base: CaseResult, new: CaseResult) -> bool | None:
+    """Whether two results of one id are the same case: True, False, or None (cannot tell).
+
+    The question decides, whitespace aside; the reference too when both runs saved one.
+    A side with no question saved (a report older than the field) cannot tell.
+    """
+    if not _text(base.question) or not _text(new.question):
+        return None
+    if _text(base.question) != _text(new.question):
+        return False
+    if _text(base.reference) and _text(new.reference):
+        return _text(base.reference) == _text(new.reference)
+    return True
+
+
+def pairing(base: Sequence[CaseResult], new: Sequence[CaseResult]) -> Pairing:
     """Pair baseline and new cases by (file, id), then by id alone for moved files.
+
+    A pair whose question (or reference) differs is not the same case, whatever its id
+    says: a baseline of another golden set numbered ``case-000…`` like this one pairs
+    nothing.
 
     Args:
         base: The baseline's case results.
         new: The new run's case results.
-
-    Returns:
-        ``(pairs, new_only, base_only, paired_by_id_only)``; pairs as (base, new), in
-        the new run's canonical order.
     """
     base_by_key = {r.key: r for r in canonical_order(base)}
-    pairs: list[tuple[CaseResult, CaseResult]] = []
+    matched: list[tuple[CaseResult, CaseResult]] = []
     unmatched_new: list[CaseResult] = []
     for result in canonical_order(new):
         match = base_by_key.pop(result.key, None)
         if match is None:
             unmatched_new.append(result)
         else:
-            pairs.append((match, result))
+            matched.append((match, result))
 
     # A file that moved keeps its ids; pair on the id only where it names one case on
     # each side, since an id repeated across files cannot say which is which.
@@ -82,19 +136,75 @@ def pair_cases(
     base_ids = Counter(result.id for result in base_left)
     new_ids = Counter(result.id for result in unmatched_new)
     base_by_id = {result.id: result for result in base_left if base_ids[result.id] == 1}
-    by_id_only = 0
+    by_id_pairs: set[int] = set()
     new_only: list[CaseResult] = []
     for result in unmatched_new:
         match = base_by_id.pop(result.id, None) if new_ids[result.id] == 1 else None
         if match is None:
             new_only.append(result)
         else:
-            pairs.append((match, result))
-            by_id_only += 1
+            matched.append((match, result))
+            by_id_pairs.add(id(result))
+
+    # A conversation is one case: one turn asked differently unpairs every turn of it.
+    def unit(result: CaseResult) -> str:
+        return result.id if result.conversation is None else result.conversation
+
+    verdicts = [(pair, same_case(*pair)) for pair in matched]
+    reused_units = {unit(new_result) for (_, new_result), same in verdicts if same is False}
+    pairs: list[tuple[CaseResult, CaseResult]] = []
+    unverified = 0
+    for (base_result, new_result), same in verdicts:
+        if unit(new_result) in reused_units:
+            new_only.append(new_result)
+            continue
+        pairs.append((base_result, new_result))
+        unverified += (
+            same is None and not _text(base_result.question) and bool(_text(new_result.question))
+        )
     paired_base = {id(base_result) for base_result, _ in pairs}
-    base_only = [result for result in base_left if id(result) not in paired_base]
+    base_only = [result for result in canonical_order(base) if id(result) not in paired_base]
     pairs.sort(key=lambda pair: (pair[1].source, pair[1].id))
-    return pairs, new_only, base_only, by_id_only
+    return Pairing(
+        pairs=pairs,
+        new_only=canonical_order(new_only),
+        base_only=base_only,
+        by_id_only=sum(1 for _, new_result in pairs if id(new_result) in by_id_pairs),
+        reused=sorted(reused_units),
+        unverified=unverified,
+    )
+
+
+def pair_cases(
+    base: Sequence[CaseResult], new: Sequence[CaseResult]
+) -> tuple[list[tuple[CaseResult, CaseResult]], list[CaseResult], list[CaseResult], int]:
+    """:func:`pairing` as ``(pairs, new_only, base_only, paired_by_id_only)``."""
+    found = pairing(base, new)
+    return found.pairs, found.new_only, found.base_only, found.by_id_only
+
+
+def reused_ids_line(reused: Sequence[str], *, shown: int = 5) -> str | None:
+    """``3 baseline ids reused for other questions: not paired (a, b, c)``, or None.
+
+    >>> reused_ids_line(["case-000", "case-001", "case-002"], shown=2)
+    '3 baseline ids reused for other questions: not paired (case-000, case-001, …)'
+    """
+    if not reused:
+        return None
+    names = ", ".join(reused[:shown]) + (", …" if len(reused) > shown else "")
+    noun = "id" if len(reused) == 1 else "ids"
+    return f"{len(reused)} baseline {noun} reused for other questions: not paired ({names})"
+
+
+def unverified_line(count: int) -> str | None:
+    """The pairs matched by id alone because the baseline saved no question, or None."""
+    if not count:
+        return None
+    cases = "case" if count == 1 else "cases"
+    return (
+        f"{count} {cases} paired by id alone: the baseline saved no question to check them "
+        "against (a report written by an older version); re-run the baseline to pair by question"
+    )
 
 
 def _score(result: CaseResult, metric: str) -> float | None:
@@ -320,53 +430,103 @@ def compare_to_baseline(
     *,
     path: str,
     warnings: Sequence[str] = (),
+    base_judge: JudgeInfo | None = None,
+    new_judge: JudgeInfo | None = None,
 ) -> BaselineComparison:
     """Compare a run with its baseline, metric by metric.
+
+    Cases pair when their id and question (and reference, where both have one) match. A
+    metric the baseline's judge scored differently (:func:`.judge_changes.judge_changes`)
+    is not compared — no regression, no newly failing — unless
+    ``baseline.allow_judge_change`` is set; its absolute threshold still decides.
 
     Args:
         base: The baseline's case results.
         new: The new run's case results.
         metrics: The metrics to compare (the new run's gate metrics).
-        config: The new run's settings (``max_regression``, ``min_paired``, confidence,
-            resamples, seed).
+        config: The new run's settings (``max_regression``, ``min_paired``,
+            ``allow_judge_change``, confidence, resamples, seed).
         path: The baseline as the user named it, for messages.
         warnings: How the baseline was scored differently (:func:`scoring_differences`).
+        base_judge: Who scored the baseline (None: not known, taken as alike).
+        new_judge: Who scored this run.
 
     Returns:
         The comparison; ``regressed_metrics`` lists the metrics that fail.
     """
-    pairs, new_only, base_only, by_id_only = pair_cases(base, new)
+    found = pairing(base, new)
+    pairs = found.pairs
     label = f"{round(config.confidence * 100, 6):g}%"
     gated = set(config.effective_thresholds())
     for tag_thresholds in config.tag_thresholds.values():
         gated.update(tag_thresholds)
     bounds = config.bounds()
-    base_results = canonical_order(base)
-    deltas = {
-        metric: _metric_delta(
+    changed = (
+        {}
+        if base_judge is None or new_judge is None
+        else judge_changes(base_judge, new_judge, metrics)
+    )
+    compared = {metric: config.allow_judge_change or metric not in changed for metric in metrics}
+    evaluated = len(pairs) >= config.min_paired
+    deltas = {}
+    for metric in metrics:
+        delta = _metric_delta(
             metric, case_deltas(pairs, metric), config, label, gated=metric in gated
-        ).model_copy(update={"base_passed": _base_passed(base_results, metric, config)})
-        for metric in metrics
-    }
+        )
+        update: dict[str, object] = {"judge_change": changed.get(metric)}
+        if not compared[metric]:
+            update.update(
+                regressed=False,
+                compared=False,
+                message=f"{metric} not compared: {changed[metric]}",
+            )
+        elif evaluated:
+            # Newly failing is measured on the baseline's cases only when they are this
+            # run's: a baseline that paired too few says nothing of it.
+            update["base_passed"] = _base_passed(
+                [base_result for base_result, _ in pairs], metric, config
+            )
+        deltas[metric] = delta.model_copy(update=update)
+    lines = [
+        line for line in (reused_ids_line(found.reused), unverified_line(found.unverified)) if line
+    ]
+    if config.allow_judge_change:
+        by_change: dict[str, list[str]] = {}
+        for metric, change in changed.items():
+            by_change.setdefault(change, []).append(metric)
+        lines += [
+            f"{change} ({', '.join(names)}); compared anyway (baseline.allow_judge_change): "
+            "its deltas mix judge changes with system changes"
+            for change, names in by_change.items()
+        ]
     return BaselineComparison(
         path=path,
         max_regression=config.max_regression,
         confidence=config.confidence,
         paired_cases=len(pairs),
-        paired_by_id_only=by_id_only,
-        new_cases=[result.key for result in new_only],
-        removed_cases=[result.key for result in base_only],
+        paired_by_id_only=found.by_id_only,
+        new_cases=[result.key for result in found.new_only],
+        removed_cases=[result.key for result in found.base_only],
         metrics=deltas,
-        regressed_metrics=[
-            metric for metric, delta in deltas.items() if delta.regressed and delta.gated
-        ],
+        regressed_metrics=(
+            [metric for metric, delta in deltas.items() if delta.regressed and delta.gated]
+            if evaluated
+            else []
+        ),
         min_paired=config.min_paired,
-        warnings=list(warnings),
-        case_misses={
-            new_result.key: missed
-            for base_result, new_result in pairs
-            if (missed := [miss.metric for miss in case_misses(base_result, bounds)])
-        },
+        warnings=[*lines, *warnings],
+        case_misses=(
+            {
+                new_result.key: missed
+                for base_result, new_result in pairs
+                if (missed := [miss.metric for miss in case_misses(base_result, bounds)])
+            }
+            if evaluated
+            else None
+        ),
+        reused_ids=found.reused,
+        unverified_pairs=found.unverified,
+        allow_judge_change=config.allow_judge_change,
     )
 
 
@@ -380,61 +540,31 @@ def _base_passed(base: Sequence[CaseResult], metric: str, config: GateConfig) ->
     return aggregate_metric(base, metric, config).passed
 
 
-def scoring_differences(
-    base_judge: JudgeInfo,
-    new_judge: JudgeInfo,
-    base_metrics: Sequence[str],
-    new_metrics: Sequence[str],
-) -> list[str]:
-    """How a baseline was scored differently from the run compared with it.
+def scoring_differences(base_metrics: Sequence[str], new_metrics: Sequence[str]) -> list[str]:
+    """How a baseline was scored on other metrics than the run compared with it.
 
-    A delta between two runs scored by different judges, models or prompts measures the
-    judge as much as the system; a metric on one side only is not compared at all.
+    A metric on one side only is not compared at all; a metric judged differently is said
+    by :func:`compare_to_baseline` itself.
 
     Args:
-        base_judge: The judge that scored the baseline.
-        new_judge: The judge that scored this run.
         base_metrics: The baseline's metrics.
         new_metrics: This run's metrics.
 
     Returns:
-        One warning per difference, empty when both were scored alike.
+        One warning, or none when both scored the same metrics.
     """
-    found: list[str] = []
-    mixed = "; its deltas mix judge changes with system changes"
-    if base_judge.kind != new_judge.kind:
-        found.append(
-            f"the baseline was scored by the {base_judge.kind} judge ({base_judge.model}), "
-            f"this run by the {new_judge.kind} judge ({new_judge.model}){mixed}"
-        )
-    elif base_judge.model != new_judge.model:
-        found.append(
-            f"the baseline was scored by the model {base_judge.model}, this run by "
-            f"{new_judge.model}{mixed}"
-        )
-    # An empty version is a report written before versions were kept: unknown, not different.
-    if (
-        base_judge.kind == new_judge.kind
-        and base_judge.prompt_version
-        and new_judge.prompt_version
-        and base_judge.prompt_version != new_judge.prompt_version
-    ):
-        found.append(
-            f"the baseline was scored with judge prompts version {base_judge.prompt_version}, "
-            f"this run with version {new_judge.prompt_version}{mixed}"
-        )
     only_new = [metric for metric in new_metrics if metric not in base_metrics]
     only_base = [metric for metric in base_metrics if metric not in new_metrics]
-    if only_new or only_base:
-        parts = []
-        if only_new:
-            parts.append("not in the baseline: " + ", ".join(only_new))
-        if only_base:
-            parts.append("in the baseline only: " + ", ".join(only_base))
-        found.append(
-            f"the baseline was scored on other metrics ({'; '.join(parts)}); those are not compared"
-        )
-    return found
+    if not (only_new or only_base):
+        return []
+    parts = []
+    if only_new:
+        parts.append("not in the baseline: " + ", ".join(only_new))
+    if only_base:
+        parts.append("in the baseline only: " + ", ".join(only_base))
+    return [
+        f"the baseline was scored on other metrics ({'; '.join(parts)}); those are not compared"
+    ]
 
 
 def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseResult]:
@@ -464,7 +594,7 @@ def against_baseline(
     significant: its verdict line says so.
     """
     delta = None if comparison is None else comparison.metrics.get(aggregate.metric)
-    if delta is None:
+    if delta is None or not delta.compared:
         return aggregate
     newly = delta.base_passed is True and aggregate.passed is False
     message = aggregate.message

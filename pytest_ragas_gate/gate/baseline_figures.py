@@ -32,9 +32,15 @@ class MetricDelta(BaseModel):
     # With repeated judgements: the half-width of the band a change of the mean stays in
     # from the judge's own noise alone (at the run's confidence); a drop inside it is noise.
     judge_noise: float | None = None
-    # Whether the metric passed this run's threshold in the baseline, over all its cases
-    # (None: not gated, or a report written before this was recorded).
+    # Whether the metric passed this run's threshold in the baseline, over its paired cases
+    # (None: not gated, not compared, or a report written before this was recorded).
     base_passed: bool | None = None
+    # The baseline scored this metric with another judge, model or prompt version:
+    # ``baseline judged by claude-x prompt v6, this run v7`` (None: judged alike).
+    judge_change: str | None = None
+    # False when that change keeps the metric from being compared (regression and newly
+    # failing not evaluated): baseline.allow_judge_change was not set.
+    compared: bool = True
 
 
 class BaselineComparison(BaseModel):
@@ -58,6 +64,12 @@ class BaselineComparison(BaseModel):
     # threshold of in the baseline, under this run's thresholds: what a case's "newly
     # failing" is measured against (None: a report written before this was recorded).
     case_misses: dict[str, list[str]] | None = None
+    # The baseline's ids that name another question (or reference) here: not paired.
+    reused_ids: list[str] = Field(default_factory=empty_list)
+    # Pairs matched by id alone because the baseline saved no question.
+    unverified_pairs: int = 0
+    # Whether a metric judged differently in the baseline is compared all the same.
+    allow_judge_change: bool = False
 
     @property
     def evaluated(self) -> bool:
@@ -65,21 +77,42 @@ class BaselineComparison(BaseModel):
         return self.paired_cases >= self.min_paired
 
     @property
+    def not_compared_metrics(self) -> list[str]:
+        """The metrics whose regression and newly failing checks a judge change left out."""
+        return [metric for metric, delta in self.metrics.items() if not delta.compared]
+
+    @property
+    def not_evaluated_reasons(self) -> list[str]:
+        """Why each part of the baseline check says nothing; empty when all was evaluated."""
+        if not self.evaluated:
+            cases = "case" if self.paired_cases == 1 else "cases"
+            return [
+                f"baseline check not evaluated: {self.paired_cases} {cases} paired with the "
+                f"baseline (min_paired {self.min_paired}); check that {self.path} is a report "
+                "of the same golden set"
+            ]
+        by_change: dict[str, list[str]] = {}
+        for metric, delta in self.metrics.items():
+            # A metric only reported decides nothing, compared or not.
+            if not delta.compared and delta.gated and delta.judge_change is not None:
+                by_change.setdefault(delta.judge_change, []).append(metric)
+        return [
+            f"baseline regression check not evaluated for {', '.join(metrics)}: {change}; "
+            "a change of judge is not a change of the system (set "
+            "baseline.allow_judge_change: true to compare anyway)"
+            for change, metrics in by_change.items()
+        ]
+
+    @property
     def not_evaluated_reason(self) -> str | None:
-        """Why the baseline check says nothing, or None when it was evaluated."""
-        if self.evaluated:
-            return None
-        cases = "case" if self.paired_cases == 1 else "cases"
-        return (
-            f"baseline check not evaluated: {self.paired_cases} {cases} paired with the "
-            f"baseline (min_paired {self.min_paired}); check that {self.path} is a report "
-            "of the same golden set"
-        )
+        """The first of :attr:`not_evaluated_reasons`, or None when all was evaluated."""
+        reasons = self.not_evaluated_reasons
+        return reasons[0] if reasons else None
 
     @property
     def passed(self) -> bool:
-        """Whether the comparison was evaluated and no metric regressed."""
-        return self.evaluated and not self.regressed_metrics
+        """Whether the comparison was evaluated throughout and no metric regressed."""
+        return self.evaluated and not self.regressed_metrics and not self.not_evaluated_reasons
 
     def summary_line(self) -> str:
         """One line for the terminal and the Markdown summary."""
@@ -87,8 +120,13 @@ class BaselineComparison(BaseModel):
             verdict = f"{len(self.regressed_metrics)} metric(s) regressed: " + ", ".join(
                 self.regressed_metrics
             )
+        elif not self.evaluated:
+            verdict = "baseline check not evaluated"
         else:
-            verdict = "no regression" if self.evaluated else "baseline check not evaluated"
+            verdict = "no regression"
+        unjudged = [m for m, d in self.metrics.items() if not d.compared and d.gated]
+        if self.evaluated and unjudged:
+            verdict += f"; not compared (judged differently): {', '.join(unjudged)}"
         return (
             f"baseline {self.path}: {self.paired_cases} paired, {len(self.new_cases)} new, "
             f"{len(self.removed_cases)} removed case(s); {verdict}"

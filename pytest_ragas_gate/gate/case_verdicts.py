@@ -197,6 +197,7 @@ def case_verdict(
     bounds: Mapping[str, Bound],
     baseline_misses: Mapping[str, list[str]] | None = None,
     unpaired: Collection[str] = (),
+    not_compared: Collection[str] = (),
 ) -> CaseVerdict:
     """The gate's verdict on one case.
 
@@ -207,6 +208,8 @@ def case_verdict(
             paired case absent from it missed none); None without a baseline.
         unpaired: The keys of the cases new to the baseline: nothing is newly failing or
             passing on them.
+        not_compared: The metrics another judge scored in the baseline: nothing is newly
+            failing or passing on them.
     """
     error: str | None = None
     error_metric: str | None = None
@@ -232,8 +235,16 @@ def case_verdict(
         before = baseline_misses.get(result.key, [])
         now = {miss.metric for miss in misses}
         scored = {metric for metric, score in result.scores.items() if score is not None}
-        newly_failing = [miss.metric for miss in misses if miss.metric not in before]
-        newly_passing = [metric for metric in before if metric in scored and metric not in now]
+        newly_failing = [
+            miss.metric
+            for miss in misses
+            if miss.metric not in before and miss.metric not in not_compared
+        ]
+        newly_passing = [
+            metric
+            for metric in before
+            if metric in scored and metric not in now and metric not in not_compared
+        ]
     return CaseVerdict(
         id=result.id,
         key=result.key,
@@ -253,7 +264,8 @@ def case_verdicts(
     bounds: Mapping[str, Bound],
     baseline_misses: Mapping[str, list[str]] | None = None,
     unpaired: Collection[str] = (),
+    not_compared: Collection[str] = (),
 ) -> list[CaseVerdict]:
     """:func:`case_verdict` of each result, in the order given."""
-    new = frozenset(unpaired)
-    return [case_verdict(result, bounds, baseline_misses, new) for result in results]
+    new, left_out = frozenset(unpaired), frozenset(not_compared)
+    return [case_verdict(result, bounds, baseline_misses, new, left_out) for result in results]

@@ -2,7 +2,8 @@
 
 A gate promises never to say "Safe to deploy" about what it did not check. Two settings
 can leave a check empty while every metric passes: a baseline none of whose cases pair
-with this run's (fewer than ``min_paired``), and oracle-only mode, which answers every
+with this run's (fewer than ``min_paired``) or whose metrics another judge scored, and
+oracle-only mode, which answers every
 case from its gold contexts, so the system's own retrieval is never exercised. Each makes
 the run ``partial`` (not a deploy decision) and says why.
 """
@@ -47,8 +48,8 @@ def _reasons(
         One line per check not evaluated.
     """
     reasons: list[str] = []
-    if baseline is not None and baseline.not_evaluated_reason is not None:
-        reasons.append(baseline.not_evaluated_reason)
+    if baseline is not None:
+        reasons.extend(baseline.not_evaluated_reasons)
     if config.oracle == "only":
         reasons.append(RETRIEVAL_NOT_EVALUATED)
     if config.min_judge_agreement is not None and not repeated:

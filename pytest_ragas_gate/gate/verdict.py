@@ -267,7 +267,13 @@ def evaluate_gate(
     cases = (
         case_verdicts(ordered, bounds)
         if baseline is None
-        else case_verdicts(ordered, bounds, baseline.case_misses, baseline.new_cases)
+        else case_verdicts(
+            ordered,
+            bounds,
+            baseline.case_misses,
+            baseline.new_cases,
+            baseline.not_compared_metrics,
+        )
     )
     below_own = [case.id for case in cases if case.own_misses]
     coverage, partial_reasons = gate_scope(len(ordered), facts)

@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..usage import Usage
 from .requests import JudgeRequest
@@ -20,6 +20,8 @@ __all__ = [
     "CaseJudge",
     "Judge",
     "JudgeInfo",
+    "MetricJudge",
+    "NO_JUDGE",
     "ReplyT",
     "charge",
     "contexts_sent_again",
@@ -30,8 +32,46 @@ __all__ = [
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
+class MetricJudge(BaseModel):
+    """Who scored one metric: a judge's kind, model and prompt version, or no judge at all.
+
+    ``kind`` is ``none`` for a metric computed from the case alone (``mrr``, the tool
+    metrics), whose scores no judge can move.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    model: str = ""
+    # Empty for the offline judge and a metric without a judge, and when not known.
+    prompt_version: str = ""
+
+    def describe(self) -> str:
+        """``claude-sonnet-4-5 prompt v7``, ``the offline heuristic (heuristic-v1)``, ``no judge``.
+
+        >>> MetricJudge(kind="anthropic", model="claude-sonnet-4-5", prompt_version="7").describe()
+        'claude-sonnet-4-5 prompt v7'
+        """
+        if self.kind == NO_JUDGE:
+            return "no judge"
+        if self.kind == "offline":
+            return (
+                f"the offline heuristic ({self.model})" if self.model else "the offline heuristic"
+            )
+        version = f" prompt v{self.prompt_version}" if self.prompt_version else ""
+        return f"{self.model or self.kind}{version}"
+
+
+#: The ``kind`` of a metric computed without a judge.
+NO_JUDGE = "none"
+
+
 class JudgeInfo(BaseModel):
-    """Which judge scored the run, and why that one (announced in every report)."""
+    """Which judge scored the run, and why that one (announced in every report).
+
+    ``metrics`` says who scored each metric of the run; a report written before it was
+    kept has none, and every metric reads as scored by the run's judge.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -43,6 +83,17 @@ class JudgeInfo(BaseModel):
     # The openai judge's structured-output mode and why (``structured output json_schema
     # (auto: …)``); empty for the other judges.
     structured_output: str = ""
+    metrics: dict[str, MetricJudge] = Field(default_factory=dict)
+
+    @property
+    def run_judge(self) -> MetricJudge:
+        """The run's judge, as a metric it scored records it."""
+        return MetricJudge(kind=self.kind, model=self.model, prompt_version=self.prompt_version)
+
+    def of_metric(self, metric: str) -> MetricJudge:
+        """Who scored ``metric``: as recorded, else the run's judge."""
+        recorded = self.metrics.get(metric)
+        return self.run_judge if recorded is None else recorded
 
 
 #: Where usage spent outside a judge request (embeddings) is charged. The scheduler points

@@ -690,10 +690,19 @@ class GateRun:
             metrics,
             self.config,
             path=str(self.config.baseline),
-            warnings=scoring_differences(
-                self.baseline.judge, self.judge_info, self.baseline.metrics, metrics
-            ),
+            warnings=scoring_differences(self.baseline.metrics, metrics),
+            base_judge=self.baseline.judge,
+            new_judge=self.judge_record(),
         )
+
+    def judge_record(self) -> JudgeInfo:
+        """The run's judge with who scored each of its metrics, as its reports record it."""
+        from ..scoring.metric_judges import with_metric_judges
+
+        names = dict.fromkeys(self._gate_metric_names())
+        for result in self.collected:
+            names.update(dict.fromkeys(result.metrics))
+        return with_metric_judges(self.judge_info, self.metrics, names)
 
     def _gate_metric_names(self) -> list[str]:
         present = {name for result in self.reported.values() for name in result.metrics}
@@ -733,7 +742,7 @@ class GateRun:
                 results=ordered,
                 verdict=self.verdict,
                 config=self.config,
-                judge=self.judge_info,
+                judge=self.judge_record(),
                 usage_by_metric=self.usage_by_metric(),
                 wall_s=round(time.monotonic() - self.started, 3),
                 scoring_s=round(self.scoring_s, 3),
@@ -777,7 +786,7 @@ class GateRun:
                 root / self.config.junit,
                 results=ordered,
                 verdict=self.verdict,
-                judge=self.judge_info,
+                judge=self.judge_record(),
                 failure_lines={},
                 bounds=self.config.bounds(),
             )

@@ -25,6 +25,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..exceptions import ReportError
+from ..gate.judge_changes import judged_differently, judged_line
+from ..judges.base import JudgeInfo, MetricJudge
 from ..text_safety import json_text
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "HistoryMetric",
     "append_history",
     "entry_from_report",
+    "judge_change_note",
     "read_history",
     "recent_runs",
     "trend_chart",
@@ -58,6 +61,8 @@ class HistoryMetric(BaseModel):
     threshold: float | None = None
     direction: str = "min"
     passed: bool | None = None
+    # Who scored the metric in that run (None: an entry written before it was kept).
+    judge: MetricJudge | None = None
 
 
 class HistoryEntry(BaseModel):
@@ -99,6 +104,7 @@ def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
     run = report.get("run")
     run = run if isinstance(run, Mapping) else {}
     metrics: dict[str, HistoryMetric] = {}
+    judge = _judge(report.get("judge"))
     stored = report.get("metrics")
     for name, aggregate in (stored if isinstance(stored, Mapping) else {}).items():
         aggregate = aggregate if isinstance(aggregate, Mapping) else {}
@@ -112,6 +118,7 @@ def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
             threshold=_number(aggregate.get("threshold")),
             direction="max" if aggregate.get("direction") == "max" else "min",
             passed=passed if isinstance(passed, bool) else None,
+            judge=None if judge is None else judge.of_metric(str(name)),
         )
     gated = run.get("gated_cases")
     commit, run_url = run.get("commit"), run.get("run_url")
@@ -123,6 +130,39 @@ def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
         cases=gated if isinstance(gated, int) else None,
         metrics=metrics,
     )
+
+
+def _judge(stored: Any) -> JudgeInfo | None:
+    """The judge block of a report, or None when it does not read as one."""
+    try:
+        return JudgeInfo.model_validate(stored)
+    except ValidationError:
+        return None
+
+
+def judge_change_note(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
+    """``3 earlier runs judged by claude-x prompt v6, this run v7``, or None when alike.
+
+    The last run is this one; an earlier run whose judge was not recorded is not counted.
+    """
+    if not runs or metric not in runs[-1].metrics:
+        return None
+    now = runs[-1].metrics[metric].judge
+    if now is None:
+        return None
+    others = [
+        figures.judge
+        for entry in runs[:-1]
+        if (figures := entry.metrics.get(metric)) is not None
+        and figures.mean is not None
+        and figures.judge is not None
+        and judged_differently(figures.judge, now)
+    ]
+    if not others:
+        return None
+    count = len(others)
+    subject = f"{count} earlier run{'' if count == 1 else 's'}"
+    return judged_line(subject, others[-1], now)
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -245,8 +285,11 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
         first = next((f.threshold for _, f in means if f.threshold is not None), None)
         was = f"{first:.2f} → " if first is not None and abs(first - last.threshold) > 1e-9 else ""
         threshold = f" (threshold {sign} {was}{last.threshold:.2f})"
+    change = judge_change_note(metric, runs)
+    judged = "" if change is None else f" · ⚠️ {change}: not comparable"
     return (
-        f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs{threshold}"
+        f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs"
+        f"{threshold}{judged}"
     )
 
 
@@ -331,6 +374,7 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
         "threshold": threshold,
         "threshold_y": threshold_y,
         "runs": len(drawn),
+        "judge_change": judge_change_note(metric, runs),
         "low": round(low, 2),
         "high": round(high, 2),
     }

@@ -682,7 +682,16 @@ def page_context(
         _case_view(result, record, columns, decided[result.key])
         for result, record in zip(ordered, report_cases(ordered, config, verdicts), strict=True)
     ]
-    per_case, drops = _baseline_deltas(ordered, baseline, columns)
+    stored = _block(report, "baseline")
+    # A metric another judge scored in the baseline has no deltas to show (not compared).
+    not_compared = {
+        name
+        for name, delta in (stored.get("metrics") or {}).items()
+        if isinstance(delta, Mapping) and delta.get("compared") is False
+    }
+    per_case, drops = _baseline_deltas(
+        ordered, baseline, [column for column in columns if column.name not in not_compared]
+    )
     changes = _baseline_changes(ordered, baseline)
     for view in views:
         view.deltas = per_case.get(str(view.record["key"]), {})
@@ -756,6 +765,11 @@ def page_context(
         "latency": _percentiles(report, latencies),
         "drops": drops,
         "comparison": comparison,
+        "baseline_unchecked": [
+            reason
+            for reason in report.get("not_evaluated") or []
+            if isinstance(reason, str) and reason.startswith("baseline")
+        ],
         "newly_failing": [
             name
             for name, aggregate in metrics.items()

@@ -281,7 +281,13 @@ def saved_case_verdicts(
     except ValidationError:
         # Not a comparison this version wrote: the cases are judged without it.
         return case_verdicts(ordered, config.bounds())
-    return case_verdicts(ordered, config.bounds(), comparison.case_misses, comparison.new_cases)
+    return case_verdicts(
+        ordered,
+        config.bounds(),
+        comparison.case_misses,
+        comparison.new_cases,
+        comparison.not_compared_metrics,
+    )
 
 
 def _records(

@@ -55,6 +55,8 @@ class CaseResult(BaseModel):
     question: str = ""
     answer: str | None = None
     contexts: list[str] | None = None
+    # With the question, what tells a baseline's case from another of the same id.
+    reference: str | None = None
     # The retrieval call (hop, from 1) that returned each context, when the system
     # retrieved more than once; None otherwise.
     context_hops: list[int | None] | None = None
@@ -124,6 +126,7 @@ class CaseResult(BaseModel):
             question=case.question,
             answer=case.answer,
             contexts=case.context_texts if case.contexts is not None else None,
+            reference=case.reference,
             context_hops=(
                 [context.hop for context in case.contexts]
                 if case.contexts and any(context.hop is not None for context in case.contexts)

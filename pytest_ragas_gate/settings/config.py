@@ -173,6 +173,9 @@ class GateConfig(BaseModel):
     min_judge_agreement: float | None = Field(default=None, ge=0.0, le=1.0)
     # A baseline that paired fewer cases than this has checked nothing (0 switches it off).
     min_paired: int = Field(default=1, ge=0)
+    # Compare a metric the baseline scored with another judge, model or prompt version
+    # (its deltas then measure the judge as much as the system); off: not evaluated.
+    allow_judge_change: bool = False
     # Judge each changed answer against the baseline's (twice, positions swapped).
     pairwise: bool = False
     # The pairwise rule: the share of compared cases the new answers lose must stay at or

@@ -89,6 +89,7 @@ SECTIONED: dict[tuple[str, ...], str] = {
     ("baseline", "path"): "baseline",
     ("baseline", "max_regression"): "max_regression",
     ("baseline", "min_paired"): "min_paired",
+    ("baseline", "allow_judge_change"): "allow_judge_change",
     # how far the judge is trusted
     ("trust", "labels"): "labels",
     ("trust", "strict_labels"): "strict_labels",
