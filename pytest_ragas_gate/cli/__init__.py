@@ -38,13 +38,7 @@ from ..judges.base import JudgeInfo
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
-from ..reports.json_report import (
-    SavedReport,
-    build_report,
-    load_report,
-    saved_stamp,
-    write_report,
-)
+from ..reports.json_report import SavedReport, load_report, saved_stamp
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
@@ -323,8 +317,9 @@ def _timing(report: SavedReport) -> Mapping[str, Any]:
 
 
 def _write(
-    output: str,
+    output: str | None,
     *,
+    files: Mapping[str, str],
     results: Sequence[CaseResult],
     verdict: GateVerdict,
     config: GateConfig,
@@ -335,26 +330,44 @@ def _write(
     incomplete: bool,
     shard: Mapping[str, int] | None,
     extra: Mapping[str, Any],
+    baseline: str | None = None,
 ) -> None:
-    document = build_report(
-        results=results,
+    """The gated run's files, by the one path the plugin takes.
+
+    The JSON report goes to ``output``; the JUnit, HTML and Markdown files to the paths
+    ``-o KIND=PATH`` named.
+    """
+    from ..reports.json_report import baseline_report
+    from ..reports.outputs import OutputFiles, RunOutcome, write_outputs
+
+    base = baseline_report(report, baseline, best_effort=True) if files.get("html") else None
+    outcome = RunOutcome(
         verdict=verdict,
+        results=results,
         config=config,
         judge=report.judge,
-        usage_by_metric=usage_by_metric(results),
+        facts=facts,
         wall_s=wall_s,
         scoring_s=scoring_s,
         incomplete=incomplete,
-        facts=facts,
         shard=shard,
-        include_cases=False,
+        baseline=None if base is None else base.results,
+        baseline_stamp=None if base is None else saved_stamp(base),
         stamp=saved_stamp(report),
+        extra=extra,
     )
-    document.update(extra)
+    outputs = OutputFiles(
+        root=Path.cwd(),
+        json=output,
+        junit=files.get("junit"),
+        html=files.get("html"),
+        markdown=files.get("markdown"),
+    )
     try:
-        write_report(output, document, results=results, verdicts=verdict.cases)
+        write_outputs(outcome, outputs)
     except OSError as error:
-        raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
+        name = error.filename or output
+        raise CommandError(f"Cannot write {name}: {error.strerror or error}.") from None
 
 
 def _shard(report: SavedReport) -> dict[str, int] | None:
@@ -377,7 +390,9 @@ def _check_output(output: str | None) -> None:
 
 
 def _regate(arguments: argparse.Namespace) -> int:
-    _check_output(arguments.output)
+    files: dict[str, str] = getattr(arguments, "files", {})
+    for path in (arguments.output, *files.values()):
+        _check_output(path)
     report = load_report(arguments.report)
     config = _settings(report.config, arguments.config, arguments.thresholds, report.metrics)
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
@@ -388,10 +403,12 @@ def _regate(arguments: argparse.Namespace) -> int:
         )
         facts = facts.model_copy(update={"baseline": comparison})
     verdict = evaluate_gate(report.results, report.metrics, config, facts)
-    if arguments.output:
+    if arguments.output or files:
         timing = _timing(report)
         _write(
             arguments.output,
+            files=files,
+            baseline=arguments.baseline,
             results=report.results,
             verdict=verdict,
             config=config,
@@ -564,7 +581,9 @@ def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
 
 
 def _merge(arguments: argparse.Namespace) -> int:
-    _check_output(arguments.output)
+    files: dict[str, str] = getattr(arguments, "files", {})
+    for path in (arguments.output, *files.values()):
+        _check_output(path)
     reports = [load_report(path) for path in arguments.reports]
     _check_compatible(reports)
     _check_shards(reports)
@@ -611,6 +630,8 @@ def _merge(arguments: argparse.Namespace) -> int:
     # Shards run side by side: the merged run took as long as its slowest shard.
     _write(
         arguments.output,
+        files=files,
+        baseline=baseline_path,
         results=results,
         verdict=verdict,
         config=config,

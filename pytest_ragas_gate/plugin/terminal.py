@@ -192,11 +192,6 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
-            markdown=(
-                run.pytest_config.invocation_params.dir / run.config.markdown
-                if run.config.markdown
-                else None
-            ),
             html_report=bool(run.config.html),
         ),
     )
