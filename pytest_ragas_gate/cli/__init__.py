@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -45,7 +45,6 @@ from ..settings.config_checks import check_metric_names, report_metric_names
 from ..settings.config_sections import public_key
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
-from ..usage import Usage
 from .comment import register_command as register_comment
 from .history import print_history_warnings
 from .history import register_command as register_history
@@ -53,6 +52,9 @@ from .keygen import register_command as register_keygen
 from .labelling import register_commands
 from .report_commands import gate_settings_options, warn_old_command
 from .report_commands import register_commands as register_gate_and_render
+
+if TYPE_CHECKING:
+    from ..reports.outputs import RunOutcome
 
 __all__ = ["main"]
 
@@ -692,34 +694,36 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
     return total
 
 
-def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import (
-        changed_thresholds,
-        changes_in_report_scope,
-        gate_inputs_markdown,
+def saved_outcome(report: SavedReport, base_ref: str | None = None) -> RunOutcome:
+    """A saved report gated as it was, with what ``base_ref`` changes in the gate's inputs."""
+    from ..reports.gate_inputs import changes_in_report_scope
+    from ..reports.outputs import RunOutcome
+
+    facts = report.facts
+    if base_ref:
+        changes = changes_in_report_scope(report, base_ref, Path.cwd())
+        facts = facts.model_copy(update={"gate_changes": changes})
+    timing = _timing(report)
+    return RunOutcome(
+        verdict=evaluate_gate(report.results, report.metrics, report.config, report.facts),
+        results=report.results,
+        config=report.config,
+        judge=report.judge,
+        facts=facts,
+        wall_s=float(timing.get("wall_s", 0.0)),
+        scoring_s=float(timing.get("scoring_s", 0.0)),
+        incomplete=bool(report.raw.get("incomplete", False)),
+        shard=_shard(report),
+        stamp=saved_stamp(report),
     )
-    from ..reports.markdown import render_markdown
+
+
+def _summary(arguments: argparse.Namespace) -> int:
+    from ..reports.outputs import markdown_summary
 
     report = load_report(arguments.report)
-    verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
-    usage = sum(usage_by_metric(report.results).values(), Usage())
-    changes = report.facts.gate_changes
-    if arguments.base_ref:
-        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
-    extra = gate_inputs_markdown(
-        changes, report.facts.cache_integrity, cache_mode=report.config.cache
-    )
-    sys.stdout.write(
-        render_markdown(
-            verdict,
-            results=report.results,
-            judge=report.judge,
-            usage=usage,
-            lead=extra,
-            changed_thresholds=changed_thresholds(changes),
-            html_report=bool(report.config.html),
-        )
-    )
+    outcome = saved_outcome(report, arguments.base_ref)
+    sys.stdout.write(markdown_summary(outcome, html_report=bool(report.config.html)))
     # Printing is not gating: `rag-gate render r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

@@ -225,16 +225,17 @@ def _render(arguments: argparse.Namespace) -> int:
         return _html(arguments)
     if not arguments.output:
         return _summary(arguments)
-    import contextlib
-    import io
+    from ..reports.json_report import load_report
+    from ..reports.outputs import OutputFiles, write_outputs
+    from . import _check_output, saved_outcome
 
-    from ..atomic_files import write_text_atomic
-
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        _summary(arguments)
+    _check_output(arguments.output)
+    report = load_report(arguments.report)
+    outputs = OutputFiles(
+        root=Path.cwd(), markdown=arguments.output, html_report=bool(report.config.html)
+    )
     try:
-        write_text_atomic(arguments.output, text.getvalue())
+        write_outputs(saved_outcome(report, arguments.base_ref), outputs)
     except OSError as error:
         raise CommandError(f"Cannot write {arguments.output}: {error.strerror or error}.") from None
     print(f"wrote {arguments.output}")

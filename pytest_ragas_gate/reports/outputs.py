@@ -23,7 +23,7 @@ from ..usage import Usage
 if TYPE_CHECKING:
     from .history import HistoryEntry
 
-__all__ = ["OutputFiles", "RunOutcome", "Written", "write_outputs"]
+__all__ = ["OutputFiles", "RunOutcome", "Written", "markdown_summary", "write_outputs"]
 
 
 def _to_stderr(message: str) -> None:
@@ -103,6 +103,8 @@ class OutputFiles:
         markdown: The Markdown summary, as the step summary holds it.
         history: The run history file, appended to.
         otel: Whether to send the OpenTelemetry records (``outputs.otel`` says where).
+        html_report: Whether the run has an HTML report that the Markdown's cut lists
+            point to (default: whether these outputs write one).
         notice: Says a problem that does not change the verdict (a history line it
             cannot read, an OTel endpoint that refused).
     """
@@ -114,6 +116,7 @@ class OutputFiles:
     markdown: str | None = None
     history: str | None = None
     otel: bool = False
+    html_report: bool | None = None
     notice: Callable[[str], None] = _to_stderr
 
     @classmethod
@@ -190,7 +193,12 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
             bounds=outcome.config.bounds(),
         )
     if outputs.markdown:
-        _write_markdown(root / outputs.markdown, outcome, html_report=bool(outputs.html))
+        from ..atomic_files import write_text_atomic
+
+        html_report = bool(outputs.html) if outputs.html_report is None else outputs.html_report
+        write_text_atomic(
+            root / outputs.markdown, markdown_summary(outcome, html_report=html_report)
+        )
     otel = None
     if outputs.otel:
         from .otel import export_run
@@ -199,9 +207,8 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
     return Written(otel=otel)
 
 
-def _write_markdown(path: Path, outcome: RunOutcome, *, html_report: bool) -> None:
+def markdown_summary(outcome: RunOutcome, *, html_report: bool) -> str:
     """The Markdown summary, as ``$GITHUB_STEP_SUMMARY`` gets it."""
-    from ..atomic_files import write_text_atomic
     from .gate_inputs import gate_inputs_markdown
     from .github import summary_markdown
 
@@ -209,7 +216,7 @@ def _write_markdown(path: Path, outcome: RunOutcome, *, html_report: bool) -> No
     extra = gate_inputs_markdown(
         facts.gate_changes, facts.cache_integrity, cache_mode=outcome.config.cache
     )
-    text = summary_markdown(
+    return summary_markdown(
         outcome.verdict,
         results=outcome.results,
         judge=outcome.judge,
@@ -218,7 +225,6 @@ def _write_markdown(path: Path, outcome: RunOutcome, *, html_report: bool) -> No
         gate_changes=facts.gate_changes,
         html_report=html_report,
     )
-    write_text_atomic(path, text)
 
 
 def _record_history(
