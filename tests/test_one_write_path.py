@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,3 +80,27 @@ def test_gate_refuses_one_kind_named_twice(pytester: pytest.Pytester) -> None:
     assert status == 4
     assert "junit is already written to a.xml; name each kind once" in err
     assert "Traceback" not in err
+
+
+#: The report writers: only the one write path calls them.
+WRITERS = ("write_report(", "write_html(", "write_junit(", "export_run(", "append_history(")
+
+#: Callers besides it, each for a reason of its own: the renderers' own modules, the page
+#: of a saved report as saved (``render --format html``), and ``rag-gate history``, which
+#: appends saved reports rather than a gated run.
+OTHER_CALLERS = {"reports/json_report.py", "reports/html.py", "reports/junit.py"}
+OTHER_CALLERS |= {"reports/otel.py", "reports/history.py", "cli/history.py"}
+
+
+def test_the_plugin_and_the_commands_write_reports_only_through_write_outputs() -> None:
+    package = Path(__file__).resolve().parent.parent / "pytest_ragas_gate"
+    callers = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if any(
+            writer in line and "def " not in line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            for writer in WRITERS
+        )
+    }
+    assert callers - OTHER_CALLERS == {"reports/outputs.py"}

@@ -364,12 +364,25 @@ def _write(
         junit=files.get("junit"),
         html=files.get("html"),
         markdown=files.get("markdown"),
+        history=files.get("history"),
+        notice=_history_warning,
     )
     try:
-        write_outputs(outcome, outputs)
+        written = write_outputs(outcome, outputs)
     except OSError as error:
         name = error.filename or output
         raise CommandError(f"Cannot write {name}: {error.strerror or error}.") from None
+    if written.history_added is not None:
+        already = 1 - written.history_added
+        print(
+            f"rag-gate history: appended {written.history_added} run(s) to {files['history']}"
+            + (f" ({already} already there)" if already else "")
+        )
+
+
+def _history_warning(notice: str) -> None:
+    """A history line the gate skipped, on stderr as ``rag-gate history`` says it."""
+    print(notice.replace("rag-gate history: ", "rag-gate history: warning: ", 1), file=sys.stderr)
 
 
 def _shard(report: SavedReport) -> dict[str, int] | None:

@@ -178,6 +178,8 @@ def _gate(arguments: argparse.Namespace) -> int:
     from . import _merge, _regate
 
     output, files = output_files(arguments.output)
+    if arguments.history:
+        files["history"] = arguments.history
     regated = bool(arguments.thresholds or arguments.config or arguments.baseline)
     if arguments.history and not output and regated:
         raise CommandError(
@@ -205,10 +207,6 @@ def _gate(arguments: argparse.Namespace) -> int:
                 **common,
             )
         )
-    if arguments.history:
-        from .history import append_reports
-
-        append_reports([output or arguments.reports[0]], arguments.history)
     return status
 
 

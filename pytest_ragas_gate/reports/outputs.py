@@ -138,9 +138,16 @@ class OutputFiles:
 
 @dataclass(frozen=True)
 class Written:
-    """Where the OpenTelemetry records went, once sent (None: not sent)."""
+    """What was written beyond the files: the OTel endpoint, the history lines added.
+
+    Args:
+        otel: Where the OpenTelemetry records went (None: not sent).
+        history_added: Runs added to the history file: 0 when the run was there
+            already (None: no history file).
+    """
 
     otel: str | None = None
+    history_added: int | None = None
 
 
 def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
@@ -158,6 +165,7 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
     """
     root = outputs.root
     results = outcome.results
+    history_added = None
     if outputs.json or outputs.html or outputs.history:
         # The JSON report is built only for the outputs made from it.
         document = outcome.document()
@@ -167,7 +175,7 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
             write_report(
                 root / outputs.json, document, results=results, verdicts=outcome.verdict.cases
             )
-        runs = _record_history(root, outputs, document)
+        runs, history_added = _record_history(root, outputs, document)
         if outputs.html:
             from .html import write_html
 
@@ -204,7 +212,7 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
         from .otel import export_run
 
         otel = export_run(outcome.config, results, root, outputs.notice)
-    return Written(otel=otel)
+    return Written(otel=otel, history_added=history_added)
 
 
 def markdown_summary(outcome: RunOutcome, *, html_report: bool) -> str:
@@ -229,24 +237,25 @@ def markdown_summary(outcome: RunOutcome, *, html_report: bool) -> str:
 
 def _record_history(
     root: Path, outputs: OutputFiles, document: Mapping[str, Any]
-) -> list[HistoryEntry]:
-    """Append this run to the history file; the recent runs, this one last, for trends.
+) -> tuple[list[HistoryEntry], int | None]:
+    """Append this run to the history file; the recent runs, this one last, and the count added.
 
     The history informs and never decides: a line it cannot read or a file it cannot
     write is a notice, and the run's verdict stands.
     """
     if not outputs.history:
-        return []
+        return [], None
     from ..exceptions import ReportError
     from .history import append_history, entry_from_report, read_history, recent_runs
 
     path = root / outputs.history
     entry = entry_from_report(document)
+    added = 0
     try:
         entries, problems = read_history(path)
-        append_history(path, [entry])
+        added = append_history(path, [entry])
     except ReportError as error:
         entries, problems = [], [str(error)]
     for problem in problems:
         outputs.notice(f"rag-gate history: {problem}")
-    return recent_runs(entries, entry)
+    return recent_runs(entries, entry), added
