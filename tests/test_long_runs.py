@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from gate_runs import METRICS, case, write
+import pytest
+from fakellm import FakeCall, FakeLLM, Raw, default_reply
+from gate_runs import METRICS, case, gate_run, write, write_config, write_golden
 
 from pytest_ragas_gate.gate.verdict import evaluate_gate
 from pytest_ragas_gate.judges.base import JudgeInfo
@@ -135,3 +138,50 @@ def test_the_step_summary_groups_the_errors_under_the_failures(tmp_path: Path) -
     assert rows == sorted(REAL_FAILURES, key=REAL_FAILURES.__getitem__)
     assert sum("Connection refused" in line for line in text.splitlines()) == 1
     assert len(re.findall(r"`account-\d+`", text)) == 3
+
+
+@pytest.mark.slow
+def test_a_2000_case_run_with_the_judge_failing_for_most_comments_its_failures_first(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: the real SDK against the fake server, which garbles most replies."""
+    good = {
+        "question": "How much storage does the Zorblax plan give each user?",
+        "contexts": ["The Zorblax plan gives each user 2 TB of storage."],
+        "reference": "The Zorblax plan gives each user 2 TB of storage.",
+    }
+    rows = [
+        {**good, "id": f"account-{index:04d}", "answer": "Each user gets 2 TB of storage."}
+        for index in range(1_993)
+    ]
+    # Nothing of these answers is in the contexts: faithfulness 0 when the judge answers.
+    rows += [
+        {**good, "id": f"refund-order-{n}", "answer": f"Quorvex tier {n} ships satellite uplinks."}
+        for n in range(1, 8)
+    ]
+    write_golden(pytester.path, rows)
+    write_config(
+        pytester.path,
+        max_retries=0,
+        max_reasks=0,
+        concurrency=16,
+        metrics=["faithfulness"],
+        thresholds={"faithfulness": 0.8},
+    )
+
+    def garbled_unless_quorvex(call: FakeCall) -> dict[str, Any] | Raw:
+        if "Quorvex" in call.user:
+            return default_reply(call)
+        return Raw("the judge is overloaded")
+
+    with FakeLLM(responder=garbled_unless_quorvex) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-real")
+        run = gate_run(pytester, "-p", "no:randomly", judge="anthropic", cache="off")
+    assert run.report["verdict"] in ("failed", "error")
+    body = comment_body(load_report(pytester.path / "report.json"))
+    assert len(body) < GITHUB_LIMIT
+    assert body.index("### Failing cases (7)") < body.index("### Errored cases (1,993)")
+    rows_named = re.findall(r"^\| `golden.jsonl::(refund-order-\d)` \|", body, flags=re.M)
+    assert sorted(rows_named) == sorted(REAL_FAILURES)
+    assert body.count("`account-") == 3
