@@ -29,6 +29,7 @@ from pytest_ragas_gate.reports.json_report import (
     write_report,
 )
 from pytest_ragas_gate.reports.junit import write_junit
+from pytest_ragas_gate.reports.long_lists import is_error_row
 from pytest_ragas_gate.reports.markdown import MAX_FAILING_CASES, render_markdown
 from pytest_ragas_gate.reports.pr_comment import MAX_CASES, comment_body
 from pytest_ragas_gate.scoring.results import CaseResult, canonical_order
@@ -102,15 +103,34 @@ def _section_ids(
     return int(found.group(1)), set(re.findall(pattern, found.group(2)))
 
 
+def _errored_section(text: str) -> tuple[int, set[str]]:
+    """How many cases the ``### Errored cases (N), K causes`` section counts, and its examples."""
+    found = re.search(
+        r"### Errored cases \(([\d,]+)\), [\d,]+ causes?\n(.*?)(?:\n\n[^|]|\Z)", text, re.S
+    )
+    if found is None:
+        return 0, set()
+    rows = [line for line in found.group(2).splitlines() if re.match(r"\| [\d,]+ \|", line)]
+    assert sum(int(row.split("|")[1].replace(",", "")) for row in rows) == int(
+        found.group(1).replace(",", "")
+    )
+    return int(found.group(1).replace(",", "")), {
+        example for row in rows for example in re.findall(r"`([^`]+)`", row.rsplit("|", 2)[1])
+    }
+
+
 def _check_markdown(verdict: GateVerdict, results: list[CaseResult]) -> None:
     text = render_markdown(verdict, results=results, judge=JUDGE, usage=Usage())
     failing = {case.id for case in verdict.failing_cases}
     # The section runs to the next heading: failing cases of reported metrics fold below.
     count, named = _section_ids(text, "Failing cases", r"(?m)^\| `([^`]+)` \|", r"\n###")
-    assert (count or 0) == len(failing)
-    assert named <= failing
+    # Cases listed for an error alone are counted by cause in a section of their own.
+    errored, examples = _errored_section(text)
+    assert (count or 0) + errored == len(failing)
+    assert named <= failing and examples <= failing
     if len(failing) <= MAX_FAILING_CASES:
-        assert named == failing
+        missing = {case.id for case in verdict.failing_cases if not is_error_row(case)}
+        assert missing <= named
 
 
 def _check_comment(verdict: GateVerdict, report_path: Path) -> None:
@@ -118,10 +138,14 @@ def _check_comment(verdict: GateVerdict, report_path: Path) -> None:
     failing = {case.key for case in verdict.failing_cases}
     always = {case.key for case in verdict.failing_cases if case.status != "below"}
     count, named = _section_ids(text, "Failing cases", r"(?m)^\| `([^`]+)` \|")
-    assert (count or 0) == len(failing)
-    assert always <= named <= failing
+    errored, examples = _errored_section(text)
+    grouped = {case.key for case in verdict.failing_cases if is_error_row(case)}
+    assert (count or 0) + errored == len(failing)
+    assert errored == len(grouped)
+    assert always - grouped <= named <= failing - grouped
+    assert examples <= {case.id for case in verdict.failing_cases if is_error_row(case)}
     if len(failing) <= MAX_CASES:
-        assert named == failing
+        assert named == failing - grouped
 
 
 def _check_annotations(verdict: GateVerdict, results: list[CaseResult]) -> None:

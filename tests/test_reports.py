@@ -517,10 +517,12 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     assert any(line.endswith("| 5 of 7 | 1 | 1 | reported |") for line in lines)
     assert "| `zh` | `context_recall` | 0.50 | 0.80 | 3 | ❌ fail |" in lines
     assert "❌ Errors: judge unreliable: 2 of 8 case(s) errored (25% > max_error_rate 10%)" in lines
-    assert "### Failing cases (6)" in lines
-    # Errors rank first, then the largest shortfall.
+    # The cases below a threshold, the largest shortfall first; then the errored ones, by cause.
+    assert "### Failing cases (4)" in lines
     failing = [line for line in lines if line.startswith("| `") and "golden/" in line]
-    assert failing[0].startswith("| `broken` |") or failing[0].startswith("| `crash` |")
+    assert failing[0].startswith("| `q3` |")
+    assert lines.index("### Errored cases (2), 2 causes") > lines.index(failing[-1])
+    assert "| 1 | ValueError: target raised | `crash` |" in lines
     assert "| `q3` | `golden/qa.jsonl:4` | `context_recall` 0.50 < 0.90 |" in lines
     assert "1,234 calls" in text and "$0.5000 estimated" in text
     assert f"**{verdict.recommendation}**" in lines

@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -39,20 +39,13 @@ from ..judges.base import JudgeInfo
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
-from ..reports.json_report import (
-    SavedReport,
-    build_report,
-    load_report,
-    saved_stamp,
-    write_report,
-)
+from ..reports.json_report import SavedReport, load_report, saved_stamp
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig, layer_settings, load_config
 from ..settings.config_checks import check_metric_names, report_metric_names
 from ..settings.config_sections import public_key
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
-from ..usage import Usage
 from .comment import register_command as register_comment
 from .history import print_history_warnings
 from .history import register_command as register_history
@@ -60,6 +53,9 @@ from .keygen import register_command as register_keygen
 from .labelling import register_commands
 from .report_commands import gate_settings_options, warn_old_command
 from .report_commands import register_commands as register_gate_and_render
+
+if TYPE_CHECKING:
+    from ..reports.outputs import RunOutcome
 
 __all__ = ["main"]
 
@@ -341,8 +337,9 @@ def _timing(report: SavedReport) -> Mapping[str, Any]:
 
 
 def _write(
-    output: str,
+    output: str | None,
     *,
+    files: Mapping[str, str],
     results: Sequence[CaseResult],
     verdict: GateVerdict,
     config: GateConfig,
@@ -353,26 +350,57 @@ def _write(
     incomplete: bool,
     shard: Mapping[str, int] | None,
     extra: Mapping[str, Any],
+    baseline: str | None = None,
 ) -> None:
-    document = build_report(
-        results=results,
+    """The gated run's files, by the one path the plugin takes.
+
+    The JSON report goes to ``output``; the JUnit, HTML and Markdown files to the paths
+    ``-o KIND=PATH`` named.
+    """
+    from ..reports.json_report import baseline_report
+    from ..reports.outputs import OutputFiles, RunOutcome, write_outputs
+
+    base = baseline_report(report, baseline, best_effort=True) if files.get("html") else None
+    outcome = RunOutcome(
         verdict=verdict,
+        results=results,
         config=config,
         judge=report.judge,
-        usage_by_metric=usage_by_metric(results),
+        facts=facts,
         wall_s=wall_s,
         scoring_s=scoring_s,
         incomplete=incomplete,
-        facts=facts,
         shard=shard,
-        include_cases=False,
+        baseline=None if base is None else base.results,
+        baseline_stamp=None if base is None else saved_stamp(base),
         stamp=saved_stamp(report),
+        extra=extra,
     )
-    document.update(extra)
+    outputs = OutputFiles(
+        root=Path.cwd(),
+        json=output,
+        junit=files.get("junit"),
+        html=files.get("html"),
+        markdown=files.get("markdown"),
+        history=files.get("history"),
+        notice=_history_warning,
+    )
     try:
-        write_report(output, document, results=results, verdicts=verdict.cases)
+        written = write_outputs(outcome, outputs)
     except OSError as error:
-        raise CommandError(f"Cannot write {output}: {error.strerror or error}.") from None
+        name = error.filename or output
+        raise CommandError(f"Cannot write {name}: {error.strerror or error}.") from None
+    if written.history_added is not None:
+        already = 1 - written.history_added
+        print(
+            f"rag-gate history: appended {written.history_added} run(s) to {files['history']}"
+            + (f" ({already} already there)" if already else "")
+        )
+
+
+def _history_warning(notice: str) -> None:
+    """A history line the gate skipped, on stderr as ``rag-gate history`` says it."""
+    print(notice.replace("rag-gate history: ", "rag-gate history: warning: ", 1), file=sys.stderr)
 
 
 def _shard(report: SavedReport) -> dict[str, int] | None:
@@ -395,7 +423,9 @@ def _check_output(output: str | None) -> None:
 
 
 def _regate(arguments: argparse.Namespace) -> int:
-    _check_output(arguments.output)
+    files: dict[str, str] = getattr(arguments, "files", {})
+    for path in (arguments.output, *files.values()):
+        _check_output(path)
     report = load_report(arguments.report)
     config = _settings(report.config, arguments.config, arguments.thresholds, report.metrics)
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
@@ -406,10 +436,12 @@ def _regate(arguments: argparse.Namespace) -> int:
         )
         facts = facts.model_copy(update={"baseline": comparison})
     verdict = evaluate_gate(report.results, report.metrics, config, facts)
-    if arguments.output:
+    if arguments.output or files:
         timing = _timing(report)
         _write(
             arguments.output,
+            files=files,
+            baseline=arguments.baseline,
             results=report.results,
             verdict=verdict,
             config=config,
@@ -607,7 +639,9 @@ def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
 
 
 def _merge(arguments: argparse.Namespace) -> int:
-    _check_output(arguments.output)
+    files: dict[str, str] = getattr(arguments, "files", {})
+    for path in (arguments.output, *files.values()):
+        _check_output(path)
     reports = [load_report(path) for path in arguments.reports]
     _check_compatible(reports)
     _check_shards(reports)
@@ -654,6 +688,8 @@ def _merge(arguments: argparse.Namespace) -> int:
     # Shards run side by side: the merged run took as long as its slowest shard.
     _write(
         arguments.output,
+        files=files,
+        baseline=baseline_path,
         results=results,
         verdict=verdict,
         config=config,
@@ -714,34 +750,36 @@ def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity
     return total
 
 
-def _summary(arguments: argparse.Namespace) -> int:
-    from ..reports.gate_inputs import (
-        changed_thresholds,
-        changes_in_report_scope,
-        gate_inputs_markdown,
+def saved_outcome(report: SavedReport, base_ref: str | None = None) -> RunOutcome:
+    """A saved report gated as it was, with what ``base_ref`` changes in the gate's inputs."""
+    from ..reports.gate_inputs import changes_in_report_scope
+    from ..reports.outputs import RunOutcome
+
+    facts = report.facts
+    if base_ref:
+        changes = changes_in_report_scope(report, base_ref, Path.cwd())
+        facts = facts.model_copy(update={"gate_changes": changes})
+    timing = _timing(report)
+    return RunOutcome(
+        verdict=evaluate_gate(report.results, report.metrics, report.config, report.facts),
+        results=report.results,
+        config=report.config,
+        judge=report.judge,
+        facts=facts,
+        wall_s=float(timing.get("wall_s", 0.0)),
+        scoring_s=float(timing.get("scoring_s", 0.0)),
+        incomplete=bool(report.raw.get("incomplete", False)),
+        shard=_shard(report),
+        stamp=saved_stamp(report),
     )
-    from ..reports.markdown import render_markdown
+
+
+def _summary(arguments: argparse.Namespace) -> int:
+    from ..reports.outputs import markdown_summary
 
     report = load_report(arguments.report)
-    verdict = evaluate_gate(report.results, report.metrics, report.config, report.facts)
-    usage = sum(usage_by_metric(report.results).values(), Usage())
-    changes = report.facts.gate_changes
-    if arguments.base_ref:
-        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
-    extra = gate_inputs_markdown(
-        changes, report.facts.cache_integrity, cache_mode=report.config.cache
-    )
-    sys.stdout.write(
-        render_markdown(
-            verdict,
-            results=report.results,
-            judge=report.judge,
-            usage=usage,
-            lead=extra,
-            changed_thresholds=changed_thresholds(changes),
-            html_report=bool(report.config.html),
-        )
-    )
+    outcome = saved_outcome(report, arguments.base_ref)
+    sys.stdout.write(markdown_summary(outcome, html_report=bool(report.config.html)))
     # Printing is not gating: `rag-gate render r.json >> "$GITHUB_STEP_SUMMARY"` must not
     # stop a `set -e` script; regate is the command whose status follows the verdict.
     return EXIT_PASSED

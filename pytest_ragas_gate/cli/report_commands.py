@@ -42,6 +42,34 @@ def warn_old_command(command: str) -> None:
         )
 
 
+#: The files ``rag-gate gate -o KIND=PATH`` writes besides the JSON report.
+FILE_KINDS = ("json", "junit", "html", "markdown")
+
+
+def output_files(values: list[str]) -> tuple[str | None, dict[str, str]]:
+    """The JSON report's path and the other files, from ``-o OUT`` / ``-o KIND=PATH``.
+
+    >>> output_files(["out.json", "junit=out.xml"])
+    ('out.json', {'junit': 'out.xml'})
+
+    Raises:
+        CommandError: A kind is named twice, or a path is empty.
+    """
+    files: dict[str, str] = {}
+    for value in values:
+        kind, equals, path = value.partition("=")
+        if not equals or kind not in FILE_KINDS:
+            kind, path = "json", value
+        if not path:
+            raise CommandError(f"-o {value}: give a path after {kind}=.")
+        if kind in files:
+            raise CommandError(
+                f"-o {value}: {kind} is already written to {files[kind]}; name each kind once."
+            )
+        files[kind] = path
+    return files.pop("json", None), files
+
+
 def gate_settings_options(parser: argparse.ArgumentParser) -> None:
     """``--threshold`` and ``--config``, the gate settings laid over a report's."""
     threshold_option(parser)
@@ -88,8 +116,12 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
     gate.add_argument(
         "-o",
         "--output",
+        action="append",
+        default=[],
         metavar="OUT",
-        help="write the gated report here (required when merging)",
+        help="write the gated JSON report here (required when merging); repeatable as "
+        "KIND=PATH for the other files the plugin writes (" + ", ".join(FILE_KINDS) + "), "
+        "written as pytest --rag-gate-output KIND=PATH writes them",
     )
     gate.add_argument(
         "--allow-different-sets",
@@ -145,8 +177,11 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
 def _gate(arguments: argparse.Namespace) -> int:
     from . import _merge, _regate
 
+    output, files = output_files(arguments.output)
+    if arguments.history:
+        files["history"] = arguments.history
     regated = bool(arguments.thresholds or arguments.config or arguments.baseline)
-    if arguments.history and not arguments.output and regated:
+    if arguments.history and not output and regated:
         raise CommandError(
             "--history records the gated run: with --threshold, --config or --baseline, "
             "write it with -o OUT too."
@@ -155,12 +190,13 @@ def _gate(arguments: argparse.Namespace) -> int:
         "thresholds": arguments.thresholds,
         "config": arguments.config,
         "baseline": arguments.baseline,
-        "output": arguments.output,
+        "output": output,
+        "files": files,
     }
     if len(arguments.reports) == 1:
         status = _regate(argparse.Namespace(report=arguments.reports[0], **common))
     else:
-        if not arguments.output:
+        if not output:
             raise CommandError(
                 f"Merging {len(arguments.reports)} reports: name the merged report with -o OUT."
             )
@@ -171,10 +207,6 @@ def _gate(arguments: argparse.Namespace) -> int:
                 **common,
             )
         )
-    if arguments.history:
-        from .history import append_reports
-
-        append_reports([arguments.output or arguments.reports[0]], arguments.history)
     return status
 
 
@@ -191,16 +223,17 @@ def _render(arguments: argparse.Namespace) -> int:
         return _html(arguments)
     if not arguments.output:
         return _summary(arguments)
-    import contextlib
-    import io
+    from ..reports.json_report import load_report
+    from ..reports.outputs import OutputFiles, write_outputs
+    from . import _check_output, saved_outcome
 
-    from ..atomic_files import write_text_atomic
-
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        _summary(arguments)
+    _check_output(arguments.output)
+    report = load_report(arguments.report)
+    outputs = OutputFiles(
+        root=Path.cwd(), markdown=arguments.output, html_report=bool(report.config.html)
+    )
     try:
-        write_text_atomic(arguments.output, text.getvalue())
+        write_outputs(saved_outcome(report, arguments.base_ref), outputs)
     except OSError as error:
         raise CommandError(f"Cannot write {arguments.output}: {error.strerror or error}.") from None
     print(f"wrote {arguments.output}")

@@ -69,7 +69,6 @@ if TYPE_CHECKING:
     from ..gate.gate_changes import GateChanges
     from ..live.oracle import OracleTarget
     from ..live.targets import LiveTarget
-    from ..reports.history import HistoryEntry
     from ..reports.json_report import JudgeInfo, SavedReport
     from ..trust.labels import LabelSet
 
@@ -730,94 +729,37 @@ class GateRun:
         }
 
     def _write_reports(self) -> None:
+        """Every file the settings ask for, by the one path `rag-gate gate` takes too."""
         assert self.verdict is not None
-        root = self.pytest_config.invocation_params.dir
-        ordered = self.collected
-        if self.config.report or self.config.html or self.config.history:
-            # The JSON report is built only for the outputs made from it.
-            from ..reports.json_report import build_report, write_report
+        from ..reports.outputs import OutputFiles, RunOutcome, write_outputs
 
-            shard = self.pytest_config.option.rag_gate_shard
-            report = build_report(
-                results=ordered,
-                verdict=self.verdict,
-                config=self.config,
-                judge=self.judge_record(),
-                usage_by_metric=self.usage_by_metric(),
-                wall_s=round(time.monotonic() - self.started, 3),
-                scoring_s=round(self.scoring_s, 3),
-                incomplete=is_incomplete(ordered),
-                facts=self.run_facts,
-                shard=None if shard is None else {"index": shard.index, "count": shard.count},
-                include_cases=False,
-            )
-            if self.config.report:
-                write_report(
-                    root / self.config.report, report, results=ordered, verdicts=self.verdict.cases
-                )
-            runs = self._record_history(root, report)
-            if self.config.html:
-                from ..reports.html import write_html
+        shard = self.pytest_config.option.rag_gate_shard
+        baseline = stamp = None
+        if self.baseline is not None and self.config.html:
+            from ..gate.baseline import in_shard
+            from ..reports.json_report import saved_stamp
 
-                baseline = None
-                if self.baseline is not None:
-                    from ..gate.baseline import in_shard
-
-                    baseline = in_shard(self.baseline.results, shard)
-                stamp = None
-                if self.baseline is not None:
-                    from ..reports.json_report import saved_stamp
-
-                    stamp = saved_stamp(self.baseline)
-                write_html(
-                    root / self.config.html,
-                    report,
-                    ordered,
-                    baseline=baseline,
-                    history=runs,
-                    baseline_stamp=stamp,
-                    cases=self.verdict.cases,
-                )
-        if self.config.junit:
-            # Each renderer loads only for the output asked for.
-            from ..reports.junit import write_junit
-
-            write_junit(
-                root / self.config.junit,
-                results=ordered,
-                verdict=self.verdict,
-                judge=self.judge_record(),
-                failure_lines={},
-                bounds=self.config.bounds(),
-            )
-        if self.config.otel:
-            from ..reports.otel import export_run
-
-            self.otel_sent = export_run(
-                self.config, ordered, root, lambda problem: _notice(problem, self.pytest_config)
-            )
-
-    def _record_history(self, root: Path, report: dict[str, Any]) -> list[HistoryEntry]:
-        """Append this run to the history file; the recent runs, this one last, for trends.
-
-        The history informs and never decides: a line it cannot read or a file it cannot
-        write is a warning, and the run's verdict stands.
-        """
-        if not self.config.history:
-            return []
-        from ..exceptions import ReportError
-        from ..reports.history import append_history, entry_from_report, read_history, recent_runs
-
-        path = root / self.config.history
-        entry = entry_from_report(report)
-        try:
-            entries, problems = read_history(path)
-            append_history(path, [entry])
-        except ReportError as error:
-            entries, problems = [], [str(error)]
-        for problem in problems:
-            _notice(f"rag-gate history: {problem}", self.pytest_config)
-        return recent_runs(entries, entry)
+            baseline = in_shard(self.baseline.results, shard)
+            stamp = saved_stamp(self.baseline)
+        outcome = RunOutcome(
+            verdict=self.verdict,
+            results=self.collected,
+            config=self.config,
+            judge=self.judge_record(),
+            facts=self.run_facts,
+            wall_s=round(time.monotonic() - self.started, 3),
+            scoring_s=round(self.scoring_s, 3),
+            incomplete=is_incomplete(self.collected),
+            shard=None if shard is None else {"index": shard.index, "count": shard.count},
+            baseline=baseline,
+            baseline_stamp=stamp,
+        )
+        outputs = OutputFiles.from_config(
+            self.config,
+            self.pytest_config.invocation_params.dir,
+            notice=lambda problem: _notice(problem, self.pytest_config),
+        )
+        self.otel_sent = write_outputs(outcome, outputs).otel
 
 
 def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> None:

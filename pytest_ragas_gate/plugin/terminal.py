@@ -121,11 +121,54 @@ _COLOURS = {
 }
 
 
+#: The part the gate adds to pytest's last line, per status, and its colour.
+_LAST_LINE_PARTS = {
+    "passed": ("rag-gate passed", "green"),
+    "failed": ("rag-gate FAILED", "red"),
+    "error": ("rag-gate ERROR", "red"),
+    "partial": ("rag-gate PARTIAL", "yellow"),
+    "ungated": ("rag-gate UNGATED", "yellow"),
+}
+
+
+def mark_last_line(terminal: Any, status: str, *, passed: bool) -> None:
+    """Make pytest's last line (``32 passed, rag-gate FAILED in 1.2s``) carry the gate.
+
+    A gate that fails an otherwise green run must not end on a green line. pytest builds
+    that line in ``build_summary_stats_line`` from ``terminalreporter.stats``, but a stats
+    key always prints with a count ("1 rag-gate FAILED") and in yellow, the colour pytest
+    gives every category it does not know. So the reporter's own builder is wrapped:
+    pytest's parts stay as they are, the gate's part follows them, and a gate that did
+    not pass turns the whole line red, as a failed test does. PARTIAL and UNGATED (no
+    deploy decision, exit 0) turn a green line yellow.
+    """
+    word, colour = _LAST_LINE_PARTS[status]
+    build = terminal.build_summary_stats_line
+
+    def with_gate() -> tuple[list[tuple[str, dict[str, bool]]], str]:
+        parts, main = build()
+        if not passed:
+            main = "red"
+        elif colour == "yellow" and main == "green":
+            main = "yellow"
+        # pytest makes bold the parts in the line's colour: the same rule, after the change.
+        ours = [(text, _bold_if(markup, main)) for text, markup in parts]
+        return [*ours, (word, {colour: True, "bold": colour == main})], main
+
+    terminal.build_summary_stats_line = with_gate
+
+
+def _bold_if(markup: dict[str, bool], main: str) -> dict[str, bool]:
+    colours = [name for name, on in markup.items() if on and name != "bold"]
+    return {**markup, "bold": main in colours}
+
+
 def write_summary(run: GateRun, terminal: Any) -> None:
     """Write the gate's section at the end of the pytest run, and publish the outcome."""
     verdict = run.verdict
     if verdict is None:
         return
+    mark_last_line(terminal, verdict.status, passed=verdict.passed)
     # Like pytest's "generated xml file" line: outside the gate's section, which reads the
     # same here as in `rag-gate gate`.
     written = written_reports_line(run.report_paths())
@@ -149,11 +192,6 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
-            markdown=(
-                run.pytest_config.invocation_params.dir / run.config.markdown
-                if run.config.markdown
-                else None
-            ),
             html_report=bool(run.config.html),
         ),
     )

@@ -16,6 +16,7 @@ from ..usage import Usage
 from .gate_inputs import threshold_change_note
 from .json_report import JudgeInfo
 from .judge_noise_view import has_judge_noise
+from .long_lists import error_groups, error_table, is_error_row
 
 __all__ = ["MAX_FAILING_CASES", "render_markdown"]
 
@@ -205,9 +206,15 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
     """Failing cases of gated metrics, worst first; those of reported metrics folded below."""
     # A metric with a threshold in force is gated even in a run the judge left undecided.
     gated = {name for name, aggregate in verdict.metrics.items() if aggregate.threshold is not None}
-    failing = verdict.failing_cases
+    # Cases listed for an error of a gated metric alone are grouped by cause, below the
+    # cases that miss a threshold; errors of metrics only reported stay folded below.
+    grouped = [
+        case for case in verdict.failing_cases if is_error_row(case) and _on_gated(case, gated)
+    ]
+    errors = error_table(error_groups(grouped), case=code_span, text=plain_cell)
+    failing = [case for case in verdict.failing_cases if case not in grouped]
     if not failing:
-        return []
+        return errors
     # sorted() is stable: cases of one severity keep the gate's canonical order.
     ranked = sorted(failing, key=lambda case: -_severity(case, gated))
     on_gated = [case for case in ranked if _on_gated(case, gated)]
@@ -226,7 +233,7 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
             "",
             "</details>",
         ]
-    return lines
+    return lines + (["", *errors] if errors else [])
 
 
 def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[str]) -> list[str]:

@@ -49,6 +49,7 @@ from .gate_inputs import (
 )
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
+from .long_lists import cut_between_rows, error_groups, error_table, is_error_row
 from .markdown import NOT_JUDGED, code_span, plain_cell
 from .run_stamp import commit_url, short_sha
 
@@ -250,13 +251,14 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     """
     order = {"errored": 0, "failed": 1, "below": 2}
     failing: list[tuple[int, float, str, str]] = []
-    for case in verdict.failing_cases:
+    errors = error_table(error_groups(verdict.failing_cases), case=code_span, text=_text)
+    for case in (case for case in verdict.failing_cases if not is_error_row(case)):
         shortfall = 0.0
         if case.status == "below" and case.worst is not None:
             shortfall = -case.worst.shortfall
         failing.append((order[case.status], shortfall, case.key, case.why))
     if not failing:
-        return []
+        return errors
     failing.sort()
     always = sum(1 for group, *_ in failing if group < 2)
     shown = failing[: max(MAX_CASES, always)]
@@ -266,8 +268,14 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         "| case | why |",
         "|---|---|",
     ]
-    lines += [f"| {code_span(key)} | {_text(why)} |" for _, _, key, why in shown]
-    return lines + _showing(len(shown), len(failing))
+    lines += [_failing_row(key, why) for _, _, key, why in shown]
+    lines += _showing(len(shown), len(failing))
+    return lines + (["", *errors] if errors else [])
+
+
+def _failing_row(key: str, why: str) -> str:
+    """A failing case's row: the comment's cut never leaves one out."""
+    return f"| {code_span(key)} | {_text(why)} |"
 
 
 def _stamp_line(stamp: RunStampFacts) -> str:
@@ -412,9 +420,11 @@ def comment_body(
     ):
         if section:
             lines += ["", *section]
-    body = "\n".join(lines) + "\n"
-    if len(body) > MAX_BODY:
-        body = body[:MAX_BODY] + "\n\n… (cut: the full report is in the run's artifacts)\n"
+    kept = {
+        _failing_row(case.key, case.why) for case in verdict.failing_cases if not is_error_row(case)
+    }
+    where = "the HTML report in the run's artifacts and the job's step summary"
+    body = "\n".join(cut_between_rows(lines, MAX_BODY, keep=kept, where=where)) + "\n"
     # Last, so a cut body keeps it: what run the comment shows, read before marking it outdated.
     return body + run_marker(verdict.status, stamp.commit) + "\n"
 

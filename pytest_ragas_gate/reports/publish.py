@@ -1,8 +1,7 @@
 """What follows a verdict, in one order for ``pytest --rag-gate`` and ``rag-gate gate``.
 
 The summary (per-metric table, verdict, recommendation), the changed gate inputs, the cache's
-integrity, the Markdown step summary (and the ``outputs.markdown`` file) and, under GitHub
-Actions, the annotations: each reads
+integrity, the Markdown step summary and, under GitHub Actions, the annotations: each reads
 the one outcome :func:`~pytest_ragas_gate.gate.verdict.evaluate_gate` returned. The plugin
 writes the lines through pytest's terminal (with colours), the command prints them.
 """
@@ -15,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..atomic_files import write_text_atomic
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult
@@ -43,8 +41,6 @@ class Outputs:
         rootdir: The directory case sources are relative to (for annotations).
         environ: The environment: ``GITHUB_STEP_SUMMARY``, ``GITHUB_ACTIONS``,
             ``GITHUB_WORKSPACE``.
-        markdown: A file to write the Markdown summary to (``outputs.markdown``), as the
-            step summary holds it.
         html_report: Whether the run writes an HTML report, which the step summary's cut
             lists point to.
     """
@@ -57,7 +53,6 @@ class Outputs:
     cache_mode: str
     rootdir: Path
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    markdown: Path | None = None
     html_report: bool = False
 
 
@@ -83,10 +78,10 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         write(line, "alarm" if "failed verification" in line else "plain")
     in_actions = outputs.environ.get("GITHUB_ACTIONS") == "true"
     step_summary = bool(outputs.environ.get("GITHUB_STEP_SUMMARY"))
-    if not (step_summary or outputs.markdown is not None or in_actions):
+    if not (step_summary or in_actions):
         return  # no Markdown and no annotations: their writers need not load
     from .gate_inputs import gate_inputs_markdown
-    from .github import annotation_lines, summary_markdown, write_step_summary
+    from .github import annotation_lines, write_step_summary
 
     extra = gate_inputs_markdown(
         facts.gate_changes, facts.cache_integrity, cache_mode=outputs.cache_mode
@@ -102,17 +97,6 @@ def publish(outcome: GateVerdict, outputs: Outputs) -> None:
         gate_changes=facts.gate_changes,
         html_report=outputs.html_report,
     )
-    if outputs.markdown is not None:
-        text = summary_markdown(
-            outcome,
-            results=outputs.results,
-            judge=outputs.judge,
-            usage=total,
-            extra=extra,
-            gate_changes=facts.gate_changes,
-            html_report=outputs.html_report,
-        )
-        write_text_atomic(outputs.markdown, text)
     if not in_actions:
         return
     for line in annotation_lines(
