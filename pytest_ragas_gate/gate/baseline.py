@@ -3,9 +3,10 @@
 Cases are paired by (golden file, id); a case whose file was moved or renamed is still
 paired by its id alone when that id is unambiguous. Per metric, the paired deltas
 (new − baseline) over the cases scored in both runs give a mean drop and a paired
-interval (:func:`~pytest_ragas_gate.stats.bounded_mean_ci` on changes in [-1, 1]). A metric *regresses* when its mean drops by more than
-``max_regression`` **and** the whole interval lies below 0, so a noisy dip on a few cases
-does not block a deploy while a real, material drop does. Like a threshold, a regression
+interval (:func:`~pytest_ragas_gate.stats.bounded_mean_ci` on changes in [-1, 1]). A
+metric *regresses* when its mean drops by more than ``max_regression`` **and** the whole
+interval lies below 0, so a noisy dip on a few cases does not block a deploy while a
+real, material drop does. Like a threshold, a regression
 fails the gate only for a gated metric (one with a threshold); the regression of a
 reported-only metric is shown and does not block.
 

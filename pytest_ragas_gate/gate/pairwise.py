@@ -5,9 +5,9 @@ Each case paired with the baseline carries a :class:`~..scoring.pairwise_verdict
 against the baseline's. Over the compared cases — every paired case whose verdict the
 judge gave, unchanged answers counting as ties — the run reports the win, loss and tie
 rates, each with an interval at the run's confidence that stays honest on few cases
-(:func:`~pytest_ragas_gate.stats.bounded_mean_ci`: a tie rate of 100% is not 100–100%), and the judge's
-position-consistency: the share of changed cases on which both positions gave the same
-judgement.
+(:func:`~pytest_ragas_gate.stats.bounded_mean_ci`: a tie rate of 100% is not 100–100%),
+and the judge's position-consistency: the share of changed cases on which both positions
+gave the same judgement.
 
 The rule ``pairwise_loss_rate <= pairwise_max_loss_rate`` fails the run when the loss
 rate is above the setting. A changed case the judge could not compare is an error of the
