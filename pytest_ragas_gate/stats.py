@@ -1,4 +1,4 @@
-"""Small, deterministic statistics for the gate: means, spreads, bootstrap intervals.
+"""Small, deterministic statistics for the gate: means, spreads, bounded-score intervals.
 
 Pure Python on purpose: the gate must give the same numbers on every machine and under
 every worker layout, and must not pull in numpy. Sums go through :func:`math.fsum`, which
@@ -34,12 +34,20 @@ TWO_LEVEL_NORMAL_FROM = 1000
 #: per pick, which matters on every run of a typical golden set of a few hundred cases.
 BYTE_RESAMPLING_MAX = 256
 
+#: Up to about this many cases, the variance-scaled Wilson interval counts in full; from
+#: then on its weight fades as ``SKEW_CORRECTED_UP_TO / n``, where the bootstrap's own
+#: percentiles carry the skew of a bounded score and a large sample needs no more.
+SKEW_CORRECTED_UP_TO = 10
+
 __all__ = [
     "bootstrap_ci",
+    "bounded_interval",
+    "bounded_mean_ci",
     "mean",
     "paired_bootstrap_ci",
     "percentile",
     "expanded_tail",
+    "hull",
     "interval_text",
     "sample_std",
     "two_level_bootstrap_ci",
@@ -322,6 +330,164 @@ def paired_bootstrap_ci(
         (0.0, 0.0)
     """
     return bootstrap_ci(deltas, confidence=confidence, resamples=resamples, seed=seed)
+
+
+def bounded_interval(
+    values: Sequence[float],
+    *,
+    low: float = 0.0,
+    high: float = 1.0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """An interval for the mean of scores bounded in ``[low, high]``, valid at any n.
+
+    The hull of three intervals, each covering a case the percentile bootstrap misses:
+
+    * **Unseen share** (Wilson 1927): a sample that shows no spread still leaves room for
+      cases it did not draw. With no case off the most common score, the share of such
+      cases is, at the given confidence, at most Wilson's upper bound for 0 of n,
+      ``z² / (n + z²)``, and they may sit at either bound of the range; the mean moves by
+      that share of the distance to the bound. For n identical scores at the top this is
+      exactly Wilson's interval for n of n. The share is divided by ``(1 + k)²`` for ``k``
+      cases off the most common score, so it fades as soon as the sample shows spread.
+    * **Student's t** (Student 1908): ``mean ± t(n-1) · σ / √n``, with σ the spread
+      the bootstrap resamples (divisor n): the bootstrap's normal limit, read at the
+      small-sample quantile it lacks.
+    * **Variance-scaled Wilson**: Wilson's score interval on the mean, with the sample's
+      variance as the share ``r = s² / (m(1-m))`` of the largest a bounded score can have,
+      i.e. at ``n / r`` effective trials, read at t(n-1): the skew of a score near a
+      bound (for 0/1 scores it is Wilson's own interval). Its weight fades from
+      :data:`SKEW_CORRECTED_UP_TO` cases on.
+
+    Values outside ``[low, high]`` widen the range to hold them.
+
+    Args:
+        values: The scores (or, with ``low=-1``, paired differences).
+        low: The smallest value a score can take.
+        high: The largest value a score can take.
+        confidence: The coverage of the interval.
+
+    Returns:
+        ``(low, high)``: inside the range, containing the mean, never zero-width.
+
+    Raises:
+        ValueError: If ``values`` is empty or ``confidence`` is out of range.
+
+    Example:
+        >>> [round(bound, 3) for bound in bounded_interval([1.0, 1.0])]
+        [0.342, 1.0]
+        >>> [round(bound, 3) for bound in bounded_interval([1.0] * 20)]
+        [0.839, 1.0]
+        >>> [round(bound, 3) for bound in bounded_interval([0.5])]
+        [0.103, 0.897]
+        >>> [round(bound, 3) for bound in bounded_interval([0.0, 0.0, 0.0], low=-1.0)]
+        [-0.561, 0.561]
+    """
+    _check_interval(len(values), confidence, 1)
+    floor, ceiling = min(low, min(values)), max(high, max(values))
+    width = ceiling - floor
+    if width <= 0.0:
+        raise ValueError(f"the range {low}..{high} of a bounded score is empty")
+    size = len(values)
+    centre = mean(values)
+    share = min(max((centre - floor) / width, 0.0), 1.0)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    off_mode = size - max(Counter(values).values())
+    unseen = z * z / (size + z * z) / (1 + off_mode) ** 2
+    lows = [share - unseen * share]
+    highs = [share + unseen * (1.0 - share)]
+    if size >= 2:
+        variance = statistics.variance(values) / (width * width)
+        t = _t_quantile(1.0 - (1.0 - confidence) / 2.0, size - 1)
+        # The bootstrap's own spread (divisor n), at t's quantile rather than the normal's.
+        half = t * math.sqrt(variance * (size - 1) / size / size)
+        lows.append(share - half)
+        highs.append(share + half)
+        spread = share * (1.0 - share)
+        if variance > 0.0 and spread > 0.0:
+            ratio = min(variance / spread, 1.0) * min(1.0, SKEW_CORRECTED_UP_TO / size)
+            wilson_low, wilson_high = _wilson(share, size / ratio, t)
+            lows.append(wilson_low)
+            highs.append(wilson_high)
+    start = max(min(lows), 0.0)
+    end = min(max(highs), 1.0)
+    return (min(floor + start * width, centre), max(floor + end * width, centre))
+
+
+def _wilson(share: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval for a share observed over ``trials`` (not necessarily whole).
+
+    >>> [round(bound, 3) for bound in _wilson(0.9, 30, 1.959964)]
+    [0.744, 0.965]
+    """
+    scale = 1.0 + z * z / trials
+    middle = (share + z * z / (2.0 * trials)) / scale
+    half = z / scale * math.sqrt(share * (1.0 - share) / trials + z * z / (4.0 * trials**2))
+    return (middle - half, middle + half)
+
+
+def _t_quantile(probability: float, degrees: int) -> float:
+    """Student's t quantile: exact for 1 and 2 degrees of freedom, else Cornish-Fisher.
+
+    >>> round(_t_quantile(0.975, 1), 3), round(_t_quantile(0.975, 2), 3)
+    (12.706, 4.303)
+    """
+    if degrees == 1:
+        return math.tan(math.pi * (probability - 0.5))
+    if degrees == 2:
+        return (2.0 * probability - 1.0) / math.sqrt(2.0 * probability * (1.0 - probability))
+    return _student_t_quantile(probability, degrees)
+
+
+def hull(*intervals: tuple[float, float]) -> tuple[float, float]:
+    """The smallest interval holding every one given.
+
+    >>> hull((0.2, 0.5), (0.3, 0.7))
+    (0.2, 0.7)
+    """
+    return (min(low for low, _ in intervals), max(high for _, high in intervals))
+
+
+def bounded_mean_ci(
+    values: Sequence[float],
+    *,
+    low: float = 0.0,
+    high: float = 1.0,
+    confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """The gate's interval for a mean of bounded scores: bootstrap and bounded bound together.
+
+    The hull of the seeded percentile bootstrap (:func:`bootstrap_ci`) and
+    :func:`bounded_interval`: on a large sample with spread it is the bootstrap's, within
+    a few thousandths; on a small or uniform one, the bounded interval keeps it honest.
+
+    Args:
+        values: The per-case scores (paired differences with ``low=-1``).
+        low: The smallest value a score can take.
+        high: The largest value a score can take.
+        confidence: The coverage of the interval.
+        resamples: How many bootstrap resamples to draw.
+        seed: The seed of the random generator.
+
+    Returns:
+        ``(low, high)``, never zero-width, containing the mean.
+
+    Raises:
+        ValueError: As :func:`bootstrap_ci`.
+
+    Example:
+        >>> [round(bound, 2) for bound in bounded_mean_ci([1.0, 1.0])]
+        [0.34, 1.0]
+        >>> low, high = bounded_mean_ci([0.0, 1.0] * 20, seed=0)
+        >>> low < 0.5 < high
+        True
+    """
+    return hull(
+        bootstrap_ci(values, confidence=confidence, resamples=resamples, seed=seed),
+        bounded_interval(values, low=low, high=high, confidence=confidence),
+    )
 
 
 def _check_interval(count: int, confidence: float, resamples: int) -> None:

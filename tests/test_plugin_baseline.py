@@ -60,11 +60,12 @@ def test_an_unchanged_system_passes_against_its_baseline(pytester: pytest.Pytest
 def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
     pytester: pytest.Pytester,
 ) -> None:
-    # Half the answers now hallucinate: the mean stays above a lowered threshold, so only
-    # the baseline can catch the drop.
+    # Six of seven answers now hallucinate (on 7 cases the interval of the change must
+    # rule out no change): the mean stays above a lowered threshold, so only the baseline
+    # can catch the drop.
     rows = [
-        *({**GOOD, "answer": HALLUCINATED_APPLE, "id": f"case-{index}"} for index in range(4)),
-        *GOOD_ROWS[4:7],
+        *({**GOOD, "answer": HALLUCINATED_APPLE, "id": f"case-{index}"} for index in range(6)),
+        *GOOD_ROWS[6:7],
         {**GOOD, "id": "brand-new"},
     ]
     write_jsonl(pytester, "golden.jsonl", rows)
@@ -73,7 +74,7 @@ def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
         "--rag-gate-baseline",
         "base.json",
         "--rag-gate-threshold",
-        "faithfulness=0.3",
+        "faithfulness=0.1",
         **OPTIONS,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -81,11 +82,11 @@ def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
         [
             "baseline base.json: 7 paired, 1 new, 1 removed case(s); "
             "1 metric(s) regressed: faithfulness",
-            "FAILED faithfulness regressed: mean 0.43 vs baseline 1.00 "
-            "(Δ -0.57, 95% CI *, n=7 paired)",
+            "FAILED faithfulness regressed: mean 0.14 vs baseline 1.00 "
+            "(Δ -0.86, 95% CI *, n=7 paired)",
             "RAG gate: FAILED",
             "Block deployment — 1 metric(s) regressed: faithfulness; "
-            "4 generation failures: fix the generator first",
+            "6 generation failures: fix the generator first",
         ]
     )
     assert report["verdict"] == "failed"
@@ -94,7 +95,7 @@ def test_a_regression_fails_the_gate_and_lists_new_and_removed_cases(
     assert report["baseline"]["regressed_metrics"] == ["faithfulness"]
     assert report["recommendation"] == (
         "Block deployment — 1 metric(s) regressed: faithfulness; "
-        "4 generation failures: fix the generator first"
+        "6 generation failures: fix the generator first"
     )
 
 

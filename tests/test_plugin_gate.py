@@ -21,7 +21,8 @@ def test_passing_golden_set_is_safe_to_deploy(pytester: pytest.Pytester) -> None
             "metric*mean*95% CI*threshold*rule*n*verdict*",
             "faithfulness*1.000*0.85*mean*3*PASS*",
             "RAG gate: PASSED",
-            "Safe to deploy",
+            "Passed on thin evidence — faithfulness mean 1.00 ≥ 0.85 on 3 cases; the 95% "
+            "interval reaches 0.44*",
         ]
     )
 

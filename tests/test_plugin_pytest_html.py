@@ -60,7 +60,7 @@ def test_a_passing_run_says_safe_to_deploy_and_user_text_is_escaped(
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
     result, page = run_with_page(pytester)
     assert result.ret == pytest.ExitCode.OK
-    assert "RAG gate: PASSED</strong> — Safe to deploy" in section(page, "prefix")
+    assert "RAG gate: PASSED</strong> — Passed on thin evidence" in section(page, "prefix")
 
 
 def test_an_ungated_run_is_no_deploy_decision_on_the_page(pytester: pytest.Pytester) -> None:

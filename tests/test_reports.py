@@ -540,7 +540,11 @@ def test_markdown_summary_of_a_passing_gate_with_an_llm_judge() -> None:
     assert "offline heuristic judge" not in text
     assert "Judge: `anthropic` · model `claude-sonnet-4-5` · --rag-gate-judge" in text
     assert "Failing cases" not in text
-    assert "**Safe to deploy**" in text
+    # Three identical scores: the mean passes, its interval does not, and the lead says so.
+    assert (
+        "**Passed on thin evidence — faithfulness mean 0.95 ≥ 0.85 on 3 cases; the 95% interval "
+        "reaches 0.42**" in text
+    )
     assert "### Hints" not in text
 
 

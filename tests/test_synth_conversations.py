@@ -144,7 +144,7 @@ def test_synth_conversation_line_loads_and_gates_as_turns(pytester: pytest.Pytes
     ids = {row["id"] for row in rows}
     scored = {case["id"] for case in run.report["cases"]}
     assert scored == {f"{case}#{turn}" for case in ids for turn in (1, 2)}
-    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", "Safe to deploy"])
+    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", "Passed on thin evidence — *"])
 
 
 def test_kinds_lists_what_to_write_and_rejects_an_unknown_kind(

@@ -1,7 +1,8 @@
 """Per-metric and per-tag aggregates, each decided against its threshold and rule.
 
-A metric's aggregate is its mean over the applicable scored cases, a bootstrap interval
-(widened by the judge's own noise under repeats), the prediction-powered estimate once
+A metric's aggregate is its mean over the applicable scored cases, an interval valid for
+bounded scores at any n (:func:`~pytest_ragas_gate.stats.bounded_mean_ci`, widened by the
+judge's own noise under repeats), the prediction-powered estimate once
 enough human labels are in, and the verdict line every report quotes. Results are put in a
 canonical order (by source, then id) before any arithmetic, so a run split across
 pytest-xdist workers yields bit-identical aggregates and intervals to a serial run.
@@ -25,7 +26,7 @@ from ..scoring.results import (
 )
 from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
-from ..stats import bootstrap_ci, mean, sample_std
+from ..stats import bounded_interval, bounded_mean_ci, hull, mean, sample_std
 from ..trust.figures import MetricAgreement, PpiEstimate
 from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
 
@@ -35,6 +36,7 @@ __all__ = [
     "TagVerdict",
     "aggregate_metric",
     "confidence_label",
+    "rests_on_little",
     "measure_agreements",
     "tag_verdict",
 ]
@@ -227,6 +229,25 @@ def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
     return shown, limit
 
 
+def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
+    """Whether a metric passed on its mean while its interval reaches past the threshold.
+
+    Such a pass is what the rule ``mean`` asks for, and the run passes; the verdict says
+    how little the pass rests on, which ``ci_lower`` would not have let through.
+    """
+    bound = config.bounds().get(aggregate.metric)
+    if (
+        bound is None
+        or aggregate.rule != "mean"
+        or aggregate.passed is not True
+        or aggregate.ci_low is None
+        or aggregate.ci_high is None
+    ):
+        return False
+    _, far = bound.interval_side(aggregate.ci_low, aggregate.ci_high, strict=True)
+    return not bound.met_by(far)
+
+
 def confidence_label(confidence: float) -> str:
     """``0.95`` → ``"95%"``, ``0.975`` → ``"97.5%"``."""
     return f"{round(confidence * 100, 6):g}%"
@@ -300,12 +321,15 @@ def aggregate_metric(
     # resampling is per case, so conversations (per-conversation units) use the plain one.
     conversations = any(result.conversation is not None for result in ordered)
     noisy_ci = None if conversations else noise_aware_ci(ordered, metric, scores, config)
-    ci_low, ci_high = noisy_ci or bootstrap_ci(
-        scores,
-        confidence=config.confidence,
-        resamples=config.bootstrap_resamples,
-        seed=config.seed,
-    )
+    if noisy_ci is not None:
+        ci_low, ci_high = hull(noisy_ci, bounded_interval(scores, confidence=config.confidence))
+    else:
+        ci_low, ci_high = bounded_mean_ci(
+            scores,
+            confidence=config.confidence,
+            resamples=config.bootstrap_resamples,
+            seed=config.seed,
+        )
     unlabelled, judged, labels = _labelled_scores(results, metric, for_ppi=True)
     left_out = len(_labelled_scores(results, metric)[2]) - len(labels)
     ppi = _ppi(unlabelled, judged, labels, config, left_out=left_out)
@@ -326,6 +350,14 @@ def aggregate_metric(
             f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
             f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
         )
+        _, far = bound.interval_side(ci_low, ci_high, strict=True)
+        if passed and not bound.met_by(far):
+            # The mean clears the threshold, the evidence does not: say on how much it rests.
+            reach, _ = _fmt_pair(far, bound)
+            message = (
+                f"{metric} mean {shown} {bound.kept} {limit} on {n} case{'s' if n != 1 else ''}; "
+                f"the {ci} interval reaches {reach}"
+            )
     else:
         bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
         passed = bound.met_by(value)

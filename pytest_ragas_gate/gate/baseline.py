@@ -3,9 +3,10 @@
 Cases are paired by (golden file, id); a case whose file was moved or renamed is still
 paired by its id alone when that id is unambiguous. Per metric, the paired deltas
 (new − baseline) over the cases scored in both runs give a mean drop and a paired
-bootstrap interval. A metric *regresses* when its mean drops by more than
-``max_regression`` **and** the whole interval lies below 0, so a noisy dip on a few cases
-does not block a deploy while a real, material drop does. Like a threshold, a regression
+interval (:func:`~pytest_ragas_gate.stats.bounded_mean_ci` on changes in [-1, 1]). A
+metric *regresses* when its mean drops by more than ``max_regression`` **and** the whole
+interval lies below 0, so a noisy dip on a few cases does not block a deploy while a
+real, material drop does. Like a threshold, a regression
 fails the gate only for a gated metric (one with a threshold); the regression of a
 reported-only metric is shown and does not block.
 
@@ -38,7 +39,14 @@ from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, canonical_order, conversation_score
 from ..settings.bounds import Direction
 from ..settings.config import GateConfig
-from ..stats import interval_text, mean, paired_bootstrap_ci, two_level_paired_bootstrap_ci
+from ..stats import (
+    bounded_interval,
+    bounded_mean_ci,
+    hull,
+    interval_text,
+    mean,
+    two_level_paired_bootstrap_ci,
+)
 from .aggregates import MetricAggregate, aggregate_metric
 from .baseline_figures import BaselineComparison, CaseDelta, MetricDelta
 from .case_verdicts import case_misses
@@ -331,18 +339,25 @@ def _metric_delta(
     repeated = any(delta.base_repeats or delta.new_repeats for delta in deltas)
     if repeated:
         # Cases, then each side's repeats within a case: the judge's jitter is inside.
-        ci_low, ci_high = two_level_paired_bootstrap_ci(
-            [
-                (delta.new_repeats or [delta.new], delta.base_repeats or [delta.base])
-                for delta in deltas
-            ],
-            confidence=config.confidence,
-            resamples=config.bootstrap_resamples,
-            seed=config.seed,
+        ci_low, ci_high = hull(
+            two_level_paired_bootstrap_ci(
+                [
+                    (delta.new_repeats or [delta.new], delta.base_repeats or [delta.base])
+                    for delta in deltas
+                ],
+                confidence=config.confidence,
+                resamples=config.bootstrap_resamples,
+                seed=config.seed,
+            ),
+            # A change of a score in [0, 1] lies in [-1, 1].
+            bounded_interval(
+                [delta.delta for delta in deltas], low=-1.0, confidence=config.confidence
+            ),
         )
     else:
-        ci_low, ci_high = paired_bootstrap_ci(
+        ci_low, ci_high = bounded_mean_ci(
             [delta.delta for delta in deltas],
+            low=-1.0,
             confidence=config.confidence,
             resamples=config.bootstrap_resamples,
             seed=config.seed,

@@ -4,9 +4,10 @@ Each case paired with the baseline carries a :class:`~..scoring.pairwise_verdict
 (:mod:`pytest_ragas_gate.scoring.pairwise`): a win, a loss or a tie of the new answer
 against the baseline's. Over the compared cases — every paired case whose verdict the
 judge gave, unchanged answers counting as ties — the run reports the win, loss and tie
-rates, each with a percentile-bootstrap interval at the run's confidence, and the judge's
-position-consistency: the share of changed cases on which both positions gave the same
-judgement.
+rates, each with an interval at the run's confidence that stays honest on few cases
+(:func:`~pytest_ragas_gate.stats.bounded_mean_ci`: a tie rate of 100% is not 100–100%),
+and the judge's position-consistency: the share of changed cases on which both positions
+gave the same judgement.
 
 The rule ``pairwise_loss_rate <= pairwise_max_loss_rate`` fails the run when the loss
 rate is above the setting. A changed case the judge could not compare is an error of the
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from ..scoring.results import CaseResult
 from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
-from ..stats import bootstrap_ci
+from ..stats import bounded_mean_ci
 from .checks import GateCheck
 from .pairwise_summary import PairwiseLoss, PairwiseSummary
 
@@ -37,7 +38,7 @@ def _rate(
     if not flags:
         return None, None
     values = [1.0 if flag else 0.0 for flag in flags]
-    low, high = bootstrap_ci(
+    low, high = bounded_mean_ci(
         values,
         confidence=config.confidence,
         resamples=config.bootstrap_resamples,

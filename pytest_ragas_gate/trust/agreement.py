@@ -26,7 +26,7 @@ import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from ..stats import mean, percentile
+from ..stats import bounded_interval, hull, mean, percentile
 from .figures import Figure, MetricAgreement
 
 __all__ = [
@@ -297,6 +297,7 @@ def measure_agreement(
         "mae": lambda counts: pairs.weighted_mean(distances, counts),
         "spearman": pairs.spearman,
     }
+    hits: list[float] = []
     if binary:
         paired["auroc"] = pairs.auroc
         if threshold is not None:
@@ -311,6 +312,14 @@ def measure_agreement(
         len(judge), paired, confidence=confidence, resamples=resamples, seed=seed
     )
     once = [1] * len(judge)
+    # The figures that are means of a bounded per-case value get the bounded interval too,
+    # so that 3 of 3 agreements do not read as an accuracy of 100–100%.
+    per_case: dict[str, tuple[Sequence[float], float]] = {
+        "bias": (differences, -1.0),
+        "mae": (distances, 0.0),
+    }
+    if hits:
+        per_case["accuracy"] = (hits, 0.0)
 
     def figure(name: str) -> Figure | None:
         if name not in paired:
@@ -319,6 +328,11 @@ def measure_agreement(
         if value is None:
             return Figure(value=None)
         low, high = intervals[name]
+        if name in per_case and low is not None and high is not None:
+            values, floor = per_case[name]
+            low, high = hull(
+                (low, high), bounded_interval(values, low=floor, confidence=confidence)
+            )
         return Figure(value=value, ci_low=low, ci_high=high)
 
     def measured(name: str) -> Figure:

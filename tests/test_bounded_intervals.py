@@ -1,0 +1,195 @@
+"""Intervals that know scores are bounded: honest on small and uniform samples.
+
+The acceptance vectors of the gate's interval, its properties on random samples, its
+coverage on simulated scores, and what a run on a 2-case set says under each rule.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+from gate_runs import gate_run, good_rows, write_jsonl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_ragas_gate.stats import bootstrap_ci, bounded_interval, bounded_mean_ci
+
+
+def test_two_of_two_at_the_top_reaches_below_035() -> None:
+    low, high = bounded_mean_ci([1.0, 1.0])
+    assert low <= 0.35
+    assert high == 1.0
+
+
+def test_twenty_of_twenty_at_the_top_reaches_between_080_and_092() -> None:
+    low, high = bounded_mean_ci([1.0] * 20)
+    assert 0.80 <= low <= 0.92
+    assert high == 1.0
+
+
+def test_one_case_is_at_least_half_wide() -> None:
+    low, high = bounded_mean_ci([0.5])
+    assert high - low >= 0.5
+    assert low < 0.5 < high
+
+
+def test_a_uniform_sample_inside_the_range_is_not_zero_width() -> None:
+    low, high = bounded_mean_ci([0.8] * 12)
+    assert low < 0.8 < high
+    # Unseen cases may sit at either bound: the interval leans the way there is room.
+    assert 0.8 - low > high - 0.8
+
+
+def test_a_rate_of_all_ties_is_not_degenerate() -> None:
+    low, high = bounded_mean_ci([1.0] * 12)
+    assert high == 1.0
+    assert low < 0.8
+
+
+def test_unchanged_paired_deltas_leave_room_both_ways() -> None:
+    low, high = bounded_mean_ci([0.0] * 30, low=-1.0)
+    assert low < 0.0 < high
+    assert low == pytest.approx(-high)
+    assert high < 0.15
+
+
+def _faithfulness_like(draw: random.Random) -> float:
+    if draw.random() < 0.6:
+        return 1.0
+    return 0.0 if draw.random() < 0.15 else round(draw.random(), 2)
+
+
+def _relevancy_like(draw: random.Random) -> float:
+    return round(min(1.0, max(0.0, draw.gauss(0.85, 0.08))), 3)
+
+
+def _precision_like(draw: random.Random) -> float:
+    return draw.choice([1.0, 1.0, 0.5, 0.83, 0.33, 0.0, 1.0, 0.92])
+
+
+def _tight(draw: random.Random) -> float:
+    return round(min(1.0, max(0.0, draw.gauss(0.9, 0.04))), 3)
+
+
+@pytest.mark.parametrize(
+    "sampler", [_faithfulness_like, _relevancy_like, _precision_like, _tight, random.Random.random]
+)
+@pytest.mark.parametrize("size", [30, 100, 500])
+def test_large_samples_with_spread_keep_the_bootstraps_bounds(
+    sampler: Callable[[random.Random], float], size: int
+) -> None:
+    for seed in range(3):
+        draw = random.Random(seed)
+        values = [sampler(draw) for _ in range(size)]
+        low, high = bounded_mean_ci(values)
+        old_low, old_high = bootstrap_ci(values)
+        assert abs(low - old_low) <= 0.02
+        assert abs(high - old_high) <= 0.02
+
+
+def test_large_paired_changes_keep_the_bootstraps_bounds() -> None:
+    draw = random.Random(4)
+    for size in (30, 100, 500):
+        deltas = [
+            0.0 if draw.random() < 0.6 else round(draw.gauss(-0.05, 0.2), 2) for _ in range(size)
+        ]
+        low, high = bounded_mean_ci(deltas, low=-1.0)
+        old_low, old_high = bootstrap_ci(deltas)
+        assert abs(low - old_low) <= 0.02
+        assert abs(high - old_high) <= 0.02
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 0.5, 1.0])),
+        min_size=1,
+        max_size=200,
+    ),
+    st.integers(0, 3),
+)
+def test_the_interval_holds_the_mean_and_is_never_zero_width(
+    values: list[float], seed: int
+) -> None:
+    low, high = bounded_mean_ci(values, resamples=200, seed=seed)
+    centre = sum(values) / len(values)
+    assert 0.0 <= low <= centre + 1e-12
+    assert centre - 1e-12 <= high <= 1.0
+    assert high - low > 0.0
+
+
+def _beta(alpha: float, beta: float) -> tuple[Callable[[random.Random], float], float]:
+    return (lambda draw: draw.betavariate(alpha, beta)), alpha / (alpha + beta)
+
+
+def _bernoulli(share: float) -> tuple[Callable[[random.Random], float], float]:
+    return (lambda draw: 1.0 if draw.random() < share else 0.0), share
+
+
+SIMULATED = {
+    "beta(2,2)": _beta(2, 2),
+    "beta(5,2)": _beta(5, 2),
+    "beta(8,1)": _beta(8, 1),
+    "beta(1,5)": _beta(1, 5),
+    "beta(0.5,0.5)": _beta(0.5, 0.5),
+    "bernoulli(0.5)": _bernoulli(0.5),
+    "bernoulli(0.8)": _bernoulli(0.8),
+    "bernoulli(0.9)": _bernoulli(0.9),
+    "bernoulli(0.97)": _bernoulli(0.97),
+}
+
+
+@pytest.mark.parametrize("size", [5, 10, 30])
+@pytest.mark.parametrize("name", list(SIMULATED))
+def test_the_interval_covers_the_true_mean(name: str, size: int) -> None:
+    # The bounded part alone: the gate's interval is its hull with the bootstrap, so it
+    # covers at least as often; without resampling the test stays fast.
+    sampler, truth = SIMULATED[name]
+    draw = random.Random(1)
+    trials = 2000
+    covered = 0
+    for _ in range(trials):
+        low, high = bounded_interval([sampler(draw) for _ in range(size)])
+        covered += low <= truth <= high
+    assert covered / trials >= 0.93
+
+
+# --- what a run says ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_two_perfect_cases_fail_ci_lower(pytester: pytest.Pytester, workers: tuple[str]) -> None:
+    write_jsonl(pytester, "golden.jsonl", good_rows(2))
+    outcome = gate_run(pytester, *workers, set=["rules.default=ci_lower"], tracebacks=False)
+    assert outcome.result.ret == pytest.ExitCode.TESTS_FAILED
+    outcome.result.stdout.fnmatch_lines(
+        [
+            "faithfulness*1.000*0.342–1.000*0.85*ci_lower*2 of 2*FAIL*",
+            "FAILED faithfulness 95% CI lower bound 0.34 < 0.85 (mean 1.00, n=2)",
+            "RAG gate: FAILED",
+        ]
+    )
+    metric = outcome.report["metrics"]["faithfulness"]
+    assert metric["ci_low"] == pytest.approx(0.3424, abs=1e-4)
+    assert metric["passed"] is False
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_two_perfect_cases_pass_the_mean_saying_how_little_it_rests_on(
+    pytester: pytest.Pytester, workers: tuple[str]
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", good_rows(2))
+    outcome = gate_run(pytester, *workers, tracebacks=False)
+    assert outcome.result.ret == pytest.ExitCode.OK
+    note = "faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval reaches 0.34"
+    outcome.result.stdout.fnmatch_lines(
+        [
+            "faithfulness*1.000*0.342–1.000*0.85*mean*2 of 2*PASS*",
+            "RAG gate: PASSED",
+            f"*{note}*",
+        ]
+    )
+    assert note in outcome.report["recommendation"]
+    assert outcome.report["metrics"]["faithfulness"]["message"] == note
