@@ -49,8 +49,10 @@ def test_an_empty_answer_in_a_golden_file_errors_its_case_and_fails_the_run(
     outcome.result.assert_outcomes(passed=19, errors=1)
     got = "an empty string" if not answer else "only whitespace"
     outcome.result.stdout.fnmatch_lines(
-        [f"*golden.jsonl:8: field 'answer': expected the system's answer as non-empty text, "
-         f"got {got}*"]
+        [
+            f"*golden.jsonl:8: field 'answer': expected the system's answer as non-empty text, "
+            f"got {got}*"
+        ]
     )
     assert "RAG gate: FAILED" in output and "Safe to deploy" not in output
     errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
@@ -69,8 +71,7 @@ def test_an_empty_answer_under_another_name_is_named_so() -> None:
 def test_an_empty_final_assistant_turn_errors_its_conversation() -> None:
     turns = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": " "}]
     assert problems_of({"turns": turns}) == [
-        "chat.jsonl:3: field 'turns[1].content': expected a non-empty string, got an empty "
-        "string"
+        "chat.jsonl:3: field 'turns[1].content': expected a non-empty string, got an empty string"
     ]
     # RAGAS: tool calls and their results, then no reply.
     messages = [

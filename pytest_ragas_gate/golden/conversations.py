@@ -396,9 +396,7 @@ def _exchange_tools(
     }
 
 
-def tool_levels_problem(
-    name: str, turns: list[TurnRow], whole: str | None
-) -> str | None:
+def tool_levels_problem(name: str, turns: list[TurnRow], whole: str | None) -> str | None:
     """Expectations given both per turn and for the conversation, which cannot both hold.
 
     ``whole`` names the row's field of conversation-level expectations, if any.
