@@ -281,3 +281,44 @@ def test_an_unsupported_shape_in_a_saved_file_errors_that_conversation_in_the_ru
         [f"*chats.json:{line}: field 'turns?3?.mcp_tools_called': MCP calls are not scored*"]
     )
     assert "RAG gate: FAILED" in output
+
+
+AGENT = """
+def answer(question, history):
+    if "refund" in question.lower():
+        return {"answer": "Order 42 is refunded.", "tools_called": ["issue_refund"]}
+    return {"answer": "Order 42 shipped on 3 May.", "tools_called": ["lookup_order"]}
+"""
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["per-turn", "whole-conversation"])
+def test_a_live_conversation_is_scored_on_the_targets_calls_not_the_saved_ones(
+    pytester: pytest.Pytester, whole: bool
+) -> None:
+    pytester.makepyfile(agent=AGENT)
+    saved = {"tools_called": ["web_search"]}  # what the file recorded, not what runs now
+    turns: list[dict[str, Any]] = [
+        {"role": "user", "content": "Where is order 42?"},
+        {"role": "assistant", "content": "Shipped.", **saved},
+        {"role": "user", "content": "Refund it, please."},
+        {"role": "assistant", "content": "Refunded.", **saved},
+    ]
+    row: dict[str, Any] = {"id": "chat", "turns": turns}
+    if whole:
+        row["expected_tools"] = ["lookup_order", "issue_refund"]
+    else:
+        turns[1]["expected_tools"] = ["lookup_order"]
+        turns[3]["expected_tools"] = ["issue_refund"]
+    write_jsonl(pytester, "golden.jsonl", [row])
+    outcome = gate_run(
+        pytester,
+        judge="offline",
+        metrics="tool_correctness",
+        threshold="tool_correctness=1",
+        set="live.target=agent:answer",
+        tracebacks=False,
+    )
+    output = outcome.result.stdout.str()
+    assert outcome.ret == pytest.ExitCode.OK, output
+    expected = {"chat#1": None, "chat#2": 1.0} if whole else {"chat#1": 1.0, "chat#2": 1.0}
+    assert scores_of(outcome.report, "tool_correctness") == expected

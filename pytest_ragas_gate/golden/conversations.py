@@ -385,6 +385,7 @@ def _exchange_tools(
             "tools_called": calls if recorded else None,
             "expected_tools": expected_tools,
             "max_steps": max_steps,
+            "calls_of_conversation": True,
         }
     if reply is None:
         return {}
