@@ -201,6 +201,7 @@ def test_a_misspelt_column_in_one_file_never_stops_the_other_files(
         "deepeval_goldens.csv",
         "deepeval_conversations.json",
         "deepeval_goldens_tools.json",
+        "conversation-tools/deepeval-4.3.1-conversations-tools.json",
     ],
 )
 def test_rag_gate_import_deepeval_reads_the_files_as_the_loader_does(

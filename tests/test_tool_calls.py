@@ -112,9 +112,9 @@ def test_tool_calls_by_name_and_openai_style_arguments() -> None:
             "got None",
         ),
         (
-            {"tools_called": [{"name": "a", "args": {}}]},
-            "agent.jsonl:4: field 'tools_called': item 1: unknown key 'args'; a tool call has "
-            "arguments, description, input_parameters, name, output, reasoning, type",
+            {"tools_called": [{"name": "a", "params": {}}]},
+            "agent.jsonl:4: field 'tools_called': item 1: unknown key 'params'; a tool call has "
+            "args, arguments, description, input_parameters, name, output, reasoning, type",
         ),
         (
             {"tools_called": [{"name": "a", "arguments": "{not json"}]},
@@ -146,9 +146,9 @@ def test_tool_calls_by_name_and_openai_style_arguments() -> None:
                 "turns": [{"role": "user", "content": "Q?"}, {"role": "assistant", "content": "A"}],
                 "tools_called": ["search"],
             },
-            "agent.jsonl:4: field 'tools_called': tool calls are checked on single-question "
-            "cases, not on a conversation row; give the exchange that calls tools a case of its "
-            "own",
+            "agent.jsonl:4: field 'tools_called': a conversation's tool calls are made by its "
+            "assistant turns; give each turn's calls as 'turns[i].tools_called' (RAGAS: an ai "
+            "message's tool_calls)",
         ),
         (
             {"contexts": [{"text": "a", "hop": 0}]},

@@ -94,6 +94,10 @@ class GoldenCase(BaseModel):
     tools_called: list[ToolCall] | None = None
     expected_tools: list[ExpectedTool] | None = None
     max_steps: int | None = None
+    # True on a conversation's last exchange when its tool expectations are the whole
+    # conversation's: its ``tools_called`` are then every call of the conversation, and
+    # a live run gathers the target's calls of every turn into it.
+    calls_of_conversation: bool = False
 
     @property
     def source(self) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -35,6 +36,7 @@ from .conversations import (
     is_conversation,
     read_turns,
     split_conversation,
+    tool_levels_problem,
 )
 from .peer_fields import (
     CONVERSATION_FIELDS,
@@ -42,7 +44,7 @@ from .peer_fields import (
     is_conversational_golden,
     is_peer_field,
 )
-from .tool_calls import expected_tool_list, tool_call_list
+from .tool_calls import ExpectedTool, expected_tool_list, tool_call_list
 
 __all__ = [
     "FIELD_ALIASES",
@@ -68,7 +70,8 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "human": ("human", "human_labels"),
     "turns": ("turns",),
     "tools_called": ("tools_called",),
-    "expected_tools": ("expected_tools",),
+    # RAGAS's MultiTurnSample names the expected calls of a conversation so.
+    "expected_tools": ("expected_tools", "reference_tool_calls"),
     "max_steps": ("max_steps",),
 }
 _FIELD_OF_NAME: dict[str, str] = {
@@ -324,7 +327,7 @@ def _build_case(
     if "id" not in given and "id" not in unreadable and question is not None:
         case_id, derived = stable_case_id(question), _FROM_QUESTION
     fields = {
-        "answer": convert("answer", _text),
+        "answer": convert("answer", _answer),
         "contexts": convert("contexts", _contexts),
         "reference": convert("reference", _reference),
         "relevant_context_ids": convert("relevant_context_ids", _id_list),
@@ -375,14 +378,24 @@ def _build_conversation(
             f"field {given[single[0]][0]!r}: a conversation row holds its turns in "
             f"{given[turns_key][0]!r}; move the question, answer and contexts into its turns"
         )
-    tools = [key for key in ("tools_called", "expected_tools", "max_steps") if key in given]
-    if tools:
+    if "tools_called" in given:
         errors.append(
-            f"field {given[tools[0]][0]!r}: tool calls are checked on single-question cases, "
-            "not on a conversation row; give the exchange that calls tools a case of its own"
+            f"field {given['tools_called'][0]!r}: a conversation's tool calls are made by its "
+            f"assistant turns; give each turn's calls as '{given[turns_key][0]}[i].tools_called' "
+            "(RAGAS: an ai message's tool_calls)"
         )
     name, value = given[turns_key]
-    turns = read_turns(name, value, errors, contexts=_contexts, reference=_reference)
+    turns = read_turns(
+        name, value, errors, contexts=_contexts, reference=_reference, steps=_max_steps
+    )
+    expected, whole = _conversation_expectations(given, metadata, errors, convert)
+    max_steps = convert("max_steps", _max_steps)
+    if max_steps is not None:
+        whole = whole or given["max_steps"][0]
+    if turns is not None:
+        problem = tool_levels_problem(name, turns, whole)
+        if problem is not None:
+            errors.append(problem)
     explicit_id = convert("id", _case_id)
     derived = _FROM_TURNS if "id" not in given and turns else None
     case_id = derived_conversation_id(value) if derived else explicit_id
@@ -402,12 +415,44 @@ def _build_conversation(
         return None, case_id, derived
     try:
         cases = split_conversation(
-            case_id, turns, reference=reference, common=common, shared_contexts=shared
+            case_id,
+            turns,
+            reference=reference,
+            common=common,
+            shared_contexts=shared,
+            expected_tools=expected,
+            max_steps=max_steps,
         )
     except ValidationError as error:
         errors.append(f"the conversation is invalid: {error}")
         return None, case_id, derived
     return cases, case_id, derived
+
+
+def _conversation_expectations(
+    given: dict[str, tuple[str, Any]],
+    metadata: dict[str, Any],
+    errors: list[str],
+    convert: Callable[[str, Callable[[str, Any, list[str]], Any]], Any],
+) -> tuple[list[ExpectedTool] | None, str | None]:
+    """The calls a whole conversation should make, and the field that gave them.
+
+    ``expected_tools`` or RAGAS's ``reference_tool_calls`` (compared argument by argument,
+    as RAGAS does: ``subset``); a DeepEval conversational golden, which has no field for
+    them, saves them in its ``additional_metadata``.
+    """
+    if "expected_tools" in given:
+        name = given["expected_tools"][0]
+        ragas = name.strip().lower() == "reference_tool_calls"
+        expected = convert(
+            "expected_tools",
+            partial(expected_tool_list, default_match="subset" if ragas else "exact"),
+        )
+        return expected, name
+    if metadata.get("expected_tools") is not None:
+        name = "additional_metadata.expected_tools"
+        return expected_tool_list(name, metadata.pop("expected_tools"), errors), name
+    return None, None
 
 
 def _sort_fields(
@@ -570,6 +615,24 @@ def _text(name: str, value: Any, errors: list[str]) -> str | None:
         return value
     errors.append(f"field {name!r}: expected a string, got {kind_of(value)}")
     return None
+
+
+def _answer(name: str, value: Any, errors: list[str]) -> str | None:
+    """The system's answer; given but empty it is an error, as a live target's empty one is.
+
+    An empty answer is no answer to score, and counted as a missing field it would leave
+    the case unscored without a word. A case a live target answers leaves it out (or null).
+    """
+    text = _text(name, value, errors)
+    if text is not None and not text.strip():
+        errors.append(
+            f"field {name!r}: expected the system's answer as non-empty text, got "
+            f"{'an empty string' if not text else 'only whitespace'}; the answer-based "
+            "metrics cannot score nothing (leave the field out, or null, for a case a live "
+            "target answers)"
+        )
+        return None
+    return text
 
 
 def _contexts(name: str, value: Any, errors: list[str]) -> list[Context] | None:

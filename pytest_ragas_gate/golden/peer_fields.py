@@ -58,7 +58,6 @@ _RAGAS_SAMPLES = (
     "query_style",
     "query_length",
     "synthesizer_name",
-    "reference_tool_calls",
     "reference_topics",
 )
 _PEER_FIELDS = frozenset((*_DEEPEVAL_GOLDEN, *_DEEPEVAL_CONVERSATIONAL, *_RAGAS_SAMPLES))

@@ -93,9 +93,9 @@ def arguments_match(expected: Mapping[str, Any], given: Mapping[str, Any], match
     return dict(given) == dict(expected)
 
 
-#: The names a call's arguments are accepted under: DeepEval's field, its JSON alias, and
-#: the ``arguments`` of OpenAI-style tool calls.
-_ARGUMENT_KEYS = ("input_parameters", "inputParameters", "arguments")
+#: The names a call's arguments are accepted under: DeepEval's field, its JSON alias, the
+#: ``arguments`` of OpenAI-style tool calls and the ``args`` of RAGAS's (and LangChain's).
+_ARGUMENT_KEYS = ("input_parameters", "inputParameters", "arguments", "args")
 _CALL_KEYS = frozenset({"name", "output", "description", "reasoning", "type", *_ARGUMENT_KEYS})
 _EXPECTED_KEYS = _CALL_KEYS | {"match", "order"}
 
@@ -117,8 +117,14 @@ def tool_call_list(name: str, value: Any, errors: list[str]) -> list[ToolCall] |
     return [ToolCall(**item) for item in items]
 
 
-def expected_tool_list(name: str, value: Any, errors: list[str]) -> list[ExpectedTool] | None:
+def expected_tool_list(
+    name: str, value: Any, errors: list[str], *, default_match: ArgumentMatch = "exact"
+) -> list[ExpectedTool] | None:
     """A golden row's ``expected_tools``, as :func:`tool_call_list` reads ``tools_called``.
+
+    ``default_match`` is how a call's arguments are compared when it does not say:
+    RAGAS's ``reference_tool_calls`` are compared as RAGAS does, argument by argument
+    (``subset``: the call may have more).
 
     >>> errors = []
     >>> expected_tool_list("expected_tools", [{"name": "a", "match": "some"}], errors)
@@ -130,7 +136,7 @@ def expected_tool_list(name: str, value: Any, errors: list[str]) -> list[Expecte
         return None
     prefix = f"field {name!r}"
     for number, item in enumerate(items, 1):
-        match = item.get("match", "exact")
+        match = item.setdefault("match", default_match)
         if match not in ARGUMENT_MATCHES:
             errors.append(
                 f"{prefix}: item {number}: 'match' expected {' or '.join(ARGUMENT_MATCHES)}, "

@@ -132,6 +132,15 @@ _CONVERSATION_METADATA = (
     "name",
     "comments",
 )
+#: A ``Turn``'s fields of tool calls, handed to the golden file for the loader to check.
+_TURN_TOOLS = (
+    "tools_called",
+    "expected_tools",
+    "max_steps",
+    "mcp_tools_called",
+    "mcp_resources_called",
+    "mcp_prompts_called",
+)
 #: A ``Golden``'s fields kept as metadata.
 _KEPT = ("name", "source_file", "comments")
 
@@ -167,6 +176,12 @@ def _conversation(place: Place, record: Mapping[str, object], turns: list[object
             ]
         if contexts:
             entry["contexts"] = contexts
+        # The turn's tool calls go to the golden file as they are, so the loader scores
+        # them or names what it cannot read; none is dropped here unseen.
+        entry.update({key: turn[key] for key in _TURN_TOOLS if turn.get(key) not in (None, [])})
+        turn_metadata = turn.get("metadata")
+        if isinstance(turn_metadata, Mapping) and turn_metadata.get("expected_tools"):
+            entry.setdefault("expected_tools", turn_metadata["expected_tools"])
         kept.append(entry)
     if not kept:
         return Malformed(place, "turns", "expected a non-empty list of turns")

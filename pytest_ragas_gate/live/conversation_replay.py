@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..exceptions import TargetFailed
 from ..golden.cases import GoldenCase, Message, turn_id
+from ..golden.tool_calls import ToolCall
 
 __all__ = ["ConversationReplay"]
 
@@ -51,6 +52,7 @@ class ConversationReplay:
             return await self.inner.answer(case)
         asked = [turn.content for turn in case.history if turn.role == "user"]
         history: list[Message] = []
+        earlier_calls: list[ToolCall] | None = None
         for number, question in enumerate(asked, 1):
             earlier = case.model_copy(
                 update={
@@ -70,6 +72,8 @@ class ConversationReplay:
                     f"failed, so turn {case.turn} has no history to replay: {first_line}"
                 )
             answer = reply[0].answer or ""
+            if reply[0].tools_called is not None:
+                earlier_calls = [*(earlier_calls or []), *reply[0].tools_called]
             history += [
                 Message(role="user", content=question),
                 Message(role="assistant", content=answer),
@@ -79,12 +83,18 @@ class ConversationReplay:
         if isinstance(reply, TargetFailed):
             raise reply
         filled, latency = reply
+        # The turn's calls are the target's, never the ones the golden file saved; when
+        # the expectations are the whole conversation's, so are the calls compared.
+        calls = filled.tools_called
+        if case.calls_of_conversation and (earlier_calls is not None or calls is not None):
+            calls = [*(earlier_calls or []), *(calls or [])]
         # A turn first asked as an earlier turn of another is filled into its own case.
         answered = own.model_copy(
             update={
                 "answer": filled.answer,
                 "contexts": filled.contexts,
                 "metadata": filled.metadata,
+                "tools_called": calls,
             }
         )
         return answered, latency

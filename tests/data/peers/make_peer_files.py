@@ -187,6 +187,150 @@ def ragas_files(directory: Path) -> dict[str, str]:
     return written
 
 
+# --- tool calls inside conversations -------------------------------------------------------
+
+#: Where the conversations with tool calls go, each file named with its tool's version.
+TOOL_CONVERSATIONS = "conversation-tools"
+
+LOOKUP_42 = {"name": "lookup_order", "input_parameters": {"order_id": 42}}
+REFUND_42 = {"name": "issue_refund", "input_parameters": {"order_id": 42}}
+LOOKUP_7 = {"name": "lookup_order", "input_parameters": {"order_id": 7}}
+
+
+def deepeval_tool_conversations(directory: Path) -> dict[str, str]:
+    """DeepEval conversational goldens whose assistant turns called tools.
+
+    DeepEval's ``Turn`` records ``tools_called`` and has no field for the calls a turn
+    should make, so they are in the turn's ``metadata`` (per turn) or the golden's
+    ``additional_metadata`` (for the whole conversation).
+    """
+    from deepeval.dataset import ConversationalGolden, EvaluationDataset
+    from deepeval.test_case import ToolCall, Turn
+
+    def call(spec: dict[str, Any], output: Any = None) -> Any:
+        return ToolCall(name=spec["name"], input_parameters=spec["input_parameters"], output=output)
+
+    scenario = "A customer asks about an order."
+    goldens = [
+        # Per turn: each reply called the tool it should.
+        ConversationalGolden(
+            scenario=scenario,
+            name="order-42-per-turn",
+            turns=[
+                Turn(role="user", content="Where is order 42?"),
+                Turn(
+                    role="assistant",
+                    content="Order 42 shipped on 3 May.",
+                    tools_called=[call(LOOKUP_42, {"status": "shipped", "date": "3 May"})],
+                    metadata={"expected_tools": [LOOKUP_42]},
+                ),
+                Turn(role="user", content="It is late, please refund it."),
+                Turn(
+                    role="assistant",
+                    content="Order 42 is refunded.",
+                    tools_called=[call(REFUND_42, "refunded")],
+                    metadata={"expected_tools": [REFUND_42]},
+                ),
+            ],
+        ),
+        # Per turn: a greeting with no tools, then the wrong tool.
+        ConversationalGolden(
+            scenario=scenario,
+            name="order-7-wrong-tool",
+            turns=[
+                Turn(role="user", content="Hi"),
+                Turn(role="assistant", content="Hello! How can I help?"),
+                Turn(role="user", content="What is the status of order 7?"),
+                Turn(
+                    role="assistant",
+                    content="Order 7 is paid.",
+                    tools_called=[
+                        ToolCall(name="web_search", input_parameters={"q": "order 7 status"})
+                    ],
+                    metadata={"expected_tools": [LOOKUP_7]},
+                ),
+            ],
+        ),
+        # For the whole conversation: the calls of all its turns, in order.
+        ConversationalGolden(
+            scenario=scenario,
+            name="order-42-whole",
+            additional_metadata={"expected_tools": [LOOKUP_42, REFUND_42]},
+            turns=[
+                Turn(role="user", content="Where is order 42?"),
+                Turn(
+                    role="assistant",
+                    content="Order 42 shipped on 3 May.",
+                    tools_called=[call(LOOKUP_42)],
+                ),
+                Turn(role="user", content="Refund it, please."),
+                Turn(
+                    role="assistant",
+                    content="Order 42 is refunded.",
+                    tools_called=[call(REFUND_42)],
+                ),
+            ],
+        ),
+    ]
+    name = f"deepeval-{version('deepeval')}-conversations-tools"
+    path = EvaluationDataset(goldens=goldens).save_as("json", str(directory), file_name=name)
+    return {
+        f"{TOOL_CONVERSATIONS}/{Path(path).name}": "DeepEval EvaluationDataset(goldens="
+        "[ConversationalGolden(turns=[Turn(tools_called=…, metadata={expected_tools})…])]).save_as"
+    }
+
+
+def ragas_tool_conversations(directory: Path) -> dict[str, str]:
+    """RAGAS multi-turn samples with AIMessage tool calls, ToolMessages, reference_tool_calls."""
+    from ragas import EvaluationDataset, MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+
+    def call(spec: dict[str, Any], **more: Any) -> Any:
+        return ToolCall(name=spec["name"], args={**spec["input_parameters"], **more})
+
+    samples = [
+        MultiTurnSample(
+            user_input=[
+                HumanMessage(content="Where is order 42?"),
+                AIMessage(content="", tool_calls=[call(LOOKUP_42)]),
+                ToolMessage(content="Order 42: shipped on 3 May."),
+                AIMessage(content="Order 42 shipped on 3 May."),
+                HumanMessage(content="It is late, please refund it."),
+                # RAGAS compares the reference's arguments only: 'reason' is extra.
+                AIMessage(content="", tool_calls=[call(REFUND_42, reason="late")]),
+                ToolMessage(content="Order 42: refunded."),
+                AIMessage(content="Order 42 is refunded."),
+            ],
+            reference_tool_calls=[call(LOOKUP_42), call(REFUND_42)],
+        ),
+        MultiTurnSample(
+            user_input=[
+                HumanMessage(content="What is the status of order 7?"),
+                AIMessage(content="", tool_calls=[ToolCall(name="web_search", args={"q": "7"})]),
+                ToolMessage(content="No results."),
+                AIMessage(content="Order 7 is paid."),
+            ],
+            reference_tool_calls=[call(LOOKUP_7)],
+        ),
+    ]
+    dataset = EvaluationDataset(samples=samples)
+    stem = f"ragas-{version('ragas')}-multi-turn-tools"
+    dataset.to_jsonl(str(directory / f"{stem}.jsonl"))
+    dataset.to_csv(str(directory / f"{stem}.csv"))
+    return {
+        f"{TOOL_CONVERSATIONS}/{stem}.jsonl": "RAGAS EvaluationDataset(samples=[MultiTurnSample"
+        "(AIMessage(tool_calls=…), ToolMessage, reference_tool_calls=…)]).to_jsonl",
+        f"{TOOL_CONVERSATIONS}/{stem}.csv": "RAGAS EvaluationDataset(…).to_csv",
+    }
+
+
+def tool_conversation_files(directory: Path) -> dict[str, str]:
+    """The conversations with tool calls, in ``directory / TOOL_CONVERSATIONS``."""
+    folder = directory / TOOL_CONVERSATIONS
+    folder.mkdir(exist_ok=True)
+    return {**deepeval_tool_conversations(folder), **ragas_tool_conversations(folder)}
+
+
 # --- promptfoo ---------------------------------------------------------------------------
 
 #: What the local grader answers a grading prompt: it parses as a pass in promptfoo's
@@ -332,7 +476,11 @@ def main() -> int:
     parser.add_argument("--promptfoo", type=Path, help="a folder where promptfoo is installed")
     parser.add_argument("--out", type=Path, default=HERE)
     arguments = parser.parse_args()
-    written = {**deepeval_files(arguments.out), **ragas_files(arguments.out)}
+    written = {
+        **deepeval_files(arguments.out),
+        **ragas_files(arguments.out),
+        **tool_conversation_files(arguments.out),
+    }
     versions = {"deepeval": version("deepeval"), "ragas": version("ragas")}
     if arguments.promptfoo is not None:
         written.update(promptfoo_files(arguments.out, arguments.promptfoo))
