@@ -204,7 +204,11 @@ def test_every_threshold_outside_the_run_is_named_at_once(pytester: pytest.Pytes
     ("options", "yaml_text", "source"),
     [
         ({"threshold": "faithfulness<=0.5"}, None, "--rag-gate-threshold"),
-        ({"set": ["thresholds.faithfulness=<=0.5"]}, None, "--rag-gate-set thresholds.faithfulness"),
+        (
+            {"set": ["thresholds.faithfulness=<=0.5"]},
+            None,
+            "--rag-gate-set thresholds.faithfulness",
+        ),
         ({}, "judge: {provider: offline}\nthresholds:\n  faithfulness: <=0.5\n", "rag_gate.yaml:3"),
     ],
 )
@@ -252,7 +256,9 @@ def test_one_setting_in_two_spellings_with_two_values_is_a_usage_error(
 
 def test_one_setting_in_two_spellings_with_one_value_is_read(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", [GOOD])
-    write_yaml(pytester, "rule: mean\nrules: {default: mean}\nconcurrency: 8\njudge:\n  concurrency: 8\n")
+    write_yaml(
+        pytester, "rule: mean\nrules: {default: mean}\nconcurrency: 8\njudge:\n  concurrency: 8\n"
+    )
     outcome = gate_run(pytester, **OPTIONS)
     assert outcome.ret == pytest.ExitCode.OK, outcome.stderr.str()
     outcome.stdout.fnmatch_lines(["*deprecated*'rule' is now written 'rules.default'*"])
@@ -268,7 +274,9 @@ def test_two_spellings_on_the_command_line_with_two_values_is_a_usage_error(
         "*'concurrency' (--rag-gate-set concurrency) and 'judge.concurrency' (--rag-gate-set "
         "judge.concurrency) are one setting with two values: 4 and 8*",
     )
-    old_option = gate_run(pytester, "--rag-gate-concurrency=4", set=["judge.concurrency=8"], **OPTIONS)
+    old_option = gate_run(
+        pytester, "--rag-gate-concurrency=4", set=["judge.concurrency=8"], **OPTIONS
+    )
     assert_usage_error(
         old_option,
         "*--rag-gate-concurrency and 'judge.concurrency' (--rag-gate-set judge.concurrency) are "
@@ -299,14 +307,18 @@ def test_a_null_threshold_regates_a_report(pytester: pytest.Pytester) -> None:
     write(pytester.path / "run.json", cases([0.2, 0.3]))
     status, out, err = in_process(pytester.path, "gate", "run.json")
     assert status == 1, out + err
-    status, out, err = in_process(pytester.path, "gate", "run.json", "--threshold", "faithfulness=null")
+    status, out, err = in_process(
+        pytester.path, "gate", "run.json", "--threshold", "faithfulness=null"
+    )
     assert status == 0, out + err
 
 
 # --- the otel output ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("destination", ["ftp://x/y", "file:///tmp/x.json", "grpc://collector:4317"])
+@pytest.mark.parametrize(
+    "destination", ["ftp://x/y", "file:///tmp/x.json", "grpc://collector:4317"]
+)
 def test_an_otel_output_of_another_scheme_is_a_usage_error(
     pytester: pytest.Pytester, destination: str
 ) -> None:

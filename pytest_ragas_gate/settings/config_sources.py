@@ -122,7 +122,7 @@ def file_describer(name: str, lines: KeyLines | None) -> Describer:
 def yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
     r"""The line of every key of a YAML document, and of every scalar item of its lists.
 
-    >>> lines = yaml_key_lines("judge:\\n  concurrency: 8\\nlower_is_better:\\n  - mrr\\n")
+    >>> lines = yaml_key_lines("judge:\n  concurrency: 8\nlower_is_better:\n  - mrr\n")
     >>> lines[("judge", "concurrency")], lines[("lower_is_better", "mrr")]
     (2, 4)
     """
