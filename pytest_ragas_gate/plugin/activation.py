@@ -158,8 +158,15 @@ def _print_notices(config: pytest.Config, lines: Sequence[str]) -> None:
 
 def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
     """Every report path must be writable now, before a judge call is paid for."""
-    from ..reports.otel import is_collector_url
     from ..settings.output_paths import output_paths_problems
+
+    otel_file = settings.otel
+    if otel_file:
+        # The OTel stage loads only for a run that writes it; a collector's URL is
+        # checked when the run sends to it, not as a path.
+        from ..reports.otel import is_collector_url
+
+        otel_file = None if is_collector_url(otel_file) else otel_file
 
     outputs = {
         "outputs.json": settings.report,
@@ -167,8 +174,7 @@ def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
         "outputs.html": settings.html,
         "outputs.markdown": settings.markdown,
         "outputs.history": settings.history,
-        # A collector's URL is checked when the run sends to it, not as a path.
-        "outputs.otel": None if is_collector_url(settings.otel or "") else settings.otel,
+        "outputs.otel": otel_file,
         "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
     }
     problems = output_paths_problems(outputs, config.invocation_params.dir)

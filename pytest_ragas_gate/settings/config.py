@@ -35,7 +35,14 @@ from ..model_defaults import empty_list
 from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
 from .config_sections import SectionError, Translated, dotted_layer, public_key, translate
-from .config_sources import SettingSources, SourceLayer, file_describer, holds, yaml_key_lines
+from .config_sources import (
+    SettingSources,
+    SourceLayer,
+    file_describer,
+    holds,
+    line_namer,
+    yaml_key_lines,
+)
 from .metric_keys import METRIC_ITEMS, METRIC_KEYS, TAG_METRIC_KEYS, MetricKeyed
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
@@ -491,11 +498,7 @@ def load_config(
         # Messages name a file's entries by line; the pyproject table's lines are unknown.
         shown = origin.split(" [", 1)[0] if lines is not None else origin
         describe = file_describer(shown, lines)
-        translated = _translate(
-            written,
-            origin,
-            lambda key_path, lines=lines, shown=shown: _line_of(shown, lines, key_path),
-        )
+        translated = _translate(written, origin, line_namer(shown, lines))
         warnings.extend(translated.warnings)
         layers.append(SourceLayer(origin, translated.settings, describe))
     env_layer = {key: env[name] for name, key in ENV_KEYS.items() if env.get(name)}
@@ -542,9 +545,8 @@ def _translate(
         raise ConfigError(str(error)) from None
 
 
-def _line_of(shown: str, lines: Mapping[tuple[str, ...], int] | None, path: tuple[str, ...]) -> str:
-    line = (lines or {}).get(path)
-    return shown if line is None else f"{shown}:{line}"
+def _named(text: str) -> Callable[[tuple[str, ...]], str]:
+    return lambda _path: text
 
 
 def _assignment_layer(
@@ -553,13 +555,11 @@ def _assignment_layer(
     """``--rag-gate-set`` as one layer that names, per entry, the key that set it."""
     # Each key translated alone says which setting (and entry) it gives; together they
     # are checked for one setting given in two spellings.
-    given: list[tuple[str, Any, str]] = []
+    given: list[tuple[str, str, Any]] = []
     for key, value in assignments.items():
-        shown = names.get(key, f"--rag-gate-set {key}")
-        alone = _translate(
-            dotted_layer({key: value}), "--rag-gate-set", lambda _p, shown=shown: shown
-        )
-        given += [(setting, entry, shown) for setting, entry in alone.settings.items()]
+        option = names.get(key, f"--rag-gate-set {key}")
+        alone = _translate(dotted_layer({key: value}), "--rag-gate-set", _named(option))
+        given += [(setting, option, entry) for setting, entry in alone.settings.items()]
     together = _translate(
         dotted_layer(assignments),
         "--rag-gate-set",
@@ -567,9 +567,9 @@ def _assignment_layer(
     )
 
     def describe(setting: str, path: tuple[str, ...]) -> str:
-        for name, entry, shown in reversed(given):
+        for name, given_by, entry in reversed(given):
             if name == setting and holds(entry, path):
-                return shown
+                return str(given_by)
         return ""
 
     return SourceLayer("command line", together.settings, describe), together.warnings

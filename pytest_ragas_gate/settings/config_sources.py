@@ -22,6 +22,7 @@ __all__ = [
     "SourceLayer",
     "file_describer",
     "holds",
+    "line_namer",
     "yaml_key_lines",
 ]
 
@@ -117,6 +118,20 @@ def file_describer(name: str, lines: KeyLines | None) -> Describer:
         return name
 
     return describe
+
+
+def line_namer(name: str, lines: KeyLines | None) -> Callable[[tuple[str, ...]], str]:
+    """Name a key path of a config file as ``name:line`` where its line is known, else ``name``.
+
+    >>> line_namer("rag_gate.yaml", {("rule",): 1})(("rule",))
+    'rag_gate.yaml:1'
+    """
+
+    def where(path: tuple[str, ...]) -> str:
+        line = (lines or {}).get(path)
+        return name if line is None else f"{name}:{line}"
+
+    return where
 
 
 def yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
