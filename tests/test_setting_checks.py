@@ -334,3 +334,24 @@ def test_an_otel_output_of_another_scheme_is_a_usage_error(
     write_yaml(pytester, f"outputs:\n  otel: {destination}\n")
     configured = gate_run(pytester, **OPTIONS)
     assert_usage_error(configured, "*setting 'outputs.otel' from rag_gate.yaml:2: *another scheme*")
+
+
+# --- rag-gate checks a config as pytest does -------------------------------------------------
+
+
+def test_rag_gate_names_the_line_and_the_option_as_pytest_does(pytester: pytest.Pytester) -> None:
+    write(pytester.path / "run.json", cases([0.9, 0.8]))
+    write_yaml(
+        pytester, "thresholds:\n  faithfulness: 0.5\nlower_is_better: [faithfulnes]\n", "c.yaml"
+    )
+    status, out, err = in_process(pytester.path, "gate", "run.json", "--config", "c.yaml")
+    assert status == 4, out + err
+    assert err.strip() == (
+        "rag-gate gate: Invalid rag-gate configuration: setting 'lower_is_better' from "
+        "c.yaml:3: unknown metric 'faithfulnes'; did you mean 'faithfulness'?"
+    )
+    status, out, err = in_process(
+        pytester.path, "gate", "run.json", "--threshold", "faithfulness<=0.5"
+    )
+    assert status == 4, out + err
+    assert "setting 'thresholds' from --threshold: threshold for 'faithfulness' is '<=0.5'" in err

@@ -274,8 +274,7 @@ def _settings(
     try:
         return GateConfig.model_validate(merged)
     except ValidationError as error:
-        message = describe_validation_error(error, SettingSources(layers))
-        raise CommandError(message.removeprefix("Invalid rag-gate configuration: ")) from None
+        raise CommandError(describe_validation_error(error, SettingSources(layers))) from None
 
 
 def _check_metric_names(
