@@ -77,8 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=parse_threshold,
         default=None,
         metavar="METRIC=VALUE",
-        help="Threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE); "
-        "repeatable; overrides config (default: built-in thresholds).",
+        help="Threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE; "
+        "METRIC=null leaves it ungated); repeatable; overrides config "
+        "(default: built-in thresholds).",
     )
     group.addoption(
         "--rag-gate-baseline",
