@@ -284,6 +284,14 @@ def test_two_spellings_on_the_command_line_with_two_values_is_a_usage_error(
     )
 
 
+def test_a_section_and_its_key_both_set_on_the_command_line_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    outcome = gate_run(pytester, set=["judge=offline", "judge.model=x"], **OPTIONS)
+    assert_usage_error(outcome, "*--rag-gate-set judge.model: 'judge' is given a value already*")
+
+
 # --- null thresholds on the command line ---------------------------------------------------
 
 

@@ -545,6 +545,13 @@ def _translate(
         raise ConfigError(str(error)) from None
 
 
+def _dotted(assignments: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return dotted_layer(assignments)
+    except SectionError as error:
+        raise ConfigError(f"{error}.") from None
+
+
 def _named(text: str) -> Callable[[tuple[str, ...]], str]:
     return lambda _path: text
 
@@ -558,10 +565,10 @@ def _assignment_layer(
     given: list[tuple[str, str, Any]] = []
     for key, value in assignments.items():
         option = names.get(key, f"--rag-gate-set {key}")
-        alone = _translate(dotted_layer({key: value}), "--rag-gate-set", _named(option))
+        alone = _translate(_dotted({key: value}), "--rag-gate-set", _named(option))
         given += [(setting, option, entry) for setting, entry in alone.settings.items()]
     together = _translate(
-        dotted_layer(assignments),
+        _dotted(assignments),
         "--rag-gate-set",
         lambda path: names.get(".".join(path), f"--rag-gate-set {'.'.join(path)}"),
     )
