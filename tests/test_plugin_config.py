@@ -225,8 +225,8 @@ def test_cache_off_unquoted_says_why_and_how_to_write_it(pytester: pytest.Pytest
     result = run_with_config(pytester, "cache:\n  mode: off\n")
     assert_usage_error(
         result,
-        "*setting 'cache.mode' from rag_gate.yaml:2: was read as the boolean false (YAML reads off, "
-        "no and false so), not as the mode 'off'; quote it: mode: \"off\" (or --rag-gate-set "
+        "*setting 'cache.mode' from rag_gate.yaml:2: was read as the boolean false (YAML reads "
+        "off, no and false so), not as the mode 'off'; quote it: mode: \"off\" (or --rag-gate-set "
         "cache.mode=off)*",
     )
     quoted = run_with_config(pytester, 'cache: "off"\n')
