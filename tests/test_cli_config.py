@@ -13,7 +13,7 @@ from test_cli import in_process
 
 TYPO = "thresholds:\n  faithfulnes: 0.5\n"
 MESSAGE = (
-    "Invalid rag-gate configuration: setting 'thresholds' from typo.yaml: unknown metric "
+    "Invalid rag-gate configuration: setting 'thresholds' from typo.yaml:2: unknown metric "
     "'faithfulnes'; did you mean 'faithfulness'?"
 )
 

@@ -158,7 +158,10 @@ def test_set_checks_the_value_like_the_file(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--rag-gate", "--rag-gate-set", "judge.concurrency=many")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*setting 'judge.concurrency' from command line: is the string 'many'*"]
+        [
+            "*setting 'judge.concurrency' from --rag-gate-set judge.concurrency: is the string "
+            "'many'*"
+        ]
     )
     assert_no_traceback(result)
 

@@ -24,8 +24,8 @@ def test_a_command_line_threshold_on_an_unselected_metric_exits_4(
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stderr.fnmatch_lines(
         [
-            "*setting 'thresholds' from command line: a threshold for 'context_recall', which "
-            "is not among the run's metrics (faithfulness): add it to metrics: (or "
+            "*setting 'thresholds' from --rag-gate-threshold: a threshold for 'context_recall', "
+            "which is not among the run's metrics (faithfulness): add it to metrics: (or "
             "--rag-gate-metrics faithfulness,context_recall), or remove the threshold*"
         ]
     )
@@ -47,7 +47,7 @@ def test_a_configured_threshold_on_an_unselected_metric_exits_4(
     outcome = gate_run(pytester, **OPTIONS)
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stderr.fnmatch_lines(
-        [f"*setting {setting!r} from rag_gate.yaml: a threshold for 'context_recall'*"]
+        [f"*setting {setting!r} from rag_gate.yaml:1: a threshold for 'context_recall'*"]
     )
 
 

@@ -116,32 +116,32 @@ def assert_usage_error(result: pytest.RunResult, *lines: str) -> None:
     [
         (
             "metrics: faithfulness\n",
-            "*setting 'metrics' from rag_gate.yaml: expected a list, got the text "
+            "*setting 'metrics' from rag_gate.yaml:1: expected a list, got the text "
             "'faithfulness'; write it as a list: [[]faithfulness]*",
         ),
         (
             'golden:\n  files: "golden*.jsonl"\n',
-            "*setting 'golden.files' from rag_gate.yaml: expected a list, got the text "
+            "*setting 'golden.files' from rag_gate.yaml:2: expected a list, got the text "
             "'golden*.jsonl'; write it as a list: [[]golden*.jsonl]*",
         ),
         (
             "thresholds: [0.9]\n",
-            "*setting 'thresholds' from rag_gate.yaml: expected a mapping (key: value), got a "
+            "*setting 'thresholds' from rag_gate.yaml:1: expected a mapping (key: value), got a "
             "list [[]0.9]*",
         ),
         (
             "judge: {provider: gpt}\n",
-            "*setting 'judge.provider' from rag_gate.yaml: Input should be 'auto', "
+            "*setting 'judge.provider' from rag_gate.yaml:1: Input should be 'auto', "
             "'anthropic', 'openai' or 'offline', got 'gpt'*",
         ),
         (
             "judge: {provider: anthropc}\n",
-            "*setting 'judge.provider' from rag_gate.yaml: Input should be 'auto', "
+            "*setting 'judge.provider' from rag_gate.yaml:1: Input should be 'auto', "
             "'anthropic', 'openai' or 'offline', got 'anthropc'; did you mean 'anthropic'?*",
         ),
         (
             "statistics: {confidence: 95}\n",
-            "*setting 'statistics.confidence' from rag_gate.yaml: Input should be less than 1, "
+            "*setting 'statistics.confidence' from rag_gate.yaml:1: Input should be less than 1, "
             "got 95*",
         ),
     ],
@@ -170,7 +170,7 @@ def test_a_yaml_boolean_threshold_is_a_usage_error(
     result = run_with_config(pytester, f"thresholds:\n  faithfulness: {written}\n")
     assert_usage_error(
         result,
-        "*setting 'thresholds' from rag_gate.yaml: threshold for 'faithfulness' was read as "
+        "*setting 'thresholds' from rag_gate.yaml:1: threshold for 'faithfulness' was read as "
         f"the boolean {read} (YAML reads *); give a number from 0 to 1, or null to leave "
         "the metric ungated*",
     )
@@ -225,8 +225,8 @@ def test_cache_off_unquoted_says_why_and_how_to_write_it(pytester: pytest.Pytest
     result = run_with_config(pytester, "cache:\n  mode: off\n")
     assert_usage_error(
         result,
-        "*setting 'cache.mode' from rag_gate.yaml: was read as the boolean false (YAML reads off, "
-        "no and false so), not as the mode 'off'; quote it: mode: \"off\" (or --rag-gate-set "
+        "*setting 'cache.mode' from rag_gate.yaml:2: was read as the boolean false (YAML reads "
+        "off, no and false so), not as the mode 'off'; quote it: mode: \"off\" (or --rag-gate-set "
         "cache.mode=off)*",
     )
     quoted = run_with_config(pytester, 'cache: "off"\n')
@@ -238,7 +238,7 @@ def test_numbers_and_tag_thresholds_are_typed_too(pytester: pytest.Pytester) -> 
     result = run_with_config(pytester, 'max_error_rate: "0.1"\n')
     assert_usage_error(
         result,
-        "*setting 'max_error_rate' from rag_gate.yaml: is the string '0.1'; write the "
+        "*setting 'max_error_rate' from rag_gate.yaml:1: is the string '0.1'; write the "
         "number without quotes (0.1)*",
     )
     result = run_with_config(pytester, "tag_thresholds:\n  zh: {faithfulness: yes}\n")
@@ -246,7 +246,9 @@ def test_numbers_and_tag_thresholds_are_typed_too(pytester: pytest.Pytester) -> 
         result, "*threshold for 'faithfulness' under tag 'zh' was read as the boolean true*"
     )
     result = run_with_config(pytester, "min_cases: on\n")
-    assert_usage_error(result, "*setting 'min_cases' from rag_gate.yaml: was read as the boolean*")
+    assert_usage_error(
+        result, "*setting 'min_cases' from rag_gate.yaml:1: was read as the boolean*"
+    )
 
 
 def test_a_dashed_pyproject_table_is_named_in_an_error(pytester: pytest.Pytester) -> None:

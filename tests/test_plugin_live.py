@@ -414,7 +414,7 @@ def test_unknown_latency_statistic_is_a_usage_error(pytester: pytest.Pytester) -
     result, _ = gate_run(pytester, **OPTIONS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*'live.latency' from rag_gate.yaml: unknown latency statistic 'p96'*"]
+        ["*'live.latency' from rag_gate.yaml:1: unknown latency statistic 'p96'*"]
     )
 
 

@@ -81,9 +81,9 @@ def test_a_minimum_on_a_lower_is_better_metric_is_a_usage_error(
     assert outcome.ret == pytest.ExitCode.USAGE_ERROR
     outcome.stderr.fnmatch_lines(
         [
-            "*setting 'thresholds' from command line: threshold for 'hallu_rate' is '>=0.1', a "
-            "minimum, but for hallu_rate lower is better: its threshold is a maximum (<=); "
-            "write 0.1 or <=0.1*"
+            "*setting 'thresholds' from --rag-gate-threshold: threshold for 'hallu_rate' is "
+            "'>=0.1', a minimum, but for hallu_rate lower is better: its threshold is a "
+            "maximum (<=); write 0.1 or <=0.1*"
         ]
     )
 

@@ -41,9 +41,15 @@ from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
 from ..reports.json_report import SavedReport, load_report, saved_stamp
 from ..scoring.results import CaseResult, usage_by_metric
-from ..settings.config import GateConfig, layer_settings, load_config
+from ..settings.config import (
+    GateConfig,
+    describe_validation_error,
+    layer_settings,
+    load_config,
+)
 from ..settings.config_checks import check_metric_names, report_metric_names
 from ..settings.config_sections import public_key
+from ..settings.config_sources import SettingSources, SourceLayer
 from ..settings.output_paths import output_path_problem
 from ..synth import register_command as register_synth
 from .comment import register_command as register_comment
@@ -243,44 +249,42 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _settings(
     base: GateConfig,
     config_file: str | None,
-    thresholds: Sequence[tuple[str, float | str]],
+    thresholds: Sequence[tuple[str, float | str | None]],
     metrics: Sequence[str],
 ) -> GateConfig:
     """The report's settings, overlaid with ``--config`` and then ``--threshold``.
 
-    ``--config`` passes the checks pytest applies to it, metric names included.
+    ``--config`` passes the checks pytest applies to it, metric names included, and a
+    problem is named where it was given (``strict.yaml:3``, ``--threshold``).
     """
-    layers: list[tuple[str, Mapping[str, Any]]] = [("report", base.model_dump(mode="json"))]
+    layers: list[SourceLayer] = [SourceLayer("the report", base.model_dump(mode="json"))]
     if config_file is not None:
         path = Path(config_file)
         if not path.is_file():
             raise CommandError(f"Config file {config_file} does not exist.")
         loaded = load_config(
-            rootdir=path.resolve().parent, cli={}, env={}, config_path=str(path.resolve())
+            rootdir=path.resolve().parent,
+            cli={},
+            env={},
+            config_path=str(path.resolve()),
+            shown_as=config_file,
         )
         for warning in loaded.warnings:
             print(f"rag-gate: deprecated: {warning}", file=sys.stderr)
-        # Messages name the file as the user wrote it, not its resolved path.
-        origins = {
-            key: config_file if origin == str(path.resolve()) else origin
-            for key, origin in loaded.origins.items()
-        }
-        check_metric_names(loaded.config, report_metric_names(metrics, base), origins)
+        check_metric_names(loaded.config, report_metric_names(metrics, base), loaded.sources)
         written = loaded.config.model_dump(mode="json", include=loaded.config.model_fields_set)
-        layers.append((config_file, written))
+        layers.append(SourceLayer(config_file, written, loaded.sources.where))
     if thresholds:
-        layers.append(("--threshold", {"thresholds": dict(thresholds)}))
-    merged, _ = layer_settings(layers)
+        layers.append(SourceLayer("--threshold", {"thresholds": dict(thresholds)}))
+    merged, _ = layer_settings([(layer.origin, layer.settings) for layer in layers])
     try:
         return GateConfig.model_validate(merged)
     except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise CommandError(f"Invalid setting {where!r}: {problem['msg']}.") from None
+        raise CommandError(describe_validation_error(error, SettingSources(layers))) from None
 
 
 def _check_metric_names(
-    thresholds: Sequence[tuple[str, float | str]], metrics: Sequence[str], report: str
+    thresholds: Sequence[tuple[str, float | str | None]], metrics: Sequence[str], report: str
 ) -> None:
     """A threshold for a metric the report does not hold is a typo, not a no-op."""
     for name, _ in thresholds:

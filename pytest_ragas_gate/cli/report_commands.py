@@ -90,8 +90,8 @@ def threshold_option(parser: argparse.ArgumentParser) -> None:
         type=parse_threshold,
         default=[],
         metavar="METRIC=VALUE",
-        help="threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE); "
-        "repeatable; overrides the report's and --config's",
+        help="threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE; "
+        "METRIC=null leaves it ungated); repeatable; overrides the report's and --config's",
     )
 
 

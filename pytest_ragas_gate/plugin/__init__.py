@@ -77,8 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=parse_threshold,
         default=None,
         metavar="METRIC=VALUE",
-        help="Threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE); "
-        "repeatable; overrides config (default: built-in thresholds).",
+        help="Threshold of a metric (METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE; "
+        "METRIC=null leaves it ungated); repeatable; overrides config "
+        "(default: built-in thresholds).",
     )
     group.addoption(
         "--rag-gate-baseline",
@@ -143,6 +144,26 @@ def cli_assignments(config: pytest.Config) -> dict[str, Any]:
     return assignments
 
 
+#: The dedicated option behind each setting of :func:`cli_settings`, for messages.
+OPTION_NAMES: dict[str, str] = {
+    "judge": "--rag-gate-judge",
+    "metrics": "--rag-gate-metrics",
+    "baseline": "--rag-gate-baseline",
+    "thresholds": "--rag-gate-threshold",
+    **{alias.key: alias.option for alias in ALIASES},
+}
+
+
+def cli_assignment_names(config: pytest.Config) -> dict[str, str]:
+    """The keys of :func:`cli_assignments` that ``--rag-gate-output`` gave, named as given."""
+    set_keys = {key for key, _ in config.option.rag_gate_set or []}
+    return {
+        f"outputs.{kind}": f"--rag-gate-output {kind}"
+        for kind, _ in config.option.rag_gate_outputs or []
+        if f"outputs.{kind}" not in set_keys
+    }
+
+
 def deprecated_options(config: pytest.Config) -> list[str]:
     """One line per old option spelling given, naming the new one."""
     return [
@@ -167,6 +188,9 @@ def pytest_configure(config: pytest.Config) -> None:
         cli_settings(config),
         assignments=cli_assignments(config),
         notices=deprecated_options(config),
+        option_names=OPTION_NAMES,
+        assignment_names=cli_assignment_names(config),
+        old_options=[alias.key for alias in ALIASES if getattr(config.option, alias.dest)],
     )
     config.stash[RUN_KEY] = run
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)

@@ -38,6 +38,9 @@ def start_run(
     *,
     assignments: Mapping[str, str] | None = None,
     notices: Sequence[str] = (),
+    option_names: Mapping[str, str] | None = None,
+    old_options: Sequence[str] = (),
+    assignment_names: Mapping[str, str] | None = None,
 ) -> GateRun:
     """Build the run, or raise ``pytest.UsageError`` with a clear message.
 
@@ -46,6 +49,10 @@ def start_run(
         cli: The settings of the dedicated options, under internal names.
         assignments: ``--rag-gate-set`` and ``--rag-gate-output``, by dotted key, unparsed.
         notices: Lines to print first (the old option spellings given).
+        option_names: The option behind each key of ``cli`` (for messages).
+        old_options: The keys of ``cli`` given with an option of earlier releases.
+        assignment_names: How the keys of ``assignments`` not given with
+            ``--rag-gate-set`` were given (``--rag-gate-output otel``).
     """
     try:
         where = locate_config(
@@ -62,6 +69,9 @@ def start_run(
                 key: value if key.startswith("outputs.") else typed_value(value)
                 for key, value in (assignments or {}).items()
             },
+            option_names=option_names,
+            old_options=old_options,
+            assignment_names=assignment_names,
         )
         _print_notices(config, [*notices, *loaded.warnings])
         metrics = available_metrics(loaded.config)
@@ -94,7 +104,7 @@ def start_run(
             )
             loaded = replace(loaded, config=settings)
         # Oracle-only runs drop the retrieval metrics; a threshold for one is not a typo.
-        check_metric_names(loaded.config, {**installed, **metrics}, loaded.origins)
+        check_metric_names(loaded.config, {**installed, **metrics}, loaded.sources)
         _check_output_paths(loaded.config, config)
         _check_pairwise(loaded)
         if loaded.config.otel:
@@ -150,12 +160,21 @@ def _check_output_paths(settings: GateConfig, config: pytest.Config) -> None:
     """Every report path must be writable now, before a judge call is paid for."""
     from ..settings.output_paths import output_paths_problems
 
+    otel_file = settings.otel
+    if otel_file:
+        # The OTel stage loads only for a run that writes it; a collector's URL is
+        # checked when the run sends to it, not as a path.
+        from ..reports.otel import is_collector_url
+
+        otel_file = None if is_collector_url(otel_file) else otel_file
+
     outputs = {
         "outputs.json": settings.report,
         "outputs.junit": settings.junit,
         "outputs.html": settings.html,
         "outputs.markdown": settings.markdown,
         "outputs.history": settings.history,
+        "outputs.otel": otel_file,
         "GITHUB_STEP_SUMMARY (the Markdown summary)": os.environ.get("GITHUB_STEP_SUMMARY"),
     }
     problems = output_paths_problems(outputs, config.invocation_params.dir)

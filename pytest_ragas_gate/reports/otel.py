@@ -95,7 +95,7 @@ def is_collector_url(destination: str) -> bool:
     >>> is_collector_url("http://127.0.0.1:4318"), is_collector_url("results.otlp.json")
     (True, False)
     """
-    return destination.startswith(("http://", "https://"))
+    return destination.lower().startswith(("http://", "https://"))
 
 
 def evaluation_records(

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..config_values import (
     NUMERIC_SETTINGS,
@@ -33,7 +34,16 @@ from ..metrics.registry import BUILTIN_FACTS, RESERVED_PREFIX, did_you_mean
 from ..model_defaults import empty_list
 from .bounds import Bound, Bounds, Direction
 from .config_names import check_config_names
-from .config_sections import SectionError, dotted_layer, public_key, translate
+from .config_sections import SectionError, Translated, dotted_layer, public_key, translate
+from .config_sources import (
+    SettingSources,
+    SourceLayer,
+    file_describer,
+    holds,
+    line_namer,
+    yaml_key_lines,
+)
+from .metric_keys import METRIC_ITEMS, METRIC_KEYS, TAG_METRIC_KEYS, MetricKeyed
 
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
@@ -87,6 +97,21 @@ class LatencyBudget(BaseModel):
         return {name: value for name, value in values.items() if value is not None}
 
 
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def otel_destination_ok(destination: str) -> bool:
+    """An OTLP/JSON file path or an OTLP/HTTP collector's URL; a URL of any other scheme is not.
+
+    ``ftp://x/y`` would otherwise be written as the local file ``ftp:/x/y``.
+
+    >>> [otel_destination_ok(d) for d in ("out/r.otlp.json", "https://c:4318", "ftp://x/y")]
+    [True, True, False]
+    """
+    scheme = _URL_SCHEME.match(destination.strip())
+    return scheme is None or scheme.group(1).lower() in ("http", "https")
+
+
 DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
     f"{stem}.{ext}"
     for stem in ("golden*", "*.golden")
@@ -103,22 +128,25 @@ class GateConfig(BaseModel):
     model: str | None = None
     # How the openai judge asks for replies that fit the schema; auto probes a local server.
     structured_output: StructuredOutput = "auto"
-    metrics: list[str] | None = None
-    thresholds: dict[str, float | str | None] = Field(default_factory=dict)
+    # Settings that name metrics carry a MetricKeyed marker: their names are checked.
+    metrics: Annotated[list[str] | None, METRIC_ITEMS] = None
+    thresholds: Annotated[dict[str, float | str | None], METRIC_KEYS] = Field(default_factory=dict)
     # Metrics whose threshold is a maximum besides the built-in ones (contradiction_rate):
     # a custom metric's ``lower_is_better = True`` lands here, so a saved report re-gates
     # every threshold of the metric (case, tag, config) in the same direction.
-    lower_is_better: list[str] = Field(default_factory=empty_list)
+    lower_is_better: Annotated[list[str], METRIC_ITEMS] = Field(default_factory=empty_list)
     rule: Rule = "mean"
-    rules: dict[str, Rule] = Field(default_factory=dict)
-    tag_thresholds: dict[str, dict[str, float]] = Field(default_factory=dict)
+    rules: Annotated[dict[str, Rule], METRIC_KEYS] = Field(default_factory=dict)
+    tag_thresholds: Annotated[dict[str, dict[str, float]], TAG_METRIC_KEYS] = Field(
+        default_factory=dict
+    )
     max_error_rate: float = Field(default=0.0, ge=0.0, le=1.0)
     # A gated metric computed on fewer cases than this fails the gate (fail closed).
     min_cases: int = Field(default=1, ge=1)
     # A gated metric scored on a smaller share of the cases it was meant to judge (those
     # n/a for lack of a field count against it) fails the gate: one share for every
     # metric, or a mapping of metric → share with ``default`` for the rest.
-    min_coverage: float | dict[str, float] = 0.9
+    min_coverage: Annotated[float | dict[str, float], MetricKeyed("keys", ("default",))] = 0.9
     # Every unknown key of a golden row is an error of its case, not kept as metadata.
     strict_fields: bool = False
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
@@ -184,7 +212,7 @@ class GateConfig(BaseModel):
     labels: str | None = None
     # Problems of a labels file (unknown ids, unmatched files, conflicting rows) stop the run.
     strict_labels: bool = False
-    min_agreement: dict[str, dict[str, float]] = Field(default_factory=dict)
+    min_agreement: Annotated[dict[str, dict[str, float]], METRIC_KEYS] = Field(default_factory=dict)
     ppi_min_labels: int = Field(default=30, ge=2)
     ppi_power_tuning: bool = False
 
@@ -206,6 +234,16 @@ class GateConfig(BaseModel):
                         f"min_agreement {statistic} for {metric!r} is {floor}; "
                         "expected a number from -1 to 1"
                     )
+        return value
+
+    @field_validator("otel")
+    @classmethod
+    def _otel_destination(cls, value: str | None) -> str | None:
+        if value is not None and not otel_destination_ok(value):
+            raise ValueError(
+                f"{value!r} is a URL of another scheme; expected a file path or an http:// "
+                "or https:// URL of an OTLP/HTTP collector"
+            )
         return value
 
     @field_validator("citation_pattern")
@@ -273,7 +311,16 @@ class GateConfig(BaseModel):
         # runs then); a built-in's, or one named under lower_is_better, is known now.
         for metric, threshold in self.thresholds.items():
             if threshold is not None and self.knows_direction(metric):
-                Bound.parse(metric, threshold, self.direction_of(metric))
+                try:
+                    Bound.parse(metric, threshold, self.direction_of(metric))
+                except ValueError as error:
+                    # Raised on the model, this error would carry no setting: the
+                    # context says which entry it is, so the message names its source.
+                    raise PydanticCustomError(
+                        "threshold_direction",
+                        str(error),
+                        {"setting": "thresholds", "entry": metric},
+                    ) from None
         return self
 
     def knows_direction(self, metric: str) -> bool:
@@ -362,6 +409,8 @@ class LoadedConfig:
     origins: Mapping[str, str] = field(default_factory=dict)
     #: One line per setting written in a spelling of earlier releases, with the new one.
     warnings: tuple[str, ...] = ()
+    #: Where each setting and entry was given (``rag_gate.yaml:7``), for messages.
+    sources: SettingSources = field(default_factory=SettingSources)
 
     def judge_choice(self) -> str:
         """How the judge setting was given, as the user wrote it (for the header and reports).
@@ -393,20 +442,39 @@ def load_config(
     env: Mapping[str, str],
     config_path: str | None = None,
     assignments: Mapping[str, Any] | None = None,
+    option_names: Mapping[str, str] | None = None,
+    old_options: Collection[str] = (),
+    assignment_names: Mapping[str, str] | None = None,
+    shown_as: str | None = None,
 ) -> LoadedConfig:
     """Merge every source into one validated ``GateConfig``.
 
     ``cli`` holds only the options the user actually gave, under internal names;
     ``assignments`` the ``--rag-gate-set KEY=VALUE`` pairs (dotted sectioned keys), which
     win over them. Files are written in sections (``config_sections``); their flat
-    spellings of earlier releases are read with a warning each. Raises ``ConfigError``
-    naming the source and key at fault, with the closest valid key for a misspelt one.
+    spellings of earlier releases are read with a warning each, and one setting written
+    both ways with two values is an error. Raises ``ConfigError`` naming the source and
+    key at fault (``rag_gate.yaml:7``, ``--rag-gate-set judge.concurrency``), with the
+    closest valid key for a misspelt one.
 
     >>> loaded = load_config(rootdir=Path("/nonexistent"), cli={"judge": "offline"}, env={})
     >>> loaded.config.judge, loaded.source
     ('offline', 'defaults + command line')
+
+    Args:
+        rootdir: Where ``rag_gate.yaml`` and ``pyproject.toml`` are read.
+        cli: The settings of the dedicated options, by internal name.
+        env: The environment.
+        config_path: ``--rag-gate-config`` / ``RAG_GATE_CONFIG``.
+        assignments: ``--rag-gate-set`` (and ``--rag-gate-output``), by dotted key.
+        option_names: The option that gave each key of ``cli`` (``--rag-gate-threshold``).
+        old_options: The keys of ``cli`` given by an option of earlier releases: the same
+            setting given with ``--rag-gate-set`` must agree with it.
+        assignment_names: How each key of ``assignments`` was given, when not with
+            ``--rag-gate-set KEY`` (``--rag-gate-output otel``).
+        shown_as: How messages name the ``config_path`` file (as the user wrote it).
     """
-    layers: list[tuple[str, dict[str, Any]]] = []
+    files: list[tuple[str, dict[str, Any], dict[tuple[str, ...], int] | None]] = []
     pyproject = rootdir / "pyproject.toml"
     explicit_path = config_path or env.get("RAG_GATE_CONFIG")
     document = _read_toml(pyproject) if pyproject.is_file() else None
@@ -414,51 +482,125 @@ def load_config(
     if document is not None:
         table = _pyproject_table(pyproject, document)
         if table is not None:
-            layers.append((f"{pyproject.name} [tool.rag_gate]", table))
+            files.append((f"{pyproject.name} [tool.rag_gate]", table, None))
     if explicit_path:
         path = Path(explicit_path)
         if not path.is_absolute():
             path = rootdir / path
         if not path.is_file():
-            raise ConfigError(f"Config file {explicit_path} does not exist.")
-        layers.append((str(explicit_path), _read_yaml_mapping(path)))
+            raise ConfigError(f"Config file {shown_as or explicit_path} does not exist.")
+        files.append((shown_as or str(explicit_path), *_read_yaml_mapping(path)))
     else:
         default_yaml = rootdir / "rag_gate.yaml"
         if default_yaml.is_file():
-            layers.append((default_yaml.name, _read_yaml_mapping(default_yaml)))
-    env_layer = {key: env[name] for name, key in ENV_KEYS.items() if env.get(name)}
-    if env_layer:
-        layers.append(("environment", env_layer))
-    if cli:
-        layers.append(("command line", dict(cli)))
-    assigned = dotted_layer(assignments or {})
-    if assigned:
-        layers.append(("command line", assigned))
+            files.append((default_yaml.name, *_read_yaml_mapping(default_yaml)))
 
     warnings: list[str] = []
-    for index, (origin, layer) in enumerate(layers):
-        # Files and --rag-gate-set are written in sections; the environment and the
-        # old options give internal names.
-        if origin not in ("environment", "command line") or layer is assigned:
-            try:
-                result = translate(layer, "--rag-gate-set" if layer is assigned else origin)
-            except SectionError as error:
-                raise ConfigError(str(error)) from None
-            layers[index] = (origin, result.settings)
-            warnings.extend(result.warnings)
-        _check_keys(layers[index][1], origin)
-    merged, origins = layer_settings(layers)
+    layers: list[SourceLayer] = []
+    for origin, written, lines in files:
+        # Messages name a file's entries by line; the pyproject table's lines are unknown.
+        shown = origin.split(" [", 1)[0] if lines is not None else origin
+        describe = file_describer(shown, lines)
+        translated = _translate(written, origin, line_namer(shown, lines))
+        warnings.extend(translated.warnings)
+        layers.append(SourceLayer(origin, translated.settings, describe))
+    env_layer = {key: env[name] for name, key in ENV_KEYS.items() if env.get(name)}
+    if env_layer:
+        variables = {key: name for name, key in ENV_KEYS.items()}
+        layers.append(
+            SourceLayer("environment", env_layer, lambda setting, _path: variables[setting])
+        )
+    if cli:
+        named = dict(option_names or {})
+        layers.append(
+            SourceLayer("command line", dict(cli), lambda setting, _path: named.get(setting, ""))
+        )
+    if assignments:
+        assigned, assigned_warnings = _assignment_layer(assignments, assignment_names or {})
+        layers.append(assigned)
+        warnings.extend(assigned_warnings)
+        if cli:
+            _check_old_options(cli, old_options, option_names or {}, assigned)
+    for layer in layers:
+        _check_keys(layer.settings, layer.origin)
+    sources = SettingSources(layers)
+    merged, origins = layer_settings([(layer.origin, layer.settings) for layer in layers])
     try:
         config = GateConfig.model_validate(merged)
     except ValidationError as error:
-        raise ConfigError(_describe_validation_error(error, layers)) from None
-    names = [origin for origin, _ in layers]
+        raise ConfigError(describe_validation_error(error, sources)) from None
+    names = [layer.origin for layer in layers]
     return LoadedConfig(
         config=config,
         source=" + ".join(dict.fromkeys(["defaults", *names])),
         origins=origins,
         warnings=tuple(warnings),
+        sources=sources,
     )
+
+
+def _translate(
+    written: Mapping[str, Any], origin: str, where: Callable[[tuple[str, ...]], str]
+) -> Translated:
+    try:
+        return translate(written, origin, where)
+    except SectionError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _dotted(assignments: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return dotted_layer(assignments)
+    except SectionError as error:
+        raise ConfigError(f"{error}.") from None
+
+
+def _named(text: str) -> Callable[[tuple[str, ...]], str]:
+    return lambda _path: text
+
+
+def _assignment_layer(
+    assignments: Mapping[str, Any], names: Mapping[str, str]
+) -> tuple[SourceLayer, tuple[str, ...]]:
+    """``--rag-gate-set`` as one layer that names, per entry, the key that set it."""
+    # Each key translated alone says which setting (and entry) it gives; together they
+    # are checked for one setting given in two spellings.
+    given: list[tuple[str, str, Any]] = []
+    for key, value in assignments.items():
+        option = names.get(key, f"--rag-gate-set {key}")
+        alone = _translate(_dotted({key: value}), "--rag-gate-set", _named(option))
+        given += [(setting, option, entry) for setting, entry in alone.settings.items()]
+    together = _translate(
+        _dotted(assignments),
+        "--rag-gate-set",
+        lambda path: names.get(".".join(path), f"--rag-gate-set {'.'.join(path)}"),
+    )
+
+    def describe(setting: str, path: tuple[str, ...]) -> str:
+        for name, given_by, entry in reversed(given):
+            if name == setting and holds(entry, path):
+                return str(given_by)
+        return ""
+
+    return SourceLayer("command line", together.settings, describe), together.warnings
+
+
+def _check_old_options(
+    cli: Mapping[str, Any],
+    old_options: Collection[str],
+    option_names: Mapping[str, str],
+    assigned: SourceLayer,
+) -> None:
+    """An option of earlier releases and ``--rag-gate-set`` giving one setting must agree."""
+    for key in old_options:
+        if key in cli and key in assigned.settings and cli[key] != assigned.settings[key]:
+            option = option_names.get(key, key)
+            new = public_key(key)
+            raise ConfigError(
+                f"{option} and {new!r} ({assigned.name(key, ())}) are one setting with two "
+                f"values: {cli[key]!r} and {assigned.settings[key]!r}; keep one, written "
+                f"--rag-gate-set {new}=…"
+            )
 
 
 # Mapping-valued settings merge key by key across sources, so a threshold set in
@@ -512,19 +654,30 @@ def _check_keys(layer: Mapping[str, Any], origin: str) -> None:
             raise ConfigError(f"Unknown setting {key!r} in {origin}{hint}")
 
 
-def _describe_validation_error(
-    error: ValidationError, layers: list[tuple[str, dict[str, Any]]]
-) -> str:
+def describe_validation_error(error: ValidationError, sources: SettingSources) -> str:
+    """Every problem of ``error``, each naming its setting and where it was given.
+
+    Args:
+        error: The settings' validation error.
+        sources: Where each setting (and entry) came from.
+    """
     problems = []
     for detail in error.errors():
-        location = ".".join(str(part) for part in detail["loc"])
-        top = str(detail["loc"][0]) if detail["loc"] else ""
-        origin = next((name for name, layer in reversed(layers) if top in layer), "the defaults")
+        loc = [str(part) for part in detail["loc"]]
+        context = detail.get("ctx") or {}
+        if not loc and "setting" in context:
+            # A check across settings (a threshold against its metric's direction)
+            # says which entry it is about.
+            loc = [str(context["setting"]), str(context["entry"])]
+        top = loc[0] if loc else ""
+        origin = sources.where(top, loc[1:])
         # Name the setting as the user writes it (``judge.concurrency``, not ``concurrency``).
-        location = ".".join([public_key(top), *(str(part) for part in detail["loc"][1:])])
+        location = ".".join([public_key(top), *loc[1:]]) if top else "settings"
+        if detail["type"] == "threshold_direction":
+            location = public_key(top)
         message = _shape_message(detail["type"], detail["msg"], detail.get("input"))
         if detail["type"] == "literal_error" and isinstance(detail.get("input"), str):
-            choices = re.findall(r"'([^']*)'", str(detail.get("ctx", {}).get("expected", "")))
+            choices = re.findall(r"'([^']*)'", str(context.get("expected", "")))
             message += did_you_mean(detail["input"], choices)
         problems.append(f"setting {location!r} from {origin}: {message}")
     return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
@@ -539,6 +692,8 @@ def _shape_message(kind: str, message: str, given: Any) -> str:
     """
     if kind == "value_error":
         return message.removeprefix("Value error, ")
+    if kind == "threshold_direction":
+        return message
     if kind == "list_type":
         if isinstance(given, str):
             return (
@@ -562,11 +717,13 @@ def _shown(value: Any) -> str:
     return f"{kind} {text}".strip()
 
 
-def _read_yaml_mapping(path: Path) -> dict[str, Any]:
+def _read_yaml_mapping(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The file's settings, and the line of each of its keys."""
     import yaml  # deferred: the plugin stays import-light until --rag-gate is given
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
+        data = yaml.safe_load(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Config file {path} cannot be read: {error}.") from None
     except yaml.YAMLError as error:
@@ -574,12 +731,12 @@ def _read_yaml_mapping(path: Path) -> dict[str, Any]:
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         raise ConfigError(f"{where}: invalid YAML in the config file: {error}.") from None
     if data is None:
-        return {}
+        return {}, {}
     if not isinstance(data, dict):
         raise ConfigError(
             f"Config file {path} must hold a mapping of settings, got {type(data).__name__}."
         )
-    return {str(key): value for key, value in data.items()}
+    return {str(key): value for key, value in data.items()}, yaml_key_lines(text)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -1,18 +1,22 @@
 """The checks a loaded config passes beyond its types, shared by pytest and ``rag-gate``.
 
-A threshold, rule or selection for a metric nobody registered is a typo, and a typo in a
-threshold silently leaves the real metric at its default. ``pytest --rag-gate`` and every
-``rag-gate`` command that reads a config file refuse it with the same message (exit 4).
+A threshold, rule, coverage floor, direction or selection for a metric nobody registered
+is a typo, and a typo there silently leaves the real metric at its default. ``pytest
+--rag-gate`` and every ``rag-gate`` command that reads a config file refuse it with the
+same message (exit 4).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from ..exceptions import ConfigError
-from ..metrics.registry import MetricRegistry, unknown_metric_error
+from ..metrics.registry import MetricRegistry, unknown_metric_message
 from .bounds import Bound
 from .config import GateConfig
+from .config_sections import public_key
+from .config_sources import SettingSources
+from .metric_keys import metric_keyed_settings
 
 __all__ = [
     "check_metric_names",
@@ -23,15 +27,26 @@ __all__ = [
 ]
 
 
-def check_metric_names(
-    config: GateConfig, known: Collection[str], origins: Mapping[str, str] | None = None
-) -> None:
+#: Where settings came from: the loader's sources, or one source per setting.
+Sources = SettingSources | Mapping[str, str] | None
+
+
+def _where(sources: Sources, setting: str, path: Sequence[str] = ()) -> str:
+    if isinstance(sources, SettingSources):
+        return sources.where(setting, path)
+    return (sources or {}).get(setting, "the settings")
+
+
+def check_metric_names(config: GateConfig, known: Collection[str], sources: Sources = None) -> None:
     """Every metric named in the settings must be one of ``known``.
+
+    Every setting marked as naming metrics (:mod:`.metric_keys`) is read, and every
+    unknown name is named at once, each with its source (``rag_gate.yaml:3``).
 
     Args:
         config: The settings.
         known: Every metric name the run (or the report) knows.
-        origins: Where each setting came from (``LoadedConfig.origins``), to name the file.
+        sources: Where each setting came from (``LoadedConfig.sources``), to name the file.
 
     Raises:
         ConfigError: Naming the setting, its source and the closest known metric.
@@ -44,28 +59,21 @@ def check_metric_names(
         ...
         pytest_ragas_gate.exceptions.ConfigError: Invalid rag-gate configuration: setting 'thresholds' from t.yaml: unknown metric 'faithfulnes'; did you mean 'faithfulness'?
     """  # noqa: E501
-    named: dict[str, Iterable[str]] = {
-        "metrics": config.metrics or [],
-        "thresholds": config.thresholds,
-        "rules": config.rules,
-        "min_agreement": config.min_agreement,
-        "tag_thresholds": [name for by_tag in config.tag_thresholds.values() for name in by_tag],
-    }
-    for setting, names in named.items():
-        for name in names:
+    problems = []
+    for setting, marker in metric_keyed_settings(GateConfig).items():
+        for path, name in marker.names(getattr(config, setting)):
             if name not in known:
-                origin = (origins or {}).get(setting, "the settings")
-                raise ConfigError(
-                    f"Invalid rag-gate configuration: setting {setting!r} from {origin}: "
-                    f"{unknown_metric_error(name, known)}"
+                problems.append(
+                    f"setting {public_key(setting)!r} from {_where(sources, setting, path)}: "
+                    f"{unknown_metric_message(name, known)}"
                 )
-    check_thresholds_selected(config, origins)
-    check_threshold_directions(config, origins)
+    if problems:
+        raise ConfigError("Invalid rag-gate configuration: " + "; ".join(problems))
+    check_thresholds_selected(config, sources)
+    check_threshold_directions(config, sources)
 
 
-def check_threshold_directions(
-    config: GateConfig, origins: Mapping[str, str] | None = None
-) -> None:
+def check_threshold_directions(config: GateConfig, sources: Sources = None) -> None:
     """Every threshold's operator agrees with its metric's direction.
 
     Run once every metric's direction is known (a custom metric's ``lower_is_better``
@@ -73,7 +81,8 @@ def check_threshold_directions(
     would gate the wrong side.
 
     Raises:
-        ConfigError: Naming the metric, the setting and the metric's direction.
+        ConfigError: Naming the metric, where its threshold was given and the metric's
+            direction.
     """
     for metric, threshold in config.thresholds.items():
         if threshold is None:
@@ -81,7 +90,7 @@ def check_threshold_directions(
         try:
             Bound.parse(metric, threshold, config.direction_of(metric))
         except ValueError as error:
-            origin = (origins or {}).get("thresholds", "the settings")
+            origin = _where(sources, "thresholds", (metric,))
             raise ConfigError(
                 f"Invalid rag-gate configuration: setting 'thresholds' from {origin}: {error}"
             ) from None
@@ -101,14 +110,15 @@ def not_selected_message(metric: str, selected: Collection[str]) -> str:
     )
 
 
-def check_thresholds_selected(config: GateConfig, origins: Mapping[str, str] | None = None) -> None:
+def check_thresholds_selected(config: GateConfig, sources: Sources = None) -> None:
     """Every configured threshold must be on a metric the run computes.
 
     A threshold on a metric ``metrics:`` leaves out would be dropped without a word, and
-    the run would pass on what the user did not ask to gate.
+    the run would pass on what the user did not ask to gate. Every such threshold is
+    named at once, each with its source.
 
     Raises:
-        ConfigError: Naming the metric, the setting and how to add the metric.
+        ConfigError: Naming the metrics, the settings and how to add the metrics.
 
     Example:
         >>> check_thresholds_selected(
@@ -121,18 +131,36 @@ def check_thresholds_selected(config: GateConfig, origins: Mapping[str, str] | N
     """  # noqa: E501
     if config.metrics is None:
         return
-    named: dict[str, Iterable[str]] = {
-        "thresholds": [name for name, value in config.thresholds.items() if value is not None],
-        "tag_thresholds": [name for by_tag in config.tag_thresholds.values() for name in by_tag],
-    }
-    for setting, names in named.items():
-        for name in names:
-            if name not in config.metrics:
-                origin = (origins or {}).get(setting, "the settings")
-                raise ConfigError(
-                    f"Invalid rag-gate configuration: setting {setting!r} from {origin}: "
-                    + not_selected_message(name, config.metrics)
-                )
+    named: list[tuple[str, tuple[str, ...], str]] = [
+        ("thresholds", (name,), name)
+        for name, value in config.thresholds.items()
+        if value is not None
+    ]
+    named += [
+        ("tag_thresholds", (tag, name), name)
+        for tag, by_tag in config.tag_thresholds.items()
+        for name in by_tag
+    ]
+    outside = [entry for entry in named if entry[2] not in config.metrics]
+    if not outside:
+        return
+    if len(outside) == 1:
+        setting, path, name = outside[0]
+        raise ConfigError(
+            f"Invalid rag-gate configuration: setting {setting!r} from "
+            f"{_where(sources, setting, path)}: " + not_selected_message(name, config.metrics)
+        )
+    metrics = list(dict.fromkeys(name for _, _, name in outside))
+    listed = ",".join([*config.metrics, *metrics])
+    each = ", ".join(
+        f"{name!r} (setting {setting!r} from {_where(sources, setting, path)})"
+        for setting, path, name in outside
+    )
+    raise ConfigError(
+        f"Invalid rag-gate configuration: thresholds on {len(metrics)} metrics not among the "
+        f"run's metrics ({', '.join(config.metrics) or 'none'}): {each}: add them to metrics: "
+        f"(or --rag-gate-metrics {listed}), or remove the thresholds"
+    )
 
 
 def report_metric_names(metrics: Iterable[str], config: GateConfig) -> list[str]:
@@ -142,6 +170,7 @@ def report_metric_names(metrics: Iterable[str], config: GateConfig) -> list[str]
     the report holds (conftest metrics and oracle scores included), and those its own
     settings named when pytest accepted them.
     """
-    names = [*MetricRegistry.installed().metrics, *metrics, *config.thresholds]
-    names += [*(config.metrics or []), *config.rules]
+    names = [*MetricRegistry.installed().metrics, *metrics]
+    for setting, marker in metric_keyed_settings(GateConfig).items():
+        names += [name for _, name in marker.names(getattr(config, setting))]
     return list(dict.fromkeys(names))

@@ -13,8 +13,8 @@ Standard library only: the plugin's option parsers use this module on every pyte
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -118,6 +118,34 @@ class SectionError(ValueError):
     """A key the sections do not have, or a value of the wrong shape for its place."""
 
 
+#: Names the place of a key path in its source (``rag_gate.yaml:3``).
+PathNamer = Callable[[tuple[str, ...]], str]
+
+
+@dataclass
+class _Placed:
+    """The settings of one layer so far, and the key path each was written under."""
+
+    origin: str
+    where: PathNamer
+    settings: dict[str, Any] = field(default_factory=dict)
+    spelled: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def put(self, internal: str, value: Any, path: tuple[str, ...]) -> None:
+        """Set ``internal``; the same setting already written another way must agree."""
+        earlier = self.spelled.get(internal)
+        if earlier is not None and earlier != path and self.settings[internal] != value:
+            first, second = ".".join(earlier), ".".join(path)
+            raise SectionError(
+                f"{first!r} ({self.where(earlier)}) and {second!r} ({self.where(path)}) are "
+                f"one setting with two values: {self.settings[internal]!r} and {value!r}; "
+                f"keep one, written {public_key(internal)!r}"
+            )
+        self.settings[internal] = value
+        self.spelled[internal] = path
+
+
 @dataclass(frozen=True)
 class Translated:
     """A layer of settings under internal names, and the old spellings it used."""
@@ -160,7 +188,7 @@ def _nearest(key: str) -> str:
     return "; valid top-level keys: " + ", ".join(sections)
 
 
-def translate(layer: Mapping[str, Any], origin: str) -> Translated:
+def translate(layer: Mapping[str, Any], origin: str, where: PathNamer | None = None) -> Translated:
     """Settings written in sections (or in the flat spelling of old) as internal names.
 
     >>> translated = translate({"judge": {"provider": "offline", "concurrency": 4}}, "f.yaml")
@@ -169,43 +197,43 @@ def translate(layer: Mapping[str, Any], origin: str) -> Translated:
     >>> translate({"cache_dir": ".c"}, "f.yaml").warnings[0]
     "f.yaml: 'cache_dir' is now written 'cache.dir' (the flat spelling is read until 0.3.0)"
 
+    Args:
+        layer: The settings as written.
+        origin: The source, for messages.
+        where: Names the place of a key path (its line); default: ``origin``.
+
     Raises:
-        SectionError: An unknown key, named with the closest valid one.
+        SectionError: An unknown key, named with the closest valid one, or one setting
+            written in its old and its new spelling with two different values.
     """
-    settings: dict[str, Any] = {}
-    warnings: list[str] = []
+    placed = _Placed(origin, where or (lambda _path: origin))
     for key, value in layer.items():
-        _place((str(key),), value, settings, warnings, origin)
-    return Translated(settings, tuple(warnings))
+        _place((str(key),), value, placed)
+    return Translated(placed.settings, tuple(placed.warnings))
 
 
-def _place(
-    path: tuple[str, ...],
-    value: Any,
-    settings: dict[str, Any],
-    warnings: list[str],
-    origin: str,
-) -> None:
+def _place(path: tuple[str, ...], value: Any, placed: _Placed) -> None:
+    origin = placed.origin
     internal = SECTIONED.get(path)
     if internal == "rules":
-        _place_rules(value, settings, origin)
+        _place_rules(value, placed)
         return
     if internal is not None:
-        settings[internal] = value
+        placed.put(internal, value, path)
         return
     if path in _SECTIONS and isinstance(value, Mapping):
         for key, inner in value.items():
-            _place((*path, str(key)), inner, settings, warnings, origin)
+            _place((*path, str(key)), inner, placed)
         return
     dotted = ".".join(path)
     if len(path) == 1 and dotted in _INTERNAL_NAMES:
         # A flat key of earlier releases (``judge: anthropic``, ``cache_dir: x``).
         new = public_key(dotted)
-        warnings.append(
+        placed.warnings.append(
             f"{origin}: {dotted!r} is now written {new!r} "
             f"(the flat spelling is read until {REMOVED_IN})"
         )
-        settings[dotted] = value
+        placed.put(dotted, value, path)
         return
     if path in _SECTIONS:
         raise SectionError(
@@ -216,21 +244,21 @@ def _place(
     raise SectionError(f"Unknown setting {dotted!r} in {origin}{_nearest(dotted)}")
 
 
-def _place_rules(value: Any, settings: dict[str, Any], origin: str) -> None:
+def _place_rules(value: Any, placed: _Placed) -> None:
     """``rules:`` is one rule for every metric, or per metric with ``default`` for the rest."""
     if isinstance(value, str):
-        settings["rule"] = value
+        placed.put("rule", value, ("rules",))
         return
     if not isinstance(value, Mapping):
         raise SectionError(
-            f"'rules' in {origin} must be a rule name or a mapping of metric to rule "
+            f"'rules' in {placed.origin} must be a rule name or a mapping of metric to rule "
             f"(with {_RULE_DEFAULT!r} for every other metric), got {value!r}"
         )
     per_metric = {str(key): rule for key, rule in value.items() if key != _RULE_DEFAULT}
     if _RULE_DEFAULT in value:
-        settings["rule"] = value[_RULE_DEFAULT]
+        placed.put("rule", value[_RULE_DEFAULT], ("rules", _RULE_DEFAULT))
     if per_metric:
-        settings["rules"] = per_metric
+        placed.put("rules", per_metric, ("rules",))
 
 
 def dotted_layer(assignments: Mapping[str, Any]) -> dict[str, Any]:

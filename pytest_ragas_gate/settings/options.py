@@ -23,16 +23,23 @@ __all__ = [
 ]
 
 
-def parse_threshold(text: str) -> tuple[str, float | str]:
+#: How a null threshold is written on the command line, as YAML writes null.
+NULL_SPELLINGS = ("null", "Null", "NULL", "~")
+
+
+def parse_threshold(text: str) -> tuple[str, float | str | None]:
     """Parse ``METRIC=VALUE``, ``METRIC>=VALUE`` or ``METRIC<=VALUE`` (VALUE from 0 to 1).
 
     ``=`` takes the metric's own direction; ``<=`` makes the threshold a maximum (for a
     lower-is-better metric such as ``contradiction_rate``), kept as written.
+    ``METRIC=null`` leaves the metric ungated, as ``null`` does in the config.
 
     >>> parse_threshold("faithfulness=0.9")
     ('faithfulness', 0.9)
     >>> parse_threshold("contradiction_rate<=0.02")
     ('contradiction_rate', '<=0.02')
+    >>> parse_threshold("context_precision=null")
+    ('context_precision', None)
     """
     for operator in ("<=", ">="):
         metric, separator, raw = text.partition(operator)
@@ -45,6 +52,12 @@ def parse_threshold(text: str) -> tuple[str, float | str]:
         raise argparse.ArgumentTypeError(
             f"expected METRIC=VALUE, METRIC>=VALUE or METRIC<=VALUE, got {text!r}"
         )
+    if raw.strip() in NULL_SPELLINGS:
+        if operator:
+            raise argparse.ArgumentTypeError(
+                f"a null threshold has no direction: write {metric.strip()}=null, got {text!r}"
+            )
+        return metric.strip(), None
     try:
         number = float(raw)
     except ValueError:
