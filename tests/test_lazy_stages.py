@@ -19,6 +19,7 @@ MODULE_DUMP = """
 import sys
 
 from pydantic import BaseModel
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 
 def pytest_unconfigure(config):
@@ -129,7 +130,7 @@ def test_a_plain_offline_run_loads_no_optional_stage(tmp_path: Path) -> None:
         check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "Safe to deploy" in completed.stdout
+    assert SMOKE_CHECK in completed.stdout
     loaded = set((tmp_path / "modules.txt").read_text(encoding="utf-8").split())
     # The dump saw the run itself: the session and the offline judge were loaded.
     assert {"pytest_ragas_gate.plugin.session", "pytest_ragas_gate.judges.offline.judge"} <= (

@@ -22,6 +22,7 @@ from pytest_ragas_gate.synth.requests import (
     SynthTurn,
     WriteQuestions,
 )
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 SEASON = (
     "Season cards\nSeason cards are valid for 30 days and cost $90. Season cards must be "
@@ -144,7 +145,7 @@ def test_synth_conversation_line_loads_and_gates_as_turns(pytester: pytest.Pytes
     ids = {row["id"] for row in rows}
     scored = {case["id"] for case in run.report["cases"]}
     assert scored == {f"{case}#{turn}" for case in ids for turn in (1, 2)}
-    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", "Safe to deploy"])
+    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", SMOKE_CHECK])
 
 
 def test_kinds_lists_what_to_write_and_rejects_an_unknown_kind(
