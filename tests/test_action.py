@@ -635,16 +635,25 @@ def test_the_step_fails_on_any_verdict_but_passed_unless_allowed(
     runner: Runner, tmp_path: Path, verdict: str
 ) -> None:
     env = fake_python(tmp_path, 0, canned_report(verdict, "Not a deploy decision"))
-    failed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    # The canned report was scored offline: the workflow says it chose that judge.
+    inputs = {"paths": "golden.jsonl", "working_directory": "gate", "judge": "offline"}
+    failed = runner.run_gate(env, **inputs)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert runner.outputs["verdict"] == verdict
     # The exit-code output stays pytest's.
     assert runner.outputs["exit-code"] == "0"
     other = "ungated" if verdict == "partial" else "partial"
-    still = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=other)
+    still = runner.run_gate(env, allow=other, **inputs)
     assert still.returncode == 1
-    allowed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=verdict)
+    allowed = runner.run_gate(env, allow=verdict, **inputs)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    # Under judge: auto the offline scoring still needs its own word.
+    fallback = runner.run_gate(env, allow=verdict, paths="golden.jsonl", working_directory="gate")
+    assert fallback.returncode == 1
+    both = runner.run_gate(
+        env, allow=f"{verdict},offline", paths="golden.jsonl", working_directory="gate"
+    )
+    assert both.returncode == 0, both.stdout + both.stderr
 
 
 def test_allow_names_only_partial_ungated_and_offline(runner: Runner) -> None:

@@ -20,7 +20,8 @@ PAGES = [
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import docs_reference  # noqa: E402
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
+
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK  # noqa: E402
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from gate_runs import good_rows, write_golden
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
+
 MODULE_DUMP = """
 import sys
 
 from pydantic import BaseModel
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 
 def pytest_unconfigure(config):

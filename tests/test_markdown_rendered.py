@@ -18,7 +18,6 @@ from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import MARKER, comment_body
 from pytest_ragas_gate.settings.config import GateConfig
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 markdown_it = pytest.importorskip("markdown_it", reason="pip install -e '.[dev]'")
 
@@ -176,7 +175,7 @@ def test_the_summary_leads_with_the_decision_and_the_change_to_the_gate(
     markdown = capsys.readouterr().out
     lead = before_first_table(markdown)
 
-    assert lead.startswith(f"## ✅ RAG gate: PASSED\n\n**{SMOKE_CHECK}")
+    assert lead.startswith("## ✅ RAG gate: PASSED\n\n**Safe to deploy")
     assert "This change touches the gate itself" in lead
     assert "threshold faithfulness 0.90 → 0.85" in lead
     page = Rendered(github_html(markdown))
@@ -191,7 +190,7 @@ def test_the_comment_leads_with_the_decision_and_the_change_to_the_gate(
     lead = before_first_table(body)
 
     assert lead.splitlines()[1] == "## ✅ RAG gate: PASSED"
-    assert lead.splitlines()[3].startswith(f"**{SMOKE_CHECK}")
+    assert lead.splitlines()[3].startswith("**Safe to deploy")
     assert "This change touches the gate itself" in lead
     page = Rendered(github_html(body))
     [row] = [row for row in page.tables[0] if row[0] == "faithfulness"]

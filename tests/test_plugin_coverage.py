@@ -25,6 +25,7 @@ from gate_runs import (
     read_report,
     write_jsonl,
 )
+
 from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 #: How every run of this module gates: faithfulness only, fresh judgements, fixed order,

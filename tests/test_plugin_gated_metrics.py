@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from gate_runs import GOOD, assert_no_traceback, good_rows, read_report, write_config, write_jsonl
+
 from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from gate_runs import HALLUCINATED, good_rows, write_jsonl
+
 from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 pytest.importorskip("pytest_html", reason="pytest-html is not installed")

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from gate_runs import GateOutcome, gate_run, good_rows, write_config, write_jsonl
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 REPORT_ONLY = "Report only, not a deploy decision — no gated metric*"
 #: Every report a run can write, each to be read back.

@@ -16,7 +16,6 @@ from gate_runs import GOOD, HALLUCINATED, case, cases, write
 
 from pytest_ragas_gate import cli
 from pytest_ragas_gate.reports.pr_comment import MARKER, main
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 TOKEN = "ghs_fake_token_never_printed"
 REPOSITORY = "octo/rag"
@@ -431,7 +430,7 @@ def test_the_comment_names_the_head_commit_linked_and_the_run_time(
 
     body = github.ours()[0]["body"]
     link = f"[`abcdef0`](https://github.example/{REPOSITORY}/commit/{HEAD_SHA})"
-    assert f"**{SMOKE_CHECK}** — commit {link} · run " in body
+    assert f"**Safe to deploy** — commit {link} · run " in body
     assert re.search(r"· run \d{4}-\d\d-\d\d \d\d:\d\d UTC", body)
 
 

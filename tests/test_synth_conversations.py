@@ -15,6 +15,7 @@ from gate_runs import gate_run, use_fake_judge
 from synth_corpora import write_rail_corpus
 
 from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge
 from pytest_ragas_gate.synth.requests import (
     Candidate,
@@ -22,7 +23,6 @@ from pytest_ragas_gate.synth.requests import (
     SynthTurn,
     WriteQuestions,
 )
-from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 SEASON = (
     "Season cards\nSeason cards are valid for 30 days and cost $90. Season cards must be "

@@ -460,7 +460,7 @@ def _facts(source: Path, raw: Mapping[str, Any]) -> RunFacts:
     )
     if raw.get("baseline") is not None:
         fields["baseline"] = raw["baseline"]
-    if "scored_by" not in fields and isinstance(raw.get("judge"), dict):
+    if not fields.get("scored_by") and isinstance(raw.get("judge"), dict):
         # Written before each metric's judge was saved: one judge scored the whole run.
         kind = raw["judge"].get("kind")
         if isinstance(kind, str) and isinstance(raw.get("metrics"), dict):
