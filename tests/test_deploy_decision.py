@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fakellm import FakeLLM
-from gate_runs import gate_run, good_rows, use_fake_judge, write_jsonl
+from gate_runs import gate_run, good_rows, use_fake_judge, write_config, write_jsonl
 
 from pytest_ragas_gate.cli import main as rag_gate
 from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
@@ -147,3 +147,17 @@ def test_a_metric_computed_without_a_judge_rests_on_no_heuristic(
     assert run.report["run"]["scored_by"] == {"tool_correctness": None}
     assert run.report["deploy_decision"] is True
     assert run.report["recommendation"] == "Safe to deploy"
+
+
+def test_a_baseline_check_on_heuristic_scores_is_a_smoke_check(
+    pytester: pytest.Pytester,
+) -> None:
+    # No threshold in force: only the comparison with the baseline gates the run, and the
+    # heuristic's scores decide it.
+    write_jsonl(pytester, "golden.jsonl", good_rows(3))
+    write_config(pytester.path, thresholds={"faithfulness": None})
+    gate_run(pytester, judge="offline", metrics="faithfulness", report="baseline.json")
+    run = gate_run(pytester, judge="offline", metrics="faithfulness", baseline="baseline.json")
+    assert run.ret == pytest.ExitCode.OK, run.stdout.str()
+    assert run.report["verdict"] == "passed"
+    assert (run.report["recommendation"], run.report["deploy_decision"]) == (SMOKE_CHECK, False)

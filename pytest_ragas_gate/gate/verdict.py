@@ -345,7 +345,13 @@ def evaluate_gate(
     )
     deploy_decision = False
     if status == "passed":
-        recommendation, deploy_decision = _passed(ordered, aggregates, tags, facts.scored_by)
+        recommendation, deploy_decision = _passed(
+            ordered,
+            aggregates,
+            tags,
+            facts.scored_by,
+            compared=facts.baseline is not None or pairwise is not None,
+        )
     if status == "ungated":
         decided.insert(len(checks), ungated_check(recommendation))
     return GateVerdict(
@@ -389,15 +395,22 @@ def _passed(
     aggregates: dict[str, MetricAggregate],
     tags: Sequence[TagVerdict],
     scored_by: dict[str, str | None],
+    *,
+    compared: bool,
 ) -> tuple[str, bool]:
-    """A passing run's recommendation, and whether it is a deploy decision."""
+    """A passing run's recommendation, and whether it is a deploy decision.
+
+    The gated metrics are those with a threshold, a tag threshold or a case's own; with a
+    baseline or a pairwise comparison, every metric, since the judge's scores (or its
+    head-to-head judgement) decide those checks too.
+    """
     gated = list(
         dict.fromkeys(
             [
                 *(
                     metric
                     for metric, aggregate in aggregates.items()
-                    if aggregate.threshold is not None
+                    if aggregate.threshold is not None or compared
                 ),
                 *(tag.metric for tag in tags),
                 *(metric for result in ordered for metric in result.thresholds),
