@@ -9,7 +9,9 @@ set -uo pipefail
 
 JUDGES="auto anthropic openai offline"
 CACHE_MODES="readwrite read off"
-ALLOWABLE="partial ungated"
+# What `allow:` may name: verdicts besides passed, and `offline` (a run scored by the
+# offline heuristic, which is no deploy decision).
+ALLOWABLE="partial ungated offline"
 
 output() {
   # name, value: one step output. The heredoc form keeps any character of the value.
@@ -35,6 +37,7 @@ summary_append() {
 usage_error() {
   echo "::error title=RAG gate::$(escape "$1")"
   output verdict error
+  output deploy-decision false
   output report-path ""
   output junit-path ""
   output html-path ""
@@ -66,12 +69,13 @@ cache=${INPUT_CACHE:-readwrite}
 one_of "$cache" "$CACHE_MODES" ||
   usage_error "Input 'cache' is '$cache'; expected one of: ${CACHE_MODES// /, }."
 
-# Verdicts besides `passed` that leave the step green (`allow: partial,ungated`).
+# Verdicts besides `passed` that leave the step green (`allow: partial,ungated`), and
+# `offline` for a run the offline heuristic scored; commas or spaces separate them.
 allowed=" "
 allow_input=${INPUT_ALLOW:-}
 for word in ${allow_input//,/ }; do
   one_of "$word" "$ALLOWABLE" ||
-    usage_error "Input 'allow' has '$word'; expected verdicts from: ${ALLOWABLE// /, } (separated by commas)."
+    usage_error "Input 'allow' has '$word'; expected any of: ${ALLOWABLE// /, } (separated by commas or spaces)."
   allowed+="$word "
 done
 
@@ -172,7 +176,9 @@ summary_block() {
 }
 
 read_report() {
-  # The report's verdict, then the one-line summary; nothing when it cannot be read.
+  # The report's verdict, the one-line summary, whether it is a deploy decision (true or
+  # false) and whether the offline heuristic scored a metric of it (true or false);
+  # nothing when it cannot be read.
   "$python" - "$report" <<'PY' 2>/dev/null
 import json
 import sys
@@ -190,8 +196,18 @@ collected = run.get("collected_cases", gated)
 cases = f"{gated} cases" if gated == collected else f"{gated} of {collected} cases"
 recommendation = report.get("recommendation") or "; ".join(run.get("partial_reasons") or [])
 line = f"RAG gate {str(verdict).upper()}: {recommendation} (judge {judge.get('kind', '?')}, {cases})"
+scored_by = run.get("scored_by")
+if isinstance(scored_by, dict):
+    heuristic = "offline" in scored_by.values()
+else:
+    # Written before each metric's judge was recorded: one judge scored every metric.
+    heuristic = judge.get("kind") == "offline"
+# A report without the field is a deploy decision only when it passed on an LLM judge.
+decision = report.get("deploy_decision", verdict == "passed" and not heuristic) is True
 print(verdict)
 print(" ".join(line.split()))
+print("true" if decision else "false")
+print("true" if heuristic else "false")
 PY
 }
 
@@ -205,8 +221,11 @@ case "$html" in /*) html_out=$html ;; *) html_out=$prefix$html ;; esac
 
 verdict=""
 summary=""
+decision=false
+heuristic=false
 if [ -f "$report" ]; then
-  { IFS= read -r verdict && IFS= read -r summary; } < <(read_report)
+  { IFS= read -r verdict && IFS= read -r summary && IFS= read -r decision &&
+    IFS= read -r heuristic; } < <(read_report)
 fi
 
 case "$verdict" in
@@ -218,6 +237,7 @@ passed | failed | error | partial | ungated)
     # The plugin never reports "passed" for a failing run; should a report disagree with
     # pytest anyway, a deploy conditioned on `verdict == 'passed'` must not go ahead.
     verdict=failed
+    decision=false
     summary="RAG gate FAILED: pytest exited $status although the report says passed"
     echo "::error title=RAG gate::$(escape "$summary")"
     summary_block "## ❌ RAG gate: FAILED" \
@@ -243,10 +263,13 @@ passed | failed | error | partial | ungated)
   echo "::error title=RAG gate::$(escape "$summary")"
   summary_block "## ⚠️ RAG gate: no verdict" \
     "pytest exited with status $status without writing a report; see the job log." "$reason"
+  verdict=error
+  decision=false
   output verdict error
   output report-path ""
   ;;
 esac
+output deploy-decision "${decision:-false}"
 if [ -f "$junit" ]; then
   output junit-path "$junit_out"
 else
@@ -264,6 +287,24 @@ if [ "$status" -eq 0 ] && [ "$verdict" != passed ] && [[ "$allowed" != *" $verdi
   # pytest exits 0 on a partial or ungated run, which is no deploy decision: the step
   # fails so that a check of its status never deploys one. `exit-code` stays pytest's.
   echo "::error title=RAG gate::$(escape "The verdict is $verdict, not passed: the step fails. Add 'allow: $verdict' to accept it (e.g. in a shard job whose merge decides).")"
+  exit 1
+fi
+if [ "$status" -eq 0 ] && [ "$heuristic" = true ] && [ "$judge" != offline ] &&
+  [[ "$allowed" != *" offline "* ]]; then
+  # The offline heuristic's pass is a smoke check, not a deploy decision. A workflow that
+  # chose `judge: offline` asked for one; `judge: auto` fell back to it because the key
+  # was missing (every pull request from a fork), which must not read as green.
+  if [ "$judge" = auto ] && [ -z "${ANTHROPIC_API_KEY:-}" ]; then
+    why="judge 'auto' fell back to the offline heuristic because ANTHROPIC_API_KEY is not set"
+    if [ -n "${OPENAI_API_KEY:-}" ]; then
+      why+=" (OPENAI_API_KEY is set: 'judge: openai' uses it)"
+    fi
+  else
+    why="the run was scored by the offline heuristic (judge '$judge')"
+  fi
+  message="no deploy decision: $why; set the secret or add 'offline' to allow:"
+  echo "::error title=RAG gate::$(escape "$message")"
+  summary_append "**No deploy decision:** ${message#no deploy decision: }"
   exit 1
 fi
 exit "$status"

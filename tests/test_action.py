@@ -18,7 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
+from fakellm import FakeLLM
 from gate_runs import GOOD, HALLUCINATED
+
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
@@ -94,6 +97,8 @@ class Runner:
             "GITHUB_OUTPUT": str(self.output_file),
             "GITHUB_STEP_SUMMARY": str(self.summary_file),
             "CI": "true",
+            # The package under test, where the suite runs from a checkout on PYTHONPATH.
+            **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
             **step_env,
             **(env or {}),
         }
@@ -150,7 +155,9 @@ def test_a_passing_gate_sets_every_output_and_writes_the_summary(runner: Runner)
     assert runner.outputs["report-path"] == "gate/rag-gate-report.json"
     assert runner.outputs["junit-path"] == "gate/rag-gate-junit.xml"
     assert runner.outputs["exit-code"] == "0"
-    assert runner.outputs["summary"] == "RAG gate PASSED: Safe to deploy (judge offline, 3 cases)"
+    assert runner.outputs["summary"] == f"RAG gate PASSED: {SMOKE_CHECK} (judge offline, 3 cases)"
+    # The workflow chose the heuristic: its pass is green, and no deploy decision.
+    assert runner.outputs["deploy-decision"] == "false"
     assert (runner.workspace / runner.outputs["report-path"]).is_file()
     assert (runner.workspace / runner.outputs["junit-path"]).is_file()
     assert runner.summary.startswith("## ✅ RAG gate: PASSED")
@@ -328,7 +335,9 @@ def test_a_partial_gate_is_neither_passed_nor_failed(runner: Runner, tmp_path: P
     # workflow allows it.
     assert result.returncode == 1, result.stdout + result.stderr
     assert "::error title=RAG gate::The verdict is partial, not passed" in result.stdout
-    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow="partial")
+    result = runner.run_gate(
+        env, paths="golden.jsonl", working_directory="gate", allow="partial", judge="offline"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert runner.outputs["verdict"] == "partial"
     assert runner.outputs["exit-code"] == "0"
@@ -626,19 +635,115 @@ def test_the_step_fails_on_any_verdict_but_passed_unless_allowed(
     runner: Runner, tmp_path: Path, verdict: str
 ) -> None:
     env = fake_python(tmp_path, 0, canned_report(verdict, "Not a deploy decision"))
-    failed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    # The canned report was scored offline: the workflow says it chose that judge.
+    inputs = {"paths": "golden.jsonl", "working_directory": "gate", "judge": "offline"}
+    failed = runner.run_gate(env, **inputs)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert runner.outputs["verdict"] == verdict
     # The exit-code output stays pytest's.
     assert runner.outputs["exit-code"] == "0"
     other = "ungated" if verdict == "partial" else "partial"
-    still = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=other)
+    still = runner.run_gate(env, allow=other, **inputs)
     assert still.returncode == 1
-    allowed = runner.run_gate(env, paths="golden.jsonl", working_directory="gate", allow=verdict)
+    allowed = runner.run_gate(env, allow=verdict, **inputs)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    # Under judge: auto the offline scoring still needs its own word.
+    fallback = runner.run_gate(env, allow=verdict, paths="golden.jsonl", working_directory="gate")
+    assert fallback.returncode == 1
+    both = runner.run_gate(
+        env, allow=f"{verdict},offline", paths="golden.jsonl", working_directory="gate"
+    )
+    assert both.returncode == 0, both.stdout + both.stderr
 
 
-def test_allow_names_only_partial_and_ungated(runner: Runner) -> None:
+def test_allow_names_only_partial_ungated_and_offline(runner: Runner) -> None:
     result = runner.run_gate(paths="golden.jsonl", working_directory="gate", allow="failed")
     assert result.returncode == 4
-    assert "Input 'allow' has 'failed'; expected verdicts from: partial, ungated" in result.stdout
+    assert (
+        "Input 'allow' has 'failed'; expected any of: partial, ungated, offline "
+        "(separated by commas or spaces)."
+    ) in result.stdout
+    assert runner.outputs["deploy-decision"] == "false"
+
+
+FALLBACK = (
+    "::error title=RAG gate::no deploy decision: judge 'auto' fell back to the offline "
+    "heuristic because ANTHROPIC_API_KEY is not set; set the secret or add 'offline' to allow:"
+)
+
+
+def test_auto_without_a_key_is_no_deploy_decision(runner: Runner) -> None:
+    # A pull request from a fork has no secrets: `judge: auto` falls back to the offline
+    # heuristic, whose pass used to leave the step green.
+    inputs = {"paths": "golden.jsonl", "cache": "off", "working_directory": "gate"}
+    result = runner.run_gate(thresholds="faithfulness=0.5", **inputs)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert FALLBACK in result.stdout.splitlines()
+    assert runner.outputs["verdict"] == "passed"
+    assert runner.outputs["deploy-decision"] == "false"
+    assert runner.outputs["exit-code"] == "0"
+    assert SMOKE_CHECK in runner.outputs["summary"]
+    assert "**No deploy decision:** judge 'auto' fell back" in runner.summary
+    assert "Safe to deploy" not in runner.summary + result.stdout
+
+    # The workflow accepts a smoke check: `allow:` names offline, beside other verdicts.
+    result = runner.run_gate(thresholds="faithfulness=0.5", allow="partial offline", **inputs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::error" not in result.stdout
+    assert runner.outputs["deploy-decision"] == "false"
+
+
+def test_auto_names_the_key_that_is_set_when_it_is_not_the_one_auto_reads(
+    runner: Runner,
+) -> None:
+    result = runner.run_gate(
+        {"OPENAI_API_KEY": "test-key-not-real"},
+        paths="golden.jsonl",
+        cache="off",
+        working_directory="gate",
+        thresholds="faithfulness=0.5",
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    [line] = [line for line in result.stdout.splitlines() if "no deploy decision" in line]
+    assert "because ANTHROPIC_API_KEY is not set (OPENAI_API_KEY is set: 'judge: openai'" in line
+
+
+@pytest.mark.parametrize("xdist", ["", "-n 2"], ids=["serial", "xdist"])
+def test_auto_with_a_key_is_a_deploy_decision(runner: Runner, xdist: str) -> None:
+    with FakeLLM() as fake:
+        env = {
+            "ANTHROPIC_API_KEY": "test-key-not-real",
+            "ANTHROPIC_BASE_URL": fake.url,
+        }
+        result = runner.run_gate(
+            env,
+            paths="golden.jsonl",
+            cache="off",
+            working_directory="gate",
+            thresholds="faithfulness=0.5",
+            extra_args=f"-p no:randomly {xdist}",
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::error" not in result.stdout
+    assert runner.outputs["verdict"] == "passed"
+    assert runner.outputs["deploy-decision"] == "true"
+    assert runner.outputs["summary"] == "RAG gate PASSED: Safe to deploy (judge anthropic, 3 cases)"
+    report = json.loads((runner.workspace / runner.outputs["report-path"]).read_text("utf-8"))
+    assert report["deploy_decision"] is True
+    assert report["recommendation"] == "Safe to deploy"
+
+
+def test_a_canned_report_without_the_field_is_read_by_its_judge(
+    runner: Runner, tmp_path: Path
+) -> None:
+    # A report written before deploy_decision existed: an offline pass is no decision.
+    env = fake_python(tmp_path, 0, canned_report("passed", "Safe to deploy"))
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert FALLBACK in result.stdout.splitlines()
+    assert runner.outputs["deploy-decision"] == "false"
+    report = {**canned_report("passed", "Safe to deploy"), "judge": {"kind": "anthropic"}}
+    env = fake_python(tmp_path, 0, report)
+    result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert runner.outputs["deploy-decision"] == "true"

@@ -129,8 +129,8 @@ def test_a_run_with_an_unaccounted_case_is_never_safe_to_deploy(
     verdict = evaluate_gate(
         results,
         ["faithfulness"],
-        GateConfig(judge="offline", bootstrap_resamples=100),
-        RunFacts(counted=True, coverage=ledger),
+        GateConfig(bootstrap_resamples=100),
+        RunFacts(counted=True, coverage=ledger, scored_by={"faithfulness": "anthropic"}),
     )
     if ledger.not_gated:
         assert verdict.status != "passed"

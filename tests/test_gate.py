@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from pytest_ragas_gate.gate.hints import HINTS
-from pytest_ragas_gate.gate.verdict import aggregate_metric, canonical_order, evaluate_gate
+from pytest_ragas_gate.gate.verdict import (
+    RunFacts,
+    aggregate_metric,
+    canonical_order,
+    evaluate_gate,
+)
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
 
@@ -61,10 +66,12 @@ def test_a_failing_example_blocks_deployment_naming_the_failures() -> None:
     assert verdict.metrics["answer_relevancy"].passed is True
 
 
-def test_passing_run_is_safe_to_deploy() -> None:
+def test_passing_run_judged_by_an_llm_is_safe_to_deploy() -> None:
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
     scores: list[float | None] = [0.9, 1.0, 0.95] * 14
-    verdict = evaluate_gate(run({"faithfulness": scores}), ["faithfulness"], config())
+    verdict = evaluate_gate(run({"faithfulness": scores}), ["faithfulness"], config(), facts)
     assert verdict.passed
+    assert verdict.deploy_decision
     assert verdict.recommendation == "Safe to deploy"
     assert verdict.failures == []
     assert verdict.hints == {}

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from gate_runs import good_rows, write_golden
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
+
 MODULE_DUMP = """
 import sys
 
@@ -129,7 +131,7 @@ def test_a_plain_offline_run_loads_no_optional_stage(tmp_path: Path) -> None:
         check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "Passed on thin evidence — " in completed.stdout
+    assert SMOKE_CHECK in completed.stdout
     loaded = set((tmp_path / "modules.txt").read_text(encoding="utf-8").split())
     # The dump saw the run itself: the session and the offline judge were loaded.
     assert {"pytest_ragas_gate.plugin.session", "pytest_ragas_gate.judges.offline.judge"} <= (

@@ -116,3 +116,67 @@ def test_contradicted_claims_lower_faithfulness_like_absent_ones() -> None:
     )
     result = asyncio.run(Faithfulness().score(case, OfflineCaseJudge()))
     assert result.score == pytest.approx(0.5)
+
+
+SSO = "The Team plan includes single sign-on (SSO)."
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("The Team plan has no single sign-on.", SSO),
+        ("The Team plan does not include single sign-on.", SSO),
+        ("The Team plan doesn't include single sign-on (SSO).", SSO),
+        (
+            "The Team plan isn't sold with single sign-on.",
+            "The Team plan is sold with single sign-on.",
+        ),
+        ("The Team plan lacks SSO.", SSO),
+        ("The Team plan comes without single sign-on.", "The Team plan comes with single sign-on."),
+        ("The Team plan never includes SSO.", SSO),
+    ],
+)
+def test_a_negated_claim_against_a_positive_context_is_contradicted(
+    claim: str, context: str
+) -> None:
+    said, reason = verdict(claim, "Billing is monthly.", context)
+    assert said == "contradicted", reason
+    assert "without the claim's" in reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # The context denies it too.
+        ("The Team plan has no single sign-on.", "The Team plan has no single sign-on."),
+        ("The Team plan lacks SSO.", "The Team plan does not include SSO."),
+        # A reply's "No," answers a question; the rest is what the context says.
+        (
+            "No, New York is the most populous city in the United States.",
+            "New York is the most populous city in the United States.",
+        ),
+        # Emphasis, not denial.
+        (
+            "The Team plan not only includes SSO but also audit logs.",
+            "The Team plan includes SSO and audit logs.",
+        ),
+        # The speaker's own life is no claim about the contexts.
+        ("I have never been on a cruise ship.", "A cruise ship is a passenger ship."),
+    ],
+)
+def test_a_negation_the_context_does_not_deny_is_no_contradiction(claim: str, context: str) -> None:
+    said, reason = verdict(claim, context)
+    assert said != "contradicted", reason
+
+
+def test_a_denied_claim_lowers_faithfulness() -> None:
+    case = GoldenCase(
+        file="golden.jsonl",
+        line=1,
+        id="sso",
+        question="Does the Team plan have single sign-on?",
+        answer="The Team plan has no single sign-on.",
+        contexts=[Context(text=SSO)],
+    )
+    result = asyncio.run(Faithfulness().score(case, OfflineCaseJudge()))
+    assert result.score == 0.0

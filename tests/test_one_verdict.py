@@ -17,6 +17,7 @@ import pytest
 from gate_runs import WORKERS, case_row, gate_run, read_report, write_golden
 
 from pytest_ragas_gate import cli
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
 ONLY_FAITHFULNESS = ("--rag-gate-metrics", "faithfulness")
 
@@ -253,7 +254,7 @@ def test_a_partial_xdist_run_knows_what_the_workers_collected(pytester: pytest.P
     assert report["verdict"] == "partial"
 
     result, report = gate_run(pytester, "-n", "2", **OPTIONS)
-    result.stdout.fnmatch_lines(["*gated 6 of 6 collected golden case(s);*", "Safe to deploy"])
+    result.stdout.fnmatch_lines(["*gated 6 of 6 collected golden case(s);*", SMOKE_CHECK])
     assert report["verdict"] == "passed"
 
 

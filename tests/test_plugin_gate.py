@@ -9,8 +9,10 @@ import pytest
 from gate_runs import GOOD, HALLUCINATED, gate_run, good_rows, write_config, write_jsonl
 from test_cli import in_process
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 
-def test_passing_golden_set_is_safe_to_deploy(pytester: pytest.Pytester) -> None:
+
+def test_a_passing_golden_set_is_an_offline_smoke_check(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", good_rows())
     result = pytester.runpytest("--rag-gate")
     assert result.ret == pytest.ExitCode.OK
@@ -21,8 +23,7 @@ def test_passing_golden_set_is_safe_to_deploy(pytester: pytest.Pytester) -> None
             "metric*mean*95% CI*threshold*rule*n*verdict*",
             "faithfulness*1.000*0.85*mean*3*PASS*",
             "RAG gate: PASSED",
-            "Passed on thin evidence — faithfulness mean 1.00 ≥ 0.85 on 3 cases; the 95% "
-            "interval reaches 0.44*",
+            SMOKE_CHECK,
         ]
     )
 

@@ -11,6 +11,8 @@ import re
 import pytest
 from gate_runs import HALLUCINATED, good_rows, write_jsonl
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
+
 pytest.importorskip("pytest_html", reason="pytest-html is not installed")
 
 
@@ -60,7 +62,7 @@ def test_a_passing_run_says_safe_to_deploy_and_user_text_is_escaped(
     write_jsonl(pytester, "golden.jsonl", good_rows(2))
     result, page = run_with_page(pytester)
     assert result.ret == pytest.ExitCode.OK
-    assert "RAG gate: PASSED</strong> — Passed on thin evidence" in section(page, "prefix")
+    assert f"RAG gate: PASSED</strong> — {SMOKE_CHECK}" in section(page, "prefix")
 
 
 def test_an_ungated_run_is_no_deploy_decision_on_the_page(pytester: pytest.Pytester) -> None:

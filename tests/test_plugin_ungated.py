@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from gate_runs import GateOutcome, gate_run, good_rows, write_config, write_jsonl
 
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 
@@ -69,7 +70,7 @@ def test_the_header_lists_only_the_thresholds_in_force(pytester: pytest.Pytester
     write_jsonl(pytester, "golden.jsonl", good_rows(1))
     result = pytester.runpytest("--rag-gate", "--rag-gate-metrics", "faithfulness,mrr")
     result.stdout.fnmatch_lines(["rag-gate: thresholds faithfulness>=0.85 (rule mean); cache*"])
-    result.stdout.fnmatch_lines(["RAG gate: PASSED", "Passed on thin evidence — *"])
+    result.stdout.fnmatch_lines(["RAG gate: PASSED", SMOKE_CHECK])
 
 
 def test_a_failure_is_still_a_failure_without_thresholds(pytester: pytest.Pytester) -> None:

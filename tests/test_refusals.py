@@ -126,3 +126,48 @@ def test_every_judge_scores_refusals_by_one_definition(
         # An unanswerable case's verdict comes from the claims alone: no classification.
         kinds = [server.kind_of(request) for request in server.judge_requests()]
         assert kinds.count("classify_correctness") == 2
+
+
+REFUSALS = [
+    "I'm sorry, the documents do not say what the warranty period is.",
+    "I'm sorry, the documents do not say…",
+    "The provided context does not mention the warranty period of the Zorblax plan.",
+    "Unfortunately the documents do not state how long the warranty lasts.",
+    "That information is not in the documents.",
+    "Sorry — the context doesn't cover warranties.",
+]
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_refusal_in_a_full_sentence_is_not_applicable_offline(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    # Cut into phrases, "the documents do not say what the warranty period is" left
+    # "… what the warranty period is" as a claim: faithfulness 0 instead of n/a.
+    rows = [
+        {
+            "id": f"refusal-{index}",
+            "question": "What is the warranty period of the Zorblax plan?",
+            "answer": answer,
+            "contexts": CONTEXTS,
+        }
+        for index, answer in enumerate(REFUSALS)
+    ]
+    rows.append({**rows[0], "id": "claim", "answer": "The Zorblax plan gives 2 TB of storage."})
+    golden = "".join(json.dumps(row) + "\n" for row in rows)
+    (pytester.path / "golden.jsonl").write_text(golden, encoding="utf-8")
+    result = pytester.runpytest(
+        "--rag-gate",
+        "--rag-gate-judge",
+        "offline",
+        "--rag-gate-metrics",
+        "faithfulness",
+        "--rag-gate-output",
+        "json=report.json",
+        *xdist,
+    )
+    assert result.ret == 0, result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    scores = {case["id"]: case["scores"]["faithfulness"] for case in report["cases"]}
+    assert scores == {**{f"refusal-{index}": None for index in range(len(REFUSALS))}, "claim": 1.0}
+    assert report["metrics"]["faithfulness"]["n"] == 1

@@ -9,7 +9,7 @@ from lxml import etree
 
 from pytest_ragas_gate.exceptions import ReportError
 from pytest_ragas_gate.gate.hints import HINTS
-from pytest_ragas_gate.gate.verdict import GateVerdict, evaluate_gate
+from pytest_ragas_gate.gate.verdict import GateVerdict, RunFacts, evaluate_gate
 from pytest_ragas_gate.reports.json_report import (
     SCHEMA_VERSION,
     JudgeInfo,
@@ -411,6 +411,7 @@ def test_junit_gate_suite_content(tmp_path: Path) -> None:
         "verdict": "failed",
         "coverage": "gated 8 golden case(s)",
         "recommendation": verdict.recommendation,
+        "deploy_decision": "false",
         "judge_kind": "offline",
         "judge_model": "heuristic-v1",
         "judge_selected_by": "auto: no ANTHROPIC_API_KEY",
@@ -534,7 +535,10 @@ def test_markdown_summary_of_a_passing_gate_with_an_llm_judge() -> None:
         CaseResult(id=f"c{i}", source=f"g.csv:{i + 2}", scores={"faithfulness": 0.95})
         for i in range(3)
     ]
-    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(bootstrap_resamples=100))
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(
+        results, ["faithfulness"], GateConfig(bootstrap_resamples=100), facts
+    )
     text = render_markdown(verdict, results=results, judge=CLAUDE, usage=Usage())
     assert text.startswith("## ✅ RAG gate: PASSED\n")
     assert "offline heuristic judge" not in text

@@ -15,6 +15,7 @@ from gate_runs import gate_run, use_fake_judge
 from synth_corpora import write_rail_corpus
 
 from pytest_ragas_gate.cli import main
+from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.synth.offline import OfflineSynthJudge
 from pytest_ragas_gate.synth.requests import (
     Candidate,
@@ -144,7 +145,7 @@ def test_synth_conversation_line_loads_and_gates_as_turns(pytester: pytest.Pytes
     ids = {row["id"] for row in rows}
     scored = {case["id"] for case in run.report["cases"]}
     assert scored == {f"{case}#{turn}" for case in ids for turn in (1, 2)}
-    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", "Passed on thin evidence — *"])
+    run.stdout.fnmatch_lines(["*conversations: 3 with 6 turns*", SMOKE_CHECK])
 
 
 def test_kinds_lists_what_to_write_and_rejects_an_unknown_kind(

@@ -32,6 +32,7 @@ from ..gate.baseline import (
     scoring_differences,
 )
 from ..gate.coverage import merge_ledgers
+from ..gate.deploy_decision import HEURISTIC_JUDGES
 from ..gate.judge_changes import judge_changes, judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..importers import register_command as register_import
@@ -741,7 +742,18 @@ def merge_facts(
         # Each shard's cache checked its own entries; all shards compared the same commits.
         cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
         gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),
+        scored_by=_merged_scored_by([facts.scored_by for facts in shards]),
     )
+
+
+def _merged_scored_by(shards: Sequence[dict[str, str | None]]) -> dict[str, str | None]:
+    """Per metric, its shards' judge; a heuristic in any shard is the merged run's."""
+    merged: dict[str, str | None] = {}
+    for scored in shards:
+        for metric, kind in scored.items():
+            if metric not in merged or kind in HEURISTIC_JUDGES:
+                merged[metric] = kind
+    return merged
 
 
 def _summed_integrity(shards: Sequence[CacheIntegrity | None]) -> CacheIntegrity | None:

@@ -48,6 +48,10 @@ class RunFacts(BaseModel):
     cache_integrity: CacheIntegrity | None = None
     # What the change under test does to the gate's own inputs, against the base branch.
     gate_changes: GateChanges | None = None
+    # Per metric that ran, the kind of judge that scored it ("offline", "anthropic", …), or
+    # None for a metric computed without a judge: whether a pass is a deploy decision.
+    # Reports written before it was saved get the report's judge for every judged metric.
+    scored_by: dict[str, str | None] = Field(default_factory=dict)
 
     @property
     def collected_cases(self) -> int | None:

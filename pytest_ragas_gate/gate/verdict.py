@@ -38,6 +38,12 @@ from .baseline_figures import BaselineComparison
 from .case_verdicts import CaseVerdict, case_verdicts
 from .checks import GateCheck, failed_checks, hints_of, recommendation_causes
 from .coverage import coverage_check
+from .deploy_decision import (
+    SAFE_TO_DEPLOY,
+    judged_by_heuristic,
+    passed_recommendation,
+    unrecorded_judges,
+)
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
@@ -136,6 +142,9 @@ class GateVerdict(BaseModel):
     scored_cases: int | None = None
     # Keys of golden rows one edit from a field those rows lack, said beside the verdict.
     misspelt_keys: list[str] = Field(default_factory=empty_list)
+    # Whether the run is a deploy decision: it passed, and an LLM judge scored every gated
+    # metric that asks a judge. False for the offline heuristic and for any other verdict.
+    deploy_decision: bool = False
 
     @property
     def headline(self) -> str:
@@ -341,6 +350,15 @@ def evaluate_gate(
         gated=gated,
         cached=config.cache != "off",
     )
+    deploy_decision = False
+    if status == "passed":
+        recommendation, deploy_decision = _passed(
+            ordered,
+            aggregates,
+            tags,
+            facts.scored_by,
+            compared=facts.baseline is not None or pairwise is not None,
+        )
     thin = [agg for agg in aggregates.values() if rests_on_little(agg, config)]
     if recommendation == "Safe to deploy" and thin:
         # Only a deploy decision is qualified: a smoke check or a partial run says its own.
@@ -379,7 +397,42 @@ def evaluate_gate(
         cases=cases,
         scored_cases=_scored_cases(ordered, aggregates),
         misspelt_keys=_misspelt_key_lines(ordered),
+        deploy_decision=deploy_decision,
     )
+
+
+def _passed(
+    ordered: Sequence[CaseResult],
+    aggregates: dict[str, MetricAggregate],
+    tags: Sequence[TagVerdict],
+    scored_by: dict[str, str | None],
+    *,
+    compared: bool,
+) -> tuple[str, bool]:
+    """A passing run's recommendation, and whether it is a deploy decision.
+
+    The gated metrics are those with a threshold, a tag threshold or a case's own; with a
+    baseline or a pairwise comparison, every metric, since the judge's scores (or its
+    head-to-head judgement) decide those checks too.
+    """
+    gated = list(
+        dict.fromkeys(
+            [
+                *(
+                    metric
+                    for metric, aggregate in aggregates.items()
+                    if aggregate.threshold is not None or compared
+                ),
+                *(tag.metric for tag in tags),
+                *(metric for result in ordered for metric in result.thresholds),
+            ]
+        )
+    )
+    heuristic = judged_by_heuristic(gated, scored_by)
+    unrecorded = unrecorded_judges(gated, scored_by)
+    judged = [metric for metric in gated if scored_by.get(metric) is not None]
+    recommendation = passed_recommendation(heuristic, judged, unrecorded)
+    return recommendation, not heuristic and not unrecorded
 
 
 def _scored_cases(ordered: Sequence[CaseResult], aggregates: dict[str, MetricAggregate]) -> int:
@@ -485,4 +538,5 @@ def _status(
         )
     if not_evaluated:
         return "partial", "Not a deploy decision — " + "; ".join(not_evaluated)
-    return "passed", "Safe to deploy"
+    # Whether the pass is a deploy decision is read after: see :func:`_passed`.
+    return "passed", SAFE_TO_DEPLOY

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..gate.coverage import Census, CoverageLedger, build_ledger
+from ..gate.deploy_decision import scored_by
 from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
@@ -602,6 +603,7 @@ class GateRun:
             coverage=self._ledger(),
             cache_integrity=self.cache_integrity(),
             gate_changes=self._gate_changes(),
+            scored_by=scored_by(self._gate_metric_names(), self.judge_info.kind, self.metrics),
         )
 
     def _gate_changes(self) -> GateChanges | None:

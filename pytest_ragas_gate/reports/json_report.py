@@ -22,6 +22,7 @@ from ..atomic_files import write_lines_atomic, write_text_atomic
 from ..exceptions import ReportError, UsageError
 from ..gate.baseline import BaselineComparison
 from ..gate.case_verdicts import CaseVerdict, case_verdicts
+from ..gate.deploy_decision import scored_by
 from ..gate.diagnosis import diagnose
 from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
@@ -145,6 +146,9 @@ def build_report(
         "checks": [check.model_dump(mode="json") for check in verdict.checks],
         "failing_metrics": list(verdict.failing_metrics),
         "recommendation": verdict.recommendation,
+        # True only when the run passed and an LLM judge scored every gated metric that
+        # asks a judge; false for the offline heuristic and for every other verdict.
+        "deploy_decision": verdict.deploy_decision,
         "hints": dict(verdict.hints),
         "latency": None if verdict.latency is None else verdict.latency.model_dump(mode="json"),
         "alignment": (
@@ -462,6 +466,11 @@ def _facts(source: Path, raw: Mapping[str, Any]) -> RunFacts:
     )
     if raw.get("baseline") is not None:
         fields["baseline"] = raw["baseline"]
+    if not fields.get("scored_by") and isinstance(raw.get("judge"), dict):
+        # Written before each metric's judge was saved: one judge scored the whole run.
+        kind = raw["judge"].get("kind")
+        if isinstance(kind, str) and isinstance(raw.get("metrics"), dict):
+            fields["scored_by"] = scored_by(list(raw["metrics"]), kind)
     try:
         return RunFacts.model_validate(fields)
     except ValidationError as exc:

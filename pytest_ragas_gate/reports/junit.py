@@ -226,6 +226,7 @@ def write_junit(
             "verdict": verdict.status,
             "coverage": _clean(verdict.coverage),
             "recommendation": _clean(verdict.recommendation),
+            "deploy_decision": "true" if verdict.deploy_decision else "false",
             "judge_kind": judge.kind,
             "judge_model": judge.model,
             "judge_selected_by": judge.selected_by,

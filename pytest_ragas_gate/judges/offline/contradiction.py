@@ -10,7 +10,12 @@ every doubt to *not in context*:
   "超过80个") and values that differ only by rounding are never contradicted;
 - a record field whose value is a yes or a no, when the claim names every word of the field's
   key with the other polarity: ``"WiFi": "no"`` against "offers free WiFi",
-  ``"BusinessAcceptsCreditCards": "True"`` against "does not accept credit cards".
+  ``"BusinessAcceptsCreditCards": "True"`` against "does not accept credit cards";
+- a negated claim (no, not, never, without, lacks, doesn't …) whose every other word and value
+  one context sentence states with no negation: "The Team plan has no single sign-on" against
+  "The Team plan includes single sign-on (SSO)". Only this direction: a context sentence's
+  "not" may belong to another part of it ("includes SSO but not audit logs"), while a claim
+  that the sentence covers entirely denies what it says.
 
 >>> find_contradiction("Apple was founded in 1977.", ["Apple was founded in 1976 by Jobs."])
 'the contexts give 1976 where the claim gives 1977'
@@ -18,6 +23,8 @@ every doubt to *not in context*:
 True
 >>> find_contradiction("It offers free WiFi.", ['{"name": "Joe", "WiFi": "no"}'])
 'the record gives WiFi: no'
+>>> find_contradiction("The Team plan has no SSO.", ["The Team plan includes SSO."])
+"the contexts state it without the claim's 'no': The Team plan includes SSO."
 """
 
 from __future__ import annotations
@@ -29,10 +36,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .records import key_words, read_record
-from .text import STOPWORDS, content_tokens, has_negation, is_cjk, split_sentences, stem
+from .text import (
+    NEGATION_WORDS,
+    STOPWORDS,
+    content_tokens,
+    has_negation,
+    is_cjk,
+    split_sentences,
+    stem,
+)
 from .values import CN_COUNTERS, Value, find_values, value_spellings
 
-__all__ = ["find_contradiction"]
+__all__ = ["find_contradiction", "negation_cues"]
 
 SAME_TOPIC_COVERAGE = 0.6
 """Share of the claim's words one context sentence must hold to be about the same thing."""
@@ -53,6 +68,18 @@ _HEDGES = re.compile(
 _HEDGES_AFTER = re.compile(r"^\s*(?:多|余|左右|以上|以下|or so|plus)", re.IGNORECASE)
 _FIXED_UNITS = frozenset(["%", "month", "time", "thousand", "million", "billion", "trillion"])
 _YEAR = re.compile(r"^(?:1\d|20)\d\d(?:年)?$")
+
+# Words that deny what the rest of a claim says; "lacks" as well as the negation words.
+_DENIALS = NEGATION_WORDS | frozenset(["lack", "lacks", "lacked", "lacking"])
+_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
+# "not only … but also", "nothing but": emphasis, not denial.
+_NOT_DENIAL = re.compile(r"\b(?:not\s+only|not\s+just|nothing\s+but|no\s+doubt)\b")
+# A reply's opening "No," answers a question; it does not deny the rest of the sentence.
+_REPLY_NO = re.compile(r"^\W*(?:no|nope|nah)\b\W*(?:but\b)?")
+# The speaker's own life ("I have never been on a cruise") is no claim about the contexts.
+_FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|we|we're|we've|you|you're|you've)\b")
+#: Words a denied claim must share with the sentence it denies: fewer name no one fact.
+_DENIED_WORDS = 3
 
 # Key words too general to name a field on their own ("RestaurantsTakeOut" is not about any
 # sentence with "take" in it).
@@ -229,6 +256,37 @@ def _record_contradiction(claim: str, texts: Sequence[str]) -> str | None:
     return None
 
 
+def negation_cues(claim: str) -> frozenset[str]:
+    """The English words of ``claim`` that deny the rest of it; empty when none does."""
+    lowered = _REPLY_NO.sub("", claim.lower().replace("’", "'"))
+    if _NOT_DENIAL.search(lowered) or _FIRST_PERSON.match(lowered):
+        return frozenset()
+    return frozenset(_WORDS.findall(lowered)) & _DENIALS
+
+
+def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
+    cues = negation_cues(claim)
+    if not cues:
+        return None
+    # What the claim denies: its words but the cues ("no" and "lack" are content words).
+    denied = _token_set(claim) - {stem(cue) for cue in cues} - cues
+    if len(denied) < _DENIED_WORDS:
+        return None
+    values = find_values(claim)
+    for text in texts:
+        record = read_record(text)
+        for sentence in split_sentences(record.text if record else text):
+            if has_negation(sentence) or negation_cues(sentence):
+                continue
+            if not denied <= _token_set(sentence):
+                continue
+            spelled = value_spellings(sentence)
+            if all(value.forms & spelled for value in values):
+                cue = sorted(cues)[0]
+                return f"the contexts state it without the claim's {cue!r}: {sentence.strip()}"
+    return None
+
+
 def find_contradiction(
     claim: str, texts: Sequence[str], spellings: frozenset[str] | None = None
 ) -> str | None:
@@ -243,4 +301,8 @@ def find_contradiction(
     Returns:
         A short reason naming the value or field that disagrees, or None.
     """
-    return _record_contradiction(claim, texts) or _value_contradiction(claim, texts, spellings)
+    return (
+        _record_contradiction(claim, texts)
+        or _value_contradiction(claim, texts, spellings)
+        or _polarity_contradiction(claim, texts)
+    )

@@ -68,12 +68,13 @@ from . import contradiction as _contradiction
 from . import records as _records
 from . import text as _text
 from . import values as _values
-from .contradiction import find_contradiction
+from .contradiction import find_contradiction, negation_cues
 from .records import read_record
-from .refusal import is_lead_in, is_refusal
+from .refusal import is_lead_in, is_refusal, refuses_whole
 from .text import (
     SPEAKER_TOKEN,
     Token,
+    clause_claims,
     content_tokens,
     is_noncommittal,
     number_words,
@@ -323,14 +324,24 @@ def extract_claims(question: str, answer: str, markers: re.Pattern[str] | None =
     []
     >>> extract_claims("When did it open?", "I'm not sure. It opened in 1990.")
     ['It opened in 1990.']
+    >>> extract_claims("When?", "I'm sorry, the documents do not say when the office opens.")
+    []
     >>> extract_claims("When did it open?", "It opened in 1990 [2].")
     ['It opened in 1990.']
     """
-    claims = split_claims(strip_markers(answer, markers))
-    refusals = [claim for claim in claims if is_refusal(claim)]
-    if refusals:
+    clauses = clause_claims(strip_markers(answer, markers))
+    claims = [claim for _, facts in clauses for claim in facts]
+    # A refusal is read whole: cut into phrases, "the documents do not say when it opens"
+    # leaves "… when it opens", which reads like a claim.
+    if any(refuses_whole(clause) for clause, _ in clauses) or any(map(is_refusal, claims)):
         # "Sorry," or "根据提供的资料，" before a refusal opens it; it claims nothing.
-        return [claim for claim in claims if not is_refusal(claim) and not is_lead_in(claim)]
+        return [
+            claim
+            for clause, facts in clauses
+            if not refuses_whole(clause) and not is_lead_in(clause)
+            for claim in facts
+            if not is_refusal(claim) and not is_lead_in(claim)
+        ]
     if claims or not _YES_NO.match(answer) or not question.strip():
         return claims
     proposition = question.strip().rstrip("?？ ")
@@ -434,10 +445,11 @@ class OfflineJudge:
         verdicts = []
         for claim in request.claims:
             support = check_support(claim, evidence, self._threshold)
-            # Only a claim's missing value or a record's yes/no field can contradict it.
+            # Only a claim's missing value, a record's yes/no field or a denial of what a
+            # context sentence states can contradict it.
             contradiction = (
                 find_contradiction(claim, request.contexts, evidence.numbers)
-                if support.missing_numbers or has_record
+                if support.missing_numbers or has_record or negation_cues(claim)
                 else None
             )
             if contradiction is not None:

@@ -25,7 +25,7 @@ import re
 
 from .text import split_claims
 
-__all__ = ["declines", "is_lead_in", "is_refusal"]
+__all__ = ["declines", "is_lead_in", "is_refusal", "refuses_whole"]
 
 # What the answer was given to read. Not "data" or "record": "the backup data does not
 # include logs" states a fact.
@@ -46,6 +46,10 @@ _REFUSAL = re.compile(
     r"(?:say|mention|specify|state|tell|contain|include|cover|provide|give|answer)"
     r"|\bnot\s+(?:mentioned|specified|stated|given|provided|covered|found|answered)\s+"
     rf"(?:in|by)\s+(?:the\s+)?(?:provided\s+|given\s+|retrieved\s+)?{_SOURCES}"
+    # "That is not in the documents", "isn't covered by the provided context".
+    r"|\b(?:is|are|was|were)\s*n[o']?t\s+"
+    r"(?:(?:mentioned|covered|found|given|stated|included|available|listed)\s+)?"
+    rf"(?:in|by)\s+(?:any\s+of\s+)?(?:the\s+)?(?:provided\s+|given\s+|retrieved\s+)?{_SOURCES}"
     r"|^\W*(?:unknown|no\s+answer|n/?a)\W*$"
     # "无法根据文档回答": the verb may come a few characters after 无法.
     r"|(?:无法|無法|不能)[^。！？，,]{0,12}?(?:回答|作答|确定|確定|判断|判斷|得知)"
@@ -72,6 +76,34 @@ _LEAD_IN = re.compile(
 def is_refusal(claim: str) -> bool:
     """Whether one claim (a sentence or clause) only says that the answer cannot tell."""
     return bool(_REFUSAL.search(claim.replace("’", "'")))
+
+
+_NAMES_SOURCES = re.compile(rf"\b{_SOURCES}\b", re.IGNORECASE)
+
+
+def refuses_whole(clause: str) -> bool:
+    """Whether a whole clause is a refusal, the words after its refusal included.
+
+    "The documents do not say when the office opens" is read whole: cut into phrases it
+    leaves "… when the office opens", which reads like a claim. A clause qualifies when its
+    refusal names what was read, or opens the clause (after "Sorry," at most); "I think he
+    was well known, I don't know if …" keeps its opinion.
+
+    >>> refuses_whole("I'm sorry, the documents do not say when the office opens.")
+    True
+    >>> refuses_whole("I think he was well known, I dont know if he was to me.")
+    False
+    """
+    text = clause.replace("’", "'")
+    found = _REFUSAL.search(text)
+    if found is None:
+        return False
+    before = text[: found.start()]
+    return (
+        bool(_NAMES_SOURCES.search(found.group()))
+        or not before.strip(" ,.;:—-")
+        or (is_lead_in(before))
+    )
 
 
 def is_lead_in(claim: str) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "NEGATION_WORDS",
     "STOPWORDS",
     "Token",
+    "clause_claims",
     "content_tokens",
     "has_negation",
     "is_cjk",
@@ -32,6 +33,7 @@ __all__ = [
     "number_words",
     "numbers",
     "split_claims",
+    "split_clauses",
     "split_sentences",
     "stem",
 ]
@@ -451,7 +453,27 @@ _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,40}?(?:[:：]\*\*|\*\*[:：])\s*(?=\S)")
 
 @functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
 def _split_claims(text: str) -> tuple[str, ...]:
-    claims: list[str] = []
+    return tuple(
+        claim for clause, cjk in _split_clauses(text) for claim in _atomic_facts(clause, cjk)
+    )
+
+
+def split_clauses(text: str) -> list[str]:
+    """Split ``text`` into its clauses, before a long clause is cut into one fact per phrase.
+
+    What a clause says as a whole (a refusal: "the documents do not say when it opens") is
+    read here; :func:`clause_claims` then gives its atomic claims.
+
+    >>> split_clauses("Sorry, the documents do not say when it opens; it closes at 9.")
+    ['Sorry, the documents do not say when it opens', 'it closes at 9.']
+    """
+    return [clause for clause, _ in _split_clauses(text)]
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _split_clauses(text: str) -> tuple[tuple[str, bool], ...]:
+    """Each clause, and whether its sentence is mostly CJK (how its facts are cut)."""
+    clauses: list[tuple[str, bool]] = []
     for raw_sentence in _split_sentences(text):
         if raw_sentence.startswith("#"):
             # A markdown heading names a section; it asserts nothing.
@@ -473,10 +495,17 @@ def _split_claims(text: str) -> tuple[str, ...]:
                 merged[-1] = f"{merged[-1]}, {part}"
             else:
                 merged.append(part)
-        for clause in merged:
-            if _size(clause):
-                claims.extend(_atomic_facts(clause, cjk))
-    return tuple(claims)
+        clauses.extend((clause, cjk) for clause in merged if _size(clause))
+    return tuple(clauses)
+
+
+def clause_claims(text: str) -> list[tuple[str, list[str]]]:
+    """Each clause of ``text`` (:func:`split_clauses`) with its atomic claims.
+
+    >>> [facts for _, facts in clause_claims("Sorry, the docs do not say when it opens.")]
+    [['Sorry, the docs do not say', 'Sorry, the docs when it opens.']]
+    """
+    return [(clause, _atomic_facts(clause, cjk)) for clause, cjk in _split_clauses(text)]
 
 
 def _cjk_share(text: str) -> float:
