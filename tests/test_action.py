@@ -727,10 +727,13 @@ def test_auto_with_a_key_is_a_deploy_decision(runner: Runner, xdist: str) -> Non
     assert "::error" not in result.stdout
     assert runner.outputs["verdict"] == "passed"
     assert runner.outputs["deploy-decision"] == "true"
-    assert runner.outputs["summary"] == "RAG gate PASSED: Safe to deploy (judge anthropic, 3 cases)"
+    # Three cases are a deploy decision, qualified by how little they rest on.
+    summary = runner.outputs["summary"]
+    assert summary.startswith("RAG gate PASSED: Passed on thin evidence — faithfulness mean")
+    assert summary.endswith("(judge anthropic, 3 cases)")
     report = json.loads((runner.workspace / runner.outputs["report-path"]).read_text("utf-8"))
     assert report["deploy_decision"] is True
-    assert report["recommendation"] == "Safe to deploy"
+    assert report["recommendation"].startswith("Passed on thin evidence — ")
 
 
 def test_a_canned_report_without_the_field_is_read_by_its_judge(
