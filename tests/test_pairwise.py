@@ -112,12 +112,13 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
     assert pairwise["position_consistency"] == 1.0
     outcome.stdout.fnmatch_lines(
         [
-            "pairwise: the new answers lose to the baseline's on 10 of 30 compared case(s) "
-            "(33%, 95% CI *), win on 0 *, tie on 20 (67%, CI *; 0 because the judgement "
-            "changed with the position); 30 changed; judge position-consistency 100%; "
-            "60 comparison(s), at most 2 per changed case: 0 judge call(s), 0 cache hit(s)",
+            "pairwise: the new answers lose to the baseline's on 10 of 30 decided case(s) "
+            "(33%, 95% CI *), win on 0 *, tie on 20 (67%, CI *), undecided on 0 (0%, CI *: the "
+            "judgement changed with the position); 30 compared, 30 changed; judge "
+            "position-consistency 100% (pairwise_min_consistency 70%); 60 comparison(s), at "
+            "most 2 per changed case: 0 judge call(s), 0 cache hit(s)",
             "FAILED pairwise_loss_rate 33% > pairwise_max_loss_rate 10%: the new answers lose to "
-            "the baseline's on 10 of 30 compared case(s) (33%, 95% CI *)",
+            "the baseline's on 10 of 30 decided case(s) (33%, 95% CI *)",
             "RAG gate: FAILED",
         ]
     )
@@ -313,7 +314,7 @@ def test_llm_judges_compare_each_changed_case_at_most_twice(
 
 
 @pytest.mark.slow
-def test_a_position_biased_judge_yields_ties_not_wins(
+def test_a_position_biased_judge_yields_undecided_comparisons_not_wins(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_config(pytester.path, judge="anthropic", model="fake-model", **FAST_RETRIES)
@@ -325,8 +326,8 @@ def test_a_position_biased_judge_yields_ties_not_wins(
         outcome = pairwise_run(pytester, max_loss_rate=0.1)
     pairwise = outcome.report["pairwise"]
     assert pairwise["position_consistency"] == 0.0
-    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 30)
-    assert pairwise["position_ties"] == 30
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 0)
+    assert pairwise["undecided"] == pairwise["position_ties"] == 30
     outcome.stdout.fnmatch_lines(["*judge position-consistency 0%*"])
 
 
@@ -358,8 +359,8 @@ def test_outcomes_count_only_a_preference_both_positions_give() -> None:
     assert pairwise_outcome(["new", "new"]) == ("win", True)
     assert pairwise_outcome(["baseline", "baseline"]) == ("loss", True)
     assert pairwise_outcome(["tie", "tie"]) == ("tie", True)
-    assert pairwise_outcome(["new", "tie"]) == ("tie", False)
-    assert pairwise_outcome(["new", "baseline"]) == ("tie", False)
+    assert pairwise_outcome(["new", "tie"]) == ("undecided", False)
+    assert pairwise_outcome(["new", "baseline"]) == ("undecided", False)
 
 
 @pytest.mark.slow
@@ -506,3 +507,74 @@ def test_each_turn_of_a_conversation_is_compared_with_its_earlier_turns_shown(
     assert len(seen) == 2
     # The judge reads the follow-up with the turns before it, fenced like the rest.
     assert seen[0].data["user_turn"] == ["Which storage plans does Zorblax offer?"]
+
+
+# --- a comparison that decides nothing decides nothing ---------------------------------
+
+#: The reason a judge that always prefers the first answer shown leaves the check unevaluated.
+BIASED_REASON = (
+    "pairwise check not evaluated: the judge's position-consistency was 0% on 4 changed "
+    "case(s), below pairwise_min_consistency 70%*"
+)
+
+
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)],
+)
+def test_a_judge_that_always_answers_a_leaves_the_loss_rate_not_evaluated(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    # 12 cases, 4 answers made to hallucinate: before, every flip counted as a tie, "loss
+    # rate 0% ≤ 10%" passed and the run said Safe to deploy.
+    write_config(pytester.path, judge="anthropic", model="fake-model", **FAST_RETRIES)
+    with FakeLLM(responder=biased_toward_a) as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [museum(index) for index in range(12)])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        hallucinated = [museum(index, "worse" if index < 4 else "good") for index in range(12)]
+        write_jsonl(pytester, "golden.jsonl", hallucinated)
+        # Only the comparison could catch them: the metric and the regression allow them.
+        outcome = pairwise_run(
+            pytester,
+            *workers,
+            "--rag-gate-set=baseline.max_regression=0.5",
+            max_loss_rate=0.1,
+            threshold="faithfulness=0.5",
+            markdown="summary.md",
+        )
+    stdout = outcome.stdout.str()
+    assert "Safe to deploy" not in stdout
+    assert "RAG gate: PASSED" not in stdout
+    # A PARTIAL run exits as every PARTIAL run does; its verdict is not a pass.
+    assert outcome.ret == pytest.ExitCode.OK, stdout
+    assert outcome.report["verdict"] == "partial"
+    outcome.stdout.fnmatch_lines(
+        [
+            "pairwise: the new answers lose to the baseline's on 0 of 8 decided case(s) *, "
+            "tie on 8 *, undecided on 4 (33%*: the judgement changed with the position); "
+            "12 compared, 4 changed; judge position-consistency 0% "
+            "(pairwise_min_consistency 70%)*",
+            BIASED_REASON,
+            "RAG gate: PARTIAL",
+            "Not a deploy decision — " + BIASED_REASON,
+        ]
+    )
+    pairwise = outcome.report["pairwise"]
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 8)
+    assert (pairwise["undecided"], pairwise["decided"], pairwise["compared"]) == (4, 8, 12)
+    assert pairwise["undecided_rate"] == pytest.approx(4 / 12)
+    assert pairwise["position_consistency"] == 0.0
+    assert pairwise["min_consistency"] == 0.7
+    assert pairwise["not_evaluated_reason"].startswith(BIASED_REASON[:-1])
+    (check,) = [c for c in outcome.report["checks"] if c["name"] == "pairwise_loss_rate"]
+    assert check["kind"] == "not_evaluated" and check["passed"] is None
+    assert outcome.report["not_evaluated"] == [check["message"]]
+    cases = {case["id"]: case for case in outcome.report["cases"]}
+    assert cases["museum-0"]["pairwise"]["outcome"] == "undecided"
+    assert cases["museum-5"]["pairwise"]["outcome"] == "tie"
+    skipped = outcome.junit.find(".//testcase[@name='pairwise_loss_rate']/skipped")
+    assert skipped is not None
+    assert outcome.markdown is not None
+    assert "⚠️ Not evaluated: pairwise check not evaluated: the judge's" in outcome.markdown
+    assert "pairwise_min_consistency 70%" in outcome.markdown
