@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -18,13 +19,14 @@ from gate_runs import (
     write_jsonl,
 )
 
-from pytest_ragas_gate.gate.pairwise import pairwise_check, summarise_pairwise
+from pytest_ragas_gate.gate.pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from pytest_ragas_gate.judges.compare import CompareAnswers
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 from pytest_ragas_gate.scoring.pairwise import judge_pairs, pairwise_outcome
+from pytest_ragas_gate.scoring.pairwise_verdict import PairwiseVerdict
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
 
@@ -440,8 +442,10 @@ def judged(case_id: str, outcome: str, faithfulness: float) -> CaseResult:
             "pairwise": {
                 "outcome": outcome,
                 "changed": True,
-                "seen": ["baseline", "baseline"] if outcome == "loss" else ["tie", "tie"],
-                "consistent": True,
+                "seen": {"loss": ["baseline", "baseline"], "undecided": ["new", "tie"]}.get(
+                    outcome, ["tie", "tie"]
+                ),
+                "consistent": outcome != "undecided",
                 "baseline_answer": f"old {case_id}",
             },
         }
@@ -542,6 +546,7 @@ def test_a_judge_that_always_answers_a_leaves_the_loss_rate_not_evaluated(
             max_loss_rate=0.1,
             threshold="faithfulness=0.5",
             markdown="summary.md",
+            html="report.html",
         )
     stdout = outcome.stdout.str()
     assert "Safe to deploy" not in stdout
@@ -578,3 +583,134 @@ def test_a_judge_that_always_answers_a_leaves_the_loss_rate_not_evaluated(
     assert outcome.markdown is not None
     assert "⚠️ Not evaluated: pairwise check not evaluated: the judge's" in outcome.markdown
     assert "pairwise_min_consistency 70%" in outcome.markdown
+    page = (pytester.path / "report.html").read_text("utf-8")
+    assert "pairwise check not evaluated: the judge&#39;s position-consistency was 0%" in page
+    assert "undecided on 4" in page
+    if not workers:
+        # Re-gated, the saved report reaches the same verdict for the same reason.
+        regated = pytester.run(
+            sys.executable, "-m", "pytest_ragas_gate.cli", "regate", "report.json"
+        )
+        regated.stdout.fnmatch_lines([BIASED_REASON, "RAG gate: PARTIAL"])
+
+
+def flips_on_cases_1_and_2(call: FakeCall) -> dict[str, Any]:
+    """A judge that compares by content, except on two cases where it prefers answer A."""
+    if call.kind == "compare_answers" and any(
+        f"museum number {index} " in " ".join(call.data.get("answer_a", [])) for index in (1, 2)
+    ):
+        return {"better": "A", "reason": "the first one"}
+    return default_reply(call)
+
+
+@pytest.mark.parametrize(
+    ("min_cases", "verdict"), [(1, "passed"), (9, "partial")], ids=["enough", "too-few"]
+)
+def test_undecided_comparisons_are_counted_apart_from_ties_and_from_the_loss_rate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, min_cases: int, verdict: str
+) -> None:
+    write_config(
+        pytester.path, judge="anthropic", model="fake-model", min_cases=min_cases, **FAST_RETRIES
+    )
+    with FakeLLM(responder=flips_on_cases_1_and_2) as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [museum(index) for index in range(10)])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        changed = [museum(index, "worse" if index == 0 else "reworded") for index in range(10)]
+        write_jsonl(pytester, "golden.jsonl", changed)
+        outcome = pairwise_run(
+            pytester,
+            "--rag-gate-set=baseline.max_regression=0.5",
+            max_loss_rate=0.2,
+            threshold="faithfulness=0.5",
+        )
+    assert outcome.report["verdict"] == verdict, outcome.stdout.str()
+    pairwise = outcome.report["pairwise"]
+    # Two flips: undecided, not ties; the loss rate is of the 8 decided cases.
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 1, 7)
+    assert (pairwise["undecided"], pairwise["decided"], pairwise["compared"]) == (2, 8, 10)
+    assert pairwise["loss_rate"] == pytest.approx(1 / 8)
+    assert pairwise["tie_rate"] == pytest.approx(7 / 8)
+    assert pairwise["undecided_rate"] == pytest.approx(2 / 10)
+    assert pairwise["position_consistency"] == pytest.approx(0.8)
+    cases = {case["id"]: case for case in outcome.report["cases"]}
+    assert [cases[f"museum-{i}"]["pairwise"]["outcome"] for i in range(4)] == [
+        "loss",
+        "undecided",
+        "undecided",
+        "tie",
+    ]
+    (check,) = [c for c in outcome.report["checks"] if c["name"] == "pairwise_loss_rate"]
+    assert check["properties"]["undecided"] == "2" and check["properties"]["ties"] == "7"
+    if verdict == "passed":
+        outcome.stdout.fnmatch_lines(
+            [
+                "pairwise: the new answers lose to the baseline's on 1 of 8 decided case(s) *"
+                "undecided on 2 (20%*; judge position-consistency 80% "
+                "(pairwise_min_consistency 70%)*",
+                "RAG gate: PASSED",
+            ]
+        )
+        assert check["kind"] == "pairwise" and check["passed"] is True
+    else:
+        reason = (
+            "pairwise check not evaluated: 8 of 10 comparison(s) decided (2 changed with the "
+            "position), fewer than min_cases 9; compare more cases, or lower min_cases"
+        )
+        assert check["kind"] == "not_evaluated" and check["message"] == reason
+        outcome.stdout.fnmatch_lines([reason, "RAG gate: PARTIAL"])
+        assert "Safe to deploy" not in outcome.stdout.str()
+
+
+def test_a_consistency_floor_is_the_user_s_to_set() -> None:
+    # 2 flips in 10 changed cases: 80% consistency, not evaluated under a floor of 0.9.
+    results = [judged(f"c{i}", "tie", 1.0) for i in range(8)]
+    flips = [judged(f"f{i}", "undecided", 1.0) for i in range(2)]
+    strict = summarise_pairwise(
+        [*results, *flips], GateConfig(pairwise_max_loss_rate=0.1, pairwise_min_consistency=0.9)
+    )
+    check = pairwise_check(strict)
+    assert check is not None and check.kind == "not_evaluated"
+    assert check.message.startswith(
+        "pairwise check not evaluated: the judge's position-consistency was 80% on 10 changed "
+        "case(s), below pairwise_min_consistency 90%"
+    )
+    reported = pairwise_check(
+        summarise_pairwise([*results, *flips], GateConfig(pairwise_min_consistency=0.9))
+    )
+    assert reported is not None and reported.kind == "pairwise" and reported.passed is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1.5", "less than or equal to 1"), ("yes", "expected a number"), ("-0.1", "greater than")],
+)
+def test_pairwise_min_consistency_outside_0_to_1_is_a_usage_error(
+    pytester: pytest.Pytester, value: str, expected: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", rows())
+    outcome = gate_run(pytester, f"--rag-gate-set=pairwise_min_consistency={value}", **METRICS)
+    assert outcome.ret == pytest.ExitCode.USAGE_ERROR
+    err = outcome.stderr.str()
+    assert "pairwise_min_consistency" in err and expected in err, err
+    assert "Traceback" not in err
+
+
+def test_a_report_from_before_undecided_reads_its_flips_as_undecided() -> None:
+    earlier = {
+        "compared": 10,
+        "changed": 10,
+        "wins": 0,
+        "losses": 1,
+        "ties": 9,
+        "position_ties": 2,
+        "win_rate": 0.0,
+        "loss_rate": 0.1,
+        "tie_rate": 0.9,
+    }
+    summary = PairwiseSummary.model_validate(earlier)
+    assert (summary.ties, summary.undecided, summary.decided) == (7, 2, 8)
+    verdict = PairwiseVerdict.model_validate(
+        {"outcome": "tie", "changed": True, "seen": ["new", "baseline"], "consistent": False}
+    )
+    assert verdict.outcome == "undecided"

@@ -93,7 +93,7 @@ def _not_evaluated_reason(
             f"pairwise check not evaluated: the judge's position-consistency was "
             f"{consistency:.0%} on {judged_twice} changed case(s), below "
             f"pairwise_min_consistency {floor:.0%}: its judgement followed the order the "
-            f"answers were shown in, so {undecided} of {compared} comparison(s) decided "
+            f"answers were shown in, so {undecided} of {compared} compared case(s) decided "
             "nothing; judge with a stronger model, or lower pairwise_min_consistency"
         )
     if decided < config.min_cases:

@@ -8,9 +8,10 @@ bias is a known failure of LLM judges (they favour the first, or the second, ans
 shown); a judgement that does not survive the swap is *undecided*, so a judge that always
 says "A" turns every comparison into an undecided one, never into a win — and the gate
 does not evaluate a loss rate its judge could not decide (:mod:`..gate.pairwise`). An
-unchanged answer is a tie without a call. At most two calls per changed case, through the same judge (cache,
-batching, budgets) as the metrics; their usage is charged to the case as ``pairwise``, and
-a judge that gives no usable answer is an error of the case under that name.
+unchanged answer is a tie without a call. At most two calls per changed case, through
+the same judge (cache, batching, budgets) as the metrics; their usage is charged to the
+case as ``pairwise``, and a judge that gives no usable answer is an error of the case
+under that name.
 """
 
 from __future__ import annotations
