@@ -208,7 +208,7 @@ def _scored(rng: random.Random, truth: list[list[bool]], flip: float) -> list[Ca
 
 
 def _compare(rng: random.Random, base_better: bool, flip: float) -> int:
-    """One case judged in both positions: +1 a loss of the new answer, -1 a win, 0 a tie."""
+    """One case judged in both positions: +1 a loss of the new answer, -1 a win, else 0."""
     seen: list[PreferenceSeen] = []
     for new_is_a in (True, False):
         truth = "tie" if not base_better else "B" if new_is_a else "A"
@@ -222,7 +222,7 @@ def _compare(rng: random.Random, base_better: bool, flip: float) -> int:
         else:
             seen.append("new" if (said == "A") == new_is_a else "baseline")
     outcome, _ = pairwise_outcome(seen)
-    return {"loss": 1, "win": -1, "tie": 0}[outcome]
+    return {"loss": 1, "win": -1, "tie": 0, "undecided": 0}[outcome]
 
 
 def _detects(

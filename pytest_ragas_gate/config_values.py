@@ -45,6 +45,7 @@ NUMERIC_SETTINGS: tuple[str, ...] = (
     "max_cost",
     "max_regression",
     "min_judge_agreement",
+    "pairwise_min_consistency",
     "ppi_min_labels",
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -18,13 +19,14 @@ from gate_runs import (
     write_jsonl,
 )
 
-from pytest_ragas_gate.gate.pairwise import pairwise_check, summarise_pairwise
+from pytest_ragas_gate.gate.pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
 from pytest_ragas_gate.judges.compare import CompareAnswers
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
 from pytest_ragas_gate.reports.json_report import load_report
 from pytest_ragas_gate.reports.pr_comment import comment_body
 from pytest_ragas_gate.scoring.pairwise import judge_pairs, pairwise_outcome
+from pytest_ragas_gate.scoring.pairwise_verdict import PairwiseVerdict
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
 
@@ -112,12 +114,13 @@ def test_answers_worse_on_a_third_of_the_changed_cases_fail_the_gate(
     assert pairwise["position_consistency"] == 1.0
     outcome.stdout.fnmatch_lines(
         [
-            "pairwise: the new answers lose to the baseline's on 10 of 30 compared case(s) "
-            "(33%, 95% CI *), win on 0 *, tie on 20 (67%, CI *; 0 because the judgement "
-            "changed with the position); 30 changed; judge position-consistency 100%; "
-            "60 comparison(s), at most 2 per changed case: 0 judge call(s), 0 cache hit(s)",
+            "pairwise: the new answers lose to the baseline's on 10 of 30 decided case(s) "
+            "(33%, 95% CI *), win on 0 *, tie on 20 (67%, CI *), undecided on 0 (0%, CI *: the "
+            "judgement changed with the position); 30 compared, 30 changed; judge "
+            "position-consistency 100% (pairwise_min_consistency 70%); 60 comparison(s), at "
+            "most 2 per changed case: 0 judge call(s), 0 cache hit(s)",
             "FAILED pairwise_loss_rate 33% > pairwise_max_loss_rate 10%: the new answers lose to "
-            "the baseline's on 10 of 30 compared case(s) (33%, 95% CI *)",
+            "the baseline's on 10 of 30 decided case(s) (33%, 95% CI *)",
             "RAG gate: FAILED",
         ]
     )
@@ -316,7 +319,7 @@ def test_llm_judges_compare_each_changed_case_at_most_twice(
 
 
 @pytest.mark.slow
-def test_a_position_biased_judge_yields_ties_not_wins(
+def test_a_position_biased_judge_yields_undecided_comparisons_not_wins(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_config(pytester.path, judge="anthropic", model="fake-model", **FAST_RETRIES)
@@ -328,8 +331,8 @@ def test_a_position_biased_judge_yields_ties_not_wins(
         outcome = pairwise_run(pytester, max_loss_rate=0.1)
     pairwise = outcome.report["pairwise"]
     assert pairwise["position_consistency"] == 0.0
-    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 30)
-    assert pairwise["position_ties"] == 30
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 0)
+    assert pairwise["undecided"] == pairwise["position_ties"] == 30
     outcome.stdout.fnmatch_lines(["*judge position-consistency 0%*"])
 
 
@@ -361,8 +364,8 @@ def test_outcomes_count_only_a_preference_both_positions_give() -> None:
     assert pairwise_outcome(["new", "new"]) == ("win", True)
     assert pairwise_outcome(["baseline", "baseline"]) == ("loss", True)
     assert pairwise_outcome(["tie", "tie"]) == ("tie", True)
-    assert pairwise_outcome(["new", "tie"]) == ("tie", False)
-    assert pairwise_outcome(["new", "baseline"]) == ("tie", False)
+    assert pairwise_outcome(["new", "tie"]) == ("undecided", False)
+    assert pairwise_outcome(["new", "baseline"]) == ("undecided", False)
 
 
 @pytest.mark.slow
@@ -442,8 +445,10 @@ def judged(case_id: str, outcome: str, faithfulness: float) -> CaseResult:
             "pairwise": {
                 "outcome": outcome,
                 "changed": True,
-                "seen": ["baseline", "baseline"] if outcome == "loss" else ["tie", "tie"],
-                "consistent": True,
+                "seen": {"loss": ["baseline", "baseline"], "undecided": ["new", "tie"]}.get(
+                    outcome, ["tie", "tie"]
+                ),
+                "consistent": outcome != "undecided",
                 "baseline_answer": f"old {case_id}",
             },
         }
@@ -509,3 +514,206 @@ def test_each_turn_of_a_conversation_is_compared_with_its_earlier_turns_shown(
     assert len(seen) == 2
     # The judge reads the follow-up with the turns before it, fenced like the rest.
     assert seen[0].data["user_turn"] == ["Which storage plans does Zorblax offer?"]
+
+
+# --- a comparison that decides nothing decides nothing ---------------------------------
+
+#: The reason a judge that always prefers the first answer shown leaves the check unevaluated.
+BIASED_REASON = (
+    "pairwise check not evaluated: the judge's position-consistency was 0% on 4 changed "
+    "case(s), below pairwise_min_consistency 70%*"
+)
+
+
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param([], id="serial"), pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow)],
+)
+def test_a_judge_that_always_answers_a_leaves_the_loss_rate_not_evaluated(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    # 12 cases, 4 answers made to hallucinate: before, every flip counted as a tie, "loss
+    # rate 0% ≤ 10%" passed and the run said Safe to deploy.
+    write_config(pytester.path, judge="anthropic", model="fake-model", **FAST_RETRIES)
+    with FakeLLM(responder=biased_toward_a) as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [museum(index) for index in range(12)])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        hallucinated = [museum(index, "worse" if index < 4 else "good") for index in range(12)]
+        write_jsonl(pytester, "golden.jsonl", hallucinated)
+        # Only the comparison could catch them: the metric and the regression allow them.
+        outcome = pairwise_run(
+            pytester,
+            *workers,
+            "--rag-gate-set=baseline.max_regression=0.5",
+            max_loss_rate=0.1,
+            threshold="faithfulness=0.5",
+            markdown="summary.md",
+            html="report.html",
+        )
+    stdout = outcome.stdout.str()
+    assert "Safe to deploy" not in stdout
+    assert "RAG gate: PASSED" not in stdout
+    # A PARTIAL run exits as every PARTIAL run does; its verdict is not a pass.
+    assert outcome.ret == pytest.ExitCode.OK, stdout
+    assert outcome.report["verdict"] == "partial"
+    outcome.stdout.fnmatch_lines(
+        [
+            "pairwise: the new answers lose to the baseline's on 0 of 8 decided case(s) *, "
+            "tie on 8 *, undecided on 4 (33%*: the judgement changed with the position); "
+            "12 compared, 4 changed; judge position-consistency 0% "
+            "(pairwise_min_consistency 70%)*",
+            BIASED_REASON,
+            "RAG gate: PARTIAL",
+            "Not a deploy decision — " + BIASED_REASON,
+        ]
+    )
+    pairwise = outcome.report["pairwise"]
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 0, 8)
+    assert (pairwise["undecided"], pairwise["decided"], pairwise["compared"]) == (4, 8, 12)
+    assert pairwise["undecided_rate"] == pytest.approx(4 / 12)
+    assert pairwise["position_consistency"] == 0.0
+    assert pairwise["min_consistency"] == 0.7
+    assert pairwise["not_evaluated_reason"].startswith(BIASED_REASON[:-1])
+    (check,) = [c for c in outcome.report["checks"] if c["name"] == "pairwise_loss_rate"]
+    assert check["kind"] == "not_evaluated" and check["passed"] is None
+    assert outcome.report["not_evaluated"] == [check["message"]]
+    cases = {case["id"]: case for case in outcome.report["cases"]}
+    assert cases["museum-0"]["pairwise"]["outcome"] == "undecided"
+    assert cases["museum-5"]["pairwise"]["outcome"] == "tie"
+    skipped = outcome.junit.find(".//testcase[@name='pairwise_loss_rate']/skipped")
+    assert skipped is not None
+    assert outcome.markdown is not None
+    assert "⚠️ Not evaluated: pairwise check not evaluated: the judge's" in outcome.markdown
+    assert "pairwise_min_consistency 70%" in outcome.markdown
+    page = (pytester.path / "report.html").read_text("utf-8")
+    assert "pairwise check not evaluated: the judge&#39;s position-consistency was 0%" in page
+    assert "undecided on 4" in page
+    if not workers:
+        # Re-gated, the saved report reaches the same verdict for the same reason.
+        regated = pytester.run(
+            sys.executable, "-m", "pytest_ragas_gate.cli", "regate", "report.json"
+        )
+        regated.stdout.fnmatch_lines([BIASED_REASON, "RAG gate: PARTIAL"])
+
+
+def flips_on_cases_1_and_2(call: FakeCall) -> dict[str, Any]:
+    """A judge that compares by content, except on two cases where it prefers answer A."""
+    if call.kind == "compare_answers" and any(
+        f"museum number {index} " in " ".join(call.data.get("answer_a", [])) for index in (1, 2)
+    ):
+        return {"better": "A", "reason": "the first one"}
+    return default_reply(call)
+
+
+@pytest.mark.parametrize(
+    ("min_cases", "verdict"), [(1, "passed"), (9, "partial")], ids=["enough", "too-few"]
+)
+def test_undecided_comparisons_are_counted_apart_from_ties_and_from_the_loss_rate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, min_cases: int, verdict: str
+) -> None:
+    write_config(
+        pytester.path, judge="anthropic", model="fake-model", min_cases=min_cases, **FAST_RETRIES
+    )
+    with FakeLLM(responder=flips_on_cases_1_and_2) as server:
+        use_fake_judge(monkeypatch, server)
+        write_jsonl(pytester, "golden.jsonl", [museum(index) for index in range(10)])
+        assert gate_run(pytester, report="base.json", **METRICS).ret == pytest.ExitCode.OK
+        changed = [museum(index, "worse" if index == 0 else "reworded") for index in range(10)]
+        write_jsonl(pytester, "golden.jsonl", changed)
+        outcome = pairwise_run(
+            pytester,
+            "--rag-gate-set=baseline.max_regression=0.5",
+            max_loss_rate=0.2,
+            threshold="faithfulness=0.5",
+        )
+    assert outcome.report["verdict"] == verdict, outcome.stdout.str()
+    pairwise = outcome.report["pairwise"]
+    # Two flips: undecided, not ties; the loss rate is of the 8 decided cases.
+    assert (pairwise["wins"], pairwise["losses"], pairwise["ties"]) == (0, 1, 7)
+    assert (pairwise["undecided"], pairwise["decided"], pairwise["compared"]) == (2, 8, 10)
+    assert pairwise["loss_rate"] == pytest.approx(1 / 8)
+    assert pairwise["tie_rate"] == pytest.approx(7 / 8)
+    assert pairwise["undecided_rate"] == pytest.approx(2 / 10)
+    assert pairwise["position_consistency"] == pytest.approx(0.8)
+    cases = {case["id"]: case for case in outcome.report["cases"]}
+    assert [cases[f"museum-{i}"]["pairwise"]["outcome"] for i in range(4)] == [
+        "loss",
+        "undecided",
+        "undecided",
+        "tie",
+    ]
+    (check,) = [c for c in outcome.report["checks"] if c["name"] == "pairwise_loss_rate"]
+    assert check["properties"]["undecided"] == "2" and check["properties"]["ties"] == "7"
+    if verdict == "passed":
+        outcome.stdout.fnmatch_lines(
+            [
+                "pairwise: the new answers lose to the baseline's on 1 of 8 decided case(s) *"
+                "undecided on 2 (20%*; judge position-consistency 80% "
+                "(pairwise_min_consistency 70%)*",
+                "RAG gate: PASSED",
+            ]
+        )
+        assert check["kind"] == "pairwise" and check["passed"] is True
+    else:
+        reason = (
+            "pairwise check not evaluated: 8 of 10 comparison(s) decided (2 changed with the "
+            "position), fewer than min_cases 9; compare more cases, or lower min_cases"
+        )
+        assert check["kind"] == "not_evaluated" and check["message"] == reason
+        outcome.stdout.fnmatch_lines([reason, "RAG gate: PARTIAL"])
+        assert "Safe to deploy" not in outcome.stdout.str()
+
+
+def test_a_consistency_floor_is_the_user_s_to_set() -> None:
+    # 2 flips in 10 changed cases: 80% consistency, not evaluated under a floor of 0.9.
+    results = [judged(f"c{i}", "tie", 1.0) for i in range(8)]
+    flips = [judged(f"f{i}", "undecided", 1.0) for i in range(2)]
+    strict = summarise_pairwise(
+        [*results, *flips], GateConfig(pairwise_max_loss_rate=0.1, pairwise_min_consistency=0.9)
+    )
+    check = pairwise_check(strict)
+    assert check is not None and check.kind == "not_evaluated"
+    assert check.message.startswith(
+        "pairwise check not evaluated: the judge's position-consistency was 80% on 10 changed "
+        "case(s), below pairwise_min_consistency 90%"
+    )
+    reported = pairwise_check(
+        summarise_pairwise([*results, *flips], GateConfig(pairwise_min_consistency=0.9))
+    )
+    assert reported is not None and reported.kind == "pairwise" and reported.passed is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1.5", "less than or equal to 1"), ("yes", "expected a number"), ("-0.1", "greater than")],
+)
+def test_pairwise_min_consistency_outside_0_to_1_is_a_usage_error(
+    pytester: pytest.Pytester, value: str, expected: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", rows())
+    outcome = gate_run(pytester, f"--rag-gate-set=pairwise_min_consistency={value}", **METRICS)
+    assert outcome.ret == pytest.ExitCode.USAGE_ERROR
+    err = outcome.stderr.str()
+    assert "pairwise_min_consistency" in err and expected in err, err
+    assert "Traceback" not in err
+
+
+def test_a_report_from_before_undecided_reads_its_flips_as_undecided() -> None:
+    earlier = {
+        "compared": 10,
+        "changed": 10,
+        "wins": 0,
+        "losses": 1,
+        "ties": 9,
+        "position_ties": 2,
+        "win_rate": 0.0,
+        "loss_rate": 0.1,
+        "tie_rate": 0.9,
+    }
+    summary = PairwiseSummary.model_validate(earlier)
+    assert (summary.ties, summary.undecided, summary.decided) == (7, 2, 8)
+    verdict = PairwiseVerdict.model_validate(
+        {"outcome": "tie", "changed": True, "seen": ["new", "baseline"], "consistent": False}
+    )
+    assert verdict.outcome == "undecided"

@@ -1,18 +1,22 @@
 """The head-to-head figures of a run against its baseline, and the gate rule on them.
 
 Each case paired with the baseline carries a :class:`~..scoring.pairwise_verdict.PairwiseVerdict`
-(:mod:`pytest_ragas_gate.scoring.pairwise`): a win, a loss or a tie of the new answer
-against the baseline's. Over the compared cases — every paired case whose verdict the
-judge gave, unchanged answers counting as ties — the run reports the win, loss and tie
-rates, each with an interval at the run's confidence that stays honest on few cases
-(:func:`~pytest_ragas_gate.stats.bounded_mean_ci`: a tie rate of 100% is not 100–100%),
-and the judge's position-consistency: the share of changed cases on which both positions
-gave the same judgement.
+(:mod:`pytest_ragas_gate.scoring.pairwise`): a win, a loss, a tie or an undecided
+comparison of the new answer against the baseline's. Over the compared cases — every
+paired case whose verdict the judge gave, unchanged answers counting as ties — the run
+reports the judge's position-consistency (the share of changed cases on which both
+positions gave the same judgement), how many comparisons were undecided (the judgement
+changed with the position), and the win, loss and tie rates of the decided ones, each
+with an interval at the run's confidence that stays honest on few cases
+(:func:`~pytest_ragas_gate.stats.bounded_mean_ci`: a tie rate of 100% is not 100–100%).
 
 The rule ``pairwise_loss_rate <= pairwise_max_loss_rate`` fails the run when the loss
 rate is above the setting. A changed case the judge could not compare is an error of the
-check (the gate fails closed, as for any judge failure); a comparison of fewer than
-``min_paired`` cases checked nothing. Pure: a re-gated report reaches the same figures.
+check (the gate fails closed, as for any judge failure). The rule is *not evaluated* —
+the run is partial at best, never a pass — when fewer than ``min_paired`` cases were
+compared, when the judge's position-consistency is below ``pairwise_min_consistency``
+(it followed the order of the answers, not their content), or when fewer than
+``min_cases`` comparisons were decided. Pure: a re-gated report reaches the same figures.
 """
 
 from __future__ import annotations
@@ -63,6 +67,45 @@ def _badness(result: CaseResult) -> float:
     return sum(scores) / len(scores) if scores else 1.0
 
 
+def _not_evaluated_reason(
+    config: GateConfig,
+    *,
+    compared: int,
+    decided: int,
+    undecided: int,
+    judged_twice: int,
+    consistency: float | None,
+) -> str | None:
+    """Why the loss-rate rule checked nothing; None when the comparison decided enough.
+
+    Consistency and the decided count matter only to a rule in force: figures reported
+    alone show both beside them and decide nothing either way.
+    """
+    if compared < max(1, config.min_paired):
+        return (
+            f"pairwise check not evaluated: {compared} case(s) compared with the "
+            f"baseline (min_paired {config.min_paired})"
+        )
+    if config.pairwise_max_loss_rate is None:
+        return None
+    floor = config.pairwise_min_consistency
+    if consistency is not None and consistency < floor - 1e-9:
+        return (
+            f"pairwise check not evaluated: the judge's position-consistency was "
+            f"{consistency:.0%} on {judged_twice} changed case(s), below "
+            f"pairwise_min_consistency {floor:.0%}: its judgement followed the order the "
+            f"answers were shown in, so {undecided} of {compared} compared case(s) decided "
+            "nothing; judge with a stronger model, or lower pairwise_min_consistency"
+        )
+    if decided < config.min_cases:
+        return (
+            f"pairwise check not evaluated: {decided} of {compared} comparison(s) decided "
+            f"({undecided} changed with the position), fewer than min_cases "
+            f"{config.min_cases}; compare more cases, or lower min_cases"
+        )
+    return None
+
+
 def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> PairwiseSummary | None:
     """The run's head-to-head figures; None when no case carries a pairwise verdict.
 
@@ -78,29 +121,48 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
 
     compared = [r for r in judged if r.pairwise is not None and r.pairwise.error is None]
     outcomes = [r.pairwise.outcome for r in compared if r.pairwise is not None]
+    # A flip says nothing about which answer is better: the rates are of decided cases.
+    decided = [outcome for outcome in outcomes if outcome != "undecided"]
     changed = [r.pairwise for r in compared if r.pairwise is not None and r.pairwise.changed]
-    win_rate, win_ci = _rate([o == "win" for o in outcomes], config)
-    loss_rate, loss_ci = _rate([o == "loss" for o in outcomes], config)
-    tie_rate, tie_ci = _rate([o == "tie" for o in outcomes], config)
+    win_rate, win_ci = _rate([o == "win" for o in decided], config)
+    loss_rate, loss_ci = _rate([o == "loss" for o in decided], config)
+    tie_rate, tie_ci = _rate([o == "tie" for o in decided], config)
+    undecided_rate, undecided_ci = _rate([o == "undecided" for o in outcomes], config)
     consistent = [verdict.consistent for verdict in changed if verdict.consistent is not None]
+    consistency = (sum(consistent) / len(consistent)) if consistent else None
     losses = sorted(
         (r for r in compared if r.pairwise is not None and r.pairwise.outcome == "loss"),
         key=_badness,
     )
+    undecided = outcomes.count("undecided")
     return PairwiseSummary(
         compared=len(compared),
         changed=sum(1 for r in judged if r.pairwise is not None and r.pairwise.changed),
         wins=outcomes.count("win"),
         losses=outcomes.count("loss"),
         ties=outcomes.count("tie"),
-        position_ties=sum(1 for verdict in changed if verdict.consistent is False),
+        position_ties=undecided,
         win_rate=win_rate,
         loss_rate=loss_rate,
         tie_rate=tie_rate,
         win_ci=win_ci,
         loss_ci=loss_ci,
         tie_ci=tie_ci,
-        position_consistency=(sum(consistent) / len(consistent)) if consistent else None,
+        undecided=undecided,
+        decided=len(decided),
+        undecided_rate=undecided_rate,
+        undecided_ci=undecided_ci,
+        position_consistency=consistency,
+        min_consistency=config.pairwise_min_consistency,
+        min_cases=config.min_cases,
+        not_evaluated_reason=_not_evaluated_reason(
+            config,
+            compared=len(compared),
+            decided=len(decided),
+            undecided=undecided,
+            judged_twice=len(consistent),
+            consistency=consistency,
+        ),
         errors={
             r.key: r.pairwise.error
             for r in judged
@@ -135,12 +197,14 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
     properties = {
         "compared": str(summary.compared),
         "changed": str(summary.changed),
+        "decided": str(summary.decided),
         "wins": str(summary.wins),
         "losses": str(summary.losses),
         "ties": str(summary.ties),
+        "undecided": str(summary.undecided),
         "calls": str(summary.calls),
     }
-    for name in ("win", "loss", "tie"):
+    for name in ("win", "loss", "tie", "undecided"):
         value = getattr(summary, f"{name}_rate")
         interval = getattr(summary, f"{name}_ci")
         if value is not None:
@@ -150,6 +214,8 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
             properties[f"{name}_ci_high"] = f"{interval[1]:.4f}"
     if summary.position_consistency is not None:
         properties["position_consistency"] = f"{summary.position_consistency:.4f}"
+    if summary.min_consistency is not None:
+        properties["min_consistency"] = f"{summary.min_consistency:.4f}"
     if summary.max_loss_rate is not None:
         properties["max_loss_rate"] = f"{summary.max_loss_rate:.4f}"
     if summary.errors:
@@ -168,7 +234,7 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
             judge_unavailable=True,
         )
     if not summary.evaluated:
-        message = (
+        message = summary.not_evaluated_reason or (
             f"pairwise check not evaluated: {summary.compared} case(s) compared with the "
             f"baseline (min_paired {summary.min_paired})"
         )

@@ -6,7 +6,9 @@ baseline to compare with.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..model_defaults import empty_list
 
@@ -26,7 +28,12 @@ class PairwiseLoss(BaseModel):
 
 
 class PairwiseSummary(BaseModel):
-    """Win, loss and tie rates of the new answers against the baseline's, with intervals."""
+    """Win, loss, tie and undecided rates of the new answers against the baseline's.
+
+    A comparison is *decided* when both positions gave the same judgement (an unchanged
+    answer is a tie decided without a call); the win, loss and tie rates are shares of the
+    decided cases, the undecided rate a share of the compared ones.
+    """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -34,8 +41,10 @@ class PairwiseSummary(BaseModel):
     changed: int
     wins: int
     losses: int
+    # Both positions said neither answer is better (or the answer did not change).
     ties: int
-    # Ties because the two positions disagreed (a subset of ``ties``).
+    # Kept for the readers of earlier reports, where it counted the ties of a flip: the
+    # same count as ``undecided``.
     position_ties: int
     win_rate: float | None
     loss_rate: float | None
@@ -43,8 +52,19 @@ class PairwiseSummary(BaseModel):
     win_ci: tuple[float, float] | None = None
     loss_ci: tuple[float, float] | None = None
     tie_ci: tuple[float, float] | None = None
+    # The judgement changed when the answers swapped places: the judge decided nothing.
+    undecided: int = 0
+    decided: int = 0
+    undecided_rate: float | None = None
+    undecided_ci: tuple[float, float] | None = None
     # Share of the changed cases judged alike in both positions; None with none changed.
     position_consistency: float | None = None
+    # ``pairwise_min_consistency``; None in reports written before the rule.
+    min_consistency: float | None = None
+    min_cases: int = 1
+    # Why the loss-rate rule checked nothing (too few compared or decided cases, a judge
+    # below ``pairwise_min_consistency``); None when it was evaluated.
+    not_evaluated_reason: str | None = None
     # Changed cases the judge could not compare (each named with its error).
     errors: dict[str, str] = Field(default_factory=dict)
     # Judgements asked (two per changed case), and what they cost.
@@ -56,19 +76,43 @@ class PairwiseSummary(BaseModel):
     min_paired: int = 1
     worst_losses: list[PairwiseLoss] = Field(default_factory=empty_list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_report(cls, data: Any) -> Any:
+        # Before ``undecided``, a flip was counted among the ties (as ``position_ties``).
+        if isinstance(data, dict) and "undecided" not in data and "position_ties" in data:
+            flips = int(data["position_ties"])
+            return {
+                **data,
+                "ties": int(data.get("ties", 0)) - flips,
+                "undecided": flips,
+                "decided": int(data.get("compared", 0)) - flips,
+            }
+        return data
+
     @property
     def evaluated(self) -> bool:
-        """Whether enough cases were compared for the loss rate to have checked anything."""
-        return self.compared >= max(1, self.min_paired)
+        """Whether the loss rate rests on enough decided comparisons to have checked anything."""
+        return self.not_evaluated_reason is None and self.compared >= max(1, self.min_paired)
 
     @property
     def passed(self) -> bool | None:
         """False above the maximum loss rate or with a case not compared; None: no rule."""
         if self.errors:
             return False
-        if self.max_loss_rate is None or self.loss_rate is None:
+        if self.max_loss_rate is None or self.loss_rate is None or not self.evaluated:
             return None
         return self.loss_rate <= self.max_loss_rate + 1e-9
+
+    def _consistency(self) -> str:
+        if self.position_consistency is None:
+            return ""
+        floor = (
+            ""
+            if self.min_consistency is None
+            else f" (pairwise_min_consistency {self.min_consistency:.0%})"
+        )
+        return f"; judge position-consistency {self.position_consistency:.0%}{floor}"
 
     def line(self) -> str:
         """``pairwise: the new answers lose to the baseline's on 9 of 40 …``, with its costs."""
@@ -82,23 +126,19 @@ class PairwiseSummary(BaseModel):
             return f"{shown}, {label}CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
 
         percent = f"{round(self.confidence * 100)}% "
-        consistency = (
-            ""
-            if self.position_consistency is None
-            else f"; judge position-consistency {self.position_consistency:.0%}"
-        )
         return (
             f"pairwise: the new answers lose to the baseline's on {self.losses} of "
-            f"{self.compared} compared case(s) ({rate(self.loss_rate, self.loss_ci, percent)}), "
+            f"{self.decided} decided case(s) ({rate(self.loss_rate, self.loss_ci, percent)}), "
             f"win on {self.wins} ({rate(self.win_rate, self.win_ci)}), tie on {self.ties} "
-            f"({rate(self.tie_rate, self.tie_ci)}; {self.position_ties} because the judgement "
-            f"changed with the position); {self.changed} changed{consistency}; "
+            f"({rate(self.tie_rate, self.tie_ci)}), undecided on {self.undecided} "
+            f"({rate(self.undecided_rate, self.undecided_ci)}: the judgement changed with the "
+            f"position); {self.compared} compared, {self.changed} changed{self._consistency()}; "
             f"{self.comparisons} comparison(s), at most 2 per changed case: {self.calls} judge "
             f"call(s), {self.cache_hits} cache hit(s)"
         )
 
     def short(self) -> str:
-        """The loss rate alone: ``10 of 30 compared case(s) (33%, 95% CI 17–50%)``."""
+        """The loss rate alone: ``10 of 30 decided case(s) (33%, 95% CI 17–50%)``."""
         interval = (
             ""
             if self.loss_ci is None
@@ -106,4 +146,4 @@ class PairwiseSummary(BaseModel):
             f"{self.loss_ci[0] * 100:.0f}–{self.loss_ci[1] * 100:.0f}%"
         )
         shown = "n/a" if self.loss_rate is None else f"{self.loss_rate:.0%}"
-        return f"{self.losses} of {self.compared} compared case(s) ({shown}{interval})"
+        return f"{self.losses} of {self.decided} decided case(s) ({shown}{interval})"

@@ -5,11 +5,13 @@ With ``pairwise: true``, every case paired with the baseline (by the baseline's 
 whose answer changed is put to the judge as :class:`~..judges.compare.CompareAnswers`
 twice: the new answer as A and the baseline's as B, then the other way round. Position
 bias is a known failure of LLM judges (they favour the first, or the second, answer
-shown); a preference that does not survive the swap is a tie, so a judge that always
-says "A" turns every comparison into a tie, never into a win. An unchanged answer is a
-tie without a call. At most two calls per changed case, through the same judge (cache,
-batching, budgets) as the metrics; their usage is charged to the case as ``pairwise``, and
-a judge that gives no usable answer is an error of the case under that name.
+shown); a judgement that does not survive the swap is *undecided*, so a judge that always
+says "A" turns every comparison into an undecided one, never into a win — and the gate
+does not evaluate a loss rate its judge could not decide (:mod:`..gate.pairwise`). An
+unchanged answer is a tie without a call. At most two calls per changed case, through
+the same judge (cache, batching, budgets) as the metrics; their usage is charged to the
+case as ``pairwise``, and a judge that gives no usable answer is an error of the case
+under that name.
 """
 
 from __future__ import annotations
@@ -52,16 +54,16 @@ _OUTCOMES: dict[PreferenceSeen, PairwiseOutcome] = {"new": "win", "baseline": "l
 def pairwise_outcome(seen: Sequence[PreferenceSeen]) -> tuple[PairwiseOutcome, bool]:
     """The outcome of the two positions' judgements, and whether they agreed.
 
-    Only a preference both positions give counts; anything else is a tie.
+    Only a judgement both positions give counts (a tie too); anything else is undecided.
 
     >>> pairwise_outcome(["new", "new"]), pairwise_outcome(["new", "baseline"])
-    (('win', True), ('tie', False))
-    >>> pairwise_outcome(["baseline", "tie"])
-    ('tie', False)
+    (('win', True), ('undecided', False))
+    >>> pairwise_outcome(["baseline", "tie"]), pairwise_outcome(["tie", "tie"])
+    (('undecided', False), ('tie', True))
     """
     first, second = seen
     if first != second:
-        return "tie", False
+        return "undecided", False
     return _OUTCOMES[first], True
 
 

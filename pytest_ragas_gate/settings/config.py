@@ -209,6 +209,9 @@ class GateConfig(BaseModel):
     # The pairwise rule: the share of compared cases the new answers lose must stay at or
     # below this (None: the figures are reported, nothing is gated on them).
     pairwise_max_loss_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Below this share of comparisons judged alike in both orders, the judge followed the
+    # order of the answers rather than their content: the pairwise rule is not evaluated.
+    pairwise_min_consistency: float = Field(default=0.7, ge=0.0, le=1.0)
     labels: str | None = None
     # Problems of a labels file (unknown ids, unmatched files, conflicting rows) stop the run.
     strict_labels: bool = False

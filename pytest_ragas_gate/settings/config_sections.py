@@ -46,6 +46,7 @@ SECTIONED: dict[tuple[str, ...], str] = {
     ("lower_is_better",): "lower_is_better",
     ("pairwise",): "pairwise",
     ("pairwise_max_loss_rate",): "pairwise_max_loss_rate",
+    ("pairwise_min_consistency",): "pairwise_min_consistency",
     ("statistics", "confidence"): "confidence",
     ("statistics", "bootstrap_resamples"): "bootstrap_resamples",
     ("statistics", "seed"): "seed",

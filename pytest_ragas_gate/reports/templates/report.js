@@ -802,8 +802,8 @@
   function pairwiseSection(item) {
     var pair = item.pairwise;
     if (!pair || !pair.changed) { return null; }
-    var said = {win: "Better than the baseline's answer", loss: "Worse than the baseline's answer", tie: "Neither better nor worse than the baseline's answer"};
-    var line = pair.error ? "Not compared: " + pair.error : said[pair.outcome] + (pair.consistent === false ? " (the judgement changed when the answers swapped places)" : "");
+    var said = {win: "Better than the baseline's answer", loss: "Worse than the baseline's answer", tie: "Neither better nor worse than the baseline's answer", undecided: "Undecided: the judgement changed when the answers swapped places"};
+    var line = pair.error ? "Not compared: " + pair.error : said[pair.outcome];
     var parts = [element("p", pair.outcome === "loss" ? "alarm" : "", line)];
     (pair.reasons || []).forEach(function (reason, index) {
       if (reason) { parts.push(element("p", "muted", (index === 0 ? "This run shown first: " : "Baseline shown first: ") + reason)); }
