@@ -515,7 +515,7 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     assert any(line.endswith("| 5 of 7 | 1 | 1 | reported |") for line in lines)
     assert "| `zh` | `context_recall` | 0.50 | 0.80 | 3 | ❌ fail |" in lines
     assert "❌ Errors: judge unreliable: 2 of 8 case(s) errored (25% > max_error_rate 10%)" in lines
-    assert "### Failing cases (6)" in lines
+    assert "### Failing cases (5)" in lines
     # Errors rank first, then the largest shortfall.
     failing = [line for line in lines if line.startswith("| `") and "golden/" in line]
     assert failing[0].startswith("| `broken` |") or failing[0].startswith("| `crash` |")

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..exceptions import ReportError
+from ..gate.metric_outcome import shown_value
 from ..text_safety import json_text
 
 __all__ = [
@@ -104,8 +105,12 @@ def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
         aggregate = aggregate if isinstance(aggregate, Mapping) else {}
         passed = aggregate.get("passed")
         n = aggregate.get("n")
+        outcome = aggregate.get("outcome")
+        status = outcome.get("status") if isinstance(outcome, Mapping) else None
+        # A run its judge could not decide measured nothing: it adds no point to a trend.
+        unjudged = report.get("verdict") == "error" or status == "not_judged"
         metrics[str(name)] = HistoryMetric(
-            mean=_number(aggregate.get("mean")),
+            mean=None if unjudged else _number(aggregate.get("mean")),
             ci_low=_number(aggregate.get("ci_low")),
             ci_high=_number(aggregate.get("ci_high")),
             n=n if isinstance(n, int) else 0,
@@ -236,6 +241,9 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
     if len(means) < 2:
         return None
     values = [float(mean) for mean, _ in means if mean is not None]
+    # The last point is this run's only when this run measured the metric.
+    current = runs[-1].metrics.get(metric) if runs else None
+    unjudged = current is None or current.mean is None
     top = len(_BLOCKS) - 1
     spark = "".join(_BLOCKS[min(top, max(0, round(value * top)))] for value in values)
     last = means[-1][1]
@@ -245,9 +253,13 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
         first = next((f.threshold for _, f in means if f.threshold is not None), None)
         was = f"{first:.2f} → " if first is not None and abs(first - last.threshold) > 1e-9 else ""
         threshold = f" (threshold {sign} {was}{last.threshold:.2f})"
-    return (
-        f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs{threshold}"
-    )
+    end = f"{values[-1]:.2f}"
+    if last.threshold is not None:
+        end = shown_value(values[-1], last.threshold, "max" if last.direction == "max" else "min")[
+            0
+        ]
+    suffix = " — this run not judged, its last judged runs shown" if unjudged else ""
+    return f"`{metric}` {spark} {values[0]:.2f} → {end} over {len(values)} runs{threshold}{suffix}"
 
 
 def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | None:

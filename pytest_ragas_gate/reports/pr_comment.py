@@ -49,7 +49,7 @@ from .gate_inputs import (
 )
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
-from .markdown import NOT_JUDGED, code_span, plain_cell
+from .markdown import BELOW_REPORT_ONLY, code_span, plain_cell
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -110,27 +110,22 @@ def _metric_row(
     if aggregate.threshold is not None:
         threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + _number(aggregate.threshold)
     delta = comparison.metrics.get(name) if comparison is not None else None
-    gated = aggregate.passed is not None
+    outcome = verdict.outcome(name)
+    value = _number(aggregate.mean)
+    if outcome is not None and aggregate.threshold is not None:
+        threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + outcome.threshold_text
+        value = outcome.value_text
     change = "—"
     if delta is not None and delta.delta is not None:
-        # A metric the gate does not judge cannot regress it: its drop is shown, not flagged.
-        change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed and gated else "")
+        # Only a regression the verdict counts is flagged; other drops are shown.
+        change = f"{delta.delta:+.2f}" + (
+            " ❌" if outcome is not None and outcome.regressed else ""
+        )
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
-    state = (
-        "reported"
-        if not gated
-        else NOT_JUDGED
-        if verdict.status == "error"
-        else "✅ pass"
-        if aggregate.passed
-        else "❌ fail"
-    )
+    state = "reported" if outcome is None else outcome.mark
     state += threshold_change_note(name, changed or {})
-    return (
-        f"| {code_span(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
-        f"{change} | {state} |"
-    )
+    return f"| {code_span(name)} | {value} | {interval} | {threshold} | {change} | {state} |"
 
 
 def _metric_table(
@@ -144,7 +139,7 @@ def _metric_table(
         "| metric | mean | CI | threshold | Δ vs baseline | verdict |",
         "|---|---|---|---|---|---|",
     ]
-    gated = [name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None]
+    gated = [outcome.metric for outcome in verdict.outcomes if outcome.gated]
     reported = [name for name in verdict.metrics if name not in gated]
     lines = [*header, *(_metric_row(name, verdict, changed) for name in gated)] if gated else []
     if reported:
@@ -255,8 +250,18 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         if case.status == "below" and case.worst is not None:
             shortfall = -case.worst.shortfall
         failing.append((order[case.status], shortfall, case.key, case.why))
+    below = len(verdict.below_report_only)
+    aside = (
+        [
+            "",
+            f"{below} case{'' if below == 1 else 's'} {BELOW_REPORT_ONLY}; the HTML report "
+            "lists them.",
+        ]
+        if below
+        else []
+    )
     if not failing:
-        return []
+        return aside[1:]
     failing.sort()
     always = sum(1 for group, *_ in failing if group < 2)
     shown = failing[: max(MAX_CASES, always)]
@@ -267,7 +272,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         "|---|---|",
     ]
     lines += [f"| {code_span(key)} | {_text(why)} |" for _, _, key, why in shown]
-    return lines + _showing(len(shown), len(failing))
+    return lines + _showing(len(shown), len(failing)) + aside
 
 
 def _stamp_line(stamp: RunStampFacts) -> str:
@@ -388,7 +393,9 @@ def comment_body(
     if lead:
         lines += [*lead[1:], ""]
     lines += _metric_table(verdict, changed_thresholds(changes))
-    newly = [verdict.metrics[name].message for name in verdict.newly_failing]
+    newly = [
+        outcome.message for outcome in verdict.outcomes if outcome.metric in verdict.newly_failing
+    ]
     if newly:
         lines += ["", *(f"> ❌ {_text(message)}" for message in newly)]
     if trend:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..gate.diagnosis import DiagnosisSummary
+from ..gate.metric_outcome import MetricStatus
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..judges.base import JudgeInfo
 from ..live.latency import latency_rows
@@ -51,6 +52,21 @@ def _threshold_cell(aggregate: MetricAggregate) -> str:
     )
 
 
+#: The table's verdict column: the gate's status of the metric, in one word.
+_STATUS_WORDS: dict[MetricStatus, str] = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "not_judged": "NOT-JUDGED",
+    "not_evaluated": "NOT-EVALUATED",
+    "report_only": "report",
+}
+
+
+def _verdict_word(passed: bool | None) -> str:
+    """A verdict read from a report written before metrics had outcomes."""
+    return {True: "PASS", False: "FAIL", None: "report"}[passed]
+
+
 def _table(verdict: GateVerdict) -> list[str]:
     confidence = f"{round(verdict.confidence * 100, 6):g}% CI"
     rows: list[tuple[str, ...]] = [
@@ -61,6 +77,7 @@ def _table(verdict: GateVerdict) -> list[str]:
     if noisy:
         rows = [(*rows[0], JUDGE_NOISE_HEADER)]
     for name, aggregate in verdict.metrics.items():
+        outcome = verdict.outcome(name)
         ci = (
             "-"
             if aggregate.ci_low is None or aggregate.ci_high is None
@@ -69,14 +86,16 @@ def _table(verdict: GateVerdict) -> list[str]:
         rows.append(
             (
                 name,
-                _fmt(aggregate.mean),
+                _fmt(aggregate.mean) if outcome is None else outcome.value_text,
                 ci,
                 _threshold_cell(aggregate),
                 aggregate.rule if aggregate.threshold is not None else "-",
                 f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
-                {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
+                _verdict_word(aggregate.passed)
+                if outcome is None
+                else _STATUS_WORDS[outcome.status],
                 *([noise_cell(aggregate.judge_noise)] if noisy else []),
             )
         )
