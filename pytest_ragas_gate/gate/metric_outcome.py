@@ -45,6 +45,7 @@ __all__ = [
     "MetricStatus",
     "STATUS_LABELS",
     "STATUS_MARKS",
+    "STATUS_WORDS",
     "metric_outcome",
     "shown_value",
 ]
@@ -76,6 +77,15 @@ STATUS_MARKS: dict[MetricStatus, str] = {
     "not_judged": "⚪ not judged",
     "not_evaluated": "⚪ not evaluated",
     "report_only": "reported",
+}
+
+#: Each status as one word of a plain-text table (the terminal, pytest-html).
+STATUS_WORDS: dict[MetricStatus, str] = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "not_judged": "NOT-JUDGED",
+    "not_evaluated": "NOT-EVALUATED",
+    "report_only": "report",
 }
 
 _MAX_DIGITS = 6
@@ -146,6 +156,11 @@ class MetricOutcome(BaseModel):
     def label(self) -> str:
         """The status in words: ``pass``, ``fail``, ``not judged`` and so on."""
         return STATUS_LABELS[self.status]
+
+    @property
+    def word(self) -> str:
+        """The status as one word of a plain-text table: ``PASS``, ``NOT-JUDGED`` and so on."""
+        return STATUS_WORDS[self.status]
 
     @property
     def mark(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..gate.diagnosis import DiagnosisSummary
-from ..gate.metric_outcome import MetricStatus
 from ..gate.verdict import GateVerdict, MetricAggregate
 from ..judges.base import JudgeInfo
 from ..live.latency import latency_rows
@@ -52,16 +51,6 @@ def _threshold_cell(aggregate: MetricAggregate) -> str:
     )
 
 
-#: The table's verdict column: the gate's status of the metric, in one word.
-_STATUS_WORDS: dict[MetricStatus, str] = {
-    "passed": "PASS",
-    "failed": "FAIL",
-    "not_judged": "NOT-JUDGED",
-    "not_evaluated": "NOT-EVALUATED",
-    "report_only": "report",
-}
-
-
 def _verdict_word(passed: bool | None) -> str:
     """A verdict read from a report written before metrics had outcomes."""
     return {True: "PASS", False: "FAIL", None: "report"}[passed]
@@ -93,9 +82,7 @@ def _table(verdict: GateVerdict) -> list[str]:
                 f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
-                _verdict_word(aggregate.passed)
-                if outcome is None
-                else _STATUS_WORDS[outcome.status],
+                _verdict_word(aggregate.passed) if outcome is None else outcome.word,
                 *([noise_cell(aggregate.judge_noise)] if noisy else []),
             )
         )
