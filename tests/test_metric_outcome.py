@@ -342,3 +342,71 @@ def test_every_report_prints_the_status_the_gate_gave_each_metric(
         assert "Failing cases" not in out["markdown"]
     found = re.search(r"### Failing cases \((\d+)\)", out["markdown"])
     assert (int(found.group(1)) if found else 0) == len(failing)
+
+
+# --- the HTML page ---------------------------------------------------------------------------
+
+
+def _page(
+    verdict: GateVerdict,
+    results: list[CaseResult],
+    facts: RunFacts,
+    config: GateConfig,
+    **keywords: Any,
+) -> str:
+    from pytest_ragas_gate.reports.html import render_html
+
+    report = _outputs(verdict, results, facts, config)["report"]
+    return render_html(report, results, **keywords)
+
+
+def _cards(page: str) -> dict[str, tuple[str, str]]:
+    """Per metric card: its class and its badge."""
+    return {
+        metric: (tone, badge)
+        for tone, metric, badge in re.findall(
+            r'<article class="card card-(\w+)" data-metric="(\w+)"'
+            r'.*?<span class="badge">([^<]+)</span>',
+            page,
+            re.S,
+        )
+    }
+
+
+def test_the_page_of_an_outage_with_a_real_failure_marks_unscored_metrics_not_judged() -> None:
+    results = [_outage(i) for i in range(4)]
+    results.append(
+        _case(
+            4,
+            id="refund-order-7",
+            metrics=[*METRICS, "max_steps"],
+            scores={"max_steps": 0.0},
+            errors={m: OUTAGE for m in METRICS},
+            judge_errors=list(METRICS),
+            thresholds={"max_steps": 1.0},
+        )
+    )
+    config = _config()
+    verdict = evaluate_gate(results, [*METRICS, "max_steps"], config)
+    page = _page(verdict, results, RunFacts(), config)
+    cards = _cards(page)
+    for metric in GATED:
+        assert cards[metric] == ("undecided", "not judged"), metric
+    assert cards["max_steps"] == ("fail", "FAIL")
+    assert cards["context_relevance"][0] == "report"
+    assert '<section class="outage"' in page
+    assert "Not judged: faithfulness, answer_relevancy, context_recall" in page
+
+
+def test_the_page_shows_the_mixed_judge_warning_and_no_newly_failing_in_an_error_run() -> None:
+    config = _config()
+    baseline_results = [_scored(i, 0.95) for i in range(6)]
+    results = [_outage(i) for i in range(6)]
+    warning = "baseline scored by the offline judge, this run by openai: deltas mix judge changes"
+    comparison = compare_to_baseline(baseline_results, results, METRICS, config, path="base.json")
+    facts = RunFacts(baseline=comparison.model_copy(update={"warnings": [warning]}))
+    verdict = evaluate_gate(results, METRICS, config, facts)
+    page = _page(verdict, results, facts, config, baseline=baseline_results)
+    assert '<section class="mixed-judge warning">' in page and warning in page
+    assert "newly failing" not in page.lower().replace("newly_failing", "")
+    assert "NO LONGER CLAIMED" not in page

@@ -88,6 +88,14 @@ STATUS_WORDS: dict[MetricStatus, str] = {
     "report_only": "report",
 }
 
+_TONES: dict[MetricStatus, str] = {
+    "passed": "pass",
+    "failed": "fail",
+    "not_judged": "undecided",
+    "not_evaluated": "undecided",
+    "report_only": "report",
+}
+
 _MAX_DIGITS = 6
 
 
@@ -156,6 +164,11 @@ class MetricOutcome(BaseModel):
     def label(self) -> str:
         """The status in words: ``pass``, ``fail``, ``not judged`` and so on."""
         return STATUS_LABELS[self.status]
+
+    @property
+    def tone(self) -> str:
+        """How a page colours it: ``pass``, ``fail``, ``undecided`` (no score) or ``report``."""
+        return _TONES[self.status]
 
     @property
     def word(self) -> str:

@@ -309,6 +309,8 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
                     + f": {mean:.3f} ({entry.verdict})"
                 ),
                 "failed": figures.passed is False,
+                # Only the point of the run the page is about is ringed as "this run".
+                "current": points[index][0] == len(runs) - 1,
             }
         )
     xs = [round(index * step, 2) for index in range(len(points))]
@@ -340,6 +342,7 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
             for index, point in enumerate(drawn)
         ),
         "current": drawn[-1],
+        "this_run_judged": bool(drawn[-1]["current"]),
         "threshold": threshold,
         "threshold_y": threshold_y,
         "runs": len(drawn),
