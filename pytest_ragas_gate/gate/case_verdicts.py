@@ -38,8 +38,9 @@ __all__ = [
     "own_threshold_misses",
 ]
 
-#: ``errored``: the case or a metric of it errored; ``failed``: it misses a threshold of its
-#: own; ``below``: it is below the gate's threshold of a gated metric; else ``passed``.
+#: ``failed``: it measurably misses a threshold of its own (whatever else errored);
+#: ``errored``: the case or a metric of it errored; ``below``: it is below the gate's
+#: threshold of a gated metric; else ``passed``.
 CaseStatus = Literal["passed", "below", "failed", "errored"]
 
 
@@ -217,8 +218,12 @@ def case_verdict(
         error = _first_line(message)
     misses = case_misses(result, bounds)
     own = _own_lines(result, bounds, misses)
+    # A threshold of its own the case measurably missed is a failure whatever else errored:
+    # the gate names it, so every report counts it as failed, not as errored only.
     status: CaseStatus = (
-        "errored"
+        "failed"
+        if any(miss.own for miss in misses)
+        else "errored"
         if result.errored
         else "failed"
         if own or any(miss.own for miss in misses)

@@ -61,7 +61,7 @@ STATUS_LABELS: dict[MetricStatus, str] = {
     "failed": "fail",
     "not_judged": "not judged",
     "not_evaluated": "not evaluated",
-    "report_only": "reported, not gated",
+    "report_only": "reported",
 }
 
 #: What to do about a metric the judge could not score: never a quality hint.
@@ -229,13 +229,13 @@ def metric_outcome(
     failures: list[FailureKind] = []
     reason: str | None = None
     status: MetricStatus
-    if check is not None and check.passed is False and check.judge_unavailable:
-        status, reason = "not_judged", check.message
-    elif run_error and aggregate.errors and (aggregate.threshold is not None or own):
+    unjudged = check is not None and check.passed is False and check.judge_unavailable
+    if unjudged or (run_error and aggregate.errors and (aggregate.threshold is not None or own)):
         status = "not_judged"
         reason = (
-            f"{metric}: the judge gave no usable answer for {aggregate.errors} of "
-            f"{aggregate.cases} case(s), so the run could not be judged"
+            f"the judge gave no usable answer for {aggregate.errors} of {aggregate.cases} "
+            f"case(s), so {metric} has {'no score' if aggregate.n == 0 else 'too few scores'} "
+            "to judge"
         )
     elif check is not None and check.passed is False and check.kind == "min_cases":
         status, reason = "not_evaluated", check.message
