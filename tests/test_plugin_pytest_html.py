@@ -41,7 +41,7 @@ def test_a_blocked_deploy_shows_its_verdict_table_and_recommendation(
     assert "Block deployment — 1 metric(s) below threshold: faithfulness" in prefix
     summary = section(page, "summary")
     assert "<th>metric</th>" in summary
-    assert re.search(r"<tr><td>faithfulness</td><td>0\.67</td>.*?<td>FAIL</td></tr>", summary)
+    assert re.search(r"<tr><td>faithfulness</td><td>0\.667</td>.*?<td>FAIL</td></tr>", summary)
     assert "<li>faithfulness mean 0.67 &lt; 0.85 (n=3" in summary
     assert "hint (faithfulness)" in summary
 

@@ -28,7 +28,7 @@ first.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -103,7 +103,9 @@ def _rounded(value: float, digits: int) -> float:
     return float(f"{value:.{digits}f}")
 
 
-def shown_value(value: float, threshold: float, direction: Direction) -> tuple[str, str]:
+def shown_value(
+    value: float, threshold: float, direction: Direction, digits: int = 2
+) -> tuple[str, str]:
     """``value`` and ``threshold`` as text that compares the way the numbers do.
 
     Two decimals, and as many more for the value as it takes for a value on the failing
@@ -115,11 +117,11 @@ def shown_value(value: float, threshold: float, direction: Direction) -> tuple[s
         limit = f"{threshold:.{_MAX_DIGITS}f}".rstrip("0")
     bound = float(limit)
     met = value >= threshold if direction == "min" else value <= threshold
-    for digits in range(2, _MAX_DIGITS + 1):
-        shown = _rounded(value, digits)
+    for places in range(digits, _MAX_DIGITS + 1):
+        shown = _rounded(value, places)
         shown_met = shown >= bound if direction == "min" else shown <= bound
         if shown_met == met and (met or shown != bound):
-            return f"{value:.{digits}f}", limit
+            return f"{value:.{places}f}", limit
     return f"{value:.{_MAX_DIGITS}f}", limit
 
 
@@ -146,6 +148,9 @@ class MetricOutcome(BaseModel):
     # The mean and threshold as printed: digits enough that they compare as the numbers do.
     value_text: str = "—"
     threshold_text: str = "—"
+    # The same mean with three places at least, for the plain-text tables (terminal,
+    # pytest-html), ``-`` when nothing was scored.
+    table_text: str = "-"
     # ``≥``/``≤`` when the mean meets the threshold, ``<``/``>`` when it does not.
     relation: str | None = None
     # Against a baseline: the paired baseline mean, whether the drop is a regression the
@@ -154,11 +159,32 @@ class MetricOutcome(BaseModel):
     baseline_mean: float | None = None
     baseline_text: str | None = None
     regressed: bool = False
+    # A drop the paired test finds material, gated or not (only a gated one regresses).
+    dropped: bool = False
     newly_failing: bool = False
     baseline_warning: str | None = None
     # The cases the metric was computed over, with their unit (conversations count once).
     n: int = 0
     unit: str = "cases"
+
+    @classmethod
+    def from_saved(cls, metric: str, aggregate: Mapping[str, Any]) -> MetricOutcome:
+        """The outcome a JSON report saved with the metric.
+
+        A report written before outcomes were saved has the one its ``passed`` and
+        ``newly_failing`` fields imply.
+        """
+        saved = aggregate.get("outcome")
+        if isinstance(saved, Mapping):
+            return cls.model_validate({**saved, "metric": metric})
+        passed = aggregate.get("passed")
+        return cls(
+            metric=metric,
+            status="passed" if passed is True else "failed" if passed is False else "report_only",
+            gated=aggregate.get("threshold") is not None,
+            message=str(aggregate.get("message") or ""),
+            newly_failing=aggregate.get("newly_failing") is True,
+        )
 
     @property
     def label(self) -> str:
@@ -237,11 +263,13 @@ def metric_outcome(
             f"case(s), so {metric} has {'no score' if aggregate.n == 0 else 'too few scores'} "
             "to judge"
         )
-    elif check is not None and check.passed is False and check.kind == "min_cases":
-        status, reason = "not_evaluated", check.message
     else:
         if check is not None and check.passed is False:
-            failures.append("coverage" if check.kind == "min_coverage" else "below_threshold")
+            # Scored on too few of its cases (min_cases, min_coverage): it fails closed.
+            undecided = check.kind in ("min_cases", "min_coverage")
+            failures.append("coverage" if undecided else "below_threshold")
+            if undecided:
+                reason = check.message
         if own:
             failures.append("blocking_check" if blocking else "own_case_misses")
         if failures:
@@ -261,12 +289,16 @@ def metric_outcome(
     if regressed and status == "passed":
         status = "failed"
     judged = status not in ("not_judged", "not_evaluated")
-    value_text, threshold_text, relation = "—", "—", None
+    value_text, threshold_text, table_text, relation = "—", "—", "-", None
     if aggregate.mean is not None:
+        table_text = f"{aggregate.mean:.3f}"
         if aggregate.threshold is not None:
             value_text, threshold_text = shown_value(
                 aggregate.mean, aggregate.threshold, aggregate.direction
             )
+            table_text = shown_value(
+                aggregate.mean, aggregate.threshold, aggregate.direction, digits=3
+            )[0]
             met = (
                 aggregate.mean >= aggregate.threshold
                 if aggregate.direction == "min"
@@ -308,12 +340,14 @@ def metric_outcome(
         threshold=aggregate.threshold,
         value_text=value_text,
         threshold_text=threshold_text,
+        table_text=table_text,
         relation=relation,
         baseline_mean=None if delta is None else delta.base_mean,
         baseline_text=None
         if delta is None or delta.base_mean is None
         else f"{delta.base_mean:.2f}",
         regressed=regressed and gated,
+        dropped=delta is not None and delta.regressed,
         newly_failing=aggregate.newly_failing and judged and status == "failed",
         baseline_warning=warning,
         n=aggregate.n,

@@ -140,9 +140,9 @@ class GateVerdict(BaseModel):
     # What each metric's figures mean, in display order: what every report prints.
     outcomes: list[MetricOutcome] = Field(default_factory=empty_list)
 
-    def outcome(self, metric: str) -> MetricOutcome | None:
-        """The outcome of ``metric``, None for a metric that did not run."""
-        return next((found for found in self.outcomes if found.metric == metric), None)
+    def outcome(self, metric: str) -> MetricOutcome:
+        """The outcome of ``metric``, one of the metrics that ran."""
+        return next(found for found in self.outcomes if found.metric == metric)
 
     @property
     def headline(self) -> str:

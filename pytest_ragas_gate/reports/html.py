@@ -36,7 +36,7 @@ from ..gate.baseline import case_deltas, case_drops, pair_cases
 from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
 from ..gate.judge_outage import ErrorCause, error_cause, outage_cause, outage_remedy
-from ..gate.metric_outcome import MetricOutcome, MetricStatus
+from ..gate.metric_outcome import MetricOutcome
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
@@ -710,7 +710,7 @@ def page_context(
             delta = (comparison.get("metrics") or {}).get(column.name)
         ppi = _ppi_view(aggregate)
         shown_apart = {"labelled", "ppi", "outcome"} if ppi else {"labelled", "outcome"}
-        outcome = _outcome(aggregate)
+        outcome = MetricOutcome.from_saved(column.name, aggregate)
         outcomes[column.name] = outcome
         cards.append(
             {
@@ -807,24 +807,6 @@ _CAUSE_TITLES: dict[ErrorCause, str] = {
     "timeout": "The judge timed out on {n} case(s)",
     "error": "The judge gave no usable answer for {n} case(s)",
 }
-
-
-def _outcome(aggregate: Mapping[str, Any]) -> MetricOutcome:
-    """The gate's outcome of a metric as the report saved it (rebuilt for older reports)."""
-    saved = aggregate.get("outcome")
-    if isinstance(saved, Mapping):
-        return MetricOutcome.model_validate({"metric": "", **saved})
-    passed = aggregate.get("passed")
-    status: MetricStatus = (
-        "passed" if passed is True else "failed" if passed is False else "report_only"
-    )
-    return MetricOutcome(
-        metric="",
-        status=status,
-        gated=aggregate.get("threshold") is not None,
-        message=str(aggregate.get("message") or ""),
-        newly_failing=aggregate.get("newly_failing") is True,
-    )
 
 
 def _outage(

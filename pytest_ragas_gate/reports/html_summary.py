@@ -45,11 +45,9 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _row(aggregate: MetricAggregate, outcome: MetricOutcome | None) -> Markup:
+def _row(aggregate: MetricAggregate, outcome: MetricOutcome) -> Markup:
     threshold = "-" if aggregate.threshold is None else f"{aggregate.threshold:.2f}"
-    value = _cell(aggregate.mean)
-    if outcome is not None and aggregate.threshold is not None:
-        threshold, value = outcome.threshold_text, outcome.value_text
+    value = outcome.table_text
     if aggregate.threshold is not None and aggregate.direction == "max":
         threshold = f"<={threshold}"
     ci = (
@@ -57,7 +55,7 @@ def _row(aggregate: MetricAggregate, outcome: MetricOutcome | None) -> Markup:
         if aggregate.ci_low is None or aggregate.ci_high is None
         else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
     )
-    word = "report" if outcome is None else outcome.word
+    word = outcome.word
     cells = [
         aggregate.metric,
         value,

@@ -133,16 +133,16 @@ NOT_JUDGED = "⚪ not judged"
 def _metric_row(
     aggregate: MetricAggregate,
     changed: Mapping[str, tuple[str, str]],
-    outcome: MetricOutcome | None,
+    outcome: MetricOutcome,
 ) -> str:
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
         interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
-    threshold = _number(aggregate.threshold) if outcome is None else outcome.threshold_text
+    threshold = outcome.threshold_text if aggregate.threshold is not None else "—"
     cells = [
         code_span(aggregate.metric),
-        _number(aggregate.mean) if outcome is None else outcome.value_text,
+        outcome.value_text,
         interval,
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
         + threshold,
@@ -150,8 +150,7 @@ def _metric_row(
         f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
-        (_verdict_cell(aggregate.passed) if outcome is None else outcome.mark)
-        + threshold_change_note(aggregate.metric, changed),
+        outcome.mark + threshold_change_note(aggregate.metric, changed),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -202,10 +201,8 @@ def _case_rows(ranked: Sequence[CaseVerdict], gated: Collection[str], more_in: s
 
 
 def _gated(verdict: GateVerdict) -> set[str]:
-    """The metrics the gate's outcomes call gated (every one with a threshold, if none)."""
-    if verdict.outcomes:
-        return {outcome.metric for outcome in verdict.outcomes if outcome.gated}
-    return {name for name, aggregate in verdict.metrics.items() if aggregate.threshold is not None}
+    """The metrics the gate's outcomes call gated."""
+    return {outcome.metric for outcome in verdict.outcomes if outcome.gated}
 
 
 def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
@@ -255,21 +252,17 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
 BELOW_REPORT_ONLY = "below a threshold (report only)"
 
 
-def _baseline_cell(
-    metric: str,
-    dropped: bool,
-    outcomes: Mapping[str, MetricOutcome],
-    newly_failing: Sequence[str],
-) -> str:
+def _baseline_cell(outcome: MetricOutcome | None) -> str:
     """The baseline verdict of a metric, as its outcome says it."""
-    outcome = outcomes.get(metric)
-    if outcome is not None and outcome.status == "not_judged":
+    if outcome is None:
+        return "—"
+    if outcome.status == "not_judged":
         return outcome.mark
-    if outcome is not None and outcome.regressed:
+    if outcome.regressed:
         return "❌ regressed"
-    if dropped and (outcome is None or not outcome.gated):
+    if outcome.dropped:
         return "⚠️ regressed (not gated)"
-    if metric in newly_failing:
+    if outcome.newly_failing:
         return "❌ newly failing since the baseline"
     return "✅ ok"
 
@@ -310,7 +303,7 @@ def _baseline_section(
             change,
             interval,
             str(delta.n_paired),
-            _baseline_cell(delta.metric, delta.regressed, outcomes, newly_failing),
+            _baseline_cell(outcomes.get(delta.metric)),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

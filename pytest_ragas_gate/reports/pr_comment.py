@@ -107,23 +107,18 @@ def _metric_row(
         else f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
     )
     threshold = "—"
-    if aggregate.threshold is not None:
-        threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + _number(aggregate.threshold)
     delta = comparison.metrics.get(name) if comparison is not None else None
     outcome = verdict.outcome(name)
-    value = _number(aggregate.mean)
-    if outcome is not None and aggregate.threshold is not None:
+    value = outcome.value_text
+    if aggregate.threshold is not None:
         threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + outcome.threshold_text
-        value = outcome.value_text
     change = "—"
     if delta is not None and delta.delta is not None:
         # Only a regression the verdict counts is flagged; other drops are shown.
-        change = f"{delta.delta:+.2f}" + (
-            " ❌" if outcome is not None and outcome.regressed else ""
-        )
+        change = f"{delta.delta:+.2f}" + (" ❌" if outcome.regressed else "")
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
-    state = "reported" if outcome is None else outcome.mark
+    state = outcome.mark
     state += threshold_change_note(name, changed or {})
     return f"| {code_span(name)} | {value} | {interval} | {threshold} | {change} | {state} |"
 
@@ -202,7 +197,7 @@ def _regressed_cases(
     if baseline is None:
         return []
     directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
-    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None}
+    gated = {outcome.metric for outcome in verdict.outcomes if outcome.gated}
     drops = case_drops(baseline, results, directions, gated)
     if not drops:
         return []

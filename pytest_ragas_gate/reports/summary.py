@@ -51,11 +51,6 @@ def _threshold_cell(aggregate: MetricAggregate) -> str:
     )
 
 
-def _verdict_word(passed: bool | None) -> str:
-    """A verdict read from a report written before metrics had outcomes."""
-    return {True: "PASS", False: "FAIL", None: "report"}[passed]
-
-
 def _table(verdict: GateVerdict) -> list[str]:
     confidence = f"{round(verdict.confidence * 100, 6):g}% CI"
     rows: list[tuple[str, ...]] = [
@@ -75,14 +70,14 @@ def _table(verdict: GateVerdict) -> list[str]:
         rows.append(
             (
                 name,
-                _fmt(aggregate.mean) if outcome is None else outcome.value_text,
+                outcome.table_text,
                 ci,
                 _threshold_cell(aggregate),
                 aggregate.rule if aggregate.threshold is not None else "-",
                 f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
-                _verdict_word(aggregate.passed) if outcome is None else outcome.word,
+                outcome.word,
                 *([noise_cell(aggregate.judge_noise)] if noisy else []),
             )
         )
