@@ -410,3 +410,18 @@ def test_the_page_shows_the_mixed_judge_warning_and_no_newly_failing_in_an_error
     assert '<section class="mixed-judge warning">' in page and warning in page
     assert "newly failing" not in page.lower().replace("newly_failing", "")
     assert "NO LONGER CLAIMED" not in page
+
+
+def test_an_outage_files_each_errored_case_under_a_gated_metric() -> None:
+    # answer_correctness sorts first but is only reported: the case is a gated metric's error.
+    metrics = ["answer_correctness", *GATED]
+    results = [
+        _case(i, metrics=metrics, errors={m: OUTAGE for m in metrics}, judge_errors=metrics)
+        for i in range(4)
+    ]
+    config = _config()
+    verdict = evaluate_gate(results, metrics, config)
+    assert verdict.status == "error"
+    assert {case.error_metric for case in verdict.cases} == {"answer_relevancy"}
+    markdown = render_markdown(verdict, results=results, judge=JUDGE, usage=Usage())
+    assert "of metrics reported, not gated" not in markdown

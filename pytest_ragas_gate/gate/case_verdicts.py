@@ -214,7 +214,10 @@ def case_verdict(
     if result.error is not None:
         error = _first_line(result.error)
     elif result.errors:
-        error_metric, message = sorted(result.errors.items())[0]
+        # A gated metric's error is the one that matters to the verdict: it is named first.
+        error_metric, message = min(
+            result.errors.items(), key=lambda item: (item[0] not in bounds, item[0])
+        )
         error = _first_line(message)
     misses = case_misses(result, bounds)
     own = _own_lines(result, bounds, misses)
