@@ -233,13 +233,36 @@ def test_compare_shows_metric_and_case_deltas(tmp_path: Path) -> None:
 
     assert "changed cases (8 case-metric changes, largest drops first):" in lines
 
+    # No significant drop under a 0.4 tolerance, but the gate calls faithfulness newly
+    # failing (0.90 passed its threshold, 0.59 does not): compare says so and fails.
     assert (
-        in_process(tmp_path, "compare", "base.json", "new.json", "--max-regression", "0.4")[0] == 0
+        in_process(tmp_path, "compare", "base.json", "new.json", "--max-regression", "0.4")[0] == 1
     )
     assert in_process(tmp_path, "compare", "base.json", "same.json")[0] == 0
     assert_usage_error(
         rag_gate("compare", "base.json", "missing.json", cwd=tmp_path), "missing.json"
     )
+
+
+def test_compare_agrees_with_the_gates_newly_failing_list(tmp_path: Path) -> None:
+    from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
+
+    config = GateConfig(
+        judge="anthropic", bootstrap_resamples=500, thresholds={"faithfulness": 0.8}
+    )
+    base, new = cases([0.81] * 12), cases([0.81] * 11 + [0.6])
+    write(tmp_path / "base.json", base, config=config)
+    write(tmp_path / "new.json", new, config=config)
+    from pytest_ragas_gate.gate.baseline import compare_to_baseline
+
+    comparison = compare_to_baseline(base, new, ["faithfulness"], config, path="base.json")
+    newly = evaluate_gate(new, ["faithfulness"], config, RunFacts(baseline=comparison))
+    assert newly.newly_failing == ["faithfulness"]
+    assert not comparison.regressed_metrics
+    code, out, _ = in_process(tmp_path, "compare", "base.json", "new.json")
+    assert code == 1
+    assert "Newly failing since the baseline: faithfulness" in out
+    assert "No regression" not in out
 
 
 def test_merge_recombines_shards_and_gates_the_whole(tmp_path: Path) -> None:

@@ -519,7 +519,7 @@ def test_markdown_summary_of_a_failing_gate() -> None:
     assert "| `zh` | `context_recall` | 0.50 | 0.80 | 3 | ❌ fail |" in lines
     assert "❌ Errors: judge unreliable: 2 of 8 case(s) errored (25% > max_error_rate 10%)" in lines
     # The cases below a threshold, the largest shortfall first; then the errored ones, by cause.
-    assert "### Failing cases (4)" in lines
+    assert "### Failing cases (3)" in lines
     failing = [line for line in lines if line.startswith("| `") and "golden/" in line]
     assert failing[0].startswith("| `q3` |")
     assert lines.index("### Errored cases (2), 2 causes") > lines.index(failing[-1])

@@ -498,6 +498,10 @@ def _compare(arguments: argparse.Namespace) -> int:
         print(f"rag-gate compare: warning: {warning}.", file=sys.stderr)
     lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
     lines += [delta.message for delta in comparison.metrics.values()]
+    # Newly failing is the gate's word, read off the outcomes it reaches with this baseline.
+    newly = evaluate_gate(
+        new.results, new.metrics, config, RunFacts(baseline=comparison)
+    ).newly_failing
 
     pairs, _, _, _ = pair_cases(base.results, new.results)
     changes = [
@@ -534,11 +538,13 @@ def _compare(arguments: argparse.Namespace) -> int:
         *(
             []
             if comparison.regressed_metrics or comparison.not_evaluated_reasons
-            else ["No regression"]
+            else ["No regression" if not newly else "No significant drop"]
         ),
     ]
+    if newly:
+        lines.append("Newly failing since the baseline: " + ", ".join(newly))
     print("\n".join(lines))
-    return EXIT_PASSED if comparison.passed else EXIT_FAILED
+    return EXIT_PASSED if comparison.passed and not newly else EXIT_FAILED
 
 
 def _check_compatible(reports: Sequence[SavedReport]) -> None:

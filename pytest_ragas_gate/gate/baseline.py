@@ -600,7 +600,7 @@ def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseRes
 
 
 def against_baseline(
-    aggregate: MetricAggregate, comparison: BaselineComparison | None
+    aggregate: MetricAggregate, comparison: BaselineComparison | None, *, min_cases: int = 1
 ) -> MetricAggregate:
     """``aggregate`` with its baseline facts: the paired baseline mean, and newly failing.
 
@@ -611,7 +611,10 @@ def against_baseline(
     delta = None if comparison is None else comparison.metrics.get(aggregate.metric)
     if delta is None or not delta.compared:
         return aggregate
-    newly = delta.base_passed is True and aggregate.passed is False
+    # A metric the judge left without enough scored cases was not judged in this run:
+    # nothing is newly failing about it.
+    unjudged = bool(aggregate.errors) and aggregate.n < min_cases
+    newly = delta.base_passed is True and aggregate.passed is False and not unjudged
     message = aggregate.message
     if newly:
         paired = (

@@ -38,8 +38,9 @@ __all__ = [
     "own_threshold_misses",
 ]
 
-#: ``errored``: the case or a metric of it errored; ``failed``: it misses a threshold of its
-#: own; ``below``: it is below the gate's threshold of a gated metric; else ``passed``.
+#: ``failed``: it measurably misses a threshold of its own (whatever else errored);
+#: ``errored``: the case or a metric of it errored; ``below``: it is below the gate's
+#: threshold of a gated metric; else ``passed``.
 CaseStatus = Literal["passed", "below", "failed", "errored"]
 
 
@@ -216,12 +217,19 @@ def case_verdict(
     if result.error is not None:
         error = _first_line(result.error)
     elif result.errors:
-        error_metric, message = sorted(result.errors.items())[0]
+        # A gated metric's error is the one that matters to the verdict: it is named first.
+        error_metric, message = min(
+            result.errors.items(), key=lambda item: (item[0] not in bounds, item[0])
+        )
         error = _first_line(message)
     misses = case_misses(result, bounds)
     own = _own_lines(result, bounds, misses)
+    # A threshold of its own the case measurably missed is a failure whatever else errored:
+    # the gate names it, so every report counts it as failed, not as errored only.
     status: CaseStatus = (
-        "errored"
+        "failed"
+        if any(miss.own for miss in misses)
+        else "errored"
         if result.errored
         else "failed"
         if own or any(miss.own for miss in misses)

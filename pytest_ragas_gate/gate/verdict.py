@@ -48,6 +48,7 @@ from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
 from .ignored_top import IgnoredTopRanked, ignored_top_ranked
 from .judge_noise import judge_noise_check
 from .judge_outage import JUDGE_UNAVAILABLE, judge_undecided, outage_cause, outage_remedy
+from .metric_outcome import MetricOutcome, metric_outcome
 from .pairwise_summary import PairwiseSummary
 from .run_checks import (
     agreement_checks,
@@ -71,6 +72,7 @@ __all__ = [
     "GateStatus",
     "GateVerdict",
     "MetricAggregate",
+    "MetricOutcome",
     "RunFacts",
     "TagVerdict",
     "aggregate_metric",
@@ -145,6 +147,12 @@ class GateVerdict(BaseModel):
     # Whether the run is a deploy decision: it passed, and an LLM judge scored every gated
     # metric that asks a judge. False for the offline heuristic and for any other verdict.
     deploy_decision: bool = False
+    # What each metric's figures mean, in display order: what every report prints.
+    outcomes: list[MetricOutcome] = Field(default_factory=empty_list)
+
+    def outcome(self, metric: str) -> MetricOutcome:
+        """The outcome of ``metric``, one of the metrics that ran."""
+        return next(found for found in self.outcomes if found.metric == metric)
 
     @property
     def headline(self) -> str:
@@ -168,13 +176,32 @@ class GateVerdict(BaseModel):
 
     @property
     def newly_failing(self) -> list[str]:
-        """The gated metrics that passed in the baseline and fail now, in display order."""
-        return [metric for metric, agg in self.metrics.items() if agg.newly_failing]
+        """The gated metrics judged in both runs that passed in the baseline and fail now."""
+        return [outcome.metric for outcome in self.outcomes if outcome.newly_failing]
 
     @property
     def failing_cases(self) -> list[CaseVerdict]:
-        """The cases the reports list as failing, in canonical order."""
-        return [case for case in self.cases if case.failing]
+        """The cases the reports list as failing, in canonical order.
+
+        A case is failing when it errored, misses a threshold of its own, or is below the
+        threshold of a metric that failed; below the threshold of a metric that passed
+        it is listed apart (:attr:`below_report_only`), never as failing.
+        """
+        failed = {outcome.metric for outcome in self.outcomes if outcome.status == "failed"}
+        if not self.outcomes:
+            return [case for case in self.cases if case.failing]
+        return [
+            case
+            for case in self.cases
+            if case.status in ("errored", "failed")
+            or any(miss.metric in failed for miss in case.misses)
+        ]
+
+    @property
+    def below_report_only(self) -> list[CaseVerdict]:
+        """Cases below a gate threshold of a metric that did not fail: reported only."""
+        listed = {case.key for case in self.failing_cases}
+        return [case for case in self.cases if case.failing and case.key not in listed]
 
     @property
     def hints(self) -> dict[str, str]:
@@ -263,7 +290,7 @@ def evaluate_gate(
         from .baseline import against_baseline
 
         aggregates = {
-            metric: against_baseline(aggregate, facts.baseline)
+            metric: against_baseline(aggregate, facts.baseline, min_cases=config.min_cases)
             for metric, aggregate in aggregates.items()
         }
     tags = [
@@ -365,6 +392,26 @@ def evaluate_gate(
         recommendation = _thin_evidence(thin)
     if status == "ungated":
         decided.insert(len(checks), ungated_check(recommendation))
+    own_missed: dict[str, int] = {}
+    for case in cases:
+        for miss in case.misses:
+            if miss.own:
+                own_missed[miss.metric] = own_missed.get(miss.metric, 0) + 1
+    remedy = outage_remedy(outage_cause(ordered), cached=config.cache != "off")
+    by_conversation = any(result.conversation is not None for result in ordered)
+    outcomes = [
+        metric_outcome(
+            aggregate,
+            decided,
+            own_missed=own_missed,
+            baseline=facts.baseline,
+            run_error=status == "error",
+            outage_remedy=remedy if any(r.errored for r in ordered) else None,
+            conversations=by_conversation,
+        )
+        for aggregate in aggregates.values()
+    ]
+    decided = [_with_outcome(check, outcomes) for check in decided]
     return GateVerdict(
         passed=not failed_checks(decided),
         status=status,
@@ -398,6 +445,7 @@ def evaluate_gate(
         scored_cases=_scored_cases(ordered, aggregates),
         misspelt_keys=_misspelt_key_lines(ordered),
         deploy_decision=deploy_decision,
+        outcomes=outcomes,
     )
 
 
@@ -433,6 +481,19 @@ def _passed(
     judged = [metric for metric in gated if scored_by.get(metric) is not None]
     recommendation = passed_recommendation(heuristic, judged, unrecorded)
     return recommendation, not heuristic and not unrecorded
+
+
+def _with_outcome(check: GateCheck, outcomes: Sequence[MetricOutcome]) -> GateCheck:
+    """A metric's check with its outcome's status and shown figures, as JUnit lists them."""
+    if check.kind not in ("metric", "min_cases", "min_coverage"):
+        return check
+    outcome = next((found for found in outcomes if found.metric == check.name), None)
+    if outcome is None:
+        return check
+    extra = {"status": outcome.status, "shown": outcome.comparison}
+    if outcome.reason is not None and outcome.reason != check.message:
+        extra["reason"] = outcome.reason
+    return check.model_copy(update={"properties": {**check.properties, **extra}})
 
 
 def _scored_cases(ordered: Sequence[CaseResult], aggregates: dict[str, MetricAggregate]) -> int:

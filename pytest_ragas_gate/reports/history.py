@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..exceptions import ReportError
 from ..gate.judge_changes import judged_differently, judged_line
+from ..gate.metric_outcome import shown_value
 from ..judges.base import JudgeInfo, MetricJudge
 from ..text_safety import json_text
 
@@ -110,8 +111,12 @@ def entry_from_report(report: Mapping[str, Any]) -> HistoryEntry:
         aggregate = aggregate if isinstance(aggregate, Mapping) else {}
         passed = aggregate.get("passed")
         n = aggregate.get("n")
+        outcome = aggregate.get("outcome")
+        status = outcome.get("status") if isinstance(outcome, Mapping) else None
+        # A run its judge could not decide measured nothing: it adds no point to a trend.
+        unjudged = report.get("verdict") == "error" or status == "not_judged"
         metrics[str(name)] = HistoryMetric(
-            mean=_number(aggregate.get("mean")),
+            mean=None if unjudged else _number(aggregate.get("mean")),
             ci_low=_number(aggregate.get("ci_low")),
             ci_high=_number(aggregate.get("ci_high")),
             n=n if isinstance(n, int) else 0,
@@ -276,6 +281,9 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
     if len(means) < 2:
         return None
     values = [float(mean) for mean, _ in means if mean is not None]
+    # The last point is this run's only when this run measured the metric.
+    current = runs[-1].metrics.get(metric) if runs else None
+    unjudged = current is None or current.mean is None
     top = len(_BLOCKS) - 1
     spark = "".join(_BLOCKS[min(top, max(0, round(value * top)))] for value in values)
     last = means[-1][1]
@@ -287,9 +295,15 @@ def trend_line(metric: str, runs: Sequence[HistoryEntry]) -> str | None:
         threshold = f" (threshold {sign} {was}{last.threshold:.2f})"
     change = judge_change_note(metric, runs)
     judged = "" if change is None else f" · ⚠️ {change}: not comparable"
+    end = f"{values[-1]:.2f}"
+    if last.threshold is not None:
+        end = shown_value(values[-1], last.threshold, "max" if last.direction == "max" else "min")[
+            0
+        ]
+    suffix = " — this run not judged, its last judged runs shown" if unjudged else ""
     return (
-        f"`{metric}` {spark} {values[0]:.2f} → {values[-1]:.2f} over {len(values)} runs"
-        f"{threshold}{judged}"
+        f"`{metric}` {spark} {values[0]:.2f} → {end} over {len(values)} runs"
+        f"{threshold}{suffix}{judged}"
     )
 
 
@@ -340,6 +354,8 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
                     + f": {mean:.3f} ({entry.verdict})"
                 ),
                 "failed": figures.passed is False,
+                # Only the point of the run the page is about is ringed as "this run".
+                "current": points[index][0] == len(runs) - 1,
             }
         )
     xs = [round(index * step, 2) for index in range(len(points))]
@@ -371,6 +387,7 @@ def trend_chart(metric: str, runs: Sequence[HistoryEntry]) -> dict[str, Any] | N
             for index, point in enumerate(drawn)
         ),
         "current": drawn[-1],
+        "this_run_judged": bool(drawn[-1]["current"]),
         "threshold": threshold,
         "threshold_y": threshold_y,
         "runs": len(drawn),

@@ -36,6 +36,7 @@ from ..gate.baseline import case_deltas, case_drops, pair_cases
 from ..gate.case_verdicts import CaseStatus, CaseVerdict
 from ..gate.judge_noise import JudgeNoise
 from ..gate.judge_outage import ErrorCause, error_cause, outage_cause, outage_remedy
+from ..gate.metric_outcome import MetricOutcome
 from ..scoring.results import CaseResult, canonical_order
 from ..settings.bounds import Bound, Direction
 from ..settings.config import GateConfig
@@ -464,7 +465,9 @@ def _baseline_changes(
         if (base.answer or "") != (new.answer or ""):
             change["answer"] = base.answer or ""
         old_claims, new_claims = _claim_verdicts(base), _claim_verdicts(new)
-        if old_claims != new_claims:
+        # A case the judge gave no claims for this time was not judged: its old claims are
+        # not "no longer claimed".
+        if old_claims != new_claims and not (new.errored and not new_claims):
             change["claims"] = old_claims
         if base.errored != new.errored or (base.error or "") != (new.error or ""):
             change["error"] = (base.error or next(iter(base.errors.values()), "")) or None
@@ -703,6 +706,7 @@ def page_context(
     metrics = _block(report, "metrics")
     comparison = _block(report, "baseline") or None
     cards = []
+    outcomes: dict[str, MetricOutcome] = {}
     for column in columns:
         aggregate = dict(metrics.get(column.name) or {})
         scores = [
@@ -714,7 +718,9 @@ def page_context(
         if comparison is not None:
             delta = (comparison.get("metrics") or {}).get(column.name)
         ppi = _ppi_view(aggregate)
-        shown_apart = {"labelled", "ppi"} if ppi else {"labelled"}
+        shown_apart = {"labelled", "ppi", "outcome"} if ppi else {"labelled", "outcome"}
+        outcome = MetricOutcome.from_saved(column.name, aggregate)
+        outcomes[column.name] = outcome
         cards.append(
             {
                 "name": column.name,
@@ -722,7 +728,9 @@ def page_context(
                 "aggregate": aggregate,
                 "chart": _histogram(scores, column),
                 "delta": delta,
-                "newly_failing": aggregate.get("newly_failing") is True,
+                "outcome": outcome,
+                "status": outcome.status,
+                "newly_failing": outcome.newly_failing,
                 "noise": _noise_text(aggregate.get("judge_noise")),
                 "labelled": aggregate.get("labelled") or 0,
                 "ppi": ppi,
@@ -770,11 +778,12 @@ def page_context(
             for reason in report.get("not_evaluated") or []
             if isinstance(reason, str) and reason.startswith("baseline")
         ],
-        "newly_failing": [
-            name
-            for name, aggregate in metrics.items()
-            if isinstance(aggregate, Mapping) and aggregate.get("newly_failing") is True
-        ],
+        "newly_failing": [name for name, found in outcomes.items() if found.newly_failing],
+        "not_judged": [name for name, found in outcomes.items() if found.status == "not_judged"],
+        "baseline_warnings": list((comparison or {}).get("warnings") or []),
+        "conversations": len(
+            {(result.file, result.conversation) for result in results if result.conversation}
+        ),
         "more": {
             key: value
             for key, value in report.items()
@@ -796,7 +805,9 @@ def page_context(
         "tags": tags,
         "data": script_json(data),
         "case_count": len(views),
-        "outage": _outage(report, results),
+        "outage": _outage(
+            report, results, any(found.status == "not_judged" for found in outcomes.values())
+        ),
         # A conversation run's means count conversations, its histograms count turns.
         "turns": sum(1 for result in results if result.conversation),
         **gate_inputs_context(_block(report, "run"), cache_mode=config.cache),
@@ -812,12 +823,15 @@ _CAUSE_TITLES: dict[ErrorCause, str] = {
 }
 
 
-def _outage(report: Mapping[str, Any], results: Sequence[CaseResult]) -> dict[str, str] | None:
-    """What an ``error`` verdict's header says: its cause and the remedy for that cause.
+def _outage(
+    report: Mapping[str, Any], results: Sequence[CaseResult], unjudged: bool = False
+) -> dict[str, str] | None:
+    """What the header says of a judge that gave no usable answer: cause and remedy.
 
-    Such a run decided nothing, so the page shows no quality verdict, hint or advice.
+    An ``error`` run decided nothing, so the page shows no quality verdict, hint or
+    advice; a failed run with metrics the judge left unscored says which were not judged.
     """
-    if report.get("verdict") != "error":
+    if report.get("verdict") != "error" and not unjudged:
         return None
     cause = outage_cause(results)
     count = sum(1 for result in results if error_cause(result) == cause)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ..gate.metric_outcome import MetricOutcome
 from ..gate.verdict import GateVerdict, MetricAggregate
 
 __all__ = ["verdict_prefix", "verdict_summary"]
@@ -44,8 +45,9 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _row(aggregate: MetricAggregate) -> Markup:
+def _row(aggregate: MetricAggregate, outcome: MetricOutcome) -> Markup:
     threshold = "-" if aggregate.threshold is None else f"{aggregate.threshold:.2f}"
+    value = outcome.table_text
     if aggregate.threshold is not None and aggregate.direction == "max":
         threshold = f"<={threshold}"
     ci = (
@@ -53,10 +55,10 @@ def _row(aggregate: MetricAggregate) -> Markup:
         if aggregate.ci_low is None or aggregate.ci_high is None
         else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
     )
-    word = {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed]
+    word = outcome.word
     cells = [
         aggregate.metric,
-        _cell(aggregate.mean),
+        value,
         ci,
         threshold,
         aggregate.rule if aggregate.threshold is not None else "-",
@@ -65,7 +67,12 @@ def _row(aggregate: MetricAggregate) -> Markup:
         str(aggregate.errors),
         word,
     ]
-    verdict_style = {"PASS": "color: green", "FAIL": "color: red; font-weight: bold"}
+    verdict_style = {
+        "PASS": "color: green",
+        "FAIL": "color: red; font-weight: bold",
+        "NOT-JUDGED": "color: gray",
+        "NOT-EVALUATED": "color: gray",
+    }
     styles = [_CELL] * (len(cells) - 1) + [f"{_CELL}; {verdict_style.get(word, '')}"]
     return Markup("<tr>{}</tr>").format(
         Markup("").join(
@@ -89,7 +96,10 @@ def verdict_summary(verdict: GateVerdict) -> list[str]:
         "<tr>{}</tr>{}</table></div>"
     ).format(
         Markup("").join(Markup('<th style="{}">{}</th>').format(_CELL, name) for name in header),
-        Markup("").join(_row(aggregate) for aggregate in verdict.metrics.values()),
+        Markup("").join(
+            _row(aggregate, verdict.outcome(aggregate.metric))
+            for aggregate in verdict.metrics.values()
+        ),
     )
     parts = [str(table), str(Markup("<p>cases: {}</p>").format(verdict.coverage))]
     failing = verdict.failed_checks

@@ -72,6 +72,14 @@ class SavedReport:
     raw: dict[str, Any]
 
 
+def _outcome_entry(verdict: GateVerdict, metric: str) -> dict[str, Any]:
+    """``{"outcome": …}``: what the gate decided the metric's figures mean."""
+    outcome = verdict.outcome(metric)
+    if outcome is None:
+        return {}
+    return {"outcome": outcome.model_dump(mode="json", exclude={"metric"})}
+
+
 def build_report(
     *,
     results: Sequence[CaseResult],
@@ -129,7 +137,10 @@ def build_report(
         "judge": judge.model_dump(mode="json"),
         "config": config.model_dump(mode="json"),
         "metrics": {
-            name: aggregate.model_dump(mode="json", exclude={"metric"})
+            name: {
+                **aggregate.model_dump(mode="json", exclude={"metric"}),
+                **_outcome_entry(verdict, name),
+            }
             for name, aggregate in verdict.metrics.items()
         },
         "tags": [tag.model_dump(mode="json") for tag in verdict.tags],

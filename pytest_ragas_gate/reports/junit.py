@@ -159,7 +159,12 @@ def _gate_testcases(verdict: GateVerdict) -> tuple[list[Any], list[list[tuple[st
     undecided = verdict.status == "error"
     for check in verdict.checks:
         testcase = junit_xml.TestCase(name=check.name, classname=GATE_SUITE)
-        if undecided and check.name == "error_rate":
+        outcome = verdict.outcome(check.name) if check.kind in _METRIC_KINDS else None
+        if outcome is not None and outcome.status == "not_judged":
+            testcase.add_error_info(
+                message=_clean(check.message), error_type="RagGateJudgeUnavailable"
+            )
+        elif undecided and check.name == "error_rate":
             testcase.add_error_info(
                 message=_clean(verdict.recommendation), error_type="RagGateJudgeUnavailable"
             )

@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from ..gate.baseline import BaselineComparison
 from ..gate.diagnosis import DiagnosisSummary
+from ..gate.metric_outcome import MetricOutcome
 from ..gate.verdict import CaseVerdict, GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gap_figures import oracle_gap_lines
@@ -131,28 +132,26 @@ NOT_JUDGED = "⚪ not judged"
 
 
 def _metric_row(
-    aggregate: MetricAggregate, changed: Mapping[str, tuple[str, str]], *, undecided: bool = False
+    aggregate: MetricAggregate,
+    changed: Mapping[str, tuple[str, str]],
+    outcome: MetricOutcome,
 ) -> str:
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
         interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
+    threshold = outcome.threshold_text if aggregate.threshold is not None else "—"
     cells = [
         code_span(aggregate.metric),
-        _number(aggregate.mean),
+        outcome.value_text,
         interval,
         ("≤ " if aggregate.threshold is not None and aggregate.direction == "max" else "")
-        + _number(aggregate.threshold),
+        + threshold,
         aggregate.rule if aggregate.threshold is not None else "—",
         f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
         str(aggregate.not_applicable),
         str(aggregate.errors),
-        (
-            NOT_JUDGED
-            if undecided and aggregate.threshold is not None
-            else _verdict_cell(aggregate.passed)
-        )
-        + threshold_change_note(aggregate.metric, changed),
+        outcome.mark + threshold_change_note(aggregate.metric, changed),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -202,10 +201,18 @@ def _case_rows(ranked: Sequence[CaseVerdict], gated: Collection[str], more_in: s
     return lines
 
 
+def _gated(verdict: GateVerdict) -> set[str]:
+    """The metrics the gate's outcomes call gated."""
+    return {outcome.metric for outcome in verdict.outcomes if outcome.gated}
+
+
 def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
-    """Failing cases of gated metrics, worst first; those of reported metrics folded below."""
-    # A metric with a threshold in force is gated even in a run the judge left undecided.
-    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.threshold is not None}
+    """Failing cases of gated metrics, worst first; those of reported metrics folded below.
+
+    Cases below the threshold of a metric that did not fail are no failing cases: they
+    are folded apart as below a threshold, report only.
+    """
+    gated = _gated(verdict)
     # Cases listed for an error of a gated metric alone are grouped by cause, below the
     # cases that miss a threshold; errors of metrics only reported stay folded below.
     grouped = [
@@ -213,30 +220,66 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
     ]
     errors = error_table(error_groups(grouped), case=code_span, text=plain_cell)
     failing = [case for case in verdict.failing_cases if case not in grouped]
-    if not failing:
-        return errors
-    # sorted() is stable: cases of one severity keep the gate's canonical order.
-    ranked = sorted(failing, key=lambda case: -_severity(case, gated))
-    on_gated = [case for case in ranked if _on_gated(case, gated)]
-    reported = [case for case in ranked if not _on_gated(case, gated)]
-    lines = [f"### Failing cases ({len(failing)})", ""]
-    if on_gated:
-        lines += _case_rows(on_gated, gated, more_in)
-    if reported:
-        count = len(reported)
+    below = verdict.below_report_only
+    lines: list[str] = []
+    if failing:
+        # sorted() is stable: cases of one severity keep the gate's canonical order.
+        ranked = sorted(failing, key=lambda case: -_severity(case, gated))
+        on_gated = [case for case in ranked if _on_gated(case, gated)]
+        reported = [case for case in ranked if not _on_gated(case, gated)]
+        lines = [f"### Failing cases ({len(failing)})", ""]
+        if on_gated:
+            lines += _case_rows(on_gated, gated, more_in)
+        if reported:
+            count = len(reported)
+            lines += [
+                "",
+                f"<details><summary>{count} failing case{'' if count == 1 else 's'} of "
+                "metrics reported, not gated</summary>",
+                "",
+                *_case_rows(reported, gated, more_in),
+                "",
+                "</details>",
+            ]
+    if below:
+        count = len(below)
         lines += [
+            *([""] if lines else []),
+            f"<details><summary>{count} case{'' if count == 1 else 's'} "
+            f"{BELOW_REPORT_ONLY}</summary>",
             "",
-            f"<details><summary>{count} failing case{'' if count == 1 else 's'} of metrics "
-            "reported, not gated</summary>",
-            "",
-            *_case_rows(reported, gated, more_in),
+            *_case_rows(below, gated, more_in),
             "",
             "</details>",
         ]
     return lines + (["", *errors] if errors else [])
 
 
-def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[str]) -> list[str]:
+#: How the reports call cases below the threshold of a metric that did not fail.
+BELOW_REPORT_ONLY = "below a threshold (report only)"
+
+
+def _baseline_cell(outcome: MetricOutcome | None) -> str:
+    """The baseline verdict of a metric, as its outcome says it."""
+    if outcome is None:
+        return "—"
+    if outcome.status == "not_judged":
+        return outcome.mark
+    if outcome.regressed:
+        return "❌ regressed"
+    if outcome.dropped:
+        return "⚠️ regressed (not gated)"
+    if outcome.newly_failing:
+        return "❌ newly failing since the baseline"
+    return "✅ ok"
+
+
+def _baseline_section(
+    comparison: BaselineComparison,
+    newly_failing: Sequence[str],
+    outcomes: Mapping[str, MetricOutcome] | None = None,
+) -> list[str]:
+    outcomes = outcomes or {}
     confidence = f"{round(comparison.confidence * 100, 6):g}%"
     lines = [
         f"### Baseline {code_span(comparison.path)}",
@@ -267,11 +310,7 @@ def _baseline_section(comparison: BaselineComparison, newly_failing: Sequence[st
             change,
             interval,
             str(delta.n_paired),
-            ("❌ regressed" if delta.gated else "⚠️ regressed (not gated)")
-            if delta.regressed
-            else "❌ newly failing since the baseline"
-            if delta.metric in newly_failing
-            else "✅ ok",
+            _baseline_cell(outcomes.get(delta.metric)),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -416,7 +455,7 @@ def render_markdown(
         "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        _metric_row(aggregate, changed_thresholds or {}, undecided=verdict.status == "error")
+        _metric_row(aggregate, changed_thresholds or {}, verdict.outcome(aggregate.metric))
         for aggregate in verdict.metrics.values()
     ]
     lines += _latency_rows(verdict)
@@ -454,7 +493,14 @@ def render_markdown(
         lines.append("")
 
     if verdict.baseline is not None:
-        lines += [*_baseline_section(verdict.baseline, verdict.newly_failing), ""]
+        lines += [
+            *_baseline_section(
+                verdict.baseline,
+                verdict.newly_failing,
+                {outcome.metric: outcome for outcome in verdict.outcomes},
+            ),
+            "",
+        ]
     lines += _judge_noise_section(verdict)
     if verdict.pairwise is not None:
         mark = "❌" if verdict.pairwise.passed is False else "🆚"

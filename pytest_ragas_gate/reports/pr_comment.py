@@ -50,7 +50,7 @@ from .gate_inputs import (
 from .history import entry_from_report, read_history, recent_runs, trend_line
 from .json_report import SavedReport, baseline_report, load_report, saved_stamp
 from .long_lists import cut_between_rows, error_groups, error_table, is_error_row
-from .markdown import NOT_JUDGED, code_span, plain_cell
+from .markdown import BELOW_REPORT_ONLY, code_span, plain_cell
 from .run_stamp import commit_url, short_sha
 
 __all__ = [
@@ -108,30 +108,20 @@ def _metric_row(
         else f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
     )
     threshold = "—"
-    if aggregate.threshold is not None:
-        threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + _number(aggregate.threshold)
     delta = comparison.metrics.get(name) if comparison is not None else None
-    gated = aggregate.passed is not None
+    outcome = verdict.outcome(name)
+    value = outcome.value_text
+    if aggregate.threshold is not None:
+        threshold = ("≤ " if aggregate.direction == "max" else "≥ ") + outcome.threshold_text
     change = "—"
     if delta is not None and delta.delta is not None:
-        # A metric the gate does not judge cannot regress it: its drop is shown, not flagged.
-        change = f"{delta.delta:+.2f}" + (" ❌" if delta.regressed and gated else "")
+        # Only a regression the verdict counts is flagged; other drops are shown.
+        change = f"{delta.delta:+.2f}" + (" ❌" if outcome.regressed else "")
         if delta.judge_noise is not None:
             change += f" (judge noise ±{delta.judge_noise:.2f})"
-    state = (
-        "reported"
-        if not gated
-        else NOT_JUDGED
-        if verdict.status == "error"
-        else "✅ pass"
-        if aggregate.passed
-        else "❌ fail"
-    )
+    state = outcome.mark
     state += threshold_change_note(name, changed or {})
-    return (
-        f"| {code_span(name)} | {_number(aggregate.mean)} | {interval} | {threshold} | "
-        f"{change} | {state} |"
-    )
+    return f"| {code_span(name)} | {value} | {interval} | {threshold} | {change} | {state} |"
 
 
 def _metric_table(
@@ -145,7 +135,7 @@ def _metric_table(
         "| metric | mean | CI | threshold | Δ vs baseline | verdict |",
         "|---|---|---|---|---|---|",
     ]
-    gated = [name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None]
+    gated = [outcome.metric for outcome in verdict.outcomes if outcome.gated]
     reported = [name for name in verdict.metrics if name not in gated]
     lines = [*header, *(_metric_row(name, verdict, changed) for name in gated)] if gated else []
     if reported:
@@ -208,7 +198,7 @@ def _regressed_cases(
     if baseline is None:
         return []
     directions = {name: aggregate.direction for name, aggregate in verdict.metrics.items()}
-    gated = {name for name, aggregate in verdict.metrics.items() if aggregate.passed is not None}
+    gated = {outcome.metric for outcome in verdict.outcomes if outcome.gated}
     drops = case_drops(baseline, results, directions, gated)
     if not drops:
         return []
@@ -257,8 +247,18 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         if case.status == "below" and case.worst is not None:
             shortfall = -case.worst.shortfall
         failing.append((order[case.status], shortfall, case.key, case.why))
+    below = len(verdict.below_report_only)
+    aside = (
+        [
+            "",
+            f"{below} case{'' if below == 1 else 's'} {BELOW_REPORT_ONLY}; the HTML report "
+            "lists them.",
+        ]
+        if below
+        else []
+    )
     if not failing:
-        return errors
+        return aside[1:] + (["", *errors] if errors and aside else errors)
     failing.sort()
     always = sum(1 for group, *_ in failing if group < 2)
     shown = failing[: max(MAX_CASES, always)]
@@ -270,7 +270,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     ]
     lines += [_failing_row(key, why) for _, _, key, why in shown]
     lines += _showing(len(shown), len(failing))
-    return lines + (["", *errors] if errors else [])
+    return lines + aside + (["", *errors] if errors else [])
 
 
 def _failing_row(key: str, why: str) -> str:
@@ -396,7 +396,9 @@ def comment_body(
     if lead:
         lines += [*lead[1:], ""]
     lines += _metric_table(verdict, changed_thresholds(changes))
-    newly = [verdict.metrics[name].message for name in verdict.newly_failing]
+    newly = [
+        outcome.message for outcome in verdict.outcomes if outcome.metric in verdict.newly_failing
+    ]
     if newly:
         lines += ["", *(f"> ❌ {_text(message)}" for message in newly)]
     if trend:

@@ -61,6 +61,7 @@ def _table(verdict: GateVerdict) -> list[str]:
     if noisy:
         rows = [(*rows[0], JUDGE_NOISE_HEADER)]
     for name, aggregate in verdict.metrics.items():
+        outcome = verdict.outcome(name)
         ci = (
             "-"
             if aggregate.ci_low is None or aggregate.ci_high is None
@@ -69,14 +70,14 @@ def _table(verdict: GateVerdict) -> list[str]:
         rows.append(
             (
                 name,
-                _fmt(aggregate.mean),
+                outcome.table_text,
                 ci,
                 _threshold_cell(aggregate),
                 aggregate.rule if aggregate.threshold is not None else "-",
                 f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),
                 str(aggregate.errors),
-                {True: "PASS", False: "FAIL", None: "report"}[aggregate.passed],
+                outcome.word,
                 *([noise_cell(aggregate.judge_noise)] if noisy else []),
             )
         )
