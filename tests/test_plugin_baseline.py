@@ -237,6 +237,39 @@ def test_a_baseline_of_other_questions_under_the_same_ids_pairs_nothing(
     compared.stderr.fnmatch_lines(["*warning: 8 baseline ids reused for other questions*"])
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_current_baseline_missing_a_question_pairs_no_case_by_id_alone(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # Another set under the same ids, one question removed from the report: before,
+    # that case paired "by id alone" and the run was "Safe to deploy".
+    other_set = [
+        {**HALLUCINATED, "id": f"case-{index}", "question": f"When was tower {index} built?"}
+        for index in range(8)
+    ]
+    write_jsonl(pytester, "golden.jsonl", other_set)
+    assert pytester.runpytest("--rag-gate", "--rag-gate-report", "base.json").ret in (0, 1)
+    saved = json.loads((pytester.path / "base.json").read_text())
+    del saved["cases"][0]["question"]
+    (pytester.path / "half.json").write_text(json.dumps(saved))
+    for case in saved["cases"]:
+        case["question"] = ""
+    (pytester.path / "blank.json").write_text(json.dumps(saved))
+    write_jsonl(pytester, "golden.jsonl", GOOD_ROWS)
+    for name in ("half.json", "blank.json"):
+        result, report = gate_run(pytester, *workers, "--rag-gate-baseline", name, **OPTIONS)
+        result.stdout.fnmatch_lines(
+            [
+                f"baseline {name}: 0 paired, 8 new, 8 removed case(s); "
+                "baseline check not evaluated",
+                "*saved no question: not paired*",
+                "RAG gate: PARTIAL",
+            ]
+        )
+        assert "Safe to deploy" not in result.stdout.str()
+        assert report["baseline"]["paired_cases"] == 0
+
+
 @pytest.mark.usefixtures("baseline")
 def test_ids_reused_for_other_questions_are_counted_and_the_rest_pair(
     pytester: pytest.Pytester,
