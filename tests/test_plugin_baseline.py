@@ -333,7 +333,8 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
         "model": base_report["judge"]["model"],
         "prompt_version": PROMPT_VERSION,
     }
-    _claim_judge(pytester.path / "base.json", prompt_version="6")
+    # Written "v6", the version still reads "prompt v6" (not "vv6").
+    _claim_judge(pytester.path / "base.json", prompt_version="v6")
     model = base_report["judge"]["model"]
     # Half the answers now have no support: a drop the regression check would catch.
     worse = [{**row, "answer": UNSUPPORTED} if index < 4 else row for index, row in enumerate(rows)]
@@ -386,6 +387,17 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
         *cli, "regate", "new.json", "--baseline", "base.json", "--config", str(allowed)
     )
     regated.stdout.fnmatch_lines(["FAILED faithfulness regressed: *", "RAG gate: FAILED"])
+    # Without --baseline the stored comparison stands; the advice is to compare again.
+    regated = pytester.run(*cli, "regate", "new.json", "--config", str(allowed))
+    regated.stdout.fnmatch_lines(
+        [
+            "baseline regression check not evaluated for faithfulness, *; a change of judge "
+            "is not a change of the system (pass --baseline to compare again with "
+            "baseline.allow_judge_change)",
+            "RAG gate: PARTIAL",
+        ]
+    )
+    assert "set baseline.allow_judge_change: true" not in regated.stdout.str()
 
     # The absolute thresholds still decide.
     result, report = gate_run(
