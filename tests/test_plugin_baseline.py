@@ -302,6 +302,32 @@ def test_ids_reused_for_other_questions_are_counted_and_the_rest_pair(
     assert report["verdict"] == "passed"
 
 
+@pytest.mark.usefixtures("baseline")
+def test_a_metric_only_reported_judged_otherwise_is_named_in_the_terminal_and_markdown(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before, only the JSON's baseline.metrics named it; the terminal and Markdown were silent.
+    saved = json.loads((pytester.path / "base.json").read_text(encoding="utf-8"))
+    gated = set(saved["config"]["thresholds"])
+    reported = sorted(set(saved["judge"]["metrics"]) - gated)
+    assert reported, saved["judge"]["metrics"]
+    saved["judge"]["metrics"][reported[0]] = {
+        "kind": "anthropic",
+        "model": "claude-x",
+        "prompt_version": "6",
+    }
+    (pytester.path / "base.json").write_text(json.dumps(saved), encoding="utf-8")
+    line = (
+        "baseline judged by claude-x prompt v6, this run by the offline heuristic "
+        f"(heuristic-v1) ({reported[0]}); not compared (reported only, decides nothing)"
+    )
+    outcome = gate_run(pytester, "--rag-gate-baseline", "base.json", markdown="out.md", **OPTIONS)
+    result, report = outcome
+    result.stdout.fnmatch_lines([f"baseline warning: {line}", "RAG gate: PASSED"])
+    assert report["baseline"]["warnings"] == [line]
+    assert line in (outcome.markdown or "")
+
+
 def _claim_judge(path: Path, *, prompt_version: str) -> None:
     """Rewrite a saved report as if its LLM judge had used other prompts."""
     saved = json.loads(path.read_text(encoding="utf-8"))

@@ -526,6 +526,16 @@ def compare_to_baseline(
         )
         if line
     ]
+    # A metric only reported decides nothing, so no "not evaluated" reason names it: a
+    # warning does, or its judge change would show in the JSON alone.
+    reported: dict[str, list[str]] = {}
+    for metric, change in changed.items():
+        if not config.allow_judge_change and metric not in gated:
+            reported.setdefault(change, []).append(metric)
+    lines += [
+        f"{change} ({', '.join(names)}); not compared (reported only, decides nothing)"
+        for change, names in reported.items()
+    ]
     if config.allow_judge_change:
         by_change: dict[str, list[str]] = {}
         for metric, change in changed.items():
