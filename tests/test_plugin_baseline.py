@@ -496,7 +496,12 @@ def test_a_baseline_scored_by_the_heuristic_is_named_and_not_compared(
             "RAG gate: PARTIAL",
         ]
     )
-    assert report["baseline"]["warnings"] == [metric_warning]
+    # The metrics only reported are named too, in a warning of their own.
+    assert report["baseline"]["warnings"] == [
+        f"{judge_change} (contradiction_rate, answer_correctness, context_relevance, "
+        "top_doc_usage); not compared (reported only, decides nothing)",
+        metric_warning,
+    ]
     assert report["judge"]["metrics"]["faithfulness"] == {
         "kind": "offline",
         "model": "heuristic-v1",
