@@ -238,6 +238,39 @@ def test_a_baseline_of_other_questions_under_the_same_ids_pairs_nothing(
     compared.stderr.fnmatch_lines(["*warning: 8 baseline ids reused for other questions*"])
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_current_baseline_missing_a_question_pairs_no_case_by_id_alone(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # Another set under the same ids, one question removed from the report: before,
+    # that case paired "by id alone" and the run was "Safe to deploy".
+    other_set = [
+        {**HALLUCINATED, "id": f"case-{index}", "question": f"When was tower {index} built?"}
+        for index in range(8)
+    ]
+    write_jsonl(pytester, "golden.jsonl", other_set)
+    assert pytester.runpytest("--rag-gate", "--rag-gate-report", "base.json").ret in (0, 1)
+    saved = json.loads((pytester.path / "base.json").read_text())
+    del saved["cases"][0]["question"]
+    (pytester.path / "half.json").write_text(json.dumps(saved))
+    for case in saved["cases"]:
+        case["question"] = ""
+    (pytester.path / "blank.json").write_text(json.dumps(saved))
+    write_jsonl(pytester, "golden.jsonl", GOOD_ROWS)
+    for name in ("half.json", "blank.json"):
+        result, report = gate_run(pytester, *workers, "--rag-gate-baseline", name, **OPTIONS)
+        result.stdout.fnmatch_lines(
+            [
+                f"baseline {name}: 0 paired, 8 new, 8 removed case(s); "
+                "baseline check not evaluated",
+                "*saved no question: not paired*",
+                "RAG gate: PARTIAL",
+            ]
+        )
+        assert "Safe to deploy" not in result.stdout.str()
+        assert report["baseline"]["paired_cases"] == 0
+
+
 @pytest.mark.usefixtures("baseline")
 def test_ids_reused_for_other_questions_are_counted_and_the_rest_pair(
     pytester: pytest.Pytester,
@@ -268,6 +301,32 @@ def test_ids_reused_for_other_questions_are_counted_and_the_rest_pair(
     result, report = gate_run(pytester, "--rag-gate-baseline", "base.json", **OPTIONS)
     assert report["baseline"]["paired_cases"] == 8, result.stdout.str()
     assert report["verdict"] == "passed"
+
+
+@pytest.mark.usefixtures("baseline")
+def test_a_metric_only_reported_judged_otherwise_is_named_in_the_terminal_and_markdown(
+    pytester: pytest.Pytester,
+) -> None:
+    # Before, only the JSON's baseline.metrics named it; the terminal and Markdown were silent.
+    saved = json.loads((pytester.path / "base.json").read_text(encoding="utf-8"))
+    gated = set(saved["config"]["thresholds"])
+    reported = sorted(set(saved["judge"]["metrics"]) - gated)
+    assert reported, saved["judge"]["metrics"]
+    saved["judge"]["metrics"][reported[0]] = {
+        "kind": "anthropic",
+        "model": "claude-x",
+        "prompt_version": "6",
+    }
+    (pytester.path / "base.json").write_text(json.dumps(saved), encoding="utf-8")
+    line = (
+        "baseline judged by claude-x prompt v6, this run by the offline heuristic "
+        f"(heuristic-v1) ({reported[0]}); not compared (reported only, decides nothing)"
+    )
+    outcome = gate_run(pytester, "--rag-gate-baseline", "base.json", markdown="out.md", **OPTIONS)
+    result, report = outcome
+    result.stdout.fnmatch_lines([f"baseline warning: {line}", "RAG gate: PASSED"])
+    assert report["baseline"]["warnings"] == [line]
+    assert line in (outcome.markdown or "")
 
 
 def _claim_judge(path: Path, *, prompt_version: str) -> None:
@@ -301,7 +360,8 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
         "model": base_report["judge"]["model"],
         "prompt_version": PROMPT_VERSION,
     }
-    _claim_judge(pytester.path / "base.json", prompt_version="6")
+    # Written "v6", the version still reads "prompt v6" (not "vv6").
+    _claim_judge(pytester.path / "base.json", prompt_version="v6")
     model = base_report["judge"]["model"]
     # Two thirds of the answers now have no support: a drop the regression check would catch.
     worse = [{**row, "answer": UNSUPPORTED} if index < 8 else row for index, row in enumerate(rows)]
@@ -354,6 +414,17 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
         *cli, "regate", "new.json", "--baseline", "base.json", "--config", str(allowed)
     )
     regated.stdout.fnmatch_lines(["FAILED faithfulness regressed: *", "RAG gate: FAILED"])
+    # Without --baseline the stored comparison stands; the advice is to compare again.
+    regated = pytester.run(*cli, "regate", "new.json", "--config", str(allowed))
+    regated.stdout.fnmatch_lines(
+        [
+            "baseline regression check not evaluated for faithfulness, *; a change of judge "
+            "is not a change of the system (pass --baseline to compare again with "
+            "baseline.allow_judge_change)",
+            "RAG gate: PARTIAL",
+        ]
+    )
+    assert "set baseline.allow_judge_change: true" not in regated.stdout.str()
 
     # The absolute thresholds still decide.
     result, report = gate_run(
@@ -426,7 +497,12 @@ def test_a_baseline_scored_by_the_heuristic_is_named_and_not_compared(
             "RAG gate: PARTIAL",
         ]
     )
-    assert report["baseline"]["warnings"] == [metric_warning]
+    # The metrics only reported are named too, in a warning of their own.
+    assert report["baseline"]["warnings"] == [
+        f"{judge_change} (contradiction_rate, answer_correctness, context_relevance, "
+        "top_doc_usage); not compared (reported only, decides nothing)",
+        metric_warning,
+    ]
     assert report["judge"]["metrics"]["faithfulness"] == {
         "kind": "offline",
         "model": "heuristic-v1",

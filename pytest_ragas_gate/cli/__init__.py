@@ -440,6 +440,9 @@ def _regate(arguments: argparse.Namespace) -> int:
             arguments.baseline, report.results, report.metrics, config, report.judge
         )
         facts = facts.model_copy(update={"baseline": comparison})
+    elif facts.baseline is not None and config.allow_judge_change:
+        stored = facts.baseline.model_copy(update={"allow_pending": True})
+        facts = facts.model_copy(update={"baseline": stored})
     verdict = evaluate_gate(report.results, report.metrics, config, facts)
     if arguments.output or files:
         timing = _timing(report)

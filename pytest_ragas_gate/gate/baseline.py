@@ -88,6 +88,9 @@ class Pairing:
             one id: a turn that differs unpairs all its turns.
         unverified: Pairs matched by id alone because one side saved no question (a
             report written before questions were kept).
+        unchecked: The ids not paired because no question could check them and the
+            baseline is not an older report (it keeps questions or per-metric judges,
+            or shows ids reused for another set).
     """
 
     pairs: list[tuple[CaseResult, CaseResult]]
@@ -96,6 +99,7 @@ class Pairing:
     by_id_only: int
     reused: list[str] = field(default_factory=list)
     unverified: int = 0
+    unchecked: list[str] = field(default_factory=list)
 
 
 def _text(value: str | None) -> str:
@@ -117,7 +121,9 @@ def same_case(base: CaseResult, new: CaseResult) -> bool | None:
     return True
 
 
-def pairing(base: Sequence[CaseResult], new: Sequence[CaseResult]) -> Pairing:
+def pairing(
+    base: Sequence[CaseResult], new: Sequence[CaseResult], *, older_format: bool = True
+) -> Pairing:
     """Pair baseline and new cases by (file, id), then by id alone for moved files.
 
     A pair whose question (or reference) differs is not the same case, whatever its id
@@ -127,6 +133,8 @@ def pairing(base: Sequence[CaseResult], new: Sequence[CaseResult]) -> Pairing:
     Args:
         base: The baseline's case results.
         new: The new run's case results.
+        older_format: Whether the baseline may be a report written before questions
+            were kept (False: it records per-metric judges, so it is current).
     """
     base_by_key = {r.key: r for r in canonical_order(base)}
     matched: list[tuple[CaseResult, CaseResult]] = []
@@ -160,10 +168,19 @@ def pairing(base: Sequence[CaseResult], new: Sequence[CaseResult]) -> Pairing:
 
     verdicts = [(pair, same_case(*pair)) for pair in matched]
     reused_units = {unit(new_result) for (_, new_result), same in verdicts if same is False}
+    # A pair no question can check is trusted only from a report that kept no question
+    # at all; a current report missing one, or a baseline showing ids of another set,
+    # leaves the case unpaired rather than "safe" on an unchecked id.
+    trust_unchecked = older_format and not reused_units and not any(_text(r.question) for r in base)
+    unchecked_units = (
+        set()
+        if trust_unchecked
+        else {unit(new_result) for (_, new_result), same in verdicts if same is None}
+    )
     pairs: list[tuple[CaseResult, CaseResult]] = []
     unverified = 0
     for (base_result, new_result), same in verdicts:
-        if unit(new_result) in reused_units:
+        if unit(new_result) in reused_units or unit(new_result) in unchecked_units:
             new_only.append(new_result)
             continue
         pairs.append((base_result, new_result))
@@ -180,6 +197,7 @@ def pairing(base: Sequence[CaseResult], new: Sequence[CaseResult]) -> Pairing:
         by_id_only=sum(1 for _, new_result in pairs if id(new_result) in by_id_pairs),
         reused=sorted(reused_units),
         unverified=unverified,
+        unchecked=sorted(unchecked_units),
     )
 
 
@@ -202,6 +220,18 @@ def reused_ids_line(reused: Sequence[str], *, shown: int = 5) -> str | None:
     names = ", ".join(reused[:shown]) + (", …" if len(reused) > shown else "")
     noun = "id" if len(reused) == 1 else "ids"
     return f"{len(reused)} baseline {noun} reused for other questions: not paired ({names})"
+
+
+def unchecked_line(unchecked: Sequence[str], *, shown: int = 5) -> str | None:
+    """The ids left unpaired because no question could check them, or None."""
+    if not unchecked:
+        return None
+    names = ", ".join(unchecked[:shown]) + (", …" if len(unchecked) > shown else "")
+    noun = "id" if len(unchecked) == 1 else "ids"
+    return (
+        f"{len(unchecked)} baseline {noun} saved no question: not paired ({names}); "
+        "only a report written before questions were kept pairs by id alone"
+    )
 
 
 def unverified_line(count: int) -> str | None:
@@ -469,7 +499,7 @@ def compare_to_baseline(
     Returns:
         The comparison; ``regressed_metrics`` lists the metrics that fail.
     """
-    found = pairing(base, new)
+    found = pairing(base, new, older_format=base_judge is None or not base_judge.metrics)
     pairs = found.pairs
     label = f"{round(config.confidence * 100, 6):g}%"
     gated = set(config.effective_thresholds())
@@ -503,7 +533,23 @@ def compare_to_baseline(
             )
         deltas[metric] = delta.model_copy(update=update)
     lines = [
-        line for line in (reused_ids_line(found.reused), unverified_line(found.unverified)) if line
+        line
+        for line in (
+            reused_ids_line(found.reused),
+            unchecked_line(found.unchecked),
+            unverified_line(found.unverified),
+        )
+        if line
+    ]
+    # A metric only reported decides nothing, so no "not evaluated" reason names it: a
+    # warning does, or its judge change would show in the JSON alone.
+    reported: dict[str, list[str]] = {}
+    for metric, change in changed.items():
+        if not config.allow_judge_change and metric not in gated:
+            reported.setdefault(change, []).append(metric)
+    lines += [
+        f"{change} ({', '.join(names)}); not compared (reported only, decides nothing)"
+        for change, names in reported.items()
     ]
     if config.allow_judge_change:
         by_change: dict[str, list[str]] = {}

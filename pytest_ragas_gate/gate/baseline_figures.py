@@ -70,6 +70,9 @@ class BaselineComparison(BaseModel):
     unverified_pairs: int = 0
     # Whether a metric judged differently in the baseline is compared all the same.
     allow_judge_change: bool = False
+    # Set by a re-gate whose settings allow a judge change the stored comparison did not:
+    # only comparing again (``--baseline``) can apply it. Not written to reports.
+    allow_pending: bool = Field(default=False, exclude=True)
 
     @property
     def evaluated(self) -> bool:
@@ -96,10 +99,14 @@ class BaselineComparison(BaseModel):
             # A metric only reported decides nothing, compared or not.
             if not delta.compared and delta.gated and delta.judge_change is not None:
                 by_change.setdefault(delta.judge_change, []).append(metric)
+        advice = (
+            "pass --baseline to compare again with baseline.allow_judge_change"
+            if self.allow_pending
+            else "set baseline.allow_judge_change: true to compare anyway"
+        )
         return [
             f"baseline regression check not evaluated for {', '.join(metrics)}: {change}; "
-            "a change of judge is not a change of the system (set "
-            "baseline.allow_judge_change: true to compare anyway)"
+            f"a change of judge is not a change of the system ({advice})"
             for change, metrics in by_change.items()
         ]
 

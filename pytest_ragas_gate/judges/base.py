@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..usage import Usage
 from .requests import JudgeRequest
@@ -46,6 +46,12 @@ class MetricJudge(BaseModel):
     # Empty for the offline judge and a metric without a judge, and when not known.
     prompt_version: str = ""
 
+    @field_validator("prompt_version", mode="before")
+    @classmethod
+    def _bare_version(cls, value: object) -> object:
+        # "v6" and "6" are one version; kept bare so lines read "prompt v6", never "vv6".
+        return bare_version(value) if isinstance(value, str) else value
+
     def describe(self) -> str:
         """``claude-sonnet-4-5 prompt v7``, ``the offline heuristic (heuristic-v1)``, ``no judge``.
 
@@ -60,6 +66,18 @@ class MetricJudge(BaseModel):
             )
         version = f" prompt v{self.prompt_version}" if self.prompt_version else ""
         return f"{self.model or self.kind}{version}"
+
+
+def bare_version(version: str) -> str:
+    """A prompt version without its leading ``v``.
+
+    >>> bare_version(" v6 "), bare_version("7"), bare_version("vision")
+    ('6', '7', 'vision')
+    """
+    version = version.strip()
+    if version[:1] in ("v", "V") and version[1:2].isdigit():
+        return version[1:]
+    return version
 
 
 #: The ``kind`` of a metric computed without a judge.
@@ -80,6 +98,13 @@ class JudgeInfo(BaseModel):
     selected_by: str = ""
     # Empty for the offline judge (no prompts) and in reports written before it was kept.
     prompt_version: str = ""
+
+    @field_validator("prompt_version", mode="before")
+    @classmethod
+    def _bare_version(cls, value: object) -> object:
+        # "v6" and "6" are one version; kept bare so lines read "prompt v6", never "vv6".
+        return bare_version(value) if isinstance(value, str) else value
+
     # The openai judge's structured-output mode and why (``structured output json_schema
     # (auto: …)``); empty for the other judges.
     structured_output: str = ""
