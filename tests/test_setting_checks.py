@@ -11,6 +11,7 @@ fine anywhere, and ``--rag-gate-output otel=ftp://x/y`` wrote a local file ``ftp
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import Any
 
@@ -363,3 +364,42 @@ def test_rag_gate_names_the_line_and_the_option_as_pytest_does(pytester: pytest.
     )
     assert status == 4, out + err
     assert "setting 'thresholds' from --threshold: threshold for 'faithfulness' is '<=0.5'" in err
+
+
+# --- a saved report's own settings -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "line"),
+    [
+        (
+            {"min_coverage": {"default": 0.5, "faithfulnes": 1.0}},
+            "rag-gate gate: Invalid rag-gate configuration: setting 'min_coverage' from "
+            "run.json (config.min_coverage): unknown metric 'faithfulnes'; did you mean "
+            "'faithfulness'?",
+        ),
+        (
+            {"lower_is_better": ["contradiction_rat"]},
+            "rag-gate gate: Invalid rag-gate configuration: setting 'lower_is_better' from "
+            "run.json (config.lower_is_better): unknown metric 'contradiction_rat'; did you "
+            "mean 'contradiction_rate'?",
+        ),
+    ],
+    ids=["min_coverage", "lower_is_better"],
+)
+def test_a_misspelt_metric_in_a_saved_reports_config_is_refused_on_regate(
+    pytester: pytest.Pytester, settings: dict[str, Any], line: str
+) -> None:
+    write(pytester.path / "run.json", cases([0.9, 0.8]))
+    saved = json.loads((pytester.path / "run.json").read_text(encoding="utf-8"))
+    saved["config"].update(settings)
+    (pytester.path / "run.json").write_text(json.dumps(saved), encoding="utf-8")
+    for command in (
+        ("gate", "run.json"),
+        ("merge", "run.json", "-o", "all.json"),
+        ("compare", "run.json", "run.json"),
+    ):
+        status, out, err = in_process(pytester.path, *command)
+        assert status == 4, out + err
+        assert err.strip().splitlines()[-1] == line.replace("rag-gate gate", f"rag-gate {command[0]}"), err
+        assert "Traceback" not in err
