@@ -401,5 +401,6 @@ def test_a_misspelt_metric_in_a_saved_reports_config_is_refused_on_regate(
     ):
         status, out, err = in_process(pytester.path, *command)
         assert status == 4, out + err
-        assert err.strip().splitlines()[-1] == line.replace("rag-gate gate", f"rag-gate {command[0]}"), err
+        expected = line.replace("rag-gate gate", f"rag-gate {command[0]}")
+        assert err.strip().splitlines()[-1] == expected, err
         assert "Traceback" not in err
