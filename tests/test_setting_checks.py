@@ -345,6 +345,34 @@ def test_an_otel_output_of_another_scheme_is_a_usage_error(
     assert_usage_error(configured, "*setting 'outputs.otel' from rag_gate.yaml:2: *another scheme*")
 
 
+@pytest.mark.parametrize(
+    "destination",
+    ["http:/127.0.0.1:4318/v1/logs", "https:127.0.0.1:4318", "http://", "https://:4318/v1/logs"],
+)
+def test_a_malformed_http_otel_url_is_a_usage_error_not_a_local_file(
+    pytester: pytest.Pytester, destination: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    outcome = gate_run(pytester, output=[f"otel={destination}"], **OPTIONS)
+    assert_usage_error(
+        outcome,
+        f"*setting 'outputs.otel' from --rag-gate-output otel: {destination!r} is not a "
+        "well-formed http(s) URL with a host; expected a file path or an http:// or https:// "
+        "URL of an OTLP/HTTP collector*",
+    )
+    assert sorted(path.name for path in pytester.path.iterdir()) == ["golden.jsonl"]
+
+
+@pytest.mark.parametrize("destination", ["ftp:/x/y", "mailto:a@b", "urn:x"])
+def test_an_otel_value_with_a_scheme_but_no_slashes_is_a_usage_error(
+    pytester: pytest.Pytester, destination: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    outcome = gate_run(pytester, output=[f"otel={destination}"], **OPTIONS)
+    assert_usage_error(outcome, f"*otel: {destination!r} is a URL of another scheme*")
+    assert sorted(path.name for path in pytester.path.iterdir()) == ["golden.jsonl"]
+
+
 # --- rag-gate checks a config as pytest does -------------------------------------------------
 
 
