@@ -11,6 +11,7 @@ fine anywhere, and ``--rag-gate-output otel=ftp://x/y`` wrote a local file ``ftp
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import Any
 
@@ -344,6 +345,34 @@ def test_an_otel_output_of_another_scheme_is_a_usage_error(
     assert_usage_error(configured, "*setting 'outputs.otel' from rag_gate.yaml:2: *another scheme*")
 
 
+@pytest.mark.parametrize(
+    "destination",
+    ["http:/127.0.0.1:4318/v1/logs", "https:127.0.0.1:4318", "http://", "https://:4318/v1/logs"],
+)
+def test_a_malformed_http_otel_url_is_a_usage_error_not_a_local_file(
+    pytester: pytest.Pytester, destination: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    outcome = gate_run(pytester, output=[f"otel={destination}"], **OPTIONS)
+    assert_usage_error(
+        outcome,
+        f"*setting 'outputs.otel' from --rag-gate-output otel: {destination!r} is not a "
+        "well-formed http(s) URL with a host; expected a file path or an http:// or https:// "
+        "URL of an OTLP/HTTP collector*",
+    )
+    assert sorted(path.name for path in pytester.path.iterdir()) == ["golden.jsonl"]
+
+
+@pytest.mark.parametrize("destination", ["ftp:/x/y", "mailto:a@b", "urn:x"])
+def test_an_otel_value_with_a_scheme_but_no_slashes_is_a_usage_error(
+    pytester: pytest.Pytester, destination: str
+) -> None:
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    outcome = gate_run(pytester, output=[f"otel={destination}"], **OPTIONS)
+    assert_usage_error(outcome, f"*otel: {destination!r} is a URL of another scheme*")
+    assert sorted(path.name for path in pytester.path.iterdir()) == ["golden.jsonl"]
+
+
 # --- rag-gate checks a config as pytest does -------------------------------------------------
 
 
@@ -363,3 +392,43 @@ def test_rag_gate_names_the_line_and_the_option_as_pytest_does(pytester: pytest.
     )
     assert status == 4, out + err
     assert "setting 'thresholds' from --threshold: threshold for 'faithfulness' is '<=0.5'" in err
+
+
+# --- a saved report's own settings -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "line"),
+    [
+        (
+            {"min_coverage": {"default": 0.5, "faithfulnes": 1.0}},
+            "rag-gate gate: Invalid rag-gate configuration: setting 'min_coverage' from "
+            "run.json (config.min_coverage): unknown metric 'faithfulnes'; did you mean "
+            "'faithfulness'?",
+        ),
+        (
+            {"lower_is_better": ["contradiction_rat"]},
+            "rag-gate gate: Invalid rag-gate configuration: setting 'lower_is_better' from "
+            "run.json (config.lower_is_better): unknown metric 'contradiction_rat'; did you "
+            "mean 'contradiction_rate'?",
+        ),
+    ],
+    ids=["min_coverage", "lower_is_better"],
+)
+def test_a_misspelt_metric_in_a_saved_reports_config_is_refused_on_regate(
+    pytester: pytest.Pytester, settings: dict[str, Any], line: str
+) -> None:
+    write(pytester.path / "run.json", cases([0.9, 0.8]))
+    saved = json.loads((pytester.path / "run.json").read_text(encoding="utf-8"))
+    saved["config"].update(settings)
+    (pytester.path / "run.json").write_text(json.dumps(saved), encoding="utf-8")
+    for command in (
+        ("gate", "run.json"),
+        ("merge", "run.json", "-o", "all.json"),
+        ("compare", "run.json", "run.json"),
+    ):
+        status, out, err = in_process(pytester.path, *command)
+        assert status == 4, out + err
+        expected = line.replace("rag-gate gate", f"rag-gate {command[0]}")
+        assert err.strip().splitlines()[-1] == expected, err
+        assert "Traceback" not in err

@@ -48,7 +48,11 @@ from ..settings.config import (
     layer_settings,
     load_config,
 )
-from ..settings.config_checks import check_metric_names, report_metric_names
+from ..settings.config_checks import (
+    check_metric_names,
+    check_report_metric_names,
+    report_metric_names,
+)
 from ..settings.config_sections import public_key
 from ..settings.config_sources import SettingSources, SourceLayer
 from ..settings.output_paths import output_path_problem
@@ -252,12 +256,15 @@ def _settings(
     config_file: str | None,
     thresholds: Sequence[tuple[str, float | str | None]],
     metrics: Sequence[str],
+    report: str,
 ) -> GateConfig:
     """The report's settings, overlaid with ``--config`` and then ``--threshold``.
 
-    ``--config`` passes the checks pytest applies to it, metric names included, and a
-    problem is named where it was given (``strict.yaml:3``, ``--threshold``).
+    The report's own metric names and ``--config`` pass the checks pytest applies, and a
+    problem is named where it was given (``run.json (config.min_coverage)``,
+    ``strict.yaml:3``, ``--threshold``).
     """
+    check_report_metric_names(base, metrics, report)
     layers: list[SourceLayer] = [SourceLayer("the report", base.model_dump(mode="json"))]
     if config_file is not None:
         path = Path(config_file)
@@ -432,7 +439,9 @@ def _regate(arguments: argparse.Namespace) -> int:
     for path in (arguments.output, *files.values()):
         _check_output(path)
     report = load_report(arguments.report)
-    config = _settings(report.config, arguments.config, arguments.thresholds, report.metrics)
+    config = _settings(
+        report.config, arguments.config, arguments.thresholds, report.metrics, arguments.report
+    )
     _check_metric_names(arguments.thresholds, report.metrics, arguments.report)
     facts = report.facts
     if arguments.baseline is not None:
@@ -477,6 +486,7 @@ def _run_time(report: SavedReport) -> dict[str, Any]:
 
 def _compare(arguments: argparse.Namespace) -> int:
     base, new = load_report(arguments.base), load_report(arguments.new)
+    check_report_metric_names(new.config, new.metrics, arguments.new)
     config = new.config
     if arguments.max_regression is not None:
         if not 0.0 <= arguments.max_regression <= 1.0:
@@ -677,7 +687,9 @@ def _merge(arguments: argparse.Namespace) -> int:
     metrics = list(dict.fromkeys(metric for report in reports for metric in report.metrics))
 
     first = reports[0]
-    config = _settings(first.config, arguments.config, arguments.thresholds, metrics)
+    config = _settings(
+        first.config, arguments.config, arguments.thresholds, metrics, str(first.path)
+    )
     _check_metric_names(arguments.thresholds, metrics, "the merged report")
 
     baseline_path = arguments.baseline

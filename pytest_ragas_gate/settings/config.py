@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -97,19 +98,50 @@ class LatencyBudget(BaseModel):
         return {name: value for name, value in values.items() if value is not None}
 
 
-_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+# A scheme and its colon, with or without slashes: ``ftp:/x/y`` and ``mailto:a@b`` are URLs
+# too, and read as paths they would be written as local files.
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_EXPECTED_OTEL = "expected a file path or an http:// or https:// URL of an OTLP/HTTP collector"
+
+
+def otel_destination_problem(destination: str) -> str | None:
+    r"""Why ``destination`` is neither an OTLP/JSON file path nor an OTLP/HTTP collector's URL.
+
+    A value that starts with a URL scheme is a URL: it must be http(s) with ``//`` and a
+    host, or a malformed one (``http:/host``, ``https:host``) would be written as a local
+    file. One letter before the colon is a Windows drive (``C:\x``, ``C:/x``), a path.
+
+    >>> [otel_destination_problem(d) is None for d in ("out/r.otlp.json", "https://c:4318",
+    ...     "C:/out/r.json", "C:\out\r.json", "ftp://x/y", "ftp:/x/y", "http:/c:4318")]
+    [True, True, True, True, False, False, False]
+    """
+    value = destination.strip()
+    scheme = _URL_SCHEME.match(value)
+    if scheme is None or len(scheme.group(1)) == 1:
+        return None
+    if scheme.group(1).lower() not in ("http", "https"):
+        return f"{destination!r} is a URL of another scheme; {_EXPECTED_OTEL}"
+    if not value[len(scheme.group(0)) :].startswith("//") or not _has_host(value):
+        return f"{destination!r} is not a well-formed http(s) URL with a host; {_EXPECTED_OTEL}"
+    return None
+
+
+def _has_host(url: str) -> bool:
+    parsed = urlsplit(url)
+    try:
+        parsed.port  # noqa: B018 - urllib checks the port only when it is read
+    except ValueError:
+        return False
+    return bool(parsed.hostname)
 
 
 def otel_destination_ok(destination: str) -> bool:
-    """An OTLP/JSON file path or an OTLP/HTTP collector's URL; a URL of any other scheme is not.
-
-    ``ftp://x/y`` would otherwise be written as the local file ``ftp:/x/y``.
+    """An OTLP/JSON file path or an OTLP/HTTP collector's URL; see :func:`otel_destination_problem`.
 
     >>> [otel_destination_ok(d) for d in ("out/r.otlp.json", "https://c:4318", "ftp://x/y")]
     [True, True, False]
     """
-    scheme = _URL_SCHEME.match(destination.strip())
-    return scheme is None or scheme.group(1).lower() in ("http", "https")
+    return otel_destination_problem(destination) is None
 
 
 DEFAULT_CASE_FILES: tuple[str, ...] = tuple(
@@ -242,11 +274,9 @@ class GateConfig(BaseModel):
     @field_validator("otel")
     @classmethod
     def _otel_destination(cls, value: str | None) -> str | None:
-        if value is not None and not otel_destination_ok(value):
-            raise ValueError(
-                f"{value!r} is a URL of another scheme; expected a file path or an http:// "
-                "or https:// URL of an OTLP/HTTP collector"
-            )
+        problem = None if value is None else otel_destination_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("citation_pattern")

@@ -20,6 +20,7 @@ from .metric_keys import metric_keyed_settings
 
 __all__ = [
     "check_metric_names",
+    "check_report_metric_names",
     "check_threshold_directions",
     "check_thresholds_selected",
     "not_selected_message",
@@ -59,6 +60,12 @@ def check_metric_names(config: GateConfig, known: Collection[str], sources: Sour
         ...
         pytest_ragas_gate.exceptions.ConfigError: Invalid rag-gate configuration: setting 'thresholds' from t.yaml: unknown metric 'faithfulnes'; did you mean 'faithfulness'?
     """  # noqa: E501
+    _refuse_unknown_metrics(config, known, sources)
+    check_thresholds_selected(config, sources)
+    check_threshold_directions(config, sources)
+
+
+def _refuse_unknown_metrics(config: GateConfig, known: Collection[str], sources: Sources) -> None:
     problems = []
     for setting, marker in metric_keyed_settings(GateConfig).items():
         for path, name in marker.names(getattr(config, setting)):
@@ -69,8 +76,36 @@ def check_metric_names(config: GateConfig, known: Collection[str], sources: Sour
                 )
     if problems:
         raise ConfigError("Invalid rag-gate configuration: " + "; ".join(problems))
-    check_thresholds_selected(config, sources)
-    check_threshold_directions(config, sources)
+
+
+def check_report_metric_names(config: GateConfig, metrics: Iterable[str], report: str) -> None:
+    """Every metric a saved report's own ``config`` names is one the report can know.
+
+    A report is re-gated on its ``config``, so a typo there (``min_coverage:
+    {faithfulnes: 1.0}``) would leave the real metric at its default as silently as in a
+    config file. Only names are checked: the rest was checked when the run wrote it.
+
+    Args:
+        config: The report's ``config``.
+        metrics: The metrics the report holds.
+        report: The report as the user named it, to say where the setting is.
+
+    Raises:
+        ConfigError: Naming the report, the setting and the closest known metric.
+
+    Example:
+        >>> check_report_metric_names(
+        ...     GateConfig(lower_is_better=["faithfulnes"]), ["faithfulness"], "run.json"
+        ... )
+        Traceback (most recent call last):
+        ...
+        pytest_ragas_gate.exceptions.ConfigError: Invalid rag-gate configuration: setting 'lower_is_better' from run.json (config.lower_is_better): unknown metric 'faithfulnes'; did you mean 'faithfulness'?
+    """  # noqa: E501
+    known = [*MetricRegistry.installed().metrics, *metrics]
+    sources = {
+        setting: f"{report} (config.{setting})" for setting in metric_keyed_settings(GateConfig)
+    }
+    _refuse_unknown_metrics(config, list(dict.fromkeys(known)), sources)
 
 
 def check_threshold_directions(config: GateConfig, sources: Sources = None) -> None:
