@@ -19,6 +19,7 @@ import pytest
 from gate_runs import GOOD, WORKERS, gate_run, write_config, write_jsonl
 
 from pytest_ragas_gate.golden.golden_fields import RawCase, validate_rows
+from pytest_ragas_gate.golden.golden_formats import read_rows
 
 TOOLS = Path(__file__).parent / "data" / "peers" / "conversation-tools"
 DEEPEVAL = "deepeval-4.3.1-conversations-tools.json"
@@ -57,6 +58,55 @@ def test_an_empty_answer_in_a_golden_file_errors_its_case_and_fails_the_run(
     assert "RAG gate: FAILED" in output and "Safe to deploy" not in output
     errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
     assert errored == ["case-07"]
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+@pytest.mark.parametrize(
+    ("column", "cell"),
+    [("answer", "   "), ("answer", "\t"), ("response", "   ")],
+    ids=["spaces", "tab", "ragas-response"],
+)
+def test_a_whitespace_only_answer_cell_in_a_csv_file_errors_its_case(
+    pytester: pytest.Pytester, workers: list[str], column: str, cell: str
+) -> None:
+    question = "question" if column == "answer" else "user_input"
+    contexts = "contexts" if column == "answer" else "retrieved_contexts"
+    lines = [f"id,{question},{column},{contexts}"]
+    quoted = '"' + json.dumps(GOOD["contexts"]).replace('"', '""') + '"'
+    for index in range(10):
+        answer = cell if index == 3 else GOOD["answer"]
+        lines.append(f"case-{index:02d},{GOOD['question']},{answer},{quoted}")
+    pytester.path.joinpath("golden.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = gate_run(
+        pytester, *workers, judge="offline", metrics="faithfulness", tracebacks=False
+    )
+    output = outcome.result.stdout.str()
+    assert outcome.ret == pytest.ExitCode.TESTS_FAILED, output
+    outcome.result.stdout.fnmatch_lines(
+        [
+            f"*golden.csv:5: field {column!r}: expected the system's answer as non-empty text, "
+            "got only whitespace*"
+        ]
+    )
+    assert "RAG gate: FAILED" in output
+    errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
+    assert errored == ["case-03"]
+
+
+def test_an_empty_csv_cell_still_leaves_the_answer_out(tmp_path: Path) -> None:
+    # CSV has no null, and the csv module reads a quoted "" as an empty cell.
+    path = tmp_path / "golden.csv"
+    path.write_text('id,question,answer\na,Q?,\nb,Q?,""\nc,Q?, \n', encoding="utf-8")
+    rows = read_rows(path, "golden.csv")
+    assert [sorted(row.value) for row in rows] == [
+        ["id", "question"],
+        ["id", "question"],
+        ["answer", "id", "question"],
+    ]
+    assert [p.message for p in validate_rows("golden.csv", rows)[1]][0].startswith(
+        "golden.csv:4: field 'answer': expected the system's answer as non-empty text, got only "
+        "whitespace"
+    )
 
 
 def test_an_empty_answer_under_another_name_is_named_so() -> None:
