@@ -19,6 +19,7 @@ import pytest
 from gate_runs import GOOD, WORKERS, gate_run, write_config, write_jsonl
 
 from pytest_ragas_gate.golden.golden_fields import RawCase, validate_rows
+from pytest_ragas_gate.golden.golden_formats import read_rows
 
 TOOLS = Path(__file__).parent / "data" / "peers" / "conversation-tools"
 DEEPEVAL = "deepeval-4.3.1-conversations-tools.json"
@@ -57,6 +58,55 @@ def test_an_empty_answer_in_a_golden_file_errors_its_case_and_fails_the_run(
     assert "RAG gate: FAILED" in output and "Safe to deploy" not in output
     errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
     assert errored == ["case-07"]
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+@pytest.mark.parametrize(
+    ("column", "cell"),
+    [("answer", "   "), ("answer", "\t"), ("response", "   ")],
+    ids=["spaces", "tab", "ragas-response"],
+)
+def test_a_whitespace_only_answer_cell_in_a_csv_file_errors_its_case(
+    pytester: pytest.Pytester, workers: list[str], column: str, cell: str
+) -> None:
+    question = "question" if column == "answer" else "user_input"
+    contexts = "contexts" if column == "answer" else "retrieved_contexts"
+    lines = [f"id,{question},{column},{contexts}"]
+    quoted = '"' + json.dumps(GOOD["contexts"]).replace('"', '""') + '"'
+    for index in range(10):
+        answer = cell if index == 3 else GOOD["answer"]
+        lines.append(f"case-{index:02d},{GOOD['question']},{answer},{quoted}")
+    pytester.path.joinpath("golden.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = gate_run(
+        pytester, *workers, judge="offline", metrics="faithfulness", tracebacks=False
+    )
+    output = outcome.result.stdout.str()
+    assert outcome.ret == pytest.ExitCode.TESTS_FAILED, output
+    outcome.result.stdout.fnmatch_lines(
+        [
+            f"*golden.csv:5: field {column!r}: expected the system's answer as non-empty text, "
+            "got only whitespace*"
+        ]
+    )
+    assert "RAG gate: FAILED" in output
+    errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
+    assert errored == ["case-03"]
+
+
+def test_an_empty_csv_cell_still_leaves_the_answer_out(tmp_path: Path) -> None:
+    # CSV has no null, and the csv module reads a quoted "" as an empty cell.
+    path = tmp_path / "golden.csv"
+    path.write_text('id,question,answer\na,Q?,\nb,Q?,""\nc,Q?, \n', encoding="utf-8")
+    rows = read_rows(path, "golden.csv")
+    assert [sorted(row.value) for row in rows] == [
+        ["id", "question"],
+        ["id", "question"],
+        ["answer", "id", "question"],
+    ]
+    assert [p.message for p in validate_rows("golden.csv", rows)[1]][0].startswith(
+        "golden.csv:4: field 'answer': expected the system's answer as non-empty text, got only "
+        "whitespace"
+    )
 
 
 def test_an_empty_answer_under_another_name_is_named_so() -> None:
@@ -322,3 +372,77 @@ def test_a_live_conversation_is_scored_on_the_targets_calls_not_the_saved_ones(
     assert outcome.ret == pytest.ExitCode.OK, output
     expected = {"chat#1": None, "chat#2": 1.0} if whole else {"chat#1": 1.0, "chat#2": 1.0}
     assert scores_of(outcome.report, "tool_correctness") == expected
+
+
+# --- misspelt keys inside a turn ----------------------------------------------------------
+
+
+def misspelt_turn(directory: Path) -> None:
+    """DeepEval's file with ``tools_called`` misspelt on the first conversation's reply."""
+    rows = json.loads((TOOLS / DEEPEVAL).read_text(encoding="utf-8"))
+    turn = rows[0]["turns"][1]
+    turn["tool_called"] = turn.pop("tools_called")
+    (directory / DEEPEVAL).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_misspelt_turn_key_is_an_error_of_its_conversation_under_strict_fields(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    # fnmatch reads "[" as a set: "[[]" matches the bracket itself.
+    misspelt_turn(pytester.path)
+    write_config(pytester.path, golden={"strict_fields": True})
+    outcome = gate_run(
+        pytester, DEEPEVAL, *workers, judge="offline", metrics="tool_correctness", tracebacks=False
+    )
+    output = outcome.result.stdout.str()
+    assert outcome.ret == pytest.ExitCode.TESTS_FAILED, output
+    outcome.result.stdout.fnmatch_lines(
+        [
+            f"*{DEEPEVAL}:2: turns[[]1]: unknown key 'tool_called' — did you mean "
+            "'tools_called'? (strict_fields: true*"
+        ]
+    )
+    assert "RAG gate: FAILED" in output
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_misspelt_turn_key_warns_as_a_misspelt_row_key_does(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    misspelt_turn(pytester.path)
+    outcome = gate_run(
+        pytester, DEEPEVAL, *workers, judge="offline", metrics="tool_correctness", tracebacks=False
+    )
+    outcome.result.stdout.fnmatch_lines(
+        [
+            f"*{DEEPEVAL}:2:turns[[]1]: unknown key 'tool_called' in a conversation turn — did "
+            "you mean 'tools_called'?*strict_fields: true makes this an error*"
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [
+        ("contnet", "content"),
+        ("expected_tool", "expected_tools"),
+        ("retrieval_contxt", "retrieval_context"),
+        ("tool_called", "tools_called"),
+    ],
+)
+def test_each_misspelt_turn_key_names_its_nearest_valid_key(
+    pytester: pytest.Pytester, key: str, field: str
+) -> None:
+    turns = [
+        {"role": "user", "content": "Where is order 42?"},
+        {"role": "assistant", "content": "Order 42 shipped.", key: ["x"]},
+    ]
+    write_jsonl(pytester, "golden.jsonl", [{"id": "ok", **GOOD}, {"id": "c", "turns": turns}])
+    write_config(pytester.path, golden={"strict_fields": True})
+    outcome = gate_run(pytester, judge="offline", metrics="faithfulness", tracebacks=False)
+    outcome.result.stdout.fnmatch_lines(
+        [f"*golden.jsonl:2: turns[[]1]: unknown key {key!r} — did you mean {field!r}?*"]
+    )
+    errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
+    assert errored == ["c#1"]

@@ -598,9 +598,13 @@ def _csv_row(header: list[str | None], cells: list[str], line: int) -> RawCase:
             f"cell for {_quoted_list(missing)} (write an empty cell to leave it blank)"
         )
     for number, (name, cell) in enumerate(zip(header, cells, strict=False), 1):
-        if name is None or not cell.strip():
+        if name is None or not cell:
             continue
         canonical = canonical_field(name)
+        # An empty cell leaves a field out (CSV has no null, and the csv module reads a
+        # quoted "" as one); an answer of only whitespace was given, and errors its case.
+        if not cell.strip() and canonical != "answer":
+            continue
         conversation = canonical == "turns" or (
             canonical == "question" and cell.lstrip().startswith("[{")
         )

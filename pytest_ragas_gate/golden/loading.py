@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from ..exceptions import GoldenFileError
 from ..text_safety import LONE_SURROGATE, printable
 from .cases import GoldenCase
-from .golden_fields import CaseProblem, validate_rows
+from .golden_fields import CaseProblem, canonical_field, validate_rows
 from .golden_formats import SUPPORTED_EXTENSIONS, read_rows
 
 __all__ = [
@@ -72,12 +72,15 @@ class LoadedFile:
         cases: The valid cases in file order, each with ``file`` and ``line`` set.
         problems: The malformed cases in file order.
         row_keys: Each row's line and top-level keys as written (for the unknown-key check).
+        turn_keys: Each conversation turn's line, place (``turns[1]``) and keys as written
+            (for the unknown-key check).
     """
 
     path: str
     cases: list[GoldenCase]
     problems: list[CaseProblem]
     row_keys: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    turn_keys: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
 
 def load_golden_file(
@@ -113,7 +116,16 @@ def load_golden_file(
         for raw in rows
         if isinstance(raw.value, dict)
     )
-    return LoadedFile(shown, cases, problems, row_keys=keys)
+    turn_keys = tuple(
+        (raw.line, f"{name}[{index}]", tuple(str(key) for key in turn))
+        for raw in rows
+        if isinstance(raw.value, dict)
+        for name, value in raw.value.items()
+        if canonical_field(str(name)) in ("turns", "question") and isinstance(value, list)
+        for index, turn in enumerate(value)
+        if isinstance(turn, dict)
+    )
+    return LoadedFile(shown, cases, problems, row_keys=keys, turn_keys=turn_keys)
 
 
 def skip_rejected(loaded: LoadedFile) -> LoadedFile:

@@ -42,6 +42,37 @@ _NEVER_SUGGESTED = frozenset({"id", "metadata", "review"})
 #: How many lines a warning names before it says "and N more".
 _LINES_NAMED = 5
 
+#: Keys of a conversation turn: DeepEval's ``Turn`` fields, RAGAS's message fields
+#: (``HumanMessage``, ``AIMessage``, ``ToolMessage``), and the gate's own per-turn fields.
+TURN_KEYS: tuple[str, ...] = (
+    "role",
+    "content",
+    "user_id",
+    "retrieval_context",
+    "tools_called",
+    "mcp_tools_called",
+    "mcp_resources_called",
+    "mcp_prompts_called",
+    "additional_metadata",
+    "metadata",
+    "type",
+    "tool_calls",
+    "contexts",
+    "retrieved_contexts",
+    "reference",
+    "expected_output",
+    "expected_tools",
+    "max_steps",
+)
+
+#: Turn keys that name the same thing: one of a group given, a key near another is no typo.
+_TURN_SYNONYMS: tuple[frozenset[str], ...] = (
+    frozenset({"role", "type"}),
+    frozenset({"contexts", "retrieval_context", "retrieved_contexts"}),
+    frozenset({"tools_called", "tool_calls"}),
+    frozenset({"reference", "expected_output"}),
+)
+
 
 def known_field_names(metrics: Mapping[str, Metric]) -> list[str]:
     """Every top-level key the gate understands, golden fields first.
@@ -145,14 +176,76 @@ def check_field_names(
         ]
         if unknown:
             unknown_by_line[line] = unknown
-    if not unknown_by_line:
+    unknown_in_turns = _unknown_turn_keys(loaded)
+    if not unknown_by_line and not unknown_in_turns:
         return FieldCheck(loaded, [])
-    refused = _refuse_a_misspelt_column(loaded, unknown_by_line, known)
-    if refused is not None:
-        return FieldCheck(refused, [])
+    if unknown_by_line:
+        refused = _refuse_a_misspelt_column(loaded, unknown_by_line, known)
+        if refused is not None:
+            return FieldCheck(refused, [])
     if strict:
-        return FieldCheck(_strict_problems(loaded, unknown_by_line, known), [])
-    return FieldCheck(loaded, _warnings(loaded, unknown_by_line, known))
+        described = {
+            line: [_description(key, known) for key in keys]
+            for line, keys in unknown_by_line.items()
+        }
+        for line, found in unknown_in_turns.items():
+            described.setdefault(line, []).extend(
+                f"{where}: {_description(key, TURN_KEYS)}" for where, key, _ in found
+            )
+        return FieldCheck(_strict_problems(loaded, described), [])
+    return FieldCheck(
+        loaded,
+        sorted(
+            _warnings(loaded, unknown_by_line, known) + _turn_warnings(loaded, unknown_in_turns)
+        ),
+    )
+
+
+def _unknown_turn_keys(
+    loaded: LoadedFile,
+) -> dict[int, list[tuple[str, str, tuple[str, ...]]]]:
+    """Per row line, each turn's place, unknown key and the keys the turn gives."""
+    known = {name.lower() for name in TURN_KEYS}
+    found: dict[int, list[tuple[str, str, tuple[str, ...]]]] = {}
+    for line, where, keys in loaded.turn_keys:
+        for key in keys:
+            if key.strip().lower() not in known:
+                found.setdefault(line, []).append((where, key, keys))
+    return found
+
+
+def _turn_gives(field: str, keys: Iterable[str]) -> bool:
+    given = {key.strip().lower() for key in keys}
+    return field in given or any(field in group and group & given for group in _TURN_SYNONYMS)
+
+
+def _turn_warnings(
+    loaded: LoadedFile, unknown_in_turns: Mapping[int, list[tuple[str, str, tuple[str, ...]]]]
+) -> list[tuple[int, str]]:
+    """One warning per misspelt-looking turn key of the file, at the first line that has it."""
+    places: dict[tuple[str, str], list[str]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for line, found in sorted(unknown_in_turns.items()):
+        for where, key, keys in found:
+            match = closest_field(key, TURN_KEYS)
+            # As in a row: a key near a field the turn also gives is the user's own.
+            if match is None or _turn_gives(match[0], keys):
+                continue
+            places.setdefault((key, match[0]), []).append(f"{line}:{where}")
+            first_line.setdefault((key, match[0]), line)
+    warned = []
+    for (key, field), named in places.items():
+        shown = ", ".join(named[:_LINES_NAMED])
+        more = f" and {len(named) - _LINES_NAMED} more" if len(named) > _LINES_NAMED else ""
+        warned.append(
+            (
+                first_line[(key, field)],
+                f"{loaded.path}:{shown}{more}: unknown key {key!r} in a conversation turn — "
+                f"did you mean {field!r}? It is ignored, so metrics that need {field!r} are "
+                "not applicable to these case(s); strict_fields: true makes this an error",
+            )
+        )
+    return warned
 
 
 def _refuse_a_misspelt_column(
@@ -184,7 +277,7 @@ def _refuse_a_misspelt_column(
             for p in loaded.problems
         ]
         problems.sort(key=lambda problem: problem.line)
-        return LoadedFile(loaded.path, [], problems, loaded.row_keys)
+        return LoadedFile(loaded.path, [], problems, loaded.row_keys, loaded.turn_keys)
     return None
 
 
@@ -222,13 +315,11 @@ def _warnings(
     return found
 
 
-def _strict_problems(
-    loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
-) -> LoadedFile:
-    """``loaded`` with every case that has an unknown key moved to the problems."""
+def _strict_problems(loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]]) -> LoadedFile:
+    """``loaded`` with every case that has an unknown key (each described) moved to problems."""
 
     def reason(line: int) -> str:
-        described = "; ".join(_description(key, known) for key in unknown_by_line[line])
+        described = "; ".join(unknown_by_line[line])
         return f"{described} (strict_fields: true; keep your own fields under 'metadata')"
 
     cases = [case for case in loaded.cases if case.line not in unknown_by_line]
@@ -243,4 +334,4 @@ def _strict_problems(
             message = f"{loaded.path}:{case.line}: {reason(case.line)}"
             problems.append(CaseProblem(loaded.path, case.line, case.id, message))
     problems.sort(key=lambda problem: problem.line)
-    return LoadedFile(loaded.path, cases, problems, loaded.row_keys)
+    return LoadedFile(loaded.path, cases, problems, loaded.row_keys, loaded.turn_keys)
