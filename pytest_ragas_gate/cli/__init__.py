@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         "regressed: its mean dropped by more than max_regression and the interval of the "
         "delta lies below 0, and when nothing could be compared: fewer cases paired (same "
         "id and question) than min_paired, or a metric scored by another judge, model or "
-        "prompt version without --allow-judge-change.",
+        "prompt version without --allow-judge-change, or either report an ERROR run "
+        "(its judge gave no usable answer).",
     )
     compare.add_argument("base", metavar="BASE", help="the baseline report")
     compare.add_argument("new", metavar="NEW", help="the new report")
