@@ -486,3 +486,29 @@ def test_the_page_of_an_error_run_with_scored_cases_decides_no_card() -> None:
     assert "Nothing was judged" in _page(
         evaluate_gate(nothing, METRICS, config), nothing, RunFacts(), config
     )
+
+
+def test_a_metric_paired_on_no_case_is_not_ok_and_a_passed_page_says_report_only() -> None:
+    config = _config(max_error_rate=1.0)
+    # context_relevance is only reported and scored in neither run's paired cases.
+    base = [
+        _case(i, scores={m: 0.9 for m in METRICS if m != "context_relevance"}) for i in range(6)
+    ]
+    results = [_scored(i, 0.9) for i in range(5)] + [_scored(5, 0.5)]
+    comparison = compare_to_baseline(base, results, METRICS, config, path="base.json")
+    assert comparison.metrics["context_relevance"].n_paired == 0
+    facts = RunFacts(baseline=comparison)
+    verdict = evaluate_gate(results, METRICS, config, facts)
+    assert verdict.status == "passed"
+    markdown = render_markdown(verdict, results=results, judge=JUDGE, usage=Usage())
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("| `context_relevance` |")
+    ]
+    row = next(cells for cells in rows if len(cells) == 7 and cells[5] == "0")
+    assert row[6] == "—"
+    assert "✅ ok" not in row
+    page = _page(verdict, results, facts, config)
+    assert "below a threshold (report only)</span>" in page
+    assert "below a metric threshold</span>" not in page
