@@ -244,7 +244,8 @@ def test_a_pass_with_errors_max_error_rate_allows_exits_0_and_decides_no_deploy(
     assert report["verdict"] == "passed"
     assert report["deploy_decision"] is False
     recommendation = (
-        "Passed with 1 errored case(s) allowed by max_error_rate — not a deploy decision"
+        "Passed with 1 case(s) errored on a gated metric, allowed by max_error_rate — "
+        "not a deploy decision"
     )
     assert report["recommendation"] == recommendation
     result.stdout.fnmatch_lines(["RAG gate: PASSED", recommendation])

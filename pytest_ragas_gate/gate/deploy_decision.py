@@ -100,8 +100,9 @@ def passed_recommendation(
         errored: The cases that errored on a gated metric (allowed by max_error_rate):
             the judge did not score every gated case, so the pass decides no deploy.
 
-    >>> passed_recommendation([], ["faithfulness"], [], errored=13)
-    'Passed with 13 errored case(s) allowed by max_error_rate — not a deploy decision'
+    >>> passed_recommendation([], ["faithfulness"], [], errored=13).split(" — ")
+    ['Passed with 13 case(s) errored on a gated metric, allowed by max_error_rate', \
+'not a deploy decision']
     """
     if heuristic:
         if len(heuristic) == len(judged):
@@ -113,7 +114,8 @@ def passed_recommendation(
         )
     if errored:
         return (
-            f"Passed with {errored} errored case(s) allowed by max_error_rate — "
+            f"Passed with {errored} case(s) errored on a gated metric, allowed by "
+            "max_error_rate — "
             "not a deploy decision"
         )
     if unrecorded:
