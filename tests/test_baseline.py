@@ -203,3 +203,38 @@ def test_judge_changes_name_what_changed() -> None:
     assert judge_changes(old, free, ["mrr", "faithfulness"]) == {
         "faithfulness": "baseline judged by gpt-4.1-mini prompt v6, this run v7"
     }
+
+
+def _outage(results: list[CaseResult]) -> list[CaseResult]:
+    """``results`` with every faithfulness judgement lost to the judge."""
+    return [
+        result.model_copy(
+            update={
+                "scores": {k: v for k, v in result.scores.items() if k != "faithfulness"},
+                "errors": {"faithfulness": "connection refused"},
+                "judge_errors": ["faithfulness"],
+            }
+        )
+        for result in results
+    ]
+
+
+def test_a_judge_outage_leaves_the_baseline_check_not_evaluated_not_passed() -> None:
+    base = cases([0.9] * 20)
+    dead = _outage(cases([0.9] * 20))
+    comparison = compare_to_baseline(base, dead, METRICS, CONFIG, path="base.json")
+    delta = comparison.metrics["faithfulness"]
+    assert delta.base_passed is None and delta.unscored == "this run's judge gave no usable answer"
+    assert not comparison.passed
+    assert comparison.not_evaluated_reasons == [
+        "baseline regression check not evaluated for faithfulness: "
+        "this run's judge gave no usable answer"
+    ]
+    line = comparison.summary_line()
+    assert "no regression" not in line
+    assert line.endswith(
+        "; check not evaluated for faithfulness: this run's judge gave no usable answer"
+    )
+    verdict = evaluate_gate(dead, METRICS, CONFIG, RunFacts(baseline=comparison))
+    assert verdict.metrics["faithfulness"].baseline_passed is None
+    assert comparison.not_evaluated_reasons[0] in verdict.not_evaluated

@@ -405,3 +405,28 @@ def test_merge_compares_the_whole_run_with_the_shards_baseline(tmp_path: Path) -
         ("merge", "../a.json", "../b.json", "-o", "m.json"),
         "pass --baseline PATH",
     )
+
+
+def test_compare_against_an_error_run_is_no_regression_of_nothing(tmp_path: Path) -> None:
+    write(tmp_path / "base.json", cases([0.9] * 10))
+    dead_results = [
+        result.model_copy(
+            update={
+                "scores": {"context_recall": 0.9},
+                "errors": {"faithfulness": "connection refused"},
+                "judge_errors": ["faithfulness"],
+            }
+        )
+        for result in cases([0.9] * 10)
+    ]
+    dead = write(tmp_path / "dead.json", dead_results)
+    assert json.loads(dead.read_text())["verdict"] == "error"
+    status, out, _ = in_process(tmp_path, "compare", "base.json", "dead.json")
+    assert status == 1
+    assert "No regression" not in out
+    assert "report dead.json is an ERROR run" in out
+    assert "not evaluated for faithfulness: this run's judge gave no usable answer" in out
+    # The other way round: a baseline that is an ERROR run measured nothing either.
+    status, out, _ = in_process(tmp_path, "compare", "dead.json", "base.json")
+    assert status == 1
+    assert "baseline dead.json is an ERROR run" in out and "No regression" not in out

@@ -428,3 +428,87 @@ def test_an_outage_files_each_errored_case_under_a_gated_metric() -> None:
     assert {case.error_metric for case in verdict.cases} == {"answer_relevancy"}
     markdown = render_markdown(verdict, results=results, judge=JUDGE, usage=Usage())
     assert "of metrics reported, not gated" not in markdown
+
+
+def test_a_threshold_prints_with_the_digits_it_was_given_in_the_table_and_header() -> None:
+    results = [_scored(i, 0.75) for i in range(6)]
+    config = _config(thresholds={"faithfulness": 0.7501})
+    verdict = evaluate_gate(results, METRICS, config)
+    outcome = verdict.outcome("faithfulness")
+    assert outcome.status == "failed" and outcome.threshold_text == "0.7501"
+    terminal = _outputs(verdict, results, RunFacts(), config)["terminal"]
+    row = next(line for line in terminal.splitlines() if line.startswith("faithfulness "))
+    assert row.split()[1:2] == ["0.750"] and "0.7501" in row.split()
+    assert " 0.75 " not in row
+    assert config.bounds()["faithfulness"].written("faithfulness") == "faithfulness>=0.7501"
+
+
+def test_a_metric_not_judged_keeps_its_threshold_in_every_report() -> None:
+    results = [_outage(i) for i in range(4)]
+    config = _config()
+    verdict = evaluate_gate(results, METRICS, config)
+    outcome = verdict.outcome("faithfulness")
+    assert outcome.status == "not_judged" and outcome.threshold_text == "0.80"
+    out = _outputs(verdict, results, RunFacts(), config)
+    assert out["report"]["metrics"]["faithfulness"]["outcome"]["threshold_text"] == "0.80"
+    assert "≥ —" not in out["comment"]
+    row = next(
+        line for line in out["markdown"].splitlines() if line.startswith("| `faithfulness` |")
+    )
+    assert "0.80" in row
+
+
+def test_a_case_the_judge_failed_on_with_the_same_answer_is_not_changed_since_the_baseline() -> (
+    None
+):
+    from pytest_ragas_gate.reports.html import _baseline_changes
+
+    base = [_scored(i, answer="same") for i in range(3)]
+    new = [_outage(0, answer="same"), _outage(1, answer="other"), _scored(2, 0.5, answer="same")]
+    changes = _baseline_changes(new, base)
+    assert sorted(changes) == sorted([new[1].key, new[2].key])
+    assert changes[new[1].key] == {"answer": "same"}
+
+
+def test_the_page_of_an_error_run_with_scored_cases_decides_no_card() -> None:
+    # Two cases scored, four lost to the judge: ERROR, yet something was judged.
+    results = [_scored(0), _scored(1), *(_outage(i) for i in range(2, 6))]
+    config = _config(max_error_rate=0.0)
+    verdict = evaluate_gate(results, METRICS, config)
+    assert verdict.status == "error"
+    page = _page(verdict, results, RunFacts(), config)
+    badges = [badge for _, badge in _cards(page).values()]
+    assert "PASS" not in badges and "FAIL" not in badges
+    assert " passing</span>" not in page
+    assert "Nothing was judged" not in page
+    assert "Part of the run was not judged" in page
+    nothing = [_outage(i) for i in range(4)]
+    assert "Nothing was judged" in _page(
+        evaluate_gate(nothing, METRICS, config), nothing, RunFacts(), config
+    )
+
+
+def test_a_metric_paired_on_no_case_is_not_ok_and_a_passed_page_says_report_only() -> None:
+    config = _config(max_error_rate=1.0)
+    # context_relevance is only reported and scored in neither run's paired cases.
+    base = [
+        _case(i, scores={m: 0.9 for m in METRICS if m != "context_relevance"}) for i in range(6)
+    ]
+    results = [_scored(i, 0.9) for i in range(5)] + [_scored(5, 0.5)]
+    comparison = compare_to_baseline(base, results, METRICS, config, path="base.json")
+    assert comparison.metrics["context_relevance"].n_paired == 0
+    facts = RunFacts(baseline=comparison)
+    verdict = evaluate_gate(results, METRICS, config, facts)
+    assert verdict.status == "passed"
+    markdown = render_markdown(verdict, results=results, judge=JUDGE, usage=Usage())
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("| `context_relevance` |")
+    ]
+    row = next(cells for cells in rows if len(cells) == 7 and cells[5] == "0")
+    assert row[6] == "—"
+    assert "✅ ok" not in row
+    page = _page(verdict, results, facts, config)
+    assert "below a threshold (report only)</span>" in page
+    assert "below a metric threshold</span>" not in page

@@ -227,3 +227,29 @@ def test_merged_shards_of_an_outage_are_error(pytester: pytest.Pytester, server:
     merged = read_report(pytester.path / "merged.json")
     assert merged["verdict"] == "error"
     assert len(merged["cases"]) == 4
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_pass_with_errors_max_error_rate_allows_exits_0_and_decides_no_deploy(
+    pytester: pytest.Pytester, server: FakeLLM, workers: list[str]
+) -> None:
+    # The first case's first requests fail for good; max_error_rate allows the one error.
+    write_golden(pytester.path, [GOOD] * 4)
+    with (pytester.path / "rag_gate.yaml").open("a", encoding="utf-8") as config:
+        config.write("max_error_rate: 0.5\nmin_cases: 1\nrules: {default: mean}\n")
+    server.fail(status(503), calls=[1, 2, 3, 4])
+    result, report = gate_run(pytester, *workers, **OPTIONS)
+    errored = [case["id"] for case in report["cases"] if case["judge_errors"]]
+    assert len(errored) == 1
+    assert report["verdict"] == "passed"
+    assert report["deploy_decision"] is False
+    recommendation = (
+        "Passed with 1 case(s) errored on a gated metric, allowed by max_error_rate — "
+        "not a deploy decision"
+    )
+    assert report["recommendation"] == recommendation
+    result.stdout.fnmatch_lines(["RAG gate: PASSED", recommendation])
+    # The gate passed, and pytest says so: the case stays an error in the reports.
+    assert result.ret == pytest.ExitCode.OK
+    status_code, out, _ = in_process(pytester.path, "regate", "report.json")
+    assert status_code == 0 and recommendation in out

@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "regressed: its mean dropped by more than max_regression and the interval of the "
         "delta lies below 0, and when nothing could be compared: fewer cases paired (same "
         "id and question) than min_paired, or a metric scored by another judge, model or "
-        "prompt version without --allow-judge-change.",
+        "prompt version without --allow-judge-change, or either report an ERROR run "
+        "(its judge gave no usable answer).",
     )
     compare.add_argument("base", metavar="BASE", help="the baseline report")
     compare.add_argument("new", metavar="NEW", help="the new report")
@@ -512,9 +513,24 @@ def _compare(arguments: argparse.Namespace) -> int:
     lines = [f"{arguments.new} vs baseline {arguments.base}", ""]
     lines += [delta.message for delta in comparison.metrics.values()]
     # Newly failing is the gate's word, read off the outcomes it reaches with this baseline.
-    newly = evaluate_gate(
-        new.results, new.metrics, config, RunFacts(baseline=comparison)
-    ).newly_failing
+    gated_again = evaluate_gate(new.results, new.metrics, config, RunFacts(baseline=comparison))
+    newly = gated_again.newly_failing
+    # A run whose judge failed measured nothing a change can be read from: never "No
+    # regression" about it, whichever side it is.
+    unjudged = [
+        f"{side} {path} is an ERROR run (the judge gave no usable answer for some cases); "
+        "its figures say nothing of a regression"
+        for side, path, report in (
+            ("report", arguments.new, new),
+            ("baseline", arguments.base, base),
+        )
+        if report.raw.get("verdict") == "error"
+    ]
+    unjudged += [
+        f"{outcome.metric} not judged in {arguments.new}: {outcome.reason or 'no score'}"
+        for outcome in gated_again.outcomes
+        if outcome.metric in metrics and outcome.status == "not_judged"
+    ]
 
     pairs, _, _, _ = pair_cases(base.results, new.results)
     changes = [
@@ -548,16 +564,17 @@ def _compare(arguments: argparse.Namespace) -> int:
             else []
         ),
         *comparison.not_evaluated_reasons,
+        *unjudged,
         *(
             []
-            if comparison.regressed_metrics or comparison.not_evaluated_reasons
+            if comparison.regressed_metrics or comparison.not_evaluated_reasons or unjudged
             else ["No regression" if not newly else "No significant drop"]
         ),
     ]
     if newly:
         lines.append("Newly failing since the baseline: " + ", ".join(newly))
     print("\n".join(lines))
-    return EXIT_PASSED if comparison.passed and not newly else EXIT_FAILED
+    return EXIT_PASSED if comparison.passed and not newly and not unjudged else EXIT_FAILED
 
 
 def _check_compatible(reports: Sequence[SavedReport]) -> None:

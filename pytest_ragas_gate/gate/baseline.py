@@ -513,6 +513,10 @@ def compare_to_baseline(
     )
     compared = {metric: config.allow_judge_change or metric not in changed for metric in metrics}
     evaluated = len(pairs) >= config.min_paired
+    errored = {
+        metric: any(metric in result.errors or result.error is not None for result in new)
+        for metric in metrics
+    }
     deltas = {}
     for metric in metrics:
         delta = _metric_delta(
@@ -524,6 +528,15 @@ def compare_to_baseline(
                 regressed=False,
                 compared=False,
                 message=f"{metric} not compared: {changed[metric]}",
+            )
+        elif evaluated and delta.n_paired == 0 and errored[metric]:
+            # The judge failed where a change would be measured: not a pass of either
+            # the regression or the newly failing check.
+            judged_here = any(result.scores.get(metric) is not None for result in new)
+            update["unscored"] = (
+                "no case scored in both runs"
+                if judged_here
+                else "this run's judge gave no usable answer"
             )
         elif evaluated:
             # Newly failing is measured on the baseline's cases only when they are this

@@ -41,6 +41,9 @@ class MetricDelta(BaseModel):
     # False when that change keeps the metric from being compared (regression and newly
     # failing not evaluated): baseline.allow_judge_change was not set.
     compared: bool = True
+    # Why a gated metric had no case scored in both runs (its regression and newly failing
+    # checks not evaluated): this run's judge gave no usable answer, or the baseline's.
+    unscored: str | None = None
 
 
 class BaselineComparison(BaseModel):
@@ -108,6 +111,17 @@ class BaselineComparison(BaseModel):
             f"baseline regression check not evaluated for {', '.join(metrics)}: {change}; "
             f"a change of judge is not a change of the system ({advice})"
             for change, metrics in by_change.items()
+        ] + [f"baseline regression {reason}" for reason in self._unscored_reasons()]
+
+    def _unscored_reasons(self) -> list[str]:
+        """One ``check not evaluated for …: cause`` per cause of gated metrics left unscored."""
+        by_cause: dict[str, list[str]] = {}
+        for metric, delta in self.metrics.items():
+            if delta.compared and delta.gated and delta.unscored is not None:
+                by_cause.setdefault(delta.unscored, []).append(metric)
+        return [
+            f"check not evaluated for {', '.join(metrics)}: {cause}"
+            for cause, metrics in by_cause.items()
         ]
 
     @property
@@ -129,6 +143,8 @@ class BaselineComparison(BaseModel):
             )
         elif not self.evaluated:
             verdict = "baseline check not evaluated"
+        elif unscored := self._unscored_reasons():
+            verdict = "; ".join(unscored)
         else:
             verdict = "no regression"
         unjudged = [m for m, d in self.metrics.items() if not d.compared and d.gated]

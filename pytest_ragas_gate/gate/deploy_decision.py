@@ -3,8 +3,9 @@
 The offline heuristic judge is a smoke test. A run it scored may pass every check, and the
 gate still says ``passed`` (pytest exits 0), but its recommendation reads
 :data:`SMOKE_CHECK` instead of "Safe to deploy", and ``deploy_decision`` is false. A run is
-a deploy decision when it passed and every gated metric that asks a judge was scored by an
-LLM judge; a metric computed without a judge (``tool_correctness``, ``max_steps``) rests
+a deploy decision when it passed, every gated metric that asks a judge was scored by an
+LLM judge, and no case errored on a gated metric (errors ``max_error_rate`` allows still
+leave cases unjudged); a metric computed without a judge (``tool_correctness``, ``max_steps``) rests
 on no judge and counts for neither side. Which judge scored which metric is a run fact
 (:attr:`~.run_facts.RunFacts.scored_by`), saved in the report, so a re-gate decides the
 same; a metric whose judge is not recorded is no deploy decision either.
@@ -84,7 +85,11 @@ def unrecorded_judges(gated: Sequence[str], scored_by: Mapping[str, str | None])
 
 
 def passed_recommendation(
-    heuristic: Sequence[str], judged: Sequence[str], unrecorded: Sequence[str]
+    heuristic: Sequence[str],
+    judged: Sequence[str],
+    unrecorded: Sequence[str],
+    *,
+    errored: int = 0,
 ) -> str:
     """What a run that passed every check recommends.
 
@@ -92,6 +97,12 @@ def passed_recommendation(
         heuristic: The gated metrics the offline heuristic scored.
         judged: The gated metrics a judge of any kind scored.
         unrecorded: The gated metrics whose judge is not recorded.
+        errored: The cases that errored on a gated metric (allowed by max_error_rate):
+            the judge did not score every gated case, so the pass decides no deploy.
+
+    >>> passed_recommendation([], ["faithfulness"], [], errored=13).split(" — ")
+    ['Passed with 13 case(s) errored on a gated metric, allowed by max_error_rate', \
+'not a deploy decision']
     """
     if heuristic:
         if len(heuristic) == len(judged):
@@ -99,6 +110,12 @@ def passed_recommendation(
         # Some metrics had an LLM judge, these did not: name them.
         return (
             f"Smoke check passed — {', '.join(heuristic)} scored by the offline heuristic, "
+            "not a deploy decision"
+        )
+    if errored:
+        return (
+            f"Passed with {errored} case(s) errored on a gated metric, allowed by "
+            "max_error_rate — "
             "not a deploy decision"
         )
     if unrecorded:

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..model_defaults import empty_list
-from ..settings.bounds import Direction
+from ..settings.bounds import Direction, threshold_text
 from .aggregates import MetricAggregate
 from .baseline_figures import BaselineComparison
 from .checks import GateCheck
@@ -112,9 +112,7 @@ def shown_value(
     side never to print as meeting its threshold (``0.747 < 0.75``, not ``0.75 ≥ 0.75``),
     nor a met threshold as missed.
     """
-    limit = f"{threshold:.2f}"
-    if _rounded(threshold, 2) != threshold:
-        limit = f"{threshold:.{_MAX_DIGITS}f}".rstrip("0")
+    limit = threshold_text(threshold)
     bound = float(limit)
     met = value >= threshold if direction == "min" else value <= threshold
     for places in range(digits, _MAX_DIGITS + 1):
@@ -289,11 +287,14 @@ def metric_outcome(
     if regressed and status == "passed":
         status = "failed"
     judged = status not in ("not_judged", "not_evaluated")
-    value_text, threshold_text, table_text, relation = "—", "—", "-", None
+    value_text, limit_text, table_text, relation = "—", "—", "-", None
+    if aggregate.threshold is not None:
+        # Kept when nothing was scored: a metric not judged still has the threshold it missed.
+        limit_text = threshold_text(aggregate.threshold)
     if aggregate.mean is not None:
         table_text = f"{aggregate.mean:.3f}"
         if aggregate.threshold is not None:
-            value_text, threshold_text = shown_value(
+            value_text, limit_text = shown_value(
                 aggregate.mean, aggregate.threshold, aggregate.direction
             )
             table_text = shown_value(
@@ -339,7 +340,7 @@ def metric_outcome(
         direction=aggregate.direction,
         threshold=aggregate.threshold,
         value_text=value_text,
-        threshold_text=threshold_text,
+        threshold_text=limit_text,
         table_text=table_text,
         relation=relation,
         baseline_mean=None if delta is None else delta.base_mean,

@@ -479,8 +479,13 @@ def _passed(
     heuristic = judged_by_heuristic(gated, scored_by)
     unrecorded = unrecorded_judges(gated, scored_by)
     judged = [metric for metric in gated if scored_by.get(metric) is not None]
-    recommendation = passed_recommendation(heuristic, judged, unrecorded)
-    return recommendation, not heuristic and not unrecorded
+    errored = sum(
+        1
+        for result in ordered
+        if result.error is not None or any(metric in result.errors for metric in gated)
+    )
+    recommendation = passed_recommendation(heuristic, judged, unrecorded, errored=errored)
+    return recommendation, not heuristic and not unrecorded and not errored
 
 
 def _with_outcome(check: GateCheck, outcomes: Sequence[MetricOutcome]) -> GateCheck:

@@ -469,13 +469,22 @@ def _baseline_changes(
         # not "no longer claimed".
         if old_claims != new_claims and not (new.errored and not new_claims):
             change["claims"] = old_claims
-        if base.errored != new.errored or (base.error or "") != (new.error or ""):
+        # A case the judge alone failed on this time is not a change of the system: only
+        # what it was given and answered (and the scores it kept) can have changed.
+        unjudged = (
+            set(new.errors) & set(new.judge_errors)
+            if new.error is None and set(new.errors) <= set(new.judge_errors)
+            else set()
+        )
+        if not unjudged and (
+            base.errored != new.errored or (base.error or "") != (new.error or "")
+        ):
             change["error"] = (base.error or next(iter(base.errors.values()), "")) or None
             change["errored"] = base.errored
         scores_moved = any(
             (base.scores.get(name) is None) != (new.scores.get(name) is None)
             or abs((base.scores.get(name) or 0.0) - (new.scores.get(name) or 0.0)) > 1e-9
-            for name in set(base.scores) | set(new.scores)
+            for name in (set(base.scores) | set(new.scores)) - unjudged
         )
         if change or scores_moved:
             changes[new.key] = change

@@ -259,12 +259,15 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
 BELOW_REPORT_ONLY = "below a threshold (report only)"
 
 
-def _baseline_cell(outcome: MetricOutcome | None) -> str:
+def _baseline_cell(outcome: MetricOutcome | None, *, paired: int) -> str:
     """The baseline verdict of a metric, as its outcome says it."""
     if outcome is None:
         return "—"
     if outcome.status == "not_judged":
         return outcome.mark
+    if not paired:
+        # Nothing paired: nothing was compared, so nothing is "ok" either.
+        return "—"
     if outcome.regressed:
         return "❌ regressed"
     if outcome.dropped:
@@ -310,7 +313,7 @@ def _baseline_section(
             change,
             interval,
             str(delta.n_paired),
-            _baseline_cell(outcomes.get(delta.metric)),
+            _baseline_cell(outcomes.get(delta.metric), paired=delta.n_paired),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

@@ -43,12 +43,11 @@ def _usage_line(usage: Usage) -> str:
     )
 
 
-def _threshold_cell(aggregate: MetricAggregate) -> str:
+def _threshold_cell(aggregate: MetricAggregate, shown: str) -> str:
     """``0.85`` for a minimum, ``<=0.02`` for a maximum, ``-`` when not gated."""
-    shown = _fmt(aggregate.threshold, 2)
-    return (
-        f"<={shown}" if aggregate.threshold is not None and aggregate.direction == "max" else shown
-    )
+    if aggregate.threshold is None:
+        return "-"
+    return f"<={shown}" if aggregate.direction == "max" else shown
 
 
 def _table(verdict: GateVerdict) -> list[str]:
@@ -72,7 +71,7 @@ def _table(verdict: GateVerdict) -> list[str]:
                 name,
                 outcome.table_text,
                 ci,
-                _threshold_cell(aggregate),
+                _threshold_cell(aggregate, outcome.threshold_text),
                 aggregate.rule if aggregate.threshold is not None else "-",
                 f"{aggregate.n} of {aggregate.cases}" if aggregate.cases else str(aggregate.n),
                 str(aggregate.not_applicable),

@@ -134,8 +134,8 @@ class Bound:
         return "below" if self.direction == "min" else "above"
 
     def written(self, metric: str) -> str:
-        """``faithfulness>=0.85`` / ``contradiction_rate<=0.02``."""
-        return f"{metric}{self.symbol}{self.value:.2f}"
+        """``faithfulness>=0.85`` / ``contradiction_rate<=0.02`` (``>=0.7501`` as given)."""
+        return f"{metric}{self.symbol}{threshold_text(self.value)}"
 
     @classmethod
     def parse(cls, metric: str, raw: float | str, direction: Direction | None = None) -> Bound:
@@ -200,3 +200,15 @@ def parse_bound(metric: str, raw: float | str) -> Bound:
     Bound(value=0.02, direction='max')
     """
     return Bound.parse(metric, raw)
+
+
+def threshold_text(value: float) -> str:
+    """A threshold as printed: two places, or the digits it was given (``0.7501``).
+
+    >>> threshold_text(0.75), threshold_text(0.7501), threshold_text(0.0)
+    ('0.75', '0.7501', '0.00')
+    """
+    text = f"{value:.2f}"
+    if float(text) != value:
+        text = f"{value:.6f}".rstrip("0")
+    return text
