@@ -185,3 +185,28 @@ def test_a_2000_case_run_with_the_judge_failing_for_most_comments_its_failures_f
     rows_named = re.findall(r"^\| `golden.jsonl::(refund-order-\d)` \|", body, flags=re.M)
     assert sorted(rows_named) == sorted(REAL_FAILURES)
     assert body.count("`account-") == 3
+
+
+def test_a_cut_keeps_every_gated_metric_and_shown_failure_and_shortens_long_ids(
+    tmp_path: Path,
+) -> None:
+    # Twelve cases whose 7,000-character ids alone make ten rows longer than a comment.
+    results = [case(f"{index:02d}-" + "x" * 7_000, 0.1, 0.1, line=index + 1) for index in range(12)]
+    config = GateConfig(
+        judge="anthropic",
+        bootstrap_resamples=200,
+        thresholds={"faithfulness": 0.8, "context_recall": 0.8},
+    )
+    body = comment_body(load_report(write(tmp_path / "report.json", results, config=config)))
+    assert len(body) <= GITHUB_LIMIT
+    lines = body.splitlines()
+    assert all(line.endswith("|") for line in lines if line.startswith("|"))
+    for metric in ("faithfulness", "context_recall"):
+        assert any(line.startswith(f"| `{metric}` |") for line in lines), metric
+    failing = [line for line in lines if line.startswith("| `golden.jsonl::")]
+    shown = next(line for line in lines if line.startswith("Showing "))
+    assert shown.startswith(f"Showing {len(failing)} of 12;")
+    assert len(failing) == 10
+    # Each id shortened to a readable prefix, not its row left out.
+    assert all("…" in line and len(line) < 600 for line in failing)
+    assert "long rows shortened; the full list is in the HTML report" in body

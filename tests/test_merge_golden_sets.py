@@ -162,3 +162,33 @@ def test_merge_names_shards_judged_differently(pytester: pytest.Pytester) -> Non
     _judged_by(pytester.path / "s1.json", "claude-x", "7")
     status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
     assert status == 0, out + err
+
+
+def _with_context_ids(index: int) -> dict[str, Any]:
+    contexts = [{"id": f"doc-{n}", "text": text} for n, text in enumerate(GOOD["contexts"])]
+    return {**GOOD, "id": f"k{index}", "contexts": contexts}
+
+
+@pytest.mark.parametrize("count", [8, 1], ids=["one-shard-without-ids", "one-shard-empty"])
+def test_shards_merge_when_one_scored_no_case_of_a_metric(
+    pytester: pytest.Pytester, count: int
+) -> None:
+    # Only k0 names its relevant contexts: the other shard scores no id metric, or nothing.
+    rows = [_with_context_ids(index) for index in range(count)]
+    rows[0]["relevant_context_ids"] = ["doc-0"]
+    write_jsonl(pytester, "golden.jsonl", rows)
+    # The default metrics: each shard records only the metrics its cases were scored on.
+    options = {name: value for name, value in OPTIONS.items() if name != "metrics"}
+    for index in (1, 2):
+        outcome = gate_run(
+            pytester, "--rag-gate-shard", f"{index}/2", report=f"sh{index}.json", **options
+        )
+        assert outcome.ret in (0, 5), outcome.stdout.str()
+    judges = [read_report(pytester.path / f"sh{i}.json")["judge"]["metrics"] for i in (1, 2)]
+    assert ("mrr" in judges[0]) != ("mrr" in judges[1])
+    status, out, err = rag_gate(pytester.path, "gate", "sh1.json", "sh2.json", "-o", "json=m.json")
+    assert status == 0, out + err
+    merged = read_report(pytester.path / "m.json")
+    assert len(merged["cases"]) == count
+    assert merged["judge"]["metrics"]["mrr"]["kind"] == "none"
+    assert merged["judge"]["metrics"]["faithfulness"]["kind"] == "offline"

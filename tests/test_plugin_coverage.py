@@ -399,6 +399,14 @@ def test_duplicate_ids_keep_a_result_each(pytester: pytest.Pytester, workers: li
         ("golden_more.jsonl:1", "same", False),
         ("golden_more.jsonl:2", "other", True),
     ]
+    # Each case's verdict is its own, not the last one's of the same id.
+    assert [case["verdict"]["status"] for case in report["cases"]] == [
+        "passed",
+        "errored",
+        "errored",
+        "errored",
+        "passed",
+    ]
     assert sorted(junit_cases(pytester.path / "junit.xml")) == [
         ("other", "passed"),
         ("same", "error"),

@@ -536,9 +536,7 @@ def test_markdown_summary_of_a_passing_gate_with_an_llm_judge() -> None:
         for i in range(3)
     ]
     facts = RunFacts(scored_by={"faithfulness": "anthropic"})
-    verdict = evaluate_gate(
-        results, ["faithfulness"], GateConfig(bootstrap_resamples=100), facts
-    )
+    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(bootstrap_resamples=100), facts)
     text = render_markdown(verdict, results=results, judge=CLAUDE, usage=Usage())
     assert text.startswith("## ✅ RAG gate: PASSED\n")
     assert "offline heuristic judge" not in text

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +34,10 @@ from ..gate.baseline import (
 )
 from ..gate.coverage import merge_ledgers
 from ..gate.deploy_decision import HEURISTIC_JUDGES
-from ..gate.judge_changes import judge_changes, judged_differently, judged_line
+from ..gate.judge_changes import judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..importers import register_command as register_import
-from ..judges.base import JudgeInfo
+from ..judges.base import NO_JUDGE, JudgeInfo, MetricJudge
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
@@ -577,26 +578,53 @@ def _compare(arguments: argparse.Namespace) -> int:
     return EXIT_PASSED if comparison.passed and not newly and not unjudged else EXIT_FAILED
 
 
+def _recorded_judges(report: SavedReport) -> dict[str, MetricJudge]:
+    """Who scored each metric the shard scored at all; a metric needing no judge left out.
+
+    A report written before the per-metric record says its run's judge for every metric
+    it lists; a shard that scored no case records none.
+    """
+    recorded = dict(report.judge.metrics)
+    if not recorded and report.results:
+        recorded = dict.fromkeys(report.metrics, report.judge.run_judge)
+    return {metric: judge for metric, judge in recorded.items() if judge.kind != NO_JUDGE}
+
+
+def _merged_judge(reports: Sequence[SavedReport]) -> JudgeInfo:
+    """The first shard's judge, with who scored each metric in any shard."""
+    recorded: dict[str, MetricJudge] = {}
+    for report in reports:
+        for metric, judge in report.judge.metrics.items():
+            if metric not in recorded or recorded[metric].kind == NO_JUDGE:
+                recorded[metric] = judge
+    return reports[0].judge.model_copy(update={"metrics": recorded})
+
+
 def _check_compatible(reports: Sequence[SavedReport]) -> None:
-    """Shards of one run share judge and settings; say exactly what differs."""
+    """Shards of one run share judge and settings; say exactly what differs.
+
+    Only a metric two shards both had judged can differ: a shard that scored none of a
+    metric's cases (or whose metric needs no judge) is compatible with any judge.
+    """
     first = reports[0]
     reference = first.config.model_dump(mode="json")
     for other in reports[1:]:
-        changed = judge_changes(
-            other.judge,
-            first.judge,
-            dict.fromkeys([*first.metrics, *other.metrics]),
-            subject=str(other.path),
-        )
+        mine, theirs = _recorded_judges(first), _recorded_judges(other)
+        changed = {
+            metric: judged_line(str(other.path), theirs[metric], judge)
+            for metric, judge in mine.items()
+            if metric in theirs
+            and (
+                judged_differently(theirs[metric], judge)
+                or judged_differently(judge, theirs[metric])
+            )
+        }
         line = next(iter(changed.values()), None)
-        if line is None and judged_differently(other.judge.run_judge, first.judge.run_judge):
-            line = judged_line(str(other.path), other.judge.run_judge, first.judge.run_judge)
         if line is not None:
-            which = f" ({', '.join(changed)})" if changed else ""
             line = line.replace(", this run", f", {first.path}")
             raise CommandError(
-                f"Cannot merge {first.path} with {other.path}: {line}{which}; shards must be "
-                "scored by the same judge, model and prompt version."
+                f"Cannot merge {first.path} with {other.path}: {line} ({', '.join(changed)}); "
+                "shards must be scored by the same judge, model and prompt version."
             )
         settings = other.config.model_dump(mode="json")
         for key in reference:
@@ -703,7 +731,7 @@ def _merge(arguments: argparse.Namespace) -> int:
             results.append(result)
     metrics = list(dict.fromkeys(metric for report in reports for metric in report.metrics))
 
-    first = reports[0]
+    first = replace(reports[0], judge=_merged_judge(reports))
     config = _settings(
         first.config, arguments.config, arguments.thresholds, metrics, str(first.path)
     )

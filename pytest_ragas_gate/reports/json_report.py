@@ -310,9 +310,11 @@ def _records(
 ) -> Iterator[dict[str, Any]]:
     full = config.report_details == "full"
     bounds = config.bounds()
-    decided = {case.key: case for case in cases}
+    # By source too: a duplicate id errors, and must not lend its verdict to the first case.
+    decided = {(case.key, case.source): case for case in cases}
     for result in canonical_order(results):
-        yield _case_record(result, full=full, bounds=bounds, verdict=decided[result.key])
+        verdict = decided[result.key, result.source]
+        yield _case_record(result, full=full, bounds=bounds, verdict=verdict)
 
 
 def report_cases(

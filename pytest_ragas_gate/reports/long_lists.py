@@ -139,14 +139,52 @@ def _is_header(lines: Sequence[str], index: int) -> bool:
     return following.startswith("|---")
 
 
+#: The widths a cell is shortened to, in turn, when the kept rows alone are too long.
+CELL_WIDTHS = (200, 80)
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_CODE_SPAN = re.compile(r"(`+)( ?)(.*?)\2\1", re.S)
+
+
+def shorten_cell(cell: str, width: int) -> str:
+    """``cell`` cut to ``width`` characters with an ellipsis; a code span stays one.
+
+    >>> shorten_cell("`" + "x" * 10 + "`", 6)
+    '`xxx…`'
+    >>> shorten_cell("short", 6)
+    'short'
+    """
+    if len(cell) <= width:
+        return cell
+    span = _CODE_SPAN.fullmatch(cell)
+    if span is not None:
+        fence, padding, inner = span.groups()
+        room = max(1, width - 2 * len(fence + padding) - 1)
+        return f"{fence}{padding}{inner[:room].rstrip(chr(92))}…{padding}{fence}"
+    text = cell[: width - 1]
+    # A code span cut open would swallow the rest of the row: the cut goes before it.
+    if text.count("`") % 2:
+        text = text[: text.rindex("`")]
+    return text.rstrip(chr(92)) + "…"
+
+
+def _shorten_row(row: str, width: int) -> str:
+    cells = _CELL_SPLIT.split(row)
+    inner = [shorten_cell(cell.strip(), width) for cell in cells[1:-1]]
+    return "| " + " | ".join(inner) + " |"
+
+
 def cut_between_rows(
     lines: Sequence[str], limit: int, *, keep: Collection[str], where: str
 ) -> list[str]:
     """``lines`` shortened to ``limit`` characters (joined by newlines) by whole rows.
 
     Table rows are left out from the end of the body backwards, except the rows in
-    ``keep`` (the failing cases, which a reader must find) and each table's header; a
-    line then says how many rows were left out and where the full list is.
+    ``keep`` (the gated metrics and failing cases, which a reader must find) and each
+    table's header; a line then says how many rows were left out and where the full list
+    is. When the kept rows alone are too long, their overlong cells (a 7,000-character id)
+    are shortened with an ellipsis instead; only a body still too long then loses kept
+    rows, since GitHub refuses a body over its limit whole.
 
     Args:
         lines: The body's lines.
@@ -161,23 +199,48 @@ def cut_between_rows(
     size = sum(len(line) + 1 for line in lines)
     if size <= limit:
         return list(lines)
-    kept = list(lines)
-    left_out = 0
-    note_room = len(_note(len(lines), where)) + 2
-    # Rows in ``keep`` go only when the others were not enough: a body over GitHub's limit
-    # is refused whole, which would show no failing case at all.
-    for spare_kept in (True, False):
+    kept: list[str] = []
+    kept_rows: Collection[str] = keep
+    left_out = shortened = 0
+    note_room = len(_note(len(lines), 0, where)) + 2
+
+    def leave_out(spare_kept: bool) -> None:
+        nonlocal size, left_out
         for index in range(len(kept) - 1, -1, -1):
             if size + note_room <= limit:
-                break
+                return
             line = kept[index]
-            if not _is_row(line) or (spare_kept and line in keep) or _is_header(kept, index):
+            if not _is_row(line) or (spare_kept and line in kept_rows) or _is_header(kept, index):
                 continue
             size -= len(line) + 1
             del kept[index]
             left_out += 1
-    return [*kept, "", _note(left_out, where)]
+
+    # Whole rows first; when the kept rows alone are too long, every overlong cell is
+    # shortened at one width (so the rows read alike) and the other rows are cut again.
+    for width in (None, *CELL_WIDTHS):
+        kept, left_out, shortened = list(lines), 0, 0
+        if width is not None:
+            note_room = len(_note(len(lines), len(lines), where)) + 2
+            kept_rows = {_shorten_row(row, width) for row in keep}
+            for index, line in enumerate(kept):
+                if _is_row(line) and not _is_header(kept, index):
+                    short = _shorten_row(line, width)
+                    if len(short) < len(line):
+                        kept[index] = short
+                        shortened += 1
+        size = sum(len(line) + 1 for line in kept)
+        leave_out(spare_kept=True)
+        if size + note_room <= limit:
+            break
+    leave_out(spare_kept=False)
+    return [*kept, "", _note(left_out, shortened, where)]
 
 
-def _note(left_out: int, where: str) -> str:
-    return f"{left_out:,} row{'' if left_out == 1 else 's'} left out; the full list is in {where}."
+def _note(left_out: int, shortened: int, where: str) -> str:
+    said = []
+    if left_out:
+        said.append(f"{left_out:,} row{'' if left_out == 1 else 's'} left out")
+    if shortened:
+        said.append(f"{shortened:,} long row{'' if shortened == 1 else 's'} shortened")
+    return f"{'; '.join(said) or 'Shortened'}; the full list is in {where}."

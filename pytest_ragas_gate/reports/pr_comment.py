@@ -395,7 +395,8 @@ def comment_body(
     )
     if lead:
         lines += [*lead[1:], ""]
-    lines += _metric_table(verdict, changed_thresholds(changes))
+    changed = changed_thresholds(changes)
+    lines += _metric_table(verdict, changed)
     newly = [
         outcome.message for outcome in verdict.outcomes if outcome.metric in verdict.newly_failing
     ]
@@ -424,6 +425,10 @@ def comment_body(
             lines += ["", *section]
     kept = {
         _failing_row(case.key, case.why) for case in verdict.failing_cases if not is_error_row(case)
+    } | {
+        _metric_row(outcome.metric, verdict, changed)
+        for outcome in verdict.outcomes
+        if outcome.gated
     }
     where = "the HTML report in the run's artifacts and the job's step summary"
     body = "\n".join(cut_between_rows(lines, MAX_BODY, keep=kept, where=where)) + "\n"
