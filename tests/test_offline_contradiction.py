@@ -162,6 +162,20 @@ def test_a_negated_claim_against_a_positive_context_is_contradicted(
         ),
         # The speaker's own life is no claim about the contexts.
         ("I have never been on a cruise ship.", "A cruise ship is a passenger ship."),
+        # The "not" denies another range than the one the context states.
+        (
+            "Deleted files cannot be recovered after 30 days.",
+            "Deleted files can be recovered within 30 days.",
+        ),
+        ("Orders under $50 do not ship free.", "Orders over $50 ship free."),
+        (
+            "Refunds are not issued after 30 days.",
+            "Refunds are issued within 30 days of purchase.",
+        ),
+        (
+            "The API does not rate limit requests under 100 per minute.",
+            "The API rate limits requests above 100 per minute.",
+        ),
     ],
 )
 def test_a_negation_the_context_does_not_deny_is_no_contradiction(claim: str, context: str) -> None:

@@ -78,6 +78,13 @@ _NOT_DENIAL = re.compile(r"\b(?:not\s+only|not\s+just|nothing\s+but|no\s+doubt)\
 _REPLY_NO = re.compile(r"^\W*(?:no|nope|nah)\b\W*(?:but\b)?")
 # The speaker's own life ("I have never been on a cruise") is no claim about the contexts.
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|we|we're|we've|you|you're|you've)\b")
+# Function words that bound what a sentence says ("after 30 days", "under $50"): a claim
+# denies a sentence only if both bound it alike, else the "not" may deny another range.
+_QUALIFIERS = frozenset(
+    "after before within under over above below more less fewer than until till only "
+    "except unless since beyond exceeding exceeds least most between outside inside "
+    "besides excluding".split()
+)
 #: Words a denied claim must share with the sentence it denies: fewer name no one fact.
 _DENIED_WORDS = 3
 
@@ -264,6 +271,10 @@ def negation_cues(claim: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(lowered)) & _DENIALS
 
 
+def _qualifiers(text: str) -> frozenset[str]:
+    return frozenset(_WORDS.findall(text.lower())) & _QUALIFIERS
+
+
 def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
     cues = negation_cues(claim)
     if not cues:
@@ -273,12 +284,13 @@ def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
     if len(denied) < _DENIED_WORDS:
         return None
     values = find_values(claim)
+    qualifiers = _qualifiers(claim)
     for text in texts:
         record = read_record(text)
         for sentence in split_sentences(record.text if record else text):
             if has_negation(sentence) or negation_cues(sentence):
                 continue
-            if not denied <= _token_set(sentence):
+            if not denied <= _token_set(sentence) or _qualifiers(sentence) != qualifiers:
                 continue
             spelled = value_spellings(sentence)
             if all(value.forms & spelled for value in values):
