@@ -183,6 +183,30 @@ def test_a_negation_the_context_does_not_deny_is_no_contradiction(claim: str, co
     assert said != "contradicted", reason
 
 
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Single sign-on is not included in the Team plan.", "contradicted"),
+        ("The Team plan comes without single sign-on.", "not_in_context"),
+        ("Single sign-on isn't part of the Team plan.", "not_in_context"),
+        ("The Team plan does not offer SSO.", "not_in_context"),
+        ("Unfortunately the Team plan has no single sign-on.", "not_in_context"),
+    ],
+)
+def test_a_negated_claim_is_never_supported_by_a_positive_context(
+    claim: str, expected: str
+) -> None:
+    said, reason = verdict(claim, "Billing is monthly.", SSO)
+    assert said == expected, reason
+
+
+def test_a_negated_claim_stays_supported_by_a_context_that_denies_it() -> None:
+    said, reason = verdict(
+        "The Team plan does not include audit logs.", SSO, "Audit logs are not in the Team plan."
+    )
+    assert said == "supported", reason
+
+
 def test_a_denied_claim_lowers_faithfulness() -> None:
     case = GoldenCase(
         file="golden.jsonl",

@@ -47,7 +47,7 @@ from .text import (
 )
 from .values import CN_COUNTERS, Value, find_values, value_spellings
 
-__all__ = ["find_contradiction", "negation_cues"]
+__all__ = ["denial_stated", "find_contradiction", "negation_cues"]
 
 SAME_TOPIC_COVERAGE = 0.6
 """Share of the claim's words one context sentence must hold to be about the same thing."""
@@ -87,6 +87,12 @@ _QUALIFIERS = frozenset(
 )
 #: Words a denied claim must share with the sentence it denies: fewer name no one fact.
 _DENIED_WORDS = 3
+_SAME_START = 5
+# Words that deny without a negation word ("failed to qualify", "refused", "only in 1990").
+_FAILURE = re.compile(
+    r"\b(?:fail|failed|fails|refus\w*|den(?:y|ied|ies)|absent|neither|nor|unable|instead|"
+    r"rather|only|neglect\w*|omit\w*)\b"
+)
 
 # Key words too general to name a field on their own ("RestaurantsTakeOut" is not about any
 # sentence with "take" in it).
@@ -271,6 +277,31 @@ def negation_cues(claim: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(lowered)) & _DENIALS
 
 
+def _covers(tokens: frozenset[str], sentence_tokens: frozenset[str]) -> bool:
+    # Stems of one word may differ by an ending ("includ" for "included", "include" for
+    # "includes"); a shared start of five letters or more is the same word.
+    return all(
+        token in sentence_tokens
+        or (
+            len(token) >= _SAME_START
+            and any(
+                len(other) >= _SAME_START and (other.startswith(token) or token.startswith(other))
+                for other in sentence_tokens
+            )
+        )
+        for token in tokens
+    )
+
+
+def denial_stated(texts: Sequence[str]) -> bool:
+    """Whether a context denies anything: a negation, or a word that says something failed.
+
+    A negated claim is supported only by contexts that deny something too: words that a
+    positive text holds, with the claim's "not" on top, say the opposite of it.
+    """
+    return any(has_negation(text) or _FAILURE.search(text.lower()) for text in texts)
+
+
 def _qualifiers(text: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(text.lower())) & _QUALIFIERS
 
@@ -290,7 +321,7 @@ def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
         for sentence in split_sentences(record.text if record else text):
             if has_negation(sentence) or negation_cues(sentence):
                 continue
-            if not denied <= _token_set(sentence) or _qualifiers(sentence) != qualifiers:
+            if not _covers(denied, _token_set(sentence)) or _qualifiers(sentence) != qualifiers:
                 continue
             spelled = value_spellings(sentence)
             if all(value.forms & spelled for value in values):
