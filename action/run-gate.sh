@@ -197,13 +197,30 @@ cases = f"{gated} cases" if gated == collected else f"{gated} of {collected} cas
 recommendation = report.get("recommendation") or "; ".join(run.get("partial_reasons") or [])
 line = f"RAG gate {str(verdict).upper()}: {recommendation} (judge {judge.get('kind', '?')}, {cases})"
 scored_by = run.get("scored_by")
+metrics = report.get("metrics") if isinstance(report.get("metrics"), dict) else {}
 if isinstance(scored_by, dict):
     heuristic = "offline" in scored_by.values()
 else:
     # Written before each metric's judge was recorded: one judge scored every metric.
     heuristic = judge.get("kind") == "offline"
-# A report without the field is a deploy decision only when it passed on an LLM judge.
-decision = report.get("deploy_decision", verdict == "passed" and not heuristic) is True
+if "deploy_decision" in report:
+    # The gate decided; a metric the heuristic scored outside the gate decides nothing.
+    decision = report["deploy_decision"] is True
+    gated = [
+        name
+        for name, metric in metrics.items()
+        if isinstance(metric, dict) and metric.get("threshold") is not None
+    ]
+    if decision:
+        heuristic = False
+    elif verdict != "passed" and isinstance(scored_by, dict) and gated:
+        heuristic = any(scored_by.get(name) == "offline" for name in gated)
+    else:
+        # A pass that is no deploy decision is the heuristic's smoke check.
+        heuristic = heuristic or verdict == "passed"
+else:
+    # A report without the field is a deploy decision only when it passed on an LLM judge.
+    decision = verdict == "passed" and not heuristic
 print(verdict)
 print(" ".join(line.split()))
 print("true" if decision else "false")

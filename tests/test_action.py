@@ -750,3 +750,29 @@ def test_a_canned_report_without_the_field_is_read_by_its_judge(
     result = runner.run_gate(env, paths="golden.jsonl", working_directory="gate")
     assert result.returncode == 0, result.stdout + result.stderr
     assert runner.outputs["deploy-decision"] == "true"
+
+
+def test_the_reports_deploy_decision_decides_not_the_metrics_outside_the_gate(
+    runner: Runner, tmp_path: Path
+) -> None:
+    # Only mrr is gated and it asks no judge: the offline heuristic scored metrics that
+    # are reported, not gated, and the gate made a deploy decision.
+    report = {
+        **canned_report("passed", "Safe to deploy"),
+        "deploy_decision": True,
+        "metrics": {"faithfulness": {"threshold": None}, "mrr": {"threshold": 0.5}},
+    }
+    report["run"] = {**report["run"], "scored_by": {"faithfulness": "offline", "mrr": None}}
+    inputs = {"paths": "golden.jsonl", "working_directory": "gate"}
+    result = runner.run_gate(fake_python(tmp_path, 0, report), **inputs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no deploy decision" not in result.stdout
+    assert runner.outputs["deploy-decision"] == "true"
+
+    # The same run with the heuristic on a gated metric: the gate said no decision.
+    report = {**report, "deploy_decision": False, "recommendation": SMOKE_CHECK}
+    report["run"] = {**report["run"], "scored_by": {"faithfulness": "offline", "mrr": "offline"}}
+    result = runner.run_gate(fake_python(tmp_path, 0, report), **inputs)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert FALLBACK in result.stdout.splitlines()
+    assert runner.outputs["deploy-decision"] == "false"

@@ -162,11 +162,49 @@ def test_a_negated_claim_against_a_positive_context_is_contradicted(
         ),
         # The speaker's own life is no claim about the contexts.
         ("I have never been on a cruise ship.", "A cruise ship is a passenger ship."),
+        # The "not" denies another range than the one the context states.
+        (
+            "Deleted files cannot be recovered after 30 days.",
+            "Deleted files can be recovered within 30 days.",
+        ),
+        ("Orders under $50 do not ship free.", "Orders over $50 ship free."),
+        (
+            "Refunds are not issued after 30 days.",
+            "Refunds are issued within 30 days of purchase.",
+        ),
+        (
+            "The API does not rate limit requests under 100 per minute.",
+            "The API rate limits requests above 100 per minute.",
+        ),
     ],
 )
 def test_a_negation_the_context_does_not_deny_is_no_contradiction(claim: str, context: str) -> None:
     said, reason = verdict(claim, context)
     assert said != "contradicted", reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Single sign-on is not included in the Team plan.", "contradicted"),
+        ("The Team plan comes without single sign-on.", "not_in_context"),
+        ("Single sign-on isn't part of the Team plan.", "not_in_context"),
+        ("The Team plan does not offer SSO.", "not_in_context"),
+        ("Unfortunately the Team plan has no single sign-on.", "not_in_context"),
+    ],
+)
+def test_a_negated_claim_is_never_supported_by_a_positive_context(
+    claim: str, expected: str
+) -> None:
+    said, reason = verdict(claim, "Billing is monthly.", SSO)
+    assert said == expected, reason
+
+
+def test_a_negated_claim_stays_supported_by_a_context_that_denies_it() -> None:
+    said, reason = verdict(
+        "The Team plan does not include audit logs.", SSO, "Audit logs are not in the Team plan."
+    )
+    assert said == "supported", reason
 
 
 def test_a_denied_claim_lowers_faithfulness() -> None:

@@ -47,7 +47,7 @@ from .text import (
 )
 from .values import CN_COUNTERS, Value, find_values, value_spellings
 
-__all__ = ["find_contradiction", "negation_cues"]
+__all__ = ["denial_stated", "find_contradiction", "negation_cues"]
 
 SAME_TOPIC_COVERAGE = 0.6
 """Share of the claim's words one context sentence must hold to be about the same thing."""
@@ -78,8 +78,21 @@ _NOT_DENIAL = re.compile(r"\b(?:not\s+only|not\s+just|nothing\s+but|no\s+doubt)\
 _REPLY_NO = re.compile(r"^\W*(?:no|nope|nah)\b\W*(?:but\b)?")
 # The speaker's own life ("I have never been on a cruise") is no claim about the contexts.
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|we|we're|we've|you|you're|you've)\b")
+# Function words that bound what a sentence says ("after 30 days", "under $50"): a claim
+# denies a sentence only if both bound it alike, else the "not" may deny another range.
+_QUALIFIERS = frozenset(
+    "after before within under over above below more less fewer than until till only "
+    "except unless since beyond exceeding exceeds least most between outside inside "
+    "besides excluding".split()
+)
 #: Words a denied claim must share with the sentence it denies: fewer name no one fact.
 _DENIED_WORDS = 3
+_SAME_START = 5
+# Words that deny without a negation word ("failed to qualify", "refused", "only in 1990").
+_FAILURE = re.compile(
+    r"\b(?:fail|failed|fails|refus\w*|den(?:y|ied|ies)|absent|neither|nor|unable|instead|"
+    r"rather|only|neglect\w*|omit\w*)\b"
+)
 
 # Key words too general to name a field on their own ("RestaurantsTakeOut" is not about any
 # sentence with "take" in it).
@@ -264,6 +277,35 @@ def negation_cues(claim: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(lowered)) & _DENIALS
 
 
+def _covers(tokens: frozenset[str], sentence_tokens: frozenset[str]) -> bool:
+    # Stems of one word may differ by an ending ("includ" for "included", "include" for
+    # "includes"); a shared start of five letters or more is the same word.
+    return all(
+        token in sentence_tokens
+        or (
+            len(token) >= _SAME_START
+            and any(
+                len(other) >= _SAME_START and (other.startswith(token) or token.startswith(other))
+                for other in sentence_tokens
+            )
+        )
+        for token in tokens
+    )
+
+
+def denial_stated(texts: Sequence[str]) -> bool:
+    """Whether a context denies anything: a negation, or a word that says something failed.
+
+    A negated claim is supported only by contexts that deny something too: words that a
+    positive text holds, with the claim's "not" on top, say the opposite of it.
+    """
+    return any(has_negation(text) or _FAILURE.search(text.lower()) for text in texts)
+
+
+def _qualifiers(text: str) -> frozenset[str]:
+    return frozenset(_WORDS.findall(text.lower())) & _QUALIFIERS
+
+
 def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
     cues = negation_cues(claim)
     if not cues:
@@ -273,12 +315,13 @@ def _polarity_contradiction(claim: str, texts: Sequence[str]) -> str | None:
     if len(denied) < _DENIED_WORDS:
         return None
     values = find_values(claim)
+    qualifiers = _qualifiers(claim)
     for text in texts:
         record = read_record(text)
         for sentence in split_sentences(record.text if record else text):
             if has_negation(sentence) or negation_cues(sentence):
                 continue
-            if not denied <= _token_set(sentence):
+            if not _covers(denied, _token_set(sentence)) or _qualifiers(sentence) != qualifiers:
                 continue
             spelled = value_spellings(sentence)
             if all(value.forms & spelled for value in values):

@@ -68,7 +68,7 @@ from . import contradiction as _contradiction
 from . import records as _records
 from . import text as _text
 from . import values as _values
-from .contradiction import find_contradiction, negation_cues
+from .contradiction import denial_stated, find_contradiction, negation_cues
 from .records import read_record
 from .refusal import is_lead_in, is_refusal, refuses_whole
 from .text import (
@@ -81,6 +81,7 @@ from .text import (
     numbers,
     split_claims,
     split_sentences,
+    stem,
 )
 from .values import find_values, value_spellings
 
@@ -212,6 +213,17 @@ class Support:
         if self.supported:
             return f"supported: {summary}" + (f"; {problems[0]}" if problems else "")
         return f"not supported: {summary}; " + "; ".join(problems)
+
+
+#: Words other than its negation a negated claim may miss and still hinge on the negation.
+_DENIAL_OTHER_MISSING = 1
+
+
+def _only_denial_missing(support: Support, cues: frozenset[str]) -> bool:
+    """Whether the negation is all, or nearly all, that the claim adds to the contexts."""
+    spelt = cues | {stem(cue) for cue in cues}
+    others = [token for token in support.missing_tokens if token not in spelt]
+    return len(others) <= _DENIAL_OTHER_MISSING
 
 
 def _name_words(claim: str) -> list[str] | None:
@@ -455,6 +467,22 @@ class OfflineJudge:
             if contradiction is not None:
                 verdict = ClaimVerdict(
                     claim=claim, verdict="contradicted", reason=f"contradicted: {contradiction}"
+                )
+            elif (
+                support.supported
+                # A record's yes/no fields carry its negations ("WiFi": "no").
+                and not has_record
+                and negation_cues(claim)
+                and _only_denial_missing(support, negation_cues(claim))
+                and not denial_stated(request.contexts)
+            ):
+                # The claim's "not" is the word that matters, and no context denies anything
+                # of the kind: the words it shares with a positive sentence support nothing.
+                cue = sorted(negation_cues(claim))[0]
+                verdict = ClaimVerdict(
+                    claim=claim,
+                    verdict="not_in_context",
+                    reason=f"not supported: no context states the claim's {cue!r}",
                 )
             else:
                 verdict = ClaimVerdict(
