@@ -218,3 +218,58 @@ def test_an_llm_judged_pass_on_two_cases_says_how_little_it_rests_on() -> None:
     assert "faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval reaches 0.34" in (
         verdict.recommendation
     )
+
+
+def _cases(metric: str, scores: list[float], tags: list[str] | None = None) -> list[CaseResult]:
+    return [
+        CaseResult(
+            id=f"case-{index}",
+            source=f"golden.jsonl:{index + 1}",
+            metrics=[metric],
+            scores={metric: score},
+            tags=tags or [],
+        )
+        for index, score in enumerate(scores)
+    ]
+
+
+def test_ci_upper_passing_below_the_threshold_is_thin_evidence_not_safe_to_deploy() -> None:
+    config = GateConfig(rules={"answer_relevancy": "ci_upper"}, thresholds={"answer_relevancy": 0.95})
+    facts = RunFacts(scored_by={"answer_relevancy": "anthropic"})
+    results = _cases("answer_relevancy", [1.0, 0.75])
+    verdict = evaluate_gate(results, ["answer_relevancy"], config, facts)
+    assert verdict.status == "passed"
+    note = "answer_relevancy mean 0.88 < 0.95 but its 95% interval reaches 1.00 (rule ci_upper)"
+    assert verdict.recommendation == f"Passed on thin evidence — {note}"
+    assert verdict.metrics["answer_relevancy"].message == note
+
+
+def test_ci_upper_passing_above_the_threshold_on_little_is_thin_evidence() -> None:
+    config = GateConfig(rules={"faithfulness": "ci_upper"})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(_cases("faithfulness", [1.0, 1.0]), ["faithfulness"], config, facts)
+    assert verdict.recommendation == (
+        "Passed on thin evidence — faithfulness mean 1.00 ≥ 0.85 on 2 cases; "
+        "the 95% interval reaches 0.34 (rule ci_upper)"
+    )
+
+
+def test_ci_upper_on_a_lower_is_better_metric_is_thin_evidence() -> None:
+    config = GateConfig(
+        rules={"contradiction_rate": "ci_upper"}, thresholds={"contradiction_rate": 0.1}
+    )
+    facts = RunFacts(scored_by={"contradiction_rate": "anthropic"})
+    results = _cases("contradiction_rate", [0.0, 0.3])
+    verdict = evaluate_gate(results, ["contradiction_rate"], config, facts)
+    assert verdict.status == "passed"
+    assert verdict.recommendation == (
+        "Passed on thin evidence — contradiction_rate mean 0.15 > 0.10 but its 95% interval "
+        "reaches 0.00 (rule ci_upper)"
+    )
+
+
+def test_ci_upper_passing_clear_of_the_threshold_is_safe_to_deploy() -> None:
+    config = GateConfig(rules={"faithfulness": "ci_upper"}, thresholds={"faithfulness": 0.5})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(_cases("faithfulness", [1.0] * 30), ["faithfulness"], config, facts)
+    assert verdict.recommendation == "Safe to deploy"

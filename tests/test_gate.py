@@ -139,8 +139,10 @@ def test_ci_upper_rule_is_lenient() -> None:
     agg = aggregate_metric(run({"faithfulness": scores}), "faithfulness", cfg)
     assert agg.ci_high is not None and agg.ci_high >= 0.82
     assert agg.passed is True  # below on average, but not confidently below
+    # A pass on the interval alone, with the mean below: the line says so.
     assert agg.message == (
-        f"faithfulness 95% CI upper bound {agg.ci_high:.2f} ≥ 0.82 (mean 0.80, n=40)"
+        f"faithfulness mean 0.80 < 0.82 but its 95% interval reaches {agg.ci_high:.2f} "
+        "(rule ci_upper)"
     )
 
     confidently_low = aggregate_metric(

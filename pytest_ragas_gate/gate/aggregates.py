@@ -229,16 +229,23 @@ def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
     return shown, limit
 
 
-def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
-    """Whether a metric passed on its mean while its interval reaches past the threshold.
+# The rules that can pass a metric whose interval reaches past its threshold: the mean
+# (on the point estimate) and ci_upper (on the interval's lenient side).
+_LENIENT_RULES: frozenset[Rule] = frozenset({"mean", "ci_upper"})
 
-    Such a pass is what the rule ``mean`` asks for, and the run passes; the verdict says
-    how little the pass rests on, which ``ci_lower`` would not have let through.
+
+def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
+    """Whether a metric passed while its interval reaches past the threshold.
+
+    Such a pass is what the rule ``mean`` or ``ci_upper`` asks for, and the run passes; the
+    verdict says how little the pass rests on, which ``ci_lower`` would not have let through:
+    for a minimum, the interval's lower bound is below it; for a maximum, its upper bound is
+    above it.
     """
     bound = config.bounds().get(aggregate.metric)
     if (
         bound is None
-        or aggregate.rule != "mean"
+        or aggregate.rule not in _LENIENT_RULES
         or aggregate.passed is not True
         or aggregate.ci_low is None
         or aggregate.ci_high is None
@@ -246,6 +253,39 @@ def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
         return False
     _, far = bound.interval_side(aggregate.ci_low, aggregate.ci_high, strict=True)
     return not bound.met_by(far)
+
+
+def _thin_note(
+    metric: str,
+    average: float,
+    interval: tuple[float, float],
+    bound: Bound,
+    n: int,
+    ci: str,
+    rule: Rule,
+) -> str | None:
+    """What a passing metric rests on when its interval reaches past the threshold, or None.
+
+    ``faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval reaches 0.34``; under
+    ``ci_upper`` a mean on the failing side says the interval alone let it through:
+    ``answer_relevancy mean 0.88 < 0.95 but its 95% interval reaches 1.00 (rule ci_upper)``.
+    """
+    low, high = interval
+    _, far = bound.interval_side(low, high, strict=True)
+    if bound.met_by(far):
+        return None
+    shown, limit = _fmt_pair(average, bound)
+    by_rule = "" if rule == "mean" else f" (rule {rule})"
+    if not bound.met_by(average):
+        _, near = bound.interval_side(low, high, strict=False)
+        return (
+            f"{metric} mean {shown} {bound.broken} {limit} but its {ci} interval reaches "
+            f"{_fmt_pair(near, bound)[0]}{by_rule}"
+        )
+    return (
+        f"{metric} mean {shown} {bound.kept} {limit} on {n} case{'s' if n != 1 else ''}; "
+        f"the {ci} interval reaches {_fmt_pair(far, bound)[0]}{by_rule}"
+    )
 
 
 def confidence_label(confidence: float) -> str:
@@ -350,14 +390,6 @@ def aggregate_metric(
             f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
             f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
         )
-        _, far = bound.interval_side(ci_low, ci_high, strict=True)
-        if passed and not bound.met_by(far):
-            # The mean clears the threshold, the evidence does not: say on how much it rests.
-            reach, _ = _fmt_pair(far, bound)
-            message = (
-                f"{metric} mean {shown} {bound.kept} {limit} on {n} case{'s' if n != 1 else ''}; "
-                f"the {ci} interval reaches {reach}"
-            )
     else:
         bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
         passed = bound.met_by(value)
@@ -366,6 +398,13 @@ def aggregate_metric(
             f"{metric} {ci} CI {bound_name} bound {shown} "
             f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
         )
+    note = None
+    if passed and bound is not None and rule in _LENIENT_RULES:
+        # The rule let the metric through, the evidence does not clear the threshold: say
+        # on how much the pass rests.
+        note = _thin_note(metric, average, (ci_low, ci_high), bound, n, ci, rule)
+    if note is not None:
+        message = note
     if too_few and passed is not False:
         passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
     share = counted["coverage"]
