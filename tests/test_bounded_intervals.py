@@ -234,7 +234,9 @@ def _cases(metric: str, scores: list[float], tags: list[str] | None = None) -> l
 
 
 def test_ci_upper_passing_below_the_threshold_is_thin_evidence_not_safe_to_deploy() -> None:
-    config = GateConfig(rules={"answer_relevancy": "ci_upper"}, thresholds={"answer_relevancy": 0.95})
+    config = GateConfig(
+        rules={"answer_relevancy": "ci_upper"}, thresholds={"answer_relevancy": 0.95}
+    )
     facts = RunFacts(scored_by={"answer_relevancy": "anthropic"})
     results = _cases("answer_relevancy", [1.0, 0.75])
     verdict = evaluate_gate(results, ["answer_relevancy"], config, facts)
@@ -273,3 +275,33 @@ def test_ci_upper_passing_clear_of_the_threshold_is_safe_to_deploy() -> None:
     facts = RunFacts(scored_by={"faithfulness": "anthropic"})
     verdict = evaluate_gate(_cases("faithfulness", [1.0] * 30), ["faithfulness"], config, facts)
     assert verdict.recommendation == "Safe to deploy"
+
+
+def test_a_tag_on_two_cases_passes_on_thin_evidence_and_carries_its_interval() -> None:
+    config = GateConfig(tag_thresholds={"billing": {"faithfulness": 0.9}})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    results = _cases("faithfulness", [1.0, 1.0], tags=["billing"])
+    verdict = evaluate_gate(results, ["faithfulness"], config, facts)
+    tag = verdict.tags[0]
+    assert tag.ci_low == pytest.approx(0.3424, abs=1e-4) and tag.ci_high == 1.0
+    assert tag.passed is True
+    # The metric and the tag both rest on little; the recommendation names both.
+    assert verdict.recommendation.startswith("Passed on thin evidence — ")
+    assert "tag 'billing' faithfulness" in verdict.recommendation
+    assert verdict.model_dump(mode="json")["tags"][0]["ci_low"] == tag.ci_low
+
+
+def test_a_tag_on_two_cases_fails_ci_lower() -> None:
+    config = GateConfig(
+        tag_thresholds={"billing": {"faithfulness": 0.9}},
+        thresholds={"faithfulness": 0.3},
+        rules={"faithfulness": "ci_lower"},
+    )
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    results = _cases("faithfulness", [1.0, 1.0], tags=["billing"])
+    verdict = evaluate_gate(results, ["faithfulness"], config, facts)
+    assert verdict.status == "failed"
+    assert verdict.tags[0].passed is False
+    assert verdict.tags[0].message == (
+        "tag 'billing' faithfulness 95% CI lower bound 0.34 < 0.90 (mean 1.00, n=2)"
+    )

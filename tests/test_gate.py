@@ -282,7 +282,7 @@ def test_tag_thresholds() -> None:
     zh = by_tag["zh", "faithfulness"]
     assert (zh.n, zh.passed) == (2, False)
     assert zh.mean == pytest.approx(0.75)
-    assert zh.message == "tag 'zh' faithfulness mean 0.75 < 0.80 (n=2)"
+    assert zh.message == "tag 'zh' faithfulness mean 0.75 < 0.80 (n=2, 95% CI 0.18–1.00)"
     assert by_tag["en", "faithfulness"].passed
     assert not verdict.passed
     assert verdict.failures == [zh.message]

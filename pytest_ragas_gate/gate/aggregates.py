@@ -10,6 +10,7 @@ pytest-xdist workers yields bit-identical aggregates and intervals to a serial r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "TagVerdict",
     "aggregate_metric",
     "confidence_label",
+    "format_interval",
     "rests_on_little",
     "measure_agreements",
     "tag_verdict",
@@ -115,6 +117,12 @@ class TagVerdict(BaseModel):
     passed: bool
     message: str
     direction: Direction = "min"
+    # The bounded interval of the tagged cases' mean, and the rule that decided it.
+    ci_low: float | None = None
+    ci_high: float | None = None
+    rule: Rule = "mean"
+    # Passed while the interval reaches past the threshold (see rests_on_little).
+    thin_evidence: bool = False
 
 
 def _errored_for(result: CaseResult, metric: str) -> bool:
@@ -219,6 +227,20 @@ def _coverage_facts(
         "not_applicable_by_nature": dict(lacking.by_nature),
         "misspelt_keys": lacking.keys,
     }
+
+
+def format_interval(low: float, high: float, digits: int = 2) -> str:
+    """``0.34–1.00``: the bounds rounded outwards, so a non-zero-width interval never prints
+    as zero-width (``0.9971–1.0`` is ``0.99–1.00``, not ``1.00–1.00``).
+
+    >>> format_interval(0.9971, 1.0), format_interval(0.3424, 0.99501), format_interval(0.5, 0.5)
+    ('0.99–1.00', '0.34–1.00', '0.50–0.50')
+    """
+    scale = 10**digits
+    # The tolerance keeps a bound already at a printed value (0.34 stored as 0.33999…) there.
+    floor = math.floor(low * scale + 1e-9) / scale
+    ceil = math.ceil(high * scale - 1e-9) / scale
+    return f"{floor:.{digits}f}–{ceil:.{digits}f}"
 
 
 def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
@@ -451,18 +473,49 @@ def tag_verdict(
             ),
         )
     average = mean(scores)
-    passed = bound.met_by(average)
-    shown, limit = _fmt_pair(average, bound)
+    n = len(scores)
+    ci_low, ci_high = bounded_mean_ci(
+        scores,
+        confidence=config.confidence,
+        resamples=config.bootstrap_resamples,
+        seed=config.seed,
+    )
+    ci = confidence_label(config.confidence)
+    # A tag has no labels of its own to estimate on: a PPI rule decides it on the mean.
+    rule: Rule = config.rule_for(metric)
+    rule = rule if rule in ("mean", "ci_lower", "ci_upper") else "mean"
+    name = f"tag {tag!r} {metric}"
+    if rule == "mean":
+        passed = bound.met_by(average)
+        shown, limit = _fmt_pair(average, bound)
+        message = (
+            f"{name} mean {shown} {bound.kept if passed else bound.broken} {limit} "
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
+        )
+    else:
+        side, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
+        passed = bound.met_by(value)
+        shown, limit = _fmt_pair(value, bound)
+        message = (
+            f"{name} {ci} CI {side} bound {shown} {bound.kept if passed else bound.broken} "
+            f"{limit} (mean {average:.2f}, n={n})"
+        )
+    note = None
+    if passed and rule in _LENIENT_RULES:
+        note = _thin_note(name, average, (ci_low, ci_high), bound, n, ci, rule)
     return TagVerdict(
         tag=tag,
         metric=metric,
         mean=average,
-        n=len(scores),
+        n=n,
         threshold=threshold,
         passed=passed,
         direction=bound.direction,
-        message=f"tag {tag!r} {metric} mean {shown} {bound.kept if passed else bound.broken} "
-        f"{limit} (n={len(scores)})",
+        message=note or message,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        rule=rule,
+        thin_evidence=note is not None,
     )
 
 
