@@ -230,8 +230,9 @@ def _coverage_facts(
 
 
 def format_interval(low: float, high: float, digits: int = 2) -> str:
-    """``0.34–1.00``: the bounds rounded outwards, so a non-zero-width interval never prints
-    as zero-width (``0.9971–1.0`` is ``0.99–1.00``, not ``1.00–1.00``).
+    """``0.34–1.00``: the bounds rounded outwards, never zero-width unless the interval is.
+
+    ``0.9971–1.0`` prints ``0.99–1.00``, not ``1.00–1.00``.
 
     >>> format_interval(0.9971, 1.0), format_interval(0.3424, 0.99501), format_interval(0.5, 0.5)
     ('0.99–1.00', '0.34–1.00', '0.50–0.50')
