@@ -18,7 +18,12 @@ from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
-from pytest_ragas_gate.stats import bootstrap_ci, bounded_interval, bounded_mean_ci
+from pytest_ragas_gate.stats import (
+    bootstrap_ci,
+    bounded_interval,
+    bounded_mean_ci,
+    format_interval,
+)
 
 
 def test_two_of_two_at_the_top_reaches_below_035() -> None:
@@ -305,3 +310,16 @@ def test_a_tag_on_two_cases_fails_ci_lower() -> None:
     assert verdict.tags[0].message == (
         "tag 'billing' faithfulness 95% CI lower bound 0.34 < 0.90 (mean 1.00, n=2)"
     )
+
+
+def test_a_narrow_interval_never_prints_as_zero_width() -> None:
+    results = _cases("faithfulness", [1.0] * 2000)
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(), facts)
+    aggregate = verdict.metrics["faithfulness"]
+    assert aggregate.ci_low is not None and 0.99 < aggregate.ci_low < 1.0
+    assert "95% CI 0.99–1.00" in aggregate.message
+    # Every report prints intervals with the one formatter: bounds rounded outwards.
+    assert format_interval(0.9971, 1.0) == "0.99–1.00"
+    assert format_interval(0.99994, 1.0, 3) == "0.999–1.000"
+    assert format_interval(0.0, 0.1135, 0, percent=True) == "0–12%"

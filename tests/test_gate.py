@@ -83,15 +83,14 @@ def test_mean_rule_messages_exact_format() -> None:
     assert agg.n == 40
     assert agg.mean == pytest.approx(0.81)
     assert agg.passed is False
-    assert agg.message == (
-        f"faithfulness mean 0.81 < 0.85 (n=40, 95% CI {agg.ci_low:.2f}–{agg.ci_high:.2f})"
-    )
+    assert agg.message == ("faithfulness mean 0.81 < 0.85 (n=40, 95% CI 0.80–0.82)")
     assert agg.ci_low is not None and agg.ci_high is not None and agg.mean is not None
     assert agg.ci_low <= agg.mean <= agg.ci_high
 
     scores: list[float | None] = [0.9, 0.92] * 20
     passing = aggregate_metric(run({"faithfulness": scores}), "faithfulness", config())
-    assert passing.message == "faithfulness mean 0.91 ≥ 0.85 (n=40, 95% CI 0.91–0.91)"
+    # A narrow interval is printed outwards, never as zero-width.
+    assert passing.message == "faithfulness mean 0.91 ≥ 0.85 (n=40, 95% CI 0.90–0.92)"
     assert passing.passed is True
 
     # 40 identical scores leave room for cases the sample did not draw: the interval

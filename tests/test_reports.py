@@ -451,7 +451,7 @@ def test_junit_gate_suite_content(tmp_path: Path) -> None:
     )
     zh = tests["tag:zh:context_recall"].find("failure")
     assert zh is not None
-    assert zh.get("message") == "tag 'zh' context_recall mean 0.50 < 0.80 (n=3)"
+    assert zh.get("message") == "tag 'zh' context_recall mean 0.50 < 0.80 (n=3, 95% CI 0.21–0.79)"
     assert gate_suite.get("failures") == "4"
 
 
@@ -536,9 +536,7 @@ def test_markdown_summary_of_a_passing_gate_with_an_llm_judge() -> None:
         for i in range(3)
     ]
     facts = RunFacts(scored_by={"faithfulness": "anthropic"})
-    verdict = evaluate_gate(
-        results, ["faithfulness"], GateConfig(bootstrap_resamples=100), facts
-    )
+    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(bootstrap_resamples=100), facts)
     text = render_markdown(verdict, results=results, judge=CLAUDE, usage=Usage())
     assert text.startswith("## ✅ RAG gate: PASSED\n")
     assert "offline heuristic judge" not in text

@@ -10,7 +10,6 @@ pytest-xdist workers yields bit-identical aggregates and intervals to a serial r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from ..scoring.results import (
 )
 from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
-from ..stats import bounded_interval, bounded_mean_ci, hull, mean, sample_std
+from ..stats import bounded_interval, bounded_mean_ci, format_interval, hull, mean, sample_std
 from ..trust.figures import MetricAgreement, PpiEstimate
 from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
 
@@ -229,21 +228,6 @@ def _coverage_facts(
     }
 
 
-def format_interval(low: float, high: float, digits: int = 2) -> str:
-    """``0.34–1.00``: the bounds rounded outwards, never zero-width unless the interval is.
-
-    ``0.9971–1.0`` prints ``0.99–1.00``, not ``1.00–1.00``.
-
-    >>> format_interval(0.9971, 1.0), format_interval(0.3424, 0.99501), format_interval(0.5, 0.5)
-    ('0.99–1.00', '0.34–1.00', '0.50–0.50')
-    """
-    scale = 10**digits
-    # The tolerance keeps a bound already at a printed value (0.34 stored as 0.33999…) there.
-    floor = math.floor(low * scale + 1e-9) / scale
-    ceil = math.ceil(high * scale - 1e-9) / scale
-    return f"{floor:.{digits}f}–{ceil:.{digits}f}"
-
-
 def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
     """Both numbers with 2 decimals, or 4 when 2 would print a failing pair as equal."""
     shown, limit = f"{value:.2f}", f"{bound.value:.2f}"
@@ -399,9 +383,8 @@ def aggregate_metric(
     passed: bool | None
     if bound is None:
         passed = None
-        message = (
-            f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
-        )
+        shown_ci = format_interval(ci_low, ci_high)
+        message = f"{metric} mean {average:.2f} (n={n}, {ci} CI {shown_ci}); not gated"
     elif rule.startswith("ppi"):
         passed, message = _ppi_verdict(
             metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
@@ -411,7 +394,7 @@ def aggregate_metric(
         shown, limit = _fmt_pair(average, bound)
         message = (
             f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
-            f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
         )
     else:
         bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")

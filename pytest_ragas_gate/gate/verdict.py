@@ -389,6 +389,11 @@ def evaluate_gate(
     thin = [
         *((agg.metric, agg.message) for agg in aggregates.values() if rests_on_little(agg, config)),
         *((f"tag {tag.tag!r} {tag.metric}", tag.message) for tag in tags if tag.thin_evidence),
+        *(
+            [("pairwise_loss_rate", head_to_head.message)]
+            if pairwise is not None and pairwise.thin_evidence and head_to_head is not None
+            else []
+        ),
     ]
     if recommendation == "Safe to deploy" and thin:
         # Only a deploy decision is qualified: a smoke check or a partial run says its own.
