@@ -721,19 +721,19 @@ def test_a_report_from_before_undecided_reads_its_flips_as_undecided() -> None:
 
 
 def test_no_loss_on_twenty_cases_is_thin_evidence_and_fails_ci_lower() -> None:
-    # 0 of 20 lost: the rate clears 10%, its 95% interval (0–16%) does not.
+    # 0 of 20 lost: the rate clears 10%, its 95% interval (0–17%) does not.
     results = [judged(f"c{i:02d}", "tie", 1.0) for i in range(20)]
     facts = RunFacts(scored_by={"faithfulness": "anthropic"})
     lenient = GateConfig(pairwise_max_loss_rate=0.1, thresholds={"faithfulness": 0.5})
     verdict = evaluate_gate(results, ["faithfulness"], lenient, facts)
     assert verdict.status == "passed"
     assert verdict.recommendation.startswith("Passed on thin evidence — pairwise_loss_rate 0% ≤ ")
-    assert verdict.recommendation.endswith("the 95% interval reaches 16%")
+    assert verdict.recommendation.endswith("the 95% interval reaches 17%")
     strict = lenient.model_copy(update={"rule": "ci_lower"})
     failed = evaluate_gate(results, ["faithfulness"], strict, facts)
     (check,) = [c for c in failed.checks if c.name == "pairwise_loss_rate"]
     assert check.passed is False
     assert check.message.startswith(
-        "pairwise_loss_rate 95% CI upper bound 16% > pairwise_max_loss_rate 10% (rate 0%, "
+        "pairwise_loss_rate 95% CI upper bound 17% > pairwise_max_loss_rate 10% (rate 0%, "
         "rule ci_lower)"
     )

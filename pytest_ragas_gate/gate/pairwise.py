@@ -21,6 +21,7 @@ compared, when the judge's position-consistency is below ``pairwise_min_consiste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..scoring.results import CaseResult
@@ -192,6 +193,11 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
     )
 
 
+def _upper_percent(value: float) -> str:
+    """An interval's upper bound as the interval prints it: rounded up (``0.161`` → ``17%``)."""
+    return f"{math.ceil(value * 100 - 1e-9)}%"
+
+
 def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
     """The rule ``pairwise_loss_rate <= pairwise_max_loss_rate``; None without a summary."""
     if summary is None:
@@ -259,7 +265,7 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
         if summary.rule == "ci_lower" and summary.loss_ci is not None:
             message = (
                 f"pairwise_loss_rate {confidence_label(summary.confidence)} CI upper bound "
-                f"{summary.loss_ci[1]:.0%} {relation} pairwise_max_loss_rate "
+                f"{_upper_percent(summary.loss_ci[1])} {relation} pairwise_max_loss_rate "
                 f"{summary.max_loss_rate:.0%} (rate {rate:.0%}, rule ci_lower): {lost}"
             )
         else:
@@ -270,7 +276,7 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
         if summary.thin_evidence and summary.loss_ci is not None:
             message += (
                 f"; the {confidence_label(summary.confidence)} interval reaches "
-                f"{summary.loss_ci[1]:.0%}"
+                f"{_upper_percent(summary.loss_ci[1])}"
             )
     return GateCheck(
         name="pairwise_loss_rate",
