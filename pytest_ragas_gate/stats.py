@@ -40,6 +40,7 @@ BYTE_RESAMPLING_MAX = 256
 SKEW_CORRECTED_UP_TO = 10
 
 __all__ = [
+    "format_interval",
     "bootstrap_ci",
     "bounded_interval",
     "bounded_mean_ci",
@@ -766,3 +767,22 @@ def _tabled_means(
         means.append(total / size)
     means.sort()
     return means
+
+
+def format_interval(low: float, high: float, digits: int = 2, *, percent: bool = False) -> str:
+    """``0.34–1.00``: the bounds rounded outwards, never zero-width unless the interval is.
+
+    ``0.9971–1.0`` prints ``0.99–1.00``, not ``1.00–1.00``.
+
+    >>> format_interval(0.9971, 1.0), format_interval(0.3424, 0.99501), format_interval(0.5, 0.5)
+    ('0.99–1.00', '0.34–1.00', '0.50–0.50')
+    >>> format_interval(0.0, 0.1135, 0, percent=True)
+    '0–12%'
+    """
+    if percent:
+        low, high = low * 100, high * 100
+    scale = 10**digits
+    # The tolerance keeps a bound already at a printed value (0.34 stored as 0.33999…) there.
+    floor = math.floor(low * scale + 1e-9) / scale
+    ceil = math.ceil(high * scale - 1e-9) / scale
+    return f"{floor:.{digits}f}–{ceil:.{digits}f}{'%' if percent else ''}"

@@ -18,7 +18,12 @@ from pytest_ragas_gate.gate.deploy_decision import SMOKE_CHECK
 from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
 from pytest_ragas_gate.scoring.results import CaseResult
 from pytest_ragas_gate.settings.config import GateConfig
-from pytest_ragas_gate.stats import bootstrap_ci, bounded_interval, bounded_mean_ci
+from pytest_ragas_gate.stats import (
+    bootstrap_ci,
+    bounded_interval,
+    bounded_mean_ci,
+    format_interval,
+)
 
 
 def test_two_of_two_at_the_top_reaches_below_035() -> None:
@@ -218,3 +223,103 @@ def test_an_llm_judged_pass_on_two_cases_says_how_little_it_rests_on() -> None:
     assert "faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval reaches 0.34" in (
         verdict.recommendation
     )
+
+
+def _cases(metric: str, scores: list[float], tags: list[str] | None = None) -> list[CaseResult]:
+    return [
+        CaseResult(
+            id=f"case-{index}",
+            source=f"golden.jsonl:{index + 1}",
+            metrics=[metric],
+            scores={metric: score},
+            tags=tags or [],
+        )
+        for index, score in enumerate(scores)
+    ]
+
+
+def test_ci_upper_passing_below_the_threshold_is_thin_evidence_not_safe_to_deploy() -> None:
+    config = GateConfig(
+        rules={"answer_relevancy": "ci_upper"}, thresholds={"answer_relevancy": 0.95}
+    )
+    facts = RunFacts(scored_by={"answer_relevancy": "anthropic"})
+    results = _cases("answer_relevancy", [1.0, 0.75])
+    verdict = evaluate_gate(results, ["answer_relevancy"], config, facts)
+    assert verdict.status == "passed"
+    note = "answer_relevancy mean 0.88 < 0.95 but its 95% interval reaches 1.00 (rule ci_upper)"
+    assert verdict.recommendation == f"Passed on thin evidence — {note}"
+    assert verdict.metrics["answer_relevancy"].message == note
+
+
+def test_ci_upper_passing_above_the_threshold_on_little_is_thin_evidence() -> None:
+    config = GateConfig(rules={"faithfulness": "ci_upper"})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(_cases("faithfulness", [1.0, 1.0]), ["faithfulness"], config, facts)
+    assert verdict.recommendation == (
+        "Passed on thin evidence — faithfulness mean 1.00 ≥ 0.85 on 2 cases; "
+        "the 95% interval reaches 0.34 (rule ci_upper)"
+    )
+
+
+def test_ci_upper_on_a_lower_is_better_metric_is_thin_evidence() -> None:
+    config = GateConfig(
+        rules={"contradiction_rate": "ci_upper"}, thresholds={"contradiction_rate": 0.1}
+    )
+    facts = RunFacts(scored_by={"contradiction_rate": "anthropic"})
+    results = _cases("contradiction_rate", [0.0, 0.3])
+    verdict = evaluate_gate(results, ["contradiction_rate"], config, facts)
+    assert verdict.status == "passed"
+    assert verdict.recommendation == (
+        "Passed on thin evidence — contradiction_rate mean 0.15 > 0.10 but its 95% interval "
+        "reaches 0.00 (rule ci_upper)"
+    )
+
+
+def test_ci_upper_passing_clear_of_the_threshold_is_safe_to_deploy() -> None:
+    config = GateConfig(rules={"faithfulness": "ci_upper"}, thresholds={"faithfulness": 0.5})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(_cases("faithfulness", [1.0] * 30), ["faithfulness"], config, facts)
+    assert verdict.recommendation == "Safe to deploy"
+
+
+def test_a_tag_on_two_cases_passes_on_thin_evidence_and_carries_its_interval() -> None:
+    config = GateConfig(tag_thresholds={"billing": {"faithfulness": 0.9}})
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    results = _cases("faithfulness", [1.0, 1.0], tags=["billing"])
+    verdict = evaluate_gate(results, ["faithfulness"], config, facts)
+    tag = verdict.tags[0]
+    assert tag.ci_low == pytest.approx(0.3424, abs=1e-4) and tag.ci_high == 1.0
+    assert tag.passed is True
+    # The metric and the tag both rest on little; the recommendation names both.
+    assert verdict.recommendation.startswith("Passed on thin evidence — ")
+    assert "tag 'billing' faithfulness" in verdict.recommendation
+    assert verdict.model_dump(mode="json")["tags"][0]["ci_low"] == tag.ci_low
+
+
+def test_a_tag_on_two_cases_fails_ci_lower() -> None:
+    config = GateConfig(
+        tag_thresholds={"billing": {"faithfulness": 0.9}},
+        thresholds={"faithfulness": 0.3},
+        rules={"faithfulness": "ci_lower"},
+    )
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    results = _cases("faithfulness", [1.0, 1.0], tags=["billing"])
+    verdict = evaluate_gate(results, ["faithfulness"], config, facts)
+    assert verdict.status == "failed"
+    assert verdict.tags[0].passed is False
+    assert verdict.tags[0].message == (
+        "tag 'billing' faithfulness 95% CI lower bound 0.34 < 0.90 (mean 1.00, n=2)"
+    )
+
+
+def test_a_narrow_interval_never_prints_as_zero_width() -> None:
+    results = _cases("faithfulness", [1.0] * 2000)
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(), facts)
+    aggregate = verdict.metrics["faithfulness"]
+    assert aggregate.ci_low is not None and 0.99 < aggregate.ci_low < 1.0
+    assert "95% CI 0.99–1.00" in aggregate.message
+    # Every report prints intervals with the one formatter: bounds rounded outwards.
+    assert format_interval(0.9971, 1.0) == "0.99–1.00"
+    assert format_interval(0.99994, 1.0, 3) == "0.999–1.000"
+    assert format_interval(0.0, 0.1135, 0, percent=True) == "0–12%"

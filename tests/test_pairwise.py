@@ -20,6 +20,7 @@ from gate_runs import (
 )
 
 from pytest_ragas_gate.gate.pairwise import PairwiseSummary, pairwise_check, summarise_pairwise
+from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
 from pytest_ragas_gate.judges.compare import CompareAnswers
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.judges.openai_judge import OpenAIJudge
@@ -717,3 +718,22 @@ def test_a_report_from_before_undecided_reads_its_flips_as_undecided() -> None:
         {"outcome": "tie", "changed": True, "seen": ["new", "baseline"], "consistent": False}
     )
     assert verdict.outcome == "undecided"
+
+
+def test_no_loss_on_twenty_cases_is_thin_evidence_and_fails_ci_lower() -> None:
+    # 0 of 20 lost: the rate clears 10%, its 95% interval (0–17%) does not.
+    results = [judged(f"c{i:02d}", "tie", 1.0) for i in range(20)]
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    lenient = GateConfig(pairwise_max_loss_rate=0.1, thresholds={"faithfulness": 0.5})
+    verdict = evaluate_gate(results, ["faithfulness"], lenient, facts)
+    assert verdict.status == "passed"
+    assert verdict.recommendation.startswith("Passed on thin evidence — pairwise_loss_rate 0% ≤ ")
+    assert verdict.recommendation.endswith("the 95% interval reaches 17%")
+    strict = lenient.model_copy(update={"rule": "ci_lower"})
+    failed = evaluate_gate(results, ["faithfulness"], strict, facts)
+    (check,) = [c for c in failed.checks if c.name == "pairwise_loss_rate"]
+    assert check.passed is False
+    assert check.message.startswith(
+        "pairwise_loss_rate 95% CI upper bound 17% > pairwise_max_loss_rate 10% (rate 0%, "
+        "rule ci_lower)"
+    )

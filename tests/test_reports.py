@@ -451,7 +451,7 @@ def test_junit_gate_suite_content(tmp_path: Path) -> None:
     )
     zh = tests["tag:zh:context_recall"].find("failure")
     assert zh is not None
-    assert zh.get("message") == "tag 'zh' context_recall mean 0.50 < 0.80 (n=3)"
+    assert zh.get("message") == "tag 'zh' context_recall mean 0.50 < 0.80 (n=3, 95% CI 0.21–0.79)"
     assert gate_suite.get("failures") == "4"
 
 

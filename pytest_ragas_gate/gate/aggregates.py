@@ -26,7 +26,7 @@ from ..scoring.results import (
 )
 from ..settings.bounds import Bound, Direction, own_bound
 from ..settings.config import GateConfig, Rule
-from ..stats import bounded_interval, bounded_mean_ci, hull, mean, sample_std
+from ..stats import bounded_interval, bounded_mean_ci, format_interval, hull, mean, sample_std
 from ..trust.figures import MetricAgreement, PpiEstimate
 from .judge_noise import JudgeNoise, measure_judge_noise, noise_aware_ci
 
@@ -36,6 +36,7 @@ __all__ = [
     "TagVerdict",
     "aggregate_metric",
     "confidence_label",
+    "format_interval",
     "rests_on_little",
     "measure_agreements",
     "tag_verdict",
@@ -115,6 +116,12 @@ class TagVerdict(BaseModel):
     passed: bool
     message: str
     direction: Direction = "min"
+    # The bounded interval of the tagged cases' mean, and the rule that decided it.
+    ci_low: float | None = None
+    ci_high: float | None = None
+    rule: Rule = "mean"
+    # Passed while the interval reaches past the threshold (see rests_on_little).
+    thin_evidence: bool = False
 
 
 def _errored_for(result: CaseResult, metric: str) -> bool:
@@ -229,16 +236,23 @@ def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
     return shown, limit
 
 
-def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
-    """Whether a metric passed on its mean while its interval reaches past the threshold.
+# The rules that can pass a metric whose interval reaches past its threshold: the mean
+# (on the point estimate) and ci_upper (on the interval's lenient side).
+_LENIENT_RULES: frozenset[Rule] = frozenset({"mean", "ci_upper"})
 
-    Such a pass is what the rule ``mean`` asks for, and the run passes; the verdict says
-    how little the pass rests on, which ``ci_lower`` would not have let through.
+
+def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
+    """Whether a metric passed while its interval reaches past the threshold.
+
+    Such a pass is what the rule ``mean`` or ``ci_upper`` asks for, and the run passes; the
+    verdict says how little the pass rests on, which ``ci_lower`` would not have let through:
+    for a minimum, the interval's lower bound is below it; for a maximum, its upper bound is
+    above it.
     """
     bound = config.bounds().get(aggregate.metric)
     if (
         bound is None
-        or aggregate.rule != "mean"
+        or aggregate.rule not in _LENIENT_RULES
         or aggregate.passed is not True
         or aggregate.ci_low is None
         or aggregate.ci_high is None
@@ -246,6 +260,39 @@ def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
         return False
     _, far = bound.interval_side(aggregate.ci_low, aggregate.ci_high, strict=True)
     return not bound.met_by(far)
+
+
+def _thin_note(
+    metric: str,
+    average: float,
+    interval: tuple[float, float],
+    bound: Bound,
+    n: int,
+    ci: str,
+    rule: Rule,
+) -> str | None:
+    """What a passing metric rests on when its interval reaches past the threshold, or None.
+
+    ``faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval reaches 0.34``; under
+    ``ci_upper`` a mean on the failing side says the interval alone let it through:
+    ``answer_relevancy mean 0.88 < 0.95 but its 95% interval reaches 1.00 (rule ci_upper)``.
+    """
+    low, high = interval
+    _, far = bound.interval_side(low, high, strict=True)
+    if bound.met_by(far):
+        return None
+    shown, limit = _fmt_pair(average, bound)
+    by_rule = "" if rule == "mean" else f" (rule {rule})"
+    if not bound.met_by(average):
+        _, near = bound.interval_side(low, high, strict=False)
+        return (
+            f"{metric} mean {shown} {bound.broken} {limit} but its {ci} interval reaches "
+            f"{_fmt_pair(near, bound)[0]}{by_rule}"
+        )
+    return (
+        f"{metric} mean {shown} {bound.kept} {limit} on {n} case{'s' if n != 1 else ''}; "
+        f"the {ci} interval reaches {_fmt_pair(far, bound)[0]}{by_rule}"
+    )
 
 
 def confidence_label(confidence: float) -> str:
@@ -336,9 +383,8 @@ def aggregate_metric(
     passed: bool | None
     if bound is None:
         passed = None
-        message = (
-            f"{metric} mean {average:.2f} (n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f}); not gated"
-        )
+        shown_ci = format_interval(ci_low, ci_high)
+        message = f"{metric} mean {average:.2f} (n={n}, {ci} CI {shown_ci}); not gated"
     elif rule.startswith("ppi"):
         passed, message = _ppi_verdict(
             metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
@@ -348,16 +394,8 @@ def aggregate_metric(
         shown, limit = _fmt_pair(average, bound)
         message = (
             f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
-            f"(n={n}, {ci} CI {ci_low:.2f}–{ci_high:.2f})"
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
         )
-        _, far = bound.interval_side(ci_low, ci_high, strict=True)
-        if passed and not bound.met_by(far):
-            # The mean clears the threshold, the evidence does not: say on how much it rests.
-            reach, _ = _fmt_pair(far, bound)
-            message = (
-                f"{metric} mean {shown} {bound.kept} {limit} on {n} case{'s' if n != 1 else ''}; "
-                f"the {ci} interval reaches {reach}"
-            )
     else:
         bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
         passed = bound.met_by(value)
@@ -366,6 +404,13 @@ def aggregate_metric(
             f"{metric} {ci} CI {bound_name} bound {shown} "
             f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
         )
+    note = None
+    if passed and bound is not None and rule in _LENIENT_RULES:
+        # The rule let the metric through, the evidence does not clear the threshold: say
+        # on how much the pass rests.
+        note = _thin_note(metric, average, (ci_low, ci_high), bound, n, ci, rule)
+    if note is not None:
+        message = note
     if too_few and passed is not False:
         passed, message = False, too_few_cases(metric, n, config.min_cases, reasons)
     share = counted["coverage"]
@@ -412,18 +457,49 @@ def tag_verdict(
             ),
         )
     average = mean(scores)
-    passed = bound.met_by(average)
-    shown, limit = _fmt_pair(average, bound)
+    n = len(scores)
+    ci_low, ci_high = bounded_mean_ci(
+        scores,
+        confidence=config.confidence,
+        resamples=config.bootstrap_resamples,
+        seed=config.seed,
+    )
+    ci = confidence_label(config.confidence)
+    # A tag has no labels of its own to estimate on: a PPI rule decides it on the mean.
+    rule: Rule = config.rule_for(metric)
+    rule = rule if rule in ("mean", "ci_lower", "ci_upper") else "mean"
+    name = f"tag {tag!r} {metric}"
+    if rule == "mean":
+        passed = bound.met_by(average)
+        shown, limit = _fmt_pair(average, bound)
+        message = (
+            f"{name} mean {shown} {bound.kept if passed else bound.broken} {limit} "
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
+        )
+    else:
+        side, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
+        passed = bound.met_by(value)
+        shown, limit = _fmt_pair(value, bound)
+        message = (
+            f"{name} {ci} CI {side} bound {shown} {bound.kept if passed else bound.broken} "
+            f"{limit} (mean {average:.2f}, n={n})"
+        )
+    note = None
+    if passed and rule in _LENIENT_RULES:
+        note = _thin_note(name, average, (ci_low, ci_high), bound, n, ci, rule)
     return TagVerdict(
         tag=tag,
         metric=metric,
         mean=average,
-        n=len(scores),
+        n=n,
         threshold=threshold,
         passed=passed,
         direction=bound.direction,
-        message=f"tag {tag!r} {metric} mean {shown} {bound.kept if passed else bound.broken} "
-        f"{limit} (n={len(scores)})",
+        message=note or message,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        rule=rule,
+        thin_evidence=note is not None,
     )
 
 

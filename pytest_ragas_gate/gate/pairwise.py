@@ -21,12 +21,14 @@ compared, when the judge's position-consistency is below ``pairwise_min_consiste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..scoring.results import CaseResult
 from ..settings.bounds import default_direction
 from ..settings.config import GateConfig
 from ..stats import bounded_mean_ci
+from .aggregates import confidence_label
 from .checks import GateCheck
 from .pairwise_summary import PairwiseLoss, PairwiseSummary
 
@@ -175,6 +177,7 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
         ),
         confidence=config.confidence,
         max_loss_rate=config.pairwise_max_loss_rate,
+        rule=config.rule_for("pairwise_loss_rate"),
         min_paired=config.min_paired,
         worst_losses=[
             PairwiseLoss(
@@ -188,6 +191,11 @@ def summarise_pairwise(results: Sequence[CaseResult], config: GateConfig) -> Pai
             if r.pairwise is not None
         ],
     )
+
+
+def _upper_percent(value: float) -> str:
+    """An interval's upper bound as the interval prints it: rounded up (``0.161`` → ``17%``)."""
+    return f"{math.ceil(value * 100 - 1e-9)}%"
 
 
 def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
@@ -253,10 +261,23 @@ def pairwise_check(summary: PairwiseSummary | None) -> GateCheck | None:
         )
     else:
         relation = ">" if passed is False else "≤"
-        message = (
-            f"pairwise_loss_rate {summary.loss_rate or 0.0:.0%} {relation} "
-            f"pairwise_max_loss_rate {summary.max_loss_rate:.0%}: {lost}"
-        )
+        rate = summary.loss_rate or 0.0
+        if summary.rule == "ci_lower" and summary.loss_ci is not None:
+            message = (
+                f"pairwise_loss_rate {confidence_label(summary.confidence)} CI upper bound "
+                f"{_upper_percent(summary.loss_ci[1])} {relation} pairwise_max_loss_rate "
+                f"{summary.max_loss_rate:.0%} (rate {rate:.0%}, rule ci_lower): {lost}"
+            )
+        else:
+            message = (
+                f"pairwise_loss_rate {rate:.0%} {relation} "
+                f"pairwise_max_loss_rate {summary.max_loss_rate:.0%}: {lost}"
+            )
+        if summary.thin_evidence and summary.loss_ci is not None:
+            message += (
+                f"; the {confidence_label(summary.confidence)} interval reaches "
+                f"{_upper_percent(summary.loss_ci[1])}"
+            )
     return GateCheck(
         name="pairwise_loss_rate",
         kind="pairwise",

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..model_defaults import empty_list
+from ..stats import format_interval
 
 __all__ = ["PairwiseLoss", "PairwiseSummary"]
 
@@ -73,6 +74,9 @@ class PairwiseSummary(BaseModel):
     cache_hits: int = 0
     confidence: float = 0.95
     max_loss_rate: float | None = None
+    # The rule the loss rate is decided by: ``ci_lower`` (strict) gates the interval's upper
+    # bound, the others the rate itself.
+    rule: str = "mean"
     min_paired: int = 1
     worst_losses: list[PairwiseLoss] = Field(default_factory=empty_list)
 
@@ -102,7 +106,19 @@ class PairwiseSummary(BaseModel):
             return False
         if self.max_loss_rate is None or self.loss_rate is None or not self.evaluated:
             return None
+        if self.rule == "ci_lower" and self.loss_ci is not None:
+            return self.loss_ci[1] <= self.max_loss_rate + 1e-9
         return self.loss_rate <= self.max_loss_rate + 1e-9
+
+    @property
+    def thin_evidence(self) -> bool:
+        """Passed on the rate while its interval's upper bound exceeds the maximum."""
+        return (
+            self.passed is True
+            and self.max_loss_rate is not None
+            and self.loss_ci is not None
+            and self.loss_ci[1] > self.max_loss_rate + 1e-9
+        )
 
     def _consistency(self) -> str:
         if self.position_consistency is None:
@@ -123,7 +139,7 @@ class PairwiseSummary(BaseModel):
             shown = "n/a" if value is None else f"{value:.0%}"
             if ci is None:
                 return shown
-            return f"{shown}, {label}CI {ci[0] * 100:.0f}–{ci[1] * 100:.0f}%"
+            return f"{shown}, {label}CI {format_interval(*ci, 0, percent=True)}"
 
         percent = f"{round(self.confidence * 100)}% "
         return (
@@ -143,7 +159,7 @@ class PairwiseSummary(BaseModel):
             ""
             if self.loss_ci is None
             else f", {round(self.confidence * 100)}% CI "
-            f"{self.loss_ci[0] * 100:.0f}–{self.loss_ci[1] * 100:.0f}%"
+            + format_interval(*self.loss_ci, 0, percent=True)
         )
         shown = "n/a" if self.loss_rate is None else f"{self.loss_rate:.0%}"
         return f"{self.losses} of {self.decided} decided case(s) ({shown}{interval})"

@@ -132,6 +132,11 @@ def tag_check(tag: TagVerdict, results: Sequence[CaseResult]) -> GateCheck:
             "mean": _figure(tag.mean),
             "n": str(tag.n),
             "threshold": f"{tag.threshold:.4f}",
+            **(
+                {}
+                if tag.ci_low is None or tag.ci_high is None
+                else {"ci_low": f"{tag.ci_low:.4f}", "ci_high": f"{tag.ci_high:.4f}"}
+            ),
         },
         judge_unavailable=not tag.passed and silent,
     )

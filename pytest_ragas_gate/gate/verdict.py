@@ -386,7 +386,15 @@ def evaluate_gate(
             facts.scored_by,
             compared=facts.baseline is not None or pairwise is not None,
         )
-    thin = [agg for agg in aggregates.values() if rests_on_little(agg, config)]
+    thin = [
+        *((agg.metric, agg.message) for agg in aggregates.values() if rests_on_little(agg, config)),
+        *((f"tag {tag.tag!r} {tag.metric}", tag.message) for tag in tags if tag.thin_evidence),
+        *(
+            [("pairwise_loss_rate", head_to_head.message)]
+            if pairwise is not None and pairwise.thin_evidence and head_to_head is not None
+            else []
+        ),
+    ]
     if recommendation == "Safe to deploy" and thin:
         # Only a deploy decision is qualified: a smoke check or a partial run says its own.
         recommendation = _thin_evidence(thin)
@@ -548,14 +556,15 @@ def _conversations_line(ordered: Sequence[CaseResult], below_own: Sequence[str])
     return line
 
 
-def _thin_evidence(thin: Sequence[MetricAggregate]) -> str:
-    """A pass on means whose intervals reach past their thresholds, and the first of them.
+def _thin_evidence(thin: Sequence[tuple[str, str]]) -> str:
+    """Passes whose intervals reach past their thresholds, the first of them quoted.
 
     ``Passed on thin evidence — faithfulness mean 1.00 ≥ 0.85 on 2 cases; the 95% interval
-    reaches 0.34``; further such metrics are named after it.
+    reaches 0.34``; further such figures (metrics, tags, the pairwise loss rate) are named
+    after it.
     """
-    others = f" (also {', '.join(agg.metric for agg in thin[1:])})" if thin[1:] else ""
-    return f"Passed on thin evidence — {thin[0].message}{others}"
+    others = f" (also {', '.join(name for name, _ in thin[1:])})" if thin[1:] else ""
+    return f"Passed on thin evidence — {thin[0][1]}{others}"
 
 
 def _status(

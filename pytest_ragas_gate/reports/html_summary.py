@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from ..gate.metric_outcome import MetricOutcome
 from ..gate.verdict import GateVerdict, MetricAggregate
+from ..stats import format_interval
 
 __all__ = ["verdict_prefix", "verdict_summary"]
 
@@ -53,7 +54,7 @@ def _row(aggregate: MetricAggregate, outcome: MetricOutcome) -> Markup:
     ci = (
         "-"
         if aggregate.ci_low is None or aggregate.ci_high is None
-        else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
+        else format_interval(aggregate.ci_low, aggregate.ci_high, 3)
     )
     word = outcome.word
     cells = [

@@ -11,7 +11,7 @@ from ..gate.verdict import CaseVerdict, GateVerdict, MetricAggregate
 from ..live.latency import latency_rows
 from ..live.oracle_gap_figures import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
-from ..stats import interval_text
+from ..stats import format_interval, interval_text
 from ..trust.figures import Figure
 from ..usage import Usage
 from .gate_inputs import threshold_change_note
@@ -139,7 +139,7 @@ def _metric_row(
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
-        interval = f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
+        interval = format_interval(aggregate.ci_low, aggregate.ci_high)
     threshold = outcome.threshold_text if aggregate.threshold is not None else "—"
     cells = [
         code_span(aggregate.metric),

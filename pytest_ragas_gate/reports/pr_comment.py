@@ -40,6 +40,7 @@ from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.config_sections import REMOVED_IN
+from ..stats import format_interval
 from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
 from .gate_inputs import (
     changed_thresholds,
@@ -105,7 +106,7 @@ def _metric_row(
     interval = (
         "—"
         if aggregate.ci_low is None or aggregate.ci_high is None
-        else f"{aggregate.ci_low:.2f}–{aggregate.ci_high:.2f}"
+        else format_interval(aggregate.ci_low, aggregate.ci_high)
     )
     threshold = "—"
     delta = comparison.metrics.get(name) if comparison is not None else None

@@ -14,6 +14,7 @@ from ..judges.base import JudgeInfo
 from ..live.latency import latency_rows
 from ..live.oracle_gap_figures import oracle_gap_lines
 from ..scoring.results import CaseResult, canonical_order, conversation_groups
+from ..stats import format_interval
 from ..usage import Usage
 from .judge_noise_view import JUDGE_NOISE_HEADER, has_judge_noise, noise_cell
 
@@ -64,7 +65,7 @@ def _table(verdict: GateVerdict) -> list[str]:
         ci = (
             "-"
             if aggregate.ci_low is None or aggregate.ci_high is None
-            else f"{aggregate.ci_low:.3f}–{aggregate.ci_high:.3f}"
+            else format_interval(aggregate.ci_low, aggregate.ci_high, 3)
         )
         rows.append(
             (
