@@ -45,7 +45,9 @@ def test_a_turns_panel_shows_its_conversation_as_a_chat(tmp_path: Path) -> None:
         # Cards count conversations, histograms turns: each said once, in its unit.
         card = driver.find_element("css selector", '#metrics .card[data-metric="faithfulness"]')
         counts = card.find_element("css selector", ".counts-line").text
-        assert counts.startswith("n 1 conversation(s); the histogram counts 3 turn(s)")
+        assert counts.startswith(
+            "n 1 (each of the 1 conversation counted once); the histogram counts 3 turn(s)"
+        )
         run = driver.find_element("id", "run").text
         assert "conversations: conversations" not in driver.page_source
         assert "1 with 3 turns" in run

@@ -49,7 +49,9 @@ def test_a_failed_gate_ends_on_a_red_line_that_names_it(
     run = gate_run(pytester, "--color=yes", *workers, judge="offline")
     assert run.ret == pytest.ExitCode.TESTS_FAILED
     line = last_line(run.stdout.str())
-    assert re.fullmatch(r"=+ 3 passed, rag-gate FAILED in [0-9.]+s( \(.*\))? =+", plain(line))
+    assert re.fullmatch(
+        r"=+ 3 passed(, \d+ warnings?)?, rag-gate FAILED in [0-9.]+s( \(.*\))? =+", plain(line)
+    )
     # The whole line is red, as a failed test makes it, and the gate's word too.
     assert line.startswith(RED)
     assert f"{RED}\x1b[1mrag-gate FAILED" in line
@@ -64,7 +66,9 @@ def test_a_passed_gate_leaves_the_line_green(
     run = gate_run(pytester, "--color=yes", *workers, judge="offline")
     assert run.ret == pytest.ExitCode.OK
     line = last_line(run.stdout.str())
-    assert re.fullmatch(r"=+ 3 passed, rag-gate passed in [0-9.]+s( \(.*\))? =+", plain(line))
+    assert re.fullmatch(
+        r"=+ 3 passed(, \d+ warnings?)?, rag-gate passed in [0-9.]+s( \(.*\))? =+", plain(line)
+    )
     assert line.startswith(GREEN)
     assert RED not in line
 
@@ -72,7 +76,9 @@ def test_a_passed_gate_leaves_the_line_green(
 def test_the_plain_line_names_the_gate_without_colour(pytester: pytest.Pytester) -> None:
     golden(pytester.path, answer=HALLUCINATED)
     run = gate_run(pytester, "-q", judge="offline")
-    assert re.fullmatch(r"3 passed, rag-gate FAILED in [0-9.]+s", last_line(run.stdout.str()))
+    assert re.fullmatch(
+        r"3 passed(, \d+ warnings?)?, rag-gate FAILED in [0-9.]+s", last_line(run.stdout.str())
+    )
 
 
 def test_an_ungated_run_ends_on_a_yellow_line(pytester: pytest.Pytester) -> None:
