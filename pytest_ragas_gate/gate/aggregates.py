@@ -241,6 +241,37 @@ def _fmt_pair(value: float, bound: Bound) -> tuple[str, str]:
 _LENIENT_RULES: frozenset[Rule] = frozenset({"mean", "ci_upper"})
 
 
+def _rule_verdict(
+    name: str,
+    rule: str,
+    bound: Bound,
+    average: float,
+    interval: tuple[float, float],
+    n: int,
+    ci: str,
+) -> tuple[bool, str]:
+    """Whether a mean or its interval meets ``bound`` under ``rule``, and the message saying so.
+
+    One wording for metrics and tags alike: ``mean`` reads the mean, ``ci_lower`` and
+    ``ci_upper`` the side of the interval the rule names.
+    """
+    ci_low, ci_high = interval
+    if rule == "mean":
+        passed = bound.met_by(average)
+        shown, limit = _fmt_pair(average, bound)
+        return passed, (
+            f"{name} mean {shown} {bound.kept if passed else bound.broken} {limit} "
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
+        )
+    side, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
+    passed = bound.met_by(value)
+    shown, limit = _fmt_pair(value, bound)
+    return passed, (
+        f"{name} {ci} CI {side} bound {shown} {bound.kept if passed else bound.broken} "
+        f"{limit} (mean {average:.2f}, n={n})"
+    )
+
+
 def rests_on_little(aggregate: MetricAggregate, config: GateConfig) -> bool:
     """Whether a metric passed while its interval reaches past the threshold.
 
@@ -389,21 +420,8 @@ def aggregate_metric(
         passed, message = _ppi_verdict(
             metric, rule, bound, ppi, len(labels), n, config, judge_mean=average
         )
-    elif rule == "mean":
-        passed = bound.met_by(average)
-        shown, limit = _fmt_pair(average, bound)
-        message = (
-            f"{metric} mean {shown} {bound.kept if passed else bound.broken} {limit} "
-            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
-        )
     else:
-        bound_name, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
-        passed = bound.met_by(value)
-        shown, limit = _fmt_pair(value, bound)
-        message = (
-            f"{metric} {ci} CI {bound_name} bound {shown} "
-            f"{bound.kept if passed else bound.broken} {limit} (mean {average:.2f}, n={n})"
-        )
+        passed, message = _rule_verdict(metric, rule, bound, average, (ci_low, ci_high), n, ci)
     note = None
     if passed and bound is not None and rule in _LENIENT_RULES:
         # The rule let the metric through, the evidence does not clear the threshold: say
@@ -469,21 +487,7 @@ def tag_verdict(
     rule: Rule = config.rule_for(metric)
     rule = rule if rule in ("mean", "ci_lower", "ci_upper") else "mean"
     name = f"tag {tag!r} {metric}"
-    if rule == "mean":
-        passed = bound.met_by(average)
-        shown, limit = _fmt_pair(average, bound)
-        message = (
-            f"{name} mean {shown} {bound.kept if passed else bound.broken} {limit} "
-            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
-        )
-    else:
-        side, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
-        passed = bound.met_by(value)
-        shown, limit = _fmt_pair(value, bound)
-        message = (
-            f"{name} {ci} CI {side} bound {shown} {bound.kept if passed else bound.broken} "
-            f"{limit} (mean {average:.2f}, n={n})"
-        )
+    passed, message = _rule_verdict(name, rule, bound, average, (ci_low, ci_high), n, ci)
     note = None
     if passed and rule in _LENIENT_RULES:
         note = _thin_note(name, average, (ci_low, ci_high), bound, n, ci, rule)
