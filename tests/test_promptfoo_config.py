@@ -389,3 +389,73 @@ def test_bad_input_is_a_usage_error_naming_the_test_and_field(
     assert message in out + err
     assert "Traceback" not in out + err
     assert not (tmp_path / "g").exists()
+
+
+# --- each assert type, with promptfoo's semantics ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "output", "passes"),
+    [
+        ("contains", "$500", "Up to $500.", True),
+        ("contains", "$500", "Up to $ 500.", False),
+        ("contains", "Fred", "talk to fred", False),  # case-sensitive, as promptfoo's
+        ("not-contains", "Fred", "talk to fred", True),
+        ("contains", 500, "Up to $500.", True),  # a number is its text
+        ("contains-any", "yes, no", "no way", True),  # a string is a comma-separated list
+        ("contains-any", ["yes", "maybe"], "no way", False),
+        ("contains-all", ["a", "b"], "a only", False),
+        ("not-contains-all", ["a", "b"], "a only", True),
+        ("icontains", "FRED", "talk to fred", True),
+        ("not-icontains", "as an AI", "As an AI model", False),
+        ("icontains-any", ["SERVICES"], "services grew", True),
+        ("icontains-all", ["2023", "2022"], "in 2023", False),
+        ("regex", r"\$\d+", "costs $5", True),  # a search, not a full match
+        ("regex", "^costs", "it costs", False),
+        ("not-regex", r"\d{5}", "no zip", True),
+        ("regex", "([", "anything", False),  # a pattern promptfoo cannot compile fails
+        ("is-json", None, '{"a": 1}', True),
+        ("is-json", None, "not json", False),
+        ("not-is-json", None, "not json", True),
+    ],
+)
+def test_a_deterministic_assert_passes_exactly_when_promptfoos_does(
+    kind: str, value: object, output: str, passes: bool
+) -> None:
+    assert check_passes(kind, output, value) is passes
+
+
+@pytest.mark.parametrize(
+    ("kind", "metric", "default"),
+    [
+        ("context-faithfulness", "faithfulness", 0.0),
+        ("context-recall", "context_recall", 0.0),
+        ("context-relevance", "context_relevance", 0.0),
+        ("answer-relevance", "answer_relevancy", 0.0),
+        ("factuality", "answer_correctness", 0.5),
+    ],
+)
+def test_a_rag_assert_becomes_its_metric_with_its_own_or_promptfoos_default_threshold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, metric: str, default: float
+) -> None:
+    config = write_config(
+        tmp_path,
+        "prompts: ['{{query}} {{context}}']\n"
+        f"defaultTest:\n  assert:\n    - type: {kind}\n      value: The cap is $500.\n"
+        "tests:\n"
+        f"  - vars: {{query: 'Cap?', context: 'The cap is $500.'}}\n"
+        f"    assert: [{{type: {kind}, value: 'The cap is $500.', threshold: 0.65}}]\n"
+        "  - file://more.jsonl\n",
+    )
+    (tmp_path / "more.jsonl").write_text(
+        json.dumps({"vars": {"query": "Limit?", "context": "No limit."}}) + "\n", encoding="utf-8"
+    )
+    status, out, _ = run_import(capsys, str(config), "-o", "golden")
+    assert status == 0
+    own, from_jsonl = cases_of(tmp_path / "golden")
+    assert own["thresholds"] == {metric: 0.65}
+    assert "thresholds" not in from_jsonl
+    assert from_jsonl["question"] == "Limit?"
+    written = yaml.safe_load((tmp_path / "rag_gate.yaml").read_text(encoding="utf-8"))
+    assert written["thresholds"] == {metric: default}
+    assert f"{metric} (gate threshold {default:g})" in table_row(out, kind)
