@@ -13,5 +13,6 @@ ANSWERS = {
     "are paid": "The first 8 weeks are paid at 100% of base salary.",
 }
 
-prompt = sys.argv[1].lower()
-print(next((text for key, text in ANSWERS.items() if key in prompt), "I don't know."))
+if __name__ == "__main__":
+    prompt = sys.argv[1].lower()
+    print(next((text for key, text in ANSWERS.items() if key in prompt), "I don't know."))
