@@ -459,3 +459,31 @@ def test_a_rag_assert_becomes_its_metric_with_its_own_or_promptfoos_default_thre
     written = yaml.safe_load((tmp_path / "rag_gate.yaml").read_text(encoding="utf-8"))
     assert written["thresholds"] == {metric: default}
     assert f"{metric} (gate threshold {default:g})" in table_row(out, kind)
+
+
+def test_an_assert_whose_value_cannot_be_checked_is_named_unmapped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(
+        tmp_path,
+        "prompts: ['{{query}}']\n"
+        "tests:\n"
+        "  - description: odd\n"
+        "    vars: {query: 'Cap?'}\n"
+        "    assert:\n"
+        "      - {type: llm-rubric, value: {role: system, content: be brief}}\n"
+        "      - {type: contains}\n"
+        "      - {type: is-json, value: {type: object}}\n"
+        "      - {type: icontains, value: '{{query}}'}\n",
+    )
+    status, out, _ = run_import(capsys, str(config), "-o", "golden")
+    assert status == 0
+    unmapped = [line.strip() for line in out.splitlines() if line.strip().startswith("unmapped:")]
+    assert [line.split(": ", 2)[-1].split(" not mapped")[0] for line in unmapped] == [
+        "assert[0] llm-rubric",
+        "assert[1] contains",
+        "assert[2] is-json",
+    ]
+    assert "validates a JSON schema" in unmapped[2]
+    # A value with {{var}} is rendered with the test's vars, as promptfoo renders it.
+    assert cases_of(tmp_path / "golden")[0]["asserts"] == [{"type": "icontains", "value": "Cap?"}]

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..exceptions import CommandError
 from ..metrics.answer_checks import ASSERT_METRICS as CHECK_ASSERTS
+from ..metrics.answer_checks import check_passes
 from .promptfoo import _load
 from .records import Place, csv_rows
 
@@ -67,7 +68,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 
 QUESTION_VARS = ("query", "question", "input", "user_input", "prompt")
 CONTEXT_VARS = ("context", "contexts", "retrieved_contexts", "documents")
-REFERENCE_VARS = ("expected", "ground_truth", "reference", "expected_output", "answer")
+REFERENCE_VARS = ("expected", "ground_truth", "reference", "expected_output")
 
 #: Why an assert type has no counterpart in the gate.
 _UNMAPPED_REASONS: dict[str, str] = {
@@ -560,7 +561,8 @@ def _map_assert(
                 "(contextTransform); the gate reads the contexts the target or --results give"
             )
         return metric, value, None
-    if kind in CHECK_ASSERTS and not (kind.endswith("is-json") and check.get("value")):
+    value_problem = _value_problem(kind, _render(check.get("value"), variables))
+    if kind in CHECK_ASSERTS and value_problem is None:
         metric = CHECK_ASSERTS[kind]
         kept: dict[str, Any] = {"type": kind, "value": _render(check.get("value"), variables)}
         if check.get("metric"):
@@ -568,10 +570,25 @@ def _map_assert(
         result.use(kind, f"{metric} (case threshold 1.0)", label)
         return metric, 1.0, kept
     reason = _UNMAPPED_REASONS.get(kind.removeprefix("not-"), "no counterpart in the gate")
-    if kind.endswith("is-json"):
-        reason = "validates a JSON schema, which is not checked here"
+    if kind in CHECK_ASSERTS and value_problem is not None:
+        reason = value_problem
     result.use(kind, f"not mapped: {reason}", label, unmapped=True)
     result.unmapped.append(f"{label}: {where} {kind} not mapped: {reason}")
+    return None
+
+
+def _value_problem(kind: str, value: object) -> str | None:
+    """Why a deterministic or rubric assert's value cannot be checked; None when it can."""
+    if kind == "llm-rubric":
+        if isinstance(value, str) and value.strip():
+            return None
+        return "its rubric is not a text (an object rubric or a file) and cannot be graded here"
+    if kind.endswith("is-json") and value not in (None, ""):
+        return "validates a JSON schema, which is not checked here"
+    try:
+        check_passes(kind, "", value)
+    except ValueError as error:
+        return str(error)
     return None
 
 
