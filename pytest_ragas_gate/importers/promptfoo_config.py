@@ -337,7 +337,9 @@ def _prompt_variables(prompts: object, base: Path) -> list[str]:
     def gather(item: object) -> None:
         if isinstance(item, str):
             if item.startswith("file://"):
-                target = _referenced(item.split(":", 2)[-1] if item.count(":") > 1 else item, base)
+                # ``file://prompts.py:make_prompt`` names a function in the file.
+                name, _, function = item.removeprefix("file://").rpartition(":")
+                target = _referenced(name if name and "/" not in function else item, base)
                 if target.is_file() and target.suffix.lower() not in (".py", ".js", ".ts"):
                     try:
                         texts.append(target.read_text(encoding="utf-8"))
