@@ -417,6 +417,13 @@ def test_bad_input_is_a_usage_error_naming_the_test_and_field(
         ("is-json", None, '{"a": 1}', True),
         ("is-json", None, "not json", False),
         ("not-is-json", None, "not json", True),
+        ("equals", "Paris", "Paris", True),
+        ("equals", "Paris", "Paris.", False),
+        ("equals", 5, "5", True),  # JavaScript's String(5)
+        ("equals", {"a": 1}, '{"a": 1}', True),  # an object: the output parsed as JSON
+        ("not-equals", "Paris", "paris", True),
+        ("starts-with", "Yes", "Yes, it is", True),
+        ("not-starts-with", "Yes", "Yes, it is", False),
     ],
 )
 def test_a_deterministic_assert_passes_exactly_when_promptfoos_does(

@@ -7,8 +7,9 @@ LLM-judge metric for in its ``asserts`` field, as promptfoo wrote it::
 
 Each metric here reads the asserts of its own types and scores the share that pass, with
 promptfoo's semantics (``contains`` is a case-sensitive substring test, ``icontains`` a
-case-blind one, ``regex`` a search, ``is-json`` a parse of the whole output, every
-``not-`` variant the inverse), so the import gives every case that carries them a
+case-blind one, ``regex`` a search, ``is-json`` a parse of the whole output, ``equals``
+the whole output (an object value: the output parsed as JSON), ``starts-with`` its start,
+every ``not-`` variant the inverse), so the import gives every case that carries them a
 per-case threshold of 1.0: the case fails, and with it the gate, exactly when promptfoo's
 test would. A case without asserts of a metric's types lacks it (not applicable).
 
@@ -41,10 +42,12 @@ __all__ = [
     "ASSERT_METRICS",
     "CHECK_METRICS",
     "AnswerContains",
+    "AnswerEquals",
     "AnswerIContains",
     "AnswerIsJson",
     "AnswerRegex",
     "AnswerRubric",
+    "AnswerStartsWith",
     "GradeRubric",
     "RubricVerdict",
     "check_passes",
@@ -91,6 +94,31 @@ def _is_json(output: str, value: object) -> bool:
     return True
 
 
+def _js_string(value: object) -> str:
+    # JavaScript's String(value), which promptfoo compares the output with.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+def _equals(output: str, value: object) -> bool:
+    if isinstance(value, dict | list):
+        # An object or list is compared with the output parsed as JSON.
+        try:
+            return bool(json.loads(output) == value)
+        except ValueError:
+            return False
+    return output == _js_string(value)
+
+
+def _starts_with(output: str, value: object) -> bool:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"a 'starts-with' assert needs a string value, got {value!r}")
+    return output.startswith(value)
+
+
 #: Each positive assert type and its test; ``not-TYPE`` is its inverse.
 _CHECKS: dict[str, Check] = {
     "contains": lambda output, value: _text(value, "contains") in output,
@@ -105,6 +133,8 @@ _CHECKS: dict[str, Check] = {
     ),
     "regex": _regex,
     "is-json": _is_json,
+    "equals": _equals,
+    "starts-with": _starts_with,
 }
 
 
@@ -225,6 +255,20 @@ class AnswerIsJson(_DeterministicCheck):
     kinds: ClassVar[tuple[str, ...]] = ("is-json", "not-is-json")
 
 
+class AnswerEquals(_DeterministicCheck):
+    """promptfoo's ``equals`` and ``not-equals``: the whole answer, exactly (or as JSON)."""
+
+    name: str = "answer_equals"
+    kinds: ClassVar[tuple[str, ...]] = ("equals", "not-equals")
+
+
+class AnswerStartsWith(_DeterministicCheck):
+    """promptfoo's ``starts-with`` and ``not-starts-with``."""
+
+    name: str = "answer_starts_with"
+    kinds: ClassVar[tuple[str, ...]] = ("starts-with", "not-starts-with")
+
+
 # --- llm-rubric ---------------------------------------------------------------------------
 
 #: Part of every rubric request, hence of every cache key: bump it when the task changes.
@@ -337,6 +381,8 @@ CHECK_METRICS: tuple[type[_AssertMetric], ...] = (
     AnswerIContains,
     AnswerRegex,
     AnswerIsJson,
+    AnswerEquals,
+    AnswerStartsWith,
     AnswerRubric,
 )
 
