@@ -35,6 +35,9 @@ PYTEST_MODULES = {
     f"{NAME}.plugin.terminal",
     f"{NAME}.plugin.html_rows",
     f"{NAME}.plugin.xdist_exchange",
+    # Asks pytest (lazily) which rootdir ``pytest --rag-gate DIR`` will have, to put the
+    # rag_gate.yaml it writes where that run reads it.
+    f"{NAME}.importers.promptfoo_config_command",
 }
 
 #: The pipeline's layers, in order: the modules at the package's top level (the foundation),

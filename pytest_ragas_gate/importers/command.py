@@ -31,12 +31,16 @@ from .openinference import read_openinference
 from .otlp import read_otlp
 from .paths import parse_path
 from .promptfoo import read_promptfoo
+from .promptfoo_config_command import import_config
 from .records import Imported, Malformed, Notice, Outcome, Skipped
 from .selection import CaseFilter, Sampler, parse_time, parse_where
 
 __all__ = ["FORMATS", "register_command"]
 
 Reader = Callable[[Path, argparse.Namespace], Iterator[Outcome]]
+
+#: A promptfoo config becomes a golden set and a gate config (promptfoo_config_command).
+CONFIG_FORMAT = "promptfoo-config"
 
 #: Format name → reader of one source file.
 FORMATS: dict[str, Reader] = {
@@ -56,19 +60,25 @@ def register_command(commands: argparse._SubParsersAction[Any]) -> None:
         "import",
         help="write a golden JSONL file from another tool's dataset, results or traces",
         description="Read DeepEval, promptfoo, LangSmith, Langfuse, OpenInference (Phoenix) "
-        "or OTLP/JSON files, or any JSON with --map, and write golden cases as JSON Lines. "
+        "or OTLP/JSON files, or any JSON with --map, and write golden cases as JSON Lines; "
+        "or turn a promptfooconfig.yaml into a golden set and rag_gate.yaml "
+        "(promptfoo-config). "
         "Ids are stable across re-imports and each case records where it came from under "
         "metadata.import. Files are read as streams, so large trace exports fit in memory.",
     )
     command.add_argument(
         "format",
-        choices=sorted(FORMATS),
+        choices=sorted([*FORMATS, CONFIG_FORMAT]),
         metavar="FORMAT",
-        help=f"one of: {', '.join(sorted(FORMATS))}",
+        help=f"one of: {', '.join(sorted([*FORMATS, CONFIG_FORMAT]))}",
     )
     command.add_argument("sources", nargs="+", metavar="SOURCE", help="files to read")
     command.add_argument(
-        "-o", "--output", required=True, metavar="OUT", help="the golden JSONL file to write"
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="the golden JSONL file to write (promptfoo-config: the directory of the golden set)",
     )
     command.add_argument(
         "--force", action="store_true", help="replace OUT if it exists (default: refuse)"
@@ -92,7 +102,28 @@ def register_command(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="FIELD=PATH",
         help="json: where a golden field (question, answer, contexts, reference, id, tags, "
         "timestamp or metadata.NAME) is in each record, as a dotted path with [N] and [*], "
-        "e.g. contexts=retrieval.hits[*].text; repeatable (default: the field's own name)",
+        "e.g. contexts=retrieval.hits[*].text; promptfoo-config: the var of the question, "
+        "contexts or reference, e.g. question=vars.query; repeatable (default: the field's "
+        "own name; promptfoo-config: the var the prompt puts the question in)",
+    )
+    command.add_argument(
+        "--results",
+        metavar="RESULTS",
+        help="promptfoo-config: promptfoo's results of that config (promptfoo eval -o "
+        "results.json), whose outputs become the answers, paired by vars (default: none, "
+        "a live-mode golden set)",
+    )
+    command.add_argument(
+        "--strict",
+        action="store_true",
+        help="promptfoo-config: an assert with no counterpart in the gate is a usage error, "
+        "exit 4, nothing written (default: listed, and the rest imported)",
+    )
+    command.add_argument(
+        "--config",
+        metavar="PATH",
+        help="promptfoo-config: where rag_gate.yaml goes (default: the rootdir of pytest "
+        "--rag-gate OUT, where the gate reads it)",
     )
     command.add_argument(
         "--where",
@@ -194,6 +225,13 @@ def _selection(arguments: argparse.Namespace) -> tuple[CaseFilter, Sampler | Non
 
 
 def _import(arguments: argparse.Namespace) -> int:
+    if arguments.format == CONFIG_FORMAT:
+        return import_config(arguments)
+    for option in ("results", "config"):
+        if getattr(arguments, option):
+            raise CommandError(f"--{option} belongs to promptfoo-config imports.")
+    if arguments.strict:
+        raise CommandError("--strict belongs to promptfoo-config imports.")
     output = Path(arguments.output)
     sources = [Path(source) for source in arguments.sources]
     for source in sources:
