@@ -13,7 +13,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,15 +40,21 @@ from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
 from ..scoring.gated_metrics import gated_metric_names, metrics_for_case, metrics_to_gate
-from ..scoring.interruption import fill_unscored, is_incomplete
+from ..scoring.interruption import (
+    INTERRUPTED_MESSAGE,
+    fill_unscored,
+    is_incomplete,
+    worker_crashed,
+)
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..scoring.scheduler import Progress, ProgressCallback, Target, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
 from ..usage import Usage
+from .cancellation import Cancellation
 from .collection_census import CensusTaker, deselecting_options, stop_reason
-from .items import CaseItem, attached_result, skipped_case
+from .items import BadCaseItem, CaseItem, attached_result, skipped_case
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 from .xdist_exchange import (
     USAGE_STOP_KEY,
@@ -59,10 +65,17 @@ from .xdist_exchange import (
     WorkerInfo,
     hand_over,
     is_controller,
+    mark_lost,
     publish_results,
+    publish_share,
+    published_results,
+    read_shares,
+    request_stop,
     run_dir_of,
+    stop_requested,
     unit_positions,
     wait_for_results,
+    wait_for_workers,
 )
 
 if TYPE_CHECKING:
@@ -75,6 +88,12 @@ if TYPE_CHECKING:
 
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
 RERUN_OUTCOME = "rerun"
+
+#: How long after a signal the xdist controller waits for the workers' results before it
+#: writes the reports with what it has: a cancelled CI job gets SIGTERM 7.5 s after SIGINT.
+WORKERS_STOP_S = 3.0
+#: How often a worker scoring its cases looks for the run's stop marker.
+STOP_POLL_S = 0.1
 
 
 @dataclass
@@ -120,6 +139,29 @@ class GateRun:
     # Where the OpenTelemetry records went, once sent (outputs.otel).
     otel_sent: str | None = None
     _bounds: Mapping[str, Bound] | None = None
+    #: SIGINT and SIGTERM: the first stops the scoring and keeps every case.
+    cancellation: Cancellation = field(default_factory=Cancellation)
+    # The xdist controller's view of its workers: the run directory they share, how many
+    # there are, and those that died (by worker id, with xdist's error).
+    _controller_run_dir: Path | None = None
+    _workers_expected: int = 0
+    _lost_workers: dict[str, str] = field(default_factory=dict)
+    # Which worker scores each case item (xdist), so a wait for a dead one ends at once.
+    _owners: dict[str, str] = field(default_factory=dict)
+    # The results of malformed cases, which an interrupted run never reaches.
+    _problems: dict[str, CaseResult] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.cancellation.on_request = self._stop_workers
+
+    def _stop_workers(self, reason: str) -> None:
+        """A signal reached this process: every xdist worker of the run stops scoring too."""
+        run_dir = self.worker.run_dir or self._controller_run_dir
+        if run_dir is not None:
+            try:
+                request_stop(run_dir, reason)
+            except OSError:
+                pass
 
     @property
     def config(self) -> GateConfig:
@@ -342,31 +384,59 @@ class GateRun:
         cases = [item.case for item in mine]
         # Every worker draws the repeats: auto sample from the whole run, as a serial run does.
         self.run_case_keys = [item.case.key for item in case_items]
-        if self.worker.run_dir is not None and self.worker.worker_id is not None:
-            # Every worker is heard from, the ones with nothing to score included.
-            write_heartbeat(
-                heartbeat_path(self.worker.run_dir, self.worker.worker_id),
-                Progress(total_cases=len(cases)),
+        if self.worker.index == 0:
+            self._problems = {
+                item.nodeid: _problem_result(item)
+                for item in session.items
+                if isinstance(item, BadCaseItem)
+            }
+        run_dir, worker_id = self.worker.run_dir, self.worker.worker_id
+        if run_dir is not None and worker_id is not None:
+            self._owners = {
+                item.nodeid: f"gw{position % self.worker.count}"
+                for position, item in zip(unit_positions(case_items), case_items, strict=True)
+            }
+            # Written before any judge call, so the controller accounts for these cases
+            # whatever becomes of this worker.
+            publish_share(
+                run_dir,
+                worker_id,
+                {
+                    **{item.nodeid: CaseResult.of_case(item.case) for item in mine},
+                    **self._problems,
+                },
+                self.golden_files,
+                None if self.census is None else self.census.model_dump(mode="json"),
             )
+            # Every worker is heard from, the ones with nothing to score included.
+            write_heartbeat(heartbeat_path(run_dir, worker_id), Progress(total_cases=len(cases)))
+            stopped_by = stop_requested(run_dir)
+            if stopped_by is not None:
+                self.cancellation.request(stopped_by)
         by_key: dict[str, CaseResult] = {}
+        stopped = False
         try:
             if self.usage_stop is not None:
                 # An xdist worker cannot stop the run itself: its cases say why, unscored.
                 fill_unscored(cases, by_key, self.usage_stop)
-            else:
+            elif not self.cancellation.requested:
                 with collector_spared():
                     self._score(cases, into=by_key)
         except KeyboardInterrupt:
-            # pytest still calls sessionfinish, which reports what finished and fails the gate.
-            fill_unscored(cases, by_key)
-            raise
+            stopped = True
         finally:
             self.scoring_s = time.monotonic() - started
-            self.results = {
-                item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
-            }
-        if self.worker.run_dir is not None and self.worker.worker_id is not None:
-            publish_results(self.worker.run_dir, self.worker.worker_id, self.results)
+        stopped = stopped or self.cancellation.requested
+        if stopped:
+            # pytest still calls sessionfinish, which reports what finished and fails the gate.
+            fill_unscored(cases, by_key, INTERRUPTED_MESSAGE)
+        self.results = {
+            item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
+        }
+        if run_dir is not None and worker_id is not None:
+            publish_results(run_dir, worker_id, self.results)
+        if stopped:
+            raise KeyboardInterrupt(self.cancellation.reason or "SIGINT")
 
     def _check_labels(self) -> None:
         """Warn about labels that name no case or one case two ways; stop when strict."""
@@ -405,7 +475,46 @@ class GateRun:
             return metrics_for_case(case, self.metrics, self.config, gated=gated)
 
         show_progress = self._progress_printer()
-        return asyncio.run(self._score_and_compare(cases, metric_names_for, show_progress, into))
+        return asyncio.run(
+            self._stoppable(self._score_and_compare(cases, metric_names_for, show_progress, into))
+        )
+
+    async def _stoppable(self, scoring: Awaitable[dict[str, CaseResult]]) -> dict[str, CaseResult]:
+        """Run the scoring until it ends or a signal (here or in another worker) stops it.
+
+        Stopped, it is cancelled: the requests in flight are dropped and the judge closed,
+        and the results finished so far stay in ``into``.
+        """
+        task = asyncio.ensure_future(scoring)
+        loop = asyncio.get_running_loop()
+
+        def stop() -> None:
+            # Called from the signal handler, which may run between any two steps of the loop.
+            loop.call_soon_threadsafe(task.cancel)
+
+        watcher = None
+        if self.worker.run_dir is not None:
+            watcher = asyncio.ensure_future(self._watch_for_stop(self.worker.run_dir, stop))
+        try:
+            with self.cancellation.scoring(stop):
+                return await task
+        except asyncio.CancelledError:
+            if not self.cancellation.requested:
+                raise
+            return {}
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _watch_for_stop(self, run_dir: Path, stop: Callable[[], None]) -> None:
+        """An xdist worker: stop scoring when a signal reached another process of the run."""
+        while True:
+            await asyncio.sleep(STOP_POLL_S)
+            reason = stop_requested(run_dir)
+            if reason is not None:
+                self.cancellation.request(reason)
+                stop()
+                return
 
     async def _score_and_compare(
         self,
@@ -520,6 +629,8 @@ class GateRun:
 
     def relay_progress(self, workerinput: Mapping[str, Any]) -> None:
         """On the xdist controller: show the workers' summed progress line, once."""
+        self._controller_run_dir = run_dir_of(str(workerinput["testrunuid"]))
+        self._workers_expected = int(workerinput["workercount"])
         if self._relay is not None:
             return
         show = self._progress_printer()
@@ -552,8 +663,12 @@ class GateRun:
                     "scoring. Fix them and run the gate again."
                 ),
             )
-        self.results.update(wait_for_results(self.worker.run_dir, item.nodeid))
+        owner = self._owners.get(item.nodeid)
+        published, lost = wait_for_results(self.worker.run_dir, item.nodeid, owner)
+        self.results.update(published)
         found = self.results.get(item.nodeid)
+        if found is None and lost and owner is not None:
+            return CaseResult.of_case(item.case, error=worker_crashed(owner))
         if found is None:
             return CaseResult.of_case(
                 item.case,
@@ -641,6 +756,7 @@ class GateRun:
             if output is not None and integrity is not None:
                 output[WORKER_INTEGRITY_KEY] = integrity.model_dump(mode="json")
             return
+        self.cancellation.finishing()
         if self._relay is not None:
             self._relay.stop()
         if self.pytest_config.option.collectonly:
@@ -659,9 +775,11 @@ class GateRun:
         # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop
         if interrupted:
-            for nodeid, result in self.results.items():
+            for nodeid, result in {**self.results, **self._problems}.items():
                 self.reported.setdefault(nodeid, result)
             self._ordered = None
+        if is_controller(self.pytest_config) and (interrupted or self._lost_workers):
+            self._take_workers_cases(interrupted)
         self._stopped = stop_reason(self.pytest_config, session, interrupted)
         self.run_facts = self.facts()
         self.verdict = evaluate_gate(
@@ -679,6 +797,55 @@ class GateRun:
             bad_golden_input=bool(self.golden_file_errors)
             or any(is_threshold_usage_problem(result.error) for result in self.collected),
         )
+
+    def worker_lost(self, worker_id: str, error: object) -> None:
+        """On the xdist controller: a worker died; its unreported cases become its errors."""
+        self._lost_workers[worker_id] = str(error)
+        if self._controller_run_dir is not None:
+            try:
+                mark_lost(self._controller_run_dir, worker_id, str(error))
+            except OSError:
+                pass
+
+    def _take_workers_cases(self, interrupted: bool) -> None:
+        """On the xdist controller: account for the cases no item reported.
+
+        An interrupted run waits (briefly) for the stopped workers' results; a case with no
+        published result is then ``interrupted``, or, when its worker died, ``worker
+        crashed``. A share read here also tells what was collected, which the workers of an
+        interrupted run never got to hand over.
+        """
+        run_dir = self._controller_run_dir
+        if run_dir is None or not run_dir.is_dir():
+            return
+        if interrupted:
+            request_stop(run_dir, self.cancellation.reason or "an interruption")
+            since = self.cancellation.requested_at or time.monotonic()
+            # The report writers load now, while the workers stop, not after.
+            _load_report_writers(self.config)
+            wait_for_workers(run_dir, self._workers_expected, since + WORKERS_STOP_S)
+        published = published_results(run_dir)
+        for share in read_shares(run_dir):
+            fold_golden_files(self.golden_files, share.golden_files)
+            self.workers_counted = max(self.workers_counted, 1)
+            if self.census is None and share.census is not None:
+                self.census = Census.model_validate(share.census)
+            lost = self._lost_workers.get(share.worker_id)
+            for nodeid, skeleton in share.cases.items():
+                if nodeid in self.reported:
+                    continue
+                if not (interrupted or lost is not None or nodeid in self.other_failures):
+                    continue
+                result = published.get(nodeid)
+                if result is None and lost is not None:
+                    result = skeleton.model_copy(update={"error": worker_crashed(share.worker_id)})
+                elif result is None:
+                    result = skeleton.model_copy(
+                        update={"error": INTERRUPTED_MESSAGE, "incomplete": True}
+                    )
+                self.reported[nodeid] = result
+                self.other_failures.pop(nodeid, None)
+        self._ordered = None
 
     def _baseline_comparison(self) -> BaselineComparison | None:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
@@ -754,7 +921,9 @@ class GateRun:
             facts=self.run_facts,
             wall_s=round(time.monotonic() - self.started, 3),
             scoring_s=round(self.scoring_s, 3),
-            incomplete=is_incomplete(self.collected),
+            # A run stopped before any case was collected is incomplete too.
+            incomplete=is_incomplete(self.collected)
+            or (self.cancellation.requested and not self.collected),
             shard=None if shard is None else {"index": shard.index, "count": shard.count},
             baseline=baseline,
             baseline_stamp=stamp,
@@ -765,6 +934,22 @@ class GateRun:
             notice=lambda problem: _notice(problem, self.pytest_config),
         )
         self.otel_sent = write_outputs(outcome, outputs).otel
+
+
+def _load_report_writers(config: GateConfig) -> None:
+    from ..reports import outputs  # noqa: F401
+
+    if config.html:
+        from ..reports import html  # noqa: F401
+    if config.junit:
+        from ..reports import junit  # noqa: F401
+
+
+def _problem_result(item: BadCaseItem) -> CaseResult:
+    problem = item.problem
+    return CaseResult.of_problem(
+        problem.file, problem.line, problem.label, problem.message, problem.salvaged
+    )
 
 
 def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> None:

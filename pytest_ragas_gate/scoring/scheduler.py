@@ -114,6 +114,10 @@ class _SharedRequests:
         self._pending.clear()
         self._pairing = RequestPairing(self._pairing.plan, _sent_nowhere)
 
+    def leftovers(self) -> list[asyncio.Future[Any]]:
+        """The requests still being answered when the scoring stopped."""
+        return [*self._pending.values(), *self._pairing.sending()]
+
     def plan(self, plan: CasePlan) -> None:
         """Pair this case's requests as ``plan`` says (before any is asked)."""
         self._pairing = RequestPairing(plan, self._dispatch)
@@ -427,6 +431,15 @@ async def score_cases(
         # collects a canceled batch's answered requests, billed to the cases still in flight.
         if close_judge or not finished:
             await judge.aclose()
+        if not finished:
+            # A request shielded for its sharers outlives the case that asked it; stopped
+            # here and awaited, it cannot fail later against the closed client, with no one
+            # to hear it but the garbage collector.
+            leftovers = [task for _, shared in in_flight.values() for task in shared.leftovers()]
+            leftovers += [task for shared in judged_again.values() for task in shared.leftovers()]
+            for task in leftovers:
+                task.cancel()
+            await asyncio.gather(*leftovers, return_exceptions=True)
         for key, (case, shared) in in_flight.items():
             if key not in results and shared.usage_by_metric:
                 interrupted = unscored(case, INTERRUPTED_MESSAGE)
