@@ -96,6 +96,8 @@ class GateRun:
     skipped: dict[tuple[str, str], str] = field(default_factory=dict)
     workers_counted: int = 0
     verdict: GateVerdict | None = None
+    # The run's exit status as the gate set it, for the colour of pytest's last line.
+    exit_code: int | None = None
     run_facts: RunFacts = field(default_factory=RunFacts)
     started: float = field(default_factory=time.monotonic)
     scoring_s: float = 0.0
@@ -679,6 +681,7 @@ class GateRun:
             bad_golden_input=bool(self.golden_file_errors)
             or any(is_threshold_usage_problem(result.error) for result in self.collected),
         )
+        self.exit_code = int(session.exitstatus)
 
     def _baseline_comparison(self) -> BaselineComparison | None:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
