@@ -131,9 +131,7 @@ _LAST_LINE_PARTS = {
 }
 
 
-def mark_last_line(
-    terminal: Any, status: str, *, passed: bool, exit_ok: bool = False
-) -> None:
+def mark_last_line(terminal: Any, status: str, *, passed: bool, exit_ok: bool = False) -> None:
     """Make pytest's last line (``32 passed, rag-gate FAILED in 1.2s``) carry the gate.
 
     A gate that fails an otherwise green run must not end on a green line. pytest builds
