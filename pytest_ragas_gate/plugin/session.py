@@ -461,8 +461,9 @@ class GateRun:
         from ..gate.baseline import in_shard, pair_cases
         from ..scoring.pairwise import judge_pairs
 
-        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard)
-        pairs, _, _, _ = pair_cases(baseline, list(results.values()))
+        scored = list(results.values())
+        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard, scored)
+        pairs, _, _, _ = pair_cases(baseline, scored)
         await judge_pairs(
             pairs,
             {case.key: case for case in cases},
@@ -692,7 +693,9 @@ class GateRun:
 
         metrics = self._gate_metric_names()
         return compare_to_baseline(
-            in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
+            in_shard(
+                self.baseline.results, self.pytest_config.option.rag_gate_shard, self.collected
+            ),
             self.collected,
             metrics,
             self.config,
@@ -747,7 +750,7 @@ class GateRun:
             from ..gate.baseline import in_shard
             from ..reports.json_report import saved_stamp
 
-            baseline = in_shard(self.baseline.results, shard)
+            baseline = in_shard(self.baseline.results, shard, self.collected)
             stamp = saved_stamp(self.baseline)
         outcome = RunOutcome(
             verdict=self.verdict,
