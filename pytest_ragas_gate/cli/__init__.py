@@ -871,6 +871,10 @@ def _html(arguments: argparse.Namespace) -> int:
     from ..reports.html import write_saved_report_html
 
     _check_output(arguments.output)
+    if arguments.baseline is not None:
+        from .report_commands import check_render_baseline
+
+        check_render_baseline(arguments.report, arguments.baseline)
     history: list[HistoryEntry] = []
     path = arguments.history or load_report(arguments.report).config.history
     if path and (arguments.history or Path(path).is_file()):
