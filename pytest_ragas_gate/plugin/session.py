@@ -115,6 +115,8 @@ class GateRun:
     skipped: dict[tuple[str, str], str] = field(default_factory=dict)
     workers_counted: int = 0
     verdict: GateVerdict | None = None
+    # The run's exit status as the gate set it, for the colour of pytest's last line.
+    exit_code: int | None = None
     run_facts: RunFacts = field(default_factory=RunFacts)
     started: float = field(default_factory=time.monotonic)
     scoring_s: float = 0.0
@@ -568,8 +570,9 @@ class GateRun:
         from ..gate.baseline import in_shard, pair_cases
         from ..scoring.pairwise import judge_pairs
 
-        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard)
-        pairs, _, _, _ = pair_cases(baseline, list(results.values()))
+        scored = list(results.values())
+        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard, scored)
+        pairs, _, _, _ = pair_cases(baseline, scored)
         await judge_pairs(
             pairs,
             {case.key: case for case in cases},
@@ -797,6 +800,7 @@ class GateRun:
             bad_golden_input=bool(self.golden_file_errors)
             or any(is_threshold_usage_problem(result.error) for result in self.collected),
         )
+        self.exit_code = int(session.exitstatus)
 
     def worker_lost(self, worker_id: str, error: object) -> None:
         """On the xdist controller: a worker died; its unreported cases become its errors."""
@@ -856,7 +860,9 @@ class GateRun:
 
         metrics = self._gate_metric_names()
         return compare_to_baseline(
-            in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
+            in_shard(
+                self.baseline.results, self.pytest_config.option.rag_gate_shard, self.collected
+            ),
             self.collected,
             metrics,
             self.config,
@@ -911,7 +917,7 @@ class GateRun:
             from ..gate.baseline import in_shard
             from ..reports.json_report import saved_stamp
 
-            baseline = in_shard(self.baseline.results, shard)
+            baseline = in_shard(self.baseline.results, shard, self.collected)
             stamp = saved_stamp(self.baseline)
         outcome = RunOutcome(
             verdict=self.verdict,

@@ -116,7 +116,7 @@ def annotation_lines(
             for case in verdict.failing_cases
             if (problem := _case_problem(case, verdict)) is not None
         ),
-        key=lambda item: _severity(item[0]),
+        key=lambda item: item[0].rank,
     )
     for case, problem in problems[:MAX_CASE_ANNOTATIONS]:
         file, line = split_source(case.source)
@@ -168,15 +168,6 @@ def summary_markdown(
         changed_thresholds=changed_thresholds(gate_changes),
         html_report=html_report,
     )
-
-
-_SEVERITY = {"errored": 0, "failed": 1, "below": 2}
-
-
-def _severity(case: CaseVerdict) -> tuple[int, float]:
-    """Errored first, then below their own thresholds, then the largest shortfall."""
-    shortfall = case.worst.shortfall if case.worst is not None else 0.0
-    return (_SEVERITY.get(case.status, 3), -shortfall)
 
 
 def write_step_summary(

@@ -240,14 +240,13 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     The first two groups are listed whatever their number: each of them fails the gate on
     its own, so a reader must find every one here.
     """
-    order = {"errored": 0, "failed": 1, "below": 2}
-    failing: list[tuple[int, float, str, str]] = []
     errors = error_table(error_groups(verdict.failing_cases), case=code_span, text=_text)
-    for case in (case for case in verdict.failing_cases if not is_error_row(case)):
-        shortfall = 0.0
-        if case.status == "below" and case.worst is not None:
-            shortfall = -case.worst.shortfall
-        failing.append((order[case.status], shortfall, case.key, case.why))
+    # One order in every report: worst first, ties by metric and case (CaseVerdict.rank).
+    ranked = sorted(
+        (case for case in verdict.failing_cases if not is_error_row(case)),
+        key=lambda case: case.rank,
+    )
+    failing = [(case.rank[0], case.key, case.why) for case in ranked]
     below = len(verdict.below_report_only)
     aside = (
         [
@@ -260,7 +259,6 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     )
     if not failing:
         return aside[1:] + (["", *errors] if errors and aside else errors)
-    failing.sort()
     always = sum(1 for group, *_ in failing if group < 2)
     shown = failing[: max(MAX_CASES, always)]
     lines = [
@@ -269,7 +267,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         "| case | why |",
         "|---|---|",
     ]
-    lines += [_failing_row(key, why) for _, _, key, why in shown]
+    lines += [_failing_row(key, why) for _, key, why in shown]
     lines += _showing(len(shown), len(failing))
     return lines + aside + (["", *errors] if errors else [])
 

@@ -65,14 +65,6 @@ TURN_KEYS: tuple[str, ...] = (
     "max_steps",
 )
 
-#: Turn keys that name the same thing: one of a group given, a key near another is no typo.
-_TURN_SYNONYMS: tuple[frozenset[str], ...] = (
-    frozenset({"role", "type"}),
-    frozenset({"contexts", "retrieval_context", "retrieved_contexts"}),
-    frozenset({"tools_called", "tool_calls"}),
-    frozenset({"reference", "expected_output"}),
-)
-
 
 def known_field_names(metrics: Mapping[str, Metric]) -> list[str]:
     """Every top-level key the gate understands, golden fields first.
@@ -214,11 +206,6 @@ def _unknown_turn_keys(
     return found
 
 
-def _turn_gives(field: str, keys: Iterable[str]) -> bool:
-    given = {key.strip().lower() for key in keys}
-    return field in given or any(field in group and group & given for group in _TURN_SYNONYMS)
-
-
 def _turn_warnings(
     loaded: LoadedFile, unknown_in_turns: Mapping[int, list[tuple[str, str, tuple[str, ...]]]]
 ) -> list[tuple[int, str]]:
@@ -226,10 +213,12 @@ def _turn_warnings(
     places: dict[tuple[str, str], list[str]] = {}
     first_line: dict[tuple[str, str], int] = {}
     for line, found in sorted(unknown_in_turns.items()):
-        for where, key, keys in found:
+        for where, key, _ in found:
             match = closest_field(key, TURN_KEYS)
-            # As in a row: a key near a field the turn also gives is the user's own.
-            if match is None or _turn_gives(match[0], keys):
+            # Unlike a row's, a turn's unknown keys are dropped, not kept as the user's own
+            # metadata: a key near a known one is a typo even beside it ('contxts' next to
+            # 'contexts' loses those contexts).
+            if match is None:
                 continue
             places.setdefault((key, match[0]), []).append(f"{line}:{where}")
             first_line.setdefault((key, match[0]), line)
