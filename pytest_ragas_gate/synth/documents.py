@@ -38,7 +38,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..exceptions import UsageError
-from .prose import block_kind, is_chinese, join_lines, section_kind
+from .markdown_reader import FrontMatter, FrontMatterError, read_markdown
+from .prose import block_kind, file_kind, is_chinese, join_lines, section_kind
 
 __all__ = [
     "DOCUMENT_EXTENSIONS",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
-    {".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
+    {".md", ".markdown", ".mdx", ".rst", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
 )
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -92,6 +93,10 @@ class Document:
     title: str
     blocks: tuple[Block, ...]
     image_only: bool = False
+    #: The language the page declares (front matter ``lang``), None when it declares none.
+    lang: str | None = None
+    #: The page's own summary (front matter ``description``).
+    description: str | None = None
 
     @property
     def text(self) -> str:
@@ -114,7 +119,9 @@ class Document:
 
     @property
     def chinese(self) -> bool:
-        """Whether the document is written in Chinese, decided over all of its prose."""
+        """Whether the document is Chinese: as its front matter says, else by its prose."""
+        if self.lang:
+            return self.lang.lower().startswith("zh")
         return is_chinese(self.text)
 
 
@@ -223,10 +230,29 @@ def _skip_sections(blocks: list[Block]) -> list[Block]:
 def markdown_blocks(text: str) -> list[Block]:
     r"""Headings and paragraphs of a Markdown text; fenced code is a skipped ``code`` block.
 
+    Read by :func:`.markdown_reader.read_markdown` (markdown-it-py); front matter is dropped.
+
     >>> [(b.heading, b.skip, b.text) for b in markdown_blocks("Plans\n=====\n\n```\nx = 1\n```")]
     [(True, None, 'Plans'), (False, 'code', '```\nx = 1\n```')]
     """
-    return _text_blocks(text, atx=True)
+    try:
+        return _skip_sections(read_markdown(text)[1])
+    except FrontMatterError:
+        return _skip_sections(read_markdown(_without_front_matter(text))[1])
+
+
+def _without_front_matter(text: str) -> str:
+    lines = text.split("\n")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "+++")), 0)
+    return "\n".join(lines[end + 1 :])
+
+
+def _markdown_document(text: str, shown: str) -> tuple[FrontMatter, list[Block]]:
+    try:
+        meta, blocks = read_markdown(text)
+    except FrontMatterError as error:
+        raise DocumentError(f"{shown}:{error.line}: {error}; fix it or remove it.") from None
+    return meta, _skip_sections(blocks)
 
 
 #: Page furniture by class or id that holds no prose even when it has few links.
@@ -691,6 +717,15 @@ def _first_heading(blocks: Sequence[Block]) -> str | None:
     return None if title.lower().rstrip(".:：") in _SECTION_NAMES else title
 
 
+def _first_h1(blocks: Sequence[Block]) -> str | None:
+    """The page's first level-1 heading, unless it only names a section ("Overview")."""
+    for block in blocks:
+        if block.heading and block.level == 1 and block.skip is None:
+            title = clean_title(block.text)
+            return None if title.lower().rstrip(".:：") in _SECTION_NAMES else title
+    return None
+
+
 def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
     documents: list[Document] = []
     for number, line in enumerate(_read_text(path, shown).splitlines(), 1):
@@ -732,8 +767,12 @@ def _read_one(path: Path, key: str) -> list[Document]:
         return _jsonl_documents(path, key, shown)
     title: str | None = None
     image_only = False
-    if suffix in (".md", ".markdown"):
-        blocks = markdown_blocks(_read_text(path, shown))
+    meta = FrontMatter()
+    if suffix in (".md", ".markdown", ".mdx"):
+        meta, blocks = _markdown_document(_read_text(path, shown), shown)
+        # Front matter, then the first H1, then the file name: a first "## Usage" names
+        # a section, not the page.
+        title = meta.title or _first_h1(blocks) or stem_title(path.stem)
     elif suffix in (".txt", ".rst"):
         text = _read_text(path, shown)
         manual = man_page(text)
@@ -763,12 +802,21 @@ def _read_one(path: Path, key: str) -> list[Document]:
         )
     if not blocks and not image_only:
         return []
+    whole = file_kind(path.name)
+    if whole is not None:
+        # A licence, a change history or a code file gives no case, whatever its sentences.
+        blocks = [
+            block if block.skip else Block(block.text, block.heading, whole, block.level)
+            for block in blocks
+        ]
     return [
         Document(
             key=key,
             title=title or _first_heading(blocks) or stem_title(path.stem),
             blocks=tuple(blocks),
             image_only=image_only,
+            lang=meta.lang,
+            description=meta.description,
         )
     ]
 
