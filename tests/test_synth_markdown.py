@@ -226,3 +226,39 @@ def test_licence_changelog_and_code_files_give_no_case(
     assert rows and tags == {"guide.md"}
     questions = " ".join(row["question"] for row in rows)
     assert "{#" not in questions and ":::" not in questions and "Overview" not in questions
+
+
+SPHINX = """\
+.. _sessions:
+
+Sessions
+========
+
+.. module:: harbor.sessions
+
+A :class:`~harbor.Session` keeps cookies for 14 days, see :ref:`the API <api>`.
+
+.. note:: Unless the session is closed first.
+
+.. versionadded:: 2.1
+   Sessions can be shared between threads.
+
+.. autoclass:: harbor.Session
+   :members:
+
+.. toctree::
+
+   api
+"""
+
+
+def test_sphinx_roles_read_as_text_and_directives_without_prose_left_out(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("docutils")
+    title, paragraphs, _ = _prose(SPHINX, "sessions.rst", tmp_path)
+    assert title == "Sessions"
+    assert paragraphs == [
+        "A `Session` keeps cookies for 14 days, see the API. Unless the session is closed first.",
+        "Sessions can be shared between threads.",
+    ]

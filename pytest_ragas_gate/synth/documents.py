@@ -40,6 +40,8 @@ from pathlib import Path
 from ..exceptions import UsageError
 from .markdown_reader import FrontMatter, FrontMatterError, read_markdown
 from .prose import block_kind, file_kind, is_chinese, join_lines, section_kind
+from .rst_reader import available as rst_available
+from .rst_reader import rst_blocks
 
 __all__ = [
     "DOCUMENT_EXTENSIONS",
@@ -773,6 +775,8 @@ def _read_one(path: Path, key: str) -> list[Document]:
         # Front matter, then the first H1, then the file name: a first "## Usage" names
         # a section, not the page.
         title = meta.title or _first_h1(blocks) or stem_title(path.stem)
+    elif suffix == ".rst" and rst_available():
+        blocks = _skip_sections(rst_blocks(_read_text(path, shown)))
     elif suffix in (".txt", ".rst"):
         text = _read_text(path, shown)
         manual = man_page(text)
