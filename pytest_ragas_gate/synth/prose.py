@@ -117,7 +117,7 @@ _FILE_KINDS = (
     (re.compile(r"(?:licen[cs]e|copying|copyright|notice|unlicense)(?:[-_]\w+)?", re.I), "licence"),
     (
         re.compile(
-            r"(?:change[-_ ]?log|changes|news|history|release[-_ ]?notes|releases|whats[-_]new)",
+            r"(?:change[-_ ]?log|changes|news|history|release[-_ ]?notes|whats[-_]new)",
             re.I,
         ),
         "changelog",

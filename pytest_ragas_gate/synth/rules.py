@@ -95,6 +95,13 @@ RULES: tuple[Rule, ...] = (
         _matches(r"[：；:;]"),
     ),
     Rule(
+        "subordinate_clause",
+        "zh",
+        "misread",
+        "the wh-word asked inside a subordinate clause (与其说、虽然、如果 …)",
+        _matches(r"^(?:与其|不如|虽然|尽管|即使|即便|如果|假如|只要|除非|无论|不管)"),
+    ),
+    Rule(
         "imagined_example",
         "zh",
         "misread",
