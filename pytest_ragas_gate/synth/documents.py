@@ -762,48 +762,79 @@ def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
     return documents
 
 
+#: What a reader of one format gives: the title it found, the blocks, whether the file
+#: is image-only (a scanned PDF) and the front matter.
+_Read = tuple[str | None, list[Block], bool, FrontMatter]
+
+
+def _read_markdown_file(path: Path, shown: str) -> _Read:
+    meta, blocks = _markdown_document(_read_text(path, shown), shown)
+    # Front matter, then the first H1, then the file name: a first "## Usage" names a
+    # section, not the page.
+    return meta.title or _first_h1(blocks) or stem_title(path.stem), blocks, False, meta
+
+
+def _read_plain_file(path: Path, shown: str) -> _Read:
+    if path.suffix.lower() == ".rst" and rst_available():
+        return None, _skip_sections(rst_blocks(_read_text(path, shown))), False, FrontMatter()
+    text = _read_text(path, shown)
+    manual = man_page(text)
+    title = None
+    if manual is not None:
+        title, text = manual
+    blocks = _text_blocks(text, atx=manual is not None)
+    first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
+    if first is not None and _title_line(blocks, first):
+        blocks[first] = Block(blocks[first].text, heading=True, level=1)
+    return title, blocks, False, FrontMatter()
+
+
+def _title_line(blocks: Sequence[Block], first: int) -> bool:
+    """A short first line without a full stop, before any heading, is the text's title."""
+    line = blocks[first]
+    return (
+        not line.heading
+        and not any(block.heading for block in blocks[:first])
+        and len(line.text) <= 80
+        and "\n" not in line.text
+        and not line.text.endswith((".", "。", ":"))
+    )
+
+
+def _read_html_file(path: Path, shown: str) -> _Read:
+    title, blocks = html_blocks(_read_text(path, shown))
+    return title, blocks, False, FrontMatter()
+
+
+def _read_pdf_file(path: Path, shown: str) -> _Read:
+    title, blocks, image_only = _pdf_blocks(path, shown)
+    return title, blocks, image_only, FrontMatter()
+
+
+_READERS = {
+    ".md": _read_markdown_file,
+    ".markdown": _read_markdown_file,
+    ".mdx": _read_markdown_file,
+    ".rst": _read_plain_file,
+    ".txt": _read_plain_file,
+    ".html": _read_html_file,
+    ".htm": _read_html_file,
+    ".pdf": _read_pdf_file,
+}
+
+
 def _read_one(path: Path, key: str) -> list[Document]:
     shown = os.fspath(path)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_documents(path, key, shown)
-    title: str | None = None
-    image_only = False
-    meta = FrontMatter()
-    if suffix in (".md", ".markdown", ".mdx"):
-        meta, blocks = _markdown_document(_read_text(path, shown), shown)
-        # Front matter, then the first H1, then the file name: a first "## Usage" names
-        # a section, not the page.
-        title = meta.title or _first_h1(blocks) or stem_title(path.stem)
-    elif suffix == ".rst" and rst_available():
-        blocks = _skip_sections(rst_blocks(_read_text(path, shown)))
-    elif suffix in (".txt", ".rst"):
-        text = _read_text(path, shown)
-        manual = man_page(text)
-        if manual is not None:
-            title, text = manual
-        blocks = _text_blocks(text, atx=manual is not None)
-        # A short first line without a full stop, before any heading, is the text's title.
-        first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
-        if (
-            first is not None
-            and not blocks[first].heading
-            and not any(block.heading for block in blocks[:first])
-            and len(blocks[first].text) <= 80
-            and "\n" not in blocks[first].text
-            and not blocks[first].text.endswith((".", "。", ":"))
-        ):
-            blocks[first] = Block(blocks[first].text, heading=True, level=1)
-    elif suffix in (".html", ".htm"):
-        title, blocks = html_blocks(_read_text(path, shown))
-    elif suffix == ".pdf":
-        title, blocks, image_only = _pdf_blocks(path, shown)
-    else:
+    if suffix not in _READERS:
         raise DocumentError(
             f"{shown}: unsupported document type {suffix or '(none)'}; expected one of "
             + ", ".join(sorted(DOCUMENT_EXTENSIONS))
             + "."
         )
+    title, blocks, image_only, meta = _READERS[suffix](path, shown)
     if not blocks and not image_only:
         return []
     whole = file_kind(path.name)

@@ -29,6 +29,7 @@ from .offline import (
 )
 from .requests import KINDS, QuestionKind
 from .stated import stated_amounts, stated_definitions
+from .wh_english import Fact
 
 __all__ = [
     "CorpusOffer",
@@ -298,73 +299,76 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
         sorted({chunk.title for chunk in chunks}),
         [chunk.title for chunk in chunks],
     )
-    names = corpus.names
-    counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
+    offer = CorpusOffer(dict.fromkeys(KINDS, 0), tuple(kind for kind in KINDS if kind in wanted))
     by_document: dict[str, list[Chunk]] = {}
+    #: (Chinese?, entity) → chunks whose facts name it; a "\0" key is a too-common one.
     holders: dict[tuple[bool, str], set[int]] = {}
-    amounts: dict[str, Counter[str]] = {}
-    facts_by_document: dict[str, int] = {}
-    refused: Counter[str] = Counter()
-    refused_by_document: dict[str, Counter[str]] = {}
-    scanned: dict[str, _Scan] = {}
-    common: set[tuple[bool, str]] = set()
-    subject_pairs = 0
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
-        scanned.setdefault(chunk.document, _Scan()).add(chunk.text)
-        facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
-        subjects = Counter(fact.subject.lower() for fact in facts if fact.subject)
-        subject_pairs += any(count >= 2 for count in subjects.values())
-        counts["single"] += len(facts)
-        refusals = chunk_refusals(chunk.text, chunk.title, chunk.chinese, names)
-        refused.update(refusals)
-        refused_by_document.setdefault(chunk.document, Counter()).update(refusals)
-        facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
-        if "reasoning" in wanted:
-            stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
-            stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
+        facts = _count_facts(offer, chunk, corpus.names)
         if "multi" in wanted:
-            terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
-            for fact in facts:
-                for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
-                    if corpus.distinctive.allows(entity):
-                        holders.setdefault((chunk.chinese, entity), set()).add(index)
-                    else:
-                        common.add((chunk.chinese, entity))
-                        holders.setdefault((chunk.chinese, "\0" + entity), set()).add(index)
+            _hold_entities(holders, index, chunk, facts, corpus)
         if "unanswerable" in wanted:
-            counts["unanswerable"] += len(_swapped(chunk.text, chunk.title, chunk.chinese, corpus))
+            offer.counts["unanswerable"] += len(
+                _swapped(chunk.text, chunk.title, chunk.chinese, corpus)
+            )
         if "conversation" in wanted and _conversation(
-            chunk.text, chunk.title, chunk.chinese, 0, names
+            chunk.text, chunk.title, chunk.chinese, 0, corpus.names
         ):
-            counts["conversation"] += 1
-    counts["multi"] = sum(
-        1 for key, held in holders.items() if len(held) >= 2 and not key[1].startswith("\0")
-    )
-    common_links = sum(
-        1 for key, held in holders.items() if len(held) >= 2 and key[1].startswith("\0")
-    )
+            offer.counts["conversation"] += 1
+    linked = [key for key, held in holders.items() if len(held) >= 2]
+    offer.counts["multi"] = sum(1 for key in linked if not key[1].startswith("\0"))
+    offer.common_links = len(linked) - offer.counts["multi"]
     if "reasoning" in wanted:
-        for document_chunks in by_document.values():
-            counts["reasoning"] += len(
+        offer.counts["reasoning"] = sum(
+            len(
                 reasoning_pairs(
                     [chunk.text for chunk in document_chunks],
                     [chunk.title for chunk in document_chunks],
                     document_chunks[0].chinese,
-                    names,
+                    corpus.names,
                 )
             )
-    return CorpusOffer(
-        counts,
-        tuple(kind for kind in KINDS if kind in wanted),
-        amounts,
-        facts_by_document,
-        refused,
-        refused_by_document,
-        scanned,
-        common_links,
-        subject_pairs,
+            for document_chunks in by_document.values()
+        )
+    else:
+        offer.amounts.clear()
+    return offer
+
+
+def _count_facts(offer: CorpusOffer, chunk: Chunk, names: frozenset[str]) -> list[Fact]:
+    """Count one chunk's facts, refusals, stated amounts and definitions into ``offer``."""
+    offer.scanned.setdefault(chunk.document, _Scan()).add(chunk.text)
+    facts = list(chunk_facts(chunk.text, chunk.title, chunk.chinese, names))
+    subjects = Counter(fact.subject.lower() for fact in facts if fact.subject)
+    offer.subject_pairs += any(count >= 2 for count in subjects.values())
+    offer.counts["single"] += len(facts)
+    refusals = chunk_refusals(chunk.text, chunk.title, chunk.chinese, names)
+    offer.refused.update(refusals)
+    offer.refused_by_document.setdefault(chunk.document, Counter()).update(refusals)
+    offer.facts_by_document[chunk.document] = offer.facts_by_document.get(chunk.document, 0) + len(
+        facts
     )
+    stated = offer.amounts.setdefault(PurePath(chunk.document).name, Counter())
+    stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
+    return facts
+
+
+def _hold_entities(
+    holders: dict[tuple[bool, str], set[int]],
+    index: int,
+    chunk: Chunk,
+    facts: Sequence[Fact],
+    corpus: Corpus,
+) -> None:
+    """Note the entities of ``chunk``'s facts a multi question could link it through."""
+    terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
+    for fact in facts:
+        for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
+            # A name more than 60% of the documents mention links nothing; it is still
+            # counted, so the summary can say why no multi case came of it.
+            key = entity if corpus.distinctive.allows(entity) else "\0" + entity
+            holders.setdefault((chunk.chinese, key), set()).add(index)
 
 
 #: Chunks of one entity paired with each other at most: a name on every page is no link.
