@@ -771,7 +771,19 @@ def _read_markdown_file(path: Path, shown: str) -> _Read:
     meta, blocks = _markdown_document(_read_text(path, shown), shown)
     # Front matter, then the first H1, then the file name: a first "## Usage" names a
     # section, not the page.
-    return meta.title or _first_h1(blocks) or stem_title(path.stem), blocks, False, meta
+    title = meta.title or _first_h1(blocks) or _page_slug_title(path.stem)
+    return title, blocks, False, meta
+
+
+def _page_slug_title(stem: str) -> str:
+    """A docs site's page slug as a title: "timeouts" → "Timeouts" (its nav names it so).
+
+    A short word or one with digits ("zlib", "httplib2") is a name, kept as written.
+    """
+    title = stem_title(stem)
+    if title.isalpha() and title.islower() and len(title) >= 5:
+        return title[:1].upper() + title[1:]
+    return title
 
 
 def _read_plain_file(path: Path, shown: str) -> _Read:
