@@ -262,3 +262,12 @@ def test_sphinx_roles_read_as_text_and_directives_without_prose_left_out(
         "A `Session` keeps cookies for 14 days, see the API. Unless the session is closed first.",
         "Sessions can be shared between threads.",
     ]
+
+
+def test_a_short_admonition_still_qualifies_its_statement(tmp_path: Path) -> None:
+    page = (
+        "# Uploads\n\nUploads are retried 3 times before they fail.\n\n"
+        ":::caution\nUnless sandboxed.\n:::\n"
+    )
+    _, paragraphs, _ = _prose(page, "uploads.md", tmp_path)
+    assert paragraphs == ["Uploads are retried 3 times before they fail. Unless sandboxed."]

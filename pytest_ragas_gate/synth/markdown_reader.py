@@ -287,7 +287,9 @@ def _attached(blocks: list[_Block]) -> list[_Block]:
     result: list[_Block] = []
     follows_statement = False
     for block in blocks:
-        if block.aside and block.skip is None and follows_statement:
+        # "Unless sandboxed.": a short qualifier is no stray label when it ends a sentence.
+        short = block.skip == "boilerplate" and block.text.rstrip().endswith((".", "。"))
+        if block.aside and (block.skip is None or short) and follows_statement:
             previous = result[-1]
             joined = previous.text + "\n" + block.text  # join_lines spaces it as its script
             result[-1] = _Block(joined, previous.heading, previous.skip, previous.level)

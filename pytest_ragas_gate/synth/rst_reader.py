@@ -141,7 +141,9 @@ def rst_blocks(text: str) -> list[Any]:
 
     def paragraph_text(node: Any) -> str:
         parts: list[str] = []
-        for child in node.findall(include_self=False, descend=True):
+        # docutils 0.18.1 renamed traverse() to findall(); the floor has only the first.
+        walk = getattr(node, "findall", None) or node.traverse
+        for child in walk(include_self=False, descend=True):
             if isinstance(child, nodes.literal):
                 parts.append(f"`{child.astext()}`")
             elif isinstance(child, nodes.Text) and not isinstance(child.parent, nodes.literal):
