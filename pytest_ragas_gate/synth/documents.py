@@ -38,6 +38,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..exceptions import UsageError
+from .blocks import Block
 from .markdown_reader import FrontMatter, FrontMatterError, read_markdown
 from .prose import block_kind, file_kind, is_chinese, join_lines, section_kind
 from .rst_reader import available as rst_available
@@ -64,20 +65,6 @@ _BLANK_LINES = re.compile(r"\n\s*\n")
 
 class DocumentError(UsageError):
     """A document that cannot be read: names the file (and line) and what was expected."""
-
-
-@dataclass(frozen=True)
-class Block:
-    """A heading or a paragraph of a document, in reading order.
-
-    ``skip`` names the non-prose kind of a block left out of the chunks (``code``,
-    ``licence`` …), None for prose.
-    """
-
-    text: str
-    heading: bool = False
-    skip: str | None = None
-    level: int = 0
 
 
 @dataclass(frozen=True)
@@ -238,9 +225,9 @@ def markdown_blocks(text: str) -> list[Block]:
     [(True, None, 'Plans'), (False, 'code', '```\nx = 1\n```')]
     """
     try:
-        return _skip_sections(read_markdown(text)[1])
+        return _skip_sections(read_markdown(text, html=_html_prose)[1])
     except FrontMatterError:
-        return _skip_sections(read_markdown(_without_front_matter(text))[1])
+        return _skip_sections(read_markdown(_without_front_matter(text), html=_html_prose)[1])
 
 
 def _without_front_matter(text: str) -> str:
@@ -249,9 +236,18 @@ def _without_front_matter(text: str) -> str:
     return "\n".join(lines[end + 1 :])
 
 
+def _html_prose(html: str) -> list[str]:
+    """The prose paragraphs of an HTML block or component inside a Markdown page."""
+    return [
+        block.text
+        for block in html_blocks(html)[1]
+        if block.skip is None and not block.heading and len(block.text.split()) >= 4
+    ]
+
+
 def _markdown_document(text: str, shown: str) -> tuple[FrontMatter, list[Block]]:
     try:
-        meta, blocks = read_markdown(text)
+        meta, blocks = read_markdown(text, html=_html_prose)
     except FrontMatterError as error:
         raise DocumentError(f"{shown}:{error.line}: {error}; fix it or remove it.") from None
     return meta, _skip_sections(blocks)

@@ -42,6 +42,9 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from .blocks import Block
+from .prose import block_kind, join_lines
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -164,8 +167,13 @@ def _inline_text(token: Token) -> list[str]:
 class _Walker:
     """Turns the token stream into blocks; containers are tracked by nesting depth."""
 
-    def __init__(self, classify: Callable[[list[str]], str | None]) -> None:
+    def __init__(
+        self,
+        classify: Callable[[list[str]], str | None],
+        html: Callable[[str], list[str]] | None = None,
+    ) -> None:
         self.classify = classify
+        self.html = html
         self.blocks: list[_Block] = []
         self.meta: dict[str, Any] = {}
         self._asides = 0  # open admonitions, containers and quotes
@@ -258,7 +266,7 @@ class _Walker:
 
     def _fence(self, token: Token) -> None:
         if _MYST_ADMONITION.match(token.info.strip()):
-            inner = _Walker(self.classify)
+            inner = _Walker(self.classify, self.html)
             inner.walk(_parser().parse(token.content))
             self.blocks += [
                 _Block(block.text, block.heading, block.skip, block.level, True)
@@ -273,13 +281,9 @@ class _Walker:
 
     def _html(self, token: Token) -> None:
         # A component (<Tabs>, <TabItem>, <div class="tip">) may wrap prose; scripts and
-        # styles go with the HTML reader's own rules.
-        from .documents import html_blocks
-
-        _, blocks = html_blocks(token.content)
-        for block in blocks:
-            if block.skip is None and not block.heading and len(block.text.split()) >= 4:
-                self.blocks.append(_Block(block.text, aside=self._asides > 0))
+        # styles go with the HTML reader's own rules (``html``, given by the caller).
+        for text in self.html(token.content) if self.html is not None else ():
+            self.blocks.append(_Block(text, aside=self._asides > 0))
 
 
 def _attached(blocks: list[_Block]) -> list[_Block]:
@@ -309,22 +313,22 @@ def _statement(block: _Block) -> bool:
 
 
 def read_markdown(
-    source: str, classify: Callable[[list[str]], str | None] | None = None
-) -> tuple[FrontMatter, list[Any]]:
-    """The page's front matter and its blocks (:class:`.documents.Block`), in reading order.
+    source: str,
+    classify: Callable[[list[str]], str | None] | None = None,
+    html: Callable[[str], list[str]] | None = None,
+) -> tuple[FrontMatter, list[Block]]:
+    """The page's front matter and its blocks (:class:`.blocks.Block`), in reading order.
 
-    ``classify`` tells a paragraph's non-prose kind from its lines (:func:`.prose.block_kind`).
+    ``classify`` tells a paragraph's non-prose kind from its lines (:func:`.prose.block_kind`);
+    ``html`` gives the prose paragraphs of an HTML block (none are kept without it).
 
     Raises:
         FrontMatterError: the front matter is neither YAML nor TOML.
     """
-    from .documents import Block
-    from .prose import block_kind, join_lines
-
     toml, text, _ = _front_matter(source.replace("\r\n", "\n"))
     text = _CALLOUT.sub(_callout, text)
     text = _MDX_LINE.sub("", _SHORTCODE.sub(_shortcode_line, text))
-    walker = _Walker(classify or block_kind)
+    walker = _Walker(classify or block_kind, html)
     walker.walk(_parser().parse(text))
     meta = _meta({**toml, **walker.meta})
     blocks = [

@@ -22,6 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .blocks import Block
+from .prose import block_kind, join_lines
+
 __all__ = ["available", "rst_blocks"]
 
 
@@ -113,13 +116,10 @@ def _register() -> None:
 _REGISTERED: list[bool] = []
 
 
-def rst_blocks(text: str) -> list[Any]:
-    """The headings and paragraphs of a reStructuredText text, as :class:`.documents.Block`."""
+def rst_blocks(text: str) -> list[Block]:
+    """The headings and paragraphs of a reStructuredText text, as :class:`.blocks.Block`."""
     from docutils import nodes
     from docutils.core import publish_doctree
-
-    from .documents import Block
-    from .prose import block_kind, join_lines
 
     if not _REGISTERED:
         _register()
