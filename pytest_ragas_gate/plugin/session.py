@@ -25,6 +25,7 @@ from ..gate.deploy_decision import scored_by
 from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
+from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import (
     SUPPORTED_EXTENSIONS,
     CaseProblem,
@@ -141,7 +142,7 @@ class GateRun:
             return False
         if path.resolve() in self._named_paths():
             return True
-        return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
+        return matches_golden_globs(path, self.config.case_files)
 
     def excluded_by(self, path: Path) -> str | None:
         """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
@@ -599,6 +600,7 @@ class GateRun:
             # collected; a serial run or worker counted its own collection.
             counted=self.workers_counted > 0 or not is_controller(self.pytest_config),
             case_files=list(self.config.case_files),
+            look_alike_files=self.census_taker.look_alikes(),
             golden_files=dict(self.golden_files),
             unreadable_files=list(self.golden_file_errors),
             selection=selection_options(self.pytest_config),
