@@ -51,6 +51,18 @@ def test_a_file_that_reads_as_golden_outside_the_globs_is_named_in_one_hint(
     assert outcome.report["run"]["look_alike_files"] == ["data/cases.jsonl", "data/more.json"]
 
 
+def test_a_look_alike_of_another_gate_s_folder_is_not_hinted(pytester: pytest.Pytester) -> None:
+    # examples/live has its own rag_gate.yaml: its questions are another gate's golden set.
+    write_jsonl(pytester, "golden.jsonl", [GOOD])
+    other = pytester.mkdir("live")
+    write_jsonl(pytester, "live/questions.jsonl", [{**GOOD, "id": "other"}])
+    (other / "rag_gate.yaml").write_text("metrics: [faithfulness]\n", encoding="utf-8")
+
+    outcome = gate_run(pytester, "-p", "no:randomly", judge="offline", metrics="faithfulness")
+
+    assert "look like golden sets" not in outcome.stdout.str()
+
+
 def test_a_look_alike_the_exclude_setting_names_is_not_hinted(pytester: pytest.Pytester) -> None:
     write_jsonl(pytester, "golden.jsonl", [GOOD])
     write_jsonl(pytester, "cases.jsonl", [{**GOOD, "id": "other"}])

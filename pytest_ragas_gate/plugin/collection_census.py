@@ -182,17 +182,18 @@ class CensusTaker:
 
         A known extension and at least one case read from the file: a golden set named
         ``cases.jsonl`` beside ``golden.jsonl`` is then named in a hint, not skipped unseen.
-        Files ``exclude:`` names are left out on purpose and not named.
+        Files ``exclude:`` names are left out on purpose and not named, and so are files
+        under a folder with a ``rag_gate.yaml`` of its own: another gate's project.
         """
+        roots = self._roots()
+        tops = [root for root, _ in roots]
 
         def looks_golden(path: Path) -> bool:
             if self._is_golden(path) or self._excluded_by(path) is not None:
                 return False
-            return reads_as_golden(path)
+            return not _in_another_project(path, tops) and reads_as_golden(path)
 
-        return sorted(
-            {self._display(path) for path in walk_golden_files(self._roots(), looks_golden)}
-        )
+        return sorted({self._display(path) for path in walk_golden_files(roots, looks_golden)})
 
     def _roots(self) -> list[tuple[Path, bool]]:
         """Where to look: each directory argument, and the directory of each file named."""
@@ -227,6 +228,17 @@ def walk_golden_files(
 #: The largest file read to see whether it looks like a golden set: a bigger data file
 #: beside the golden files is not worth reading for a hint.
 _LOOK_ALIKE_BYTES = 2_000_000
+
+
+def _in_another_project(path: Path, tops: Sequence[Path]) -> bool:
+    """Whether a folder between the run's root and ``path`` has its own ``rag_gate.yaml``."""
+    top = next((top for top in tops if _within(path, top)), None)
+    folder = path.parent
+    while top is not None and folder != top and _within(folder, top):
+        if (folder / "rag_gate.yaml").exists():
+            return True
+        folder = folder.parent
+    return False
 
 
 def reads_as_golden(path: Path) -> bool:
