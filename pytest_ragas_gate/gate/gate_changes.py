@@ -24,11 +24,11 @@ verdict: it says what to look at.
 
 from __future__ import annotations
 
-import fnmatch
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
+from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import SUPPORTED_EXTENSIONS
 from ..settings.config import GateConfig
 from .gate_change_details import (
@@ -209,8 +209,8 @@ class _Scope:
             return "invocation"
         if path in self.golden:
             return "golden"
-        if pure.suffix.lower() in SUPPORTED_EXTENSIONS and any(
-            fnmatch.fnmatch(pure.name, pattern) for pattern in self.config.case_files
+        if pure.suffix.lower() in SUPPORTED_EXTENSIONS and matches_golden_globs(
+            pure, self.config.case_files
         ):
             return "golden"
         return None

@@ -261,7 +261,7 @@ class MeteredJudge:
                 f"cache entry for {kind} failed verification: {rejected} (judge "
                 f"{self.kind}, model {self.model}, key {key[:12]}…, cache {directory}); it "
                 "is not replayed. Record it again in readwrite mode by a run with "
-                "RAG_GATE_SIGNING_KEY set, the key whose public half is cache_public_key."
+                "RAG_GATE_SIGNING_KEY set, the key whose public half is cache.public_key."
             )
         return (
             f"cache miss in read mode for {kind} (judge {self.kind}, model {self.model}, "

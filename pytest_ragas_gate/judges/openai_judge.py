@@ -109,6 +109,9 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
             status=exc.status_code,
             retry_after_s=retry_after_from_headers(exc.response.headers),
         )
+    if isinstance(exc, StructuredOutputWarning):
+        # Raised only when warnings are errors: the same refusal comes back on a retry.
+        return Failure(str(exc), retryable=False)
     if isinstance(exc, ValueError):
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
@@ -288,20 +291,28 @@ class OpenAIJudge(SdkJudge):
             return False
         if mode != self.response_format:
             return True
-        self._refused.add(mode)
-        following = next_mode(mode, frozenset(self._refused))
+        following = next_mode(mode, frozenset({*self._refused, mode}))
         if following is None:
             return False
-        self.response_format = following
         base_url = self._base_url or "the OpenAI API"
-        warnings.warn(
-            StructuredOutputWarning(
-                f"The {self.transport.describe} at {base_url} refused structured output "
-                f"{mode} (HTTP {status}); the judge uses {following} from now on. Set "
-                f"structured_output: {following} to start there."
-            ),
-            stacklevel=2,
-        )
+        refused = f"The {self.transport.describe} at {base_url} refused structured output {mode}"
+        try:
+            warnings.warn(
+                StructuredOutputWarning(
+                    f"{refused} (HTTP {status}); the judge uses {following} from now on. "
+                    f"Set structured_output: {following} to start there."
+                ),
+                stacklevel=2,
+            )
+        except StructuredOutputWarning:
+            # Warnings are errors in this run (-W error): the judge keeps its mode, and
+            # each request the server refuses errors its case with this message.
+            raise StructuredOutputWarning(
+                f"{refused} (HTTP {status}), and warnings are errors in this run, so the "
+                f"judge does not switch to {following}. Set structured_output: {following}."
+            ) from None
+        self._refused.add(mode)
+        self.response_format = following
         return True
 
     @staticmethod

@@ -25,6 +25,7 @@ from ..gate.deploy_decision import scored_by
 from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
+from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import (
     SUPPORTED_EXTENSIONS,
     CaseProblem,
@@ -185,7 +186,7 @@ class GateRun:
             return False
         if path.resolve() in self._named_paths():
             return True
-        return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
+        return matches_golden_globs(path, self.config.case_files)
 
     def excluded_by(self, path: Path) -> str | None:
         """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
@@ -243,11 +244,10 @@ class GateRun:
             self.metrics,
             strict=self.config.strict_fields,
         )
-        if self.worker.index == 0:
-            # Every xdist worker reads every golden file; one of them says it once.
-            checked.warn()
+        # Every xdist worker reads every golden file; one of them says it once.
+        loaded = checked.warn(shown=self.worker.index == 0)
         loaded = check_threshold_metrics(
-            checked.loaded, self.metrics, self.config.metrics, self.config.direction_of
+            loaded, self.metrics, self.config.metrics, self.config.direction_of
         )
         loaded = self._unique_ids(skip_rejected(loaded))
         if self.labels is not None:
@@ -449,20 +449,26 @@ class GateRun:
         problems = label_problems(self.labels, self.loaded_keys)
         if not problems:
             return
-        if self.config.strict_labels:
+        notices = [
+            f"rag-gate: labels: {problem} (strict_labels: true makes this an error)"
+            for problem in problems
+        ]
+        # Under -W error a notice that would be raised stops the run as strict_labels does:
+        # every xdist worker asks the filter, so they all stop alike.
+        strict = "strict_labels: true" if self.config.strict_labels else None
+        if strict is None and any(_raised_as_error(notice) for notice in notices):
+            strict = "warnings are errors in this run (-W error); strict_labels: false"
+        if strict is not None:
             self.usage_stop = (
                 f"rag-gate: the labels file {self.labels.path} has {len(problems)} "
-                "problem(s) (strict_labels: true):\n" + "\n".join(problems)
+                f"problem(s) ({strict}):\n" + "\n".join(problems)
             )
             if not self.worker.is_worker:
                 pytest.exit(self.usage_stop, returncode=pytest.ExitCode.USAGE_ERROR)
             return
         if self.worker.index == 0:
-            for problem in problems:
-                _notice(
-                    f"rag-gate: labels: {problem} (strict_labels: true makes this an error)",
-                    self.pytest_config,
-                )
+            for notice in notices:
+                _notice(notice, self.pytest_config)
 
     def _score(
         self, cases: Sequence[GoldenCase], into: dict[str, CaseResult] | None = None
@@ -712,6 +718,7 @@ class GateRun:
             # collected; a serial run or worker counted its own collection.
             counted=self.workers_counted > 0 or not is_controller(self.pytest_config),
             case_files=list(self.config.case_files),
+            look_alike_files=self.census_taker.look_alikes(),
             golden_files=dict(self.golden_files),
             unreadable_files=list(self.golden_file_errors),
             selection=selection_options(self.pytest_config),
@@ -973,6 +980,16 @@ def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> 
         "with `rag-gate synth review FILE`.",
         config,
     )
+
+
+def _raised_as_error(message: str) -> bool:
+    """Whether the warnings filter (``-W error``) would raise ``message`` as a warning."""
+    try:
+        with warnings.catch_warnings(record=True):
+            warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+    except pytest.PytestWarning:
+        return True
+    return False
 
 
 def _notice(message: str, config: pytest.Config) -> None:

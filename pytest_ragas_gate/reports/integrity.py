@@ -34,7 +34,7 @@ def cache_integrity_lines(integrity: CacheIntegrity | None, *, cache_mode: str) 
     ... )  # doctest: +NORMALIZE_WHITESPACE
     ['3 cache entries failed verification: unsigned — not replayed; in read mode the cases
       that needed them are errors',
-     'cache: 2 entries verified against cache_public_key ab12']
+     'cache: 2 entries verified against cache.public_key ab12']
     """
     if integrity is None:
         return []
@@ -49,7 +49,7 @@ def cache_integrity_lines(integrity: CacheIntegrity | None, *, cache_mode: str) 
         lines.append(f"{rejected} — not replayed; {consequence}")
     if integrity.public_key_fingerprint is not None:
         lines.append(
-            f"cache: {_entries(integrity.verified)} verified against cache_public_key "
+            f"cache: {_entries(integrity.verified)} verified against cache.public_key "
             f"{integrity.public_key_fingerprint}"
         )
     if integrity.signed:

@@ -294,11 +294,15 @@ def _post(url: str, records: Sequence[Any]) -> None:
 
 
 def _write_json(path: Path, records: Sequence[Any]) -> None:
-    """``records`` as OTLP/JSON: protobuf's JSON mapping, with ids in hex as OTLP wants."""
+    """``records`` as OTLP/JSON: protobuf's JSON mapping, with ids in hex as OTLP wants.
+
+    Enum values go as integers (``"severityNumber": 9``): the OTLP/JSON mapping forbids
+    their names, and a strict receiver refuses a file that uses them.
+    """
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 
-    document = MessageToDict(encode_logs(records))
+    document = MessageToDict(encode_logs(records), use_integers_for_enums=True)
     for resource_logs in document.get("resourceLogs", []):
         for scope_logs in resource_logs.get("scopeLogs", []):
             for record in scope_logs.get("logRecords", []):

@@ -842,16 +842,25 @@ def post_comment(
 
     Raises:
         CommentError: The report cannot be read, or GitHub refused the comment.
+        ReportError: A dry run's report cannot be read.
     """
     event = environ.get("GITHUB_EVENT_NAME", "")
-    if arguments.comment == "false":
+    # A dry run is how a person checks the comment: it reads the report and prints the
+    # body whatever --comment and the event say, and a bad report fails it (exit 4).
+    if arguments.comment == "false" and not arguments.dry_run:
         return None
-    if arguments.comment == "auto" and event not in ("pull_request", "pull_request_target"):
+    if (
+        arguments.comment == "auto"
+        and event not in ("pull_request", "pull_request_target")
+        and not arguments.dry_run
+    ):
         print(f"rag-gate comment: not a pull request event ({event or 'none'}): no comment")
         return None
     try:
         report = load_report(arguments.report)
     except ReportError as error:
+        if arguments.dry_run:
+            raise
         raise CommentError(f"no comment: {error}") from None
     changes = None
     if arguments.base_ref:

@@ -261,12 +261,13 @@ class GateConfig(BaseModel):
                 if statistic not in AGREEMENT_STATISTICS:
                     hint = did_you_mean(statistic, AGREEMENT_STATISTICS)
                     raise ValueError(
-                        f"min_agreement for {metric!r} names {statistic!r}; expected one of "
+                        f"trust.agreement.human for {metric!r} names {statistic!r}; "
+                        f"expected one of "
                         f"{', '.join(AGREEMENT_STATISTICS)}{hint}"
                     )
                 if not -1.0 <= floor <= 1.0:
                     raise ValueError(
-                        f"min_agreement {statistic} for {metric!r} is {floor}; "
+                        f"trust.agreement.human {statistic} for {metric!r} is {floor}; "
                         "expected a number from -1 to 1"
                     )
         return value
