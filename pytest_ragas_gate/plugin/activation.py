@@ -74,6 +74,9 @@ def start_run(
             assignment_names=assignment_names,
         )
         _print_notices(config, [*notices, *loaded.warnings])
+        from .custom_judges import run_judges
+
+        judges = run_judges(config, loaded)
         metrics = available_metrics(loaded.config)
         from .custom_metrics import hook_metrics, with_metric_defaults
 
@@ -121,6 +124,7 @@ def start_run(
             rootdir=where.directory,
             env=os.environ,
             chosen_by=loaded.judge_choice(),
+            judges=judges,
         )
         from ..scoring.embedder import bind_embedder
 

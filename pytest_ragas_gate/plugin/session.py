@@ -33,9 +33,9 @@ from ..golden.loading import (
     pending_review,
     skip_rejected,
 )
-from ..judges.base import Judge
 from ..judges.cache import JudgeCache
 from ..judges.cache_integrity import CacheIntegrity
+from ..judges.metered import MeteredJudge
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
@@ -84,7 +84,7 @@ class GateRun:
     pytest_config: pytest.Config
     loaded: LoadedConfig
     metrics: dict[str, Metric]
-    judge: Judge
+    judge: MeteredJudge
     judge_info: JudgeInfo
     worker: WorkerInfo = field(default_factory=WorkerInfo)
     results: dict[str, CaseResult] = field(default_factory=dict)
@@ -298,7 +298,7 @@ class GateRun:
 
     def cache_integrity(self) -> CacheIntegrity | None:
         """What this process's judge cache (or the workers' caches) verified and rejected."""
-        cache = getattr(self.judge, "cache", None)
+        cache = self.judge.cache
         own = None
         if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
             own = cache.integrity()
