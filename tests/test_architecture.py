@@ -31,6 +31,7 @@ PYTEST_MODULES = {
     f"{NAME}.plugin.activation",
     f"{NAME}.plugin.collection_census",
     f"{NAME}.plugin.custom_metrics",
+    f"{NAME}.plugin.custom_judges",
     f"{NAME}.live.targets",
     f"{NAME}.plugin.terminal",
     f"{NAME}.plugin.html_rows",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, UsageError
 from .base import Judge
 
 __all__ = [
@@ -164,12 +164,21 @@ class JudgeRegistry:
         """The judge of ``setup.kind``, made by its factory.
 
         Raises:
-            ConfigError: no factory has that kind.
+            UsageError: no factory has that kind, or the factory refused (a missing key
+                or endpoint): its message, naming the judge.
         """
         factory = self._factories.get(setup.kind)
         if factory is None:
             raise ConfigError(unknown_judge_message(setup.kind, self.kinds))
-        return factory(setup)
+        try:
+            return factory(setup)
+        except UsageError:
+            raise
+        except Exception as error:
+            raise UsageError(
+                f"The {setup.kind} judge ({self._origins[setup.kind]}) could not be made: "
+                f"{error or type(error).__name__}"
+            ) from error
 
 
 def unknown_judge_message(kind: str, known: Iterable[str]) -> str:
