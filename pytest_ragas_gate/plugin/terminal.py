@@ -192,6 +192,7 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
+            environ=run.environment.variables,
             html_report=bool(run.config.html),
         ),
     )
