@@ -330,6 +330,7 @@ def _print_and_publish(
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
     from ..reports.publish import Outputs, publish
+    from ..settings.run_environment import RunEnvironment
 
     publish(
         verdict,
@@ -341,6 +342,7 @@ def _print_and_publish(
             facts=report.facts,
             cache_mode=report.config.cache,
             rootdir=Path.cwd(),
+            environ=RunEnvironment.capture().variables,
         ),
     )
 
@@ -835,10 +837,11 @@ def saved_outcome(report: SavedReport, base_ref: str | None = None) -> RunOutcom
     """A saved report gated as it was, with what ``base_ref`` changes in the gate's inputs."""
     from ..reports.gate_inputs import changes_in_report_scope
     from ..reports.outputs import RunOutcome
+    from ..settings.run_environment import GitReader
 
     facts = report.facts
     if base_ref:
-        changes = changes_in_report_scope(report, base_ref, Path.cwd())
+        changes = changes_in_report_scope(report, base_ref, Path.cwd(), GitReader())
         facts = facts.model_copy(update={"gate_changes": changes})
     timing = _timing(report)
     return RunOutcome(

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import JudgeError, UsageError
 from ..long_lived import import_module_paused
 from ..usage import Usage
-from .base import Answer, ReplyT
+from .base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, ReplyT
 from .batching import (
     BatchApi,
     Batcher,
@@ -146,6 +146,7 @@ class OpenAIJudge(SdkJudge):
         seed: seeds the backoff jitter.
         structured_output: the structured-output mode to start with (``auto`` is resolved
             by :func:`.structured_output.choose_structured_output` before).
+        structured_output_note: why that mode, for the reports' judge line.
     """
 
     kind = "openai"
@@ -166,7 +167,9 @@ class OpenAIJudge(SdkJudge):
         temperature: float | None = None,
         seed: int | None = None,
         structured_output: StructuredOutputMode = "json_object",
+        structured_output_note: str = "",
     ) -> None:
+        self.structured_output_note = structured_output_note
         self.embedding_model = embedding_model or DEFAULT_EMBEDDING_MODEL
         self.max_reasks = max_reasks
         if temperature is None and not model.startswith(_NO_TEMPERATURE_PREFIXES):
@@ -212,6 +215,19 @@ class OpenAIJudge(SdkJudge):
         """The chat model name."""
         return self._model
 
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """Batches once switched on, prompt-prefix order, its structured-output mode, embeddings."""
+        return JudgeCapabilities(
+            batch=self.batch_mode,
+            prompt_caching=True,
+            structured_output=(self.response_format,),
+            structured_output_note=self.structured_output_note,
+            pairs_requests=True,
+            embeddings=True,
+            embedding_model=self.embedding_model,
+        )
+
     def request_params(
         self,
         request: JudgeRequest[Any],
@@ -238,7 +254,9 @@ class OpenAIJudge(SdkJudge):
         arguments.update(format_arguments(mode, prompt.tool_name, schema))
         return arguments
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
         prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
         prefix_key = PrefixOrder.key(prompt.prefix) if prompt.prefix else None
@@ -258,7 +276,9 @@ class OpenAIJudge(SdkJudge):
                         raise
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
-            custom_id = batch_custom_id(self.kind, self._model, request, followups)
+            custom_id = batch_custom_id(
+                self.kind, self._model, request, followups, repeat=context.repeat
+            )
             while True:
                 mode = self.response_format
                 arguments = self.request_params(request, followups, prompt=prompt)
@@ -272,6 +292,7 @@ class OpenAIJudge(SdkJudge):
 
         return await self._ask_through(
             request,
+            context=context,
             prefix_keys=(prefix_key,),
             attempt=attempt,
             batched=batched,
@@ -376,7 +397,7 @@ class OpenAIJudge(SdkJudge):
         tokens = int(getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0)
         return vectors, Usage(calls=1, input_tokens=tokens, retries=retries)
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed ``texts`` (reverse-questions answer relevancy)."""
-        vectors, _ = await self.embed_with_usage(texts)
-        return vectors
+    async def embed(self, texts: Sequence[str], *, context: AskContext = NO_CONTEXT) -> Embedded:
+        """Embed ``texts`` (reverse-questions answer relevancy), with what it cost."""
+        vectors, usage = await self.embed_with_usage(texts)
+        return Embedded(vectors, usage)

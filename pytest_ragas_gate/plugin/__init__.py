@@ -59,10 +59,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--rag-gate-judge",
         dest="rag_gate_judge",
-        choices=JUDGES,
         default=None,
-        metavar="{" + ",".join(JUDGES) + "}",
-        help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto).",
+        # Open: an installed package or a conftest may register another kind of judge,
+        # checked once the judges are known.
+        metavar="{" + ",".join(JUDGES) + ",…}",
+        help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto); "
+        "or a kind an installed package or a conftest registers.",
     )
     group.addoption(
         "--rag-gate-metrics",

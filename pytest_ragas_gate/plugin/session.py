@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import os
 import sys
 import time
 import warnings
@@ -22,7 +21,6 @@ import pytest
 
 from ..gate.coverage import Census, CoverageLedger, build_ledger
 from ..gate.deploy_decision import scored_by
-from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
 from ..golden.golden_formats import matches_golden_globs
@@ -34,9 +32,9 @@ from ..golden.loading import (
     pending_review,
     skip_rejected,
 )
-from ..judges.base import Judge
 from ..judges.cache import JudgeCache
 from ..judges.cache_integrity import CacheIntegrity
+from ..judges.metered import MeteredJudge
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
@@ -52,6 +50,7 @@ from ..scoring.scheduler import Progress, ProgressCallback, Target, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
+from ..settings.run_environment import RunEnvironment
 from ..usage import Usage
 from .cancellation import Cancellation
 from .collection_census import CensusTaker, deselecting_options, stop_reason
@@ -104,8 +103,11 @@ class GateRun:
     pytest_config: pytest.Config
     loaded: LoadedConfig
     metrics: dict[str, Metric]
-    judge: Judge
+    judge: MeteredJudge
     judge_info: JudgeInfo
+    # The run's environment variables, commit, CI run, base ref and git reader, captured
+    # once by the activation: what the gate and the reports read of the surroundings.
+    environment: RunEnvironment = field(default_factory=RunEnvironment)
     worker: WorkerInfo = field(default_factory=WorkerInfo)
     results: dict[str, CaseResult] = field(default_factory=dict)
     reported: dict[str, CaseResult] = field(default_factory=dict)
@@ -342,7 +344,7 @@ class GateRun:
 
     def cache_integrity(self) -> CacheIntegrity | None:
         """What this process's judge cache (or the workers' caches) verified and rejected."""
-        cache = getattr(self.judge, "cache", None)
+        cache = self.judge.cache
         own = None
         if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
             own = cache.integrity()
@@ -621,7 +623,7 @@ class GateRun:
         stream = sys.stderr
         quiet = (
             self.worker.is_worker
-            or os.environ.get("CI")
+            or self.environment.variables.get("CI")
             or not stream.isatty()
             or self.pytest_config.get_verbosity() < 0
         )
@@ -733,7 +735,7 @@ class GateRun:
 
     def _gate_changes(self) -> GateChanges | None:
         """In a pull request (``GITHUB_BASE_REF``), what it changes in the gate's inputs."""
-        base_ref = os.environ.get(BASE_REF_ENV, "").strip()
+        base_ref = self.environment.base_ref
         if not base_ref:
             return None
         # Only a pull request's run compares with its base branch (git, the config's history).
@@ -748,6 +750,7 @@ class GateRun:
             config=self.config,
             golden_files=list(self.golden_files),
             failing_in_base=failing,
+            git=self.environment.git,
         )
 
     def _ledger(self) -> CoverageLedger | None:
@@ -940,11 +943,13 @@ class GateRun:
             shard=None if shard is None else {"index": shard.index, "count": shard.count},
             baseline=baseline,
             baseline_stamp=stamp,
+            environment=self.environment,
         )
         outputs = OutputFiles.from_config(
             self.config,
             self.pytest_config.invocation_params.dir,
             notice=lambda problem: _notice(problem, self.pytest_config),
+            environment=self.environment,
         )
         self.otel_sent = write_outputs(outcome, outputs).otel
 

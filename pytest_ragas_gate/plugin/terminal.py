@@ -65,7 +65,7 @@ def header_lines(run: GateRun) -> list[str]:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
         lines.append("rag-gate: exclude " + " ".join(config.exclude) + " (golden files left out)")
-    signing = cache_signing_line(run.judge)
+    signing = cache_signing_line(run.judge.cache)
     if signing is not None:
         lines.append(f"rag-gate: {signing}")
     return lines
@@ -198,6 +198,7 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
+            environ=run.environment.variables,
             html_report=bool(run.config.html),
         ),
     )

@@ -176,7 +176,7 @@ def write_step_summary(
     results: Sequence[CaseResult],
     judge: JudgeInfo,
     usage: Usage,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     extra: Sequence[str] = (),
     gate_changes: GateChanges | None = None,
     html_report: bool = False,
@@ -188,7 +188,7 @@ def write_step_summary(
         results: Every case result of the run.
         judge: The judge that scored the run.
         usage: Judge usage over the run.
-        env: The environment (default: ``os.environ``).
+        env: The run's environment variables.
         extra: Markdown lines right after the decision (the gate's changed inputs, the
             cache's verification).
         gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
@@ -197,7 +197,7 @@ def write_step_summary(
     Returns:
         Whether a summary was written.
     """
-    target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
+    target = env.get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
     text = summary_markdown(
@@ -225,6 +225,7 @@ def publish_annotations(
     judge: JudgeInfo,
     rootdir: Path,
     write_line: Callable[[str], object],
+    env: Mapping[str, str],
 ) -> None:
     """Print the run's annotations through ``write_line`` when under GitHub Actions.
 
@@ -234,14 +235,15 @@ def publish_annotations(
         judge: The judge that scored the run.
         rootdir: The directory case sources are relative to.
         write_line: The terminal reporter's ``write_line``.
+        env: The run's environment variables.
     """
-    if os.environ.get("GITHUB_ACTIONS") != "true":
+    if env.get("GITHUB_ACTIONS") != "true":
         return
     for line in annotation_lines(
         verdict,
         results=results,
         judge=judge,
         rootdir=rootdir,
-        workspace=os.environ.get("GITHUB_WORKSPACE"),
+        workspace=env.get("GITHUB_WORKSPACE"),
     ):
         write_line(line)

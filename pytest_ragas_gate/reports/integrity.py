@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..judges.cache import JudgeCache
 from ..judges.cache_integrity import CacheIntegrity
 
 __all__ = ["cache_integrity_lines", "cache_signing_line"]
 
 
-def cache_signing_line(judge: Any) -> str | None:
+def cache_signing_line(cache: JudgeCache | None) -> str | None:
     """For the pytest header: whether the judge cache signs and verifies, by key fingerprint."""
-    cache = getattr(judge, "cache", None)
-    if not isinstance(cache, JudgeCache) or (cache.signer is None and cache.verifier is None):
+    if cache is None or (cache.signer is None and cache.verifier is None):
         return None
     parts = []
     if cache.verifier is not None:

@@ -40,6 +40,7 @@ from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.config_sections import REMOVED_IN
+from ..settings.run_environment import GitReader
 from ..stats import format_interval
 from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
 from .gate_inputs import (
@@ -864,7 +865,7 @@ def post_comment(
         raise CommentError(f"no comment: {error}") from None
     changes = None
     if arguments.base_ref:
-        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd(), GitReader())
     baseline = baseline_report(report, arguments.baseline, best_effort=True)
     commit = _head_commit(environ, report)
     body = comment_body(

@@ -49,7 +49,9 @@ from .metric_keys import METRIC_ITEMS, METRIC_KEYS, TAG_METRIC_KEYS, MetricKeyed
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
 Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
-JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
+# "auto", a built-in judge (anthropic, openai, offline) or a registered one, checked once
+# the judges are known (an installed package or a conftest may add a kind).
+JudgeKind = str
 
 #: The built-in metrics' own default thresholds; other metrics are reported but not gated
 #: by default.

@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..exceptions import JudgeError
-from ..judges.base import Answer
+from ..judges.base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, no_embeddings
 from ..judges.offline.judge import Evidence, check_support
 from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
@@ -1368,7 +1368,14 @@ class OfflineSynthJudge:
         """The heuristics' version."""
         return "synth-heuristic-v3"
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """None beyond answering."""
+        return JudgeCapabilities()
+
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer ``request`` at once."""
         original: JudgeRequest[ReplyT] = request
         reply: SynthQuestions | Critiques
@@ -1380,6 +1387,10 @@ class OfflineSynthJudge:
             raise JudgeError(f"The offline synth judge cannot answer a {request.kind!r} request.")
         # Round-tripped through the reply model, as the LLM judges' replies are.
         return Answer(reply=original.parse_reply(reply.model_dump()), usage=Usage())
+
+    async def embed(self, texts: Sequence[str], *, context: AskContext) -> Embedded:
+        """The heuristics have no embeddings."""
+        raise no_embeddings(self.kind)
 
     async def aclose(self) -> None:
         """Nothing to release."""
