@@ -32,7 +32,12 @@ from ..gate.baseline import (
     pair_cases,
     scoring_differences,
 )
-from ..gate.coverage import merge_ledgers
+from ..gate.coverage import (
+    GoldenFileFingerprint,
+    content_differences,
+    merge_ledgers,
+    same_case_ids,
+)
 from ..gate.deploy_decision import HEURISTIC_JUDGES
 from ..gate.judge_changes import judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
@@ -681,10 +686,11 @@ def _golden_set_line(report: SavedReport) -> str:
     return f"{report.path}: {shown or 'no golden file'}"
 
 
-def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
-    """Every report ran the same golden set (files and case ids), as shards of one split do.
+def _check_golden_sets(reports: Sequence[SavedReport], *, allow_different: bool) -> None:
+    """Every report ran the same golden set (files, case ids and contents), as shards do.
 
-    A report written before the fingerprint was recorded is not compared.
+    A report written before the fingerprint was recorded is not compared; one written
+    before case contents were recorded is compared by ids, with a line saying so.
     """
     recorded = [
         report
@@ -693,18 +699,72 @@ def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
     ]
     if not recorded:
         return
+    sets = {report.path: _golden_set(report) for report in recorded}
     first = recorded[0]
-    assert first.facts.coverage is not None
-    for other in recorded[1:]:
-        assert other.facts.coverage is not None
-        if other.facts.coverage.golden_set == first.facts.coverage.golden_set:
+    if not allow_different:
+        for other in recorded[1:]:
+            if same_case_ids(sets[other.path], sets[first.path]):
+                continue
+            raise CommandError(
+                f"Cannot merge {first.path} with {other.path}: they ran different golden "
+                f"sets ({_golden_set_line(first)}; {_golden_set_line(other)}), so they are "
+                "no shards of one run and the merged gate would not be a verdict on either "
+                "set. Merge the shards of one run, or pass --allow-different-sets to gate "
+                "every case of both."
+            )
+    unchecked = [
+        str(report.path)
+        for report in reports
+        if report not in recorded
+        or any(found.case_contents is None for found in sets[report.path].values())
+    ]
+    if unchecked:
+        print(
+            f"rag-gate gate: warning: {', '.join(unchecked)} record(s) no case contents "
+            "(written by an older version): the cases' contents could not be checked, "
+            "only their ids.",
+            file=sys.stderr,
+        )
+    checked = [report for report in recorded if str(report.path) not in unchecked]
+    for other in checked[1:]:
+        differing = content_differences(sets[checked[0].path], sets[other.path])
+        if not differing:
+            continue
+        named = _named_cases(differing)
+        if allow_different:
+            print(
+                f"rag-gate gate: warning: {checked[0].path} and {other.path} hold different "
+                f"contents for {named}; merged as they are (--allow-different-sets).",
+                file=sys.stderr,
+            )
             continue
         raise CommandError(
-            f"Cannot merge {first.path} with {other.path}: they ran different golden sets "
-            f"({_golden_set_line(first)}; {_golden_set_line(other)}), so they are no shards "
-            "of one run and the merged gate would not be a verdict on either set. Merge the "
-            "shards of one run, or pass --allow-different-sets to gate every case of both."
+            f"Cannot merge {checked[0].path} with {other.path}: they hold different contents "
+            f"(question, answer, contexts, reference or tool calls) for {named}, so they were "
+            "run on different versions of the golden set (two commits?) and the merged gate "
+            "would not be a verdict on either. Merge the shards of one run, or pass "
+            "--allow-different-sets to gate them as they are."
         )
+
+
+def _golden_set(report: SavedReport) -> dict[str, GoldenFileFingerprint]:
+    ledger = report.facts.coverage
+    return {} if ledger is None else ledger.golden_set
+
+
+#: How many cases a refused merge names before "and N more".
+_NAMED_CASES = 5
+
+
+def _named_cases(differing: Mapping[str, Sequence[str]]) -> str:
+    """``golden.jsonl: case-3, case-7 (2 case(s)); …`` — each file's first few cases."""
+    parts = []
+    for path, ids in differing.items():
+        shown = ", ".join(ids[:_NAMED_CASES])
+        more = len(ids) - _NAMED_CASES
+        shown += f" and {more} more" if more > 0 else ""
+        parts.append(f"{path}: {shown} ({len(ids)} case(s))")
+    return "; ".join(parts)
 
 
 def _merge(arguments: argparse.Namespace) -> int:
@@ -714,8 +774,7 @@ def _merge(arguments: argparse.Namespace) -> int:
     reports = [load_report(path) for path in arguments.reports]
     _check_compatible(reports)
     _check_shards(reports)
-    if not arguments.allow_different_sets:
-        _check_golden_sets(reports)
+    _check_golden_sets(reports, allow_different=arguments.allow_different_sets)
 
     results: list[CaseResult] = []
     owner: dict[str, Path] = {}
