@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,8 +46,10 @@ from ..judges.base import NO_JUDGE, JudgeInfo, MetricJudge
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
-from ..reports.json_report import SavedReport, load_report, saved_stamp
-from ..scoring.results import CaseResult, usage_by_metric
+from ..reports.html_selection import HTML_MAX_CASES
+from ..reports.json_report import SavedReport, StreamedResults, load_report, saved_stamp
+from ..reports.report_stream import StreamedReport, full_results, read_streamed
+from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..settings.config import (
     GateConfig,
     describe_validation_error,
@@ -317,7 +319,8 @@ def _compare_with(
     config: GateConfig,
     judge: JudgeInfo,
 ) -> BaselineComparison:
-    base = load_report(path)
+    # Read as the compared reports are, so both sides' answers are digests alike.
+    base = read_streamed(path).saved
     return compare_to_baseline(
         base.results,
         results,
@@ -370,6 +373,8 @@ def _write(
     shard: Mapping[str, int] | None,
     extra: Mapping[str, Any],
     baseline: str | None = None,
+    streamed: StreamedResults | None = None,
+    html_max_cases: int = HTML_MAX_CASES,
 ) -> None:
     """The gated run's files, by the one path the plugin takes.
 
@@ -394,6 +399,7 @@ def _write(
         baseline_stamp=None if base is None else saved_stamp(base),
         stamp=saved_stamp(report),
         extra=extra,
+        streamed=streamed,
     )
     outputs = OutputFiles(
         root=Path.cwd(),
@@ -403,6 +409,7 @@ def _write(
         markdown=files.get("markdown"),
         history=files.get("history"),
         notice=_history_warning,
+        html_max_cases=html_max_cases,
     )
     try:
         written = write_outputs(outcome, outputs)
@@ -445,7 +452,8 @@ def _regate(arguments: argparse.Namespace) -> int:
     files: dict[str, str] = getattr(arguments, "files", {})
     for path in (arguments.output, *files.values()):
         _check_output(path)
-    report = load_report(arguments.report)
+    read = read_streamed(arguments.report)
+    report = read.saved
     config = _settings(
         report.config, arguments.config, arguments.thresholds, report.metrics, arguments.report
     )
@@ -481,6 +489,8 @@ def _regate(arguments: argparse.Namespace) -> int:
                 "regated_from": str(arguments.report),
                 **_run_time(report),
             },
+            streamed=_whole_cases([read]),
+            html_max_cases=getattr(arguments, "html_max_cases", HTML_MAX_CASES),
         )
     _print_and_publish(verdict, report.results, report)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
@@ -771,7 +781,8 @@ def _merge(arguments: argparse.Namespace) -> int:
     files: dict[str, str] = getattr(arguments, "files", {})
     for path in (arguments.output, *files.values()):
         _check_output(path)
-    reports = [load_report(path) for path in arguments.reports]
+    read = [read_streamed(path) for path in arguments.reports]
+    reports = [streamed.saved for streamed in read]
     _check_compatible(reports)
     _check_shards(reports)
     _check_golden_sets(reports, allow_different=arguments.allow_different_sets)
@@ -830,10 +841,28 @@ def _merge(arguments: argparse.Namespace) -> int:
         incomplete=any(bool(report.raw.get("incomplete", False)) for report in reports),
         shard=None,
         extra={"merged_from": [str(report.path) for report in reports]},
+        streamed=_whole_cases(read),
+        html_max_cases=getattr(arguments, "html_max_cases", HTML_MAX_CASES),
     )
     print(f"merged {len(reports)} report(s), {len(results)} case(s) into {arguments.output}")
     _print_and_publish(verdict, results, first)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _whole_cases(read: Sequence[StreamedReport]) -> StreamedResults:
+    """The reports' whole cases for the files that show them, read again one at a time.
+
+    A report not in canonical order (not written by the gate) is loaded whole instead.
+    """
+    paths = [streamed.saved.path for streamed in read]
+    count = sum(len(streamed.saved.results) for streamed in read)
+    if all(streamed.ordered for streamed in read):
+        return StreamedResults(lambda: full_results(paths), count)
+
+    def loaded() -> Iterator[CaseResult]:
+        return iter(canonical_order([r for path in paths for r in load_report(path).results]))
+
+    return StreamedResults(loaded, count)
 
 
 def merge_facts(
