@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
 from ..reports.html_selection import HTML_MAX_CASES
 from ..reports.json_report import SavedReport, StreamedResults, load_report, saved_stamp
-from ..reports.report_stream import StreamedReport, full_results, read_streamed
+from ..reports.report_stream import StreamedReport, full_results, read_head, read_streamed
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..settings.config import (
     GateConfig,
@@ -726,7 +726,7 @@ def _check_golden_sets(reports: Sequence[SavedReport], *, allow_different: bool)
         str(report.path)
         for report in reports
         if report not in recorded
-        or any(found.case_contents is None for found in sets[report.path].values())
+        or any(found.contents_sha256 is None for found in sets[report.path].values())
     ]
     if unchecked:
         print(
@@ -737,10 +737,19 @@ def _check_golden_sets(reports: Sequence[SavedReport], *, allow_different: bool)
         )
     checked = [report for report in recorded if str(report.path) not in unchecked]
     for other in checked[1:]:
-        differing = content_differences(sets[checked[0].path], sets[other.path])
-        if not differing:
+        mine, theirs = sets[checked[0].path], sets[other.path]
+        files = [
+            path
+            for path, found in mine.items()
+            if path in theirs and found.contents_sha256 != theirs[path].contents_sha256
+        ]
+        if not files:
             continue
-        named = _named_cases(differing)
+        # The per-case digests are read again only now, to name the cases.
+        differing = content_differences(
+            _recorded_golden_set(checked[0].path), _recorded_golden_set(other.path)
+        )
+        named = _named_cases(differing) if differing else "cases of " + ", ".join(files)
         if allow_different:
             print(
                 f"rag-gate gate: warning: {checked[0].path} and {other.path} hold different "
@@ -755,6 +764,21 @@ def _check_golden_sets(reports: Sequence[SavedReport], *, allow_different: bool)
             "would not be a verdict on either. Merge the shards of one run, or pass "
             "--allow-different-sets to gate them as they are."
         )
+
+
+def _recorded_golden_set(path: Path) -> dict[str, GoldenFileFingerprint]:
+    """A report's golden-set fingerprint with its per-case digests, read from the file."""
+    head = read_head(path)
+    run = head.get("run")
+    coverage = run.get("coverage") if isinstance(run, dict) else None
+    found = coverage.get("golden_set") if isinstance(coverage, dict) else None
+    try:
+        return {
+            file: GoldenFileFingerprint.model_validate(fingerprint)
+            for file, fingerprint in (found or {}).items()
+        }
+    except ValidationError:
+        return {}
 
 
 def _golden_set(report: SavedReport) -> dict[str, GoldenFileFingerprint]:
@@ -781,7 +805,11 @@ def _merge(arguments: argparse.Namespace) -> int:
     files: dict[str, str] = getattr(arguments, "files", {})
     for path in (arguments.output, *files.values()):
         _check_output(path)
-    read = [read_streamed(path) for path in arguments.reports]
+    # Shards of one split: each shard's list of the other shards' cases is not kept.
+    read = [
+        read_streamed(path, shard_groups=not arguments.allow_different_sets)
+        for path in arguments.reports
+    ]
     reports = [streamed.saved for streamed in read]
     _check_compatible(reports)
     _check_shards(reports)
@@ -822,6 +850,9 @@ def _merge(arguments: argparse.Namespace) -> int:
         [report.facts for report in reports],
         baseline=comparison,
         different_sets=arguments.allow_different_sets,
+        gated=None
+        if arguments.allow_different_sets
+        else {(result.file, result.id) for result in results},
     )
     verdict = evaluate_gate(results, metrics, config, facts)
 
@@ -870,6 +901,7 @@ def merge_facts(
     *,
     baseline: BaselineComparison | None,
     different_sets: bool = False,
+    gated: Collection[tuple[str, str]] | None = None,
 ) -> RunFacts:
     """The run facts of the whole run that the shards split between them.
 
@@ -892,7 +924,9 @@ def merge_facts(
             dict.fromkeys(test for facts in shards for test in facts.other_failures)
         ),
         baseline=baseline,
-        coverage=merge_ledgers([facts.coverage for facts in shards], different_sets=different_sets),
+        coverage=merge_ledgers(
+            [facts.coverage for facts in shards], different_sets=different_sets, gated=gated
+        ),
         # Each shard's cache checked its own entries; all shards compared the same commits.
         cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
         gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),

@@ -285,7 +285,10 @@ def _add(
 
 
 def merge_ledgers(
-    ledgers: Sequence[CoverageLedger | None], *, different_sets: bool = False
+    ledgers: Sequence[CoverageLedger | None],
+    *,
+    different_sets: bool = False,
+    gated: Collection[tuple[str, str]] | None = None,
 ) -> CoverageLedger | None:
     """The ledger of a whole run split into shards (``rag-gate gate``).
 
@@ -294,7 +297,10 @@ def merge_ledgers(
     belonged to). None
     when a shard's report holds no ledger. With ``different_sets`` (reports of different
     golden sets, merged on purpose) the merged run holds every case of every set: what
-    one left out stays left out.
+    one left out stays left out. ``gated`` (``(file, id)`` of every case some shard
+    reported) is given when the shards' lists of each other's cases were not kept: a
+    case any ledger still lists is then left out unless some shard gated it, which for
+    the shards of one split is the same.
     """
     if not ledgers or any(ledger is None for ledger in ledgers):
         return None
@@ -307,21 +313,29 @@ def merge_ledgers(
         {(group.file, case_id) for group in ledger.not_gated for case_id in group.ids}
         for ledger in known
     ]
-    everywhere = set.intersection(*left_out)
+    if gated is None:
+        everywhere = set.intersection(*left_out)
+    else:
+        everywhere = set.union(*left_out).difference(gated)
     whole_files = [
         {(group.file, group.reason) for group in ledger.not_gated if not group.ids}
         for ledger in known
     ]
     reasons = _shard_reasons(known, everywhere)
     groups: dict[tuple[str, str], NotGated] = {}
-    for group in known[0].not_gated:
+    # Without the shards' lists of each other's cases, each case is listed by its own shard.
+    listing = known[:1] if gated is None else known
+    placed: set[tuple[str, str]] = set()
+    for group in (group for ledger in listing for group in ledger.not_gated):
         if not group.ids:
             if all((group.file, group.reason) in files for files in whole_files):
                 groups[(group.file, group.reason)] = group.model_copy()
             continue
         for case_id in group.ids:
-            if (group.file, case_id) in everywhere:
-                _add(groups, group.file, reasons[(group.file, case_id)], case_id)
+            case = (group.file, case_id)
+            if case in everywhere and case not in placed:
+                placed.add(case)
+                _add(groups, group.file, reasons[case], case_id)
     total = max(ledger.total_cases for ledger in known)
     not_gated = list(groups.values())
     return CoverageLedger(

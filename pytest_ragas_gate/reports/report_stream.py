@@ -28,6 +28,7 @@ from typing import IO, Any
 import ijson
 
 from ..exceptions import ReportError
+from ..gate.coverage import SHARD_REASON_PREFIX
 from ..scoring.results import CaseResult
 from .json_report import DERIVED_CASE_KEYS, SavedReport, case_result, checked_head
 
@@ -38,6 +39,7 @@ __all__ = [
     "full_results",
     "read_head",
     "read_streamed",
+    "slim_coverage",
 ]
 
 #: How a digest that stands in for an answer or the contexts begins.
@@ -184,14 +186,48 @@ def compact_case(item: Any) -> Any:
     return kept
 
 
-def read_streamed(path: str | Path) -> StreamedReport:
+def slim_coverage(head: dict[str, Any], *, shard_groups: bool) -> None:
+    """Leave out of a report's coverage ledger what grows with the whole golden set.
+
+    Each shard's ledger lists every case of the other shards (``not in --rag-gate-shard
+    K/N``) and the golden-set fingerprint holds a digest per case: twenty shards of a
+    million cases would hold twenty million of each. The per-case digests are read again
+    from the file only when two reports' contents differ (to name the cases); with
+    ``shard_groups`` the other shards' cases are dropped, since in a merge of every shard
+    each is gated, or left out under its own shard's reason, by the shard it belongs to.
+    """
+    run = head.get("run")
+    coverage = run.get("coverage") if isinstance(run, dict) else None
+    if not isinstance(coverage, dict):
+        return
+    for found in (coverage.get("golden_set") or {}).values():
+        if isinstance(found, dict):
+            found.pop("case_contents", None)
+    groups = coverage.get("not_gated")
+    if shard_groups and isinstance(groups, list):
+        coverage["not_gated"] = [
+            group
+            for group in groups
+            if not (
+                isinstance(group, dict)
+                and str(group.get("reason", "")).startswith(SHARD_REASON_PREFIX)
+                and group.get("ids")
+            )
+        ]
+
+
+def read_streamed(path: str | Path, *, shard_groups: bool = False) -> StreamedReport:
     """A report read one case at a time into compact results (see :func:`compact_case`).
+
+    Its coverage ledger is read slim (:func:`slim_coverage`); ``shard_groups`` drops the
+    other shards' cases from it, for a merge of every shard of a split.
 
     Raises:
         ReportError: As :func:`~pytest_ragas_gate.reports.json_report.load_report` does.
     """
     source = Path(path)
     head = read_head(source)
+    slim_coverage(head, shard_groups=shard_groups and isinstance(head.get("shard"), dict))
     config, judge, facts = checked_head(source, head)
     results: list[CaseResult] = []
     ordered = True
