@@ -30,7 +30,7 @@ import ijson
 from ..exceptions import ReportError
 from ..gate.coverage import SHARD_REASON_PREFIX
 from ..scoring.results import CaseResult
-from .json_report import DERIVED_CASE_KEYS, SavedReport, case_result, checked_head
+from .json_report import DERIVED_CASE_KEYS, SavedReport, case_result, checked_head, load_report
 
 __all__ = [
     "DIGEST_PREFIX",
@@ -66,6 +66,10 @@ def _open(source: Path) -> IO[bytes]:
         raise ReportError(f"Cannot read the report {source}: {exc.strerror or exc}.") from exc
 
 
+class _Unstreamable(ReportError):
+    """A report Python's JSON parser reads but ijson does not: loaded whole instead."""
+
+
 def _not_json(source: Path, error: Exception) -> ReportError:
     """The error for a report ijson cannot parse, with the line the standard parser names.
 
@@ -73,6 +77,8 @@ def _not_json(source: Path, error: Exception) -> ReportError:
     """
     try:
         json.loads(source.read_text(encoding="utf-8"))
+        # Python's parser reads what ijson refuses (NaN, Infinity): load_report names it.
+        return _Unstreamable()
     except json.JSONDecodeError as precise:
         return ReportError(
             f"The report {source} is not JSON: line {precise.lineno}, column {precise.colno}: "
@@ -186,7 +192,7 @@ def compact_case(item: Any) -> Any:
     return kept
 
 
-def slim_coverage(head: dict[str, Any], *, shard_groups: bool) -> None:
+def slim_coverage(head: dict[str, Any], *, shard_groups: bool, contents: bool = True) -> None:
     """Leave out of a report's coverage ledger what grows with the whole golden set.
 
     Each shard's ledger lists every case of the other shards (``not in --rag-gate-shard
@@ -200,7 +206,7 @@ def slim_coverage(head: dict[str, Any], *, shard_groups: bool) -> None:
     coverage = run.get("coverage") if isinstance(run, dict) else None
     if not isinstance(coverage, dict):
         return
-    for found in (coverage.get("golden_set") or {}).values():
+    for found in (coverage.get("golden_set") or {}).values() if contents else ():
         if isinstance(found, dict):
             found.pop("case_contents", None)
     groups = coverage.get("not_gated")
@@ -217,6 +223,18 @@ def slim_coverage(head: dict[str, Any], *, shard_groups: bool) -> None:
 
 
 def read_streamed(path: str | Path, *, shard_groups: bool = False) -> StreamedReport:
+    """A report read one case at a time, or whole when ijson cannot read it (NaN).
+
+    Raises:
+        ReportError: As :func:`~pytest_ragas_gate.reports.json_report.load_report` does.
+    """
+    try:
+        return _read_streamed(Path(path), shard_groups=shard_groups)
+    except _Unstreamable:
+        return StreamedReport(saved=load_report(path), ordered=False)
+
+
+def _read_streamed(path: Path, *, shard_groups: bool) -> StreamedReport:
     """A report read one case at a time into compact results (see :func:`compact_case`).
 
     Its coverage ledger is read slim (:func:`slim_coverage`); ``shard_groups`` drops the
@@ -227,7 +245,12 @@ def read_streamed(path: str | Path, *, shard_groups: bool = False) -> StreamedRe
     """
     source = Path(path)
     head = read_head(source)
-    slim_coverage(head, shard_groups=shard_groups and isinstance(head.get("shard"), dict))
+    # A merge drops the per-case content digests; one report re-gated keeps them.
+    slim_coverage(
+        head,
+        shard_groups=shard_groups and isinstance(head.get("shard"), dict),
+        contents=shard_groups,
+    )
     config, judge, facts = checked_head(source, head)
     results: list[CaseResult] = []
     ordered = True
