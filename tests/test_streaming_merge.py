@@ -122,6 +122,7 @@ def test_a_streamed_merge_gates_as_the_whole_run_in_memory(pytester: pytest.Pyte
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # two gates of 10,000 cases, the in-memory one bootstrapping
 def test_ten_thousand_cases_merge_to_the_in_memory_verdict(pytester: pytest.Pytester) -> None:
     _assert_same_gate(10_000, 5, pytester)
 
