@@ -192,3 +192,66 @@ def test_shards_merge_when_one_scored_no_case_of_a_metric(
     assert len(merged["cases"]) == count
     assert merged["judge"]["metrics"]["mrr"]["kind"] == "none"
     assert merged["judge"]["metrics"]["faithfulness"]["kind"] == "offline"
+
+
+def _shards_on_two_commits(pytester: pytest.Pytester) -> str:
+    """Shard 1 run on one commit, shard 2 after an answer of the set changed; the case."""
+    rows = [{**GOOD, "id": f"case-{i}"} for i in range(6)]
+    changed = next(row["id"] for row in rows if shard_of("golden.jsonl", row["id"], 2) == 1)
+    write_jsonl(pytester, "golden.jsonl", rows)
+    assert gate_run(pytester, report="s1.json", shard="1/2", **OPTIONS).ret in (0, 1)
+    for row in rows:
+        if row["id"] == changed:
+            row["answer"] = "Marie Curie founded it in 1999."
+    write_jsonl(pytester, "golden.jsonl", rows)
+    assert gate_run(pytester, report="s2.json", shard="2/2", **OPTIONS).ret in (0, 1)
+    return changed
+
+
+def test_the_fingerprint_holds_each_cases_contents(pytester: pytest.Pytester) -> None:
+    run_set(pytester, "first", 3)
+    found = read_report(pytester.path / "first.json")["run"]["coverage"]["golden_set"]
+    contents = found["golden.jsonl"]["case_contents"]
+    assert list(contents) == ["first-0", "first-1", "first-2"]
+    assert all(len(digest) == 16 for digest in contents.values())
+    assert len(found["golden.jsonl"]["contents_sha256"]) == 64
+
+
+def test_merge_refuses_shards_run_on_two_commits(pytester: pytest.Pytester) -> None:
+    changed = _shards_on_two_commits(pytester)
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 4, out + err
+    assert (
+        "Cannot merge s1.json with s2.json: they hold different contents (question, answer, "
+        f"contexts, reference or tool calls) for golden.jsonl: {changed} (1 case(s))"
+    ) in err
+    assert "--allow-different-sets" in err
+    assert "Traceback" not in err
+    assert not (pytester.path / "m.json").exists()
+
+
+def test_shards_of_two_commits_merge_when_allowed(pytester: pytest.Pytester) -> None:
+    changed = _shards_on_two_commits(pytester)
+    status, out, err = rag_gate(
+        pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json", "--allow-different-sets"
+    )
+    assert status == 0, out + err
+    assert f"hold different contents for golden.jsonl: {changed} (1 case(s)); merged" in err
+    assert "gated 6 of 6 collected golden case(s)" in out
+    assert len(read_report(pytester.path / "m.json")["cases"]) == 6
+
+
+def test_reports_without_contents_merge_with_a_line_saying_so(pytester: pytest.Pytester) -> None:
+    _shards_on_two_commits(pytester)
+    for name in ("s1.json", "s2.json"):
+        saved = json.loads((pytester.path / name).read_text(encoding="utf-8"))
+        for found in saved["run"]["coverage"]["golden_set"].values():
+            del found["contents_sha256"], found["case_contents"]
+        (pytester.path / name).write_text(json.dumps(saved), encoding="utf-8")
+    status, out, err = rag_gate(pytester.path, "gate", "s1.json", "s2.json", "-o", "m.json")
+    assert status == 0, out + err
+    assert (
+        "rag-gate gate: warning: s1.json, s2.json record(s) no case contents (written by an "
+        "older version): the cases' contents could not be checked, only their ids."
+    ) in err
+    assert "gated 6 of 6 collected golden case(s)" in out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,12 @@ from ..gate.baseline import (
     pair_cases,
     scoring_differences,
 )
-from ..gate.coverage import merge_ledgers
+from ..gate.coverage import (
+    GoldenFileFingerprint,
+    content_differences,
+    merge_ledgers,
+    same_case_ids,
+)
 from ..gate.deploy_decision import HEURISTIC_JUDGES
 from ..gate.judge_changes import judged_differently, judged_line
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
@@ -41,8 +46,10 @@ from ..judges.base import NO_JUDGE, JudgeInfo, MetricJudge
 from ..judges.cache_signing import CacheIntegrity
 from ..metrics.registry import did_you_mean
 from ..reports.history import HistoryEntry, read_history
-from ..reports.json_report import SavedReport, load_report, saved_stamp
-from ..scoring.results import CaseResult, usage_by_metric
+from ..reports.html_selection import HTML_MAX_CASES
+from ..reports.json_report import SavedReport, StreamedResults, load_report, saved_stamp
+from ..reports.report_stream import StreamedReport, full_results, read_head, read_streamed
+from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..settings.config import (
     GateConfig,
     describe_validation_error,
@@ -312,7 +319,8 @@ def _compare_with(
     config: GateConfig,
     judge: JudgeInfo,
 ) -> BaselineComparison:
-    base = load_report(path)
+    # Read as the compared reports are, so both sides' answers are digests alike.
+    base = read_streamed(path).saved
     return compare_to_baseline(
         base.results,
         results,
@@ -367,6 +375,8 @@ def _write(
     shard: Mapping[str, int] | None,
     extra: Mapping[str, Any],
     baseline: str | None = None,
+    streamed: StreamedResults | None = None,
+    html_max_cases: int = HTML_MAX_CASES,
 ) -> None:
     """The gated run's files, by the one path the plugin takes.
 
@@ -391,6 +401,7 @@ def _write(
         baseline_stamp=None if base is None else saved_stamp(base),
         stamp=saved_stamp(report),
         extra=extra,
+        streamed=streamed,
     )
     outputs = OutputFiles(
         root=Path.cwd(),
@@ -400,6 +411,7 @@ def _write(
         markdown=files.get("markdown"),
         history=files.get("history"),
         notice=_history_warning,
+        html_max_cases=html_max_cases,
     )
     try:
         written = write_outputs(outcome, outputs)
@@ -442,7 +454,8 @@ def _regate(arguments: argparse.Namespace) -> int:
     files: dict[str, str] = getattr(arguments, "files", {})
     for path in (arguments.output, *files.values()):
         _check_output(path)
-    report = load_report(arguments.report)
+    read = read_streamed(arguments.report)
+    report = read.saved
     config = _settings(
         report.config, arguments.config, arguments.thresholds, report.metrics, arguments.report
     )
@@ -478,6 +491,8 @@ def _regate(arguments: argparse.Namespace) -> int:
                 "regated_from": str(arguments.report),
                 **_run_time(report),
             },
+            streamed=_whole_cases([read]),
+            html_max_cases=getattr(arguments, "html_max_cases", HTML_MAX_CASES),
         )
     _print_and_publish(verdict, report.results, report)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
@@ -682,10 +697,11 @@ def _golden_set_line(report: SavedReport) -> str:
     return f"{report.path}: {shown or 'no golden file'}"
 
 
-def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
-    """Every report ran the same golden set (files and case ids), as shards of one split do.
+def _check_golden_sets(reports: Sequence[SavedReport], *, allow_different: bool) -> None:
+    """Every report ran the same golden set (files, case ids and contents), as shards do.
 
-    A report written before the fingerprint was recorded is not compared.
+    A report written before the fingerprint was recorded is not compared; one written
+    before case contents were recorded is compared by ids, with a line saying so.
     """
     recorded = [
         report
@@ -694,29 +710,111 @@ def _check_golden_sets(reports: Sequence[SavedReport]) -> None:
     ]
     if not recorded:
         return
+    sets = {report.path: _golden_set(report) for report in recorded}
     first = recorded[0]
-    assert first.facts.coverage is not None
-    for other in recorded[1:]:
-        assert other.facts.coverage is not None
-        if other.facts.coverage.golden_set == first.facts.coverage.golden_set:
+    if not allow_different:
+        for other in recorded[1:]:
+            if same_case_ids(sets[other.path], sets[first.path]):
+                continue
+            raise CommandError(
+                f"Cannot merge {first.path} with {other.path}: they ran different golden "
+                f"sets ({_golden_set_line(first)}; {_golden_set_line(other)}), so they are "
+                "no shards of one run and the merged gate would not be a verdict on either "
+                "set. Merge the shards of one run, or pass --allow-different-sets to gate "
+                "every case of both."
+            )
+    unchecked = [
+        str(report.path)
+        for report in reports
+        if report not in recorded
+        or any(found.contents_sha256 is None for found in sets[report.path].values())
+    ]
+    if unchecked:
+        print(
+            f"rag-gate gate: warning: {', '.join(unchecked)} record(s) no case contents "
+            "(written by an older version): the cases' contents could not be checked, "
+            "only their ids.",
+            file=sys.stderr,
+        )
+    checked = [report for report in recorded if str(report.path) not in unchecked]
+    for other in checked[1:]:
+        mine, theirs = sets[checked[0].path], sets[other.path]
+        files = [
+            path
+            for path, found in mine.items()
+            if path in theirs and found.contents_sha256 != theirs[path].contents_sha256
+        ]
+        if not files:
+            continue
+        # The per-case digests are read again only now, to name the cases.
+        differing = content_differences(
+            _recorded_golden_set(checked[0].path), _recorded_golden_set(other.path)
+        )
+        named = _named_cases(differing) if differing else "cases of " + ", ".join(files)
+        if allow_different:
+            print(
+                f"rag-gate gate: warning: {checked[0].path} and {other.path} hold different "
+                f"contents for {named}; merged as they are (--allow-different-sets).",
+                file=sys.stderr,
+            )
             continue
         raise CommandError(
-            f"Cannot merge {first.path} with {other.path}: they ran different golden sets "
-            f"({_golden_set_line(first)}; {_golden_set_line(other)}), so they are no shards "
-            "of one run and the merged gate would not be a verdict on either set. Merge the "
-            "shards of one run, or pass --allow-different-sets to gate every case of both."
+            f"Cannot merge {checked[0].path} with {other.path}: they hold different contents "
+            f"(question, answer, contexts, reference or tool calls) for {named}, so they were "
+            "run on different versions of the golden set (two commits?) and the merged gate "
+            "would not be a verdict on either. Merge the shards of one run, or pass "
+            "--allow-different-sets to gate them as they are."
         )
+
+
+def _recorded_golden_set(path: Path) -> dict[str, GoldenFileFingerprint]:
+    """A report's golden-set fingerprint with its per-case digests, read from the file."""
+    head = read_head(path)
+    run = head.get("run")
+    coverage = run.get("coverage") if isinstance(run, dict) else None
+    found = coverage.get("golden_set") if isinstance(coverage, dict) else None
+    try:
+        return {
+            file: GoldenFileFingerprint.model_validate(fingerprint)
+            for file, fingerprint in (found or {}).items()
+        }
+    except ValidationError:
+        return {}
+
+
+def _golden_set(report: SavedReport) -> dict[str, GoldenFileFingerprint]:
+    ledger = report.facts.coverage
+    return {} if ledger is None else ledger.golden_set
+
+
+#: How many cases a refused merge names before "and N more".
+_NAMED_CASES = 5
+
+
+def _named_cases(differing: Mapping[str, Sequence[str]]) -> str:
+    """``golden.jsonl: case-3, case-7 (2 case(s)); …`` — each file's first few cases."""
+    parts = []
+    for path, ids in differing.items():
+        shown = ", ".join(ids[:_NAMED_CASES])
+        more = len(ids) - _NAMED_CASES
+        shown += f" and {more} more" if more > 0 else ""
+        parts.append(f"{path}: {shown} ({len(ids)} case(s))")
+    return "; ".join(parts)
 
 
 def _merge(arguments: argparse.Namespace) -> int:
     files: dict[str, str] = getattr(arguments, "files", {})
     for path in (arguments.output, *files.values()):
         _check_output(path)
-    reports = [load_report(path) for path in arguments.reports]
+    # Shards of one split: each shard's list of the other shards' cases is not kept.
+    read = [
+        read_streamed(path, shard_groups=not arguments.allow_different_sets)
+        for path in arguments.reports
+    ]
+    reports = [streamed.saved for streamed in read]
     _check_compatible(reports)
     _check_shards(reports)
-    if not arguments.allow_different_sets:
-        _check_golden_sets(reports)
+    _check_golden_sets(reports, allow_different=arguments.allow_different_sets)
 
     results: list[CaseResult] = []
     owner: dict[str, Path] = {}
@@ -753,6 +851,9 @@ def _merge(arguments: argparse.Namespace) -> int:
         [report.facts for report in reports],
         baseline=comparison,
         different_sets=arguments.allow_different_sets,
+        gated=None
+        if arguments.allow_different_sets
+        else {(result.file, result.id) for result in results},
     )
     verdict = evaluate_gate(results, metrics, config, facts)
 
@@ -772,10 +873,28 @@ def _merge(arguments: argparse.Namespace) -> int:
         incomplete=any(bool(report.raw.get("incomplete", False)) for report in reports),
         shard=None,
         extra={"merged_from": [str(report.path) for report in reports]},
+        streamed=_whole_cases(read),
+        html_max_cases=getattr(arguments, "html_max_cases", HTML_MAX_CASES),
     )
     print(f"merged {len(reports)} report(s), {len(results)} case(s) into {arguments.output}")
     _print_and_publish(verdict, results, first)
     return EXIT_PASSED if verdict.passed else EXIT_FAILED
+
+
+def _whole_cases(read: Sequence[StreamedReport]) -> StreamedResults:
+    """The reports' whole cases for the files that show them, read again one at a time.
+
+    A report not in canonical order (not written by the gate) is loaded whole instead.
+    """
+    paths = [streamed.saved.path for streamed in read]
+    count = sum(len(streamed.saved.results) for streamed in read)
+    if all(streamed.ordered for streamed in read):
+        return StreamedResults(lambda: full_results(paths), count)
+
+    def loaded() -> Iterator[CaseResult]:
+        return iter(canonical_order([r for path in paths for r in load_report(path).results]))
+
+    return StreamedResults(loaded, count)
 
 
 def merge_facts(
@@ -783,6 +902,7 @@ def merge_facts(
     *,
     baseline: BaselineComparison | None,
     different_sets: bool = False,
+    gated: Collection[tuple[str, str]] | None = None,
 ) -> RunFacts:
     """The run facts of the whole run that the shards split between them.
 
@@ -805,7 +925,9 @@ def merge_facts(
             dict.fromkeys(test for facts in shards for test in facts.other_failures)
         ),
         baseline=baseline,
-        coverage=merge_ledgers([facts.coverage for facts in shards], different_sets=different_sets),
+        coverage=merge_ledgers(
+            [facts.coverage for facts in shards], different_sets=different_sets, gated=gated
+        ),
         # Each shard's cache checked its own entries; all shards compared the same commits.
         cache_integrity=_summed_integrity([facts.cache_integrity for facts in shards]),
         gate_changes=next((f.gate_changes for f in shards if f.gate_changes is not None), None),

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..command_line import EXIT_PASSED
 from ..exceptions import CommandError
+from ..reports.html_selection import HTML_MAX_CASES
 from ..settings.config_sections import REMOVED_IN
 from ..settings.options import parse_threshold
 
@@ -130,6 +131,15 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
         "of one split record the same golden-set fingerprint); the merged run holds every case",
     )
     gate.add_argument(
+        "--html-max-cases",
+        type=int,
+        default=HTML_MAX_CASES,
+        metavar="N",
+        help="above N cases the HTML page (-o html=PATH) shows the aggregates, every gated "
+        "failure it has room for, the lowest-scored cases of each metric and a seeded "
+        f"sample of the rest, and says so (default {HTML_MAX_CASES:,})",
+    )
+    gate.add_argument(
         "--history",
         metavar="PATH",
         help="append the gated run to this history file (JSON Lines); the HTML page and "
@@ -193,7 +203,12 @@ def _gate(arguments: argparse.Namespace) -> int:
         "baseline": arguments.baseline,
         "output": output,
         "files": files,
+        "html_max_cases": arguments.html_max_cases,
     }
+    if arguments.html_max_cases < 1:
+        raise CommandError(
+            f"--html-max-cases {arguments.html_max_cases}: give a number of cases, at least 1."
+        )
     if len(arguments.reports) == 1:
         status = _regate(argparse.Namespace(report=arguments.reports[0], **common))
     else:

@@ -31,6 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..golden.contents_digest import set_digest
 from ..model_defaults import empty_list
 from .checks import GateCheck
 
@@ -47,8 +48,10 @@ __all__ = [
     "GoldenFileFingerprint",
     "NotGated",
     "build_ledger",
+    "content_differences",
     "coverage_check",
     "merge_ledgers",
+    "same_case_ids",
 ]
 
 #: Why a golden file's cases were not gated, when the reason is the file itself.
@@ -72,6 +75,9 @@ class CensusCase(BaseModel):
     id: str
     line: int
     reason: str | None = None
+    #: The digest of the case's contents (:mod:`..golden.contents_digest`); None for a
+    #: case that could not be read.
+    contents: str | None = None
 
 
 class CensusFile(BaseModel):
@@ -116,18 +122,38 @@ class NotGated(BaseModel):
 
 
 class GoldenFileFingerprint(BaseModel):
-    """One golden file of the set a run collected: its case count and case ids' digest."""
+    """One golden file of the set a run collected: its cases, by id and by contents.
+
+    ``contents_sha256`` digests every case's contents digest, ``case_contents`` holds
+    them by case id (sorted), so a merge names the cases two runs hold differently. Both
+    are None in a report written before contents were recorded.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     cases: int
     ids_sha256: str
+    contents_sha256: str | None = None
+    case_contents: dict[str, str] | None = None
 
     @classmethod
-    def of(cls, ids: Sequence[str]) -> GoldenFileFingerprint:
-        """The fingerprint of a file holding ``ids`` (in any order)."""
+    def of(
+        cls, ids: Sequence[str], contents: Mapping[str, str] | None = None
+    ) -> GoldenFileFingerprint:
+        """The fingerprint of a file holding ``ids`` (in any order) with their ``contents``."""
         digest = hashlib.sha256("\n".join(sorted(ids)).encode("utf-8")).hexdigest()
-        return cls(cases=len(ids), ids_sha256=digest)
+        if contents is None:
+            return cls(cases=len(ids), ids_sha256=digest)
+        return cls(
+            cases=len(ids),
+            ids_sha256=digest,
+            contents_sha256=set_digest(contents.items()),
+            case_contents=dict(sorted(contents.items())),
+        )
+
+    def same_cases(self, other: GoldenFileFingerprint) -> bool:
+        """Whether both name the same case ids, whatever their contents."""
+        return (self.cases, self.ids_sha256) == (other.cases, other.ids_sha256)
 
 
 class CoverageLedger(BaseModel):
@@ -203,7 +229,10 @@ def build_ledger(
     excluded: list[NotGated] = []
     total = gated = 0
     golden_set = {
-        found.path: GoldenFileFingerprint.of([case.id for case in found.cases])
+        found.path: GoldenFileFingerprint.of(
+            [case.id for case in found.cases],
+            {case.id: case.contents for case in found.cases if case.contents is not None},
+        )
         for found in census.files
         if not found.by_config
     }
@@ -256,7 +285,10 @@ def _add(
 
 
 def merge_ledgers(
-    ledgers: Sequence[CoverageLedger | None], *, different_sets: bool = False
+    ledgers: Sequence[CoverageLedger | None],
+    *,
+    different_sets: bool = False,
+    gated: Collection[tuple[str, str]] | None = None,
 ) -> CoverageLedger | None:
     """The ledger of a whole run split into shards (``rag-gate gate``).
 
@@ -265,32 +297,45 @@ def merge_ledgers(
     belonged to). None
     when a shard's report holds no ledger. With ``different_sets`` (reports of different
     golden sets, merged on purpose) the merged run holds every case of every set: what
-    one left out stays left out.
+    one left out stays left out. ``gated`` (``(file, id)`` of every case some shard
+    reported) is given when the shards' lists of each other's cases were not kept: a
+    case any ledger still lists is then left out unless some shard gated it, which for
+    the shards of one split is the same.
     """
     if not ledgers or any(ledger is None for ledger in ledgers):
         return None
     known = [ledger for ledger in ledgers if ledger is not None]
-    if different_sets and any(ledger.golden_set != known[0].golden_set for ledger in known):
+    if different_sets and any(
+        not same_case_ids(ledger.golden_set, known[0].golden_set) for ledger in known
+    ):
         return _union(known)
     left_out: list[set[tuple[str, str]]] = [
         {(group.file, case_id) for group in ledger.not_gated for case_id in group.ids}
         for ledger in known
     ]
-    everywhere = set.intersection(*left_out)
+    if gated is None:
+        everywhere = set.intersection(*left_out)
+    else:
+        everywhere = set.union(*left_out).difference(gated)
     whole_files = [
         {(group.file, group.reason) for group in ledger.not_gated if not group.ids}
         for ledger in known
     ]
     reasons = _shard_reasons(known, everywhere)
     groups: dict[tuple[str, str], NotGated] = {}
-    for group in known[0].not_gated:
+    # Without the shards' lists of each other's cases, each case is listed by its own shard.
+    listing = known[:1] if gated is None else known
+    placed: set[tuple[str, str]] = set()
+    for group in (group for ledger in listing for group in ledger.not_gated):
         if not group.ids:
             if all((group.file, group.reason) in files for files in whole_files):
                 groups[(group.file, group.reason)] = group.model_copy()
             continue
         for case_id in group.ids:
-            if (group.file, case_id) in everywhere:
-                _add(groups, group.file, reasons[(group.file, case_id)], case_id)
+            case = (group.file, case_id)
+            if case in everywhere and case not in placed:
+                placed.add(case)
+                _add(groups, group.file, reasons[case], case_id)
     total = max(ledger.total_cases for ledger in known)
     not_gated = list(groups.values())
     return CoverageLedger(
@@ -300,6 +345,40 @@ def merge_ledgers(
         excluded=list(known[0].excluded),
         golden_set=dict(known[0].golden_set),
     )
+
+
+def same_case_ids(
+    first: Mapping[str, GoldenFileFingerprint], second: Mapping[str, GoldenFileFingerprint]
+) -> bool:
+    """Whether two golden sets hold the same files and case ids, whatever the contents."""
+    return first.keys() == second.keys() and all(
+        first[path].same_cases(second[path]) for path in first
+    )
+
+
+def content_differences(
+    first: Mapping[str, GoldenFileFingerprint], second: Mapping[str, GoldenFileFingerprint]
+) -> dict[str, list[str]]:
+    """Per golden file both sets hold, the ids of the cases whose contents differ.
+
+    A case only one of them holds is no difference of contents (the ids say that); a
+    file either recorded without contents is not compared.
+    """
+    differing: dict[str, list[str]] = {}
+    for path, mine in first.items():
+        theirs = second.get(path)
+        if theirs is None or mine.contents_sha256 == theirs.contents_sha256:
+            continue
+        if mine.case_contents is None or theirs.case_contents is None:
+            continue
+        ids = [
+            case_id
+            for case_id, digest in mine.case_contents.items()
+            if theirs.case_contents.get(case_id, digest) != digest
+        ]
+        if ids:
+            differing[path] = ids
+    return differing
 
 
 def _shard_reasons(
@@ -327,7 +406,7 @@ def _union(ledgers: Sequence[CoverageLedger]) -> CoverageLedger:
     """Ledgers of different golden sets as one: each distinct set counted once, whole."""
     distinct: list[CoverageLedger] = []
     for ledger in ledgers:
-        if all(ledger.golden_set != seen.golden_set for seen in distinct):
+        if all(not same_case_ids(ledger.golden_set, seen.golden_set) for seen in distinct):
             distinct.append(ledger)
     total = sum(ledger.total_cases for ledger in distinct)
     not_gated = [group.model_copy() for ledger in distinct for group in ledger.not_gated]

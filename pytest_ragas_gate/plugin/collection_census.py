@@ -37,6 +37,7 @@ from ..gate.coverage import (
     CensusCase,
     CensusFile,
 )
+from ..golden.contents_digest import contents_digest
 from ..golden.golden_formats import SUPPORTED_EXTENSIONS
 from ..golden.loading import load_golden_file, skip_rejected
 from .items import BadCaseItem, CaseItem
@@ -88,9 +89,12 @@ class CensusTaker:
         """A golden file pytest offered (it may still never collect it)."""
         self._claimed.setdefault(self._display(path), path)
 
-    def loaded(self, display: str, cases: Iterable[tuple[str, int]]) -> None:
-        """A golden file was read: its cases, by id (or label) and line."""
-        self._loaded[display] = [CensusCase(id=case_id, line=line) for case_id, line in cases]
+    def loaded(self, display: str, cases: Iterable[tuple[str, int, str | None]]) -> None:
+        """A golden file was read: its cases, by id (or label), line and contents digest."""
+        self._loaded[display] = [
+            CensusCase(id=case_id, line=line, contents=contents)
+            for case_id, line, contents in cases
+        ]
 
     def unreadable(self, display: str) -> None:
         """A golden file could not be read."""
@@ -350,9 +354,10 @@ def _quiet_cases(path: Path, display: str) -> list[CensusCase]:
         loaded = skip_rejected(load_golden_file(path, display_path=display))
     except (GoldenFileError, OSError):
         return []
-    return [CensusCase(id=case.id, line=case.line) for case in loaded.cases] + [
-        CensusCase(id=problem.label, line=problem.line) for problem in loaded.problems
-    ]
+    return [
+        CensusCase(id=case.id, line=case.line, contents=contents_digest(case))
+        for case in loaded.cases
+    ] + [CensusCase(id=problem.label, line=problem.line) for problem in loaded.problems]
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -23,6 +23,7 @@ from ..gate.coverage import Census, CoverageLedger, build_ledger
 from ..gate.deploy_decision import scored_by
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
+from ..golden.contents_digest import contents_digest
 from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import (
     SUPPORTED_EXTENSIONS,
@@ -261,8 +262,8 @@ class GateRun:
         self.golden_files[shown] = len(loaded.cases) + len(loaded.problems)
         self.census_taker.loaded(
             shown,
-            [(case.id, case.line) for case in loaded.cases]
-            + [(problem.label, problem.line) for problem in loaded.problems],
+            [(case.id, case.line, contents_digest(case)) for case in loaded.cases]
+            + [(problem.label, problem.line, None) for problem in loaded.problems],
         )
         return loaded
 

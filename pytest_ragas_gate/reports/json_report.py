@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,8 +36,11 @@ from ..usage import Usage
 __all__ = [
     "SCHEMA_VERSION",
     "baseline_results",
+    "case_result",
+    "checked_head",
     "JudgeInfo",
     "SavedReport",
+    "StreamedResults",
     "build_report",
     "load_report",
     "read_baseline",
@@ -309,13 +312,17 @@ def saved_case_verdicts(
 
 
 def _records(
-    results: Sequence[CaseResult], config: GateConfig, cases: Sequence[CaseVerdict]
+    results: Iterable[CaseResult],
+    config: GateConfig,
+    cases: Sequence[CaseVerdict],
+    *,
+    ordered: bool = False,
 ) -> Iterator[dict[str, Any]]:
     full = config.report_details == "full"
     bounds = config.bounds()
     # By source too: a duplicate id errors, and must not lend its verdict to the first case.
     decided = {(case.key, case.source): case for case in cases}
-    for result in canonical_order(results):
+    for result in results if ordered else canonical_order(list(results)):
         verdict = decided[result.key, result.source]
         yield _case_record(result, full=full, bounds=bounds, verdict=verdict)
 
@@ -333,6 +340,7 @@ def write_report(
     *,
     results: Sequence[CaseResult] | None = None,
     verdicts: Sequence[CaseVerdict] | None = None,
+    streamed: StreamedResults | None = None,
 ) -> None:
     """Write a report built by :func:`build_report` to ``path``, atomically.
 
@@ -347,11 +355,18 @@ def write_report(
         results: The case results to write as ``cases``, instead of ``report["cases"]``.
         verdicts: The gate's verdict of each result (default: as the report's config and
             baseline comparison decide them).
+        streamed: The case results read one at a time, already in canonical order (a
+            merge of saved reports), instead of ``results``; ``verdicts`` are then required.
     """
-    if results is not None:
+    cases: Iterable[Any]
+    if streamed is not None:
+        config = GateConfig.model_validate(report.get("config", {}))
+        cases = _records(streamed.results(), config, verdicts or [], ordered=True)
+        count = streamed.count
+    elif results is not None:
         config = GateConfig.model_validate(report.get("config", {}))
         decided = saved_case_verdicts(report, results) if verdicts is None else verdicts
-        cases: Iterable[Any] = _records(results, config, decided)
+        cases = _records(results, config, decided)
         count = len(results)
     else:
         stored = report.get("cases")
@@ -368,6 +383,14 @@ def write_report(
         yield "\n]}\n"
 
     write_lines_atomic(path, lines())
+
+
+@dataclass(frozen=True)
+class StreamedResults:
+    """Case results read afresh each time ``results`` is called, ``count`` of them."""
+
+    results: Callable[[], Iterator[CaseResult]]
+    count: int
 
 
 def _field_path(location: tuple[int | str, ...]) -> str:
@@ -413,6 +436,30 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
             "pass a file written by --rag-gate-output json=PATH."
         )
 
+    config, judge, facts = checked_head(source, raw)
+    results = [case_result(source, index, item) for index, item in enumerate(raw["cases"])]
+
+    return SavedReport(
+        path=source,
+        results=results,
+        config=config,
+        metrics=list(raw["metrics"]),
+        judge=judge,
+        facts=facts,
+        raw=raw,
+    )
+
+
+def checked_head(source: Path, raw: Mapping[str, Any]) -> tuple[GateConfig, JudgeInfo, RunFacts]:
+    """A report's settings, judge and run facts, each checked as :func:`load_report` does.
+
+    ``raw`` is the report's top level; its ``cases`` may be a list or left unread (a
+    streaming reader puts an empty list there).
+
+    Raises:
+        ReportError: A missing or unknown ``schema_version``, or a block that does not
+            validate.
+    """
     version = raw.get("schema_version")
     if version is None:
         raise ReportError(
@@ -446,30 +493,26 @@ def load_report(path: str | os.PathLike[str]) -> SavedReport:
         ) from exc
 
     facts = _facts(source, raw)
+    return config, judge, facts
 
-    results: list[CaseResult] = []
-    for index, item in enumerate(raw["cases"]):
-        if isinstance(item, dict):
-            item = {key: value for key, value in item.items() if key not in DERIVED_CASE_KEYS}
-        try:
-            results.append(CaseResult.model_validate(item))
-        except ValidationError as exc:
-            case_id = item.get("id") if isinstance(item, dict) else None
-            named = f" (id {case_id!r})" if isinstance(case_id, str) else ""
-            raise ReportError(
-                f"The report {source} has an invalid case at index {index}{named}: "
-                f"{_first_problem(exc)}."
-            ) from exc
 
-    return SavedReport(
-        path=source,
-        results=results,
-        config=config,
-        metrics=list(raw["metrics"]),
-        judge=judge,
-        facts=facts,
-        raw=raw,
-    )
+def case_result(source: Path, index: int, item: Any) -> CaseResult:
+    """The case at ``index`` of a report's ``cases``, without the keys derived from it.
+
+    Raises:
+        ReportError: The case does not validate; its index and id are named.
+    """
+    if isinstance(item, dict):
+        item = {key: value for key, value in item.items() if key not in DERIVED_CASE_KEYS}
+    try:
+        return CaseResult.model_validate(item)
+    except ValidationError as exc:
+        case_id = item.get("id") if isinstance(item, dict) else None
+        named = f" (id {case_id!r})" if isinstance(case_id, str) else ""
+        raise ReportError(
+            f"The report {source} has an invalid case at index {index}{named}: "
+            f"{_first_problem(exc)}."
+        ) from exc
 
 
 def _facts(source: Path, raw: Mapping[str, Any]) -> RunFacts:

@@ -20,9 +20,11 @@ from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig
 from ..settings.run_environment import RunEnvironment
 from ..usage import Usage
+from .html_selection import HTML_MAX_CASES
 
 if TYPE_CHECKING:
     from .history import HistoryEntry
+    from .json_report import StreamedResults
 
 __all__ = ["OutputFiles", "RunOutcome", "Written", "markdown_summary", "write_outputs"]
 
@@ -51,6 +53,9 @@ class RunOutcome:
         environment: The run's environment, whose commit and CI run stamp a new run's
             report (read only when a report is written).
         extra: Further top-level keys of the JSON report (``regated_from`` …).
+        streamed: The whole case results, read one at a time in canonical order, when
+            ``results`` are the compact ones a streaming re-gate keeps (the JSON report
+            and the HTML page show the whole cases).
     """
 
     verdict: GateVerdict
@@ -67,6 +72,7 @@ class RunOutcome:
     stamp: Mapping[str, str | None] | None = None
     environment: RunEnvironment | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    streamed: StreamedResults | None = None
 
     @property
     def usage_by_metric(self) -> dict[str, Usage]:
@@ -115,6 +121,8 @@ class OutputFiles:
             cannot read, an OTel endpoint that refused).
         environment: The run's environment, for the OpenTelemetry records' commit, CI
             run and service name.
+        html_max_cases: Above this many cases the HTML page shows a choice of them
+            (:mod:`.html_selection`).
     """
 
     root: Path
@@ -127,6 +135,7 @@ class OutputFiles:
     html_report: bool | None = None
     notice: Callable[[str], None] = _to_stderr
     environment: RunEnvironment = field(default_factory=RunEnvironment)
+    html_max_cases: int = HTML_MAX_CASES
 
     @classmethod
     def from_config(
@@ -187,16 +196,21 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
             from .json_report import write_report
 
             write_report(
-                root / outputs.json, document, results=results, verdicts=outcome.verdict.cases
+                root / outputs.json,
+                document,
+                results=results,
+                verdicts=outcome.verdict.cases,
+                streamed=outcome.streamed,
             )
         runs, history_added = _record_history(root, outputs, document)
         if outputs.html:
             from .html import write_html
 
+            page, shown = _page(outcome, document, outputs.html_max_cases)
             write_html(
                 root / outputs.html,
-                document,
-                results,
+                page,
+                shown,
                 baseline=outcome.baseline,
                 history=runs,
                 baseline_stamp=outcome.baseline_stamp,
@@ -227,6 +241,22 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
 
         otel = export_run(outcome.config, results, root, outputs.notice, outputs.environment)
     return Written(otel=otel, history_added=history_added)
+
+
+def _page(
+    outcome: RunOutcome, document: Mapping[str, Any], max_cases: int
+) -> tuple[Mapping[str, Any], list[CaseResult]]:
+    """The report blocks and the whole cases the HTML page shows (all, or a choice)."""
+    from .html_selection import page_cases
+
+    results = outcome.results
+    failing = {(case.source, case.id) for case in outcome.verdict.failing_cases}
+    picked = page_cases(results, failing=failing, max_cases=max_cases)
+    whole = iter(results) if outcome.streamed is None else outcome.streamed.results()
+    if picked is None:
+        return document, list(whole)
+    shown = [result for result in whole if (result.source, result.id) in picked.keys]
+    return {**document, "html_cases": picked.note}, shown
 
 
 def markdown_summary(outcome: RunOutcome, *, html_report: bool) -> str:
