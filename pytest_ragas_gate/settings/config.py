@@ -114,7 +114,7 @@ def otel_destination_problem(destination: str) -> str | None:
     file. One letter before the colon is a Windows drive (``C:\x``, ``C:/x``), a path.
 
     >>> [otel_destination_problem(d) is None for d in ("out/r.otlp.json", "https://c:4318",
-    ...     "C:/out/r.json", "C:\out\r.json", "ftp://x/y", "ftp:/x/y", "http:/c:4318")]
+    ...     "C:/out/r.json", r"C:\out\r.json", "ftp://x/y", "ftp:/x/y", "http:/c:4318")]
     [True, True, True, True, False, False, False]
     """
     value = destination.strip()
