@@ -522,11 +522,12 @@ def load_config(
             path = rootdir / path
         if not path.is_file():
             raise ConfigError(f"Config file {shown_as or explicit_path} does not exist.")
-        files.append((shown_as or str(explicit_path), *_read_yaml_mapping(path)))
+        shown = shown_as or str(explicit_path)
+        files.append((shown, *_read_yaml_mapping(path, shown)))
     else:
         default_yaml = rootdir / "rag_gate.yaml"
         if default_yaml.is_file():
-            files.append((default_yaml.name, *_read_yaml_mapping(default_yaml)))
+            files.append((default_yaml.name, *_read_yaml_mapping(default_yaml, default_yaml.name)))
 
     warnings: list[str] = []
     layers: list[SourceLayer] = []
@@ -750,15 +751,21 @@ def _shown(value: Any) -> str:
     return f"{kind} {text}".strip()
 
 
-def _read_yaml_mapping(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
-    """The file's settings, and the line of each of its keys."""
+def _read_yaml_mapping(
+    path: Path, shown: str | None = None
+) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The file's settings, and the line of each of its keys; messages name it ``shown``."""
     import yaml  # deferred: the plugin stays import-light until --rag-gate is given
+
+    from pytest_ragas_gate.yaml_keys import DuplicateKeyError, safe_load_unique
 
     try:
         text = path.read_text(encoding="utf-8-sig")
-        data = yaml.safe_load(text)
+        data = safe_load_unique(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Config file {path} cannot be read: {error}.") from None
+    except DuplicateKeyError as error:
+        raise ConfigError(_duplicate_key_message(shown or str(path), text, error)) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -770,6 +777,21 @@ def _read_yaml_mapping(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...]
             f"Config file {path} must hold a mapping of settings, got {type(data).__name__}."
         )
     return {str(key): value for key, value in data.items()}, yaml_key_lines(text)
+
+
+def _duplicate_key_message(path: str, text: str, error: Any) -> str:
+    """Name a key written twice by its dotted path and both of its lines."""
+    paths = [
+        key_path
+        for key_path, line in yaml_key_lines(text).items()
+        if line == error.first_line and key_path[-1] == error.key
+    ]
+    key = ".".join(paths[0]) if paths else error.key
+    return (
+        f"{path}:{error.second_line}: {key!r} is written twice ({path}:{error.first_line} "
+        f"and {path}:{error.second_line}); YAML would keep only the last: keep the one you "
+        "mean and remove the other."
+    )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
