@@ -89,7 +89,11 @@ def minimums(session: nox.Session) -> None:
     project = _project()
     extras = project["optional-dependencies"]
     floors = declared_floors(
-        project["dependencies"] + extras["openai"] + extras["pdf"] + extras["signing"]
+        project["dependencies"]
+        + extras["openai"]
+        + extras["pdf"]
+        + extras["rst"]
+        + extras["signing"]
     )
     with tempfile.TemporaryDirectory() as tmp:
         constraints = Path(tmp) / "floors.txt"

@@ -8,8 +8,9 @@ The real SDKs talk to it over HTTP on 127.0.0.1, so the judges are exercised end
         judge = OpenAIJudge(base_url=server.openai_url, api_key="test-key-not-real")
 
 Endpoints: ``POST /v1/messages`` (a ``tool_use`` block with the reply), ``POST
-/v1/chat/completions`` (the reply as JSON message content) and ``POST /v1/embeddings``
-(deterministic bag-of-trigram vectors).
+/v1/chat/completions`` (the reply as JSON message content), ``POST /v1/embeddings``
+(deterministic bag-of-trigram vectors) and ``POST /v1/evaluate`` (an in-house evaluation
+service: :data:`EVALUATE_PATH`), which answers and fails as the chat endpoints do.
 
 Token usage is estimated the way current BPE tokenizers behave on average: one token per
 CJK character (Chinese, Japanese, Korean and full-width punctuation) and one per four
@@ -90,6 +91,11 @@ from typing import Any
 import pytest
 
 CHAT_PATHS = ("/v1/messages", "/v1/chat/completions")
+#: A team's own evaluation service, as ``examples/custom_judge.py`` speaks to it: the body
+#: holds ``model``, the chat ``messages`` and the reply ``schema``; the answer is
+#: ``{"output": <reply object or text>, "usage": {"input_tokens", "output_tokens"}}``, an
+#: error ``{"error": <message>}`` with its HTTP status.
+EVALUATE_PATH = "/v1/evaluate"
 
 _BLOCK = re.compile(
     r'<data id="(?P<id>[0-9a-f]+)" field="(?P<field>\w+)"(?: index="(?P<index>\d+)")?>\n'
@@ -1611,6 +1617,9 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     },
                 )
                 return
+            if self.path == EVALUATE_PATH:
+                self._evaluate(body)
+                return
             if self.path not in CHAT_PATHS:
                 self._error(api, 404, f"no route {self.path}", {})
                 return
@@ -1649,6 +1658,32 @@ def _make_handler(server: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 reply = _as_the_model_answers(server.dialect, body, reply)
             server.cache.store(cache_use)
             self._json(200, chat_response(api, body, call, reply, cache_use))
+
+        def _evaluate(self, body: dict[str, Any]) -> None:
+            """The evaluation service: the chat endpoints' replies and faults, its own shape."""
+            number, fault = server._next_call()
+            if server.latency_s:
+                time.sleep(server.latency_s)
+            if fault is not None and fault.kind == "status":
+                extra = {"retry-after": fault.retry_after} if fault.retry_after else {}
+                self._json(fault.status, {"error": f"fake HTTP {fault.status}"}, extra)
+                return
+            if fault is not None and fault.kind == "hang":
+                server._stopping.wait(fault.hang_s)
+                self._json(504, {"error": "fake hang ended"})
+                return
+            if fault is not None and fault.kind == "malformed":
+                self._send(200, b'{"this is": not json')
+                return
+            call = _call_of("openai", body, number)
+            reply = _SCHEMA_INVALID if fault is not None else server._noisy(server.responder(call))
+            output = reply.text if isinstance(reply, Raw) else reply
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            usage = {
+                "input_tokens": input_tokens_of("openai", body),
+                "output_tokens": estimate_tokens(text) + 1,
+            }
+            self._json(200, {"output": output, "usage": usage})
 
     return Handler
 

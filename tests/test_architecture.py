@@ -31,6 +31,7 @@ PYTEST_MODULES = {
     f"{NAME}.plugin.activation",
     f"{NAME}.plugin.collection_census",
     f"{NAME}.plugin.custom_metrics",
+    f"{NAME}.plugin.custom_judges",
     f"{NAME}.live.targets",
     f"{NAME}.plugin.terminal",
     f"{NAME}.plugin.html_rows",
@@ -228,6 +229,81 @@ def test_the_gate_and_the_reports_import_no_pytest_and_no_session() -> None:
     for module, targets in graph.items():
         if module.startswith(f"{NAME}.judges"):
             assert not any(target.startswith(f"{NAME}.reports") for target in targets), module
+
+
+#: The layers the architecture calls pure: they read the run's environment from the value
+#: the plugin and the CLI capture (``settings.run_environment``), never from the process.
+PURE_LAYERS = (f"{NAME}.gate", f"{NAME}.reports")
+#: The GitHub API client reads its token and the event file itself.
+AMBIENT_CLIENTS = {f"{NAME}.reports.pr_comment"}
+
+
+def ambient_reads(source: str) -> list[str]:
+    """Where ``source`` imports ``subprocess`` or reads the process environment."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [
+                f"{node.lineno}: import {alias.name}"
+                for alias in node.names
+                if alias.name.split(".")[0] == "subprocess"
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.module in ("subprocess", "os"):
+            found += [
+                f"{node.lineno}: from {node.module} import {alias.name}"
+                for alias in node.names
+                if node.module == "subprocess" or alias.name in ("environ", "environb", "getenv")
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("environ", "environb", "getenv")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
+            found.append(f"{node.lineno}: os.{node.attr}")
+    return sorted(found, key=lambda where: int(where.split(":")[0]))
+
+
+def pure_layer_reads(sources: dict[str, str]) -> dict[str, list[str]]:
+    """Each pure-layer module of ``sources`` that reads an ambient input, and where."""
+    return {
+        module: reads
+        for module, source in sources.items()
+        if module.startswith(PURE_LAYERS)
+        and module not in AMBIENT_CLIENTS
+        and (reads := ambient_reads(source))
+    }
+
+
+def pure_layer_sources() -> dict[str, str]:
+    return {
+        module: path.read_text(encoding="utf-8")
+        for module, path in module_names().items()
+        if module.startswith(PURE_LAYERS)
+    }
+
+
+def test_the_gate_and_the_reports_run_no_git_and_read_no_environment() -> None:
+    assert pure_layer_reads(pure_layer_sources()) == {}
+
+
+def test_the_ambient_input_ban_finds_a_planted_read() -> None:
+    sources = pure_layer_sources()
+    report = f"{NAME}.reports.json_report"
+    gate = f"{NAME}.gate.gate_changes"
+    sources[report] += "\nimport os\nCOMMIT = os.environ.get('GITHUB_SHA')\n"
+    sources[gate] += "\nimport subprocess\nfrom os import getenv\nREF = getenv('X')\n"
+    lines = {module: source.count("\n") for module, source in sources.items()}
+    assert pure_layer_reads(sources) == {
+        report: [f"{lines[report]}: os.environ"],
+        gate: [
+            f"{lines[gate] - 2}: import subprocess",
+            f"{lines[gate] - 1}: from os import getenv",
+        ],
+    }
+    # The GitHub API client may read its token; nothing else in the layers may.
+    client = f"{NAME}.reports.pr_comment"
+    assert ambient_reads(sources[client]) and client not in pure_layer_reads(sources)
 
 
 def test_rag_gate_never_loads_pytest(tmp_path: Path) -> None:

@@ -133,8 +133,6 @@ CATALOGUE = [
         "file",
         "*golden.jsonl: the file is encoded as UTF-16*save it as UTF-8*",
     ),
-    Bad("golden.jsonl", b"", "file", "*golden.jsonl: the golden file is empty*"),
-    Bad("golden.yaml", b"# only a comment\n\n", "file", "*golden.yaml: the golden file is empty*"),
     Bad(
         "golden.yaml",
         yaml_text("- question: Q\x00?\n"),

@@ -430,3 +430,32 @@ def test_compare_against_an_error_run_is_no_regression_of_nothing(tmp_path: Path
     status, out, _ = in_process(tmp_path, "compare", "dead.json", "base.json")
     assert status == 1
     assert "baseline dead.json is an ERROR run" in out and "No regression" not in out
+
+
+@pytest.mark.parametrize("form", ["html", "markdown"])
+def test_render_refuses_a_baseline_the_report_was_not_gated_against(
+    tmp_path: Path, form: str
+) -> None:
+    # old.json was gated against base.json; other.json would make the page's deltas and
+    # its saved "regressed"/"newly failing" speak of two different comparisons.
+    write(tmp_path / "base.json", cases([0.9] * 10))
+    write(tmp_path / "other.json", cases([0.2] * 10))
+    write(tmp_path / "raw.json", cases([0.9] * 10))
+    assert (
+        in_process(tmp_path, "gate", "raw.json", "--baseline", "base.json", "-o", "old.json")[0]
+        == 0
+    )
+    out = "page.html" if form == "html" else "summary.md"
+    assert_in_process_usage_error(
+        tmp_path,
+        ("render", "old.json", "--format", form, "-o", out, "--baseline", "other.json"),
+        "old.json was gated against base.json; render shows that decision and cannot compare "
+        "it with other.json. Gate it against other.json first: rag-gate gate old.json "
+        "--baseline other.json",
+    )
+    assert not (tmp_path / out).exists()
+    # The baseline it was gated against, named where it is, still gives the page its deltas.
+    status, _, _ = in_process(
+        tmp_path, "render", "old.json", "--format", form, "-o", out, "--baseline", "base.json"
+    )
+    assert status == 0 and (tmp_path / out).is_file()

@@ -236,7 +236,7 @@ def test_a_new_public_key_and_a_removed_file_are_named(
     summary = in_pull_request(monkeypatch, repo, base="feature")
     gate_run(pytester, **OPTIONS)
     markdown = summary.read_text(encoding="utf-8")
-    assert "- `rag_gate.yaml`: cache\\_public\\_key " in markdown
+    assert "- `rag_gate.yaml`: cache.public\\_key " in markdown
     assert "→ none: the key that decides which judge-cache entries are replayed" in markdown
     assert "- `golden_extra.jsonl`: golden file removed with its 1 case(s)" in markdown
     assert (

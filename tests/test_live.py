@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from pytest_ragas_gate.exceptions import CaseError, ConfigError
 from pytest_ragas_gate.golden.cases import Context, GoldenCase
+from pytest_ragas_gate.judges.base import NO_CONTEXT, AskContext
 from pytest_ragas_gate.judges.offline.judge import OfflineJudge
 from pytest_ragas_gate.live import targets as live
 from pytest_ragas_gate.live.latency import evaluate_latency
@@ -205,9 +206,9 @@ class CountingJudge(OfflineJudge):
         super().__init__()
         self.kinds: list[str] = []
 
-    async def ask(self, request: Any) -> Any:
+    async def ask(self, request: Any, *, context: AskContext = NO_CONTEXT) -> Any:
         self.kinds.append(request.kind)
-        return await super().ask(request)
+        return await super().ask(request, context=context)
 
 
 def test_an_answer_holding_a_lone_surrogate_is_scored_and_its_requests_shared() -> None:

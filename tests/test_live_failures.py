@@ -75,7 +75,7 @@ def test_a_hung_target_is_an_error_after_target_timeout_and_does_not_hold_the_ex
     result.stdout.fnmatch_lines(
         [
             "*target rag_target:answer did not answer case 'eiffel' (golden.jsonl:2) within "
-            "0.5s (target_timeout); the call was abandoned.*",
+            "0.5s (live.timeout); the call was abandoned.*",
             "latency: p50 * · max * (n=3, 1 errored)",
             "RAG gate: FAILED",
         ]

@@ -389,9 +389,9 @@ def test_yaml_bad_indentation_names_its_line(tmp_path: Path) -> None:
 
 
 def test_yaml_with_only_comments_is_empty(tmp_path: Path) -> None:
-    message = load_error(tmp_path, "golden.yaml", "# nothing yet\n")
+    loaded = load(tmp_path, "golden.yaml", "# nothing yet\n")
 
-    assert message.startswith("golden.yaml: the golden file is empty")
+    assert loaded.cases == [] and loaded.problems == []
 
 
 def test_yaml_null_item_is_a_problem(tmp_path: Path) -> None:
@@ -1006,10 +1006,12 @@ def test_utf16_file_says_so(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["golden.jsonl", "golden.json", "golden.yaml", "golden.csv"])
 @pytest.mark.parametrize("content", [b"", b"\n  \n", b"\xef\xbb\xbf"])
-def test_empty_file_is_a_file_error(tmp_path: Path, name: str, content: bytes) -> None:
-    message = load_error(tmp_path, name, content)
+def test_an_empty_file_holds_no_case_as_an_empty_list_does(
+    tmp_path: Path, name: str, content: bytes
+) -> None:
+    loaded = load(tmp_path, name, content)
 
-    assert message.startswith(f"{name}: the golden file is empty")
+    assert loaded.cases == [] and loaded.problems == []
 
 
 def test_unsupported_extension(tmp_path: Path) -> None:

@@ -280,3 +280,32 @@ def test_json_object_sends_the_same_prompt_and_no_schema(local_server: FakeLLM) 
     assert as_json_object["messages"] == as_schema["messages"]
     assert '"maxItems"' not in json.dumps(as_json_object)
     assert as_schema["response_format"]["schema"]["properties"]["verdicts"]["maxItems"] == 2
+
+
+def test_a_refused_format_under_warnings_as_errors_errors_its_cases_with_the_warning(
+    local_server: FakeLLM, pytester: pytest.Pytester
+) -> None:
+    # Under -W error the judge does not step down quietly: the request the server refused
+    # errors its case, naming the refusal and the setting that starts in the next mode.
+    local_server.dialect = "llama-cpp-python"
+    write_jsonl(pytester, "golden.jsonl", [case_row(index) for index in range(2)])
+    write_config(pytester.path, model="gemma-3-270m", structured_output="json_schema", **FAST)
+
+    outcome = gate_run(
+        pytester,
+        "-p",
+        "no:randomly",
+        "-W",
+        "error",
+        judge="openai",
+        metrics="faithfulness",
+        cache_dir="cache",
+        tracebacks=False,
+    )
+
+    assert outcome.ret == 1
+    assert outcome.report["error_rate"]["errored_cases"] == 2
+    errors = [case["errors"]["faithfulness"] for case in outcome.report["cases"]]
+    assert all("refused structured output json_schema" in error for error in errors), errors
+    assert all("structured_output: json_object_schema" in error for error in errors), errors
+    assert "openai_judge.py" not in outcome.stdout.str()

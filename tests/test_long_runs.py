@@ -210,3 +210,32 @@ def test_a_cut_keeps_every_gated_metric_and_shown_failure_and_shortens_long_ids(
     # Each id shortened to a readable prefix, not its row left out.
     assert all("…" in line and len(line) < 600 for line in failing)
     assert "long rows shortened; the full list is in the HTML report" in body
+
+
+def test_ties_at_one_shortfall_are_listed_alike_in_the_summary_and_the_comment(
+    tmp_path: Path,
+) -> None:
+    # Four cases 0.3 below the threshold, in the file out of alphabetical order, and one
+    # worse: the worst first, then the ties by case, in both reports.
+    ids = ["delta", "bravo", "charlie", "alpha"]
+    results = [case(case_id, 0.5, line=line) for line, case_id in enumerate(ids, start=1)]
+    results.append(case("echo", 0.1, line=5))
+    config = GateConfig(
+        judge="anthropic", bootstrap_resamples=200, thresholds={"faithfulness": 0.8}
+    )
+    report = load_report(write(tmp_path / "report.json", results, config=config))
+    verdict = evaluate_gate(report.results, METRICS, report.config, report.facts)
+    summary = render_markdown(
+        verdict,
+        results=report.results,
+        judge=JudgeInfo(kind="anthropic", model="claude-test", selected_by="test"),
+        usage=Usage(),
+        html_report=True,
+    )
+    comment = comment_body(report)
+    expected = ["echo", "alpha", "bravo", "charlie", "delta"]
+    assert (
+        re.findall(r"^\| `(alpha|bravo|charlie|delta|echo)` \|", summary, flags=re.MULTILINE)
+        == expected
+    )
+    assert re.findall(r"^\| `golden.jsonl::([a-z]+)` \|", comment, flags=re.MULTILINE) == expected

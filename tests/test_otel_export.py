@@ -206,3 +206,72 @@ def test_without_the_extra_the_run_stops_with_a_usage_error(
 
     assert outcome.ret == 4
     outcome.stderr.fnmatch_lines(["*outputs.otel needs the OpenTelemetry SDK*[otel]*"])
+
+
+def _parse_otlp_json(text: str) -> ExportLogsServiceRequest:
+    """An OTLP/JSON file parsed by protobuf's own JSON mapping, as a strict receiver does.
+
+    OTLP/JSON differs from the plain mapping only in its ids (hex, not base64): they are
+    turned back into base64 first, as the OTLP specification tells a receiver to read them.
+    """
+    import base64
+
+    from google.protobuf.json_format import ParseDict
+
+    document = json.loads(text)
+    for resource_logs in document.get("resourceLogs", []):
+        for scope_logs in resource_logs.get("scopeLogs", []):
+            for record in scope_logs.get("logRecords", []):
+                for key in ("traceId", "spanId"):
+                    if key in record:
+                        record[key] = base64.b64encode(bytes.fromhex(record[key])).decode()
+    # ParseDict takes enum names too; OTLP/JSON forbids them, so integers are checked first.
+    return ParseDict(document, ExportLogsServiceRequest(), ignore_unknown_fields=False)
+
+
+def _every_record(request: ExportLogsServiceRequest) -> list[Any]:
+    return [
+        record
+        for resource_logs in request.resource_logs
+        for scope_logs in resource_logs.scope_logs
+        for record in scope_logs.log_records
+    ]
+
+
+def test_the_otlp_json_file_parses_as_an_export_logs_service_request(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry.proto.logs.v1.logs_pb2 import SeverityNumber
+
+    run_gate(pytester, monkeypatch, "results.otlp.json")
+
+    text = (pytester.path / "results.otlp.json").read_text("utf-8")
+    document = json.loads(text)
+    raw_records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    # The OTLP/JSON mapping: enum values as integers; names MUST NOT be used.
+    assert {record["severityNumber"] for record in raw_records} == {
+        SeverityNumber.SEVERITY_NUMBER_INFO
+    }
+    records = _every_record(_parse_otlp_json(text))
+    assert len(records) == 4
+    assert {record.event_name for record in records} == {"gen_ai.evaluation.result"}
+    assert {record.severity_number for record in records} == {SeverityNumber.SEVERITY_NUMBER_INFO}
+    assert {record.trace_id.hex() for record in records if record.trace_id} == {TRACE_ID}
+    assert all(record.time_unix_nano > 0 for record in records)
+
+
+def test_the_otlp_http_body_is_an_export_logs_service_request(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, receiver: Receiver
+) -> None:
+    from opentelemetry.proto.logs.v1.logs_pb2 import SeverityNumber
+
+    run_gate(pytester, monkeypatch, receiver.url)
+
+    ((_, _, body),) = receiver.requests
+    request = ExportLogsServiceRequest()
+    request.ParseFromString(body)
+    records = _every_record(request)
+    assert len(records) == 4
+    assert {record.event_name for record in records} == {"gen_ai.evaluation.result"}
+    assert {record.severity_number for record in records} == {SeverityNumber.SEVERITY_NUMBER_INFO}
+    assert {record.severity_text for record in records} == {"INFO"}

@@ -120,3 +120,44 @@ def test_a_judge_outage_ends_on_a_red_error_line(
     line = last_line(run.stdout.str())
     assert "rag-gate ERROR in" in plain(line)
     assert line.startswith(RED)
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_pass_with_allowed_errors_exits_0_on_a_yellow_line_not_a_red_one(
+    pytester: pytest.Pytester, server: FakeLLM, workers: tuple[str, ...]
+) -> None:
+    # Two cases' judge calls fail for good; max_error_rate allows the errors, so the run
+    # exits 0 although pytest counted the errored items.
+    golden(pytester.path, 4)
+    write_config(
+        pytester.path,
+        max_retries=1,
+        retry_backoff_s=0.005,
+        concurrency=1,
+        max_error_rate=0.5,
+        min_cases=1,
+        rules={"default": "mean"},
+        metrics=["faithfulness"],
+        thresholds={"faithfulness": 0.8},
+    )
+    server.fail(status(503, retry_after="0"), calls=[1, 2, 3, 4])
+    run = gate_run(
+        pytester,
+        "--color=yes",
+        *NO_REWRITE_WARNING,
+        *workers,
+        judge="anthropic",
+        disable=("randomly",),
+    )
+    assert run.ret == pytest.ExitCode.OK
+    assert run.report["verdict"] == "passed"
+    line = last_line(run.stdout.str())
+    assert re.fullmatch(
+        r"=+ \d passed(, \d+ warnings?)?, \d errors?, rag-gate passed in [0-9.]+s( \(.*\))? =+",
+        plain(line),
+    )
+    # Exit 0 is never a red line; nor green, since errors allowed are no deploy decision.
+    # pytest's own counts keep their colours ("1 error" red); the line and the gate's
+    # word are yellow.
+    assert line.startswith(YELLOW)
+    assert f"{YELLOW}\x1b[1mrag-gate passed" in line

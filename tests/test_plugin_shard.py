@@ -140,3 +140,41 @@ def test_shards_split_evenly_and_stably() -> None:
         2,
         2,
     ]
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_moved_golden_file_pairs_with_the_baseline_in_every_shard(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    # The baseline ran golden.jsonl; the same cases now live in golden_renamed.jsonl, so each
+    # case hashes to another shard than its baseline (file, id) does.
+    rows = [{**GOOD, "id": f"case-{index}"} for index in range(12)]
+    write_jsonl(pytester, "golden.jsonl", rows)
+    base = pytester.runpytest(
+        "--rag-gate", "--rag-gate-output", "json=base.json", "-p", "no:randomly"
+    )
+    assert base.ret == pytest.ExitCode.OK
+    (pytester.path / "golden.jsonl").unlink()
+    write_jsonl(pytester, "golden_renamed.jsonl", rows)
+    paired = 0
+    for index in (1, 2):
+        run = pytester.runpytest(
+            "--rag-gate",
+            "--rag-gate-shard",
+            f"{index}/2",
+            "--rag-gate-baseline",
+            "base.json",
+            "--rag-gate-output",
+            f"json=shard{index}.json",
+            "-p",
+            "no:randomly",
+            *workers,
+        )
+        comparison = load(pytester.path / f"shard{index}.json")["baseline"]
+        # Every case of the shard pairs with its baseline case; none is "new".
+        assert comparison["new_cases"] == [], run.stdout.str()
+        run.stdout.fnmatch_lines(
+            [f"*baseline base.json: {comparison['paired_cases']} paired, 0 new*"]
+        )
+        paired += comparison["paired_cases"]
+    assert paired == 12

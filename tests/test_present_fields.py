@@ -446,3 +446,37 @@ def test_each_misspelt_turn_key_names_its_nearest_valid_key(
     )
     errored = [case["id"] for case in outcome.report["cases"] if case["error"]]
     assert errored == ["c#1"]
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["warned", "strict"])
+def test_a_misspelt_turn_key_beside_the_right_one_is_no_less_a_typo(
+    pytester: pytest.Pytester, strict: bool
+) -> None:
+    # A turn keeps no key of the user's own (unknown turn keys are dropped), so 'contxts'
+    # beside 'contexts' is a typo whose contexts are lost, not a field of the user's.
+    turns = [
+        {"role": "user", "content": "Where is order 42?"},
+        {
+            "role": "assistant",
+            "content": "Order 42 shipped.",
+            "contexts": ["Order 42 shipped on Monday."],
+            "contxts": ["Order 42 left the Leeds depot."],
+        },
+    ]
+    write_jsonl(pytester, "golden.jsonl", [{"id": "ok", **GOOD}, {"id": "c", "turns": turns}])
+    if strict:
+        write_config(pytester.path, golden={"strict_fields": True})
+    outcome = gate_run(pytester, judge="offline", metrics="faithfulness", tracebacks=False)
+    if strict:
+        outcome.result.stdout.fnmatch_lines(
+            ["*golden.jsonl:2: turns[[]1]: unknown key 'contxts' — did you mean 'contexts'?*"]
+        )
+        assert [case["id"] for case in outcome.report["cases"] if case["error"]] == ["c#1"]
+    else:
+        outcome.result.stdout.fnmatch_lines(
+            [
+                "*golden.jsonl:2:turns[[]1]: unknown key 'contxts' in a conversation turn — "
+                "did you mean 'contexts'?*strict_fields: true makes this an error*"
+            ]
+        )
+        assert not [case["id"] for case in outcome.report["cases"] if case["error"]]

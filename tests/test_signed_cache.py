@@ -160,7 +160,7 @@ def test_signed_entries_verify_and_replay_with_no_key_and_no_network(
     replay = gate_run(pytester, cache="read", **OPTIONS)
     assert_no_traceback(replay)
     assert replay.ret == 0, replay.stdout.str()
-    replay.stdout.fnmatch_lines([f"cache: {calls} entries verified against cache_public_key *"])
+    replay.stdout.fnmatch_lines([f"cache: {calls} entries verified against cache.public_key *"])
     replay.stdout.no_fnmatch_line("*failed verification*")
     integrity = report(pytester.path)["run"]["cache_integrity"]
     assert integrity["verified"] == calls and integrity["rejected"] == {}
@@ -297,7 +297,7 @@ def test_a_signing_key_that_is_not_the_configured_one_stops_the_run(
     result = record(pytester, monkeypatch, server, other_private)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
-    assert "RAG_GATE_SIGNING_KEY does not belong to cache_public_key" in output
+    assert "RAG_GATE_SIGNING_KEY does not belong to cache.public_key" in output
     assert other_private not in output
     assert server.judge_requests() == []
 
@@ -314,7 +314,7 @@ def test_a_malformed_public_key_is_a_config_error(
     result = gate_run(pytester, judge="offline", **OPTIONS)
     assert_no_traceback(result)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*rag_gate.yaml*cache_public_key*rag-gate keygen*"])
+    result.stderr.fnmatch_lines(["*rag_gate.yaml*cache.public_key*rag-gate keygen*"])
 
 
 def test_a_malformed_signing_key_is_a_usage_error_that_does_not_quote_it(
@@ -351,7 +351,7 @@ def test_the_signing_key_is_in_no_file_the_run_writes(
     assert summary.is_file() and entries(pytester.path)
     markdown = summary.read_text(encoding="utf-8")
     assert f"> cache: {len(entries(pytester.path))} entries written and signed" in markdown
-    assert "entries verified against cache\\_public\\_key" in markdown
+    assert "entries verified against cache.public\\_key" in markdown
     written = [path for path in pytester.path.rglob("*") if path.is_file()]
     for path in written:
         assert private_key not in path.read_bytes().decode("utf-8", "replace"), path

@@ -656,7 +656,8 @@ def test_the_summary_names_each_document_without_a_case_and_why(
     assert status == 0 and rows
     assert re.search(
         r"no case from 1 document: thoughts\.md \(no fact: none of its sentences states an "
-        r"amount, a date, a name, a definition or an option's default\)",
+        r"amount, a date or a definition, and the writer found no name or option's default "
+        r"to ask about\)",
         out,
     ), out
 

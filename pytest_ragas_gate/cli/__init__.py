@@ -330,6 +330,7 @@ def _print_and_publish(
 ) -> None:
     """The summary as pytest prints it, then the step summary and annotations."""
     from ..reports.publish import Outputs, publish
+    from ..settings.run_environment import RunEnvironment
 
     publish(
         verdict,
@@ -341,6 +342,7 @@ def _print_and_publish(
             facts=report.facts,
             cache_mode=report.config.cache,
             rootdir=Path.cwd(),
+            environ=RunEnvironment.capture().variables,
         ),
     )
 
@@ -516,6 +518,8 @@ def _compare(arguments: argparse.Namespace) -> int:
     # Newly failing is the gate's word, read off the outcomes it reaches with this baseline.
     gated_again = evaluate_gate(new.results, new.metrics, config, RunFacts(baseline=comparison))
     newly = gated_again.newly_failing
+    # Regressed too: the outcome's word, never a second reading of the comparison.
+    regressed = [outcome.metric for outcome in gated_again.outcomes if outcome.regressed]
     # A run whose judge failed measured nothing a change can be read from: never "No
     # regression" about it, whichever side it is.
     unjudged = [
@@ -559,23 +563,20 @@ def _compare(arguments: argparse.Namespace) -> int:
         "",
         f"{comparison.paired_cases} paired case(s), {len(comparison.new_cases)} new, "
         f"{len(comparison.removed_cases)} removed",
-        *(
-            ["Regression: " + ", ".join(comparison.regressed_metrics)]
-            if comparison.regressed_metrics
-            else []
-        ),
+        *(["Regression: " + ", ".join(regressed)] if regressed else []),
         *comparison.not_evaluated_reasons,
         *unjudged,
         *(
             []
-            if comparison.regressed_metrics or comparison.not_evaluated_reasons or unjudged
+            if regressed or comparison.not_evaluated_reasons or unjudged
             else ["No regression" if not newly else "No significant drop"]
         ),
     ]
     if newly:
         lines.append("Newly failing since the baseline: " + ", ".join(newly))
     print("\n".join(lines))
-    return EXIT_PASSED if comparison.passed and not newly and not unjudged else EXIT_FAILED
+    passed = comparison.passed and not regressed and not newly and not unjudged
+    return EXIT_PASSED if passed else EXIT_FAILED
 
 
 def _recorded_judges(report: SavedReport) -> dict[str, MetricJudge]:
@@ -836,10 +837,11 @@ def saved_outcome(report: SavedReport, base_ref: str | None = None) -> RunOutcom
     """A saved report gated as it was, with what ``base_ref`` changes in the gate's inputs."""
     from ..reports.gate_inputs import changes_in_report_scope
     from ..reports.outputs import RunOutcome
+    from ..settings.run_environment import GitReader
 
     facts = report.facts
     if base_ref:
-        changes = changes_in_report_scope(report, base_ref, Path.cwd())
+        changes = changes_in_report_scope(report, base_ref, Path.cwd(), GitReader())
         facts = facts.model_copy(update={"gate_changes": changes})
     timing = _timing(report)
     return RunOutcome(
@@ -871,6 +873,10 @@ def _html(arguments: argparse.Namespace) -> int:
     from ..reports.html import write_saved_report_html
 
     _check_output(arguments.output)
+    if arguments.baseline is not None:
+        from .report_commands import check_render_baseline
+
+        check_render_baseline(arguments.report, arguments.baseline)
     history: list[HistoryEntry] = []
     path = arguments.history or load_report(arguments.report).config.history
     if path and (arguments.history or Path(path).is_file()):

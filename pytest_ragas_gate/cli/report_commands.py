@@ -19,7 +19,7 @@ from ..exceptions import CommandError
 from ..settings.config_sections import REMOVED_IN
 from ..settings.options import parse_threshold
 
-__all__ = ["OLD_COMMANDS", "register_commands", "warn_old_command"]
+__all__ = ["OLD_COMMANDS", "check_render_baseline", "register_commands", "warn_old_command"]
 
 #: Each old command name and what to write now.
 OLD_COMMANDS: dict[str, str] = {
@@ -156,8 +156,9 @@ def register_commands(commands: argparse._SubParsersAction[Any]) -> None:
     render.add_argument(
         "--baseline",
         metavar="PATH",
-        help="html: a baseline report for per-case deltas (default: the report's own "
-        "baseline, when its file is still there)",
+        help="html: where the baseline the report was gated against is now, for per-case "
+        "deltas (default: the report's own baseline, when its file is still there); another "
+        "baseline is refused: compare with rag-gate gate --baseline",
     )
     render.add_argument(
         "--history",
@@ -221,6 +222,8 @@ def _render(arguments: argparse.Namespace) -> int:
         if not arguments.output:
             raise CommandError("render --format html writes a file: name it with -o OUT.")
         return _html(arguments)
+    if arguments.baseline is not None:
+        check_render_baseline(arguments.report, arguments.baseline)
     if not arguments.output:
         return _summary(arguments)
     from ..reports.json_report import load_report
@@ -238,3 +241,29 @@ def _render(arguments: argparse.Namespace) -> int:
         raise CommandError(f"Cannot write {arguments.output}: {error.strerror or error}.") from None
     print(f"wrote {arguments.output}")
     return EXIT_PASSED
+
+
+def check_render_baseline(report_path: str, baseline: str) -> None:
+    """Refuse a ``--baseline`` other than the one the report's verdict was reached against.
+
+    Rendering shows the report's saved decision; beside per-case deltas against another
+    baseline, its "regressed" and "newly failing" would be about a comparison the page
+    does not show. Comparing anew is gating, which ``rag-gate gate --baseline`` does.
+    """
+    from ..reports.json_report import load_report
+
+    report = load_report(report_path)
+    stored = report.facts.baseline
+    given = Path(baseline)
+    if not given.is_file():
+        raise CommandError(f"Baseline {baseline} does not exist.")
+    if stored is not None:
+        for candidate in (Path(stored.path), report.path.parent / stored.path):
+            if candidate.is_file() and candidate.samefile(given):
+                return
+    against = "without a baseline" if stored is None else f"against {stored.path}"
+    raise CommandError(
+        f"{report_path} was gated {against}; render shows that decision and cannot compare "
+        f"it with {baseline}. Gate it against {baseline} first: rag-gate gate {report_path} "
+        f"--baseline {baseline} -o OUT.json (add -o html=PAGE.html for the page)."
+    )

@@ -641,20 +641,33 @@ def scoring_differences(base_metrics: Sequence[str], new_metrics: Sequence[str])
     ]
 
 
-def in_shard(results: Sequence[CaseResult], shard: Shard | None) -> list[CaseResult]:
+def in_shard(
+    results: Sequence[CaseResult],
+    shard: Shard | None,
+    current: Sequence[CaseResult] = (),
+) -> list[CaseResult]:
     """The baseline cases of one shard, so a shard is compared with its own share only.
+
+    A case belongs to the shard its (file, id) hashes to, or to the shard of this run's
+    case it pairs with (same id and question, :func:`pairing`): a golden file that moved
+    or was renamed hashes its cases to other shards, and they must pair there rather
+    than count as new in one shard and removed in another.
 
     Args:
         results: Case results of a full run.
         shard: The shard of the current run, or None.
+        current: This shard's case results.
 
     Returns:
-        The results whose (file, id) falls in ``shard`` (all of them without a shard).
+        The results of ``shard`` (all of them without a shard).
     """
     if shard is None:
         return list(results)
+    paired = {id(base) for base, _ in pairing(results, current).pairs} if current else set()
     return [
-        result for result in results if shard.holds(result.file, result.conversation or result.id)
+        result
+        for result in results
+        if id(result) in paired or shard.holds(result.file, result.conversation or result.id)
     ]
 
 

@@ -108,6 +108,25 @@ class CaseVerdict(BaseModel):
         return self.misses[0] if self.misses else None
 
     @property
+    def rank(self) -> tuple[int, float, str, str]:
+        """Where every report lists the case among failing ones: the worst first.
+
+        Errored cases first, then those below their own thresholds, then the largest
+        shortfall; cases at the same shortfall by their worst metric's name, then by key,
+        so the Markdown summary, the pull-request comment and the annotations list ties
+        alike.
+        """
+        worst = self.worst
+        # Rounded: two shortfalls equal on paper must not part on a subtraction's last bits.
+        shortfall = 0.0 if worst is None else round(worst.shortfall, 9)
+        return (
+            _RANKS.get(self.status, 3),
+            -shortfall,
+            "" if worst is None else worst.metric,
+            self.key,
+        )
+
+    @property
     def gate_misses(self) -> list[MetricMiss]:
         """The misses of the gate's thresholds (not the case's own), worst first."""
         return [miss for miss in self.misses if not miss.own]
@@ -129,6 +148,10 @@ class CaseVerdict(BaseModel):
         if self.own_misses:
             return "; ".join(self.own_misses)
         return self.misses[0].line if self.misses else ""
+
+
+#: The order of the case statuses among failing cases: errors, own misses, then the gate's.
+_RANKS = {"errored": 0, "failed": 1, "below": 2}
 
 
 def _first_line(message: str) -> str:

@@ -192,7 +192,7 @@ def settings_changes(
             changes.append(
                 (
                     "public_key",
-                    f"cache_public_key {old} → {new}: the key that decides which "
+                    f"cache.public_key {old} → {new}: the key that decides which "
                     "judge-cache entries are replayed",
                 )
             )

@@ -24,13 +24,13 @@ verdict: it says what to look at.
 
 from __future__ import annotations
 
-import fnmatch
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
+from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import SUPPORTED_EXTENSIONS
 from ..settings.config import GateConfig
+from ..settings.run_environment import GitError, GitReader
 from .gate_change_details import (
     failing_cases,
     golden_change,
@@ -57,43 +57,25 @@ _KIND_ORDER: tuple[ChangeKind, ...] = (
 )
 
 
-class _GitError(Exception):
-    pass
-
-
-def _git(root: Path, *args: str) -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            check=False,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise _GitError(f"git could not run ({error})") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise _GitError(message[0] if message else f"git {args[0]} failed")
-    return done.stdout.decode("utf-8", "replace")
-
-
-def _resolve(root: Path, ref: str) -> str:
+def _resolve(git: GitReader, root: Path, ref: str) -> str:
     """The commit of ``ref``, or of ``origin/<ref>`` (a CI checkout has only the remote one)."""
     for candidate in (ref, f"origin/{ref}", f"refs/remotes/origin/{ref}"):
         try:
-            return _git(root, "rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}").strip()
-        except _GitError:
+            return git.run(
+                root, "rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"
+            ).strip()
+        except GitError:
             continue
-    raise _GitError(
+    raise GitError(
         f"the base ref {ref!r} is not in this checkout (fetch it, e.g. actions/checkout with "
         "fetch-depth: 0)"
     )
 
 
-def _show(root: Path, commit: str, path: str) -> str | None:
+def _show(git: GitReader, root: Path, commit: str, path: str) -> str | None:
     try:
-        return _git(root, "show", f"{commit}:{path}")
-    except _GitError:
+        return git.run(root, "show", f"{commit}:{path}")
+    except GitError:
         return None
 
 
@@ -105,6 +87,7 @@ def find_gate_changes(
     golden_files: Sequence[str] = (),
     config_file: str | None = None,
     failing_in_base: Mapping[str, str] | None = None,
+    git: GitReader,
 ) -> GateChanges:
     """The changes to the gate's inputs between ``base_ref`` and ``HEAD``.
 
@@ -115,17 +98,18 @@ def find_gate_changes(
         golden_files: the run's golden files, relative to ``rootdir``.
         config_file: the config file the run read, if named (``--rag-gate-config``).
         failing_in_base: case id → why it failed in the baseline, to call out its removal.
+        git: the run environment's git reader, the one way this reads the repository.
 
     Returns:
         The changes; ``problem`` set when git could not compare.
     """
     try:
-        top = Path(_git(rootdir, "rev-parse", "--show-toplevel").strip())
-        base = _resolve(top, base_ref)
-        head = _git(top, "rev-parse", "HEAD").strip()
-        merge_base = _git(top, "merge-base", base, head).strip() or base
-        listing = _git(top, "diff", "--name-status", "--no-renames", "-z", merge_base, head)
-    except _GitError as error:
+        top = Path(git.run(rootdir, "rev-parse", "--show-toplevel").strip())
+        base = _resolve(git, top, base_ref)
+        head = git.run(top, "rev-parse", "HEAD").strip()
+        merge_base = git.run(top, "merge-base", base, head).strip() or base
+        listing = git.run(top, "diff", "--name-status", "--no-renames", "-z", merge_base, head)
+    except GitError as error:
         return GateChanges(base_ref=base_ref, problem=str(error))
     fields = listing.split("\0")
     changed = [(fields[index], fields[index + 1]) for index in range(0, len(fields) - 1, 2)]
@@ -142,16 +126,16 @@ def find_gate_changes(
         elif kind == "conftest":
             changes.append(GateChange(kind="conftest", path=path, detail=_conftest(status)))
         elif kind == "golden":
-            before, after = _show(top, merge_base, path), _show(top, head, path)
+            before, after = _show(git, top, merge_base, path), _show(git, top, head, path)
             detail = golden_change(path, before, after, status, failing_in_base or {})
             changes.append(GateChange(kind="golden", path=path, detail=detail))
         elif kind == "invocation":
-            before, after = _show(top, merge_base, path), _show(top, head, path)
+            before, after = _show(git, top, merge_base, path), _show(git, top, head, path)
             invocation = invocation_change(before, after)
             if invocation is not None:
                 changes.append(GateChange(kind="invocation", path=path, detail=invocation))
         else:
-            before, after = _show(top, merge_base, path), _show(top, head, path)
+            before, after = _show(git, top, merge_base, path), _show(git, top, head, path)
             changes.extend(
                 GateChange(kind=change_kind, path=path, detail=detail)
                 for change_kind, detail in settings_changes(path, before, after)
@@ -209,8 +193,8 @@ class _Scope:
             return "invocation"
         if path in self.golden:
             return "golden"
-        if pure.suffix.lower() in SUPPORTED_EXTENSIONS and any(
-            fnmatch.fnmatch(pure.name, pattern) for pattern in self.config.case_files
+        if pure.suffix.lower() in SUPPORTED_EXTENSIONS and matches_golden_globs(
+            pure, self.config.case_files
         ):
             return "golden"
         return None

@@ -35,6 +35,8 @@ class RunFacts(BaseModel):
 
     counted: bool = False
     case_files: list[str] = Field(default_factory=empty_list)
+    # Files under the run's paths that read as golden sets but match no golden.files glob.
+    look_alike_files: list[str] = Field(default_factory=empty_list)
     golden_files: dict[str, int | None] = Field(default_factory=dict)
     unreadable_files: list[str] = Field(default_factory=empty_list)
     selection: list[str] = Field(default_factory=empty_list)
@@ -132,9 +134,27 @@ def nothing_gated(facts: RunFacts) -> str:
         )
     if facts.unreadable_files:
         return "no golden cases were scored: no golden file could be read"
-    patterns = ", ".join(facts.case_files) or "the configured case_files"
+    patterns = ", ".join(facts.case_files) or "the configured golden.files"
     return (
         "no golden cases were scored: no golden file was collected (under directories, "
         f"golden files match {patterns}; name a file on the command line to use any other "
-        "name, or set case_files)"
+        "name, or set golden.files)"
+    )
+
+
+def look_alike_hint(facts: RunFacts) -> str | None:
+    """One line naming the files that look like golden sets but were not collected.
+
+    >>> print(look_alike_hint(RunFacts(look_alike_files=["data/cases.jsonl"])))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    hint: 1 file(s) look like golden sets but match no golden.files glob, so their cases
+    were not gated: data/cases.jsonl; add a glob to golden.files or name the file on the
+    command line
+    """
+    if not facts.look_alike_files:
+        return None
+    return (
+        f"hint: {len(facts.look_alike_files)} file(s) look like golden sets but match no "
+        f"golden.files glob, so their cases were not gated: {named(facts.look_alike_files)}; "
+        "add a glob to golden.files or name the file on the command line"
     )

@@ -63,7 +63,14 @@ from .run_checks import (
     ungated_check,
     unreadable_files_check,
 )
-from .run_facts import RunFacts, fold_golden_files, gate_scope, named, nothing_gated
+from .run_facts import (
+    RunFacts,
+    fold_golden_files,
+    gate_scope,
+    look_alike_hint,
+    named,
+    nothing_gated,
+)
 from .unevaluated import not_evaluated_checks
 
 __all__ = [
@@ -127,6 +134,8 @@ class GateVerdict(BaseModel):
     below_own_thresholds: list[str] = Field(default_factory=empty_list)
     unreadable_files: list[str] = Field(default_factory=empty_list)
     other_failures: list[str] = Field(default_factory=empty_list)
+    # Files that read as golden sets but match no golden.files glob, named in one line.
+    look_alike_hint: str | None = None
     baseline: BaselineComparison | None = None
     # With pairwise judging: the new answers against the baseline's (win, loss, tie rates).
     pairwise: PairwiseSummary | None = None
@@ -426,6 +435,7 @@ def evaluate_gate(
         partial=bool(partial_reasons or not_evaluated),
         coverage=coverage,
         collected_cases=facts.collected_cases,
+        look_alike_hint=look_alike_hint(facts),
         metrics=aggregates,
         tags=tags,
         total_cases=len(ordered),

@@ -2,10 +2,11 @@ r"""Read golden files (``.jsonl``, ``.json``, ``.yaml``/``.yml``, ``.csv``) into
 
 Each row is one case as the file holds it, with the line where it starts; turning rows into
 cases is :mod:`.golden_fields`' job. A file that cannot be read as a whole (bad syntax, not
-UTF-8, empty, unknown shape or extension) raises
+UTF-8, unknown shape or extension) raises
 :class:`~pytest_ragas_gate.exceptions.GoldenFileError`; a row that cannot be read (a JSONL
 line that is not JSON, a CSV cell that is not a list) carries its error to validation, so
-one bad case never hides the others.
+one bad case never hides the others. An empty file (0 bytes, blank, only YAML comments) holds
+no rows, as ``[]`` does.
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "golden.csv"
@@ -20,15 +21,16 @@ import ast
 import bisect
 import codecs
 import csv
+import fnmatch
 import io
 import json
 import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import GoldenFileError
@@ -44,7 +46,7 @@ from .golden_fields import (
 if TYPE_CHECKING:
     import yaml
 
-__all__ = ["SUPPORTED_EXTENSIONS", "read_rows"]
+__all__ = ["SUPPORTED_EXTENSIONS", "matches_golden_globs", "read_rows"]
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset({".jsonl", ".json", ".yaml", ".yml", ".csv"})
 
@@ -79,7 +81,7 @@ def read_rows(path: str | os.PathLike[str], shown: str) -> list[RawCase]:
 
     Raises:
         GoldenFileError: The file cannot be read as a whole: unsupported extension, not
-            UTF-8, empty, invalid JSON/YAML/CSV syntax, or a top-level shape that is not
+            UTF-8, invalid JSON/YAML/CSV syntax, or a top-level shape that is not
             one of the accepted ones.
     """
     extension = Path(path).suffix.lower()
@@ -90,6 +92,10 @@ def read_rows(path: str | os.PathLike[str], shown: str) -> list[RawCase]:
             f"use one of {supported}."
         )
     text = _read_text(path, shown)
+    if not text.strip():
+        # A 0-byte (or blank) file holds no case, as `[]` does: named as an empty file of
+        # the run, which is then partial, never a usage error that stops the other files.
+        return []
     readers: dict[str, Callable[[str, str], list[RawCase]]] = {
         ".jsonl": _read_jsonl,
         ".json": _read_json,
@@ -121,10 +127,6 @@ def _read_text(path: str | os.PathLike[str], shown: str) -> str:
             f"{shown}:{line}: the file is not valid UTF-8: byte 0x{data[offset]:02x} at byte "
             f"offset {offset} cannot be decoded; save the file as UTF-8."
         ) from error
-    if not text.strip():
-        raise GoldenFileError(
-            f"{shown}: the golden file is empty; it needs at least one case with a 'question'."
-        )
     return text
 
 
@@ -312,10 +314,8 @@ def _read_yaml_with(loader_class: type[yaml.SafeLoader], shown: str, text: str) 
                 f"({error})."
             ) from error
         if root is None:
-            raise GoldenFileError(
-                f"{shown}: the golden file is empty (it holds no YAML document); it needs "
-                "at least one case with a 'question'."
-            )
+            # Only comments: no case, as an empty file.
+            return []
         try:
             top = _yaml_top(loader, root, lines, shown)
         except RecursionError:
@@ -767,3 +767,17 @@ def _article(kind: str) -> str:
 
 def _quoted_list(names: list[str]) -> str:
     return ", ".join(repr(name) for name in names) if names else "no columns"
+
+
+def matches_golden_globs(path: PurePath, patterns: Iterable[str]) -> bool:
+    """Whether ``path``'s name matches one of the ``golden.files`` globs.
+
+    The extension matches whatever its case (``golden_c.JSONL``), as the format does.
+
+    >>> matches_golden_globs(Path("data/golden_c.JSONL"), ["golden*.jsonl"])
+    True
+    >>> matches_golden_globs(Path("data/cases.jsonl"), ["golden*.jsonl"])
+    False
+    """
+    name = path.stem + path.suffix.lower()
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..long_lived import import_module_paused
-from .base import Answer, ReplyT, contexts_sent_again
+from .base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, ReplyT, no_embeddings
 from .batching import (
     BatchApi,
     Batcher,
@@ -192,8 +192,22 @@ class AnthropicJudge(SdkJudge):
         """The Claude model name."""
         return self._model
 
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """Batches once switched on, prompt caching, tool-use replies, paired requests."""
+        return JudgeCapabilities(
+            batch=self.batch_mode,
+            prompt_caching=True,
+            structured_output=("tool_use",),
+            pairs_requests=True,
+        )
+
     def request_params(
-        self, request: JudgeRequest[Any], followups: Sequence[Followup] = ()
+        self,
+        request: JudgeRequest[Any],
+        followups: Sequence[Followup] = (),
+        *,
+        context: AskContext = NO_CONTEXT,
     ) -> dict[str, Any]:
         """The Messages API parameters of ``request`` (and its re-asks so far).
 
@@ -209,7 +223,7 @@ class AnthropicJudge(SdkJudge):
         content: list[dict[str, Any]] = []
         if prompt.prefix:
             block: dict[str, Any] = {"type": "text", "text": prompt.prefix}
-            if contexts_sent_again.get():
+            if context.contexts_sent_again:
                 # A write costs 1.25x: worth it only when another request reads it.
                 block["cache_control"] = _EPHEMERAL
             content.append(block)
@@ -227,10 +241,12 @@ class AnthropicJudge(SdkJudge):
             "tool_choice": {"type": "any"} if self.force_tool else {"type": "auto"},
         }
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
         tool = tool_name(request)
-        first = self.request_params(request)
+        first = self.request_params(request, context=context)
         prefix = first["messages"][0]["content"][0]
         prefix_key = PrefixOrder.key(prefix["text"]) if "cache_control" in prefix else None
         # The tools and system block open every request: the run's first request writes
@@ -243,7 +259,7 @@ class AnthropicJudge(SdkJudge):
         )
 
         def params(followups: Sequence[Followup]) -> dict[str, Any]:
-            return self.request_params(request, followups) if followups else first
+            return self.request_params(request, followups, context=context) if followups else first
 
         async def attempt(followups: Sequence[Followup]) -> Any:
             client = self._client
@@ -255,7 +271,9 @@ class AnthropicJudge(SdkJudge):
                 return await client.messages.create(**params(followups))
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
-            custom_id = batch_custom_id(self.kind, self._model, request, followups)
+            custom_id = batch_custom_id(
+                self.kind, self._model, request, followups, repeat=context.repeat
+            )
             try:
                 message = await batcher.send(custom_id, params(followups), what=request.kind)
             except BatchRequestError as error:
@@ -266,11 +284,16 @@ class AnthropicJudge(SdkJudge):
 
         return await self._ask_through(
             request,
+            context=context,
             prefix_keys=(shared_key, prefix_key),
             attempt=attempt,
             batched=batched,
             exchange=lambda message, retries: self._exchange(message, tool, retries),
         )
+
+    async def embed(self, texts: Sequence[str], *, context: AskContext) -> Embedded:
+        """The Messages API has no embeddings."""
+        raise no_embeddings(self.kind)
 
     def _stop_forcing_tool(self, problem: str, params: dict[str, Any]) -> bool:
         """After a 400 naming ``tool_choice``, offer the tools instead of forcing one.

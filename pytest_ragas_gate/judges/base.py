@@ -5,28 +5,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..exceptions import JudgeError
 from ..usage import Usage
 from .requests import JudgeRequest
 
 __all__ = [
     "Answer",
+    "AskContext",
+    "Embedded",
     "CaseJudge",
     "Judge",
+    "JudgeCapabilities",
     "JudgeInfo",
     "MetricJudge",
+    "NO_CONTEXT",
     "NO_JUDGE",
     "ReplyT",
-    "charge",
-    "contexts_sent_again",
-    "judge_repeat",
-    "usage_sink",
+    "Vectors",
+    "no_embeddings",
 ]
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
@@ -121,30 +123,59 @@ class JudgeInfo(BaseModel):
         return self.run_judge if recorded is None else recorded
 
 
-#: Where usage spent outside a judge request (embeddings) is charged. The scheduler points
-#: it at the metric being scored, so that per-case, per-metric and run totals include it.
-usage_sink: ContextVar[Callable[[Usage], None] | None] = ContextVar(
-    "rag_gate_usage_sink", default=None
-)
+@dataclass(frozen=True)
+class JudgeCapabilities:
+    """What a judge can do beyond answering one request; the gate reads this, never probes.
+
+    Attributes:
+        batch: requests go through the provider's batch API (priced at its share, and a
+            case's requests are never paired, since a batch answers in no set order).
+        prompt_caching: shared prompt prefixes are marked for the provider's prompt cache.
+        structured_output: the structured-output modes the judge asks for replies in, the
+            one in use first (``tool_use``, ``json_schema``, ``json_object``…).
+        structured_output_note: which mode and why, said once in the reports' judge line.
+        pairs_requests: a case's claim verification and context review may go as one
+            request (worth it for a judge that pays per call).
+        embeddings: :meth:`Judge.embed` works (the ``reverse_questions`` strategy).
+        embedding_model: the model :meth:`Judge.embed` uses, for cache keys and prices.
+        replay_only: the judge sends nothing (no key); only a read-mode cache answers.
+    """
+
+    batch: bool = False
+    prompt_caching: bool = False
+    structured_output: tuple[str, ...] = ()
+    structured_output_note: str = ""
+    pairs_requests: bool = False
+    embeddings: bool = False
+    embedding_model: str = ""
+    replay_only: bool = False
 
 
-#: Which repeat of a repeated judgement (``repeats: K``) the request being asked belongs
-#: to, from 0. The scheduler sets it per request; the cache keys each repeat apart.
-judge_repeat: ContextVar[int] = ContextVar("rag_gate_judge_repeat", default=0)
+@dataclass(frozen=True)
+class AskContext:
+    """What the scheduler knows about one request that the request itself does not say.
+
+    Attributes:
+        repeat: which repeat of a repeated judgement (``repeats: K``) it belongs to, from
+            0; the cache keys each repeat apart.
+        contexts_sent_again: whether another request of the case sends the same retrieved
+            contexts. A provider cache write costs more than a plain send (Anthropic:
+            1.25x), so a judge marks the contexts for caching only when a later request
+            can read them.
+        deadline: the ``time.monotonic()`` by which the reply is wanted, or None for no
+            deadline beyond the judge's own timeout; a judge refuses to send after it.
+    """
+
+    repeat: int = 0
+    contexts_sent_again: bool = True
+    deadline: float | None = None
 
 
-#: Whether another request of the case being scored will send the same retrieved contexts.
-#: A provider cache write costs more than a plain send (Anthropic: 1.25x), so a judge
-#: marks the contexts for caching only when a later request can read them. The scheduler
-#: sets it per request from what the case's metrics declare they ask; unset, it is True.
-contexts_sent_again: ContextVar[bool] = ContextVar("rag_gate_contexts_sent_again", default=True)
+#: The context of a request asked on its own (a test, a benchmark, one-off use).
+NO_CONTEXT = AskContext()
 
-
-def charge(usage: Usage) -> None:
-    """Charge ``usage`` to the metric being scored in this task, if any."""
-    sink = usage_sink.get()
-    if sink is not None:
-        sink(usage)
+#: Embedding vectors, one per text, in order.
+Vectors = list[list[float]]
 
 
 @dataclass(frozen=True)
@@ -155,8 +186,16 @@ class Answer(Generic[ReplyT]):
     usage: Usage
 
 
+@dataclass(frozen=True)
+class Embedded:
+    """Embedding vectors, one per text in order, and what obtaining them cost."""
+
+    vectors: Vectors
+    usage: Usage
+
+
 class Judge(Protocol):
-    """Answers judge requests with validated replies.
+    """Answers judge requests with validated replies: the one interface every judge implements.
 
     Implementations raise ``JudgeError`` (never return a partial or default reply) when a
     request cannot be answered after their retries and re-asks.
@@ -164,7 +203,7 @@ class Judge(Protocol):
 
     @property
     def kind(self) -> str:
-        """``offline``, ``anthropic`` or ``openai``."""
+        """The name it is selected by: ``offline``, ``anthropic``, ``openai`` or a custom one."""
         ...
 
     @property
@@ -172,8 +211,17 @@ class Judge(Protocol):
         """The model name (``heuristic-v1`` for the offline judge)."""
         ...
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """What it can do beyond :meth:`ask`."""
+        ...
+
+    async def ask(self, request: JudgeRequest[ReplyT], *, context: AskContext) -> Answer[ReplyT]:
         """Answer one request."""
+        ...
+
+    async def embed(self, texts: Sequence[str], *, context: AskContext) -> Embedded:
+        """One vector per text, in order; a judge without embeddings raises ``JudgeError``."""
         ...
 
     async def aclose(self) -> None:
@@ -181,9 +229,21 @@ class Judge(Protocol):
         ...
 
 
+def no_embeddings(kind: str) -> JudgeError:
+    """The error of :meth:`Judge.embed` for a judge that has no embeddings API."""
+    return JudgeError(
+        f"The {kind} judge has no embeddings API, which the reverse_questions answer "
+        "relevancy strategy needs; use answer_relevancy_strategy: judge, or the openai judge."
+    )
+
+
 class CaseJudge(Protocol):
     """What a metric sees: ask a request, get the reply (usage is accounted for it)."""
 
     async def ask(self, request: JudgeRequest[ReplyT]) -> ReplyT:
         """Answer one request for the metric that holds this object."""
+        ...
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts`` through the run's judge (usage is accounted for the metric)."""
         ...

@@ -50,7 +50,6 @@ from ..atomic_files import write_text_atomic
 from ..exceptions import JudgeError
 from ..text_safety import json_text
 from ..usage import Usage
-from .base import judge_repeat
 from .cache import cache_key
 from .prompts import PROMPT_VERSION
 from .reply_validation import Followup
@@ -79,7 +78,12 @@ def print_to_stderr(line: str) -> None:
 
 
 def batch_custom_id(
-    judge_kind: str, model: str, request: JudgeRequest[Any], followups: Sequence[Followup] = ()
+    judge_kind: str,
+    model: str,
+    request: JudgeRequest[Any],
+    followups: Sequence[Followup] = (),
+    *,
+    repeat: int = 0,
 ) -> str:
     """The id of a request in a batch job: its cache key, plus its re-asks if any.
 
@@ -94,7 +98,7 @@ def batch_custom_id(
         prompt_version=PROMPT_VERSION,
         kind=request.kind,
         payload=request.model_dump(mode="json"),
-        repeat=judge_repeat.get(),
+        repeat=repeat,
     )
     if not followups:
         return key

@@ -71,13 +71,13 @@ def check_public_key(value: Any) -> Any:
     >>> check_public_key("not a key")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: cache_public_key is not an Ed25519 public key: ...
+    ValueError: cache.public_key is not an Ed25519 public key: ...
     """
     if value is None:
         return None
     if not isinstance(value, str) or _decode_key(value) is None:
         raise ValueError(
-            "cache_public_key is not an Ed25519 public key: expected the base64 of 32 "
+            "cache.public_key is not an Ed25519 public key: expected the base64 of 32 "
             "bytes, as `rag-gate keygen` prints it"
         )
     return value.strip()
@@ -163,7 +163,7 @@ class EntryVerifier:
         raw = _decode_key(public_key)
         if raw is None:
             raise ConfigError(
-                "cache_public_key is not an Ed25519 public key: expected the base64 of 32 "
+                "cache.public_key is not an Ed25519 public key: expected the base64 of 32 "
                 "bytes, as `rag-gate keygen` prints it."
             )
         self._key = _cryptography().Ed25519PublicKey.from_public_bytes(raw)
@@ -204,8 +204,8 @@ def signer_from_env(env: Mapping[str, str], public_key: str | None) -> EntrySign
     signer = EntrySigner(private_key)
     if public_key is not None and fingerprint(public_key) != signer.signed_by:
         raise UsageError(
-            f"{SIGNING_KEY_ENV} does not belong to cache_public_key (its public key has "
-            f"fingerprint {signer.signed_by}, cache_public_key has {fingerprint(public_key)}): "
+            f"{SIGNING_KEY_ENV} does not belong to cache.public_key (its public key has "
+            f"fingerprint {signer.signed_by}, cache.public_key has {fingerprint(public_key)}): "
             "every entry this run wrote would be rejected. Set the secret and the key "
             "from the same `rag-gate keygen` output."
         )

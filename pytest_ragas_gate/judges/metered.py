@@ -17,11 +17,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import BudgetExceeded, JudgeError
 from ..usage import Usage
-from .base import Answer, Judge, ReplyT, charge, judge_repeat
+from .base import (
+    NO_CONTEXT,
+    Answer,
+    AskContext,
+    Embedded,
+    Judge,
+    JudgeCapabilities,
+    ReplyT,
+    no_embeddings,
+)
 from .cache import JudgeCache, cache_key
 from .pricing import PriceTable
 from .requests import JudgeRequest
@@ -33,13 +42,6 @@ if TYPE_CHECKING:
 _FREE = Usage()
 
 
-@runtime_checkable
-class _Embedder(Protocol):
-    async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], Usage]:
-        """Embed texts, reporting usage."""
-        ...
-
-
 class MeteredJudge:
     """Wraps a judge with the cache, the budgets, pricing and running totals.
 
@@ -49,6 +51,10 @@ class MeteredJudge:
         pricing: the price table used for ``cost_usd``.
         max_calls: the most calls this judge may send, or None.
         max_cost: the most US dollars it may spend, or None.
+        transport_stats: the inner judge's live transport counters (retries of requests
+            that failed included), when it has a transport.
+        concurrency: how many requests the inner judge's transport keeps in flight at
+            most, when it limits them.
     """
 
     def __init__(
@@ -59,8 +65,12 @@ class MeteredJudge:
         pricing: PriceTable | None = None,
         max_calls: int | None = None,
         max_cost: float | None = None,
+        transport_stats: TransportStats | None = None,
+        concurrency: int | None = None,
     ) -> None:
         self.inner = inner
+        self.transport_stats = transport_stats
+        self.concurrency = concurrency
         self.cache = cache
         self.pricing = pricing or PriceTable()
         self.max_calls = max_calls
@@ -86,6 +96,11 @@ class MeteredJudge:
         return self.inner.model
 
     @property
+    def capabilities(self) -> JudgeCapabilities:
+        """The inner judge's capabilities."""
+        return self.inner.capabilities
+
+    @property
     def priced(self) -> bool:
         """Whether the model has a known price (otherwise ``cost_usd`` stays 0.0)."""
         return self.kind == "offline" or self.pricing.is_priced(self.model)
@@ -98,12 +113,13 @@ class MeteredJudge:
         order, and a failed batch would strand a held review in a batch of its own, so batch
         mode keeps them apart; the offline judge sends nothing to save on.
         """
-        return self.kind != "offline" and not getattr(self.inner, "batch_mode", False)
+        capabilities = self.inner.capabilities
+        return capabilities.pairs_requests and not capabilities.batch
 
     @property
     def replay_only(self) -> bool:
         """True when the judge has no key and can only replay a read-mode cache."""
-        return getattr(self.inner, "replay_only", False) is True
+        return self.inner.capabilities.replay_only
 
     @property
     def calls(self) -> int:
@@ -137,26 +153,20 @@ class MeteredJudge:
         return self.totals.cost_usd
 
     @property
-    def transport_stats(self) -> TransportStats | None:
-        """The inner judge's live transport counters, when it has a transport."""
-        transport = getattr(self.inner, "transport", None)
-        stats = getattr(transport, "stats", None)
-        if stats is None:
-            return None
-        # Loaded by every judge that has a transport; the offline judge has none.
-        from .transport import TransportStats
-
-        return stats if isinstance(stats, TransportStats) else None
-
-    @property
     def supports_embeddings(self) -> bool:
         """Whether :meth:`embed` works with this judge (the OpenAI-compatible one)."""
-        return isinstance(self.inner, _Embedder)
+        return self.inner.capabilities.embeddings
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer from the cache, or from the inner judge within the budgets."""
         # The request is serialised only for a cache key, never for the offline judge.
-        key = self._key(request.kind, request.model_dump(mode="json")) if self._caches else None
+        key = (
+            self._key(request.kind, request.model_dump(mode="json"), context.repeat)
+            if self._caches
+            else None
+        )
         if key is not None and self.cache is not None:
             entry = self.cache.load(key)
             if entry is not None:
@@ -169,7 +179,7 @@ class MeteredJudge:
             if self.cache.mode == "read":
                 self.errors += 1
                 raise JudgeError(self._miss_message(request.kind, key))
-        answer = await self._call(request.kind, lambda: self.inner.ask(request))
+        answer = await self._call(request.kind, lambda: self.inner.ask(request, context=context))
         if key is not None and self.cache is not None:
             self.cache.store(
                 key,
@@ -179,22 +189,23 @@ class MeteredJudge:
             )
         return answer
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed ``texts`` through the inner judge, cached and metered like requests."""
-        if not isinstance(self.inner, _Embedder):
-            raise JudgeError(
-                f"The {self.kind} judge has no embeddings API, which the reverse_questions "
-                "answer relevancy strategy needs; use answer_relevancy_strategy: judge, or "
-                "the openai judge."
-            )
-        embedder = self.inner
-        model = str(getattr(embedder, "embedding_model", self.model))
-        key = self._key("embed", {"model": model, "texts": list(texts)})
+    async def embed(self, texts: Sequence[str], *, context: AskContext = NO_CONTEXT) -> Embedded:
+        """Embed ``texts`` through the inner judge, cached and metered like requests.
+
+        A failure's usage (priced) rides on its ``JudgeError``, as a request's does.
+        """
+        capabilities = self.inner.capabilities
+        if not capabilities.embeddings:
+            raise no_embeddings(self.kind)
+        model = capabilities.embedding_model or self.model
+        # Embeddings are keyed as the first repeat's: the vectors of a text never vary.
+        key = self._key("embed", {"model": model, "texts": list(texts)}, 0)
         if key is not None and self.cache is not None:
             entry = self.cache.load(key)
             if entry is not None and _is_vectors(entry.reply, len(texts)):
-                charge(self._account("embed", Answer(None, Usage(cache_hits=1))).usage)
-                return [[float(value) for value in vector] for vector in entry.reply]
+                vectors = [[float(value) for value in vector] for vector in entry.reply]
+                hit: Answer[Any] = Answer(vectors, Usage(cache_hits=1))
+                return Embedded(vectors, self._account("embed", hit).usage)
             if entry is not None:
                 self.cache.discard()
             if self.cache.mode == "read":
@@ -202,22 +213,15 @@ class MeteredJudge:
                 raise JudgeError(self._miss_message("embed", key))
 
         async def send() -> Answer[Any]:
-            vectors, usage = await embedder.embed_with_usage(texts)
-            return Answer(vectors, usage)
+            embedded = await self.inner.embed(texts, context=context)
+            return Answer(embedded.vectors, embedded.usage)
 
-        try:
-            answer = await self._call("embed", send, model=model)
-        except JudgeError as error:
-            if error.usage is not None:
-                charge(error.usage)
-            raise
-        charge(answer.usage)
+        answer = await self._call("embed", send, model=model)
         if key is not None and self.cache is not None:
             self.cache.store(
                 key, reply=answer.reply, usage=answer.usage.model_dump(), about=self._about("embed")
             )
-        vectors: list[list[float]] = answer.reply
-        return vectors
+        return Embedded(answer.reply, answer.usage)
 
     async def aclose(self) -> None:
         """Close the inner judge."""
@@ -228,7 +232,7 @@ class MeteredJudge:
         # The offline judge is deterministic and free: nothing to gain from caching it.
         return self.cache is not None and self.cache.reads and self.kind != "offline"
 
-    def _key(self, kind: str, payload: Any) -> str | None:
+    def _key(self, kind: str, payload: Any, repeat: int) -> str | None:
         if not self._caches:
             return None
         # The prompts load only for a judge that sends them, never for the offline judge.
@@ -240,7 +244,7 @@ class MeteredJudge:
             prompt_version=PROMPT_VERSION,
             kind=kind,
             payload=payload,
-            repeat=judge_repeat.get(),
+            repeat=repeat,
         )
 
     def _about(self, kind: str) -> dict[str, Any]:
@@ -261,7 +265,7 @@ class MeteredJudge:
                 f"cache entry for {kind} failed verification: {rejected} (judge "
                 f"{self.kind}, model {self.model}, key {key[:12]}…, cache {directory}); it "
                 "is not replayed. Record it again in readwrite mode by a run with "
-                "RAG_GATE_SIGNING_KEY set, the key whose public half is cache_public_key."
+                "RAG_GATE_SIGNING_KEY set, the key whose public half is cache.public_key."
             )
         return (
             f"cache miss in read mode for {kind} (judge {self.kind}, model {self.model}, "
@@ -320,7 +324,7 @@ class MeteredJudge:
             return usage
         # Requests of a judge in batch mode go through the batch API at its discount;
         # embeddings (model given) are always sent directly.
-        batch = model is None and getattr(self.inner, "batch_mode", False) is True
+        batch = model is None and self.inner.capabilities.batch
         cost = self.pricing.cost(
             model or self.model,
             input_tokens=usage.input_tokens,

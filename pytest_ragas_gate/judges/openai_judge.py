@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import JudgeError, UsageError
 from ..long_lived import import_module_paused
 from ..usage import Usage
-from .base import Answer, ReplyT
+from .base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, ReplyT
 from .batching import (
     BatchApi,
     Batcher,
@@ -109,6 +109,9 @@ def classify_openai_error(exc: BaseException) -> Failure | None:
             status=exc.status_code,
             retry_after_s=retry_after_from_headers(exc.response.headers),
         )
+    if isinstance(exc, StructuredOutputWarning):
+        # Raised only when warnings are errors: the same refusal comes back on a retry.
+        return Failure(str(exc), retryable=False)
     if isinstance(exc, ValueError):
         # The SDK raises a bare ValueError / JSONDecodeError on a body that is not JSON.
         return Failure("a malformed response body", retryable=True)
@@ -143,6 +146,7 @@ class OpenAIJudge(SdkJudge):
         seed: seeds the backoff jitter.
         structured_output: the structured-output mode to start with (``auto`` is resolved
             by :func:`.structured_output.choose_structured_output` before).
+        structured_output_note: why that mode, for the reports' judge line.
     """
 
     kind = "openai"
@@ -163,7 +167,9 @@ class OpenAIJudge(SdkJudge):
         temperature: float | None = None,
         seed: int | None = None,
         structured_output: StructuredOutputMode = "json_object",
+        structured_output_note: str = "",
     ) -> None:
+        self.structured_output_note = structured_output_note
         self.embedding_model = embedding_model or DEFAULT_EMBEDDING_MODEL
         self.max_reasks = max_reasks
         if temperature is None and not model.startswith(_NO_TEMPERATURE_PREFIXES):
@@ -209,6 +215,19 @@ class OpenAIJudge(SdkJudge):
         """The chat model name."""
         return self._model
 
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """Batches once switched on, prompt-prefix order, its structured-output mode, embeddings."""
+        return JudgeCapabilities(
+            batch=self.batch_mode,
+            prompt_caching=True,
+            structured_output=(self.response_format,),
+            structured_output_note=self.structured_output_note,
+            pairs_requests=True,
+            embeddings=True,
+            embedding_model=self.embedding_model,
+        )
+
     def request_params(
         self,
         request: JudgeRequest[Any],
@@ -235,7 +254,9 @@ class OpenAIJudge(SdkJudge):
         arguments.update(format_arguments(mode, prompt.tool_name, schema))
         return arguments
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer one request; raises ``JudgeError`` / ``JudgeReplyError`` on failure."""
         prompt = build_prompt(request, channel=_CHANNEL, schema_in_prompt=True)
         prefix_key = PrefixOrder.key(prompt.prefix) if prompt.prefix else None
@@ -255,7 +276,9 @@ class OpenAIJudge(SdkJudge):
                         raise
 
         async def batched(followups: Sequence[Followup], batcher: Batcher) -> Exchange:
-            custom_id = batch_custom_id(self.kind, self._model, request, followups)
+            custom_id = batch_custom_id(
+                self.kind, self._model, request, followups, repeat=context.repeat
+            )
             while True:
                 mode = self.response_format
                 arguments = self.request_params(request, followups, prompt=prompt)
@@ -269,6 +292,7 @@ class OpenAIJudge(SdkJudge):
 
         return await self._ask_through(
             request,
+            context=context,
             prefix_keys=(prefix_key,),
             attempt=attempt,
             batched=batched,
@@ -288,20 +312,28 @@ class OpenAIJudge(SdkJudge):
             return False
         if mode != self.response_format:
             return True
-        self._refused.add(mode)
-        following = next_mode(mode, frozenset(self._refused))
+        following = next_mode(mode, frozenset({*self._refused, mode}))
         if following is None:
             return False
-        self.response_format = following
         base_url = self._base_url or "the OpenAI API"
-        warnings.warn(
-            StructuredOutputWarning(
-                f"The {self.transport.describe} at {base_url} refused structured output "
-                f"{mode} (HTTP {status}); the judge uses {following} from now on. Set "
-                f"structured_output: {following} to start there."
-            ),
-            stacklevel=2,
-        )
+        refused = f"The {self.transport.describe} at {base_url} refused structured output {mode}"
+        try:
+            warnings.warn(
+                StructuredOutputWarning(
+                    f"{refused} (HTTP {status}); the judge uses {following} from now on. "
+                    f"Set structured_output: {following} to start there."
+                ),
+                stacklevel=2,
+            )
+        except StructuredOutputWarning:
+            # Warnings are errors in this run (-W error): the judge keeps its mode, and
+            # each request the server refuses errors its case with this message.
+            raise StructuredOutputWarning(
+                f"{refused} (HTTP {status}), and warnings are errors in this run, so the "
+                f"judge does not switch to {following}. Set structured_output: {following}."
+            ) from None
+        self._refused.add(mode)
+        self.response_format = following
         return True
 
     @staticmethod
@@ -365,7 +397,7 @@ class OpenAIJudge(SdkJudge):
         tokens = int(getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0)
         return vectors, Usage(calls=1, input_tokens=tokens, retries=retries)
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed ``texts`` (reverse-questions answer relevancy)."""
-        vectors, _ = await self.embed_with_usage(texts)
-        return vectors
+    async def embed(self, texts: Sequence[str], *, context: AskContext = NO_CONTEXT) -> Embedded:
+        """Embed ``texts`` (reverse-questions answer relevancy), with what it cost."""
+        vectors, usage = await self.embed_with_usage(texts)
+        return Embedded(vectors, usage)

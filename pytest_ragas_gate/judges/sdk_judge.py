@@ -9,10 +9,12 @@ client are the same, and live here.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .base import Answer, ReplyT
+from ..exceptions import JudgeError
+from .base import Answer, AskContext, ReplyT
 from .batching import Batcher, BatchSwitch
 from .prefix_order import PrefixOrder
 from .reply_validation import Exchange, Followup, ask_until_valid
@@ -49,6 +51,7 @@ class SdkJudge(BatchSwitch):
         self,
         request: JudgeRequest[ReplyT],
         *,
+        context: AskContext,
         prefix_keys: tuple[str | None, ...],
         attempt: Callable[[Sequence[Followup]], Awaitable[Any]],
         batched: Callable[[Sequence[Followup], Batcher], Awaitable[Exchange]],
@@ -58,6 +61,7 @@ class SdkJudge(BatchSwitch):
 
         Args:
             request: The judge request.
+            context: What the scheduler knows of it; no call starts past its deadline.
             prefix_keys: The prompt prefixes a direct call waits its turn for, outermost
                 first (so the provider's prompt cache holds each before the next request
                 that shares it); None where nothing is worth caching.
@@ -67,6 +71,11 @@ class SdkJudge(BatchSwitch):
         """
 
         async def call(followups: Sequence[Followup]) -> Exchange:
+            if context.deadline is not None and time.monotonic() >= context.deadline:
+                raise JudgeError(
+                    f"The {request.kind} request reached its deadline before the "
+                    f"{self.transport.describe} answered it; nothing more was sent."
+                )
             # A batch job answers its requests in no set order, so holding one back until
             # another of its case is answered would only cost a batch round trip.
             if self._batcher is not None:

@@ -391,8 +391,8 @@ class LiveTarget:
                 raise TargetFailed(self._error_text(case, error), seconds=elapsed) from None
             raise TargetFailed(
                 f"target {self.name} did not answer case {case.id!r} ({case.source}) within "
-                f"{self.timeout_s:g}s (target_timeout); the call was abandoned. Raise "
-                "target_timeout in the config if the system is that slow.",
+                f"{self.timeout_s:g}s (live.timeout); the call was abandoned. Raise "
+                "live.timeout in the config if the system is that slow.",
                 seconds=elapsed,
             ) from None
         except Exception as error:

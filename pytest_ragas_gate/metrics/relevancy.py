@@ -17,6 +17,22 @@ from .formulas import cosine_similarity, normalised_rating
 Embedder = Callable[[list[str]], Awaitable[list[list[float]]]]
 """Embeds a batch of texts, one vector per text, in order."""
 
+
+class JudgeEmbeddings:
+    """The embedder that embeds through the case's judge: the run's, with its cache and budgets.
+
+    The metric asks the judge it is handed, so a case's embedding calls are charged to
+    the metric that made them, like its requests.
+    """
+
+    async def __call__(self, texts: list[str]) -> list[list[float]]:
+        """Only the case's judge embeds: an embedder called on its own has none."""
+        raise JudgeError(
+            "The reverse_questions answer relevancy strategy embeds through the case's "
+            "judge, and none was given; this is a bug in pytest-ragas-gate."
+        )
+
+
 RELEVANCY_STRATEGIES: tuple[str, ...] = ("judge", "reverse_questions")
 REVERSE_QUESTION_COUNT = 3
 
@@ -108,7 +124,11 @@ class AnswerRelevancy(Metric):
                 f"{case.id!r} ({case.source}) and did not call the answer noncommittal; "
                 "the reply cannot be scored."
             )
-        embeddings = await self.embedder([case.question, *questions])
+        texts = [case.question, *questions]
+        if isinstance(self.embedder, JudgeEmbeddings):
+            embeddings = await judge.embed(texts)
+        else:
+            embeddings = await self.embedder(texts)
         if len(embeddings) != len(questions) + 1:
             raise JudgeError(
                 f"The embedder returned {len(embeddings)} vector(s) for "

@@ -28,6 +28,8 @@ XDIST_HOOKS_NAME = "rag-gate-xdist"
 PYTEST_HTML_HOOKS_NAME = "rag-gate-pytest-html"
 
 JUDGES = ("auto", "anthropic", "openai", "offline")
+#: The error pytest-xdist gives a worker that ended on its own KeyboardInterrupt.
+XDIST_WORKER_INTERRUPTED = "keyboard-interrupt"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -57,10 +59,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--rag-gate-judge",
         dest="rag_gate_judge",
-        choices=JUDGES,
         default=None,
-        metavar="{" + ",".join(JUDGES) + "}",
-        help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto).",
+        # Open: an installed package or a conftest may register another kind of judge,
+        # checked once the judges are known.
+        metavar="{" + ",".join(JUDGES) + ",…}",
+        help="Judge: anthropic when ANTHROPIC_API_KEY is set, else offline (default: auto); "
+        "or a kind an installed package or a conftest registers.",
     )
     group.addoption(
         "--rag-gate-metrics",
@@ -193,6 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
         old_options=[alias.key for alias in ALIASES if getattr(config.option, alias.dest)],
     )
     config.stash[RUN_KEY] = run
+    run.cancellation.install()
     config.pluginmanager.register(GateHooks(run), HOOKS_NAME)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(run), XDIST_HOOKS_NAME)
@@ -212,6 +217,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if hooks is not None:
             config.pluginmanager.unregister(hooks)
     if RUN_KEY in config.stash:
+        config.stash[RUN_KEY].cancellation.restore()
         del config.stash[RUN_KEY]
 
 
@@ -310,5 +316,12 @@ class XdistHooks:
         self.run.relay_progress(node.workerinput)
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        """Take a finished worker's collection counts, census, timing and usage stop."""
+        """Take a finished worker's collection counts, census, timing and usage stop.
+
+        A worker that died (``error`` set, other than its own Ctrl-C) is lost: its cases
+        that no item reported become errors of those cases.
+        """
+        if error is not None and error != XDIST_WORKER_INTERRUPTED:
+            self.run.worker_lost(str(node.gateway.id), error)
+            return
         self.run.add_worker_output(getattr(node, "workeroutput", None) or {})

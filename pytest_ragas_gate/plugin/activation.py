@@ -22,6 +22,7 @@ from ..settings.config import GateConfig, LoadedConfig, load_config
 from ..settings.config_checks import check_metric_names
 from ..settings.config_location import locate_config
 from ..settings.options import typed_value
+from ..settings.run_environment import RunEnvironment
 from .session import GateRun
 from .xdist_exchange import WorkerInfo
 
@@ -54,6 +55,8 @@ def start_run(
         assignment_names: How the keys of ``assignments`` not given with
             ``--rag-gate-set`` were given (``--rag-gate-output otel``).
     """
+    # Captured once: every later reader of the surroundings gets this value.
+    environment = RunEnvironment.capture()
     try:
         where = locate_config(
             config.rootpath,
@@ -74,6 +77,9 @@ def start_run(
             assignment_names=assignment_names,
         )
         _print_notices(config, [*notices, *loaded.warnings])
+        from .custom_judges import run_judges
+
+        judges = run_judges(config, loaded)
         metrics = available_metrics(loaded.config)
         from .custom_metrics import hook_metrics, with_metric_defaults
 
@@ -119,8 +125,9 @@ def start_run(
             loaded.config,
             # The cache lives beside the config that was read, wherever pytest's rootdir went.
             rootdir=where.directory,
-            env=os.environ,
+            env=environment.variables,
             chosen_by=loaded.judge_choice(),
+            judges=judges,
         )
         from ..scoring.embedder import bind_embedder
 
@@ -133,6 +140,7 @@ def start_run(
         metrics=metrics,
         judge=judge,
         judge_info=info,
+        environment=environment,
         worker=WorkerInfo.of(config),
         baseline=baseline,
         target=target,

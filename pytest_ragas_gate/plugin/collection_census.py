@@ -177,6 +177,24 @@ class CensusTaker:
         base = self._config.invocation_params.dir
         return [Path(os.path.abspath(base / arg.split("::")[0])) for arg in self._config.args]
 
+    def look_alikes(self) -> list[str]:
+        """Files under the run's paths that read as golden sets but match no glob.
+
+        A known extension and at least one case read from the file: a golden set named
+        ``cases.jsonl`` beside ``golden.jsonl`` is then named in a hint, not skipped unseen.
+        Files ``exclude:`` names are left out on purpose and not named, and so are files
+        under a folder with a ``rag_gate.yaml`` of its own: another gate's project.
+        """
+        roots = self._roots()
+        tops = [root for root, _ in roots]
+
+        def looks_golden(path: Path) -> bool:
+            if self._is_golden(path) or self._excluded_by(path) is not None:
+                return False
+            return not _in_another_project(path, tops) and reads_as_golden(path)
+
+        return sorted({self._display(path) for path in walk_golden_files(roots, looks_golden)})
+
     def _roots(self) -> list[tuple[Path, bool]]:
         """Where to look: each directory argument, and the directory of each file named."""
         roots: list[tuple[Path, bool]] = []
@@ -205,6 +223,34 @@ def walk_golden_files(
                 path = Path(directory) / name
                 if is_golden(path):
                     yield path
+
+
+#: The largest file read to see whether it looks like a golden set: a bigger data file
+#: beside the golden files is not worth reading for a hint.
+_LOOK_ALIKE_BYTES = 2_000_000
+
+
+def _in_another_project(path: Path, tops: Sequence[Path]) -> bool:
+    """Whether a folder between the run's root and ``path`` has its own ``rag_gate.yaml``."""
+    top = next((top for top in tops if _within(path, top)), None)
+    folder = path.parent
+    while top is not None and folder != top and _within(folder, top):
+        if (folder / "rag_gate.yaml").exists():
+            return True
+        folder = folder.parent
+    return False
+
+
+def reads_as_golden(path: Path) -> bool:
+    """Whether ``path`` has a golden file's extension and at least one case reads from it."""
+    if path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+        return False
+    try:
+        if not path.is_file() or path.stat().st_size > _LOOK_ALIKE_BYTES:
+            return False
+        return bool(load_golden_file(path).cases)
+    except (GoldenFileError, OSError, ValueError, UnicodeError):
+        return False
 
 
 def _walked(directory: Path) -> bool:

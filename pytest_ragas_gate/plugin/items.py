@@ -64,9 +64,16 @@ class GoldenFile(pytest.File):
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str:
-        """A golden file that cannot be read is reported by its message, no traceback."""
+        """A golden file that cannot be read is reported by its message, no traceback.
+
+        So is a warning that the warnings filter (``-W error``) raised while the file was
+        read: its message names the file and line, a traceback would name the plugin's.
+        """
         if isinstance(excinfo.value, GoldenFileError):
             return str(excinfo.value)
+        if isinstance(excinfo.value, Warning):
+            kind = type(excinfo.value).__name__
+            return f"{self.path.name}: {kind} raised as an error (-W error): {excinfo.value}"
         return str(super().repr_failure(excinfo))
 
 

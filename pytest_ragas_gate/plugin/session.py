@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,9 +21,9 @@ import pytest
 
 from ..gate.coverage import Census, CoverageLedger, build_ledger
 from ..gate.deploy_decision import scored_by
-from ..gate.gate_change_list import BASE_REF_ENV
 from ..gate.verdict import GateVerdict, RunFacts, evaluate_gate, fold_golden_files
 from ..golden.cases import GoldenCase
+from ..golden.golden_formats import matches_golden_globs
 from ..golden.loading import (
     SUPPORTED_EXTENSIONS,
     CaseProblem,
@@ -33,22 +32,29 @@ from ..golden.loading import (
     pending_review,
     skip_rejected,
 )
-from ..judges.base import Judge
 from ..judges.cache import JudgeCache
 from ..judges.cache_integrity import CacheIntegrity
+from ..judges.metered import MeteredJudge
 from ..long_lived import collector_spared
 from ..metrics.base import Metric
 from ..scoring.case_checks import check_threshold_metrics, is_threshold_usage_problem
 from ..scoring.gated_metrics import gated_metric_names, metrics_for_case, metrics_to_gate
-from ..scoring.interruption import fill_unscored, is_incomplete
+from ..scoring.interruption import (
+    INTERRUPTED_MESSAGE,
+    fill_unscored,
+    is_incomplete,
+    worker_crashed,
+)
 from ..scoring.results import CaseResult, canonical_order, usage_by_metric
 from ..scoring.scheduler import Progress, ProgressCallback, Target, score_cases
 from ..scoring.unknown_fields import check_field_names
 from ..settings.bounds import Bound
 from ..settings.config import GateConfig, LoadedConfig
+from ..settings.run_environment import RunEnvironment
 from ..usage import Usage
+from .cancellation import Cancellation
 from .collection_census import CensusTaker, deselecting_options, stop_reason
-from .items import CaseItem, attached_result, skipped_case
+from .items import BadCaseItem, CaseItem, attached_result, skipped_case
 from .progress_relay import ProgressRelay, heartbeat_path, write_heartbeat
 from .xdist_exchange import (
     USAGE_STOP_KEY,
@@ -59,10 +65,17 @@ from .xdist_exchange import (
     WorkerInfo,
     hand_over,
     is_controller,
+    mark_lost,
     publish_results,
+    publish_share,
+    published_results,
+    read_shares,
+    request_stop,
     run_dir_of,
+    stop_requested,
     unit_positions,
     wait_for_results,
+    wait_for_workers,
 )
 
 if TYPE_CHECKING:
@@ -76,6 +89,12 @@ if TYPE_CHECKING:
 #: The outcome pytest-rerunfailures gives every attempt of a test but the last.
 RERUN_OUTCOME = "rerun"
 
+#: How long after a signal the xdist controller waits for the workers' results before it
+#: writes the reports with what it has: a cancelled CI job gets SIGTERM 7.5 s after SIGINT.
+WORKERS_STOP_S = 3.0
+#: How often a worker scoring its cases looks for the run's stop marker.
+STOP_POLL_S = 0.1
+
 
 @dataclass
 class GateRun:
@@ -84,8 +103,11 @@ class GateRun:
     pytest_config: pytest.Config
     loaded: LoadedConfig
     metrics: dict[str, Metric]
-    judge: Judge
+    judge: MeteredJudge
     judge_info: JudgeInfo
+    # The run's environment variables, commit, CI run, base ref and git reader, captured
+    # once by the activation: what the gate and the reports read of the surroundings.
+    environment: RunEnvironment = field(default_factory=RunEnvironment)
     worker: WorkerInfo = field(default_factory=WorkerInfo)
     results: dict[str, CaseResult] = field(default_factory=dict)
     reported: dict[str, CaseResult] = field(default_factory=dict)
@@ -96,6 +118,8 @@ class GateRun:
     skipped: dict[tuple[str, str], str] = field(default_factory=dict)
     workers_counted: int = 0
     verdict: GateVerdict | None = None
+    # The run's exit status as the gate set it, for the colour of pytest's last line.
+    exit_code: int | None = None
     run_facts: RunFacts = field(default_factory=RunFacts)
     started: float = field(default_factory=time.monotonic)
     scoring_s: float = 0.0
@@ -120,6 +144,29 @@ class GateRun:
     # Where the OpenTelemetry records went, once sent (outputs.otel).
     otel_sent: str | None = None
     _bounds: Mapping[str, Bound] | None = None
+    #: SIGINT and SIGTERM: the first stops the scoring and keeps every case.
+    cancellation: Cancellation = field(default_factory=Cancellation)
+    # The xdist controller's view of its workers: the run directory they share, how many
+    # there are, and those that died (by worker id, with xdist's error).
+    _controller_run_dir: Path | None = None
+    _workers_expected: int = 0
+    _lost_workers: dict[str, str] = field(default_factory=dict)
+    # Which worker scores each case item (xdist), so a wait for a dead one ends at once.
+    _owners: dict[str, str] = field(default_factory=dict)
+    # The results of malformed cases, which an interrupted run never reaches.
+    _problems: dict[str, CaseResult] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.cancellation.on_request = self._stop_workers
+
+    def _stop_workers(self, reason: str) -> None:
+        """A signal reached this process: every xdist worker of the run stops scoring too."""
+        run_dir = self.worker.run_dir or self._controller_run_dir
+        if run_dir is not None:
+            try:
+                request_stop(run_dir, reason)
+            except OSError:
+                pass
 
     @property
     def config(self) -> GateConfig:
@@ -141,7 +188,7 @@ class GateRun:
             return False
         if path.resolve() in self._named_paths():
             return True
-        return any(fnmatch.fnmatch(path.name, pattern) for pattern in self.config.case_files)
+        return matches_golden_globs(path, self.config.case_files)
 
     def excluded_by(self, path: Path) -> str | None:
         """The ``exclude:`` glob that leaves ``path`` out of the gate on purpose, if any.
@@ -199,11 +246,10 @@ class GateRun:
             self.metrics,
             strict=self.config.strict_fields,
         )
-        if self.worker.index == 0:
-            # Every xdist worker reads every golden file; one of them says it once.
-            checked.warn()
+        # Every xdist worker reads every golden file; one of them says it once.
+        loaded = checked.warn(shown=self.worker.index == 0)
         loaded = check_threshold_metrics(
-            checked.loaded, self.metrics, self.config.metrics, self.config.direction_of
+            loaded, self.metrics, self.config.metrics, self.config.direction_of
         )
         loaded = self._unique_ids(skip_rejected(loaded))
         if self.labels is not None:
@@ -298,7 +344,7 @@ class GateRun:
 
     def cache_integrity(self) -> CacheIntegrity | None:
         """What this process's judge cache (or the workers' caches) verified and rejected."""
-        cache = getattr(self.judge, "cache", None)
+        cache = self.judge.cache
         own = None
         if isinstance(cache, JudgeCache) and (cache.signer, cache.verifier) != (None, None):
             own = cache.integrity()
@@ -342,31 +388,59 @@ class GateRun:
         cases = [item.case for item in mine]
         # Every worker draws the repeats: auto sample from the whole run, as a serial run does.
         self.run_case_keys = [item.case.key for item in case_items]
-        if self.worker.run_dir is not None and self.worker.worker_id is not None:
-            # Every worker is heard from, the ones with nothing to score included.
-            write_heartbeat(
-                heartbeat_path(self.worker.run_dir, self.worker.worker_id),
-                Progress(total_cases=len(cases)),
+        if self.worker.index == 0:
+            self._problems = {
+                item.nodeid: _problem_result(item)
+                for item in session.items
+                if isinstance(item, BadCaseItem)
+            }
+        run_dir, worker_id = self.worker.run_dir, self.worker.worker_id
+        if run_dir is not None and worker_id is not None:
+            self._owners = {
+                item.nodeid: f"gw{position % self.worker.count}"
+                for position, item in zip(unit_positions(case_items), case_items, strict=True)
+            }
+            # Written before any judge call, so the controller accounts for these cases
+            # whatever becomes of this worker.
+            publish_share(
+                run_dir,
+                worker_id,
+                {
+                    **{item.nodeid: CaseResult.of_case(item.case) for item in mine},
+                    **self._problems,
+                },
+                self.golden_files,
+                None if self.census is None else self.census.model_dump(mode="json"),
             )
+            # Every worker is heard from, the ones with nothing to score included.
+            write_heartbeat(heartbeat_path(run_dir, worker_id), Progress(total_cases=len(cases)))
+            stopped_by = stop_requested(run_dir)
+            if stopped_by is not None:
+                self.cancellation.request(stopped_by)
         by_key: dict[str, CaseResult] = {}
+        stopped = False
         try:
             if self.usage_stop is not None:
                 # An xdist worker cannot stop the run itself: its cases say why, unscored.
                 fill_unscored(cases, by_key, self.usage_stop)
-            else:
+            elif not self.cancellation.requested:
                 with collector_spared():
                     self._score(cases, into=by_key)
         except KeyboardInterrupt:
-            # pytest still calls sessionfinish, which reports what finished and fails the gate.
-            fill_unscored(cases, by_key)
-            raise
+            stopped = True
         finally:
             self.scoring_s = time.monotonic() - started
-            self.results = {
-                item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
-            }
-        if self.worker.run_dir is not None and self.worker.worker_id is not None:
-            publish_results(self.worker.run_dir, self.worker.worker_id, self.results)
+        stopped = stopped or self.cancellation.requested
+        if stopped:
+            # pytest still calls sessionfinish, which reports what finished and fails the gate.
+            fill_unscored(cases, by_key, INTERRUPTED_MESSAGE)
+        self.results = {
+            item.nodeid: by_key[item.case.key] for item in mine if item.case.key in by_key
+        }
+        if run_dir is not None and worker_id is not None:
+            publish_results(run_dir, worker_id, self.results)
+        if stopped:
+            raise KeyboardInterrupt(self.cancellation.reason or "SIGINT")
 
     def _check_labels(self) -> None:
         """Warn about labels that name no case or one case two ways; stop when strict."""
@@ -377,20 +451,26 @@ class GateRun:
         problems = label_problems(self.labels, self.loaded_keys)
         if not problems:
             return
-        if self.config.strict_labels:
+        notices = [
+            f"rag-gate: labels: {problem} (strict_labels: true makes this an error)"
+            for problem in problems
+        ]
+        # Under -W error a notice that would be raised stops the run as strict_labels does:
+        # every xdist worker asks the filter, so they all stop alike.
+        strict = "strict_labels: true" if self.config.strict_labels else None
+        if strict is None and any(_raised_as_error(notice) for notice in notices):
+            strict = "warnings are errors in this run (-W error); strict_labels: false"
+        if strict is not None:
             self.usage_stop = (
                 f"rag-gate: the labels file {self.labels.path} has {len(problems)} "
-                "problem(s) (strict_labels: true):\n" + "\n".join(problems)
+                f"problem(s) ({strict}):\n" + "\n".join(problems)
             )
             if not self.worker.is_worker:
                 pytest.exit(self.usage_stop, returncode=pytest.ExitCode.USAGE_ERROR)
             return
         if self.worker.index == 0:
-            for problem in problems:
-                _notice(
-                    f"rag-gate: labels: {problem} (strict_labels: true makes this an error)",
-                    self.pytest_config,
-                )
+            for notice in notices:
+                _notice(notice, self.pytest_config)
 
     def _score(
         self, cases: Sequence[GoldenCase], into: dict[str, CaseResult] | None = None
@@ -405,7 +485,46 @@ class GateRun:
             return metrics_for_case(case, self.metrics, self.config, gated=gated)
 
         show_progress = self._progress_printer()
-        return asyncio.run(self._score_and_compare(cases, metric_names_for, show_progress, into))
+        return asyncio.run(
+            self._stoppable(self._score_and_compare(cases, metric_names_for, show_progress, into))
+        )
+
+    async def _stoppable(self, scoring: Awaitable[dict[str, CaseResult]]) -> dict[str, CaseResult]:
+        """Run the scoring until it ends or a signal (here or in another worker) stops it.
+
+        Stopped, it is cancelled: the requests in flight are dropped and the judge closed,
+        and the results finished so far stay in ``into``.
+        """
+        task = asyncio.ensure_future(scoring)
+        loop = asyncio.get_running_loop()
+
+        def stop() -> None:
+            # Called from the signal handler, which may run between any two steps of the loop.
+            loop.call_soon_threadsafe(task.cancel)
+
+        watcher = None
+        if self.worker.run_dir is not None:
+            watcher = asyncio.ensure_future(self._watch_for_stop(self.worker.run_dir, stop))
+        try:
+            with self.cancellation.scoring(stop):
+                return await task
+        except asyncio.CancelledError:
+            if not self.cancellation.requested:
+                raise
+            return {}
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _watch_for_stop(self, run_dir: Path, stop: Callable[[], None]) -> None:
+        """An xdist worker: stop scoring when a signal reached another process of the run."""
+        while True:
+            await asyncio.sleep(STOP_POLL_S)
+            reason = stop_requested(run_dir)
+            if reason is not None:
+                self.cancellation.request(reason)
+                stop()
+                return
 
     async def _score_and_compare(
         self,
@@ -459,8 +578,9 @@ class GateRun:
         from ..gate.baseline import in_shard, pair_cases
         from ..scoring.pairwise import judge_pairs
 
-        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard)
-        pairs, _, _, _ = pair_cases(baseline, list(results.values()))
+        scored = list(results.values())
+        baseline = in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard, scored)
+        pairs, _, _, _ = pair_cases(baseline, scored)
         await judge_pairs(
             pairs,
             {case.key: case for case in cases},
@@ -503,7 +623,7 @@ class GateRun:
         stream = sys.stderr
         quiet = (
             self.worker.is_worker
-            or os.environ.get("CI")
+            or self.environment.variables.get("CI")
             or not stream.isatty()
             or self.pytest_config.get_verbosity() < 0
         )
@@ -520,6 +640,8 @@ class GateRun:
 
     def relay_progress(self, workerinput: Mapping[str, Any]) -> None:
         """On the xdist controller: show the workers' summed progress line, once."""
+        self._controller_run_dir = run_dir_of(str(workerinput["testrunuid"]))
+        self._workers_expected = int(workerinput["workercount"])
         if self._relay is not None:
             return
         show = self._progress_printer()
@@ -552,8 +674,12 @@ class GateRun:
                     "scoring. Fix them and run the gate again."
                 ),
             )
-        self.results.update(wait_for_results(self.worker.run_dir, item.nodeid))
+        owner = self._owners.get(item.nodeid)
+        published, lost = wait_for_results(self.worker.run_dir, item.nodeid, owner)
+        self.results.update(published)
         found = self.results.get(item.nodeid)
+        if found is None and lost and owner is not None:
+            return CaseResult.of_case(item.case, error=worker_crashed(owner))
         if found is None:
             return CaseResult.of_case(
                 item.case,
@@ -594,6 +720,7 @@ class GateRun:
             # collected; a serial run or worker counted its own collection.
             counted=self.workers_counted > 0 or not is_controller(self.pytest_config),
             case_files=list(self.config.case_files),
+            look_alike_files=self.census_taker.look_alikes(),
             golden_files=dict(self.golden_files),
             unreadable_files=list(self.golden_file_errors),
             selection=selection_options(self.pytest_config),
@@ -608,7 +735,7 @@ class GateRun:
 
     def _gate_changes(self) -> GateChanges | None:
         """In a pull request (``GITHUB_BASE_REF``), what it changes in the gate's inputs."""
-        base_ref = os.environ.get(BASE_REF_ENV, "").strip()
+        base_ref = self.environment.base_ref
         if not base_ref:
             return None
         # Only a pull request's run compares with its base branch (git, the config's history).
@@ -623,6 +750,7 @@ class GateRun:
             config=self.config,
             golden_files=list(self.golden_files),
             failing_in_base=failing,
+            git=self.environment.git,
         )
 
     def _ledger(self) -> CoverageLedger | None:
@@ -641,6 +769,7 @@ class GateRun:
             if output is not None and integrity is not None:
                 output[WORKER_INTEGRITY_KEY] = integrity.model_dump(mode="json")
             return
+        self.cancellation.finishing()
         if self._relay is not None:
             self._relay.stop()
         if self.pytest_config.option.collectonly:
@@ -659,9 +788,11 @@ class GateRun:
         # (--sw); only Ctrl-C leaves scored cases whose items never got to report them.
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED and not session.shouldstop
         if interrupted:
-            for nodeid, result in self.results.items():
+            for nodeid, result in {**self.results, **self._problems}.items():
                 self.reported.setdefault(nodeid, result)
             self._ordered = None
+        if is_controller(self.pytest_config) and (interrupted or self._lost_workers):
+            self._take_workers_cases(interrupted)
         self._stopped = stop_reason(self.pytest_config, session, interrupted)
         self.run_facts = self.facts()
         self.verdict = evaluate_gate(
@@ -679,6 +810,56 @@ class GateRun:
             bad_golden_input=bool(self.golden_file_errors)
             or any(is_threshold_usage_problem(result.error) for result in self.collected),
         )
+        self.exit_code = int(session.exitstatus)
+
+    def worker_lost(self, worker_id: str, error: object) -> None:
+        """On the xdist controller: a worker died; its unreported cases become its errors."""
+        self._lost_workers[worker_id] = str(error)
+        if self._controller_run_dir is not None:
+            try:
+                mark_lost(self._controller_run_dir, worker_id, str(error))
+            except OSError:
+                pass
+
+    def _take_workers_cases(self, interrupted: bool) -> None:
+        """On the xdist controller: account for the cases no item reported.
+
+        An interrupted run waits (briefly) for the stopped workers' results; a case with no
+        published result is then ``interrupted``, or, when its worker died, ``worker
+        crashed``. A share read here also tells what was collected, which the workers of an
+        interrupted run never got to hand over.
+        """
+        run_dir = self._controller_run_dir
+        if run_dir is None or not run_dir.is_dir():
+            return
+        if interrupted:
+            request_stop(run_dir, self.cancellation.reason or "an interruption")
+            since = self.cancellation.requested_at or time.monotonic()
+            # The report writers load now, while the workers stop, not after.
+            _load_report_writers(self.config)
+            wait_for_workers(run_dir, self._workers_expected, since + WORKERS_STOP_S)
+        published = published_results(run_dir)
+        for share in read_shares(run_dir):
+            fold_golden_files(self.golden_files, share.golden_files)
+            self.workers_counted = max(self.workers_counted, 1)
+            if self.census is None and share.census is not None:
+                self.census = Census.model_validate(share.census)
+            lost = self._lost_workers.get(share.worker_id)
+            for nodeid, skeleton in share.cases.items():
+                if nodeid in self.reported:
+                    continue
+                if not (interrupted or lost is not None or nodeid in self.other_failures):
+                    continue
+                result = published.get(nodeid)
+                if result is None and lost is not None:
+                    result = skeleton.model_copy(update={"error": worker_crashed(share.worker_id)})
+                elif result is None:
+                    result = skeleton.model_copy(
+                        update={"error": INTERRUPTED_MESSAGE, "incomplete": True}
+                    )
+                self.reported[nodeid] = result
+                self.other_failures.pop(nodeid, None)
+        self._ordered = None
 
     def _baseline_comparison(self) -> BaselineComparison | None:
         """The comparison with ``--rag-gate-baseline``, over this run's shard of it."""
@@ -689,7 +870,9 @@ class GateRun:
 
         metrics = self._gate_metric_names()
         return compare_to_baseline(
-            in_shard(self.baseline.results, self.pytest_config.option.rag_gate_shard),
+            in_shard(
+                self.baseline.results, self.pytest_config.option.rag_gate_shard, self.collected
+            ),
             self.collected,
             metrics,
             self.config,
@@ -744,7 +927,7 @@ class GateRun:
             from ..gate.baseline import in_shard
             from ..reports.json_report import saved_stamp
 
-            baseline = in_shard(self.baseline.results, shard)
+            baseline = in_shard(self.baseline.results, shard, self.collected)
             stamp = saved_stamp(self.baseline)
         outcome = RunOutcome(
             verdict=self.verdict,
@@ -754,17 +937,37 @@ class GateRun:
             facts=self.run_facts,
             wall_s=round(time.monotonic() - self.started, 3),
             scoring_s=round(self.scoring_s, 3),
-            incomplete=is_incomplete(self.collected),
+            # A run stopped before any case was collected is incomplete too.
+            incomplete=is_incomplete(self.collected)
+            or (self.cancellation.requested and not self.collected),
             shard=None if shard is None else {"index": shard.index, "count": shard.count},
             baseline=baseline,
             baseline_stamp=stamp,
+            environment=self.environment,
         )
         outputs = OutputFiles.from_config(
             self.config,
             self.pytest_config.invocation_params.dir,
             notice=lambda problem: _notice(problem, self.pytest_config),
+            environment=self.environment,
         )
         self.otel_sent = write_outputs(outcome, outputs).otel
+
+
+def _load_report_writers(config: GateConfig) -> None:
+    from ..reports import outputs  # noqa: F401
+
+    if config.html:
+        from ..reports import html  # noqa: F401
+    if config.junit:
+        from ..reports import junit  # noqa: F401
+
+
+def _problem_result(item: BadCaseItem) -> CaseResult:
+    problem = item.problem
+    return CaseResult.of_problem(
+        problem.file, problem.line, problem.label, problem.message, problem.salvaged
+    )
 
 
 def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> None:
@@ -782,6 +985,16 @@ def _warn_pending_review(cases: Sequence[GoldenCase], config: pytest.Config) -> 
         "with `rag-gate synth review FILE`.",
         config,
     )
+
+
+def _raised_as_error(message: str) -> bool:
+    """Whether the warnings filter (``-W error``) would raise ``message`` as a warning."""
+    try:
+        with warnings.catch_warnings(record=True):
+            warnings.warn(pytest.PytestWarning(message), stacklevel=1)
+    except pytest.PytestWarning:
+        return True
+    return False
 
 
 def _notice(message: str, config: pytest.Config) -> None:

@@ -65,7 +65,7 @@ def header_lines(run: GateRun) -> list[str]:
         lines.append(f"rag-gate: live mode — target {run.target.describe()}")
     if config.exclude:
         lines.append("rag-gate: exclude " + " ".join(config.exclude) + " (golden files left out)")
-    signing = cache_signing_line(run.judge)
+    signing = cache_signing_line(run.judge.cache)
     if signing is not None:
         lines.append(f"rag-gate: {signing}")
     return lines
@@ -131,7 +131,7 @@ _LAST_LINE_PARTS = {
 }
 
 
-def mark_last_line(terminal: Any, status: str, *, passed: bool) -> None:
+def mark_last_line(terminal: Any, status: str, *, passed: bool, exit_ok: bool = False) -> None:
     """Make pytest's last line (``32 passed, rag-gate FAILED in 1.2s``) carry the gate.
 
     A gate that fails an otherwise green run must not end on a green line. pytest builds
@@ -140,20 +140,26 @@ def mark_last_line(terminal: Any, status: str, *, passed: bool) -> None:
     gives every category it does not know. So the reporter's own builder is wrapped:
     pytest's parts stay as they are, the gate's part follows them, and a gate that did
     not pass turns the whole line red, as a failed test does. PARTIAL and UNGATED (no
-    deploy decision, exit 0) turn a green line yellow.
+    deploy decision, exit 0) turn a green line yellow. A passed gate whose run exits 0
+    although pytest counted failed items (golden cases errored within ``max_error_rate``)
+    turns pytest's red line yellow: red says the run failed, and it did not; nor is it a
+    deploy decision, so not green either.
     """
     word, colour = _LAST_LINE_PARTS[status]
     build = terminal.build_summary_stats_line
 
     def with_gate() -> tuple[list[tuple[str, dict[str, bool]]], str]:
         parts, main = build()
+        tone = colour
         if not passed:
             main = "red"
         elif colour == "yellow" and main == "green":
             main = "yellow"
+        elif main == "red" and exit_ok:
+            main = tone = "yellow"
         # pytest makes bold the parts in the line's colour: the same rule, after the change.
         ours = [(text, _bold_if(markup, main)) for text, markup in parts]
-        return [*ours, (word, {colour: True, "bold": colour == main})], main
+        return [*ours, (word, {tone: True, "bold": tone == main})], main
 
     terminal.build_summary_stats_line = with_gate
 
@@ -168,7 +174,7 @@ def write_summary(run: GateRun, terminal: Any) -> None:
     verdict = run.verdict
     if verdict is None:
         return
-    mark_last_line(terminal, verdict.status, passed=verdict.passed)
+    mark_last_line(terminal, verdict.status, passed=verdict.passed, exit_ok=run.exit_code == 0)
     # Like pytest's "generated xml file" line: outside the gate's section, which reads the
     # same here as in `rag-gate gate`.
     written = written_reports_line(run.report_paths())
@@ -192,6 +198,7 @@ def write_summary(run: GateRun, terminal: Any) -> None:
             facts=run.run_facts,
             cache_mode=run.config.cache,
             rootdir=run.pytest_config.rootpath,
+            environ=run.environment.variables,
             html_report=bool(run.config.html),
         ),
     )

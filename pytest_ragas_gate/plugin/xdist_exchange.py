@@ -6,6 +6,13 @@ directory the workers share, so each case is judged exactly once whichever worke
 running its item. What a worker knows beyond its results (collection counts, census,
 scoring time, a usage stop, its judge cache's integrity) reaches the controller through
 xdist's ``workeroutput`` under the keys below.
+
+Runs that end badly go through the run directory too. Before scoring, each worker writes
+its *share*: the cases it scores, as results not yet scored, with the collection counts
+and census, so that the controller can account for every case even when a worker dies
+(``kill -9``, out of memory) or is stopped before it reports. A signal writes a *stop*
+marker, which every worker polls while it scores; a worker the controller saw crash gets
+a *lost* marker, so that the others stop waiting for its results at once.
 """
 
 from __future__ import annotations
@@ -33,12 +40,20 @@ __all__ = [
     "WORKER_OUTPUT_KEY",
     "WORKER_SCORING_KEY",
     "WorkerInfo",
+    "Share",
     "hand_over",
     "is_controller",
+    "mark_lost",
     "publish_results",
+    "publish_share",
+    "published_results",
+    "read_shares",
+    "request_stop",
     "run_dir_of",
+    "stop_requested",
     "unit_positions",
     "wait_for_results",
+    "wait_for_workers",
 ]
 
 #: The key under which an xdist worker hands a usage stop (strict_labels) to the controller.
@@ -148,8 +163,14 @@ def publish_results(run_dir: Path, worker_id: str, results: Mapping[str, CaseRes
     )
 
 
-def wait_for_results(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:
-    """Wait until some worker publishes ``nodeid``'s result; gives up on a stalled run."""
+def wait_for_results(
+    run_dir: Path, nodeid: str, owner: str | None = None
+) -> tuple[dict[str, CaseResult], bool]:
+    """Wait until some worker publishes ``nodeid``'s result; gives up on a stalled run.
+
+    Returns the results found (empty when none came) and whether ``owner``, the worker
+    that scores ``nodeid``, was lost: then waiting longer is pointless.
+    """
     seen: dict[str, int] = {}
     last_change = time.monotonic()
     while True:
@@ -163,7 +184,119 @@ def wait_for_results(run_dir: Path, nodeid: str) -> dict[str, CaseResult]:
                 continue
             data = json.loads(path.read_text(encoding="utf-8"))
             if nodeid in data:
-                return {key: CaseResult.model_validate(value) for key, value in data.items()}
+                return {key: CaseResult.model_validate(value) for key, value in data.items()}, False
+        if owner is not None and _lost_path(run_dir, owner).exists():
+            return {}, True
         if time.monotonic() - last_change > STALLED_WORKER_S:
-            return {}
+            return {}, False
+        time.sleep(0.05)
+
+
+# The markers' names hold no "-gw", which would make waiting workers read them as results.
+_STOP_NAME = "stop"
+_SHARE_PREFIX = "share."
+_LOST_PREFIX = "lost."
+
+
+def _lost_path(run_dir: Path, worker_id: str) -> Path:
+    return run_dir / f"{_LOST_PREFIX}{worker_id}"
+
+
+def request_stop(run_dir: Path, reason: str) -> None:
+    """Ask every worker of the run to stop scoring (a signal reached one process)."""
+    path = run_dir / _STOP_NAME
+    if not path.exists():
+        write_text_atomic(path, reason, durable=False, temporary_prefix=".stop.")
+
+
+def stop_requested(run_dir: Path) -> str | None:
+    """Why the run was asked to stop, or None."""
+    try:
+        return (run_dir / _STOP_NAME).read_text(encoding="utf-8").strip() or "a signal"
+    except OSError:
+        return None
+
+
+def mark_lost(run_dir: Path, worker_id: str, error: str) -> None:
+    """Note that ``worker_id`` died: whoever waits for its results gives up on them."""
+    write_text_atomic(
+        _lost_path(run_dir, worker_id), error, durable=False, temporary_prefix=".lost."
+    )
+
+
+@dataclass
+class Share:
+    """What one worker scores, written before it starts: each case as a result not yet scored."""
+
+    worker_id: str
+    cases: dict[str, CaseResult]
+    golden_files: dict[str, int | None]
+    census: dict[str, Any] | None
+
+
+def publish_share(
+    run_dir: Path,
+    worker_id: str,
+    cases: Mapping[str, CaseResult],
+    golden_files: Mapping[str, int | None],
+    census: Mapping[str, Any] | None,
+) -> None:
+    """Write ``worker_id``'s share, for the controller to read if the worker never reports."""
+    payload = {
+        "cases": {nodeid: result.model_dump(mode="json") for nodeid, result in cases.items()},
+        "golden_files": dict(golden_files),
+        "census": None if census is None else dict(census),
+    }
+    write_text_atomic(
+        run_dir / f"{_SHARE_PREFIX}{worker_id}.json",
+        json_text(payload),
+        durable=False,
+        temporary_prefix=".share.",
+    )
+
+
+def read_shares(run_dir: Path) -> list[Share]:
+    """Every share the workers wrote, in worker order."""
+    shares = []
+    for path in sorted(run_dir.glob(f"{_SHARE_PREFIX}*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        shares.append(
+            Share(
+                worker_id=path.name.removeprefix(_SHARE_PREFIX).removesuffix(".json"),
+                cases={
+                    nodeid: CaseResult.model_validate(value)
+                    for nodeid, value in data["cases"].items()
+                },
+                golden_files=dict(data["golden_files"]),
+                census=data["census"],
+            )
+        )
+    return shares
+
+
+def published_results(run_dir: Path) -> dict[str, CaseResult]:
+    """Every result the workers published, by node id."""
+    found: dict[str, CaseResult] = {}
+    for path in sorted(run_dir.glob("results-gw*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found.update({key: CaseResult.model_validate(value) for key, value in data.items()})
+    return found
+
+
+def wait_for_workers(run_dir: Path, workers: int, deadline: float) -> None:
+    """Wait until ``workers`` shares are written and each worker published or was lost.
+
+    A stopped worker publishes within a second; the deadline keeps a stuck one from
+    costing the reports.
+    """
+    while time.monotonic() < deadline:
+        shares = sorted(run_dir.glob(f"{_SHARE_PREFIX}*.json"))
+        ids = [path.name.removeprefix(_SHARE_PREFIX).removesuffix(".json") for path in shares]
+        settled = all(
+            (run_dir / f"results-{worker_id}.json").exists()
+            or _lost_path(run_dir, worker_id).exists()
+            for worker_id in ids
+        )
+        if len(ids) >= workers and settled:
+            return
         time.sleep(0.05)

@@ -43,5 +43,8 @@ def add_comment_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pr", type=int, metavar="N", help="pull request number")
     parser.add_argument("--repo", metavar="OWNER/NAME", help="repository (GITHUB_REPOSITORY)")
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the body instead of posting it"
+        "--dry-run",
+        action="store_true",
+        help="read the report and print the body instead of posting it, whatever --comment "
+        "says; a report that cannot be read exits 4",
     )

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from ..exceptions import ReportError
 from ..gate.gate_change_list import GateChanges
 from ..judges.cache_integrity import CacheIntegrity
+from ..settings.run_environment import GitReader
 from .integrity import cache_integrity_lines
 
 if TYPE_CHECKING:
@@ -135,11 +136,14 @@ def gate_inputs_text(changes: GateChanges | None) -> list[str]:
     ]
 
 
-def changes_in_report_scope(report: SavedReport, base_ref: str, rootdir: Path) -> GateChanges:
+def changes_in_report_scope(
+    report: SavedReport, base_ref: str, rootdir: Path, git: GitReader
+) -> GateChanges:
     """The gate's changed inputs against ``base_ref``, for a saved report's settings and files.
 
     ``rootdir`` is where the report's golden-file paths are relative to (the directory
     pytest ran in); a removed case is called out when the report's baseline failed it.
+    ``git`` is the run environment's git reader.
     """
     # git and the config history load only for a pull request's comparison.
     from ..gate.gate_changes import failing_cases, find_gate_changes
@@ -154,6 +158,7 @@ def changes_in_report_scope(report: SavedReport, base_ref: str, rootdir: Path) -
         failing_in_base=None
         if baseline is None
         else failing_cases(baseline.results, baseline.config),
+        git=git,
     )
 
 

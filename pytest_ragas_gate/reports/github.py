@@ -116,7 +116,7 @@ def annotation_lines(
             for case in verdict.failing_cases
             if (problem := _case_problem(case, verdict)) is not None
         ),
-        key=lambda item: _severity(item[0]),
+        key=lambda item: item[0].rank,
     )
     for case, problem in problems[:MAX_CASE_ANNOTATIONS]:
         file, line = split_source(case.source)
@@ -170,22 +170,13 @@ def summary_markdown(
     )
 
 
-_SEVERITY = {"errored": 0, "failed": 1, "below": 2}
-
-
-def _severity(case: CaseVerdict) -> tuple[int, float]:
-    """Errored first, then below their own thresholds, then the largest shortfall."""
-    shortfall = case.worst.shortfall if case.worst is not None else 0.0
-    return (_SEVERITY.get(case.status, 3), -shortfall)
-
-
 def write_step_summary(
     verdict: GateVerdict,
     *,
     results: Sequence[CaseResult],
     judge: JudgeInfo,
     usage: Usage,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     extra: Sequence[str] = (),
     gate_changes: GateChanges | None = None,
     html_report: bool = False,
@@ -197,7 +188,7 @@ def write_step_summary(
         results: Every case result of the run.
         judge: The judge that scored the run.
         usage: Judge usage over the run.
-        env: The environment (default: ``os.environ``).
+        env: The run's environment variables.
         extra: Markdown lines right after the decision (the gate's changed inputs, the
             cache's verification).
         gate_changes: The changes to the gate's inputs, for the thresholds this change moved.
@@ -206,7 +197,7 @@ def write_step_summary(
     Returns:
         Whether a summary was written.
     """
-    target = (os.environ if env is None else env).get("GITHUB_STEP_SUMMARY")
+    target = env.get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
     text = summary_markdown(
@@ -234,6 +225,7 @@ def publish_annotations(
     judge: JudgeInfo,
     rootdir: Path,
     write_line: Callable[[str], object],
+    env: Mapping[str, str],
 ) -> None:
     """Print the run's annotations through ``write_line`` when under GitHub Actions.
 
@@ -243,14 +235,15 @@ def publish_annotations(
         judge: The judge that scored the run.
         rootdir: The directory case sources are relative to.
         write_line: The terminal reporter's ``write_line``.
+        env: The run's environment variables.
     """
-    if os.environ.get("GITHUB_ACTIONS") != "true":
+    if env.get("GITHUB_ACTIONS") != "true":
         return
     for line in annotation_lines(
         verdict,
         results=results,
         judge=judge,
         rootdir=rootdir,
-        workspace=os.environ.get("GITHUB_WORKSPACE"),
+        workspace=env.get("GITHUB_WORKSPACE"),
     ):
         write_line(line)

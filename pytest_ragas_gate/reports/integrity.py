@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..judges.cache import JudgeCache
 from ..judges.cache_integrity import CacheIntegrity
 
 __all__ = ["cache_integrity_lines", "cache_signing_line"]
 
 
-def cache_signing_line(judge: Any) -> str | None:
+def cache_signing_line(cache: JudgeCache | None) -> str | None:
     """For the pytest header: whether the judge cache signs and verifies, by key fingerprint."""
-    cache = getattr(judge, "cache", None)
-    if not isinstance(cache, JudgeCache) or (cache.signer is None and cache.verifier is None):
+    if cache is None or (cache.signer is None and cache.verifier is None):
         return None
     parts = []
     if cache.verifier is not None:
@@ -34,7 +31,7 @@ def cache_integrity_lines(integrity: CacheIntegrity | None, *, cache_mode: str) 
     ... )  # doctest: +NORMALIZE_WHITESPACE
     ['3 cache entries failed verification: unsigned — not replayed; in read mode the cases
       that needed them are errors',
-     'cache: 2 entries verified against cache_public_key ab12']
+     'cache: 2 entries verified against cache.public_key ab12']
     """
     if integrity is None:
         return []
@@ -49,7 +46,7 @@ def cache_integrity_lines(integrity: CacheIntegrity | None, *, cache_mode: str) 
         lines.append(f"{rejected} — not replayed; {consequence}")
     if integrity.public_key_fingerprint is not None:
         lines.append(
-            f"cache: {_entries(integrity.verified)} verified against cache_public_key "
+            f"cache: {_entries(integrity.verified)} verified against cache.public_key "
             f"{integrity.public_key_fingerprint}"
         )
     if integrity.signed:

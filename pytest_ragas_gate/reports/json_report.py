@@ -32,7 +32,6 @@ from ..settings.bounds import Bound
 from ..settings.config import GateConfig
 from ..text_safety import json_text
 from ..usage import Usage
-from .run_stamp import run_stamp
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -80,6 +79,10 @@ def _outcome_entry(verdict: GateVerdict, metric: str) -> dict[str, Any]:
     return {"outcome": outcome.model_dump(mode="json", exclude={"metric"})}
 
 
+#: The ``run`` object's stamp when the run's commit and CI run are not known.
+_UNSTAMPED: dict[str, str | None] = {"commit": None, "run_url": None}
+
+
 def build_report(
     *,
     results: Sequence[CaseResult],
@@ -112,8 +115,8 @@ def build_report(
         shard: ``{"index", "count"}`` of a shard run, None for a whole run.
         include_cases: False leaves ``cases`` out, for :func:`write_report` to stream them
             from the results.
-        stamp: ``{"commit", "run_url"}`` of the run (default: the current commit and CI
-            run, see :mod:`pytest_ragas_gate.reports.run_stamp`).
+        stamp: ``{"commit", "run_url"}`` of the run, as its environment gave them (see
+            :mod:`pytest_ragas_gate.reports.run_stamp`); default: neither known.
 
     Returns:
         A dict of plain JSON values.
@@ -132,7 +135,7 @@ def build_report(
             "gated_cases": verdict.total_cases,
             "collected_cases": verdict.collected_cases,
             "below_own_thresholds": list(verdict.below_own_thresholds),
-            **(run_stamp() if stamp is None else stamp),
+            **(_UNSTAMPED if stamp is None else stamp),
         },
         "judge": judge.model_dump(mode="json"),
         "config": config.model_dump(mode="json"),

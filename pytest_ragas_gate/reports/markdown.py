@@ -172,13 +172,6 @@ def _why(case: CaseVerdict, gated: Collection[str] | None = None) -> str:
     return f"`{worst.metric}` {worst.score:.2f} {worst.relation} {worst.threshold:.2f}"
 
 
-def _severity(case: CaseVerdict, gated: Collection[str]) -> float:
-    """Errors rank worst of all; then the largest shortfall."""
-    if case.error is not None and (case.error_metric is None or case.error_metric in gated):
-        return float("inf")
-    return 0.0 if case.worst is None else case.worst.shortfall
-
-
 def _on_gated(case: CaseVerdict, gated: Collection[str]) -> bool:
     """Whether the gate's outcome lists the case for a gated metric, not a reported one.
 
@@ -223,8 +216,8 @@ def _failing_cases(verdict: GateVerdict, more_in: str) -> list[str]:
     below = verdict.below_report_only
     lines: list[str] = []
     if failing:
-        # sorted() is stable: cases of one severity keep the gate's canonical order.
-        ranked = sorted(failing, key=lambda case: -_severity(case, gated))
+        # One order in every report: worst first, ties by metric and case (CaseVerdict.rank).
+        ranked = sorted(failing, key=lambda case: case.rank)
         on_gated = [case for case in ranked if _on_gated(case, gated)]
         reported = [case for case in ranked if not _on_gated(case, gated)]
         lines = [f"### Failing cases ({len(failing)})", ""]

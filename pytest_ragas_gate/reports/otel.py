@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import UsageError
 from ..scoring.results import CaseResult, split_source
 from ..settings.bounds import Bound, own_bound
+from ..settings.run_environment import RunEnvironment
 
 if TYPE_CHECKING:
     from ..settings.config import GateConfig
@@ -212,6 +213,7 @@ def send_results(
     tag_thresholds: Mapping[str, Mapping[str, float]],
     stamp: Mapping[str, str | None],
     root: Path,
+    service_name: str = "rag-gate",
 ) -> str:
     """Write or post the records; returns a line saying where, and how many.
 
@@ -219,7 +221,9 @@ def send_results(
         UsageError: the SDK is missing, or the collector did not take the records.
     """
     require_otel()
-    records = _readable_records(evaluation_records(results, bounds, tag_thresholds, stamp))
+    records = _readable_records(
+        evaluation_records(results, bounds, tag_thresholds, stamp), service_name
+    )
     if is_collector_url(destination):
         _post(destination, records)
         return f"{len(records)} evaluation records to {destination}"
@@ -230,7 +234,7 @@ def send_results(
     return f"{len(records)} evaluation records in {destination}"
 
 
-def _readable_records(entries: Iterator[dict[str, Any]]) -> list[Any]:
+def _readable_records(entries: Iterator[dict[str, Any]], service_name: str) -> list[Any]:
     """The records, made by the SDK's logger and kept in memory until sent."""
     from opentelemetry import trace
     from opentelemetry._logs import LogRecord, SeverityNumber
@@ -241,7 +245,7 @@ def _readable_records(entries: Iterator[dict[str, Any]]) -> list[Any]:
     )
     from opentelemetry.sdk.resources import Resource
 
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "rag-gate")})
+    resource = Resource.create({"service.name": service_name})
     provider = LoggerProvider(resource=resource)
     memory = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
     provider.add_log_record_processor(SimpleLogRecordProcessor(memory))
@@ -294,11 +298,15 @@ def _post(url: str, records: Sequence[Any]) -> None:
 
 
 def _write_json(path: Path, records: Sequence[Any]) -> None:
-    """``records`` as OTLP/JSON: protobuf's JSON mapping, with ids in hex as OTLP wants."""
+    """``records`` as OTLP/JSON: protobuf's JSON mapping, with ids in hex as OTLP wants.
+
+    Enum values go as integers (``"severityNumber": 9``): the OTLP/JSON mapping forbids
+    their names, and a strict receiver refuses a file that uses them.
+    """
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 
-    document = MessageToDict(encode_logs(records))
+    document = MessageToDict(encode_logs(records), use_integers_for_enums=True)
     for resource_logs in document.get("resourceLogs", []):
         for scope_logs in resource_logs.get("scopeLogs", []):
             for record in scope_logs.get("logRecords", []):
@@ -324,14 +332,15 @@ def export_run(
     results: Sequence[CaseResult],
     root: Path,
     notice: Callable[[str], None],
+    environment: RunEnvironment,
 ) -> str | None:
     """Send a finished run's results where ``settings.otel`` says.
+
+    ``environment`` gives the run's commit and CI run and ``OTEL_SERVICE_NAME``.
 
     Returns the destination when the records went out; otherwise ``notice`` is told why
     (a collector down is a warning of the run, never a changed verdict) and None returned.
     """
-    from .run_stamp import run_stamp
-
     destination = settings.otel
     if not destination:
         return None
@@ -341,8 +350,9 @@ def export_run(
             results,
             bounds=settings.bounds(),
             tag_thresholds=settings.tag_thresholds,
-            stamp=run_stamp(),
+            stamp=environment.stamp(),
             root=root,
+            service_name=environment.variables.get("OTEL_SERVICE_NAME", "rag-gate"),
         )
     except (UsageError, OSError) as error:
         notice(f"rag-gate otel: the evaluation records were not sent: {error}")

@@ -18,6 +18,7 @@ from ..gate.verdict import GateVerdict, RunFacts
 from ..judges.base import JudgeInfo
 from ..scoring.results import CaseResult, usage_by_metric
 from ..settings.config import GateConfig
+from ..settings.run_environment import RunEnvironment
 from ..usage import Usage
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ class RunOutcome:
         baseline: The baseline's case results (of this shard), for the HTML deltas.
         baseline_stamp: The baseline's commit and run, as the HTML page names it.
         stamp: The commit and run a re-gated report keeps from the run it came from.
+        environment: The run's environment, whose commit and CI run stamp a new run's
+            report (read only when a report is written).
         extra: Further top-level keys of the JSON report (``regated_from`` …).
     """
 
@@ -62,6 +65,7 @@ class RunOutcome:
     baseline: Sequence[CaseResult] | None = None
     baseline_stamp: Mapping[str, str | None] | None = None
     stamp: Mapping[str, str | None] | None = None
+    environment: RunEnvironment | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -85,7 +89,9 @@ class RunOutcome:
             facts=self.facts,
             shard=None if self.shard is None else dict(self.shard),
             include_cases=False,
-            stamp=self.stamp,
+            stamp=self.stamp
+            if self.stamp is not None or self.environment is None
+            else self.environment.stamp(),
         )
         document.update(self.extra)
         return document
@@ -107,6 +113,8 @@ class OutputFiles:
             point to (default: whether these outputs write one).
         notice: Says a problem that does not change the verdict (a history line it
             cannot read, an OTel endpoint that refused).
+        environment: The run's environment, for the OpenTelemetry records' commit, CI
+            run and service name.
     """
 
     root: Path
@@ -118,13 +126,19 @@ class OutputFiles:
     otel: bool = False
     html_report: bool | None = None
     notice: Callable[[str], None] = _to_stderr
+    environment: RunEnvironment = field(default_factory=RunEnvironment)
 
     @classmethod
     def from_config(
-        cls, config: GateConfig, root: Path, notice: Callable[[str], None] = _to_stderr
+        cls,
+        config: GateConfig,
+        root: Path,
+        notice: Callable[[str], None] = _to_stderr,
+        environment: RunEnvironment | None = None,
     ) -> OutputFiles:
         """The files ``config``'s ``outputs.*`` ask for."""
         return cls(
+            environment=environment or RunEnvironment(),
             root=root,
             json=config.report,
             junit=config.junit,
@@ -211,7 +225,7 @@ def write_outputs(outcome: RunOutcome, outputs: OutputFiles) -> Written:
     if outputs.otel:
         from .otel import export_run
 
-        otel = export_run(outcome.config, results, root, outputs.notice)
+        otel = export_run(outcome.config, results, root, outputs.notice, outputs.environment)
     return Written(otel=otel, history_added=history_added)
 
 

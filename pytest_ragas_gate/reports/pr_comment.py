@@ -40,6 +40,7 @@ from ..gate.gate_changes import GateChanges
 from ..gate.verdict import GateVerdict, evaluate_gate
 from ..scoring.results import CaseResult
 from ..settings.config_sections import REMOVED_IN
+from ..settings.run_environment import GitReader
 from ..stats import format_interval
 from .comment_arguments import COMMENT_DESCRIPTION, add_comment_arguments
 from .gate_inputs import (
@@ -240,14 +241,13 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     The first two groups are listed whatever their number: each of them fails the gate on
     its own, so a reader must find every one here.
     """
-    order = {"errored": 0, "failed": 1, "below": 2}
-    failing: list[tuple[int, float, str, str]] = []
     errors = error_table(error_groups(verdict.failing_cases), case=code_span, text=_text)
-    for case in (case for case in verdict.failing_cases if not is_error_row(case)):
-        shortfall = 0.0
-        if case.status == "below" and case.worst is not None:
-            shortfall = -case.worst.shortfall
-        failing.append((order[case.status], shortfall, case.key, case.why))
+    # One order in every report: worst first, ties by metric and case (CaseVerdict.rank).
+    ranked = sorted(
+        (case for case in verdict.failing_cases if not is_error_row(case)),
+        key=lambda case: case.rank,
+    )
+    failing = [(case.rank[0], case.key, case.why) for case in ranked]
     below = len(verdict.below_report_only)
     aside = (
         [
@@ -260,7 +260,6 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
     )
     if not failing:
         return aside[1:] + (["", *errors] if errors and aside else errors)
-    failing.sort()
     always = sum(1 for group, *_ in failing if group < 2)
     shown = failing[: max(MAX_CASES, always)]
     lines = [
@@ -269,7 +268,7 @@ def _failing_cases(verdict: GateVerdict) -> list[str]:
         "| case | why |",
         "|---|---|",
     ]
-    lines += [_failing_row(key, why) for _, _, key, why in shown]
+    lines += [_failing_row(key, why) for _, key, why in shown]
     lines += _showing(len(shown), len(failing))
     return lines + aside + (["", *errors] if errors else [])
 
@@ -844,20 +843,29 @@ def post_comment(
 
     Raises:
         CommentError: The report cannot be read, or GitHub refused the comment.
+        ReportError: A dry run's report cannot be read.
     """
     event = environ.get("GITHUB_EVENT_NAME", "")
-    if arguments.comment == "false":
+    # A dry run is how a person checks the comment: it reads the report and prints the
+    # body whatever --comment and the event say, and a bad report fails it (exit 4).
+    if arguments.comment == "false" and not arguments.dry_run:
         return None
-    if arguments.comment == "auto" and event not in ("pull_request", "pull_request_target"):
+    if (
+        arguments.comment == "auto"
+        and event not in ("pull_request", "pull_request_target")
+        and not arguments.dry_run
+    ):
         print(f"rag-gate comment: not a pull request event ({event or 'none'}): no comment")
         return None
     try:
         report = load_report(arguments.report)
     except ReportError as error:
+        if arguments.dry_run:
+            raise
         raise CommentError(f"no comment: {error}") from None
     changes = None
     if arguments.base_ref:
-        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd())
+        changes = changes_in_report_scope(report, arguments.base_ref, Path.cwd(), GitReader())
     baseline = baseline_report(report, arguments.baseline, best_effort=True)
     commit = _head_commit(environ, report)
     body = comment_body(

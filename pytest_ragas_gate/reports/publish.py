@@ -8,9 +8,8 @@ writes the lines through pytest's terminal (with colours), the command prints th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -39,8 +38,8 @@ class Outputs:
         facts: The run facts the verdict was reached with (gate inputs, cache integrity).
         cache_mode: The judge cache's mode, which the integrity lines speak of.
         rootdir: The directory case sources are relative to (for annotations).
-        environ: The environment: ``GITHUB_STEP_SUMMARY``, ``GITHUB_ACTIONS``,
-            ``GITHUB_WORKSPACE``.
+        environ: The run's environment variables: ``GITHUB_STEP_SUMMARY``,
+            ``GITHUB_ACTIONS``, ``GITHUB_WORKSPACE``.
         html_report: Whether the run writes an HTML report, which the step summary's cut
             lists point to.
     """
@@ -52,7 +51,7 @@ class Outputs:
     facts: RunFacts
     cache_mode: str
     rootdir: Path
-    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    environ: Mapping[str, str]
     html_report: bool = False
 
 

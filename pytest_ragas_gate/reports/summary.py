@@ -184,6 +184,8 @@ def summary_lines(
     if verdict.auto_repeats is not None:
         lines.append(verdict.auto_repeats)
     lines.append(cases_line(verdict))
+    if verdict.look_alike_hint is not None:
+        lines.append(verdict.look_alike_hint)
     if verdict.conversations is not None:
         lines.append(verdict.conversations)
         lines += broken_turn_lines(verdict, results)
@@ -253,7 +255,7 @@ def human_label_lines(verdict: GateVerdict) -> list[str]:
                     f"(judge weight λ={tuned.lam:.2f})"
                 )
         elif figures.n:
-            lines.append("    PPI: too few randomly sampled labelled cases (ppi_min_labels)")
+            lines.append("    PPI: too few randomly sampled labelled cases (trust.ppi.min_labels)")
     if lines:
         confidence = f"{round(verdict.confidence * 100, 6):g}%"
         lines.insert(0, f"judge–human agreement ({confidence} CI in brackets):")

@@ -1,46 +1,35 @@
 """Embeddings for the ``reverse_questions`` answer relevancy strategy, through the judge.
 
 The metrics are built before the judge (a misspelt metric name must fail before any key
-is needed), so answer relevancy gets a :class:`JudgeEmbedder` that is bound to the
-metered judge once it exists. Embedding calls then share the judge's cache, budgets,
-retries and usage totals; the OpenAI-compatible judge sends them to ``/embeddings`` with
-``embedding_model``.
+is needed), so answer relevancy gets a :class:`JudgeEmbedder`, which embeds through the
+case's judge, and the judge is checked for embeddings once it exists. Embedding calls then share the
+judge's cache, budgets, retries and usage totals; the OpenAI-compatible judge sends them
+to ``/embeddings`` with ``embedding_model``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..exceptions import JudgeError, UsageError
+from ..exceptions import UsageError
 from ..judges.metered import MeteredJudge
+from ..metrics.relevancy import JudgeEmbeddings
 from ..settings.config import GateConfig
 
 RELEVANCY_METRIC = "answer_relevancy"
 
 
-class JudgeEmbedder:
-    """An answer-relevancy embedder that embeds through the run's metered judge."""
-
-    def __init__(self) -> None:
-        self.judge: MeteredJudge | None = None
-
-    async def __call__(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order, from the bound judge."""
-        if self.judge is None:
-            raise JudgeError(
-                "The reverse_questions answer relevancy strategy was used before a judge "
-                "was bound to its embedder; this is a bug in pytest-ragas-gate."
-            )
-        return await self.judge.embed(texts)
+#: Answer relevancy's embedder when the judge embeds.
+JudgeEmbedder = JudgeEmbeddings
 
 
 def deferred_embedder(config: GateConfig) -> JudgeEmbedder | None:
-    """The embedder answer relevancy needs under ``config``, still unbound; else None."""
+    """The embedder answer relevancy needs under ``config``, else None."""
     return JudgeEmbedder() if config.answer_relevancy_strategy == "reverse_questions" else None
 
 
 def bind_embedder(metrics: Mapping[str, object], judge: MeteredJudge, config: GateConfig) -> None:
-    """Point answer relevancy's embedder at ``judge``, or refuse a judge without embeddings.
+    """Refuse a judge without embeddings when answer relevancy embeds through it.
 
     Raises:
         UsageError: answer relevancy may run with ``reverse_questions`` and the judge has no
@@ -59,4 +48,3 @@ def bind_embedder(metrics: Mapping[str, object], judge: MeteredJudge, config: Ga
             "server, with embedding_model naming its embedding model), or set "
             "answer_relevancy_strategy: judge."
         )
-    embedder.judge = judge

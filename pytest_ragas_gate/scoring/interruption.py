@@ -20,6 +20,15 @@ INTERRUPTED_MESSAGE = (
 )
 
 
+def worker_crashed(worker_id: str) -> str:
+    """The error of a case whose xdist worker died before its result was reported."""
+    return (
+        f"worker crashed: the xdist worker {worker_id} that scored this case died (killed, "
+        "or out of memory) before reporting its result; run the gate again to score it "
+        "(judge replies it received are replayed from the cache)."
+    )
+
+
 def unscored(case: GoldenCase, message: str) -> CaseResult:
     """The result of a case the run stopped short of: an error, marked incomplete."""
     return CaseResult.of_case(case, error=message, incomplete=True)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from ..exceptions import JudgeError
 from ..golden.cases import GoldenCase
-from ..judges.base import Judge
+from ..judges.base import NO_CONTEXT, Judge
 from ..judges.compare import CompareAnswers, Preference
 from ..usage import Usage
 from .pairwise_verdict import PairwiseOutcome, PairwiseVerdict, PreferenceSeen
@@ -75,7 +75,9 @@ async def _judge_one(
     reasons: list[str] = []
     # Both positions at once: they share the contexts and are independent.
     answers = await asyncio.gather(
-        judge.ask(request), judge.ask(request.swapped()), return_exceptions=True
+        judge.ask(request, context=NO_CONTEXT),
+        judge.ask(request.swapped(), context=NO_CONTEXT),
+        return_exceptions=True,
     )
     failures: list[str] = []
     for answer, new_is_a in zip(answers, (True, False), strict=True):

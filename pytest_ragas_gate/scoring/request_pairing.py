@@ -155,6 +155,10 @@ class RequestPairing:
         verdicts: ClaimVerdicts = both.claim_verdicts()
         return verdicts
 
+    def sending(self) -> list[asyncio.Task[None]]:
+        """The held reviews sent on their own and not yet answered."""
+        return list(self._sending)
+
     def finished(self, metric: str, repeats: Collection[int]) -> None:
         """``metric`` has finished: reviews that only waited for it go alone."""
         for repeat in repeats:

@@ -8,7 +8,6 @@ answer's claims) are sent once and shared.
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +19,7 @@ from pydantic_core import PydanticSerializationError
 
 from ..exceptions import BudgetExceeded, CaseError, JudgeError, TargetFailed
 from ..golden.cases import GoldenCase
-from ..judges.base import Judge, contexts_sent_again, judge_repeat, usage_sink
+from ..judges.base import AskContext, Judge, Vectors
 from ..judges.requests import JudgeRequest, ReviewContexts, VerifyClaims
 from ..metrics.base import Metric, MetricResult, missing_fields
 from ..text_safety import json_text
@@ -107,12 +106,16 @@ class _SharedRequests:
     def settle(self) -> None:
         """The case is scored: let go of its answered requests.
 
-        Each request's task holds a copy of the context, whose usage sink holds this view,
-        which holds the task; the pairing sends through this view's own method. Such cycles
-        only the cyclic collector frees, and every collection until then walked them again.
+        Each request's task holds this view, which holds the task; the pairing sends
+        through this view's own method. Such cycles only the cyclic collector frees, and
+        every collection until then walked them again.
         """
         self._pending.clear()
         self._pairing = RequestPairing(self._pairing.plan, _sent_nowhere)
+
+    def leftovers(self) -> list[asyncio.Future[Any]]:
+        """The requests still being answered when the scoring stopped."""
+        return [*self._pending.values(), *self._pairing.sending()]
 
     def plan(self, plan: CasePlan) -> None:
         """Pair this case's requests as ``plan`` says (before any is asked)."""
@@ -157,13 +160,23 @@ class _SharedRequests:
         sent: ReplyT = reply
         return sent
 
-    async def _dispatch(self, request: JudgeRequest[ReplyT], metric: str, repeat: int) -> ReplyT:
-        # This runs in a task of its own (a copy of the context), so the settings stay
-        # with this request.
-        judge_repeat.set(repeat)
-        contexts_sent_again.set(self._pairing.plan.contexts_sent_again)
+    async def embed(self, texts: Sequence[str], metric: str) -> Vectors:
+        """Embed through the judge; ``metric`` pays, failed or not."""
         try:
-            answer = await self._judge.ask(request)
+            answer = await self._judge.embed(texts, context=AskContext())
+        except JudgeError as error:
+            if error.usage is not None:
+                self.charge(metric, error.usage)
+            raise
+        self.charge(metric, answer.usage)
+        return answer.vectors
+
+    async def _dispatch(self, request: JudgeRequest[ReplyT], metric: str, repeat: int) -> ReplyT:
+        context = AskContext(
+            repeat=repeat, contexts_sent_again=self._pairing.plan.contexts_sent_again
+        )
+        try:
+            answer = await self._judge.ask(request, context=context)
         except JudgeError as error:
             # A request that failed for good still made calls: the report counts them.
             if error.usage is not None:
@@ -198,6 +211,9 @@ class _MetricJudge:
         self.asked += 1
         return await self._shared.ask(request, self._metric, self._repeat)
 
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        return await self._shared.embed(texts, self._metric)
+
 
 def describe_error(error: BaseException) -> tuple[str, str | None]:
     """A one-line message, plus the traceback unless the error is an expected judge failure."""
@@ -227,7 +243,8 @@ async def score_case(
     """
     started = time.monotonic()
     shared = shared or _SharedRequests(judge, progress)
-    if getattr(judge, "pairs_requests", False):
+    capabilities = judge.capabilities
+    if capabilities.pairs_requests and not capabilities.batch:
         shared.plan(CasePlan.of(case, metric_names, metrics, repeats))
     result = CaseResult.of_case(case, metrics=metric_names)
 
@@ -236,9 +253,6 @@ async def score_case(
         missing = missing_fields(metric, case, scoring=True)
         if missing:
             return name, MetricResult.lacking(missing)
-        # run_one is its own task under gather, so this binding is this metric's alone.
-        usage_sink.set(functools.partial(shared.charge, name))
-
         judges = [shared.for_metric(name, repeat) for repeat in range(repeats)]
 
         async def one_repeat(judge: _MetricJudge) -> MetricResult:
@@ -427,6 +441,15 @@ async def score_cases(
         # collects a canceled batch's answered requests, billed to the cases still in flight.
         if close_judge or not finished:
             await judge.aclose()
+        if not finished:
+            # A request shielded for its sharers outlives the case that asked it; stopped
+            # here and awaited, it cannot fail later against the closed client, with no one
+            # to hear it but the garbage collector.
+            leftovers = [task for _, shared in in_flight.values() for task in shared.leftovers()]
+            leftovers += [task for shared in judged_again.values() for task in shared.leftovers()]
+            for task in leftovers:
+                task.cancel()
+            await asyncio.gather(*leftovers, return_exceptions=True)
         for key, (case, shared) in in_flight.items():
             if key not in results and shared.usage_by_metric:
                 interrupted = unscored(case, INTERRUPTED_MESSAGE)

@@ -6,7 +6,8 @@ This check runs on each golden file once it is read:
 
 - a key close to a known field (one or two edits), on a row that lacks that field, is a
   warning naming ``file:line``, the key and the field it resembles;
-- under ``strict_fields: true`` every unknown key is an error of its case;
+- under ``strict_fields: true`` every unknown key is an error of its case, and so is a
+  warned key when the warnings filter makes the warning an error (``-W error``);
 - a file where every row has the same unknown key one edit from a known field that no row
   has is an error of each of its cases: nothing in it could be scored as the user meant
   (the other golden files of the run are still collected and scored).
@@ -25,6 +26,7 @@ from ..metrics.base import Metric
 
 __all__ = [
     "FieldCheck",
+    "FieldWarning",
     "GoldenFieldWarning",
     "check_field_names",
     "closest_field",
@@ -63,14 +65,6 @@ TURN_KEYS: tuple[str, ...] = (
     "expected_output",
     "expected_tools",
     "max_steps",
-)
-
-#: Turn keys that name the same thing: one of a group given, a key near another is no typo.
-_TURN_SYNONYMS: tuple[frozenset[str], ...] = (
-    frozenset({"role", "type"}),
-    frozenset({"contexts", "retrieval_context", "retrieved_contexts"}),
-    frozenset({"tools_called", "tool_calls"}),
-    frozenset({"reference", "expected_output"}),
 )
 
 
@@ -133,19 +127,60 @@ class GoldenFieldWarning(UserWarning):
 
 
 @dataclass(frozen=True)
+class FieldWarning:
+    """One misspelt-looking key of a file: where it is first, what to say, which rows have it.
+
+    Attributes:
+        line: The first line with the key, where the warning is located.
+        message: The warning, naming the file, the lines, the key and the field.
+        cases: Each row's line with the key, and what its case's error says when the
+            warnings filter makes the warning an error (``-W error``).
+    """
+
+    line: int
+    message: str
+    cases: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
 class FieldCheck:
     """The checked file and the warnings to show for it."""
 
     loaded: LoadedFile
-    warnings: list[tuple[int, str]]
+    warnings: list[FieldWarning]
 
-    def warn(self) -> None:
-        """Issue each warning as a ``GoldenFieldWarning`` located at the golden file's line."""
+    def warn(self, *, shown: bool = True) -> LoadedFile:
+        """Issue each warning as a ``GoldenFieldWarning`` located at the golden file's line.
+
+        Returns the file, where a warning the warnings filter turns into an error
+        (``-W error``, ``filterwarnings = error``) has made each case it names an error of
+        that case, with the warning's ``file:line`` message, rather than a traceback of
+        the collection. ``shown`` False (every xdist worker but one) asks the filter the
+        same question without showing the warning, so every worker errors the same cases.
+        """
         path = self.loaded.path
-        for line, message in self.warnings:
+        escalated: dict[int, list[str]] = {}
+        for found in self.warnings:
             # A golden row is no Python source line: the warnings summary must not quote it.
             linecache.cache[path] = (0, None, [], path)
-            warnings.warn_explicit(GoldenFieldWarning(message), GoldenFieldWarning, path, line)
+            try:
+                with warnings.catch_warnings(record=not shown):
+                    warnings.warn_explicit(
+                        GoldenFieldWarning(found.message), GoldenFieldWarning, path, found.line
+                    )
+            except GoldenFieldWarning:
+                for line, reason in found.cases:
+                    escalated.setdefault(line, []).append(reason)
+        if not escalated:
+            return self.loaded
+        return _problems_at(
+            self.loaded,
+            {
+                line: "; ".join(reasons) + " (a warning, an error under -W error; keep your "
+                "own fields under 'metadata')"
+                for line, reasons in escalated.items()
+            },
+        )
 
 
 def _is_known(key: str, known: Iterable[str]) -> bool:
@@ -196,7 +231,8 @@ def check_field_names(
     return FieldCheck(
         loaded,
         sorted(
-            _warnings(loaded, unknown_by_line, known) + _turn_warnings(loaded, unknown_in_turns)
+            _warnings(loaded, unknown_by_line, known) + _turn_warnings(loaded, unknown_in_turns),
+            key=lambda found: (found.line, found.message),
         ),
     )
 
@@ -214,35 +250,34 @@ def _unknown_turn_keys(
     return found
 
 
-def _turn_gives(field: str, keys: Iterable[str]) -> bool:
-    given = {key.strip().lower() for key in keys}
-    return field in given or any(field in group and group & given for group in _TURN_SYNONYMS)
-
-
 def _turn_warnings(
     loaded: LoadedFile, unknown_in_turns: Mapping[int, list[tuple[str, str, tuple[str, ...]]]]
-) -> list[tuple[int, str]]:
+) -> list[FieldWarning]:
     """One warning per misspelt-looking turn key of the file, at the first line that has it."""
-    places: dict[tuple[str, str], list[str]] = {}
-    first_line: dict[tuple[str, str], int] = {}
+    places: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for line, found in sorted(unknown_in_turns.items()):
-        for where, key, keys in found:
+        for where, key, _ in found:
             match = closest_field(key, TURN_KEYS)
-            # As in a row: a key near a field the turn also gives is the user's own.
-            if match is None or _turn_gives(match[0], keys):
+            # Unlike a row's, a turn's unknown keys are dropped, not kept as the user's own
+            # metadata: a key near a known one is a typo even beside it ('contxts' next to
+            # 'contexts' loses those contexts).
+            if match is None:
                 continue
-            places.setdefault((key, match[0]), []).append(f"{line}:{where}")
-            first_line.setdefault((key, match[0]), line)
+            places.setdefault((key, match[0]), []).append((line, where))
     warned = []
     for (key, field), named in places.items():
-        shown = ", ".join(named[:_LINES_NAMED])
+        shown = ", ".join(f"{line}:{where}" for line, where in named[:_LINES_NAMED])
         more = f" and {len(named) - _LINES_NAMED} more" if len(named) > _LINES_NAMED else ""
         warned.append(
-            (
-                first_line[(key, field)],
+            FieldWarning(
+                named[0][0],
                 f"{loaded.path}:{shown}{more}: unknown key {key!r} in a conversation turn — "
                 f"did you mean {field!r}? It is ignored, so metrics that need {field!r} are "
                 "not applicable to these case(s); strict_fields: true makes this an error",
+                tuple(
+                    (line, f"{where}: unknown key {key!r} — did you mean {field!r}?")
+                    for line, where in named
+                ),
             )
         )
     return warned
@@ -289,7 +324,7 @@ def _description(key: str, known: Sequence[str]) -> str:
 
 def _warnings(
     loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]], known: Sequence[str]
-) -> list[tuple[int, str]]:
+) -> list[FieldWarning]:
     """One warning per misspelt-looking key of the file, at the first line that has it."""
     keys_of_line = dict(loaded.row_keys)
     lines_of_key: dict[tuple[str, str], list[int]] = {}
@@ -305,11 +340,12 @@ def _warnings(
         shown = ", ".join(str(line) for line in lines[:_LINES_NAMED])
         more = f" and {len(lines) - _LINES_NAMED} more" if len(lines) > _LINES_NAMED else ""
         found.append(
-            (
+            FieldWarning(
                 lines[0],
                 f"{loaded.path}:{shown}{more}: unknown key {key!r} — did you mean {field!r}? "
                 f"It is kept as metadata, so metrics that need {field!r} are not applicable to "
                 "these case(s); strict_fields: true makes this an error",
+                tuple((line, f"unknown key {key!r} — did you mean {field!r}?") for line in lines),
             )
         )
     return found
@@ -317,21 +353,28 @@ def _warnings(
 
 def _strict_problems(loaded: LoadedFile, unknown_by_line: Mapping[int, list[str]]) -> LoadedFile:
     """``loaded`` with every case that has an unknown key (each described) moved to problems."""
+    return _problems_at(
+        loaded,
+        {
+            line: "; ".join(described)
+            + " (strict_fields: true; keep your own fields under 'metadata')"
+            for line, described in unknown_by_line.items()
+        },
+    )
 
-    def reason(line: int) -> str:
-        described = "; ".join(unknown_by_line[line])
-        return f"{described} (strict_fields: true; keep your own fields under 'metadata')"
 
-    cases = [case for case in loaded.cases if case.line not in unknown_by_line]
+def _problems_at(loaded: LoadedFile, reasons: Mapping[int, str]) -> LoadedFile:
+    """``loaded`` with the case of each line of ``reasons`` moved to problems, with its reason."""
+    cases = [case for case in loaded.cases if case.line not in reasons]
     problems = []
     for problem in loaded.problems:
-        if problem.line in unknown_by_line:
-            message = f"{problem.message}; {reason(problem.line)}"
+        if problem.line in reasons:
+            message = f"{problem.message}; {reasons[problem.line]}"
             problem = CaseProblem(problem.file, problem.line, problem.case_id, message)
         problems.append(problem)
     for case in loaded.cases:
-        if case.line in unknown_by_line:
-            message = f"{loaded.path}:{case.line}: {reason(case.line)}"
+        if case.line in reasons:
+            message = f"{loaded.path}:{case.line}: {reasons[case.line]}"
             problems.append(CaseProblem(loaded.path, case.line, case.id, message))
     problems.sort(key=lambda problem: problem.line)
     return LoadedFile(loaded.path, cases, problems, loaded.row_keys, loaded.turn_keys)

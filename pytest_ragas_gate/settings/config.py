@@ -49,7 +49,9 @@ from .metric_keys import METRIC_ITEMS, METRIC_KEYS, TAG_METRIC_KEYS, MetricKeyed
 # ``ppi``/``ppi_lower``/``ppi_upper`` gate on the prediction-powered estimate of the
 # human-scale mean (and its interval), as ``mean``/``ci_lower``/``ci_upper`` do on the judge's.
 Rule = Literal["mean", "ci_lower", "ci_upper", "ppi", "ppi_lower", "ppi_upper"]
-JudgeKind = Literal["auto", "anthropic", "openai", "offline"]
+# "auto", a built-in judge (anthropic, openai, offline) or a registered one, checked once
+# the judges are known (an installed package or a conftest may add a kind).
+JudgeKind = str
 
 #: The built-in metrics' own default thresholds; other metrics are reported but not gated
 #: by default.
@@ -261,12 +263,13 @@ class GateConfig(BaseModel):
                 if statistic not in AGREEMENT_STATISTICS:
                     hint = did_you_mean(statistic, AGREEMENT_STATISTICS)
                     raise ValueError(
-                        f"min_agreement for {metric!r} names {statistic!r}; expected one of "
+                        f"trust.agreement.human for {metric!r} names {statistic!r}; "
+                        f"expected one of "
                         f"{', '.join(AGREEMENT_STATISTICS)}{hint}"
                     )
                 if not -1.0 <= floor <= 1.0:
                     raise ValueError(
-                        f"min_agreement {statistic} for {metric!r} is {floor}; "
+                        f"trust.agreement.human {statistic} for {metric!r} is {floor}; "
                         "expected a number from -1 to 1"
                     )
         return value

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from ..exceptions import ConfigError
+from ..judges.registry import AUTO, unknown_judge_message
 from ..metrics.registry import MetricRegistry, unknown_metric_message
 from .bounds import Bound
 from .config import GateConfig
@@ -19,6 +20,7 @@ from .config_sources import SettingSources
 from .metric_keys import metric_keyed_settings
 
 __all__ = [
+    "check_judge_kind",
     "check_metric_names",
     "check_report_metric_names",
     "check_threshold_directions",
@@ -26,6 +28,20 @@ __all__ = [
     "not_selected_message",
     "report_metric_names",
 ]
+
+
+def check_judge_kind(config: GateConfig, known: Collection[str], sources: Sources = None) -> None:
+    """The judge named in the settings must be ``auto`` or one of ``known``.
+
+    Raises:
+        ConfigError: Naming the setting, its source, every known kind and the closest one.
+    """
+    if config.judge == AUTO or config.judge in known:
+        return
+    raise ConfigError(
+        f"Invalid rag-gate configuration: setting {public_key('judge')!r} from "
+        f"{_where(sources, 'judge')}: {unknown_judge_message(config.judge, known)}."
+    )
 
 
 #: Where settings came from: the loader's sources, or one source per setting.

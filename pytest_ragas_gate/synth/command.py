@@ -460,8 +460,7 @@ def skipped_lines(documents: Sequence[Document]) -> list[str]:
 
 def judge_concurrency(judge: MeteredJudge) -> int:
     """How many write requests to keep in flight: the judge's own limit, or 32."""
-    limiter = getattr(getattr(judge.inner, "transport", None), "limiter", None)
-    return int(getattr(limiter, "max_concurrency", 32))
+    return judge.concurrency or 32
 
 
 def _why_short(outcome: SynthOutcome, kind: QuestionKind, kept: int, target: int) -> str:

@@ -38,7 +38,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ..exceptions import UsageError
-from .prose import block_kind, is_chinese, join_lines, section_kind
+from .blocks import Block
+from .markdown_reader import FrontMatter, FrontMatterError, read_markdown
+from .prose import block_kind, file_kind, is_chinese, join_lines, section_kind
+from .rst_reader import available as rst_available
+from .rst_reader import rst_blocks
 
 __all__ = [
     "DOCUMENT_EXTENSIONS",
@@ -51,7 +55,7 @@ __all__ = [
 ]
 
 DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
-    {".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
+    {".md", ".markdown", ".mdx", ".rst", ".txt", ".html", ".htm", ".pdf", ".jsonl"}
 )
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -61,20 +65,6 @@ _BLANK_LINES = re.compile(r"\n\s*\n")
 
 class DocumentError(UsageError):
     """A document that cannot be read: names the file (and line) and what was expected."""
-
-
-@dataclass(frozen=True)
-class Block:
-    """A heading or a paragraph of a document, in reading order.
-
-    ``skip`` names the non-prose kind of a block left out of the chunks (``code``,
-    ``licence`` …), None for prose.
-    """
-
-    text: str
-    heading: bool = False
-    skip: str | None = None
-    level: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,6 +82,10 @@ class Document:
     title: str
     blocks: tuple[Block, ...]
     image_only: bool = False
+    #: The language the page declares (front matter ``lang``), None when it declares none.
+    lang: str | None = None
+    #: The page's own summary (front matter ``description``).
+    description: str | None = None
 
     @property
     def text(self) -> str:
@@ -114,7 +108,9 @@ class Document:
 
     @property
     def chinese(self) -> bool:
-        """Whether the document is written in Chinese, decided over all of its prose."""
+        """Whether the document is Chinese: as its front matter says, else by its prose."""
+        if self.lang:
+            return self.lang.lower().startswith("zh")
         return is_chinese(self.text)
 
 
@@ -223,10 +219,38 @@ def _skip_sections(blocks: list[Block]) -> list[Block]:
 def markdown_blocks(text: str) -> list[Block]:
     r"""Headings and paragraphs of a Markdown text; fenced code is a skipped ``code`` block.
 
+    Read by :func:`.markdown_reader.read_markdown` (markdown-it-py); front matter is dropped.
+
     >>> [(b.heading, b.skip, b.text) for b in markdown_blocks("Plans\n=====\n\n```\nx = 1\n```")]
     [(True, None, 'Plans'), (False, 'code', '```\nx = 1\n```')]
     """
-    return _text_blocks(text, atx=True)
+    try:
+        return _skip_sections(read_markdown(text, html=_html_prose)[1])
+    except FrontMatterError:
+        return _skip_sections(read_markdown(_without_front_matter(text), html=_html_prose)[1])
+
+
+def _without_front_matter(text: str) -> str:
+    lines = text.split("\n")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "+++")), 0)
+    return "\n".join(lines[end + 1 :])
+
+
+def _html_prose(html: str) -> list[str]:
+    """The prose paragraphs of an HTML block or component inside a Markdown page."""
+    return [
+        block.text
+        for block in html_blocks(html)[1]
+        if block.skip is None and not block.heading and len(block.text.split()) >= 4
+    ]
+
+
+def _markdown_document(text: str, shown: str) -> tuple[FrontMatter, list[Block]]:
+    try:
+        meta, blocks = read_markdown(text, html=_html_prose)
+    except FrontMatterError as error:
+        raise DocumentError(f"{shown}:{error.line}: {error}; fix it or remove it.") from None
+    return meta, _skip_sections(blocks)
 
 
 #: Page furniture by class or id that holds no prose even when it has few links.
@@ -691,6 +715,15 @@ def _first_heading(blocks: Sequence[Block]) -> str | None:
     return None if title.lower().rstrip(".:：") in _SECTION_NAMES else title
 
 
+def _first_h1(blocks: Sequence[Block]) -> str | None:
+    """The page's first level-1 heading, unless it only names a section ("Overview")."""
+    for block in blocks:
+        if block.heading and block.level == 1 and block.skip is None:
+            title = clean_title(block.text)
+            return None if title.lower().rstrip(".:：") in _SECTION_NAMES else title
+    return None
+
+
 def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
     documents: list[Document] = []
     for number, line in enumerate(_read_text(path, shown).splitlines(), 1):
@@ -725,50 +758,108 @@ def _jsonl_documents(path: Path, key: str, shown: str) -> list[Document]:
     return documents
 
 
+#: What a reader of one format gives: the title it found, the blocks, whether the file
+#: is image-only (a scanned PDF) and the front matter.
+_Read = tuple[str | None, list[Block], bool, FrontMatter]
+
+
+def _read_markdown_file(path: Path, shown: str) -> _Read:
+    meta, blocks = _markdown_document(_read_text(path, shown), shown)
+    # Front matter, then the first H1, then the file name: a first "## Usage" names a
+    # section, not the page.
+    title = meta.title or _first_h1(blocks) or _page_slug_title(path.stem)
+    return title, blocks, False, meta
+
+
+def _page_slug_title(stem: str) -> str:
+    """A docs site's page slug as a title: "timeouts" → "Timeouts" (its nav names it so).
+
+    A short word or one with digits ("zlib", "httplib2") is a name, kept as written.
+    """
+    title = stem_title(stem)
+    if title.isalpha() and title.islower() and len(title) >= 5:
+        return title[:1].upper() + title[1:]
+    return title
+
+
+def _read_plain_file(path: Path, shown: str) -> _Read:
+    if path.suffix.lower() == ".rst" and rst_available():
+        return None, _skip_sections(rst_blocks(_read_text(path, shown))), False, FrontMatter()
+    text = _read_text(path, shown)
+    manual = man_page(text)
+    title = None
+    if manual is not None:
+        title, text = manual
+    blocks = _text_blocks(text, atx=manual is not None)
+    first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
+    if first is not None and _title_line(blocks, first):
+        blocks[first] = Block(blocks[first].text, heading=True, level=1)
+    return title, blocks, False, FrontMatter()
+
+
+def _title_line(blocks: Sequence[Block], first: int) -> bool:
+    """A short first line without a full stop, before any heading, is the text's title."""
+    line = blocks[first]
+    return (
+        not line.heading
+        and not any(block.heading for block in blocks[:first])
+        and len(line.text) <= 80
+        and "\n" not in line.text
+        and not line.text.endswith((".", "。", ":"))
+    )
+
+
+def _read_html_file(path: Path, shown: str) -> _Read:
+    title, blocks = html_blocks(_read_text(path, shown))
+    return title, blocks, False, FrontMatter()
+
+
+def _read_pdf_file(path: Path, shown: str) -> _Read:
+    title, blocks, image_only = _pdf_blocks(path, shown)
+    return title, blocks, image_only, FrontMatter()
+
+
+_READERS = {
+    ".md": _read_markdown_file,
+    ".markdown": _read_markdown_file,
+    ".mdx": _read_markdown_file,
+    ".rst": _read_plain_file,
+    ".txt": _read_plain_file,
+    ".html": _read_html_file,
+    ".htm": _read_html_file,
+    ".pdf": _read_pdf_file,
+}
+
+
 def _read_one(path: Path, key: str) -> list[Document]:
     shown = os.fspath(path)
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         return _jsonl_documents(path, key, shown)
-    title: str | None = None
-    image_only = False
-    if suffix in (".md", ".markdown"):
-        blocks = markdown_blocks(_read_text(path, shown))
-    elif suffix in (".txt", ".rst"):
-        text = _read_text(path, shown)
-        manual = man_page(text)
-        if manual is not None:
-            title, text = manual
-        blocks = _text_blocks(text, atx=manual is not None)
-        # A short first line without a full stop, before any heading, is the text's title.
-        first = next((i for i, block in enumerate(blocks) if block.skip is None), None)
-        if (
-            first is not None
-            and not blocks[first].heading
-            and not any(block.heading for block in blocks[:first])
-            and len(blocks[first].text) <= 80
-            and "\n" not in blocks[first].text
-            and not blocks[first].text.endswith((".", "。", ":"))
-        ):
-            blocks[first] = Block(blocks[first].text, heading=True, level=1)
-    elif suffix in (".html", ".htm"):
-        title, blocks = html_blocks(_read_text(path, shown))
-    elif suffix == ".pdf":
-        title, blocks, image_only = _pdf_blocks(path, shown)
-    else:
+    if suffix not in _READERS:
         raise DocumentError(
             f"{shown}: unsupported document type {suffix or '(none)'}; expected one of "
             + ", ".join(sorted(DOCUMENT_EXTENSIONS))
             + "."
         )
+    title, blocks, image_only, meta = _READERS[suffix](path, shown)
     if not blocks and not image_only:
         return []
+    whole = file_kind(path.name)
+    if whole is not None:
+        # A licence, a change history or a code file gives no case, whatever its sentences.
+        blocks = [
+            block if block.skip else Block(block.text, block.heading, whole, block.level)
+            for block in blocks
+        ]
     return [
         Document(
             key=key,
             title=title or _first_heading(blocks) or stem_title(path.stem),
             blocks=tuple(blocks),
             image_only=image_only,
+            lang=meta.lang,
+            description=meta.description,
         )
     ]
 

@@ -28,6 +28,8 @@ from .offline import (
     reasoning_pairs,
 )
 from .requests import KINDS, QuestionKind
+from .stated import stated_amounts, stated_definitions
+from .wh_english import Fact
 
 __all__ = [
     "CorpusOffer",
@@ -46,8 +48,8 @@ WHY_NONE: dict[QuestionKind, str] = {
     "duration, a price or a year the offline writer can read",
     "multi": "no named thing (a name, command, file or option that at most 60% of the "
     "documents mention) has a property stated in two different chunks",
-    "unanswerable": "no entity has a sibling the documents describe differently (a property "
-    "given for one plan, option or version and not for another)",
+    "unanswerable": "the offline writer found no entity with a sibling the documents describe "
+    "differently (a property given for one plan, option or version and not for another)",
     "conversation": "no chunk states two facts about one subject",
 }
 
@@ -60,6 +62,37 @@ _OFFERED: dict[QuestionKind, tuple[str, str]] = {
     "unanswerable": ("near miss", "near misses"),
     "conversation": ("subject with two facts", "subjects with two facts"),
 }
+
+
+@dataclass
+class _Scan:
+    """What one document states on its face, counted, with the first of each as written."""
+
+    amounts: int = 0
+    definitions: int = 0
+    amount_example: str = ""
+    definition_example: str = ""
+
+    def add(self, text: str) -> None:
+        amounts = stated_amounts(text)
+        definitions = stated_definitions(text)
+        self.amounts += len(amounts)
+        self.definitions += len(definitions)
+        self.amount_example = self.amount_example or (amounts[0].text if amounts else "")
+        self.definition_example = self.definition_example or (definitions[0] if definitions else "")
+
+    def said(self) -> str:
+        """What the document states, as the summary says it ("2 amounts or dates (e.g. …)")."""
+        parts = []
+        if self.amounts:
+            noun = "amount or date" if self.amounts == 1 else "amounts or dates"
+            parts.append(f'{self.amounts} {noun} (e.g. "{self.amount_example}")')
+        if self.definitions:
+            noun = "definition" if self.definitions == 1 else "definitions"
+            example = self.definition_example
+            example = example if len(example) <= 60 else example[:57] + "…"
+            parts.append(f'{self.definitions} {noun} (e.g. "{example}")')
+        return " and ".join(parts)
 
 
 @dataclass
@@ -76,6 +109,13 @@ class CorpusOffer:
     refused: Counter[str] = field(default_factory=Counter)
     #: The same refusals per document (as chunks name it).
     refused_by_document: dict[str, Counter[str]] = field(default_factory=dict)
+    #: Per document (as chunks name it), what its text states on its face (see
+    #: :mod:`.stated`): amounts and dates, definition-shaped sentences, first examples.
+    scanned: dict[str, _Scan] = field(default_factory=dict)
+    #: Named things with properties in two chunks, left out as too common to link.
+    common_links: int = 0
+    #: Chunks stating two facts about one subject (a conversation's raw material).
+    subject_pairs: int = 0
 
     def uncovered_line(
         self, covered: set[str], dropped: Mapping[str, Counter[str]] | None = None
@@ -102,9 +142,14 @@ class CorpusOffer:
         refused = self.refused_by_document.get(document, Counter())
         unsure = refused.total()
         if not found and not unsure:
+            said = self.scanned.get(document, _Scan()).said()
+            if said:
+                # Checked, not assumed: the page does state these, in sentences the
+                # writer's rules cannot ask cleanly.
+                return f"no fact the offline writer can ask, though it states {said}"
             return (
-                "no fact: none of its sentences states an amount, a date, a name, a "
-                "definition or an option's default"
+                "no fact: none of its sentences states an amount, a date or a definition, "
+                "and the writer found no name or option's default to ask about"
             )
         refusals = ", ".join(
             f"{count} {REFUSALS[key][count != 1]}" for key, count in _by_count(refused)
@@ -161,7 +206,7 @@ class CorpusOffer:
                 "and refused all of them as unsure (by reason above)"
             )
         if offered == 0:
-            return f"{kind} {kept}/{target}: could not — {self._why_none(kind)}"
+            return f"{kind} {kept}/{target}: could not — {self._checked_why_none(kind)}"
         if kept >= offered:
             # A shared entity or a subject may give more than one question, so kept can
             # pass what was counted: the point is that the documents hold no more.
@@ -173,6 +218,39 @@ class CorpusOffer:
             f"{kind} {kept}/{target}: the documents offer {offered}; the rest were not paired "
             "with their chunk, repeated a kept case, or failed the critic"
         )
+
+    def _checked_why_none(self, kind: QuestionKind) -> str:
+        """Why no ``kind``, each claim checked against what the documents state."""
+        said = _Scan()
+        for scan in self.scanned.values():
+            said.amounts += scan.amounts
+            said.definitions += scan.definitions
+            said.amount_example = said.amount_example or scan.amount_example
+            said.definition_example = said.definition_example or scan.definition_example
+        if kind == "single" and (said.amounts or said.definitions):
+            return (
+                f"the documents state {said.said()}, but in no sentence the offline writer "
+                "can ask cleanly"
+            )
+        stated = sum(sum(units.values()) for units in self.amounts.values())
+        if kind == "reasoning" and not stated and said.amounts:
+            return (
+                f"the documents state {_Scan(said.amounts, 0, said.amount_example).said()}, "
+                "but the offline writer asks none of them as a fact, so it has no two to compare"
+            )
+        if kind == "multi" and self.common_links:
+            things = "named thing has" if self.common_links == 1 else "named things have"
+            return (
+                f"{self.common_links} {things} a property stated in two different chunks, but "
+                "more than 60% of the documents mention each, so it links nothing"
+            )
+        if kind == "conversation" and self.subject_pairs:
+            chunks = "chunk states" if self.subject_pairs == 1 else "chunks state"
+            return (
+                f"{self.subject_pairs} {chunks} two facts about one subject, but no follow-up "
+                "of them reads as a second turn (a pronoun or an ellipsis standing on the first)"
+            )
+        return self._why_none(kind)
 
     def _why_none(self, kind: QuestionKind) -> str:
         """Why the documents support no ``kind``; for reasoning, what they do state."""
@@ -221,56 +299,76 @@ def corpus_offer(chunks: Sequence[Chunk], wanted: Sequence[QuestionKind] = KINDS
         sorted({chunk.title for chunk in chunks}),
         [chunk.title for chunk in chunks],
     )
-    names = corpus.names
-    counts: dict[QuestionKind, int] = dict.fromkeys(KINDS, 0)
+    offer = CorpusOffer(dict.fromkeys(KINDS, 0), tuple(kind for kind in KINDS if kind in wanted))
     by_document: dict[str, list[Chunk]] = {}
+    #: (Chinese?, entity) → chunks whose facts name it; a "\0" key is a too-common one.
     holders: dict[tuple[bool, str], set[int]] = {}
-    amounts: dict[str, Counter[str]] = {}
-    facts_by_document: dict[str, int] = {}
-    refused: Counter[str] = Counter()
-    refused_by_document: dict[str, Counter[str]] = {}
     for index, chunk in enumerate(chunks):
         by_document.setdefault(chunk.document, []).append(chunk)
-        facts = chunk_facts(chunk.text, chunk.title, chunk.chinese, names)
-        counts["single"] += len(facts)
-        refusals = chunk_refusals(chunk.text, chunk.title, chunk.chinese, names)
-        refused.update(refusals)
-        refused_by_document.setdefault(chunk.document, Counter()).update(refusals)
-        facts_by_document[chunk.document] = facts_by_document.get(chunk.document, 0) + len(facts)
-        if "reasoning" in wanted:
-            stated = amounts.setdefault(PurePath(chunk.document).name, Counter())
-            stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
+        facts = _count_facts(offer, chunk, corpus.names)
         if "multi" in wanted:
-            terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
-            for fact in facts:
-                for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
-                    if corpus.distinctive.allows(entity):
-                        holders.setdefault((chunk.chinese, entity), set()).add(index)
+            _hold_entities(holders, index, chunk, facts, corpus)
         if "unanswerable" in wanted:
-            counts["unanswerable"] += len(_swapped(chunk.text, chunk.title, chunk.chinese, corpus))
+            offer.counts["unanswerable"] += len(
+                _swapped(chunk.text, chunk.title, chunk.chinese, corpus)
+            )
         if "conversation" in wanted and _conversation(
-            chunk.text, chunk.title, chunk.chinese, 0, names
+            chunk.text, chunk.title, chunk.chinese, 0, corpus.names
         ):
-            counts["conversation"] += 1
-    counts["multi"] = sum(1 for held in holders.values() if len(held) >= 2)
+            offer.counts["conversation"] += 1
+    linked = [key for key, held in holders.items() if len(held) >= 2]
+    offer.counts["multi"] = sum(1 for key in linked if not key[1].startswith("\0"))
+    offer.common_links = len(linked) - offer.counts["multi"]
     if "reasoning" in wanted:
-        for document_chunks in by_document.values():
-            counts["reasoning"] += len(
+        offer.counts["reasoning"] = sum(
+            len(
                 reasoning_pairs(
                     [chunk.text for chunk in document_chunks],
                     [chunk.title for chunk in document_chunks],
                     document_chunks[0].chinese,
-                    names,
+                    corpus.names,
                 )
             )
-    return CorpusOffer(
-        counts,
-        tuple(kind for kind in KINDS if kind in wanted),
-        amounts,
-        facts_by_document,
-        refused,
-        refused_by_document,
+            for document_chunks in by_document.values()
+        )
+    else:
+        offer.amounts.clear()
+    return offer
+
+
+def _count_facts(offer: CorpusOffer, chunk: Chunk, names: frozenset[str]) -> list[Fact]:
+    """Count one chunk's facts, refusals, stated amounts and definitions into ``offer``."""
+    offer.scanned.setdefault(chunk.document, _Scan()).add(chunk.text)
+    facts = list(chunk_facts(chunk.text, chunk.title, chunk.chinese, names))
+    subjects = Counter(fact.subject.lower() for fact in facts if fact.subject)
+    offer.subject_pairs += any(count >= 2 for count in subjects.values())
+    offer.counts["single"] += len(facts)
+    refusals = chunk_refusals(chunk.text, chunk.title, chunk.chinese, names)
+    offer.refused.update(refusals)
+    offer.refused_by_document.setdefault(chunk.document, Counter()).update(refusals)
+    offer.facts_by_document[chunk.document] = offer.facts_by_document.get(chunk.document, 0) + len(
+        facts
     )
+    stated = offer.amounts.setdefault(PurePath(chunk.document).name, Counter())
+    stated.update(fact.unit for fact in facts if fact.value is not None and fact.unit)
+    return facts
+
+
+def _hold_entities(
+    holders: dict[tuple[bool, str], set[int]],
+    index: int,
+    chunk: Chunk,
+    facts: Sequence[Fact],
+    corpus: Corpus,
+) -> None:
+    """Note the entities of ``chunk``'s facts a multi question could link it through."""
+    terms = chunk_terms(chunk.text, chunk.title) | corpus.distinctive.commands
+    for fact in facts:
+        for entity in multi_links(fact, chunk.chinese, terms, chunk.title):
+            # A name more than 60% of the documents mention links nothing; it is still
+            # counted, so the summary can say why no multi case came of it.
+            key = entity if corpus.distinctive.allows(entity) else "\0" + entity
+            holders.setdefault((chunk.chinese, key), set()).add(index)
 
 
 #: Chunks of one entity paired with each other at most: a name on every page is no link.

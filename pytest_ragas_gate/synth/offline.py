@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..exceptions import JudgeError
-from ..judges.base import Answer
+from ..judges.base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, no_embeddings
 from ..judges.offline.judge import Evidence, check_support
 from ..judges.offline.text import content_tokens, numbers, split_sentences
 from ..judges.requests import JudgeRequest
@@ -63,6 +63,7 @@ from .requests import (
     SynthTurn,
     WriteQuestions,
 )
+from .rules import refusal
 from .specific import misread_answer, unspecific
 from .standalone import answering_clause, dangling, empty_predicate, strip_discourse, tidy
 from .terms import default_sentence, is_term, noun_phrase, term_facts
@@ -404,6 +405,10 @@ def _chunk_reading(
                     refused.append(why or "misread")
                     continue
                 fact = repaired
+            ruled = refusal(fact.question, _reference(fact), chinese=chinese)
+            if ruled is not None:
+                refused.append(ruled[1])
+                continue
             if any(fact.question == known.question for known in facts):
                 continue  # a reference list's default, read again from its sentence
             if copied_run(fact.question, [chunk]) < COPY_RUN:
@@ -435,6 +440,9 @@ def wording_problem(
     """
     if _NOT_STANDALONE.search(question):
         return "not_standalone", "refers to a document it does not name"
+    ruled = refusal(question, reference, chinese=is_chinese(question)) if kind == "single" else None
+    if ruled is not None:
+        return ("not_answerable" if ruled[1] == "leaning" else "trivial"), f"rule {ruled[0]}"
     if not is_chinese(question) and kind != "unanswerable":
         reason = dangling(question) or first_person(question)
         if reason is not None:
@@ -1360,7 +1368,14 @@ class OfflineSynthJudge:
         """The heuristics' version."""
         return "synth-heuristic-v3"
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """None beyond answering."""
+        return JudgeCapabilities()
+
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer ``request`` at once."""
         original: JudgeRequest[ReplyT] = request
         reply: SynthQuestions | Critiques
@@ -1372,6 +1387,10 @@ class OfflineSynthJudge:
             raise JudgeError(f"The offline synth judge cannot answer a {request.kind!r} request.")
         # Round-tripped through the reply model, as the LLM judges' replies are.
         return Answer(reply=original.parse_reply(reply.model_dump()), usage=Usage())
+
+    async def embed(self, texts: Sequence[str], *, context: AskContext) -> Embedded:
+        """The heuristics have no embeddings."""
+        raise no_embeddings(self.kind)
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import BudgetExceeded, JudgeError
-from ..judges.base import Judge
+from ..judges.base import NO_CONTEXT, Judge
 from .chunking import Chunk
 from .dedup import NearDuplicates
 from .plan import Unit, plan_units
@@ -206,7 +206,7 @@ class _Round:
         )
         self.outcome.write_requests += 1
         try:
-            reply: SynthQuestions = (await self.judge.ask(request)).reply
+            reply: SynthQuestions = (await self.judge.ask(request, context=NO_CONTEXT)).reply
         except JudgeError as error:
             self._fail(error, "write request failed", drops)
             return [], drops
@@ -248,7 +248,7 @@ class _Round:
         )
         self.outcome.critique_requests += 1
         try:
-            verdicts: Critiques = (await self.judge.ask(critique)).reply
+            verdicts: Critiques = (await self.judge.ask(critique, context=NO_CONTEXT)).reply
         except JudgeError as error:
             self._fail(error, "critique request failed", drops)
             return [], drops

@@ -21,7 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["NON_PROSE", "block_kind", "chinese_share", "is_chinese", "join_lines", "section_kind"]
+__all__ = [
+    "NON_PROSE",
+    "block_kind",
+    "chinese_share",
+    "file_kind",
+    "is_chinese",
+    "join_lines",
+    "section_kind",
+]
 
 #: The kinds of non-prose, in the order the summary lists them.
 NON_PROSE = (
@@ -102,6 +110,42 @@ _EXERCISE = re.compile(
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+
+
+#: Files that are a licence or a change history by their name (before any extension).
+_FILE_KINDS = (
+    (re.compile(r"(?:licen[cs]e|copying|copyright|notice|unlicense)(?:[-_]\w+)?", re.I), "licence"),
+    (
+        re.compile(
+            r"(?:change[-_ ]?log|changes|news|history|release[-_ ]?notes|whats[-_]new)",
+            re.I,
+        ),
+        "changelog",
+    ),
+)
+#: Source files a folder of documents may hold beside them (``conf.py`` of a Sphinx site).
+_CODE_FILE = re.compile(
+    r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|vue|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|sh|bash"
+    r"|ps1|lua|swift|scala|sql|css|scss)(?:\.(?:txt|md|rst))?$",
+    re.I,
+)
+
+
+def file_kind(name: str) -> str | None:
+    """The non-prose kind of a whole file, from its name, or None.
+
+    >>> file_kind("LICENSE.md"), file_kind("CHANGELOG.rst"), file_kind("setup.py.txt")
+    ('licence', 'changelog', 'code')
+    >>> file_kind("changing-plans.md") is None
+    True
+    """
+    stem = name.rsplit("/", 1)[-1]
+    if _CODE_FILE.search(stem):
+        return "code"
+    for pattern, kind in _FILE_KINDS:
+        if pattern.fullmatch(stem.split(".")[0]):
+            return kind
+    return None
 
 
 def section_kind(heading: str) -> str | None:

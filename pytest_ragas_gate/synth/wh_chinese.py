@@ -214,5 +214,31 @@ def sentence_facts(sentence: str, name: str) -> list[Fact]:
             facts.append(
                 Fact(f"{term}{ask}？", definition.group("rest"), sentence, "what", term, score=1.5)
             )
+    if not facts:
+        facts += [fact for shape in _SHAPES if (fact := shape(text, sentence)) is not None]
     kept = [fact for fact in facts if fact.answer not in fact.question]
     return sorted(kept, key=lambda fact: -fact.score)
+
+
+#: "数据加载可以被用于获取远程数据": what a named thing is for. Not "一个用于数据加载的文件"
+#: (an attribute, 的 follows) nor a pronoun's purpose (这、该 name nothing).
+_PURPOSE = re.compile(
+    r"^(?P<subject>(?!一个|一种|这|该|此|它|其|我们|你)[^，。；：:]{2,20}?)"
+    r"(?P<verb>可以被用于|可以用于|可被用于|可用于|被用于|用于|用来)"
+    r"(?P<purpose>[^，。；：:]{3,30})(?:[，。；]|$)"
+)
+
+
+def _purpose_fact(text: str, sentence: str) -> Fact | None:
+    match = _PURPOSE.match(text)
+    if match is None or re.search(r"[的地得]$|[A-Za-z]$", match.group("subject").strip()):
+        return None
+    subject = match.group("subject").strip()
+    verb = match.group("verb").replace("被", "")
+    return Fact(
+        f"{subject}{verb}什么？", match.group("purpose"), sentence, "what", subject, score=1.2
+    )
+
+
+#: Further shapes, each asked only of a sentence no shape above read.
+_SHAPES = (_purpose_fact,)

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from ...exceptions import JudgeError
 from ...usage import Usage
-from ..base import Answer
+from ..base import NO_CONTEXT, Answer, AskContext, Embedded, JudgeCapabilities, no_embeddings
 from ..requests import (
     AttributeAnswer,
     AttributeStatements,
@@ -371,6 +371,9 @@ def forget_texts() -> None:
                 clear()
 
 
+_OFFLINE = JudgeCapabilities()
+
+
 class OfflineJudge:
     """A deterministic judge built from text heuristics; it never sends anything anywhere.
 
@@ -396,12 +399,23 @@ class OfflineJudge:
         """The heuristics' version, ``heuristic-v1``."""
         return "heuristic-v1"
 
-    async def ask(self, request: JudgeRequest[ReplyT]) -> Answer[ReplyT]:
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """None beyond answering: it sends nothing, so nothing is worth pairing or caching."""
+        return _OFFLINE
+
+    async def ask(
+        self, request: JudgeRequest[ReplyT], *, context: AskContext = NO_CONTEXT
+    ) -> Answer[ReplyT]:
         """Answer ``request`` at once; usage stays zero since nothing is sent."""
         # Round-trip through the reply model so the offline judge is held to the same
         # validation as the LLM judges.
         reply = request.parse_reply(self.answer(request).model_dump())
         return Answer(reply=reply, usage=Usage())
+
+    async def embed(self, texts: Sequence[str], *, context: AskContext) -> Embedded:
+        """The heuristics have no embeddings."""
+        raise no_embeddings(self.kind)
 
     async def aclose(self) -> None:
         """Let go of the texts memoised while judging.
