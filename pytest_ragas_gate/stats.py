@@ -769,7 +769,9 @@ def _tabled_means(
     return means
 
 
-def format_interval(low: float, high: float, digits: int = 2, *, percent: bool = False) -> str:
+def format_interval(
+    low: float, high: float, digits: int = 2, *, percent: bool = False, mark: float | None = None
+) -> str:
     """``0.34–1.00``: the bounds rounded outwards, never zero-width unless the interval is.
 
     ``0.9971–1.0`` prints ``0.99–1.00``, not ``1.00–1.00``.
@@ -778,11 +780,25 @@ def format_interval(low: float, high: float, digits: int = 2, *, percent: bool =
     ('0.99–1.00', '0.34–1.00', '0.50–0.50')
     >>> format_interval(0.0, 0.1135, 0, percent=True)
     '0–12%'
+
+    With ``mark`` (a threshold) more digits are printed where rounding outwards would take
+    a bound to or past the threshold the interval itself stays clear of: an interval of
+    0.832–0.841 beside a threshold of 0.85 must not read ``0.83–0.85``.
+
+    >>> format_interval(0.8321, 0.8412, mark=0.85), format_interval(0.8321, 0.8412, mark=0.9)
+    ('0.832–0.842', '0.83–0.85')
     """
     if percent:
         low, high = low * 100, high * 100
+        mark = None if mark is None else mark * 100
+    floor, ceil = _outward(low, high, digits)
+    while mark is not None and digits < 4 and (high < mark <= ceil or floor <= mark < low):
+        digits += 1
+        floor, ceil = _outward(low, high, digits)
+    return f"{floor:.{digits}f}–{ceil:.{digits}f}{'%' if percent else ''}"
+
+
+def _outward(low: float, high: float, digits: int) -> tuple[float, float]:
     scale = 10**digits
     # The tolerance keeps a bound already at a printed value (0.34 stored as 0.33999…) there.
-    floor = math.floor(low * scale + 1e-9) / scale
-    ceil = math.ceil(high * scale - 1e-9) / scale
-    return f"{floor:.{digits}f}–{ceil:.{digits}f}{'%' if percent else ''}"
+    return math.floor(low * scale + 1e-9) / scale, math.ceil(high * scale - 1e-9) / scale

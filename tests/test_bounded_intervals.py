@@ -323,3 +323,16 @@ def test_a_narrow_interval_never_prints_as_zero_width() -> None:
     assert format_interval(0.9971, 1.0) == "0.99–1.00"
     assert format_interval(0.99994, 1.0, 3) == "0.999–1.000"
     assert format_interval(0.0, 0.1135, 0, percent=True) == "0–12%"
+
+
+def test_an_interval_clear_of_the_threshold_never_prints_as_reaching_it() -> None:
+    # 0.830–0.845 rounded outwards to two digits would read 0.83–0.85 beside a threshold
+    # of 0.85, as if the interval reached it; more digits keep it on its side.
+    results = _cases("faithfulness", [1.0] * 8370 + [0.0] * 1630)
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate(results, ["faithfulness"], GateConfig(), facts)
+    aggregate = verdict.metrics["faithfulness"]
+    assert aggregate.ci_high is not None and aggregate.ci_high < 0.85
+    shown = format_interval(aggregate.ci_low or 0.0, aggregate.ci_high, mark=0.85)
+    assert not shown.endswith("0.85") and len(shown.split("–")[1]) == 5
+    assert f"95% CI {shown})" in aggregate.message

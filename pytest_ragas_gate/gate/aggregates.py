@@ -261,7 +261,7 @@ def _rule_verdict(
         shown, limit = _fmt_pair(average, bound)
         return passed, (
             f"{name} mean {shown} {bound.kept if passed else bound.broken} {limit} "
-            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high)})"
+            f"(n={n}, {ci} CI {format_interval(ci_low, ci_high, mark=bound.value)})"
         )
     side, value = bound.interval_side(ci_low, ci_high, strict=rule == "ci_lower")
     passed = bound.met_by(value)

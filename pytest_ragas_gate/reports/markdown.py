@@ -139,7 +139,7 @@ def _metric_row(
     if aggregate.ci_low is None or aggregate.ci_high is None:
         interval = "—"
     else:
-        interval = format_interval(aggregate.ci_low, aggregate.ci_high)
+        interval = format_interval(aggregate.ci_low, aggregate.ci_high, mark=aggregate.threshold)
     threshold = outcome.threshold_text if aggregate.threshold is not None else "—"
     cells = [
         code_span(aggregate.metric),

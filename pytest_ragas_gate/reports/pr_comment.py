@@ -107,7 +107,7 @@ def _metric_row(
     interval = (
         "—"
         if aggregate.ci_low is None or aggregate.ci_high is None
-        else format_interval(aggregate.ci_low, aggregate.ci_high)
+        else format_interval(aggregate.ci_low, aggregate.ci_high, mark=aggregate.threshold)
     )
     threshold = "—"
     delta = comparison.metrics.get(name) if comparison is not None else None
