@@ -9,9 +9,10 @@ set -uo pipefail
 
 JUDGES="auto anthropic openai offline"
 CACHE_MODES="readwrite read off"
-# What `allow:` may name: verdicts besides passed, and `offline` (a run scored by the
-# offline heuristic, which is no deploy decision).
-ALLOWABLE="partial ungated offline"
+# What `allow:` may name: verdicts besides passed, `offline` (a run scored by the offline
+# heuristic) and `thin-evidence` (a pass whose intervals reach past their thresholds),
+# neither of which is a deploy decision.
+ALLOWABLE="partial ungated offline thin-evidence"
 
 output() {
   # name, value: one step output. The heredoc form keeps any character of the value.
@@ -177,8 +178,8 @@ summary_block() {
 
 read_report() {
   # The report's verdict, the one-line summary, whether it is a deploy decision (true or
-  # false) and whether the offline heuristic scored a metric of it (true or false);
-  # nothing when it cannot be read.
+  # false), whether the offline heuristic scored a metric of it and whether it passed on
+  # thin evidence (true or false each); nothing when it cannot be read.
   "$python" - "$report" <<'PY' 2>/dev/null
 import json
 import sys
@@ -203,6 +204,11 @@ if isinstance(scored_by, dict):
 else:
     # Written before each metric's judge was recorded: one judge scored every metric.
     heuristic = judge.get("kind") == "offline"
+thin = (
+    verdict == "passed"
+    and report.get("deploy_decision") is False
+    and str(report.get("recommendation") or "").startswith("Passed on thin evidence")
+)
 if "deploy_decision" in report:
     # The gate decided; a metric the heuristic scored outside the gate decides nothing.
     decision = report["deploy_decision"] is True
@@ -217,7 +223,7 @@ if "deploy_decision" in report:
         heuristic = any(scored_by.get(name) == "offline" for name in gated)
     else:
         # A pass that is no deploy decision is the heuristic's smoke check.
-        heuristic = heuristic or verdict == "passed"
+        heuristic = heuristic or (verdict == "passed" and not thin)
 else:
     # A report without the field is a deploy decision only when it passed on an LLM judge.
     decision = verdict == "passed" and not heuristic
@@ -225,6 +231,7 @@ print(verdict)
 print(" ".join(line.split()))
 print("true" if decision else "false")
 print("true" if heuristic else "false")
+print("true" if thin else "false")
 PY
 }
 
@@ -240,9 +247,10 @@ verdict=""
 summary=""
 decision=false
 heuristic=false
+thin=false
 if [ -f "$report" ]; then
   { IFS= read -r verdict && IFS= read -r summary && IFS= read -r decision &&
-    IFS= read -r heuristic; } < <(read_report)
+    IFS= read -r heuristic && IFS= read -r thin; } < <(read_report)
 fi
 
 case "$verdict" in
@@ -320,6 +328,15 @@ if [ "$status" -eq 0 ] && [ "$heuristic" = true ] && [ "$judge" != offline ] &&
     why="the run was scored by the offline heuristic (judge '$judge')"
   fi
   message="no deploy decision: $why; set the secret or add 'offline' to allow:"
+  echo "::error title=RAG gate::$(escape "$message")"
+  summary_append "**No deploy decision:** ${message#no deploy decision: }"
+  exit 1
+fi
+if [ "$status" -eq 0 ] && [ "$verdict" = passed ] && [ "$thin" = true ] &&
+  [[ "$allowed" != *" thin-evidence "* ]]; then
+  # A pass whose 95% interval reaches past its threshold says how unsure it is: the step
+  # fails so that a check of its status never deploys on two lucky cases.
+  message="no deploy decision: the gate passed on thin evidence (its intervals reach past the thresholds); add cases or add 'thin-evidence' to allow:"
   echo "::error title=RAG gate::$(escape "$message")"
   summary_append "**No deploy decision:** ${message#no deploy decision: }"
   exit 1

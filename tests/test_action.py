@@ -660,8 +660,8 @@ def test_allow_names_only_partial_ungated_and_offline(runner: Runner) -> None:
     result = runner.run_gate(paths="golden.jsonl", working_directory="gate", allow="failed")
     assert result.returncode == 4
     assert (
-        "Input 'allow' has 'failed'; expected any of: partial, ungated, offline "
-        "(separated by commas or spaces)."
+        "Input 'allow' has 'failed'; expected any of: partial, ungated, offline, "
+        "thin-evidence (separated by commas or spaces)."
     ) in result.stdout
     assert runner.outputs["deploy-decision"] == "false"
 
@@ -723,17 +723,47 @@ def test_auto_with_a_key_is_a_deploy_decision(runner: Runner, xdist: str) -> Non
             thresholds="faithfulness=0.5",
             extra_args=f"-p no:randomly {xdist}",
         )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "::error" not in result.stdout
+    # Three cases pass on thin evidence: the gate says so, and it is no deploy decision.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert THIN in result.stdout.splitlines()
+    assert "no deploy decision: the run was scored by the offline heuristic" not in result.stdout
     assert runner.outputs["verdict"] == "passed"
-    assert runner.outputs["deploy-decision"] == "true"
-    # Three cases are a deploy decision, qualified by how little they rest on.
+    assert runner.outputs["deploy-decision"] == "false"
+    assert runner.outputs["exit-code"] == "0"
     summary = runner.outputs["summary"]
     assert summary.startswith("RAG gate PASSED: Passed on thin evidence — faithfulness mean")
     assert summary.endswith("(judge anthropic, 3 cases)")
     report = json.loads((runner.workspace / runner.outputs["report-path"]).read_text("utf-8"))
-    assert report["deploy_decision"] is True
+    assert report["deploy_decision"] is False
     assert report["recommendation"].startswith("Passed on thin evidence — ")
+    assert "**No deploy decision:** the gate passed on thin evidence" in runner.summary
+
+
+THIN = (
+    "::error title=RAG gate::no deploy decision: the gate passed on thin evidence (its "
+    "intervals reach past the thresholds); add cases or add 'thin-evidence' to allow:"
+)
+
+
+def test_a_thin_evidence_pass_leaves_the_step_green_only_when_allowed(
+    runner: Runner, tmp_path: Path
+) -> None:
+    report = {
+        **canned_report("passed", "Passed on thin evidence — faithfulness mean 1.00 ≥ 0.75"),
+        "deploy_decision": False,
+        "judge": {"kind": "anthropic"},
+    }
+    report["run"] = {**report["run"], "scored_by": {"faithfulness": "anthropic"}}
+    inputs = {"paths": "golden.jsonl", "working_directory": "gate"}
+    result = runner.run_gate(fake_python(tmp_path, 0, report), **inputs)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert THIN in result.stdout.splitlines()
+    assert "offline" not in result.stdout
+    assert runner.outputs["deploy-decision"] == "false"
+    result = runner.run_gate(fake_python(tmp_path, 0, report), allow="thin-evidence", **inputs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "::error" not in result.stdout
+    assert runner.outputs["deploy-decision"] == "false"
 
 
 def test_a_canned_report_without_the_field_is_read_by_its_judge(

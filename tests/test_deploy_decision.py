@@ -163,3 +163,17 @@ def test_a_baseline_check_on_heuristic_scores_is_a_smoke_check(
     assert run.ret == pytest.ExitCode.OK, run.stdout.str()
     assert run.report["verdict"] == "passed"
     assert (run.report["recommendation"], run.report["deploy_decision"]) == (SMOKE_CHECK, False)
+
+
+def test_a_pass_on_thin_evidence_is_no_deploy_decision(
+    pytester: pytest.Pytester, server: FakeLLM
+) -> None:
+    # Two cases scoring 1.0: the gate passes, says how unsure it is, and makes no decision.
+    write_jsonl(pytester, "golden.jsonl", good_rows(2))
+    run = gate_run(pytester, "-p", "no:randomly", judge="anthropic", junit="junit.xml", cache="off")
+    assert run.ret == pytest.ExitCode.OK, run.stdout.str()
+    run.stdout.fnmatch_lines(["RAG gate: PASSED", "Passed on thin evidence — *"])
+    assert "Safe to deploy" not in run.stdout.str()
+    assert run.report["recommendation"].startswith("Passed on thin evidence — ")
+    assert run.report["deploy_decision"] is False
+    assert gate_suite_property(pytester.path, "junit.xml", "deploy_decision") == "false"

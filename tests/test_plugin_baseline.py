@@ -377,7 +377,7 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
     change = f"baseline judged by {model} prompt v6, this run v{PROMPT_VERSION}"
     result.stdout.fnmatch_lines(
         [
-            "baseline base.json: 12 paired, 0 new, 0 removed case(s); no regression; not "
+            "baseline base.json: 12 paired, 0 new, 0 removed case(s); no metric compared; not "
             "compared (judged differently): faithfulness, answer_relevancy, context_precision, "
             "context_recall",
             f"baseline regression check not evaluated for faithfulness, answer_relevancy, "
@@ -388,6 +388,8 @@ def test_a_baseline_judged_with_other_prompts_or_model_is_named_and_not_compared
         ]
     )
     assert "regressed" not in result.stdout.str()
+    # Nothing was compared, so nothing says "no regression".
+    assert "no regression" not in result.stdout.str()
     assert report["verdict"] == "partial"
     faithfulness = report["baseline"]["metrics"]["faithfulness"]
     assert faithfulness["compared"] is False

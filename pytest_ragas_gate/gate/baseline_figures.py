@@ -145,8 +145,11 @@ class BaselineComparison(BaseModel):
             verdict = "baseline check not evaluated"
         elif unscored := self._unscored_reasons():
             verdict = "; ".join(unscored)
-        else:
+        elif any(d.compared and d.gated for d in self.metrics.values()):
             verdict = "no regression"
+        else:
+            # Nothing was compared: "no regression" would claim a comparison never made.
+            verdict = "no metric compared"
         unjudged = [m for m, d in self.metrics.items() if not d.compared and d.gated]
         if self.evaluated and unjudged:
             verdict += f"; not compared (judged differently): {', '.join(unjudged)}"

@@ -129,8 +129,10 @@ def _settings(path: str, text: str | None) -> tuple[dict[str, Any], dict[str, An
         )
     import yaml
 
+    from pytest_ragas_gate.yaml_keys import safe_load_unique
+
     try:
-        data = yaml.safe_load(text)
+        data = safe_load_unique(text)
     except yaml.YAMLError:
         return {"(unreadable YAML)": True}, {}
     return (data if isinstance(data, dict) else {}), {}

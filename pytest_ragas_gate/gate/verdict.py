@@ -407,6 +407,9 @@ def evaluate_gate(
     if recommendation == "Safe to deploy" and thin:
         # Only a deploy decision is qualified: a smoke check or a partial run says its own.
         recommendation = _thin_evidence(thin)
+    # A pass on thin evidence says how unsure it is; it is no more a deploy decision than
+    # a smoke check: only "Safe to deploy" is one.
+    deploy_decision = deploy_decision and recommendation == SAFE_TO_DEPLOY
     if status == "ungated":
         decided.insert(len(checks), ungated_check(recommendation))
     own_missed: dict[str, int] = {}

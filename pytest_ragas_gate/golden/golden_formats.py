@@ -286,9 +286,11 @@ _PURE_YAML_BAD_ESCAPE = (ValueError, OverflowError)
 def _read_yaml_with(loader_class: type[yaml.SafeLoader], shown: str, text: str) -> list[RawCase]:
     import yaml
 
+    from pytest_ragas_gate.yaml_keys import unique_key_loader
+
     try:
         # The pure-Python reader checks every character as soon as it is built.
-        loader = loader_class(text)
+        loader = unique_key_loader(loader_class)(text)
     except yaml.reader.ReaderError as error:
         raise _yaml_reader_error(shown, text, error) from error
     lines = _YamlLines(text)
@@ -315,7 +317,7 @@ def _read_yaml_with(loader_class: type[yaml.SafeLoader], shown: str, text: str) 
             # Only comments: no case, as an empty file.
             return []
         try:
-            top = _yaml_top(loader, root, lines)
+            top = _yaml_top(loader, root, lines, shown)
         except RecursionError:
             raise GoldenFileError(f"{shown}: {_TOO_DEEP_YAML}.") from None
         return _rows_of(shown, top)
@@ -354,7 +356,7 @@ def _yaml_reader_error(shown: str, text: str, error: yaml.reader.ReaderError) ->
 
 
 def _yaml_top(
-    loader: yaml.SafeLoader, root: yaml.Node, lines: _YamlLines
+    loader: yaml.SafeLoader, root: yaml.Node, lines: _YamlLines, shown: str
 ) -> list[RawCase] | _TopMapping | str:
     # Node kinds are compared by their `id` rather than by class: PyYAML's C loader keeps
     # the node classes of its first import, which differ from a re-imported module's.
@@ -362,8 +364,17 @@ def _yaml_top(
         return [_yaml_case(loader, node, lines) for node in root.value]
     if _node_kind(root) == "mapping":
         mapping: _TopMapping = {}
+        first_lines: dict[str, int] = {}
         for key_node, value_node in root.value:
             key = _yaml_key(loader, key_node)
+            line = lines.of(key_node.start_mark)
+            if key in first_lines:
+                raise GoldenFileError(
+                    f"{shown}:{line}: {key!r} is written twice at the top of the file "
+                    f"({shown}:{first_lines[key]} and {shown}:{line}); YAML would keep only "
+                    "the last: keep one."
+                )
+            first_lines[key] = line
             if _node_kind(value_node) == "sequence":
                 mapping[key] = [_yaml_case(loader, node, lines) for node in value_node.value]
             else:

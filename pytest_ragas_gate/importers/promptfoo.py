@@ -71,10 +71,12 @@ def read_promptfoo(path: Path) -> Iterator[Outcome]:
 def _load(path: Path) -> Any:
     import yaml
 
+    from pytest_ragas_gate.yaml_keys import safe_load_unique
+
     try:
         text = path.read_text(encoding="utf-8-sig")
         if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.safe_load(text)
+            return safe_load_unique(text)
         return json.loads(text)
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror or error}.") from None

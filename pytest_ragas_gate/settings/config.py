@@ -525,11 +525,12 @@ def load_config(
             path = rootdir / path
         if not path.is_file():
             raise ConfigError(f"Config file {shown_as or explicit_path} does not exist.")
-        files.append((shown_as or str(explicit_path), *_read_yaml_mapping(path)))
+        shown = shown_as or str(explicit_path)
+        files.append((shown, *_read_yaml_mapping(path, shown)))
     else:
         default_yaml = rootdir / "rag_gate.yaml"
         if default_yaml.is_file():
-            files.append((default_yaml.name, *_read_yaml_mapping(default_yaml)))
+            files.append((default_yaml.name, *_read_yaml_mapping(default_yaml, default_yaml.name)))
 
     warnings: list[str] = []
     layers: list[SourceLayer] = []
@@ -698,7 +699,7 @@ def describe_validation_error(error: ValidationError, sources: SettingSources) -
         sources: Where each setting (and entry) came from.
     """
     problems = []
-    for detail in error.errors():
+    for detail in _without_union_members(error.errors()):
         loc = [str(part) for part in detail["loc"]]
         context = detail.get("ctx") or {}
         if not loc and "setting" in context:
@@ -712,11 +713,82 @@ def describe_validation_error(error: ValidationError, sources: SettingSources) -
         if detail["type"] == "threshold_direction":
             location = public_key(top)
         message = _shape_message(detail["type"], detail["msg"], detail.get("input"))
+        if "expected_any" in detail:
+            message = _union_message(top, detail["expected_any"], detail.get("input"))
         if detail["type"] == "literal_error" and isinstance(detail.get("input"), str):
             choices = re.findall(r"'([^']*)'", str(context.get("expected", "")))
             message += did_you_mean(detail["input"], choices)
         problems.append(f"setting {location!r} from {origin}: {message}")
     return "Invalid rag-gate configuration: " + "; ".join(problems) + "."
+
+
+#: What a value of each pydantic type error's kind should have been, in the user's words.
+_EXPECTED_KINDS = {
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "string_type": "text",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping (key: value)",
+}
+#: Settings whose numbers have bounds a type error should already say.
+_EXPECTED_NUMBERS = {"min_coverage": "a number between 0 and 1"}
+
+
+def _is_union_member(part: object) -> bool:
+    # Pydantic names the member of a union it tried in the location: ``float``,
+    # ``dict[str,float]``, ``literal['auto']``, ``function-after[...]``.
+    text = str(part)
+    return text in ("float", "int", "str", "bool", "list", "dict", "none") or any(
+        mark in text for mark in ("[", "function-")
+    )
+
+
+def _without_union_members(details: list[Any]) -> list[dict[str, Any]]:
+    """Errors as the user wrote the value: one per place, not one per member of a union.
+
+    ``min_coverage: {default: 0.5, faithfulness: null}`` fails both members of
+    ``float | dict[str, float]``; only the member whose shape the value has (the mapping)
+    says what is wrong. A place where every member failed outright says what each expected.
+    """
+    kept: dict[tuple[str, ...], dict[str, Any]] = {}
+    unions: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for detail in details:
+        loc = tuple(str(part) for part in detail["loc"])
+        plain = tuple(part for part in loc if not _is_union_member(part))
+        if plain == loc:
+            kept[loc] = dict(detail)
+        else:
+            unions.setdefault(plain, []).append({**detail, "loc": plain})
+    for place, members in unions.items():
+        deeper = any(
+            len(other) > len(place) and other[: len(place)] == place for other in [*unions, *kept]
+        )
+        if deeper:
+            continue  # a member reached inside the value: its error is the one that matters
+        if len(members) == 1 or any(m["type"] not in _EXPECTED_KINDS for m in members):
+            kept.setdefault(place, members[0])
+            continue
+        expected = list(dict.fromkeys(_EXPECTED_KINDS[m["type"]] for m in members))
+        kept[place] = {**members[0], "expected_any": expected}
+    for place, detail in kept.items():
+        if place not in unions or "expected_any" in detail or detail["type"] not in _EXPECTED_KINDS:
+            continue
+        kept[place] = {**detail, "expected_any": [_EXPECTED_KINDS[detail["type"]]]}
+    return list(kept.values())
+
+
+def _union_message(top: str, expected: list[str], given: Any) -> str:
+    if expected == ["a number"] and top in _EXPECTED_NUMBERS:
+        expected = [_EXPECTED_NUMBERS[top]]
+    wanted = " or ".join(expected)
+    if given is None:
+        return f"expected {wanted}, got null; give {wanted}, or remove the key"
+    return f"expected {wanted}, got {_shown(given)}"
 
 
 def _shape_message(kind: str, message: str, given: Any) -> str:
@@ -753,15 +825,21 @@ def _shown(value: Any) -> str:
     return f"{kind} {text}".strip()
 
 
-def _read_yaml_mapping(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
-    """The file's settings, and the line of each of its keys."""
+def _read_yaml_mapping(
+    path: Path, shown: str | None = None
+) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """The file's settings, and the line of each of its keys; messages name it ``shown``."""
     import yaml  # deferred: the plugin stays import-light until --rag-gate is given
+
+    from pytest_ragas_gate.yaml_keys import DuplicateKeyError, safe_load_unique
 
     try:
         text = path.read_text(encoding="utf-8-sig")
-        data = yaml.safe_load(text)
+        data = safe_load_unique(text)
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"Config file {path} cannot be read: {error}.") from None
+    except DuplicateKeyError as error:
+        raise ConfigError(_duplicate_key_message(shown or str(path), text, error)) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -773,6 +851,21 @@ def _read_yaml_mapping(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...]
             f"Config file {path} must hold a mapping of settings, got {type(data).__name__}."
         )
     return {str(key): value for key, value in data.items()}, yaml_key_lines(text)
+
+
+def _duplicate_key_message(path: str, text: str, error: Any) -> str:
+    """Name a key written twice by its dotted path and both of its lines."""
+    paths = [
+        key_path
+        for key_path, line in yaml_key_lines(text).items()
+        if line == error.first_line and key_path[-1] == error.key
+    ]
+    key = ".".join(paths[0]) if paths else error.key
+    return (
+        f"{path}:{error.second_line}: {key!r} is written twice ({path}:{error.first_line} "
+        f"and {path}:{error.second_line}); YAML would keep only the last: keep the one you "
+        "mean and remove the other."
+    )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

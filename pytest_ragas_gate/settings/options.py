@@ -162,8 +162,10 @@ def typed_value(text: str) -> Any:
     """
     import yaml  # deferred: only a run that sets a key reads YAML here
 
+    from pytest_ragas_gate.yaml_keys import safe_load_unique
+
     try:
-        value = yaml.safe_load(text)
+        value = safe_load_unique(text)
     except yaml.YAMLError:
         return text
     if isinstance(value, bool) and text.strip().lower() not in ("true", "false"):
