@@ -403,10 +403,9 @@ def gate_run(
     for plugin in disable:
         command += ["-p", f"no:{plugin}"]
     command += args
-    if "-W" in args:
-        # pytest warns that it cannot rewrite the asserts of a package the test process
-        # already imported; under the run's own -W error that would be the run's failure.
-        command += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    # pytest warns that it cannot rewrite the asserts of a package the test process already
+    # imported; under a run's own -W error (or filterwarnings = error) that would fail it.
+    command += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     with pytest.MonkeyPatch.context() as patch:
         if markdown is not None:
             patch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / markdown))
