@@ -232,6 +232,7 @@ print(" ".join(line.split()))
 print("true" if decision else "false")
 print("true" if heuristic else "false")
 print("true" if thin else "false")
+print(" ".join(str(judge.get("selected_by") or "").split()))
 PY
 }
 
@@ -248,9 +249,10 @@ summary=""
 decision=false
 heuristic=false
 thin=false
+selected_by=""
 if [ -f "$report" ]; then
   { IFS= read -r verdict && IFS= read -r summary && IFS= read -r decision &&
-    IFS= read -r heuristic && IFS= read -r thin; } < <(read_report)
+    IFS= read -r heuristic && IFS= read -r thin && IFS= read -r selected_by; } < <(read_report)
 fi
 
 case "$verdict" in
@@ -319,7 +321,10 @@ if [ "$status" -eq 0 ] && [ "$heuristic" = true ] && [ "$judge" != offline ] &&
   # The offline heuristic's pass is a smoke check, not a deploy decision. A workflow that
   # chose `judge: offline` asked for one; `judge: auto` fell back to it because the key
   # was missing (every pull request from a fork), which must not read as green.
-  if [ "$judge" = auto ] && [ -z "${ANTHROPIC_API_KEY:-}" ]; then
+  if [ "$judge" = auto ] && [[ -n "$selected_by" && "$selected_by" != auto:* ]]; then
+    # The key is not why: the config or extra-args chose the offline judge themselves.
+    why="the offline heuristic was chosen by the run's settings ($selected_by), not by a missing key"
+  elif [ "$judge" = auto ] && [ -z "${ANTHROPIC_API_KEY:-}" ]; then
     why="judge 'auto' fell back to the offline heuristic because ANTHROPIC_API_KEY is not set"
     if [ -n "${OPENAI_API_KEY:-}" ]; then
       why+=" (OPENAI_API_KEY is set: 'judge: openai' uses it)"
@@ -327,7 +332,11 @@ if [ "$status" -eq 0 ] && [ "$heuristic" = true ] && [ "$judge" != offline ] &&
   else
     why="the run was scored by the offline heuristic (judge '$judge')"
   fi
-  message="no deploy decision: $why; set the secret or add 'offline' to allow:"
+  if [[ "$why" == *"not by a missing key"* ]]; then
+    message="no deploy decision: $why; choose an LLM judge there or add 'offline' to allow:"
+  else
+    message="no deploy decision: $why; set the secret or add 'offline' to allow:"
+  fi
   echo "::error title=RAG gate::$(escape "$message")"
   summary_append "**No deploy decision:** ${message#no deploy decision: }"
   exit 1

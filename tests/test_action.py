@@ -693,6 +693,26 @@ def test_auto_without_a_key_is_no_deploy_decision(runner: Runner) -> None:
     assert runner.outputs["deploy-decision"] == "false"
 
 
+def test_offline_chosen_by_the_run_is_not_blamed_on_a_missing_key(runner: Runner) -> None:
+    # `judge: auto`, but extra-args pick the offline judge: no key was missing, and the
+    # message says what chose it and how to allow it.
+    result = runner.run_gate(
+        paths="golden.jsonl",
+        cache="off",
+        working_directory="gate",
+        thresholds="faithfulness=0.5",
+        extra_args="--rag-gate-judge offline",
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "fell back" not in result.stdout
+    assert (
+        "no deploy decision: the offline heuristic was chosen by the run's settings "
+        "(--rag-gate-judge offline), not by a missing key; choose an LLM judge there or add "
+        "'offline' to allow:"
+    ) in result.stdout
+    assert runner.outputs["deploy-decision"] == "false"
+
+
 def test_auto_names_the_key_that_is_set_when_it_is_not_the_one_auto_reads(
     runner: Runner,
 ) -> None:
