@@ -84,12 +84,24 @@ def test_the_rag_eval_example_becomes_cases_with_its_thresholds_and_contexts(
     assert all("answer" not in row for row in rows)
     written = (pytester.path / "rag_gate.yaml").read_text(encoding="utf-8")
     assert "#   target: my_rag.app:answer" in written
-    # promptfoo gates these per test only; the gate's defaults on the mean stay out.
+    # promptfoo gates these per test only; the gate's defaults on the mean stay out, for
+    # every RAG metric alike (answer_correctness has no default, and is null all the same).
     assert yaml.safe_load(written)["thresholds"] == {
+        "answer_correctness": None,
         "answer_relevancy": None,
         "context_recall": None,
+        "context_relevance": None,
         "faithfulness": None,
     }
+    # Only what the config asserted runs: no metric at a default promptfoo never set.
+    assert yaml.safe_load(written)["metrics"] == [
+        "answer_contains",
+        "answer_correctness",
+        "answer_relevancy",
+        "context_recall",
+        "context_relevance",
+        "faithfulness",
+    ]
     assert "Run: pytest --rag-gate golden\n" in out
 
 
@@ -494,3 +506,142 @@ def test_an_assert_whose_value_cannot_be_checked_is_named_unmapped(
     assert "validates a JSON schema" in unmapped[2]
     # A value with {{var}} is rendered with the test's vars, as promptfoo renders it.
     assert cases_of(tmp_path / "golden")[0]["asserts"] == [{"type": "icontains", "value": "Cap?"}]
+
+
+# --- asserts the gate cannot run stay with their case ---------------------------------------
+
+UNCHECKED_CONFIG = """\
+prompts: ['{{query}}']
+tests:
+  - description: capped
+    vars: {query: 'Cap?'}
+    assert:
+      - {type: contains, value: '$500'}
+      - {type: javascript, value: 'output.length < 5'}
+"""
+
+
+def test_an_unmapped_assert_keeps_the_gate_from_saying_safe_to_deploy(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(pytester.path, UNCHECKED_CONFIG)
+    assert run_import(capsys, str(config), "-o", "golden")[0] == 0
+    (row,) = cases_of(pytester.path / "golden")
+    assert row["metadata"]["unchecked_asserts"] == [
+        "promptfoo assert[1] javascript: runs JavaScript code"
+    ]
+    pytester.makepyfile(acme_bot="def answer(question):\n    return 'Up to $500, always.'\n")
+    result, report = gate_run(
+        pytester,
+        "golden",
+        junit="junit.xml",
+        markdown="summary.md",
+        judge="offline",
+        set=["live.target=acme_bot:answer", "metrics=[answer_contains]"],
+    )
+    assert result.ret == 0
+    expected = (
+        "Passed, not a deploy decision — 1 assert(s) not checked by the gate: "
+        f"{row['id']}: promptfoo assert[1] javascript: runs JavaScript code"
+    )
+    assert report["recommendation"] == expected
+    assert report["deploy_decision"] is False
+    assert "Safe to deploy" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*1 assert(s) not checked by the gate*"])
+    assert 'name="deploy_decision" value="false"' in (pytester.path / "junit.xml").read_text()
+    assert "1 assert(s) not checked by the gate" in (pytester.path / "summary.md").read_text()
+
+
+def test_the_same_run_without_the_unmapped_assert_is_safe_to_deploy(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(pytester.path, UNCHECKED_CONFIG.rsplit("      - {type: javascript", 1)[0])
+    assert run_import(capsys, str(config), "-o", "golden")[0] == 0
+    pytester.makepyfile(acme_bot="def answer(question):\n    return 'Up to $500, always.'\n")
+    result, report = gate_run(
+        pytester,
+        "golden",
+        judge="offline",
+        set=["live.target=acme_bot:answer", "metrics=[answer_contains]"],
+    )
+    assert result.ret == 0
+    assert report["recommendation"] == "Safe to deploy"
+    assert report["deploy_decision"] is True
+
+
+@pytest.mark.parametrize(
+    ("test", "named"),
+    [
+        (
+            "    assert: [{type: contains, value: '$500', transform: 'output.slice(0, 3)'}]\n",
+            "assert[0] contains not mapped: transforms the output first (transform:)",
+        ),
+        (
+            "    options: {transform: 'output.toUpperCase()'}\n"
+            "    assert: [{type: contains, value: '$500'}]\n",
+            "assert[0] contains not mapped: its test transforms the output first",
+        ),
+        (
+            "    threshold: 0.5\n    assert: [{type: contains, value: '$500'}]\n",
+            "threshold not mapped: promptfoo passes the test when a share 0.5",
+        ),
+        (
+            "    assert: [{type: levenshtein, value: 'Up to $500', threshold: 3}]\n",
+            "assert[0] levenshtein not mapped: no counterpart in the gate",
+        ),
+        (
+            "    assert: [{tpye: contains, value: '$500'}]\n",
+            "assert[0] (no type) not mapped: assert[0] has no type (did you mean 'type' for "
+            "'tpye'?)",
+        ),
+        (
+            "    asserts: [{type: contains, value: '$500'}]\n",
+            "unknown test key 'asserts', ignored; did you mean 'assert'?",
+        ),
+    ],
+)
+def test_what_the_gate_cannot_check_is_named_and_refused_under_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], test: str, named: str
+) -> None:
+    config = write_config(
+        tmp_path, "prompts: ['{{query}}']\ntests:\n  - vars: {query: 'Cap?'}\n" + test
+    )
+    status, out, err = run_import(capsys, str(config), "-o", "golden")
+    assert (status, err) == (0, "")
+    assert named in out
+    status, out, _ = run_import(capsys, str(config), "-o", "strict", "--strict", "--force")
+    assert status == 4
+    assert named in out
+    assert not (tmp_path / "strict").exists()
+
+
+def test_an_unmapped_transform_or_threshold_stays_with_the_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(
+        tmp_path,
+        "prompts: ['{{query}}']\ntests:\n  - vars: {query: 'Cap?'}\n"
+        "    threshold: 0.5\n"
+        "    assert: [{type: contains, value: '$500', transform: 'output.trim()'}]\n",
+    )
+    assert run_import(capsys, str(config), "-o", "golden")[0] == 0
+    (row,) = cases_of(tmp_path / "golden")
+    assert "asserts" not in row
+    assert [line.split(":")[0] for line in row["metadata"]["unchecked_asserts"]] == [
+        "promptfoo assert[0] contains",
+        "promptfoo test threshold 0.5",
+    ]
+
+
+def test_a_csv_threshold_column_is_named_unmapped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tests.csv").write_text(
+        "query,__expected1,__threshold\nCap?,contains:$500,0.5\n", encoding="utf-8"
+    )
+    config = write_config(tmp_path, "prompts: ['{{query}}']\ntests: file://tests.csv\n")
+    status, out, _ = run_import(capsys, str(config), "-o", "golden")
+    assert status == 0
+    assert "threshold not mapped: promptfoo passes the test when a share 0.5" in out
+    (row,) = cases_of(tmp_path / "golden")
+    assert row["metadata"]["unchecked_asserts"][0].startswith("promptfoo test threshold 0.5")

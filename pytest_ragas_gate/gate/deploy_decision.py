@@ -34,6 +34,7 @@ __all__ = [
     "judged_by_heuristic",
     "passed_recommendation",
     "scored_by",
+    "unchecked_recommendation",
     "unrecorded_judges",
 ]
 
@@ -124,3 +125,20 @@ def passed_recommendation(
             f"{', '.join(unrecorded)} is not recorded; re-run the gate to record it"
         )
     return SAFE_TO_DEPLOY
+
+
+def unchecked_recommendation(unchecked: Sequence[str]) -> str:
+    """A passing run's recommendation when cases carry checks the gate cannot run.
+
+    Each line is ``case-id: what was not checked``; the first few are named.
+
+    >>> unchecked_recommendation(["pf-1: promptfoo assert[0] javascript: runs JavaScript code"])
+    'Passed, not a deploy decision — 1 assert(s) not checked by the gate: \
+pf-1: promptfoo assert[0] javascript: runs JavaScript code'
+    """
+    shown = "; ".join(unchecked[:5])
+    more = f"; and {len(unchecked) - 5} more" if len(unchecked) > 5 else ""
+    return (
+        f"Passed, not a deploy decision — {len(unchecked)} assert(s) not checked by the gate: "
+        f"{shown}{more}"
+    )

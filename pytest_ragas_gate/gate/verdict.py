@@ -42,6 +42,7 @@ from .deploy_decision import (
     SAFE_TO_DEPLOY,
     judged_by_heuristic,
     passed_recommendation,
+    unchecked_recommendation,
     unrecorded_judges,
 )
 from .diagnosis import DiagnosisSummary, diagnose, summarise_diagnoses
@@ -506,7 +507,11 @@ def _passed(
         if result.error is not None or any(metric in result.errors for metric in gated)
     )
     recommendation = passed_recommendation(heuristic, judged, unrecorded, errored=errored)
-    return recommendation, not heuristic and not unrecorded and not errored
+    unchecked = [f"{result.id}: {line}" for result in ordered for line in result.unchecked]
+    if unchecked and recommendation == SAFE_TO_DEPLOY:
+        recommendation = unchecked_recommendation(unchecked)
+    decided = not heuristic and not unrecorded and not errored and not unchecked
+    return recommendation, decided
 
 
 def _with_outcome(check: GateCheck, outcomes: Sequence[MetricOutcome]) -> GateCheck:

@@ -18,6 +18,7 @@ assert is *unmapped*: listed by test and assert, never dropped silently.
 
 from __future__ import annotations
 
+import difflib
 import glob
 import hashlib
 import json
@@ -37,6 +38,7 @@ from .records import Place, csv_rows
 __all__ = [
     "DEFAULT_THRESHOLDS",
     "RAG_ASSERTS",
+    "UNCHECKED_ASSERTS",
     "AssertRow",
     "ConfigImport",
     "fill_from_results",
@@ -65,6 +67,9 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "answer-relevance": 0.0,
     "factuality": 0.5,
 }
+
+#: The case's metadata key naming the asserts the gate cannot run (see ``scoring.results``).
+UNCHECKED_ASSERTS = "unchecked_asserts"
 
 QUESTION_VARS = ("query", "question", "input", "user_input", "prompt")
 CONTEXT_VARS = ("context", "contexts", "retrieved_contexts", "documents")
@@ -255,6 +260,14 @@ def _csv_tests(path: Path) -> Iterator[tuple[Place, object]]:
                     test["assert"].append({**_csv_assert(value), "metric": metric})
             elif key == "__description":
                 test["description"] = value
+            elif key == "__threshold":
+                if value.strip():
+                    try:
+                        test["threshold"] = float(value)
+                    except ValueError:
+                        raise CommandError(
+                            f"{place}: __threshold: expected a number, got {value!r}."
+                        ) from None
             elif key.startswith("__metadata:"):
                 test.setdefault("metadata", {})[key.removeprefix("__metadata:")] = value
             elif not key.startswith("__"):
@@ -391,13 +404,19 @@ def _add_case(
     reference = _reference_var(variables, mapping)
     thresholds: dict[str, float] = {}
     asserts: list[dict[str, Any]] = []
+    unchecked: list[str] = []
+    _unknown_keys(result, test, label)
+    transformed = _test_transform(default, test)
     defaults = _asserts(default.get("assert"), place, "defaultTest.assert")
     own = _asserts(test.get("assert"), place, "assert")
     for origin, checks in (("defaultTest", defaults), ("test", own)):
         for index, check in enumerate(checks):
             where = f"{'defaultTest.' if origin == 'defaultTest' else ''}assert[{index}]"
-            found = _map_assert(result, check, variables, label, where, origin == "defaultTest")
-            if found is None:
+            found = _map_assert(
+                result, check, variables, label, where, origin == "defaultTest", transformed
+            )
+            if isinstance(found, str):
+                unchecked.append(found)
                 continue
             metric, threshold, kept = found
             if kept is not None:
@@ -408,6 +427,15 @@ def _add_case(
             if reference is None and check.get("type") in ("factuality", "context-recall"):
                 value = _render(check.get("value"), variables)
                 reference = value if isinstance(value, str) and value.strip() else None
+    share = _test_threshold(test, default)
+    if share is not None and (own or defaults):
+        reason = (
+            f"promptfoo passes the test when a share {share!r} of its weighted asserts "
+            "pass; the gate requires each mapped assert"
+        )
+        result.use("threshold (test)", f"not mapped: {reason}", label, unmapped=True)
+        result.unmapped.append(f"{label}: threshold not mapped: {reason}")
+        unchecked.append(f"promptfoo test threshold {share!r}: {reason}")
     if reference:
         case["reference"] = reference
     if asserts:
@@ -425,6 +453,9 @@ def _add_case(
         "file": place.file,
         place.unit: place.number,
     }
+    if unchecked:
+        # The gate reads these: a case carrying checks it cannot run decides no deploy.
+        metadata[UNCHECKED_ASSERTS] = unchecked
     case_id = _case_id(raw_vars, ids)
     result.cases.append({"id": case_id, **case, "metadata": metadata})
     result.variables[case_id] = raw_vars
@@ -545,11 +576,24 @@ def _map_assert(
     label: str,
     where: str,
     from_default: bool,
-) -> tuple[str, float | None, dict[str, Any] | None] | None:
-    """The metric an assert becomes, its threshold and the kept assert; None when unmapped."""
-    kind = str(check.get("type", ""))
-    threshold = _threshold(check.get("threshold"), label, where)
-    if kind in RAG_ASSERTS:
+    transformed: bool = False,
+) -> tuple[str, float | None, dict[str, Any] | None] | str:
+    """The metric an assert becomes, its threshold and the kept assert.
+
+    An unmapped assert gives the line the case keeps in ``unchecked_asserts`` instead.
+    """
+    kind = str(check.get("type") or "")
+    reason: str | None = None
+    if not kind:
+        near = difflib.get_close_matches("type", [str(key) for key in check], n=1, cutoff=0.5)
+        hint = f" (did you mean 'type' for {near[0]!r}?)" if near else ""
+        reason = f"{where} has no type{hint}"
+    elif check.get("transform"):
+        reason = "transforms the output first (transform:), which the gate does not"
+    elif transformed:
+        reason = "its test transforms the output first (options.transform), which the gate does not"
+    if reason is None and kind in RAG_ASSERTS:
+        threshold = _threshold(check.get("threshold"), label, where)
         metric = RAG_ASSERTS[kind]
         value = DEFAULT_THRESHOLDS[kind] if threshold is None else threshold
         if from_default:
@@ -563,20 +607,61 @@ def _map_assert(
                 "(contextTransform); the gate reads the contexts the target or --results give"
             )
         return metric, value, None
-    value_problem = _value_problem(kind, _render(check.get("value"), variables))
-    if kind in CHECK_ASSERTS and value_problem is None:
-        metric = CHECK_ASSERTS[kind]
-        kept: dict[str, Any] = {"type": kind, "value": _render(check.get("value"), variables)}
-        if check.get("metric"):
-            kept["metric"] = check["metric"]
-        result.use(kind, f"{metric} (case threshold 1.0)", label)
-        return metric, 1.0, kept
-    reason = _UNMAPPED_REASONS.get(kind.removeprefix("not-"), "no counterpart in the gate")
-    if kind in CHECK_ASSERTS and value_problem is not None:
-        reason = value_problem
-    result.use(kind, f"not mapped: {reason}", label, unmapped=True)
-    result.unmapped.append(f"{label}: {where} {kind} not mapped: {reason}")
-    return None
+    if reason is None:
+        value_problem = _value_problem(kind, _render(check.get("value"), variables))
+        if kind in CHECK_ASSERTS and value_problem is None:
+            metric = CHECK_ASSERTS[kind]
+            kept: dict[str, Any] = {"type": kind, "value": _render(check.get("value"), variables)}
+            if check.get("metric"):
+                kept["metric"] = check["metric"]
+            result.use(kind, f"{metric} (case threshold 1.0)", label)
+            return metric, 1.0, kept
+        reason = _UNMAPPED_REASONS.get(kind.removeprefix("not-"), "no counterpart in the gate")
+        if kind in CHECK_ASSERTS and value_problem is not None:
+            reason = value_problem
+    shown = kind or "(no type)"
+    result.use(shown, f"not mapped: {reason}", label, unmapped=True)
+    result.unmapped.append(f"{label}: {where} {shown} not mapped: {reason}")
+    return f"promptfoo {where} {shown}: {reason}"
+
+
+def _test_transform(default: Mapping[str, Any], test: Mapping[str, Any]) -> bool:
+    """Whether the test's ``options.transform`` (its own or defaultTest's) changes the output."""
+    for source in (default, test):
+        options = source.get("options")
+        if isinstance(options, Mapping) and options.get("transform"):
+            return True
+    return False
+
+
+def _test_threshold(test: Mapping[str, Any], default: Mapping[str, Any]) -> object:
+    """The test-level ``threshold`` of promptfoo: the share of weighted asserts that must pass."""
+    value = test.get("threshold")
+    return default.get("threshold") if value is None else value
+
+
+#: The keys promptfoo reads on a test (its ``TestCase`` type, 0.121).
+TEST_KEYS = (
+    "description",
+    "vars",
+    "assert",
+    "options",
+    "threshold",
+    "metadata",
+    "provider",
+    "providerOutput",
+    "prompts",
+    "assertScoringFunction",
+)
+
+
+def _unknown_keys(result: ConfigImport, test: Mapping[str, Any], label: str) -> None:
+    for key in test:
+        if str(key) in TEST_KEYS:
+            continue
+        near = difflib.get_close_matches(str(key), TEST_KEYS, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        result.unmapped.append(f"{label}: unknown test key {str(key)!r}, ignored{hint}")
 
 
 def _value_problem(kind: str, value: object) -> str | None:

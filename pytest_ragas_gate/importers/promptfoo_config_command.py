@@ -17,8 +17,8 @@ import yaml
 from ..atomic_files import write_lines_atomic
 from ..command_line import EXIT_PASSED, EXIT_USAGE
 from ..exceptions import CommandError
-from ..metrics.registry import BUILTIN_FACTS
 from .promptfoo_config import (
+    RAG_ASSERTS,
     ConfigImport,
     fill_from_results,
     parse_config_mapping,
@@ -154,20 +154,21 @@ def _config_text(
     thresholds: dict[str, float | None] = dict(imported.thresholds)
     # promptfoo gates these per test only: their case thresholds hold them, and the gate's
     # default on the mean would be a requirement promptfoo never made.
-    thresholds.update(
-        {
-            metric: None
-            for metric in per_case
-            if metric in BUILTIN_FACTS and BUILTIN_FACTS[metric].default_threshold is not None
-        }
-    )
+    thresholds.update({metric: None for metric in per_case if metric in RAG_ASSERTS.values()})
+    # Only what promptfoo asserted runs: a metric it never asserted would otherwise be
+    # gated at the gate's default (context_recall 0.80 on a first run with no reference).
+    metrics = sorted({*imported.thresholds, *per_case})
     lines = [
         f"# Written by rag-gate import promptfoo-config from {source.name}.",
         "# defaultTest asserts are the gate thresholds below (promptfoo's default where an",
         "# assert gave none); each test's own asserts are that case's thresholds in",
         f"# {golden}. null: gated per case only.",
     ]
-    body = yaml.safe_dump({"thresholds": thresholds}, sort_keys=False) if thresholds else ""
+    body = (
+        yaml.safe_dump({"metrics": metrics, "thresholds": thresholds}, sort_keys=False)
+        if thresholds
+        else ""
+    )
     lines.append(body.rstrip() if body else "# thresholds: {}  (no defaultTest or test thresholds)")
     if filled < len(imported.cases):
         lines += [

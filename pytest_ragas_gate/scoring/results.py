@@ -103,6 +103,10 @@ class CaseResult(BaseModel):
     # The trace the case was imported from (``trace_id``, and ``span_id`` when known), so
     # its results can be sent back beside it (outputs.otel).
     trace: dict[str, str] | None = None
+    # Checks the case carries that the gate cannot run (the golden row's
+    # ``metadata.unchecked_asserts``, as an import writes them): a run that passes with
+    # any is no deploy decision, since the tool they came from may still fail the case.
+    unchecked: list[str] = Field(default_factory=empty_list)
 
     @classmethod
     def of_case(
@@ -145,6 +149,7 @@ class CaseResult(BaseModel):
             turn=case.turn,
             misspelt=misspelt_fields(case),
             trace=trace_origin(case.metadata),
+            unchecked=_unchecked(case.metadata),
         )
 
     @classmethod
@@ -311,3 +316,13 @@ def usage_by_metric(results: Sequence[CaseResult]) -> dict[str, Usage]:
         for metric, usage in result.usage.items():
             totals[metric] = totals.get(metric, Usage()) + usage
     return totals
+
+
+def _unchecked(metadata: Mapping[str, Any]) -> list[str]:
+    """The checks a golden row says the gate cannot run: ``metadata.unchecked_asserts``."""
+    found = metadata.get("unchecked_asserts")
+    if isinstance(found, str):
+        return [found]
+    if isinstance(found, list):
+        return [str(item) for item in found]
+    return []
