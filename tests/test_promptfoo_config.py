@@ -362,6 +362,38 @@ def test_ids_are_stable_when_tests_are_reordered(
     assert all(case_id.startswith("pf-") for case_id in ids[0].values())
 
 
+def test_results_of_tests_with_the_same_vars_pair_by_their_test_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two tests ask the same question with other asserts: promptfoo tells their results
+    # apart by testIdx (the shape of its results.json), and so does the import.
+    config = write_config(
+        tmp_path,
+        "prompts: ['{{q}}']\ntests:\n"
+        "  - vars: {q: 'Who founded Apple?'}\n    assert: [{type: contains, value: Jobs}]\n"
+        "  - vars: {q: 'Who founded Apple?'}\n    assert: [{type: contains, value: Woz}]\n",
+    )
+    results = tmp_path / "results.json"
+    rows = [
+        {
+            "testIdx": index,
+            "promptIdx": 0,
+            "vars": {"q": "Who founded Apple?"},
+            "response": {"output": output},
+            "success": True,
+        }
+        for index, output in ((1, "Wozniak and Jobs."), (0, "Steve Jobs."))
+    ]
+    results.write_text(json.dumps({"results": {"results": rows}}), encoding="utf-8")
+    status, out, _ = run_import(
+        capsys, str(config), "-o", str(tmp_path / "g"), "--results", str(results)
+    )
+    assert status == 0
+    assert "results (providers or prompts)" not in out
+    answers = [row["answer"] for row in cases_of(tmp_path / "g")]
+    assert answers == ["Steve Jobs.", "Wozniak and Jobs."]
+
+
 def test_the_question_var_comes_from_the_prompt_or_from_map(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -722,13 +722,31 @@ def fill_from_results(imported: ConfigImport, path: Path) -> tuple[int, list[str
             f"{path} is not a promptfoo results file: expected 'results.results' to be a list "
             "(write it with promptfoo eval -o results.json)."
         )
-    by_vars: dict[str, list[Mapping[str, Any]]] = {}
+    # Tests with the same vars are told apart by promptfoo's test index: the k-th such case
+    # of the config (file order) takes the results of the k-th such test index.
+    by_vars: dict[str, dict[object, list[Mapping[str, Any]]]] = {}
     for result in results:
         if isinstance(result, Mapping):
-            by_vars.setdefault(_vars_key(result.get("vars")), []).append(result)
+            tests = by_vars.setdefault(_vars_key(result.get("vars")), {})
+            tests.setdefault(result.get("testIdx"), []).append(result)
+    seen: Counter[str] = Counter()
     filled, notes = 0, []
     for case in imported.cases:
-        found = by_vars.get(_vars_key(imported.variables[case["id"]]), [])
+        key = _vars_key(imported.variables[case["id"]])
+        groups = [
+            group
+            for _, group in sorted(
+                by_vars.get(key, {}).items(),
+                key=lambda item: item[0] if isinstance(item[0], int) else -1,
+            )
+        ]
+        position = seen[key]
+        seen[key] += 1
+        if position < len(groups):
+            found = groups[position]
+        else:
+            # A results file without test indexes: every test with these vars shares them.
+            found = groups[0] if list(by_vars.get(key, {})) == [None] else []
         answered = [r for r in found if _output(r) is not None]
         label = case["metadata"].get("description") or case["question"][:60]
         if not answered:
