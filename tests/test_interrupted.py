@@ -449,3 +449,41 @@ def test_two_pytest_processes_writing_one_cache_agree(pytester: pytest.Pytester)
     assert third["usage"]["calls"] == 0
     assert third["usage"]["cache_hits"] == len(senders)
     assert scores_by_case(third) == scores_by_case(first)
+
+
+def test_a_run_cut_short_never_passes_even_when_max_error_rate_allows_its_errors() -> None:
+    from pytest_ragas_gate.gate.verdict import RunFacts, evaluate_gate
+    from pytest_ragas_gate.scoring.interruption import INTERRUPTED_MESSAGE
+    from pytest_ragas_gate.scoring.results import CaseResult
+    from pytest_ragas_gate.settings.config import GateConfig
+
+    scored = [
+        CaseResult(
+            id=f"case-{index}",
+            source=f"golden.jsonl:{index + 1}",
+            metrics=["faithfulness"],
+            scores={"faithfulness": 1.0},
+        )
+        for index in range(30)
+    ]
+    cut = [
+        CaseResult(
+            id=f"late-{index}",
+            source=f"golden.jsonl:{index + 31}",
+            metrics=["faithfulness"],
+            error=INTERRUPTED_MESSAGE,
+            incomplete=True,
+        )
+        for index in range(3)
+    ]
+    config = GateConfig(max_error_rate=1.0)
+    facts = RunFacts(scored_by={"faithfulness": "anthropic"})
+    verdict = evaluate_gate([*scored, *cut], ["faithfulness"], config, facts)
+    assert verdict.status == "failed"
+    assert verdict.deploy_decision is False
+    assert any(
+        check.kind == "incomplete" and "stopped short of 3 case(s)" in check.message
+        for check in verdict.checks
+    )
+    # A complete run of the same cases passes.
+    assert evaluate_gate(scored, ["faithfulness"], config, facts).status == "passed"

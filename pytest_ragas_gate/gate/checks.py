@@ -49,6 +49,7 @@ CheckKind = Literal[
     "gated_metrics",
     "not_evaluated",
     "unreadable_files",
+    "incomplete",
     "case_thresholds",
     "baseline",
     "other_tests",
@@ -63,6 +64,7 @@ CheckKind = Literal[
 #: The order of the failure lines.
 FAILURE_ORDER: tuple[CheckKind, ...] = (
     "unreadable_files",
+    "incomplete",
     "no_cases",
     "metric",
     "min_cases",
@@ -81,6 +83,7 @@ FAILURE_ORDER: tuple[CheckKind, ...] = (
 #: The order in which the recommendation names the causes of a failed gate.
 CAUSE_ORDER: tuple[CheckKind, ...] = (
     "unreadable_files",
+    "incomplete",
     "no_cases",
     "metric",
     "min_cases",

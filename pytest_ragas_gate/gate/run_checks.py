@@ -231,6 +231,26 @@ def unreadable_files_check(unreadable: Sequence[str]) -> GateCheck | None:
     )
 
 
+def incomplete_check(results: Sequence[CaseResult]) -> GateCheck | None:
+    """Cases the run stopped short of (interrupted, budget spent): no pass rests on them.
+
+    Their errors count against ``max_error_rate`` too, but a rate that allows them must not
+    make a run that was cut short read as passed.
+    """
+    short = [result.key for result in results if result.incomplete]
+    if not short:
+        return None
+    check = _run_failure(
+        "incomplete",
+        f"the run stopped short of {len(short)} case(s) (interrupted or out of budget), so "
+        f"it is incomplete: {named(short)}",
+        f"incomplete run: {len(short)} case(s) not scored",
+    )
+    # A spent budget is the judge's silence: with no other failure the verdict stays
+    # ``error`` (retry), as the error rate alone made it; an interruption is not.
+    return check.model_copy(update={"judge_unavailable": True})
+
+
 def case_thresholds_check(below_own: Sequence[str]) -> GateCheck | None:
     """Cases below their own per-case thresholds."""
     if not below_own:

@@ -57,6 +57,7 @@ from .run_checks import (
     baseline_checks,
     case_thresholds_check,
     error_rate_check,
+    incomplete_check,
     latency_checks,
     metric_check,
     other_tests_check,
@@ -94,7 +95,15 @@ GateStatus = Literal["passed", "failed", "partial", "ungated", "error"]
 
 #: Failing checks of the run itself rather than of a metric, by name in ``run_checks``.
 _RUN_LEVEL = frozenset(
-    {"unreadable_files", "case_thresholds", "agreement", "judge_noise", "other_tests", "pairwise"}
+    {
+        "unreadable_files",
+        "incomplete",
+        "case_thresholds",
+        "agreement",
+        "judge_noise",
+        "other_tests",
+        "pairwise",
+    }
 )
 
 
@@ -349,6 +358,7 @@ def evaluate_gate(
         head_to_head = None
     run_level = [
         unreadable_files_check(facts.unreadable_files),
+        incomplete_check(ordered),
         case_thresholds_check(below_own),
         *baseline_checks(facts.baseline),
         head_to_head,

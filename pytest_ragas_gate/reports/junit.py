@@ -135,6 +135,7 @@ _FAILURE_TYPES: dict[CheckKind, str] = {
     "error_rate": "RagGateErrorRate",
     "no_cases": "RagGateErrorRate",
     "unreadable_files": "RagGateUnreadableFile",
+    "incomplete": "RagGateIncomplete",
     "case_thresholds": "RagGateCaseThreshold",
     "baseline": "RagGateRegression",
     "other_tests": "RagGateOtherTests",
