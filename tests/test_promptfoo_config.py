@@ -362,6 +362,22 @@ def test_ids_are_stable_when_tests_are_reordered(
     assert all(case_id.startswith("pf-") for case_id in ids[0].values())
 
 
+def test_tests_with_the_same_vars_keep_their_ids_when_reordered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tests = [
+        "  - vars: {q: 'Who founded Apple?'}\n    assert: [{type: contains, value: Jobs}]\n",
+        "  - vars: {q: 'Who founded Apple?'}\n    assert: [{type: contains, value: Woz}]\n",
+    ]
+    ids = []
+    for order in (tests, tests[::-1]):
+        config = write_config(tmp_path, "prompts: ['{{q}}']\ntests:\n" + "".join(order))
+        assert run_import(capsys, str(config), "-o", str(tmp_path / "g"), "--force")[0] == 0
+        ids.append({json.dumps(row["asserts"]): row["id"] for row in cases_of(tmp_path / "g")})
+    assert ids[0] == ids[1]
+    assert len(set(ids[0].values())) == 2
+
+
 def test_results_of_tests_with_the_same_vars_pair_by_their_test_index(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

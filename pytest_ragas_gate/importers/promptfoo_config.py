@@ -175,6 +175,7 @@ def read_config(path: Path, mapping: Mapping[str, str]) -> ConfigImport:
             _add_case(result, shown, expanded, default, prompt_vars, mapping, base, ids)
     if not result.cases:
         raise CommandError(f"{path} gave no test to import.")
+    _ids_apart(result, ids)
     return result
 
 
@@ -690,11 +691,41 @@ def _threshold(value: object, label: str, where: str) -> float | None:
 
 
 def _case_id(variables: Mapping[str, Any], ids: Counter[str]) -> str:
-    """``pf-<hash>`` of the test's vars as written: the same test keeps its id when re-imported."""
-    canonical = json.dumps(variables, sort_keys=True, ensure_ascii=False, default=str)
-    base = "pf-" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    """``pf-<hash>`` of the test's vars as written: the same test keeps its id when re-imported.
+
+    Tests that share their vars share this id until :func:`_ids_apart` tells them apart.
+    """
+    base = "pf-" + _digest(variables, 10)
     ids[base] += 1
-    return base if ids[base] == 1 else f"{base}-{ids[base]}"
+    return base
+
+
+def _digest(value: object, length: int) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def _ids_apart(result: ConfigImport, ids: Counter[str]) -> None:
+    """Tests with the same vars take ``pf-<vars>-<contents>`` ids, whatever their order.
+
+    The contents are the case as imported (asserts, thresholds, reference, description…)
+    without where it was found, so reordering the tests keeps every id; only tests that are
+    identical in every respect are numbered in file order, and they are interchangeable.
+    """
+    for base, count in ids.items():
+        if count < 2:
+            continue
+        variables = result.variables.pop(base)
+        seen: Counter[str] = Counter()
+        for case in result.cases:
+            if case["id"] != base:
+                continue
+            metadata = {key: value for key, value in case["metadata"].items() if key != "import"}
+            contents = {key: value for key, value in case.items() if key not in ("id", "metadata")}
+            tail = _digest({**contents, "metadata": metadata}, 6)
+            seen[tail] += 1
+            case["id"] = f"{base}-{tail}" if seen[tail] == 1 else f"{base}-{tail}-{seen[tail]}"
+            result.variables[case["id"]] = variables
 
 
 # --- results ------------------------------------------------------------------------------
