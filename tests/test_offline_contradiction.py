@@ -218,3 +218,28 @@ def test_a_denied_claim_lowers_faithfulness() -> None:
     )
     result = asyncio.run(Faithfulness().score(case, OfflineCaseJudge()))
     assert result.score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        # A bare "No." before the sentence that carries the denial.
+        ("No. The Team plan never supports single sign-on.", SSO),
+        # A negation in the clause's verb phrase stays with its prepositional phrase.
+        (
+            "Single sign-on is not available on the Team plan.",
+            "Single sign-on is available on the Team plan.",
+        ),
+    ],
+)
+def test_a_plainly_denied_answer_in_other_wordings_scores_zero(answer: str, context: str) -> None:
+    case = GoldenCase(
+        file="golden.jsonl",
+        line=1,
+        id="sso",
+        question="Does the Team plan have single sign-on?",
+        answer=answer,
+        contexts=[Context(text=context)],
+    )
+    result = asyncio.run(Faithfulness().score(case, OfflineCaseJudge()))
+    assert result.score == 0.0

@@ -286,6 +286,7 @@ def check_support(claim: str, evidence: Evidence, threshold: float = SUPPORT_THR
     return Support(supported, coverage, tuple(missing), tuple(missing_numbers))
 
 
+_LEADING_YES_NO = re.compile(r"^\s*(?:yes|no)[.!]\s+(?=[A-Z])", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|no|nope|correct|right|true|false|indeed|sure)\b"
     r"|^\W*(?:是的|是|对|对的|不是|不对|没有|有)(?:\W|$)",
@@ -341,7 +342,9 @@ def extract_claims(question: str, answer: str, markers: re.Pattern[str] | None =
     >>> extract_claims("When did it open?", "It opened in 1990 [2].")
     ['It opened in 1990.']
     """
-    clauses = clause_claims(strip_markers(answer, markers))
+    # "No. The plan never supports it." answers with its second sentence; a leading bare
+    # yes/no would otherwise stay glued to it (read as "No." the abbreviation).
+    clauses = clause_claims(_LEADING_YES_NO.sub("", strip_markers(answer, markers)))
     claims = [claim for _, facts in clauses for claim in facts]
     # A refusal is read whole: cut into phrases, "the documents do not say when it opens"
     # leaves "… when it opens", which reads like a claim.

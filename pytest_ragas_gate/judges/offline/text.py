@@ -380,8 +380,9 @@ def _phrase_facts(clause: str) -> list[str]:
             phrases[-1].extend(current)
         else:
             phrases.append(current)
-    if len(phrases) < 3:
-        # Two phrases restated as one would only give back the clause.
+    if len(phrases) < 3 or any(has_negation(" ".join(phrase)) for phrase in phrases[1:]):
+        # Two phrases restated as one would only give back the clause; a negation in a
+        # later phrase would be lost by the others ("… is not available" + "on the plan").
         return [clause]
     head = " ".join(phrases[0])
     return [f"{head} {' '.join(phrase)}" for phrase in phrases[1:]]
@@ -502,8 +503,9 @@ def _split_clauses(text: str) -> tuple[tuple[str, bool], ...]:
 def clause_claims(text: str) -> list[tuple[str, list[str]]]:
     """Each clause of ``text`` (:func:`split_clauses`) with its atomic claims.
 
-    >>> [facts for _, facts in clause_claims("Sorry, the docs do not say when it opens.")]
-    [['Sorry, the docs do not say', 'Sorry, the docs when it opens.']]
+    >>> text = "Hans Dobida served as chairman of the Cup until 2018."
+    >>> [facts for _, facts in clause_claims(text)]
+    [['Hans Dobida served as chairman of the Cup', 'Hans Dobida served until 2018.']]
     """
     return [(clause, _atomic_facts(clause, cjk)) for clause, cjk in _split_clauses(text)]
 
