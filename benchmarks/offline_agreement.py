@@ -14,13 +14,13 @@ content-word coverage with its numbers present.
 ==========================  =====  ===========  ==========  ===========
 file / task_type             rows  baseline     offline     offline n/a
 ==========================  =====  ===========  ==========  ===========
-factcheck_gpt_stance         1648  0.653        0.669       10
-faithdial_begin_audit        2191  0.823        0.837       20
-  cmu_dog                     713  0.816        0.852
+factcheck_gpt_stance         1648  0.653        0.670       10
+faithdial_begin_audit        2191  0.823        0.836       20
+  cmu_dog                     713  0.816        0.853
   topicalchat                 734  0.834        0.832
-  wow                         744  0.788        0.809
+  wow                         744  0.788        0.806
 halluqa_zh                    900  0.748        0.785       9
-halueval_qa                  1000  0.675        0.727       1
+halueval_qa                  1000  0.675        0.738       1
 wice_claims                   707  0.708        0.726       0
 ==========================  =====  ===========  ==========  ===========
 
