@@ -56,14 +56,7 @@ def read_promptfoo(path: Path) -> Iterator[Outcome]:
     if suffix in (".yaml", ".yml"):
         yield from _config_tests(path, document)
         return
-    results: object = document.get("results") if isinstance(document, Mapping) else None
-    if isinstance(results, Mapping):
-        results = results.get("results")
-    if not isinstance(results, list):
-        raise CommandError(
-            f"{path} is not a promptfoo results file: expected 'results.results' to be a "
-            "list (write it with promptfoo eval -o results.json)."
-        )
+    results = results_of(path, document)
     for index, result in enumerate(results, start=1):
         yield _result(Place(str(path), "item", index), result)
 
@@ -300,3 +293,20 @@ def _tests_csv(path: Path, defaults: list[Any]) -> Iterator[Outcome]:
         if row.get("__description"):
             test["description"] = row["__description"]
         yield _test(place, test, defaults)
+
+
+def results_of(path: Path, document: object) -> list[Any]:
+    """The result rows of promptfoo's results file (``results.results``, or a bare list).
+
+    Raises:
+        CommandError: ``document`` is not a promptfoo results file.
+    """
+    results: object = document.get("results") if isinstance(document, Mapping) else None
+    if isinstance(results, Mapping):
+        results = results.get("results")
+    if not isinstance(results, list):
+        raise CommandError(
+            f"{path} is not a promptfoo results file: expected 'results.results' to be a "
+            "list (write it with promptfoo eval -o results.json)."
+        )
+    return results

@@ -32,7 +32,7 @@ from typing import Any
 from ..exceptions import CommandError
 from ..metrics.answer_checks import ASSERT_METRICS as CHECK_ASSERTS
 from ..metrics.answer_checks import check_passes
-from .promptfoo import _load
+from .promptfoo import _load, results_of
 from .records import Place, csv_rows
 
 __all__ = [
@@ -744,15 +744,7 @@ def fill_from_results(imported: ConfigImport, path: Path) -> tuple[int, list[str
     Raises:
         CommandError: The file is not a promptfoo results file.
     """
-    document = _load(path)
-    results: object = document.get("results") if isinstance(document, Mapping) else None
-    if isinstance(results, Mapping):
-        results = results.get("results")
-    if not isinstance(results, list):
-        raise CommandError(
-            f"{path} is not a promptfoo results file: expected 'results.results' to be a list "
-            "(write it with promptfoo eval -o results.json)."
-        )
+    results = results_of(path, _load(path))
     # Tests with the same vars are told apart by promptfoo's test index: the k-th such case
     # of the config (file order) takes the results of the k-th such test index.
     by_vars: dict[str, dict[object, list[Mapping[str, Any]]]] = {}
