@@ -122,9 +122,11 @@ def test_a_streamed_merge_gates_as_the_whole_run_in_memory(pytester: pytest.Pyte
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # two gates of 10,000 cases, the in-memory one bootstrapping
-def test_ten_thousand_cases_merge_to_the_in_memory_verdict(pytester: pytest.Pytester) -> None:
-    _assert_same_gate(10_000, 5, pytester)
+@pytest.mark.timeout(900)  # two gates of 3,000 cases, the in-memory one bootstrapping
+def test_three_thousand_cases_merge_to_the_in_memory_verdict(pytester: pytest.Pytester) -> None:
+    # Past the bootstrap's fast path and the HTML sample; the 100,000-case figures are
+    # benchmarks/scale_merge.py's to measure.
+    _assert_same_gate(3_000, 5, pytester)
 
 
 def _page_cases(page: str) -> list[dict[str, Any]]:
